@@ -1,0 +1,238 @@
+#include "app/mainwindow.h"
+
+#include "model/traceloader.h"
+#include "views/folderoverview.h"
+#include "views/models/sourcetreemodel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTreeView>
+
+namespace rankscope {
+
+namespace {
+
+const QString kRecentKey = QStringLiteral("recentFolders");
+
+QString droppedFolder(const QMimeData* mime)
+{
+    if (!mime || !mime->hasUrls()) return {};
+    for (const QUrl& url : mime->urls()) {
+        const QFileInfo info(url.toLocalFile());
+        if (url.isLocalFile() && info.isDir()) return info.absoluteFilePath();
+    }
+    return {};
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), m_loader(new TraceLoader(this)), m_sourceModel(new SourceTreeModel(this))
+{
+    setWindowTitle(tr("RankScope"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/rankscope.svg")));
+    setAcceptDrops(true);
+    resize(1280, 800);
+
+    m_pages = new QTabWidget(this);
+    m_pages->setDocumentMode(true);
+    m_overview = new FolderOverview(m_pages);
+    m_pages->addTab(m_overview, tr("Overview"));
+    setCentralWidget(m_pages);
+
+    createActions();
+    createDocks();
+
+    m_statusLabel = new QLabel(tr("Open a trace folder to begin."), this);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(240);
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    statusBar()->addWidget(m_statusLabel, 1);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+    setLoading(false);
+
+    connect(m_cancel, &QPushButton::clicked, m_loader, &TraceLoader::cancel);
+    connect(m_loader, &TraceLoader::progressChanged, this, [this](int permille, const QString& text) {
+        m_progress->setValue(permille);
+        m_statusLabel->setText(tr("Loading %1: %2").arg(m_pendingPath, text));
+    });
+    connect(m_loader, &TraceLoader::loaded, this, &MainWindow::onLoaded);
+    connect(m_loader, &TraceLoader::failed, this, &MainWindow::onFailed);
+    connect(m_loader, &TraceLoader::canceled, this, [this] {
+        setLoading(false);
+        m_statusLabel->setText(tr("Loading cancelled."));
+    });
+
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createActions()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(QIcon::fromTheme(QStringLiteral("document-open")),
+                                    tr("&Open Folder…"), this, &MainWindow::chooseFolder);
+    open->setShortcut(QKeySequence::Open);
+    open->setObjectName(QStringLiteral("actionOpenFolder"));
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    m_recentMenu->setObjectName(QStringLiteral("menuRecent"));
+    rebuildRecentMenu();
+    QAction* reload = file->addAction(tr("Re&load"), this, [this] {
+        if (m_session) openFolder(m_session->folder.path());
+    });
+    reload->setShortcut(QKeySequence::Refresh);
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->setObjectName(QStringLiteral("menuView"));
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About RankScope"), this, &MainWindow::showAbout);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::createDocks()
+{
+    m_sourceTree = new QTreeView(this);
+    m_sourceTree->setObjectName(QStringLiteral("sourceTree"));
+    m_sourceTree->setModel(m_sourceModel);
+    m_sourceTree->setUniformRowHeights(true);
+    // A global resize mode survives model resets, a per-section one does not.
+    m_sourceTree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+
+    auto* dock = new QDockWidget(tr("Files by rank"), this);
+    dock->setObjectName(QStringLiteral("filesDock"));
+    dock->setWidget(m_sourceTree);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+    resizeDocks({dock}, {420}, Qt::Horizontal);
+    if (QMenu* view = menuBar()->findChild<QMenu*>(QStringLiteral("menuView")))
+        view->addAction(dock->toggleViewAction());
+}
+
+void MainWindow::chooseFolder()
+{
+    const QString start = m_session ? m_session->folder.path() : QString();
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Trace Folder"), start);
+    if (!dir.isEmpty()) openFolder(dir);
+}
+
+void MainWindow::openFolder(const QString& path)
+{
+    m_pendingPath = QFileInfo(path).absoluteFilePath();
+    setLoading(true);
+    m_statusLabel->setText(tr("Loading %1…").arg(m_pendingPath));
+    m_loader->start(m_pendingPath);
+}
+
+void MainWindow::setLoading(bool loading)
+{
+    m_progress->setVisible(loading);
+    m_cancel->setVisible(loading);
+    if (loading) m_progress->setValue(0);
+}
+
+void MainWindow::onLoaded(const SessionPtr& session)
+{
+    setLoading(false);
+    m_session = session;
+    m_sourceModel->setSession(session);
+    m_sourceTree->expandAll();
+    m_overview->setSession(session);
+    const TraceFolder& folder = session->folder;
+    setWindowTitle(tr("%1 — RankScope").arg(QFileInfo(folder.path()).fileName()));
+    m_statusLabel->setText(tr("%1: %2 ranks, %3 files")
+                               .arg(folder.path())
+                               .arg(folder.ranks().size())
+                               .arg(folder.sources().size()));
+    rememberRecent(folder.path());
+    Q_EMIT sessionChanged(session);
+}
+
+void MainWindow::onFailed(const QString& reason)
+{
+    setLoading(false);
+    m_statusLabel->setText(tr("Could not open %1").arg(m_pendingPath));
+    QMessageBox::warning(this, tr("Could not open folder"), reason);
+}
+
+void MainWindow::rememberRecent(const QString& path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(kRecentKey).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecentFolders) recent.removeLast();
+    settings.setValue(kRecentKey, recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(kRecentKey).toStringList();
+    for (const QString& path : recent)
+        m_recentMenu->addAction(path, this, [this, path] { openFolder(path); });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(
+        this, tr("About RankScope"),
+        tr("<h3>RankScope %1</h3>"
+           "<p>Triage and timelines for distributed deep-learning training: open a folder of "
+           "per-rank traces and logs and see which rank stalled, which collective was "
+           "mismatched and what fixed it for others.</p>"
+           "<p>The symptom taxonomy and fix patterns come from the labelled issues of "
+           "Gu et al., <i>Rise of Distributed Deep Learning Training in the Big Model Era: From a "
+           "Software Engineering Perspective</i>, ACM TOSEM 32(6), 2023 "
+           "(doi:10.1145/3597204), used under the Apache-2.0 licence.</p>")
+            .arg(QStringLiteral(RANKSCOPE_VERSION)));
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (!droppedFolder(event->mimeData()).isEmpty()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QString dir = droppedFolder(event->mimeData());
+    if (dir.isEmpty()) return;
+    event->acceptProposedAction();
+    openFolder(dir);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    m_loader->cancel();
+    QSettings settings;
+    settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("mainWindow/state"), saveState());
+    QMainWindow::closeEvent(event);
+}
+
+} // namespace rankscope

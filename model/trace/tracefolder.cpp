@@ -1,0 +1,197 @@
+#include "model/trace/tracefolder.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+
+#include <algorithm>
+#include <set>
+
+namespace rankscope {
+
+namespace {
+
+constexpr qint64 kSniffBytes = 64 * 1024;
+
+bool isInside(const QString& canonicalRoot, const QString& canonicalPath)
+{
+    return canonicalPath == canonicalRoot ||
+           canonicalPath.startsWith(canonicalRoot + QLatin1Char('/'));
+}
+
+// True when the head looks like text (no NUL bytes, mostly printable).
+bool looksLikeText(const QByteArray& head)
+{
+    if (head.isEmpty()) return false;
+    qsizetype control = 0;
+    for (char c : head) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u == 0) return false;
+        if (u < 0x20 && u != '\n' && u != '\r' && u != '\t') ++control;
+    }
+    return control * 100 < head.size();
+}
+
+QByteArray firstNonSpace(const QByteArray& head, qsizetype count)
+{
+    qsizetype i = 0;
+    if (head.startsWith("\xEF\xBB\xBF")) i = 3;
+    while (i < head.size() && QChar::isSpace(static_cast<unsigned char>(head[i]))) ++i;
+    return head.mid(i, count);
+}
+
+} // namespace
+
+SourceKind TraceFolder::sniffKind(const QString& fileName, const QByteArray& head)
+{
+    if (head.startsWith("\x1f\x8b")) {
+        // Compressed: the profiler is the only producer of .json.gz in these folders.
+        return fileName.contains(QLatin1String(".json"), Qt::CaseInsensitive) ||
+                       fileName.contains(QLatin1String("trace"), Qt::CaseInsensitive)
+                   ? SourceKind::Kineto
+                   : SourceKind::Unknown;
+    }
+    if (head.startsWith("\x80")) // pickle protocol 2+: Flight Recorder's default dump format
+        return SourceKind::FlightRecorder;
+
+    const QByteArray start = firstNonSpace(head, 1);
+    if (start == "{" || start == "[") {
+        if (head.contains("\"traceEvents\"")) return SourceKind::Kineto;
+        if (head.contains("\"pg_config\"") || head.contains("\"entries\"") ||
+            head.contains("\"pg_status\""))
+            return SourceKind::FlightRecorder;
+        if (head.contains("\"extraInfo\"") && head.contains("\"message\""))
+            return SourceKind::ElasticError;
+        if (head.contains("NEGOTIATE_") || head.contains("start_time_since_epoch_in_micros"))
+            return SourceKind::HorovodTimeline;
+        if (start == "[" && head.contains("\"ph\"")) return SourceKind::Kineto;
+        return SourceKind::Unknown;
+    }
+    if (!looksLikeText(head)) return SourceKind::Unknown;
+
+    const int ncclLines = head.count("NCCL INFO") + head.count("NCCL WARN");
+    const int allLines = std::max<qsizetype>(1, head.count('\n'));
+    if (ncclLines * 2 >= allLines) return SourceKind::NcclLog;
+    static const QRegularExpression launcherHint(QStringLiteral(
+        "WARNING:torch\\.distributed\\.run:|torch\\.distributed\\.elastic\\.|"
+        "\\[\\d+,\\d+\\]<std(?:out|err)>:|^\\[(?:default|rank)\\d+\\]:"),
+        QRegularExpression::MultilineOption);
+    if (launcherHint.match(QString::fromUtf8(head)).hasMatch() &&
+        !rankFromFileName(fileName).has_value())
+        return SourceKind::LauncherLog;
+    return SourceKind::Log;
+}
+
+std::optional<int> TraceFolder::rankFromFileName(const QString& fileName)
+{
+    // "rank" or "worker" followed by an optional separator and digits, not preceded by a letter
+    // (so "frank2" is not a rank). Flight Recorder dumps end in the rank: nccl_trace_rank_3.
+    static const QRegularExpression pattern(
+        QStringLiteral("(?<![A-Za-z])(?:rank|worker)[-_ .]?(\\d+)(?!\\d)"),
+        QRegularExpression::CaseInsensitiveOption);
+    const QRegularExpressionMatch m = pattern.match(fileName);
+    if (!m.hasMatch()) return std::nullopt;
+    bool ok = false;
+    const int rank = m.captured(1).toInt(&ok);
+    if (!ok || rank < 0 || rank > 1'000'000) return std::nullopt;
+    return rank;
+}
+
+TraceFolder TraceFolder::discover(const QString& dir, const std::function<bool()>& cancelled)
+{
+    TraceFolder folder;
+    const QFileInfo rootInfo(dir);
+    folder.m_path = rootInfo.absoluteFilePath();
+    if (!rootInfo.exists()) {
+        folder.m_error = QStringLiteral("no such folder: %1").arg(dir);
+        return folder;
+    }
+    if (!rootInfo.isDir()) {
+        folder.m_error = QStringLiteral("not a folder: %1").arg(dir);
+        return folder;
+    }
+    if (!rootInfo.isReadable() || !rootInfo.isExecutable()) {
+        folder.m_error = QStringLiteral("folder is not readable: %1").arg(dir);
+        return folder;
+    }
+    const QString canonicalRoot = rootInfo.canonicalFilePath();
+    const QDir root(canonicalRoot);
+
+    QDirIterator it(canonicalRoot, QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot,
+                    QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        if (cancelled && cancelled()) break;
+        const QString path = it.next();
+        const QFileInfo info = it.fileInfo();
+        // A link may point anywhere; only read what stays inside the folder.
+        if (info.isSymLink() && !isInside(canonicalRoot, info.canonicalFilePath())) continue;
+        if (!isInside(canonicalRoot, info.canonicalPath())) continue;
+
+        SourceFile source;
+        source.absolutePath = info.absoluteFilePath();
+        source.relativePath = root.relativeFilePath(path);
+        source.sizeBytes = info.size();
+
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly)) {
+            source.status = SourceStatus::Error;
+            source.message = QStringLiteral("cannot open: %1").arg(file.errorString());
+        } else if (source.sizeBytes == 0) {
+            source.status = SourceStatus::Error;
+            source.message = QStringLiteral("empty file");
+        } else {
+            source.kind = sniffKind(info.fileName(), file.read(kSniffBytes));
+            if (source.kind == SourceKind::Unknown)
+                source.message = QStringLiteral("not a trace, dump or log that RankScope reads");
+        }
+        if (source.kind != SourceKind::Unknown && source.kind != SourceKind::LauncherLog) {
+            source.rank = rankFromFileName(info.fileName());
+            if (source.rank)
+                source.rankEvidence = QStringLiteral("file name '%1'").arg(info.fileName());
+        }
+        folder.m_sources.append(source);
+    }
+    std::sort(folder.m_sources.begin(), folder.m_sources.end(),
+              [](const SourceFile& a, const SourceFile& b) {
+                  if (a.rank != b.rank) return a.rank.value_or(INT_MAX) < b.rank.value_or(INT_MAX);
+                  return a.relativePath < b.relativePath;
+              });
+    const QList<int> ranks = folder.ranks();
+    folder.m_worldSize = ranks.isEmpty() ? 0 : ranks.last() + 1;
+    return folder;
+}
+
+QList<SourceFile> TraceFolder::sourcesOfRank(int rank) const
+{
+    QList<SourceFile> result;
+    for (const SourceFile& s : m_sources)
+        if (s.rank == rank) result.append(s);
+    return result;
+}
+
+QList<SourceFile> TraceFolder::unattributedSources() const
+{
+    QList<SourceFile> result;
+    for (const SourceFile& s : m_sources)
+        if (!s.rank) result.append(s);
+    return result;
+}
+
+QList<int> TraceFolder::ranks() const
+{
+    std::set<int> distinct;
+    for (const SourceFile& s : m_sources)
+        if (s.rank) distinct.insert(*s.rank);
+    return QList<int>(distinct.begin(), distinct.end());
+}
+
+qint64 TraceFolder::totalBytes() const
+{
+    qint64 total = 0;
+    for (const SourceFile& s : m_sources) total += s.sizeBytes;
+    return total;
+}
+
+} // namespace rankscope

@@ -1,0 +1,24 @@
+#pragma once
+
+#include "model/trace/tracefolder.h"
+
+#include <memory>
+
+namespace rankscope {
+
+// Everything loaded from one trace folder. Built once by TraceLoader, then shared read-only
+// between the analysis, the CLI and the GUI.
+struct TraceSession {
+    TraceFolder folder;
+};
+
+using SessionPtr = std::shared_ptr<const TraceSession>;
+
+// Builds a session synchronously; the CLI and TraceLoader's worker both call this.
+// `progress(done, total)` is in bytes; `cancelled` is polled and ends the load early (nullptr).
+using ProgressFn = std::function<void(qint64 done, qint64 total)>;
+using CancelFn = std::function<bool()>;
+SessionPtr loadSession(const QString& dir, const ProgressFn& progress = {},
+                       const CancelFn& cancelled = {});
+
+} // namespace rankscope

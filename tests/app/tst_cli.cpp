@@ -1,0 +1,120 @@
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTest>
+
+// Runs the real binary: the CLI contract is its exit codes and its output.
+class TestCli : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void version();
+    void help();
+    void badUsageExitsTwo_data();
+    void badUsageExitsTwo();
+    void missingFolderExitsThree();
+    void analyzeJson();
+    void analyzeText();
+};
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out, err;
+};
+
+static Run run(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(RANKSCOPE_BINARY), args);
+    Run r;
+    if (!p.waitForFinished(60000)) return r;
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+void TestCli::version()
+{
+    const Run r = run({QStringLiteral("--version")});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.startsWith("rankscope " RANKSCOPE_VERSION));
+}
+
+void TestCli::help()
+{
+    const Run r = run({QStringLiteral("--help")});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains("analyze"));
+    const Run sub = run({QStringLiteral("analyze"), QStringLiteral("--help")});
+    QCOMPARE(sub.exitCode, 0);
+    QVERIFY(sub.out.contains("--json"));
+}
+
+void TestCli::badUsageExitsTwo_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addRow("unknown option") << QStringList{QStringLiteral("--frobnicate")};
+    QTest::addRow("unknown command option") << QStringList{QStringLiteral("analyze"), QStringLiteral("--bogus"), QStringLiteral(".")};
+    QTest::addRow("no folder") << QStringList{QStringLiteral("analyze")};
+    QTest::addRow("two folders") << QStringList{QStringLiteral("analyze"), QStringLiteral("a"), QStringLiteral("b")};
+    QTest::addRow("bad format") << QStringList{QStringLiteral("analyze"), QStringLiteral("--format"), QStringLiteral("xml"), QStringLiteral(".")};
+}
+
+void TestCli::badUsageExitsTwo()
+{
+    QFETCH(QStringList, args);
+    const Run r = run(args);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.startsWith("rankscope: "));
+    QVERIFY(r.out.isEmpty());
+}
+
+void TestCli::missingFolderExitsThree()
+{
+    const Run r = run({QStringLiteral("analyze"), QStringLiteral("/nonexistent/folder"), QStringLiteral("--json")});
+    QCOMPARE(r.exitCode, 3);
+    QCOMPARE(r.err.count('\n'), 1);
+    QVERIFY(r.err.contains("no such folder"));
+    QVERIFY(r.out.isEmpty());
+}
+
+void TestCli::analyzeJson()
+{
+    const Run r = run({QStringLiteral("analyze"), QStringLiteral(RANKSCOPE_TEST_DATA "/traces/rank_crash"),
+                       QStringLiteral("--json")});
+    QCOMPARE(r.exitCode, 0);
+    QJsonParseError error;
+    const QJsonObject doc = QJsonDocument::fromJson(r.out, &error).object();
+    QCOMPARE(error.error, QJsonParseError::NoError);
+    QCOMPARE(doc.value(QLatin1String("schema")).toString(), QStringLiteral("rankscope.analysis/1"));
+    QCOMPARE(doc.value(QLatin1String("world_size")).toInt(), 3);
+    const QJsonArray ranks = doc.value(QLatin1String("ranks")).toArray();
+    QCOMPARE(ranks.size(), 3);
+    for (int r = 0; r < 3; ++r) {
+        const QJsonObject rank = ranks.at(r).toObject();
+        QCOMPARE(rank.value(QLatin1String("rank")).toInt(), r);
+        QStringList paths;
+        for (const auto& s : rank.value(QLatin1String("sources")).toArray())
+            paths << s.toObject().value(QLatin1String("path")).toString();
+        QVERIFY(paths.contains(QStringLiteral("rank%1.pt.trace.json").arg(r)));
+        QVERIFY(paths.contains(QStringLiteral("rank%1.log").arg(r)));
+    }
+    QStringList unattributed;
+    for (const auto& s : doc.value(QLatin1String("unattributed_sources")).toArray())
+        unattributed << s.toObject().value(QLatin1String("path")).toString();
+    QVERIFY(unattributed.contains(QStringLiteral("launcher.log")));
+    QVERIFY(doc.value(QLatin1String("findings")).isArray());
+    QVERIFY(doc.value(QLatin1String("symptoms")).isArray());
+}
+
+void TestCli::analyzeText()
+{
+    const Run r = run({QStringLiteral("analyze"), QStringLiteral(RANKSCOPE_TEST_DATA "/traces/healthy")});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains("Ranks: 2"));
+    QVERIFY(r.out.contains("rank0.pt.trace.json"));
+}
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

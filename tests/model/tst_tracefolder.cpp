@@ -1,0 +1,199 @@
+#include "model/trace/tracefolder.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace rankscope;
+
+class TestTraceFolder : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void scenarios_data();
+    void scenarios();
+    void rankFromFileName_data();
+    void rankFromFileName();
+    void sniffKind_data();
+    void sniffKind();
+    void missingFolderIsAnError();
+    void fileIsNotAFolder();
+    void unattributedIsNeverRankZero();
+    void linkOutOfFolderIsNotFollowed();
+    void emptyAndBinaryFilesAreListed();
+};
+
+static QString scenarioDir(const char* name)
+{
+    return QStringLiteral(RANKSCOPE_TEST_DATA "/traces/") + QLatin1String(name);
+}
+
+void TestTraceFolder::scenarios_data()
+{
+    QTest::addColumn<QString>("dir");
+    QTest::addColumn<int>("worldSize");
+    QTest::addColumn<int>("traces");
+    QTest::addColumn<int>("errorFiles");
+    QTest::addRow("healthy") << scenarioDir("healthy") << 2 << 2 << 0;
+    QTest::addRow("straggler") << scenarioDir("straggler") << 3 << 3 << 0;
+    QTest::addRow("hang_timeout") << scenarioDir("hang_timeout") << 3 << 3 << 2;
+    QTest::addRow("setup_failure") << scenarioDir("setup_failure") << 2 << 0 << 2;
+    QTest::addRow("rank_crash") << scenarioDir("rank_crash") << 3 << 3 << 3;
+}
+
+void TestTraceFolder::scenarios()
+{
+    QFETCH(QString, dir);
+    QFETCH(int, worldSize);
+    QFETCH(int, traces);
+    QFETCH(int, errorFiles);
+    const TraceFolder folder = TraceFolder::discover(dir);
+    QVERIFY2(folder.isValid(), qPrintable(folder.error()));
+    QCOMPARE(folder.worldSize(), worldSize);
+    int kineto = 0, elastic = 0, logs = 0, launcher = 0;
+    for (const SourceFile& s : folder.sources()) {
+        kineto += s.kind == SourceKind::Kineto;
+        elastic += s.kind == SourceKind::ElasticError;
+        logs += s.kind == SourceKind::Log;
+        if (s.kind == SourceKind::LauncherLog) {
+            ++launcher;
+            QVERIFY2(!s.rank, "the combined launcher log belongs to no single rank");
+        }
+        if (s.kind == SourceKind::Kineto || s.kind == SourceKind::Log) QVERIFY(s.rank.has_value());
+    }
+    QCOMPARE(kineto, traces);
+    QCOMPARE(elastic, errorFiles);
+    QCOMPARE(logs, worldSize);
+    QCOMPARE(launcher, 1);
+    for (int r = 0; r < worldSize; ++r) {
+        const QList<SourceFile> files = folder.sourcesOfRank(r);
+        QVERIFY(std::any_of(files.begin(), files.end(), [&](const SourceFile& f) {
+            return f.relativePath == QStringLiteral("rank%1.log").arg(r);
+        }));
+    }
+}
+
+void TestTraceFolder::rankFromFileName_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<int>("rank"); // -1: no rank
+    QTest::addRow("plain") << "rank3.pt.trace.json" << 3;
+    QTest::addRow("dash") << "rank-12.json" << 12;
+    QTest::addRow("underscore") << "trace_rank_7.json.gz" << 7;
+    QTest::addRow("tensorboard") << "rank5.1733140000123.pt.trace.json" << 5;
+    QTest::addRow("worker") << "worker4.log" << 4;
+    QTest::addRow("flight recorder") << "nccl_trace_rank_15" << 15;
+    QTest::addRow("hostname_pid") << "node01_12345.pt.trace.json" << -1;
+    QTest::addRow("frank is no rank") << "frank2.log" << -1;
+    QTest::addRow("nothing") << "launcher.log" << -1;
+}
+
+void TestTraceFolder::rankFromFileName()
+{
+    QFETCH(QString, name);
+    QFETCH(int, rank);
+    const std::optional<int> got = TraceFolder::rankFromFileName(name);
+    QCOMPARE(got.value_or(-1), rank);
+}
+
+void TestTraceFolder::sniffKind_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QByteArray>("head");
+    QTest::addColumn<int>("kind");
+    QTest::addRow("kineto object") << "x.json" << QByteArray(R"({"schemaVersion":1,"traceEvents":[)")
+                                   << int(SourceKind::Kineto);
+    QTest::addRow("legacy array") << "x.json" << QByteArray(R"([{"name": "a", "ph": "X"})")
+                                  << int(SourceKind::Kineto);
+    QTest::addRow("gzip") << "x.json.gz" << QByteArray("\x1f\x8b\x08\x00", 4) << int(SourceKind::Kineto);
+    QTest::addRow("pickle") << "nccl_trace_rank_0" << QByteArray("\x80\x04\x95", 3)
+                            << int(SourceKind::FlightRecorder);
+    QTest::addRow("fr json") << "fr_0.json" << QByteArray(R"({"version": "2.5", "pg_config": {})")
+                             << int(SourceKind::FlightRecorder);
+    QTest::addRow("elastic") << "error.json"
+                             << QByteArray(R"({"message": {"message": "E", "extraInfo": {}}})")
+                             << int(SourceKind::ElasticError);
+    QTest::addRow("horovod") << "timeline.json"
+                             << QByteArray(R"([{"name": "process_name", "ph": "M", "args": {"start_time_since_epoch_in_micros": 1}})")
+                             << int(SourceKind::HorovodTimeline);
+    QTest::addRow("nccl log") << "nccl.log"
+                              << QByteArray("h:1:2 [0] NCCL INFO Bootstrap\nh:1:2 [0] NCCL INFO x\n")
+                              << int(SourceKind::NcclLog);
+    QTest::addRow("torchrun") << "console.txt"
+                              << QByteArray("WARNING:torch.distributed.run:\n*****\n")
+                              << int(SourceKind::LauncherLog);
+    QTest::addRow("plain log") << "rank0.log" << QByteArray("2026-01-01 step 0 loss 1\n")
+                               << int(SourceKind::Log);
+    QTest::addRow("binary") << "blob.bin" << QByteArray("\x00\x01\x02\x03", 4) << int(SourceKind::Unknown);
+    QTest::addRow("other json") << "config.json" << QByteArray(R"({"lr": 0.1})")
+                                << int(SourceKind::Unknown);
+}
+
+void TestTraceFolder::sniffKind()
+{
+    QFETCH(QString, name);
+    QFETCH(QByteArray, head);
+    QFETCH(int, kind);
+    QCOMPARE(int(TraceFolder::sniffKind(name, head)), kind);
+}
+
+void TestTraceFolder::missingFolderIsAnError()
+{
+    const TraceFolder folder = TraceFolder::discover(QStringLiteral("/nonexistent/rankscope"));
+    QVERIFY(!folder.isValid());
+    QVERIFY(folder.error().contains(QLatin1String("no such folder")));
+}
+
+void TestTraceFolder::fileIsNotAFolder()
+{
+    const TraceFolder folder = TraceFolder::discover(scenarioDir("healthy") + QStringLiteral("/rank0.log"));
+    QVERIFY(!folder.isValid());
+    QVERIFY(folder.error().contains(QLatin1String("not a folder")));
+}
+
+static void writeFile(const QString& path, const QByteArray& content)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(content);
+}
+
+void TestTraceFolder::unattributedIsNeverRankZero()
+{
+    QTemporaryDir dir;
+    writeFile(dir.filePath(QStringLiteral("host_123.pt.trace.json")), R"([{"ph": "X", "name": "a"}])");
+    const TraceFolder folder = TraceFolder::discover(dir.path());
+    QCOMPARE(folder.sources().size(), 1);
+    QVERIFY(!folder.sources().first().rank.has_value());
+    QCOMPARE(folder.unattributedSources().size(), 1);
+    QCOMPARE(folder.worldSize(), 0);
+}
+
+void TestTraceFolder::linkOutOfFolderIsNotFollowed()
+{
+    QTemporaryDir outside, inside;
+    writeFile(outside.filePath(QStringLiteral("rank9.log")), "secret\n");
+    writeFile(inside.filePath(QStringLiteral("rank0.log")), "step 0\n");
+    QVERIFY(QFile::link(outside.filePath(QStringLiteral("rank9.log")),
+                        inside.filePath(QStringLiteral("rank9.log"))));
+    QVERIFY(QFile::link(outside.path(), inside.filePath(QStringLiteral("elsewhere"))));
+    const TraceFolder folder = TraceFolder::discover(inside.path());
+    QCOMPARE(folder.sources().size(), 1);
+    QCOMPARE(folder.sources().first().relativePath, QStringLiteral("rank0.log"));
+}
+
+void TestTraceFolder::emptyAndBinaryFilesAreListed()
+{
+    QTemporaryDir dir;
+    writeFile(dir.filePath(QStringLiteral("rank0.log")), "");
+    writeFile(dir.filePath(QStringLiteral("core.bin")), QByteArray("\x7f" "ELF\x00\x00", 6));
+    const TraceFolder folder = TraceFolder::discover(dir.path());
+    QCOMPARE(folder.sources().size(), 2);
+    for (const SourceFile& s : folder.sources()) {
+        QVERIFY(!s.message.isEmpty());
+        if (s.relativePath == QLatin1String("rank0.log")) QCOMPARE(s.status, SourceStatus::Error);
+        else QCOMPARE(s.kind, SourceKind::Unknown);
+    }
+}
+
+QTEST_GUILESS_MAIN(TestTraceFolder)
+#include "tst_tracefolder.moc"

@@ -1,0 +1,72 @@
+#include "views/folderoverview.h"
+
+#include <QLocale>
+
+namespace rankscope {
+
+namespace {
+
+QString esc(const QString& s) { return s.toHtmlEscaped(); }
+
+} // namespace
+
+FolderOverview::FolderOverview(QWidget* parent) : QTextBrowser(parent)
+{
+    setOpenLinks(false);
+    showWelcome();
+}
+
+void FolderOverview::showWelcome()
+{
+    setHtml(tr("<h2>No trace folder open</h2>"
+               "<p>Open the folder that holds your job's per-rank traces and logs with "
+               "<b>File &gt; Open Folder…</b> (Ctrl+O), or drop it on this window.</p>"));
+}
+
+void FolderOverview::setSession(const SessionPtr& session)
+{
+    if (!session) {
+        showWelcome();
+        return;
+    }
+    const TraceFolder& folder = session->folder;
+    QString html;
+    html += QStringLiteral("<h2>%1</h2>").arg(esc(folder.path()));
+    html += tr("<p>%1 ranks found (world size %2), %3 files, %4.</p>")
+                .arg(folder.ranks().size())
+                .arg(folder.worldSize())
+                .arg(folder.sources().size())
+                .arg(QLocale().formattedDataSize(folder.totalBytes()));
+    html += QStringLiteral("<table cellspacing=0 cellpadding=4 border=1>");
+    html += tr("<tr><th>Rank</th><th>Files</th><th>Kinds</th></tr>");
+    for (int rank : folder.ranks()) {
+        QStringList kinds;
+        const QList<SourceFile> files = folder.sourcesOfRank(rank);
+        for (const SourceFile& f : files) {
+            const QString k = sourceKindName(f.kind);
+            if (!kinds.contains(k)) kinds.append(k);
+        }
+        html += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td></tr>")
+                    .arg(rank)
+                    .arg(files.size())
+                    .arg(esc(kinds.join(QStringLiteral(", "))));
+    }
+    html += QStringLiteral("</table>");
+    const QList<SourceFile> rest = folder.unattributedSources();
+    if (!rest.isEmpty()) {
+        html += tr("<h3>Not attributed to a rank</h3><ul>");
+        for (const SourceFile& f : rest)
+            html += QStringLiteral("<li>%1 <i>(%2)</i></li>")
+                        .arg(esc(f.relativePath), esc(sourceKindName(f.kind)));
+        html += QStringLiteral("</ul>");
+    }
+    QStringList problems;
+    for (const SourceFile& f : folder.sources())
+        if (f.status != SourceStatus::Ok)
+            problems << QStringLiteral("<li>%1: %2</li>").arg(esc(f.relativePath), esc(f.message));
+    if (!problems.isEmpty())
+        html += tr("<h3>Problems</h3><ul>") + problems.join(QString()) + QStringLiteral("</ul>");
+    setHtml(html);
+}
+
+} // namespace rankscope

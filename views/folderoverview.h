@@ -1,0 +1,21 @@
+#pragma once
+
+#include "model/tracesession.h"
+
+#include <QTextBrowser>
+
+namespace rankscope {
+
+// The first page a user sees after opening a folder: what was found, per rank, and what could
+// not be read or attributed. Without a session it says how to open one.
+class FolderOverview : public QTextBrowser {
+    Q_OBJECT
+public:
+    explicit FolderOverview(QWidget* parent = nullptr);
+    void setSession(const SessionPtr& session);
+
+private:
+    void showWelcome();
+};
+
+} // namespace rankscope
