@@ -6,11 +6,20 @@ class QTextStream;
 
 namespace rankscope {
 
-// The headless side of the binary: `rankscope analyze DIR`, `--help`, `--version`.
-// Exit codes: 0 success, 2 bad usage, 3 the folder is missing or unreadable.
+// The headless side of the binary: `rankscope <command> ...`, `--help`, `--version`.
+// Exit codes: 0 success, 2 bad usage, 3 an input is missing or unreadable.
 class Cli {
 public:
     enum ExitCode { Success = 0, Usage = 2, Unreadable = 3 };
+
+    // A subcommand: `arguments` starts with the command's own name (argv[0] for its parser).
+    using CommandFn = int (*)(const QStringList& arguments, QTextStream& out, QTextStream& err);
+    struct Command {
+        const char* name;
+        const char* synopsis; // the usage line after "rankscope "
+        const char* summary;  // one line for --help
+        CommandFn run;
+    };
 
     // True when argv asks for the CLI rather than the GUI (a subcommand or a CLI option); decided
     // before any QApplication exists, so the CLI never needs a display.
@@ -19,8 +28,11 @@ public:
     // Runs a CLI invocation; `arguments` includes the program name, as QCoreApplication gives it.
     static int run(const QStringList& arguments, QTextStream& out, QTextStream& err);
 
-private:
-    static int runAnalyze(const QStringList& arguments, QTextStream& out, QTextStream& err);
+    // The one way every command reports bad usage: one line, a hint, exit code 2.
+    static int usageError(QTextStream& err, const QString& message);
 };
+
+// The commands, each in its own cli_<name>.cpp.
+int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStream& err);
 
 } // namespace rankscope

@@ -70,10 +70,11 @@ MainWindow::MainWindow(QWidget* parent)
     setLoading(false);
 
     connect(m_cancel, &QPushButton::clicked, m_loader, &TraceLoader::cancel);
-    connect(m_loader, &TraceLoader::progressChanged, this, [this](int permille, const QString& text) {
-        m_progress->setValue(permille);
-        m_statusLabel->setText(tr("Loading %1: %2").arg(m_pendingPath, text));
-    });
+    connect(m_loader, &TraceLoader::progressChanged, this,
+            [this](int permille, const QString& text) {
+                m_progress->setValue(permille);
+                m_statusLabel->setText(tr("Loading %1: %2").arg(m_pendingPath, text));
+            });
     connect(m_loader, &TraceLoader::loaded, this, &MainWindow::onLoaded);
     connect(m_loader, &TraceLoader::failed, this, &MainWindow::onFailed);
     connect(m_loader, &TraceLoader::canceled, this, [this] {
@@ -184,7 +185,8 @@ void MainWindow::rememberRecent(const QString& path)
     QStringList recent = settings.value(kRecentKey).toStringList();
     recent.removeAll(path);
     recent.prepend(path);
-    while (recent.size() > kMaxRecentFolders) recent.removeLast();
+    while (recent.size() > kMaxRecentFolders)
+        recent.removeLast();
     settings.setValue(kRecentKey, recent);
     rebuildRecentMenu();
 }

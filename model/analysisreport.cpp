@@ -33,7 +33,8 @@ nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session)
         r["rank"] = rank;
         r["host"] = nullptr;
         auto sources = nlohmann::ordered_json::array();
-        for (const SourceFile& s : folder.sourcesOfRank(rank)) sources.push_back(sourceJson(s));
+        for (const SourceFile& s : folder.sourcesOfRank(rank))
+            sources.push_back(sourceJson(s));
         r["sources"] = sources;
         r["events"] = nullptr; // filled once the trace readers run
         r["collectives"] = nullptr;
@@ -42,7 +43,8 @@ nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session)
     }
     doc["ranks"] = ranks;
     auto unattributed = nlohmann::ordered_json::array();
-    for (const SourceFile& s : folder.unattributedSources()) unattributed.push_back(sourceJson(s));
+    for (const SourceFile& s : folder.unattributedSources())
+        unattributed.push_back(sourceJson(s));
     doc["unattributed_sources"] = unattributed;
     doc["findings"] = nlohmann::ordered_json::array();
     doc["symptoms"] = nlohmann::ordered_json::array();

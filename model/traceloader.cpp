@@ -21,7 +21,8 @@ void loadInPromise(QPromise<SessionPtr>& promise, const QString& dir)
     const auto progress = [&promise](qint64 done, qint64 total) {
         const int permille = total > 0 ? int(1000 * done / total) : 1000;
         promise.setProgressValueAndText(
-            permille, QStringLiteral("%1 of %2 MB").arg(done / 1e6, 0, 'f', 1).arg(total / 1e6, 0, 'f', 1));
+            permille,
+            QStringLiteral("%1 of %2 MB").arg(done / 1e6, 0, 'f', 1).arg(total / 1e6, 0, 'f', 1));
     };
     SessionPtr session = loadSession(dir, progress, [&promise] { return promise.isCanceled(); });
     if (!promise.isCanceled()) promise.addResult(std::move(session));
@@ -52,10 +53,15 @@ void TraceLoader::start(const QString& dir)
 
 void TraceLoader::cancel()
 {
-    if (m_watcher.isRunning()) m_watcher.cancel();
+    // Unconditional: a load that is queued but not yet running reports !isRunning() and must be
+    // cancelled all the same; cancelling a finished future has no effect.
+    m_watcher.cancel();
 }
 
-bool TraceLoader::isRunning() const { return m_watcher.isRunning(); }
+bool TraceLoader::isRunning() const
+{
+    return m_watcher.isRunning();
+}
 
 void TraceLoader::onFinished()
 {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/store/eventstore.h"
 #include "model/trace/tracefolder.h"
 
 #include <memory>
@@ -10,6 +11,7 @@ namespace rankscope {
 // between the analysis, the CLI and the GUI.
 struct TraceSession {
     TraceFolder folder;
+    EventStore events;
 };
 
 using SessionPtr = std::shared_ptr<const TraceSession>;

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <QString>
-
 #include <optional>
 
 namespace rankscope {
@@ -20,7 +19,7 @@ enum class SourceKind {
 
 enum class SourceStatus { Ok, Truncated, Error };
 
-QString sourceKindName(SourceKind kind);     // the CLI's spelling: "kineto", "nccl_log", ...
+QString sourceKindName(SourceKind kind);       // the CLI's spelling: "kineto", "nccl_log", ...
 QString sourceStatusName(SourceStatus status); // "ok", "truncated", "error"
 
 struct SourceFile {
@@ -28,10 +27,10 @@ struct SourceFile {
     QString absolutePath;
     qint64 sizeBytes = 0;
     SourceKind kind = SourceKind::Unknown;
-    std::optional<int> rank;  // empty: the rank could not be told (never guessed as 0)
-    QString rankEvidence;     // how the rank was told, e.g. "file name 'rank3'"
+    std::optional<int> rank; // empty: the rank could not be told (never guessed as 0)
+    QString rankEvidence;    // how the rank was told, e.g. "file name 'rank3'"
     SourceStatus status = SourceStatus::Ok;
-    QString message;          // one line for the user when status != Ok, or a note
+    QString message; // one line for the user when status != Ok, or a note
 };
 
 } // namespace rankscope

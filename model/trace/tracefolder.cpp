@@ -5,7 +5,6 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
-
 #include <algorithm>
 #include <set>
 
@@ -38,7 +37,8 @@ QByteArray firstNonSpace(const QByteArray& head, qsizetype count)
 {
     qsizetype i = 0;
     if (head.startsWith("\xEF\xBB\xBF")) i = 3;
-    while (i < head.size() && QChar::isSpace(static_cast<unsigned char>(head[i]))) ++i;
+    while (i < head.size() && QChar::isSpace(static_cast<unsigned char>(head[i])))
+        ++i;
     return head.mid(i, count);
 }
 
@@ -74,9 +74,9 @@ SourceKind TraceFolder::sniffKind(const QString& fileName, const QByteArray& hea
     const int ncclLines = head.count("NCCL INFO") + head.count("NCCL WARN");
     const int allLines = std::max<qsizetype>(1, head.count('\n'));
     if (ncclLines * 2 >= allLines) return SourceKind::NcclLog;
-    static const QRegularExpression launcherHint(QStringLiteral(
-        "WARNING:torch\\.distributed\\.run:|torch\\.distributed\\.elastic\\.|"
-        "\\[\\d+,\\d+\\]<std(?:out|err)>:|^\\[(?:default|rank)\\d+\\]:"),
+    static const QRegularExpression launcherHint(
+        QStringLiteral("WARNING:torch\\.distributed\\.run:|torch\\.distributed\\.elastic\\.|"
+                       "\\[\\d+,\\d+\\]<std(?:out|err)>:|^\\[(?:default|rank)\\d+\\]:"),
         QRegularExpression::MultilineOption);
     if (launcherHint.match(QString::fromUtf8(head)).hasMatch() &&
         !rankFromFileName(fileName).has_value())
@@ -190,7 +190,8 @@ QList<int> TraceFolder::ranks() const
 qint64 TraceFolder::totalBytes() const
 {
     qint64 total = 0;
-    for (const SourceFile& s : m_sources) total += s.sizeBytes;
+    for (const SourceFile& s : m_sources)
+        total += s.sizeBytes;
     return total;
 }
 

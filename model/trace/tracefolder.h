@@ -4,7 +4,6 @@
 
 #include <QList>
 #include <QString>
-
 #include <functional>
 
 namespace rankscope {
@@ -14,8 +13,7 @@ namespace rankscope {
 class TraceFolder {
 public:
     // Walks `dir` recursively without following links out of it. `cancelled` is polled per file.
-    static TraceFolder discover(const QString& dir,
-                                const std::function<bool()>& cancelled = {});
+    static TraceFolder discover(const QString& dir, const std::function<bool()>& cancelled = {});
 
     bool isValid() const { return m_error.isEmpty(); }
     QString error() const { return m_error; } // why the folder itself could not be read

@@ -55,10 +55,14 @@ void TestCli::badUsageExitsTwo_data()
 {
     QTest::addColumn<QStringList>("args");
     QTest::addRow("unknown option") << QStringList{QStringLiteral("--frobnicate")};
-    QTest::addRow("unknown command option") << QStringList{QStringLiteral("analyze"), QStringLiteral("--bogus"), QStringLiteral(".")};
+    QTest::addRow("unknown command option")
+        << QStringList{QStringLiteral("analyze"), QStringLiteral("--bogus"), QStringLiteral(".")};
     QTest::addRow("no folder") << QStringList{QStringLiteral("analyze")};
-    QTest::addRow("two folders") << QStringList{QStringLiteral("analyze"), QStringLiteral("a"), QStringLiteral("b")};
-    QTest::addRow("bad format") << QStringList{QStringLiteral("analyze"), QStringLiteral("--format"), QStringLiteral("xml"), QStringLiteral(".")};
+    QTest::addRow("two folders") << QStringList{QStringLiteral("analyze"), QStringLiteral("a"),
+                                                QStringLiteral("b")};
+    QTest::addRow("bad format") << QStringList{QStringLiteral("analyze"),
+                                               QStringLiteral("--format"), QStringLiteral("xml"),
+                                               QStringLiteral(".")};
 }
 
 void TestCli::badUsageExitsTwo()
@@ -72,7 +76,8 @@ void TestCli::badUsageExitsTwo()
 
 void TestCli::missingFolderExitsThree()
 {
-    const Run r = run({QStringLiteral("analyze"), QStringLiteral("/nonexistent/folder"), QStringLiteral("--json")});
+    const Run r = run({QStringLiteral("analyze"), QStringLiteral("/nonexistent/folder"),
+                       QStringLiteral("--json")});
     QCOMPARE(r.exitCode, 3);
     QCOMPARE(r.err.count('\n'), 1);
     QVERIFY(r.err.contains("no such folder"));
@@ -81,8 +86,9 @@ void TestCli::missingFolderExitsThree()
 
 void TestCli::analyzeJson()
 {
-    const Run r = run({QStringLiteral("analyze"), QStringLiteral(RANKSCOPE_TEST_DATA "/traces/rank_crash"),
-                       QStringLiteral("--json")});
+    const Run r =
+        run({QStringLiteral("analyze"), QStringLiteral(RANKSCOPE_TEST_DATA "/traces/rank_crash"),
+             QStringLiteral("--json")});
     QCOMPARE(r.exitCode, 0);
     QJsonParseError error;
     const QJsonObject doc = QJsonDocument::fromJson(r.out, &error).object();
@@ -110,7 +116,8 @@ void TestCli::analyzeJson()
 
 void TestCli::analyzeText()
 {
-    const Run r = run({QStringLiteral("analyze"), QStringLiteral(RANKSCOPE_TEST_DATA "/traces/healthy")});
+    const Run r =
+        run({QStringLiteral("analyze"), QStringLiteral(RANKSCOPE_TEST_DATA "/traces/healthy")});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains("Ranks: 2"));
     QVERIFY(r.out.contains("rank0.pt.trace.json"));

@@ -27,7 +27,8 @@ void TestMainWindow::opensExampleFolderAndShowsRanks()
     QVERIFY(window.windowTitle().startsWith(QLatin1String("hang_timeout")));
     const QAbstractItemModel* model = window.sourceTree()->model();
     QStringList groups;
-    for (int r = 0; r < model->rowCount(); ++r) groups << model->index(r, 0).data().toString();
+    for (int r = 0; r < model->rowCount(); ++r)
+        groups << model->index(r, 0).data().toString();
     QCOMPARE(groups, (QStringList{QStringLiteral("Rank 0"), QStringLiteral("Rank 1"),
                                   QStringLiteral("Rank 2"), QStringLiteral("Rank unknown")}));
     // Rank 1 has a trace and a log but, having been SIGTERMed, no error file.

@@ -100,11 +100,13 @@ void TestTraceFolder::sniffKind_data()
     QTest::addColumn<QString>("name");
     QTest::addColumn<QByteArray>("head");
     QTest::addColumn<int>("kind");
-    QTest::addRow("kineto object") << "x.json" << QByteArray(R"({"schemaVersion":1,"traceEvents":[)")
-                                   << int(SourceKind::Kineto);
+    QTest::addRow("kineto object")
+        << "x.json" << QByteArray(R"({"schemaVersion":1,"traceEvents":[)")
+        << int(SourceKind::Kineto);
     QTest::addRow("legacy array") << "x.json" << QByteArray(R"([{"name": "a", "ph": "X"})")
                                   << int(SourceKind::Kineto);
-    QTest::addRow("gzip") << "x.json.gz" << QByteArray("\x1f\x8b\x08\x00", 4) << int(SourceKind::Kineto);
+    QTest::addRow("gzip") << "x.json.gz" << QByteArray("\x1f\x8b\x08\x00", 4)
+                          << int(SourceKind::Kineto);
     QTest::addRow("pickle") << "nccl_trace_rank_0" << QByteArray("\x80\x04\x95", 3)
                             << int(SourceKind::FlightRecorder);
     QTest::addRow("fr json") << "fr_0.json" << QByteArray(R"({"version": "2.5", "pg_config": {})")
@@ -112,18 +114,22 @@ void TestTraceFolder::sniffKind_data()
     QTest::addRow("elastic") << "error.json"
                              << QByteArray(R"({"message": {"message": "E", "extraInfo": {}}})")
                              << int(SourceKind::ElasticError);
-    QTest::addRow("horovod") << "timeline.json"
-                             << QByteArray(R"([{"name": "process_name", "ph": "M", "args": {"start_time_since_epoch_in_micros": 1}})")
-                             << int(SourceKind::HorovodTimeline);
+    QTest::addRow("horovod")
+        << "timeline.json"
+        << QByteArray(
+               R"([{"name": "process_name", "ph": "M", "args": {"start_time_since_epoch_in_micros": 1}})")
+        << int(SourceKind::HorovodTimeline);
     QTest::addRow("nccl log") << "nccl.log"
-                              << QByteArray("h:1:2 [0] NCCL INFO Bootstrap\nh:1:2 [0] NCCL INFO x\n")
+                              << QByteArray(
+                                     "h:1:2 [0] NCCL INFO Bootstrap\nh:1:2 [0] NCCL INFO x\n")
                               << int(SourceKind::NcclLog);
     QTest::addRow("torchrun") << "console.txt"
                               << QByteArray("WARNING:torch.distributed.run:\n*****\n")
                               << int(SourceKind::LauncherLog);
     QTest::addRow("plain log") << "rank0.log" << QByteArray("2026-01-01 step 0 loss 1\n")
                                << int(SourceKind::Log);
-    QTest::addRow("binary") << "blob.bin" << QByteArray("\x00\x01\x02\x03", 4) << int(SourceKind::Unknown);
+    QTest::addRow("binary") << "blob.bin" << QByteArray("\x00\x01\x02\x03", 4)
+                            << int(SourceKind::Unknown);
     QTest::addRow("other json") << "config.json" << QByteArray(R"({"lr": 0.1})")
                                 << int(SourceKind::Unknown);
 }
@@ -145,7 +151,8 @@ void TestTraceFolder::missingFolderIsAnError()
 
 void TestTraceFolder::fileIsNotAFolder()
 {
-    const TraceFolder folder = TraceFolder::discover(scenarioDir("healthy") + QStringLiteral("/rank0.log"));
+    const TraceFolder folder =
+        TraceFolder::discover(scenarioDir("healthy") + QStringLiteral("/rank0.log"));
     QVERIFY(!folder.isValid());
     QVERIFY(folder.error().contains(QLatin1String("not a folder")));
 }
@@ -160,7 +167,8 @@ static void writeFile(const QString& path, const QByteArray& content)
 void TestTraceFolder::unattributedIsNeverRankZero()
 {
     QTemporaryDir dir;
-    writeFile(dir.filePath(QStringLiteral("host_123.pt.trace.json")), R"([{"ph": "X", "name": "a"}])");
+    writeFile(dir.filePath(QStringLiteral("host_123.pt.trace.json")),
+              R"([{"ph": "X", "name": "a"}])");
     const TraceFolder folder = TraceFolder::discover(dir.path());
     QCOMPARE(folder.sources().size(), 1);
     QVERIFY(!folder.sources().first().rank.has_value());
@@ -185,13 +193,17 @@ void TestTraceFolder::emptyAndBinaryFilesAreListed()
 {
     QTemporaryDir dir;
     writeFile(dir.filePath(QStringLiteral("rank0.log")), "");
-    writeFile(dir.filePath(QStringLiteral("core.bin")), QByteArray("\x7f" "ELF\x00\x00", 6));
+    writeFile(dir.filePath(QStringLiteral("core.bin")), QByteArray("\x7f"
+                                                                   "ELF\x00\x00",
+                                                                   6));
     const TraceFolder folder = TraceFolder::discover(dir.path());
     QCOMPARE(folder.sources().size(), 2);
     for (const SourceFile& s : folder.sources()) {
         QVERIFY(!s.message.isEmpty());
-        if (s.relativePath == QLatin1String("rank0.log")) QCOMPARE(s.status, SourceStatus::Error);
-        else QCOMPARE(s.kind, SourceKind::Unknown);
+        if (s.relativePath == QLatin1String("rank0.log"))
+            QCOMPARE(s.status, SourceStatus::Error);
+        else
+            QCOMPARE(s.kind, SourceKind::Unknown);
     }
 }
 

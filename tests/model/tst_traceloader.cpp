@@ -1,6 +1,8 @@
 #include "model/traceloader.h"
 
+#include <QFile>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace rankscope;
@@ -41,10 +43,17 @@ void TestTraceLoader::missingFolderFails()
 
 void TestTraceLoader::cancelReportsCanceledAndNoResult()
 {
+    // Enough files that the load is still running when cancel() follows start().
+    QTemporaryDir dir;
+    for (int i = 0; i < 4000; ++i) {
+        QFile f(dir.filePath(QStringLiteral("rank%1.log").arg(i)));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("step 0 loss 1.0\n");
+    }
     TraceLoader loader;
     QSignalSpy loaded(&loader, &TraceLoader::loaded);
     QSignalSpy canceled(&loader, &TraceLoader::canceled);
-    loader.start(kHealthy);
+    loader.start(dir.path());
     loader.cancel();
     QVERIFY(canceled.wait(10000));
     QTest::qWait(50);

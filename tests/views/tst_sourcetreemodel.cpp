@@ -30,7 +30,8 @@ void TestSourceTreeModel::groupsFilesByRank()
     const QModelIndex unknown = model.index(3, 0);
     QCOMPARE(unknown.data().toString(), QStringLiteral("Rank unknown"));
     QStringList names;
-    for (int f = 0; f < model.rowCount(unknown); ++f) names << model.index(f, 0, unknown).data().toString();
+    for (int f = 0; f < model.rowCount(unknown); ++f)
+        names << model.index(f, 0, unknown).data().toString();
     QVERIFY(names.contains(QStringLiteral("launcher.log")));
     const QModelIndex rank2 = model.index(2, 0);
     QStringList rank2Kinds;

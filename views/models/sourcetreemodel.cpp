@@ -13,7 +13,8 @@ void SourceTreeModel::setSession(SessionPtr session)
     m_groups.clear();
     if (m_session) {
         const TraceFolder& folder = m_session->folder;
-        for (int rank : folder.ranks()) m_groups.append({rank, folder.sourcesOfRank(rank)});
+        for (int rank : folder.ranks())
+            m_groups.append({rank, folder.sourcesOfRank(rank)});
         const QList<SourceFile> rest = folder.unattributedSources();
         if (!rest.isEmpty()) m_groups.append({std::nullopt, rest});
     }
@@ -40,7 +41,10 @@ int SourceTreeModel::rowCount(const QModelIndex& parent) const
     return int(m_groups.at(parent.row()).files.size());
 }
 
-int SourceTreeModel::columnCount(const QModelIndex&) const { return ColumnCount; }
+int SourceTreeModel::columnCount(const QModelIndex&) const
+{
+    return ColumnCount;
+}
 
 QVariant SourceTreeModel::data(const QModelIndex& index, int role) const
 {
@@ -59,12 +63,14 @@ QVariant SourceTreeModel::groupData(const Group& group, int column, int role) co
         return group.rank ? tr("Rank %1").arg(*group.rank) : tr("Rank unknown");
     if (column == SizeColumn) {
         qint64 bytes = 0;
-        for (const SourceFile& f : group.files) bytes += f.sizeBytes;
+        for (const SourceFile& f : group.files)
+            bytes += f.sizeBytes;
         return QLocale().formattedDataSize(bytes);
     }
     if (column == StatusColumn) {
-        const auto bad = std::count_if(group.files.begin(), group.files.end(),
-                                       [](const SourceFile& f) { return f.status != SourceStatus::Ok; });
+        const auto bad =
+            std::count_if(group.files.begin(), group.files.end(),
+                          [](const SourceFile& f) { return f.status != SourceStatus::Ok; });
         return bad ? tr("%n problem(s)", nullptr, int(bad)) : QVariant();
     }
     return {};
@@ -73,20 +79,28 @@ QVariant SourceTreeModel::groupData(const Group& group, int column, int role) co
 QVariant SourceTreeModel::fileData(const SourceFile& file, int column, int role) const
 {
     switch (role) {
-    case RankRole: return file.rank ? QVariant(*file.rank) : QVariant();
-    case AbsolutePathRole: return file.absolutePath;
+    case RankRole:
+        return file.rank ? QVariant(*file.rank) : QVariant();
+    case AbsolutePathRole:
+        return file.absolutePath;
     case Qt::ToolTipRole:
         return file.message.isEmpty() ? file.relativePath
                                       : file.relativePath + QLatin1Char('\n') + file.message;
     case Qt::DisplayRole:
         switch (column) {
-        case NameColumn: return file.relativePath;
-        case KindColumn: return sourceKindName(file.kind);
-        case SizeColumn: return QLocale().formattedDataSize(file.sizeBytes);
-        case StatusColumn: return sourceStatusName(file.status);
-        default: return {};
+        case NameColumn:
+            return file.relativePath;
+        case KindColumn:
+            return sourceKindName(file.kind);
+        case SizeColumn:
+            return QLocale().formattedDataSize(file.sizeBytes);
+        case StatusColumn:
+            return sourceStatusName(file.status);
+        default:
+            return {};
         }
-    default: return {};
+    default:
+        return {};
     }
 }
 
@@ -94,11 +108,16 @@ QVariant SourceTreeModel::headerData(int section, Qt::Orientation orientation, i
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
-    case NameColumn: return tr("File");
-    case KindColumn: return tr("Kind");
-    case SizeColumn: return tr("Size");
-    case StatusColumn: return tr("Status");
-    default: return {};
+    case NameColumn:
+        return tr("File");
+    case KindColumn:
+        return tr("Kind");
+    case SizeColumn:
+        return tr("Size");
+    case StatusColumn:
+        return tr("Status");
+    default:
+        return {};
     }
 }
 

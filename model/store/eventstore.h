@@ -1,0 +1,93 @@
+#pragma once
+
+#include "model/store/stringtable.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rankscope {
+
+// What an event is, as far as triage cares; from Kineto's `cat` (case-insensitive) or, for the
+// legacy autograd-profiler JSON that has no `cat`, from the name.
+enum class EventCategory : std::uint8_t {
+    CpuOp,          // cpu_op, aten::*, c10d::* on the calling thread
+    UserAnnotation, // user_annotation, ProfilerStep#N, nccl:* / gloo:* annotations
+    PythonFunction,
+    Runtime,    // cuda_runtime, cuda_driver, cuda_sync
+    Kernel,     // compute kernel
+    CommKernel, // NCCL kernel, or a gloo:* span that executes a collective
+    Memcpy,
+    Memset,
+    Other,
+};
+
+enum class LaneKind : std::uint8_t { CpuThread, GpuStream };
+
+// One timeline row source: a CPU thread (rank, pid, tid) or a GPU stream (rank, device, stream).
+// Events are struct-of-arrays sorted by start; nesting depth is by time containment.
+struct Lane {
+    int rank = -1;
+    LaneKind kind = LaneKind::CpuThread;
+    std::int64_t pid = 0; // CPU: process id; GPU: device index
+    std::int64_t tid = 0; // CPU: thread id; GPU: stream id
+    std::string name;     // thread_name / "stream 7" when the trace names it, else derived
+
+    std::vector<std::int64_t> startNs;
+    std::vector<std::int64_t> endNs;
+    std::vector<StringId> nameId;
+    std::vector<EventCategory> category;
+    std::vector<std::uint8_t> depth;
+    // Byte offset of the event's JSON object in the (decompressed) source, so details such as
+    // args are read back on demand instead of being held in memory for every event.
+    std::vector<std::int64_t> sourceOffset;
+    int sourceIndex = -1; // which SourceFile of the folder the lane came from
+    std::uint8_t maxDepth = 0;
+
+    std::size_t size() const { return startNs.size(); }
+};
+
+// A collective operation as one record, whatever the source (Kineto record_param_comms,
+// nccl:/gloo: annotations, NCCL kernels, Flight Recorder entries, watchdog lines).
+struct CollectiveRecord {
+    enum class State : std::uint8_t { Issued, Started, Completed };
+
+    int rank = -1;
+    StringId op = 0;               // normalised: all_reduce, broadcast, barrier, all_gather, ...
+    StringId processGroupName = 0; // "0" for the default group when known, else ""
+    StringId processGroupDesc = 0;
+    std::vector<int> groupRanks; // empty when the source does not say
+    int groupSize = -1;
+    std::int64_t seq = -1;      // the source's sequence number, else the per-group ordinal
+    bool seqFromSource = false; // true when `seq` came from the source rather than counting
+    std::int64_t inNelems = -1;
+    std::int64_t outNelems = -1;
+    StringId dtype = 0;
+    std::int64_t issueStartNs = -1; // the call on the CPU (c10d::*, record_param_comms)
+    std::int64_t issueEndNs = -1;
+    std::int64_t execStartNs = -1; // the execution: GPU kernel or gloo worker span
+    std::int64_t execEndNs = -1;
+    State state = State::Issued;
+    int step = -1;                // ProfilerStep index (counted in time order), -1 unknown
+    int laneIndex = -1;           // the lane and event in the store that show the execution,
+    std::int64_t eventIndex = -1; // or the issue when nothing executed
+};
+
+// All events of a session. Built by the readers, then immutable and shared.
+struct EventStore {
+    StringTable strings;
+    std::vector<Lane> lanes;
+    std::vector<CollectiveRecord> collectives;
+
+    std::int64_t eventCount() const;
+    std::int64_t eventCountOfRank(int rank) const;
+    std::int64_t collectiveCountOfRank(int rank) const;
+    // Earliest start and latest end over all lanes; {0, 0} when empty.
+    std::pair<std::int64_t, std::int64_t> timeRangeNs() const;
+};
+
+// Index of the first event of `lane` whose end is after `tNs`, assuming a lane's events of one
+// depth do not overlap; the visible slice of a row starts there.
+std::size_t firstEndingAfter(const Lane& lane, std::int64_t tNs);
+
+} // namespace rankscope
