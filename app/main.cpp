@@ -21,7 +21,7 @@ int main(int argc, char** argv)
 
     QApplication app(argc, argv);
     QApplication::setApplicationDisplayName(QStringLiteral("RankScope"));
-    QApplication::setDesktopFileName(QStringLiteral("rankscope"));
+    QApplication::setDesktopFileName(QStringLiteral("io.github.rankscope.RankScope"));
     rankscope::MainWindow window;
     window.show();
     const QStringList args = QCoreApplication::arguments();
