@@ -14,7 +14,7 @@ icon_sizes=(16 22 24 32 48 64 128 256 512)
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 need() { command -v "$1" >/dev/null || { echo "FAIL: $1 missing (scripts/bootstrap installs it)" >&2; exit 1; }; }
-for tool in cpack dpkg-deb jq identify desktop-file-validate appstreamcli man strings; do need "$tool"; done
+for tool in cpack dpkg-deb jq identify desktop-file-validate appstreamcli man strings readelf; do need "$tool"; done
 
 rm -rf "$work"
 mkdir -p "$work"
@@ -69,6 +69,7 @@ for tree in "$source_dir" "$build_dir"; do
   tree="$(cd "$tree" && pwd -P)"
   if strings "$bin" | grep -qF "$tree"; then fail "the binary names $tree: $(strings "$bin" | grep -F "$tree" | head -3)"; fi
 done
+if readelf -d "$bin" | grep -Eq '\((RPATH|RUNPATH)\)'; then fail "the binary has a custom library search path: $(readelf -d "$bin" | grep -E 'R(UN)?PATH')"; fi
 cp -r "$source_dir/examples/hang_timeout" "$work/hang_timeout"
 run() { (cd "$work" && env -i PATH=/usr/bin:/bin HOME="$work" LANG=C.UTF-8 "$bin" "$@"); }
 out="$(run --version)" || fail "rankscope --version exited $?"
