@@ -35,7 +35,8 @@ sleep 1
 
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-xwininfo -root -tree | grep -q "\"$name .*RankScope\"" || fail "the window title is not in 'xwininfo -root -tree'"
+xwininfo -root -tree >"$out/smoke-$name-windows.txt"
+grep -q "\"$name .*RankScope\"" "$out/smoke-$name-windows.txt" || fail "the window title is not in 'xwininfo -root -tree'"
 info="$(xwininfo -id "$wid")"
 grep -q 'Map State: IsViewable' <<<"$info" || fail "the window is not viewable"
 width="$(sed -n 's/^ *Width: //p' <<<"$info")" height="$(sed -n 's/^ *Height: //p' <<<"$info")"

@@ -64,12 +64,15 @@ check_tree "$work/prefix" "cmake --install"
 
 # The program must need nothing from the trees it was built from: no path to them is compiled in,
 # and it runs from a scratch directory with a clean environment on a copy of the example.
+# (Tool output goes to files first: with pipefail, `grep -q` closing a pipe early reads as a failure.)
 bin="$root/usr/bin/rankscope"
+strings "$bin" >"$work/strings.txt"
 for tree in "$source_dir" "$build_dir"; do
   tree="$(cd "$tree" && pwd -P)"
-  if strings "$bin" | grep -qF "$tree"; then fail "the binary names $tree: $(strings "$bin" | grep -F "$tree" | head -3)"; fi
+  if grep -qF "$tree" "$work/strings.txt"; then fail "the binary names $tree: $(grep -F "$tree" "$work/strings.txt" | head -3)"; fi
 done
-if readelf -d "$bin" | grep -Eq '\((RPATH|RUNPATH)\)'; then fail "the binary has a custom library search path: $(readelf -d "$bin" | grep -E 'R(UN)?PATH')"; fi
+readelf -d "$bin" >"$work/dynamic.txt"
+if grep -Eq '\((RPATH|RUNPATH)\)' "$work/dynamic.txt"; then fail "the binary has a custom library search path: $(grep -E 'R(UN)?PATH' "$work/dynamic.txt")"; fi
 cp -r "$source_dir/examples/hang_timeout" "$work/hang_timeout"
 run() { (cd "$work" && env -i PATH=/usr/bin:/bin HOME="$work" LANG=C.UTF-8 "$bin" "$@"); }
 out="$(run --version)" || fail "rankscope --version exited $?"
@@ -100,13 +103,14 @@ grep -q "<release version=\"$version\"" "$metainfo" || fail "the metainfo has no
 manpage="$root/usr/share/man/man1/rankscope.1.gz"
 warnings="$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$manpage" 2>&1 >/dev/null)" || fail "man cannot render the page"
 [ -z "$warnings" ] || fail "man page warnings: $warnings"
-zcat "$manpage" | grep -q "^\.TH RANKSCOPE 1 .*RankScope $version" || fail "the man page's .TH does not name $version"
+zcat "$manpage" >"$work/rankscope.1"
+grep -q "^\.TH RANKSCOPE 1 .*RankScope $version" "$work/rankscope.1" || fail "the man page's .TH does not name $version"
 commands="$(run --help | sed -n '/^Commands:/,/^$/{/^  [a-z]/{s/^  \([a-z-]*\).*/\1/;p}}')"
 [ -n "$commands" ] || fail "no command found in 'rankscope --help'"
 for c in $commands; do
-  zcat "$manpage" | grep -q "^\.SS \"$c[ \"]" || fail "the man page has no COMMANDS subsection for '$c' (add .SS \"$c ...\")"
+  grep -q "^\.SS \"${c}[ \"]" "$work/rankscope.1" || fail "the man page has no COMMANDS subsection for '$c' (add .SS \"$c ...\")"
 done
-for opt in --help --version; do zcat "$manpage" | grep -qF -- "\\-\\-${opt#--}" || fail "the man page lacks $opt"; done
+for opt in --help --version; do grep -qF -- "\\-\\-${opt#--}" "$work/rankscope.1" || fail "the man page lacks $opt"; done
 
 if ((failures)); then echo "$failures packaging check(s) failed" >&2; exit 1; fi
-echo "packaging: all checks passed (commands documented: $(echo $commands))"
+echo "packaging: all checks passed (commands documented: ${commands//$'\n'/ })"
