@@ -109,6 +109,11 @@ commands="$(run --help | sed -n '/^Commands:/,/^$/{/^  [a-z]/{s/^  \([a-z-]*\).*
 [ -n "$commands" ] || fail "no command found in 'rankscope --help'"
 for c in $commands; do
   grep -q "^\.SS \"${c}[ \"]" "$work/rankscope.1" || fail "the man page has no COMMANDS subsection for '$c' (add .SS \"$c ...\")"
+  # Every long option the command's own --help lists, as groff writes it (\-\-json).
+  run "$c" --help >"$work/help-$c.txt" || fail "rankscope $c --help exited $?"
+  while read -r opt; do
+    grep -qF -- "\\-\\-${opt//-/\\-}" "$work/rankscope.1" || fail "the man page lacks '$c --$opt'"
+  done < <(sed -n 's/^ \{1,\}\(-[a-z], \)\{0,1\}--\([a-z][a-z0-9-]*\).*/\2/p' "$work/help-$c.txt")
 done
 for opt in --help --version; do grep -qF -- "\\-\\-${opt#--}" "$work/rankscope.1" || fail "the man page lacks $opt"; done
 
