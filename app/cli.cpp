@@ -10,6 +10,9 @@ namespace {
 const Cli::Command kCommands[] = {
     {"analyze", "analyze FOLDER [--json | --format text|json]",
      "read a folder of per-rank traces and logs and report what it holds", runAnalyzeCommand},
+    {"taxonomy", "taxonomy [--json] [--walkthrough PATTERN-ID]",
+     "print the study's fault taxonomy and fix patterns, or one fix walkthrough",
+     runTaxonomyCommand},
 };
 
 QString topLevelHelp()
