@@ -45,8 +45,15 @@ WalkthroughBook WalkthroughBook::parse(const QByteArray& json, QString* error)
             step.why = text(s, "why");
             step.how = text(s, "how");
             const QJsonObject by = s.value(QLatin1String("by_framework")).toObject();
+            // JSON objects are unordered; show the frameworks in one fixed order, then any
+            // other key so validation can report it.
+            static const QStringList order{QStringLiteral("pytorch"), QStringLiteral("horovod"),
+                                           QStringLiteral("tensorflow")};
+            for (const QString& f : order)
+                if (by.contains(f)) step.byFramework.push_back({f, by.value(f).toString()});
             for (auto it = by.begin(); it != by.end(); ++it)
-                step.byFramework.push_back({it.key(), it.value().toString()});
+                if (!order.contains(it.key()))
+                    step.byFramework.push_back({it.key(), it.value().toString()});
             step.good = text(s, "good");
             step.bad = text(s, "bad");
             step.autoCheck = text(s, "auto_check");

@@ -114,6 +114,13 @@ void TestWalkthroughs::frameworkSpecifics()
         QCOMPARE(frameworks, (QSet<QString>{QStringLiteral("pytorch"), QStringLiteral("horovod"),
                                             QStringLiteral("tensorflow")}));
     }
+    // Shown in one fixed order whatever the JSON's key order.
+    const WalkthroughStep& pin =
+        t.walkthrough(QStringLiteral("fix-device-assignment"))->steps.front();
+    QCOMPARE(pin.byFramework.size(), size_t(3));
+    QCOMPARE(pin.byFramework[0].framework, QStringLiteral("pytorch"));
+    QCOMPARE(pin.byFramework[1].framework, QStringLiteral("horovod"));
+    QCOMPARE(pin.byFramework[2].framework, QStringLiteral("tensorflow"));
     bool mentionsDebugEnv = false;
     for (const Walkthrough& w : t.walkthroughs())
         for (const WalkthroughStep& s : w.steps)
