@@ -126,6 +126,9 @@ json taxonomyJson(const Taxonomy& t)
     for (const AutoCheck& c : t.autoChecks())
         checks.push_back(
             {{"id", s(c.id)}, {"description", s(c.description)}, {"needs", strings(c.needs)}});
+    json facts = json::array();
+    for (const CheckFact& f : t.checkFacts())
+        facts.push_back({{"id", s(f.id)}, {"description", s(f.description)}});
     return {{"schema", "rankscope.taxonomy/1"},
             {"source", "Gu et al., TOSEM 32(6), 2023"},
             {"totals",
@@ -140,7 +143,8 @@ json taxonomyJson(const Taxonomy& t)
             {"nodes", nodes},
             {"fix_patterns", patterns},
             {"howto", howto},
-            {"auto_checks", checks}};
+            {"auto_checks", checks},
+            {"check_facts", facts}};
 }
 
 QString percent(double share)

@@ -25,8 +25,25 @@ struct Acc {
     int rows = 0, distributed = 0;
     QSet<QString> links;
     QHash<QString, int> frameworks, patterns;
-    QStringList examples;
+    // Links per source ("GitHub-horovod", ...), in sheet order; examples are drawn from them
+    // round-robin because the sheet is sorted by source and would otherwise show one framework.
+    std::map<QString, QStringList> linksBySource;
 };
+
+QStringList examplesOf(const Acc& a, int limit)
+{
+    QStringList out;
+    for (qsizetype i = 0; out.size() < limit; ++i) {
+        bool any = false;
+        for (const auto& [source, links] : a.linksBySource) {
+            if (i >= links.size()) continue;
+            any = true;
+            if (!out.contains(links[i]) && out.size() < limit) out << links[i];
+        }
+        if (!any) break;
+    }
+    return out;
+}
 
 std::vector<KeyCount> sorted(const QHash<QString, int>& counts)
 {
@@ -171,7 +188,8 @@ void Taxonomy::loadFaults(const QByteArray& csv)
                 ++a.frameworks[f];
             for (const QString& p : patternIds)
                 ++a.patterns[p];
-            if (a.examples.size() < kExampleLinks && !a.examples.contains(link)) a.examples << link;
+            QStringList& bySource = a.linksBySource[row[cSource].trimmed()];
+            if (bySource.size() < kExampleLinks && !bySource.contains(link)) bySource << link;
         }
         for (const QString& p : patternIds) {
             PatternAcc& pa = patterns[p];
@@ -210,7 +228,7 @@ void Taxonomy::loadFaults(const QByteArray& csv)
         n.distributedShare = a.rows ? double(a.distributed) / a.rows : 0;
         n.frameworks = sorted(a.frameworks);
         n.fixPatterns = sorted(a.patterns);
-        n.exampleLinks = a.examples;
+        n.exampleLinks = examplesOf(a, kExampleLinks);
         if (n.kind == TaxonomyNode::Kind::Leaf) m_leafIds << id;
         m_nodeIndex.insert(id, static_cast<qsizetype>(m_nodes.size()));
         m_nodes.push_back(n);
@@ -355,8 +373,18 @@ void Taxonomy::loadWalkthroughs(const QByteArray& json)
         m_problems << error;
         return;
     }
+    QSet<QString> facts;
+    for (const CheckFact& f : m_book.facts) {
+        if (f.id.isEmpty() || f.description.isEmpty())
+            m_problems << QStringLiteral("fact '%1' lacks id or description").arg(f.id);
+        facts.insert(f.id);
+    }
     QSet<QString> checks;
     for (const AutoCheck& c : m_book.autoChecks) {
+        for (const QString& need : c.needs)
+            if (!facts.contains(need))
+                m_problems
+                    << QStringLiteral("auto check '%1' needs unknown fact '%2'").arg(c.id, need);
         if (c.id.isEmpty() || c.description.isEmpty() || c.needs.isEmpty())
             m_problems
                 << QStringLiteral("auto check '%1' lacks id, description or needs").arg(c.id);
@@ -438,6 +466,15 @@ const Walkthrough* Taxonomy::walkthrough(const QString& patternId) const
     for (const Walkthrough& w : m_book.walkthroughs)
         if (w.patternId == patternId) return &w;
     return nullptr;
+}
+
+std::vector<const Walkthrough*> Taxonomy::walkthroughsForNode(const QString& id) const
+{
+    std::vector<const Walkthrough*> out;
+    if (const TaxonomyNode* n = node(id))
+        for (const KeyCount& k : n->fixPatterns)
+            if (const Walkthrough* w = walkthrough(k.key)) out.push_back(w);
+    return out;
 }
 
 const AutoCheck* Taxonomy::autoCheck(const QString& id) const

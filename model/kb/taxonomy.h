@@ -37,7 +37,7 @@ struct TaxonomyNode {
     double distributedShare = 0;       // share of the rows labelled distributed-specific
     std::vector<KeyCount> frameworks;  // "PyTorch" -> rows, most first
     std::vector<KeyCount> fixPatterns; // pattern id -> rows, most first
-    QStringList exampleLinks;          // a few issue links, in sheet order
+    QStringList exampleLinks;          // up to five issue links, spread over the sources
     NodeDescription description;
 };
 
@@ -71,6 +71,7 @@ struct HowToNode {
 //   t.children(id); t.leaves(); t.isLeafId(id);
 //   t.fixPatterns(); t.fixPattern("fix-communication-configuration");
 //   t.walkthrough("fix-communication-configuration");  // nullptr when the pattern has none
+//   t.walkthroughsForNode(leafId);  // the checklists that fixed that symptom, most used first
 //   t.autoCheck("same_framework_version");
 //   t.howToTopics(); t.howToNode(id);
 //
@@ -107,8 +108,13 @@ public:
 
     const std::vector<Walkthrough>& walkthroughs() const { return m_book.walkthroughs; }
     const Walkthrough* walkthrough(const QString& patternId) const;
+    // The walkthroughs of the fix patterns that resolved a node's issues, most frequent first:
+    // what the walkthrough panel offers for a diagnosed leaf.
+    std::vector<const Walkthrough*> walkthroughsForNode(const QString& id) const;
     const std::vector<AutoCheck>& autoChecks() const { return m_book.autoChecks; }
     const AutoCheck* autoCheck(const QString& id) const;
+    // The facts auto-checks read (every AutoCheck::needs entry is one of them).
+    const std::vector<CheckFact>& checkFacts() const { return m_book.facts; }
 
     const std::vector<HowToNode>& howToNodes() const { return m_howTo; } // depth-first order
     QStringList howToTopics() const { return m_topicIds; }

@@ -28,6 +28,10 @@ WalkthroughBook WalkthroughBook::parse(const QByteArray& json, QString* error)
     }
     WalkthroughBook book;
     const QJsonObject root = doc.object();
+    for (const QJsonValue& v : root.value(QLatin1String("facts")).toArray()) {
+        const QJsonObject o = v.toObject();
+        book.facts.push_back({text(o, "id"), text(o, "description")});
+    }
     for (const QJsonValue& v : root.value(QLatin1String("auto_checks")).toArray()) {
         const QJsonObject o = v.toObject();
         AutoCheck check{text(o, "id"), text(o, "description"), {}};

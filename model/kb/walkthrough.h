@@ -7,6 +7,12 @@
 
 namespace rankscope {
 
+// A fact about a loaded folder that auto-checks read; the analysis provides them.
+struct CheckFact {
+    QString id; // e.g. "rank.nccl.net_interface"
+    QString description;
+};
+
 // A check the analysis can evaluate on a loaded folder; `needs` names the facts it reads
 // (e.g. "rank.torch_version", "rank.env.MASTER_ADDR"), so the analysis knows when it cannot decide.
 struct AutoCheck {
@@ -39,8 +45,10 @@ struct Walkthrough {
     std::vector<WalkthroughStep> steps;
 };
 
-// The parsed taxonomy/walkthroughs.json: the auto-check vocabulary and the walkthroughs.
+// The parsed taxonomy/walkthroughs.json: the facts, the auto-check vocabulary over them, and the
+// walkthroughs.
 struct WalkthroughBook {
+    std::vector<CheckFact> facts;
     std::vector<AutoCheck> autoChecks;
     std::vector<Walkthrough> walkthroughs;
 

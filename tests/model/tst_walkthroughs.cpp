@@ -94,6 +94,14 @@ void TestWalkthroughs::autoChecks()
          {"same_framework_version", "rendezvous_env_consistent", "same_nccl_interface",
           "no_oom_before_hang", "all_ranks_same_step_count"})
         QVERIFY2(t.autoCheck(QLatin1String(id)), id);
+    QSet<QString> needed;
+    for (const AutoCheck& c : t.autoChecks())
+        for (const QString& n : c.needs)
+            needed.insert(n);
+    for (const CheckFact& f : t.checkFacts()) {
+        QVERIFY(!f.description.isEmpty());
+        QVERIFY2(needed.contains(f.id), qPrintable(f.id)); // no fact nobody reads
+    }
     QVERIFY(t.autoCheck(QStringLiteral("rendezvous_env_consistent"))
                 ->needs.contains(QStringLiteral("rank.env.WORLD_SIZE")));
 }
@@ -134,6 +142,19 @@ void TestWalkthroughs::lookups()
     const Taxonomy& t = Taxonomy::instance();
     QVERIFY(!t.walkthrough(QStringLiteral("no-such-pattern")));
     QVERIFY(!t.autoCheck(QStringLiteral("no_such_check")));
+    // A leaf's walkthroughs follow its fix patterns by frequency.
+    const QString hang = QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    const std::vector<const Walkthrough*> forHang = t.walkthroughsForNode(hang);
+    QVERIFY(!forHang.empty());
+    int last = INT_MAX;
+    for (const Walkthrough* w : forHang) {
+        int count = 0;
+        for (const KeyCount& k : t.node(hang)->fixPatterns)
+            if (k.key == w->patternId) count = k.count;
+        QVERIFY(count > 0 && count <= last);
+        last = count;
+    }
+    QVERIFY(t.walkthroughsForNode(QStringLiteral("no/such")).empty());
     // A pattern seen once has no walkthrough, by the rule.
     const FixPattern* once = t.fixPattern(QStringLiteral("use-tmux"));
     QVERIFY(once);
@@ -146,6 +167,7 @@ void TestWalkthroughs::validationCatches_data()
     QTest::addColumn<QByteArray>("json");
     QTest::addColumn<QString>("problem");
     const QByteArray check = R"({"id": "c1", "description": "d", "needs": ["x"]})";
+    const QByteArray facts = R"("facts": [{"id": "x", "description": "d"}], )";
     const QByteArray step = R"({"title": "t", "why": "w", "how": "h", "good": "g", "bad": "b"})";
     QTest::addRow("not json") << QByteArray("{") << QStringLiteral("walkthroughs:");
     QTest::addRow("unknown pattern")
@@ -161,11 +183,11 @@ void TestWalkthroughs::validationCatches_data()
         << QByteArray(R"({"walkthroughs": [{"pattern": "fix-network-setting", "title": "x",
                       "steps": [{"title": "t"}]}]})")
         << QStringLiteral("walkthrough 'fix-network-setting' step 1 lacks");
-    QTest::addRow("unknown auto check")
-        << QByteArray(R"({"auto_checks": [)" + check + R"(], "walkthroughs": [{"pattern":
+    QTest::addRow("unknown auto check") << QByteArray("{" + facts + R"("auto_checks": [)" + check +
+                                                      R"(], "walkthroughs": [{"pattern":
                       "fix-network-setting", "title": "x", "steps": [{"title": "t", "why": "w",
                       "how": "h", "good": "g", "bad": "b", "auto_check": "c2"}]}]})")
-        << QStringLiteral("uses unknown auto check 'c2'");
+                                        << QStringLiteral("uses unknown auto check 'c2'");
     QTest::addRow("unknown framework")
         << QByteArray(R"({"walkthroughs": [{"pattern": "fix-network-setting", "title": "x",
                       "steps": [{"title": "t", "why": "w", "by_framework": {"jax": "j"},
@@ -174,9 +196,13 @@ void TestWalkthroughs::validationCatches_data()
     QTest::addRow("missing walkthrough")
         << QByteArray(R"({"auto_checks": [], "walkthroughs": []})")
         << QStringLiteral("pattern 'fix-dependency-version' (82 rows) has no walkthrough");
-    QTest::addRow("duplicate check")
-        << QByteArray(R"({"auto_checks": [)" + check + "," + check + R"(], "walkthroughs": []})")
-        << QStringLiteral("auto check 'c1' twice");
+    QTest::addRow("unknown fact")
+        << QByteArray(R"({"facts": [{"id": "y", "description": "d"}], "auto_checks": [)" + check +
+                      R"(], "walkthroughs": []})")
+        << QStringLiteral("auto check 'c1' needs unknown fact 'x'");
+    QTest::addRow("duplicate check") << QByteArray("{" + facts + R"("auto_checks": [)" + check +
+                                                   "," + check + R"(], "walkthroughs": []})")
+                                     << QStringLiteral("auto check 'c1' twice");
 }
 
 void TestWalkthroughs::validationCatches()
