@@ -66,7 +66,8 @@ json nodeJson(const Taxonomy& t, const TaxonomyNode& n)
               {"symptoms", s(d.symptoms)},
               {"messages", strings(d.messages)},
               {"cause", s(d.cause)},
-              {"distinguish", s(d.distinguish)}}},
+              {"distinguish", s(d.distinguish)},
+              {"see_also", strings(d.seeAlso)}}},
             {"children", children}};
 }
 

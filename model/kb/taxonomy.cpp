@@ -354,6 +354,14 @@ void Taxonomy::loadDescriptions(const QByteArray& json)
             d.messages << m.toString();
         d.cause = o.value(QLatin1String("cause")).toString();
         d.distinguish = o.value(QLatin1String("distinguish")).toString();
+        for (const QJsonValue& v : o.value(QLatin1String("see_also")).toArray()) {
+            const QString other = v.toString();
+            if (!m_nodeIndex.contains(other) || other == it.key())
+                m_problems << QStringLiteral("descriptions: node '%1' refers to unknown node '%2'")
+                                  .arg(it.key(), other);
+            else
+                d.seeAlso << other;
+        }
     }
     for (const TaxonomyNode& n : m_nodes) {
         const NodeDescription& d = n.description;

@@ -22,6 +22,7 @@ struct NodeDescription {
     QStringList messages; // typical message templates
     QString cause;        // why it happens in distributed training
     QString distinguish;  // how to tell it from its neighbours
+    QStringList seeAlso;  // the neighbour node ids `distinguish` refers to
 };
 
 struct TaxonomyNode {

@@ -379,10 +379,26 @@ void TestTaxonomy::descriptionsComplete()
         QVERIFY2(!n.description.summary.isEmpty(), qPrintable(n.id));
         QVERIFY2(!n.description.symptoms.isEmpty(), qPrintable(n.id));
     }
+    const QStringList hangNeighbours =
+        t.node(QStringLiteral("training-and-evaluation/unexpected-performance/hang"))
+            ->description.seeAlso;
+    QVERIFY(hangNeighbours.contains(QStringLiteral("communication-setup/hang-and-timeout")));
+    QVERIFY(hangNeighbours.contains(QStringLiteral("data-and-model-preparation/hang-and-timeout")));
+    int linked = 0;
+    for (const QString& leaf : t.leaves())
+        linked += !t.node(leaf)->description.seeAlso.isEmpty();
+    QVERIFY(linked >= 30); // most leaves name the neighbours they are confused with
     // Input the loader cannot use is reported, never silently empty.
     const Taxonomy broken = Taxonomy::fromData("source,link\n\"x", "", "{", "[");
     QVERIFY(broken.problems().size() >= 3);
     QCOMPARE(broken.rowCount(), 0);
+    const Taxonomy badRef = Taxonomy::fromData(
+        resource("tosem23_faults.csv"), resource("tosem23_howto.csv"),
+        R"({"nodes": {"communication-setup": {"see_also": ["communication-setup/nope"]}}})",
+        resource("walkthroughs.json"));
+    QVERIFY(
+        badRef.problems().contains(QStringLiteral("descriptions: node 'communication-setup' refers "
+                                                  "to unknown node 'communication-setup/nope'")));
 }
 
 QTEST_GUILESS_MAIN(TestTaxonomy)
