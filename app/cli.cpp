@@ -10,8 +10,8 @@ namespace {
 const Cli::Command kCommands[] = {
     {"analyze", "analyze FOLDER [--json | --format text|json]",
      "read a folder of per-rank traces and logs and report what it holds", runAnalyzeCommand},
-    {"taxonomy", "taxonomy [--json] [--walkthrough PATTERN-ID]",
-     "print the study's fault taxonomy and fix patterns, or one fix walkthrough",
+    {"taxonomy", "taxonomy [--json] [--node NODE-ID | --walkthrough PATTERN-ID]",
+     "print the study's fault taxonomy and fix patterns, one node, or one fix walkthrough",
      runTaxonomyCommand},
 };
 

@@ -192,6 +192,34 @@ void printWalkthrough(const Taxonomy& t, const Walkthrough& w, QTextStream& out)
     }
 }
 
+void printNode(const Taxonomy& t, const TaxonomyNode& n, QTextStream& out)
+{
+    const NodeDescription& d = n.description;
+    out << n.name << "  [" << n.id << "]\n" << d.summary << "\n\n";
+    out << n.issueCount << " fault rows (" << percent(n.studyShare) << " of the study), "
+        << n.linkCount << " issues, " << percent(n.distributedShare)
+        << " distributed-specific\nReported on:";
+    for (const KeyCount& f : n.frameworks)
+        out << " " << f.key << " " << f.count << ";";
+    out << "\n\nWhat you see: " << d.symptoms << "\n";
+    if (!d.messages.isEmpty()) {
+        out << "Typical messages:\n";
+        for (const QString& m : d.messages)
+            out << "  " << m << "\n";
+    }
+    out << "Why: " << d.cause << "\n";
+    out << "Not to confuse with: " << d.distinguish << "\n";
+    if (!d.seeAlso.isEmpty()) out << "See also: " << d.seeAlso.join(QStringLiteral(", ")) << "\n";
+    if (!n.childIds.isEmpty()) out << "Children: " << n.childIds.join(QStringLiteral(", ")) << "\n";
+    out << "\nFixes that worked (rows; * = rankscope taxonomy --walkthrough ID):\n";
+    for (const KeyCount& k : n.fixPatterns)
+        out << "  " << QString::number(k.count).rightJustified(3) << "  " << k.key
+            << (t.walkthrough(k.key) ? " *" : "") << "\n";
+    out << "Examples:\n";
+    for (const QString& link : n.exampleLinks)
+        out << "  " << link << "\n";
+}
+
 } // namespace
 
 int runTaxonomyCommand(const QStringList& arguments, QTextStream& out, QTextStream& err)
@@ -201,16 +229,22 @@ int runTaxonomyCommand(const QStringList& arguments, QTextStream& out, QTextStre
         "Print the study's fault taxonomy (stages, categories, leaf symptoms with counts), its fix "
         "patterns and how-to topics, or the walkthrough of one fix pattern."));
     const QCommandLineOption json(QStringLiteral("json"),
-                                  QStringLiteral("Print JSON (rankscope.taxonomy/1, or "
-                                                 "rankscope.walkthrough/1 with --walkthrough)."));
+                                  QStringLiteral("Print JSON (rankscope.taxonomy/1; "
+                                                 "rankscope.walkthrough/1 with --walkthrough; "
+                                                 "rankscope.taxonomy-node/1 with --node)."));
     const QCommandLineOption walkthrough(
         QStringList{QStringLiteral("walkthrough")},
         QStringLiteral("Print the walkthrough of fix pattern ID (ids: see 'rankscope taxonomy')."),
+        QStringLiteral("ID"));
+    const QCommandLineOption nodeOption(
+        QStringList{QStringLiteral("node")},
+        QStringLiteral("Print one node (stage, category or leaf symptom) with its description."),
         QStringLiteral("ID"));
     const QCommandLineOption help(QStringList{QStringLiteral("h"), QStringLiteral("help")},
                                   QStringLiteral("Show this help."));
     parser.addOption(json);
     parser.addOption(walkthrough);
+    parser.addOption(nodeOption);
     parser.addOption(help);
     if (!parser.parse(arguments)) return Cli::usageError(err, parser.errorText());
     if (parser.isSet(help)) {
@@ -220,7 +254,24 @@ int runTaxonomyCommand(const QStringList& arguments, QTextStream& out, QTextStre
     if (!parser.positionalArguments().isEmpty())
         return Cli::usageError(err, QStringLiteral("taxonomy takes no positional arguments"));
 
+    if (parser.isSet(walkthrough) && parser.isSet(nodeOption))
+        return Cli::usageError(err, QStringLiteral("--walkthrough and --node exclude each other"));
+
     const Taxonomy& t = Taxonomy::instance();
+    if (parser.isSet(nodeOption)) {
+        const TaxonomyNode* n = t.node(parser.value(nodeOption));
+        if (!n)
+            return Cli::usageError(
+                err, QStringLiteral("unknown taxonomy node '%1'").arg(parser.value(nodeOption)));
+        if (parser.isSet(json)) {
+            nlohmann::json doc = nodeJson(t, *n);
+            doc["schema"] = "rankscope.taxonomy-node/1";
+            out << QString::fromStdString(doc.dump(2)) << "\n";
+        } else {
+            printNode(t, *n, out);
+        }
+        return Cli::Success;
+    }
     if (parser.isSet(walkthrough)) {
         const QString id = parser.value(walkthrough);
         const Walkthrough* w = t.walkthrough(id);

@@ -13,6 +13,7 @@ private Q_SLOTS:
     void text();
     void walkthroughJson();
     void walkthroughText();
+    void node();
     void badUsageExitsTwo_data();
     void badUsageExitsTwo();
     void help();
@@ -155,6 +156,26 @@ void TestCliTaxonomy::walkthroughText()
     QVERIFY(r.out.contains("Auto-check: rendezvous_env_consistent"));
 }
 
+void TestCliTaxonomy::node()
+{
+    const QString id = QStringLiteral("training-and-evaluation/program-failure/out-of-memory");
+    const Run text = run({QStringLiteral("taxonomy"), QStringLiteral("--node"), id});
+    QCOMPARE(text.exitCode, 0);
+    const QByteArray head = QByteArray("out of memory  [") + id.toUtf8() + QByteArray("]");
+    QVERIFY(text.out.startsWith(head));
+    QVERIFY(text.out.contains("21 fault rows"));
+    QVERIFY(text.out.contains("Typical messages:"));
+    QVERIFY(text.out.contains("CUDA out of memory"));
+    const Run json = run({QStringLiteral("taxonomy"), QStringLiteral("--node"),
+                          QStringLiteral("communication-setup"), QStringLiteral("--json")});
+    QCOMPARE(json.exitCode, 0);
+    const QJsonObject doc = QJsonDocument::fromJson(json.out).object();
+    QCOMPARE(doc.value(QLatin1String("schema")).toString(),
+             QStringLiteral("rankscope.taxonomy-node/1"));
+    QCOMPARE(doc.value(QLatin1String("count")).toInt(), 133);
+    QCOMPARE(doc.value(QLatin1String("children")).toArray().size(), 3);
+}
+
 void TestCliTaxonomy::badUsageExitsTwo_data()
 {
     QTest::addColumn<QStringList>("args");
@@ -165,6 +186,11 @@ void TestCliTaxonomy::badUsageExitsTwo_data()
                                                QStringLiteral("--walkthrough")};
     QTest::addRow("unknown pattern") << QStringList{
         QStringLiteral("taxonomy"), QStringLiteral("--walkthrough"), QStringLiteral("nope")};
+    QTest::addRow("unknown node") << QStringList{QStringLiteral("taxonomy"),
+                                                 QStringLiteral("--node"), QStringLiteral("hang")};
+    QTest::addRow("node and walkthrough") << QStringList{
+        QStringLiteral("taxonomy"), QStringLiteral("--node"), QStringLiteral("communication-setup"),
+        QStringLiteral("--walkthrough"), QStringLiteral("fix-network-setting")};
     QTest::addRow("pattern without walkthrough") << QStringList{
         QStringLiteral("taxonomy"), QStringLiteral("--walkthrough"), QStringLiteral("use-tmux")};
 }
