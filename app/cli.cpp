@@ -1,5 +1,7 @@
 #include "app/cli.h"
 
+#include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QTextStream>
 #include <cstring>
 
@@ -10,6 +12,9 @@ namespace {
 const Cli::Command kCommands[] = {
     {"analyze", "analyze FOLDER [--json | --format text|json]",
      "read a folder of per-rank traces and logs and report what it holds", runAnalyzeCommand},
+    {"taxonomy", "taxonomy [--json] [--node NODE-ID | --walkthrough PATTERN-ID]",
+     "print the study's fault taxonomy and fix patterns, one node, or one fix walkthrough",
+     runTaxonomyCommand},
 };
 
 QString topLevelHelp()
@@ -35,6 +40,16 @@ int Cli::usageError(QTextStream& err, const QString& message)
     err << "rankscope: " << message << "\n"
         << "Try 'rankscope --help'.\n";
     return Usage;
+}
+
+QString Cli::commandHelp(const QCommandLineParser& parser, const char* command)
+{
+    // QCommandLineParser names the program by QCoreApplication's argv[0].
+    QString help = parser.helpText();
+    const QString exe = QCoreApplication::arguments().value(0);
+    const QString name = QStringLiteral("rankscope ") + QLatin1String(command);
+    if (!exe.isEmpty()) help.replace(exe, name);
+    return help;
 }
 
 bool Cli::handles(int argc, char** argv)

@@ -2,6 +2,7 @@
 
 #include <QStringList>
 
+class QCommandLineParser;
 class QTextStream;
 
 namespace rankscope {
@@ -30,9 +31,14 @@ public:
 
     // The one way every command reports bad usage: one line, a hint, exit code 2.
     static int usageError(QTextStream& err, const QString& message);
+
+    // A command's --help text, its usage line naming "rankscope <command>" rather than the path
+    // the binary was started from.
+    static QString commandHelp(const QCommandLineParser& parser, const char* command);
 };
 
 // The commands, each in its own cli_<name>.cpp.
 int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStream& err);
+int runTaxonomyCommand(const QStringList& arguments, QTextStream& out, QTextStream& err);
 
 } // namespace rankscope

@@ -25,7 +25,7 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
     parser.addOption(help);
     if (!parser.parse(arguments)) return Cli::usageError(err, parser.errorText());
     if (parser.isSet(help)) {
-        out << parser.helpText().replace(arguments.first(), QStringLiteral("rankscope analyze"));
+        out << Cli::commandHelp(parser, "analyze");
         return Cli::Success;
     }
     const QStringList positional = parser.positionalArguments();

@@ -1,0 +1,222 @@
+#include "model/kb/taxonomy.h"
+
+#include <QFile>
+#include <QRegularExpression>
+#include <QSet>
+#include <QTest>
+
+using namespace rankscope;
+
+// The walkthroughs are our own text over the study's fix patterns; these tests hold the data to
+// its rules, and prove that the loader's validation catches each kind of breakage.
+class TestWalkthroughs : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void everyRecurringPatternHasOne();
+    void walkthroughsReferToKnownPatterns();
+    void stepsComplete();
+    void autoChecks();
+    void frameworkSpecifics();
+    void lookups();
+    void validationCatches_data();
+    void validationCatches();
+};
+
+static QByteArray resource(const char* name)
+{
+    QFile f(QStringLiteral(":/taxonomy/") + QLatin1String(name));
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void TestWalkthroughs::everyRecurringPatternHasOne()
+{
+    const Taxonomy& t = Taxonomy::instance();
+    QVERIFY2(t.problems().isEmpty(), qPrintable(t.problems().join(QLatin1Char('\n'))));
+    int recurring = 0;
+    for (const FixPattern& p : t.fixPatterns()) {
+        if (p.count < 2) continue;
+        ++recurring;
+        QVERIFY2(t.walkthrough(p.id), qPrintable(p.id));
+    }
+    QCOMPARE(int(t.walkthroughs().size()), recurring);
+}
+
+void TestWalkthroughs::walkthroughsReferToKnownPatterns()
+{
+    const Taxonomy& t = Taxonomy::instance();
+    QSet<QString> seen;
+    for (const Walkthrough& w : t.walkthroughs()) {
+        QVERIFY2(t.fixPattern(w.patternId), qPrintable(w.patternId));
+        QVERIFY2(!seen.contains(w.patternId), qPrintable(w.patternId));
+        seen.insert(w.patternId);
+        QVERIFY(!w.title.isEmpty());
+        QVERIFY(!w.summary.isEmpty());
+    }
+}
+
+void TestWalkthroughs::stepsComplete()
+{
+    QSet<QString> titles;
+    for (const Walkthrough& w : Taxonomy::instance().walkthroughs()) {
+        QVERIFY2(!w.steps.empty(), qPrintable(w.patternId));
+        QSet<QString> own;
+        for (const WalkthroughStep& s : w.steps) {
+            const QString where = w.patternId + QStringLiteral(": ") + s.title;
+            QVERIFY2(!s.title.isEmpty() && !s.why.isEmpty(), qPrintable(where));
+            QVERIFY2(!s.how.isEmpty() || !s.byFramework.empty(), qPrintable(where));
+            QVERIFY2(!s.good.isEmpty() && !s.bad.isEmpty(), qPrintable(where));
+            QVERIFY2(!own.contains(s.title), qPrintable(where)); // no repeated step
+            own.insert(s.title);
+        }
+    }
+}
+
+void TestWalkthroughs::autoChecks()
+{
+    const Taxonomy& t = Taxonomy::instance();
+    QVERIFY(t.autoChecks().size() >= 8);
+    QSet<QString> used;
+    for (const Walkthrough& w : t.walkthroughs())
+        for (const WalkthroughStep& s : w.steps)
+            if (!s.autoCheck.isEmpty()) {
+                QVERIFY2(t.autoCheck(s.autoCheck), qPrintable(s.autoCheck));
+                used.insert(s.autoCheck);
+            }
+    static const QRegularExpression idRule(QStringLiteral("^[a-z][a-z0-9_]*$"));
+    for (const AutoCheck& c : t.autoChecks()) {
+        QVERIFY2(idRule.match(c.id).hasMatch(), qPrintable(c.id));
+        QVERIFY(!c.description.isEmpty());
+        QVERIFY(!c.needs.isEmpty());
+        // A check no step points to could never be shown to a user.
+        QVERIFY2(used.contains(c.id), qPrintable(c.id));
+    }
+    for (const char* id :
+         {"same_framework_version", "rendezvous_env_consistent", "same_nccl_interface",
+          "no_oom_before_hang", "all_ranks_same_step_count"})
+        QVERIFY2(t.autoCheck(QLatin1String(id)), id);
+    QSet<QString> needed;
+    for (const AutoCheck& c : t.autoChecks())
+        for (const QString& n : c.needs)
+            needed.insert(n);
+    for (const CheckFact& f : t.checkFacts()) {
+        QVERIFY(!f.description.isEmpty());
+        QVERIFY2(needed.contains(f.id), qPrintable(f.id)); // no fact nobody reads
+    }
+    QVERIFY(t.autoCheck(QStringLiteral("rendezvous_env_consistent"))
+                ->needs.contains(QStringLiteral("rank.env.WORLD_SIZE")));
+}
+
+void TestWalkthroughs::frameworkSpecifics()
+{
+    // The most frequent patterns are the ones most users reach; they must say how to do each
+    // step per framework where the frameworks differ.
+    const Taxonomy& t = Taxonomy::instance();
+    for (const char* id : {"fix-communication-configuration", "fix-distributed-api-usage",
+                           "fix-device-assignment"}) {
+        const Walkthrough* w = t.walkthrough(QLatin1String(id));
+        QVERIFY2(w, id);
+        QSet<QString> frameworks;
+        for (const WalkthroughStep& s : w->steps)
+            for (const FrameworkHow& f : s.byFramework)
+                frameworks.insert(f.framework);
+        QCOMPARE(frameworks, (QSet<QString>{QStringLiteral("pytorch"), QStringLiteral("horovod"),
+                                            QStringLiteral("tensorflow")}));
+    }
+    // Shown in one fixed order whatever the JSON's key order.
+    const WalkthroughStep& pin =
+        t.walkthrough(QStringLiteral("fix-device-assignment"))->steps.front();
+    QCOMPARE(pin.byFramework.size(), size_t(3));
+    QCOMPARE(pin.byFramework[0].framework, QStringLiteral("pytorch"));
+    QCOMPARE(pin.byFramework[1].framework, QStringLiteral("horovod"));
+    QCOMPARE(pin.byFramework[2].framework, QStringLiteral("tensorflow"));
+    bool mentionsDebugEnv = false;
+    for (const Walkthrough& w : t.walkthroughs())
+        for (const WalkthroughStep& s : w.steps)
+            mentionsDebugEnv |= s.how.contains(QLatin1String("NCCL_DEBUG=INFO")) &&
+                                w.patternId == QLatin1String("fix-network-setting");
+    QVERIFY(mentionsDebugEnv);
+}
+
+void TestWalkthroughs::lookups()
+{
+    const Taxonomy& t = Taxonomy::instance();
+    QVERIFY(!t.walkthrough(QStringLiteral("no-such-pattern")));
+    QVERIFY(!t.autoCheck(QStringLiteral("no_such_check")));
+    // A leaf's walkthroughs follow its fix patterns by frequency.
+    const QString hang = QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    const std::vector<const Walkthrough*> forHang = t.walkthroughsForNode(hang);
+    QVERIFY(!forHang.empty());
+    int last = INT_MAX;
+    for (const Walkthrough* w : forHang) {
+        int count = 0;
+        for (const KeyCount& k : t.node(hang)->fixPatterns)
+            if (k.key == w->patternId) count = k.count;
+        QVERIFY(count > 0 && count <= last);
+        last = count;
+    }
+    QVERIFY(t.walkthroughsForNode(QStringLiteral("no/such")).empty());
+    // A pattern seen once has no walkthrough, by the rule.
+    const FixPattern* once = t.fixPattern(QStringLiteral("use-tmux"));
+    QVERIFY(once);
+    QCOMPARE(once->count, 1);
+    QVERIFY(!t.walkthrough(once->id));
+}
+
+void TestWalkthroughs::validationCatches_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("problem");
+    const QByteArray check = R"({"id": "c1", "description": "d", "needs": ["x"]})";
+    const QByteArray facts = R"("facts": [{"id": "x", "description": "d"}], )";
+    const QByteArray step = R"({"title": "t", "why": "w", "how": "h", "good": "g", "bad": "b"})";
+    QTest::addRow("not json") << QByteArray("{") << QStringLiteral("walkthroughs:");
+    QTest::addRow("unknown pattern")
+        << QByteArray(R"({"auto_checks": [], "walkthroughs": [{"pattern": "nope", "title": "x",
+                      "steps": [)" +
+                      step + "]}]}")
+        << QStringLiteral("walkthrough of unknown pattern 'nope'");
+    QTest::addRow("no steps")
+        << QByteArray(R"({"walkthroughs": [{"pattern": "fix-network-setting", "title": "x",
+                      "steps": []}]})")
+        << QStringLiteral("walkthrough 'fix-network-setting' lacks a title or steps");
+    QTest::addRow("incomplete step")
+        << QByteArray(R"({"walkthroughs": [{"pattern": "fix-network-setting", "title": "x",
+                      "steps": [{"title": "t"}]}]})")
+        << QStringLiteral("walkthrough 'fix-network-setting' step 1 lacks");
+    QTest::addRow("unknown auto check") << QByteArray("{" + facts + R"("auto_checks": [)" + check +
+                                                      R"(], "walkthroughs": [{"pattern":
+                      "fix-network-setting", "title": "x", "steps": [{"title": "t", "why": "w",
+                      "how": "h", "good": "g", "bad": "b", "auto_check": "c2"}]}]})")
+                                        << QStringLiteral("uses unknown auto check 'c2'");
+    QTest::addRow("unknown framework")
+        << QByteArray(R"({"walkthroughs": [{"pattern": "fix-network-setting", "title": "x",
+                      "steps": [{"title": "t", "why": "w", "by_framework": {"jax": "j"},
+                      "good": "g", "bad": "b"}]}]})")
+        << QStringLiteral("unknown framework 'jax'");
+    QTest::addRow("missing walkthrough")
+        << QByteArray(R"({"auto_checks": [], "walkthroughs": []})")
+        << QStringLiteral("pattern 'fix-dependency-version' (82 rows) has no walkthrough");
+    QTest::addRow("unknown fact")
+        << QByteArray(R"({"facts": [{"id": "y", "description": "d"}], "auto_checks": [)" + check +
+                      R"(], "walkthroughs": []})")
+        << QStringLiteral("auto check 'c1' needs unknown fact 'x'");
+    QTest::addRow("duplicate check") << QByteArray("{" + facts + R"("auto_checks": [)" + check +
+                                                   "," + check + R"(], "walkthroughs": []})")
+                                     << QStringLiteral("auto check 'c1' twice");
+}
+
+void TestWalkthroughs::validationCatches()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, problem);
+    const Taxonomy t =
+        Taxonomy::fromData(resource("tosem23_faults.csv"), resource("tosem23_howto.csv"),
+                           resource("descriptions.json"), json);
+    bool found = false;
+    for (const QString& p : t.problems())
+        found |= p.contains(problem);
+    QVERIFY2(found, qPrintable(t.problems().join(QLatin1Char('\n'))));
+}
+
+QTEST_GUILESS_MAIN(TestWalkthroughs)
+#include "tst_walkthroughs.moc"
