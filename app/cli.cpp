@@ -10,6 +10,8 @@ namespace {
 const Cli::Command kCommands[] = {
     {"analyze", "analyze FOLDER [--json | --format text|json]",
      "read a folder of per-rank traces and logs and report what it holds", runAnalyzeCommand},
+    {"classify", "classify [FILE|-] [--json] [--top N]",
+     "rank the study's symptoms for an issue report or log", runClassifyCommand},
 };
 
 QString topLevelHelp()

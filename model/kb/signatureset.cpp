@@ -1,6 +1,5 @@
 #include "model/kb/signatureset.h"
 
-#include <QByteArrayMatcher>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -65,22 +64,6 @@ bool parseContext(const QJsonArray& array, const QString& targetKey, QList<Conte
     return true;
 }
 
-// Calls f(line) once per line whose bytes contain the matcher's pattern.
-template <typename F>
-void forEachLineContaining(QByteArrayView hay, const QByteArrayMatcher& matcher,
-                           const QList<qsizetype>& starts, F&& f)
-{
-    qsizetype from = 0;
-    while (from < hay.size()) {
-        const qsizetype pos = matcher.indexIn(hay.data(), hay.size(), from);
-        if (pos < 0) return;
-        const auto it = std::upper_bound(starts.begin(), starts.end(), pos);
-        const qsizetype line = qsizetype(it - starts.begin()) - 1;
-        f(line);
-        from = line + 1 < starts.size() ? starts[line + 1] : hay.size();
-    }
-}
-
 QByteArrayView lineBytes(QByteArrayView text, const QList<qsizetype>& starts, qsizetype line)
 {
     const qsizetype begin = starts[line];
@@ -88,20 +71,6 @@ QByteArrayView lineBytes(QByteArrayView text, const QList<qsizetype>& starts, qs
     while (end > begin && (text[end - 1] == '\n' || text[end - 1] == '\r'))
         --end;
     return text.sliced(begin, std::min(end - begin, kMaxLineBytes));
-}
-
-// The candidate lines of one rule, ascending and unique.
-std::vector<qsizetype> candidateLines(QByteArrayView hay, const QList<QByteArray>& literals,
-                                      const QList<qsizetype>& starts)
-{
-    std::vector<qsizetype> lines;
-    for (const QByteArray& literal : literals) {
-        const QByteArrayMatcher matcher(literal);
-        forEachLineContaining(hay, matcher, starts, [&](qsizetype l) { lines.push_back(l); });
-    }
-    std::sort(lines.begin(), lines.end());
-    lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
-    return lines;
 }
 
 } // namespace
@@ -192,6 +161,20 @@ SignatureSet SignatureSet::fromJson(const QByteArray& signaturesJson, const QByt
         for (auto jt = m.begin(); jt != m.end(); ++jt)
             set.m_remap[it.key()].insert(jt.key(), jt.value().toString());
     }
+    QList<QList<QByteArray>> exact, folded, stages, frameworks;
+    for (int r = 0; r < set.m_signatures.size(); ++r) {
+        const Signature& s = set.m_signatures[r];
+        (s.caseInsensitive ? folded : exact).append(s.literals);
+        (s.caseInsensitive ? set.m_cueRules : set.m_signatureRules).append(r);
+    }
+    for (const ContextCue& c : std::as_const(set.m_stages))
+        stages.append(c.literals);
+    for (const ContextCue& c : std::as_const(set.m_frameworks))
+        frameworks.append(c.literals);
+    set.m_signatureIndex = LiteralIndex(exact, false);
+    set.m_cueIndex = LiteralIndex(folded, true);
+    set.m_stageIndex = LiteralIndex(stages, true);
+    set.m_frameworkIndex = LiteralIndex(frameworks, true);
     return set;
 }
 
@@ -227,37 +210,40 @@ QString SignatureSet::stripAdvice(const QString& line) const
 QList<SignatureHit> SignatureSet::scan(QByteArrayView text, const QList<qsizetype>& lineStarts,
                                        bool withCues, int maxHitsPerRule) const
 {
-    const QList<qsizetype> starts = lineStarts.isEmpty() ? lineStartsOf(text) : lineStarts;
     QList<SignatureHit> hits;
     if (text.isEmpty()) return hits;
-    QByteArray lower;
-    if (withCues) lower = text.toByteArray().toLower();
+    const QList<qsizetype> starts = lineStarts.isEmpty() ? lineStartsOf(text) : lineStarts;
     QHash<qsizetype, QString> decoded; // a line is decoded and stripped once for all rules
 
-    for (int r = 0; r < m_signatures.size(); ++r) {
-        const Signature& s = m_signatures[r];
-        if (s.role == SignatureRole::Cue && !withCues) continue;
-        const QByteArrayView hay = s.caseInsensitive ? QByteArrayView(lower) : text;
-        int found = 0;
-        for (qsizetype line : candidateLines(hay, s.literals, starts)) {
-            auto it = decoded.find(line);
-            if (it == decoded.end())
-                it = decoded.insert(line,
-                                    stripAdvice(QString::fromUtf8(lineBytes(text, starts, line))));
-            const QRegularExpressionMatch m = s.regex.match(*it);
-            if (!m.hasMatch()) continue;
-            SignatureHit hit;
-            hit.rule = r;
-            hit.line = line;
-            hit.text = *it;
-            for (const QString& field : s.fields) {
-                const QString value = m.captured(field);
-                if (!value.isNull()) hit.fields.insert(field, value);
+    auto run = [&](const LiteralIndex& index, const QList<int>& rules, qsizetype limit) {
+        const std::vector<std::vector<qsizetype>> lines = index.candidateLines(text, limit);
+        for (size_t k = 0; k < lines.size(); ++k) {
+            const int r = rules[qsizetype(k)];
+            const Signature& s = m_signatures[r];
+            int found = 0;
+            for (qsizetype line : lines[k]) {
+                if (line >= starts.size()) break;
+                auto it = decoded.find(line);
+                if (it == decoded.end())
+                    it = decoded.insert(
+                        line, stripAdvice(QString::fromUtf8(lineBytes(text, starts, line))));
+                const QRegularExpressionMatch m = s.regex.match(*it);
+                if (!m.hasMatch()) continue;
+                SignatureHit hit;
+                hit.rule = r;
+                hit.line = line;
+                hit.text = *it;
+                for (const QString& field : s.fields) {
+                    const QString value = m.captured(field);
+                    if (!value.isNull()) hit.fields.insert(field, value);
+                }
+                hits.append(hit);
+                if (++found >= maxHitsPerRule) break;
             }
-            hits.append(hit);
-            if (++found >= maxHitsPerRule) break;
         }
-    }
+    };
+    run(m_signatureIndex, m_signatureRules, text.size());
+    if (withCues) run(m_cueIndex, m_cueRules, kProseBytes);
     std::stable_sort(hits.begin(), hits.end(),
                      [](const SignatureHit& a, const SignatureHit& b) { return a.line < b.line; });
     return hits;
@@ -267,11 +253,13 @@ QList<ContextHit> SignatureSet::scanContext(QByteArrayView text, const QList<qsi
                                             const QList<ContextCue>& cues) const
 {
     const QList<qsizetype> starts = lineStarts.isEmpty() ? lineStartsOf(text) : lineStarts;
-    const QByteArray lower = text.toByteArray().toLower();
+    const LiteralIndex& index = &cues == &m_stages ? m_stageIndex : m_frameworkIndex;
+    const std::vector<std::vector<qsizetype>> lines = index.candidateLines(text, kProseBytes);
     QList<ContextHit> hits;
-    for (int c = 0; c < cues.size(); ++c) {
+    for (int c = 0; c < cues.size() && size_t(c) < lines.size(); ++c) {
         int found = 0;
-        for (qsizetype line : candidateLines(lower, cues[c].literals, starts)) {
+        for (qsizetype line : lines[size_t(c)]) {
+            if (line >= starts.size()) break;
             if (!cues[c].regex.match(QString::fromUtf8(lineBytes(text, starts, line))).hasMatch())
                 continue;
             hits.append({c, line});

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/kb/literalindex.h"
 #include "model/kb/signature.h"
 
 #include <QByteArrayView>
@@ -33,6 +34,8 @@ struct ContextHit {
 // The compiled signature and cue data. Regexes are compiled and optimised once at load.
 class SignatureSet {
 public:
+    static constexpr qsizetype kProseBytes = 512 * 1024;
+
     // Parses the two JSON documents; on error returns an empty set and sets *error.
     static SignatureSet fromJson(const QByteArray& signaturesJson, const QByteArray& cuesJson,
                                  QString* error);
@@ -53,7 +56,8 @@ public:
     QString stripAdvice(const QString& line) const;
 
     // All hits in `text`; lineStarts holds the byte offset of every line (computed when empty).
-    // Cues are skipped unless withCues. At most maxHitsPerRule hits per rule, earliest first.
+    // Cues are skipped unless withCues; they only read the first kProseBytes (a report's prose
+    // is at its top; beyond that the input is a log). At most maxHitsPerRule hits per rule.
     QList<SignatureHit> scan(QByteArrayView text, const QList<qsizetype>& lineStarts, bool withCues,
                              int maxHitsPerRule = 64) const;
     QList<ContextHit> scanContext(QByteArrayView text, const QList<qsizetype>& lineStarts,
@@ -67,6 +71,9 @@ private:
     QList<ContextCue> m_frameworks;
     QList<QRegularExpression> m_advice;
     QHash<QString, QHash<QString, QString>> m_remap; // stage -> symptom -> symptom
+    // Literal indexes: log signatures (exact case), cues, stage cues, framework cues.
+    LiteralIndex m_signatureIndex, m_cueIndex, m_stageIndex, m_frameworkIndex;
+    QList<int> m_signatureRules, m_cueRules; // index position -> rule in m_signatures
 };
 
 } // namespace rankscope
