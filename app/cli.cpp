@@ -12,6 +12,8 @@ const Cli::Command kCommands[] = {
      "read a folder of per-rank traces and logs and report what it holds", runAnalyzeCommand},
     {"classify", "classify [FILE|-] [--json] [--top N]",
      "rank the study's symptoms for an issue report or log", runClassifyCommand},
+    {"issues", "issues import FILE|DIR | issues search QUERY [--json]",
+     "import issue reports, or search the study's and imported issues", runIssuesCommand},
 };
 
 QString topLevelHelp()

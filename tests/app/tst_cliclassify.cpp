@@ -14,6 +14,9 @@ private Q_SLOTS:
     void classifyText();
     void classifyErrors_data();
     void classifyErrors();
+    void issuesImportAndSearch();
+    void issuesErrors_data();
+    void issuesErrors();
 };
 
 struct Run {
@@ -96,6 +99,76 @@ void TestCliClassify::classifyErrors()
     const Run r = run(QStringList{QStringLiteral("classify")} + args);
     QCOMPARE(r.exitCode, exitCode);
     QVERIFY(r.err.startsWith("rankscope: "));
+}
+
+static QProcessEnvironment dbEnv(const QTemporaryDir& dir)
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("RANKSCOPE_DB"), dir.filePath(QStringLiteral("issues.sqlite")));
+    return env;
+}
+
+void TestCliClassify::issuesImportAndSearch()
+{
+    QTemporaryDir dir;
+    const Run imported = run({QStringLiteral("issues"), QStringLiteral("import"),
+                              QStringLiteral(RANKSCOPE_TEST_DATA "/classifier/import/rest.json")},
+                             {}, dbEnv(dir));
+    QCOMPARE(imported.exitCode, 0);
+    QVERIFY(imported.out.contains("Imported 2"));
+    const Run found = run({QStringLiteral("issues"), QStringLiteral("search"),
+                           QStringLiteral("wheel"), QStringLiteral("--json")},
+                          {}, dbEnv(dir));
+    QCOMPARE(found.exitCode, 0);
+    const QJsonObject doc = QJsonDocument::fromJson(found.out).object();
+    QCOMPARE(doc[QLatin1String("schema")].toString(), QStringLiteral("rankscope.issues/1"));
+    const QJsonObject best = doc[QLatin1String("results")].toArray().first().toObject();
+    QCOMPARE(best[QLatin1String("link")].toString(),
+             QStringLiteral("https://github.com/example/trainer/issues/8"));
+    QCOMPARE(best[QLatin1String("title")].toString(),
+             QStringLiteral("pip install fails on CUDA 12"));
+    QCOMPARE(best[QLatin1String("symptoms")].toArray().first().toString(),
+             QStringLiteral("package-build-and-import/installation-and-build-failure"));
+    QVERIFY(best[QLatin1String("fix_patterns")].isArray());
+    // The study's rows are searchable by their labels and link words.
+    const Run study = run({QStringLiteral("issues"), QStringLiteral("search"),
+                           QStringLiteral("horovod segmentation fault"), QStringLiteral("--json")},
+                          {}, dbEnv(dir));
+    const QJsonArray results =
+        QJsonDocument::fromJson(study.out).object()[QLatin1String("results")].toArray();
+    QVERIFY(!results.isEmpty());
+    QCOMPARE(results.first().toObject()[QLatin1String("source")].toString(),
+             QStringLiteral("GitHub-horovod"));
+}
+
+void TestCliClassify::issuesErrors_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QByteArray>("message");
+    QTest::addRow("no-action") << QStringList{} << 2 << QByteArray("import FILE|DIR");
+    QTest::addRow("bad-action") << QStringList{QStringLiteral("list")} << 2
+                                << QByteArray("import FILE|DIR");
+    QTest::addRow("no-query") << QStringList{QStringLiteral("search")} << 2
+                              << QByteArray("needs an argument");
+    QTest::addRow("missing-file") << QStringList{QStringLiteral("import"),
+                                                 QStringLiteral("/nonexistent.json")}
+                                  << 3 << QByteArray("cannot read");
+    QTest::addRow("malformed") << QStringList{QStringLiteral("import"),
+                                              QStringLiteral(RANKSCOPE_TEST_DATA
+                                                             "/classifier/import/malformed.json")}
+                               << 3 << QByteArray("not valid JSON");
+}
+
+void TestCliClassify::issuesErrors()
+{
+    QFETCH(QStringList, args);
+    QFETCH(int, exitCode);
+    QFETCH(QByteArray, message);
+    QTemporaryDir dir;
+    const Run r = run(QStringList{QStringLiteral("issues")} + args, {}, dbEnv(dir));
+    QCOMPARE(r.exitCode, exitCode);
+    QVERIFY2(r.err.contains(message), r.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCliClassify)
