@@ -199,6 +199,15 @@ QString SignatureSet::remap(const QString& stage, const QString& symptom) const
     return m_remap.value(stage).value(symptom);
 }
 
+QStringList SignatureSet::remapTargets() const
+{
+    QStringList out;
+    for (const QHash<QString, QString>& m : m_remap)
+        for (const QString& target : m)
+            if (!out.contains(target)) out.append(target);
+    return out;
+}
+
 QString SignatureSet::stripAdvice(const QString& line) const
 {
     QString out = line;

@@ -50,6 +50,8 @@ public:
     // The leaf a symptom stands for when the report is about `stage` (e.g. a hang during
     // init_process_group is the setup stage's "hang and timeout"); empty when there is none.
     QString remap(const QString& stage, const QString& symptom) const;
+    // Every leaf some remap can lead to.
+    QStringList remapTargets() const;
 
     // Removes advice text ("run with NCCL_DEBUG=INFO for details", "CUDA_LAUNCH_BLOCKING=1")
     // so that it never counts as the error it mentions.

@@ -19,6 +19,7 @@ private Q_SLOTS:
     void scoresAreBounded();
     void classifyLinesUsesCallerOffsets();
     void stageContextMovesHangToSetup();
+    void cuesReadOnlyTheProseWindow();
 };
 
 static QByteArray readData(const QString& rel)
@@ -134,6 +135,18 @@ void TestClassifier::stageContextMovesHangToSetup()
         "MASTER_ADDR and MASTER_PORT are set, nothing happens.\n");
     QVERIFY(!c.isEmpty());
     QCOMPARE(c.first().symptom, QStringLiteral("communication-setup/hang-and-timeout"));
+}
+
+// Prose cues read the first SignatureSet::kProseBytes; log signatures read everything.
+void TestClassifier::cuesReadOnlyTheProseWindow()
+{
+    QByteArray log(SignatureSet::kProseBytes + 10, 'x');
+    log += "\nthe job hangs forever\nSegmentation fault (core dumped)\n";
+    QStringList symptoms;
+    for (const Candidate& c : SymptomClassifier::instance().classify(log))
+        symptoms << c.symptom;
+    QCOMPARE(symptoms, QStringList{QStringLiteral(
+                           "training-and-evaluation/program-failure/segmentation-fault")});
 }
 
 QTEST_GUILESS_MAIN(TestClassifier)

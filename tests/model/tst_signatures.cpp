@@ -43,6 +43,7 @@ class TestSignatures : public QObject {
 private Q_SLOTS:
     void loads();
     void symptomsAreLeaves();
+    void everyLeafIsReachable();
     void everyRule_data();
     void everyRule();
     void adviceIsNotAnError_data();
@@ -70,6 +71,24 @@ void TestSignatures::symptomsAreLeaves()
     QCOMPARE(leaves.size(), 38);
     for (const Signature& s : SignatureSet::builtin().signatures())
         QVERIFY2(leaves.contains(s.symptom), qPrintable(s.id + QLatin1String(" -> ") + s.symptom));
+}
+
+// Each leaf but the study's catch-all "others" can be proposed: some rule names it, or a stage
+// remap leads to it. The remap targets must be leaves too.
+void TestSignatures::everyLeafIsReachable()
+{
+    const SignatureSet& set = SignatureSet::builtin();
+    QSet<QString> reachable;
+    for (const Signature& s : set.signatures())
+        reachable.insert(s.symptom);
+    const QSet<QString> leaves = leafIds();
+    for (const QString& target : set.remapTargets()) {
+        QVERIFY2(leaves.contains(target), qPrintable(target));
+        reachable.insert(target);
+    }
+    for (const QString& leaf : leaves)
+        if (!leaf.endsWith(QLatin1String("/others")))
+            QVERIFY2(reachable.contains(leaf), qPrintable(leaf));
 }
 
 void TestSignatures::everyRule_data()
