@@ -269,7 +269,9 @@ QList<ContextHit> SignatureSet::scanContext(QByteArrayView text, const QList<qsi
         int found = 0;
         for (qsizetype line : lines[size_t(c)]) {
             if (line >= starts.size()) break;
-            if (!cues[c].regex.match(QString::fromUtf8(lineBytes(text, starts, line))).hasMatch())
+            if (!cues[c]
+                     .regex.match(stripAdvice(QString::fromUtf8(lineBytes(text, starts, line))))
+                     .hasMatch())
                 continue;
             hits.append({c, line});
             if (++found >= 8) break; // context saturates; more lines add nothing
