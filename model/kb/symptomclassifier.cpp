@@ -20,6 +20,8 @@ constexpr double kForeignFrameworkFactor = 0.6;
 constexpr double kTitleCueFactor = 1.4;
 // The prior only breaks ties: the largest leaf share (~0.13) moves a score by ~0.001.
 constexpr double kPriorFactor = 0.01;
+// Evidence quotes a line, not a minified blob.
+constexpr qsizetype kEvidenceChars = 300;
 
 // The taxonomy's id rule (slug of stage[/inner]/leaf); kept private here until the taxonomy
 // library is merged, so the prior does not depend on it.
@@ -154,7 +156,8 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
             if (!shared) w *= kForeignFrameworkFactor;
         }
         if (w <= 0.0) continue;
-        add(bySymptom[s.symptom], Evidence{h.line + 1, h.text, s.id, s.role, w, h.fields});
+        add(bySymptom[s.symptom],
+            Evidence{h.line + 1, h.text.left(kEvidenceChars), s.id, s.role, w, h.fields});
     }
 
     // The report's stage: the strongest context, if it clearly leads.
