@@ -109,14 +109,20 @@ SignatureSet SignatureSet::fromJson(const QByteArray& signaturesJson, const QByt
     const QJsonObject sigs = sigDoc.object();
     const QJsonObject cues = cueDoc.object();
 
+    // Each advice pattern is checked alone (a clear error names it), then all are joined into
+    // one alternation so a line is searched once, not once per pattern.
+    QStringList advicePatterns;
     for (const QJsonValue& v : sigs.value(QLatin1String("advice")).toArray()) {
         QRegularExpression advice;
         const QJsonObject o = v.toObject();
-        if (!compile(advice, o.value(QLatin1String("pattern")).toString(), false,
-                     o.value(QLatin1String("id")).toString(), error))
+        const QString pattern = o.value(QLatin1String("pattern")).toString();
+        if (!compile(advice, pattern, false, o.value(QLatin1String("id")).toString(), error))
             return {};
-        set.m_advice.append(advice);
+        advicePatterns.append(QStringLiteral("(?:") + pattern + QLatin1Char(')'));
     }
+    if (!advicePatterns.isEmpty() && !compile(set.m_advice, advicePatterns.join(QLatin1Char('|')),
+                                              false, QStringLiteral("advice"), error))
+        return {};
 
     auto parseRules = [&](const QJsonArray& array, bool isCue) {
         for (const QJsonValue& v : array) {
@@ -210,10 +216,8 @@ QStringList SignatureSet::remapTargets() const
 
 QString SignatureSet::stripAdvice(const QString& line) const
 {
-    QString out = line;
-    for (const QRegularExpression& advice : m_advice)
-        if (out.contains(advice)) out.remove(advice);
-    return out.trimmed();
+    if (m_advice.pattern().isEmpty() || !line.contains(m_advice)) return line.trimmed();
+    return QString(line).remove(m_advice).trimmed();
 }
 
 QList<SignatureHit> SignatureSet::scan(QByteArrayView text, const QList<qsizetype>& lineStarts,

@@ -71,7 +71,7 @@ private:
     QList<Signature> m_signatures;
     QList<ContextCue> m_stages;
     QList<ContextCue> m_frameworks;
-    QList<QRegularExpression> m_advice;
+    QRegularExpression m_advice;                     // all advice patterns as one alternation
     QHash<QString, QHash<QString, QString>> m_remap; // stage -> symptom -> symptom
     // Literal indexes: log signatures (exact case), cues, stage cues, framework cues.
     LiteralIndex m_signatureIndex, m_cueIndex, m_stageIndex, m_frameworkIndex;
