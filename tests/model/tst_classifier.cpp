@@ -20,6 +20,7 @@ private Q_SLOTS:
     void classifyLinesUsesCallerOffsets();
     void stageContextMovesHangToSetup();
     void cuesReadOnlyTheProseWindow();
+    void pastedCodeIsNotASymptom();
 };
 
 static QByteArray readData(const QString& rel)
@@ -147,6 +148,16 @@ void TestClassifier::cuesReadOnlyTheProseWindow()
         symptoms << c.symptom;
     QCOMPARE(symptoms, QStringList{QStringLiteral(
                            "training-and-evaluation/program-failure/segmentation-fault")});
+}
+
+// A training script pasted into a report names DistributedSampler, torch.save, strategy.scope,
+// model.compile and logging; none of that is a symptom by itself.
+void TestClassifier::pastedCodeIsNotASymptom()
+{
+    const QByteArray code = readData(QStringLiteral("code-only-script.txt"));
+    QVERIFY(!code.isEmpty());
+    for (const Candidate& c : SymptomClassifier::instance().classify(code))
+        QVERIFY2(c.score < 0.3, qPrintable(c.symptom));
 }
 
 QTEST_GUILESS_MAIN(TestClassifier)
