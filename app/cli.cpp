@@ -15,6 +15,10 @@ const Cli::Command kCommands[] = {
     {"taxonomy", "taxonomy [--json] [--node NODE-ID | --walkthrough PATTERN-ID]",
      "print the study's fault taxonomy and fix patterns, one node, or one fix walkthrough",
      runTaxonomyCommand},
+    {"classify", "classify [FILE|-] [--json] [--top N]",
+     "rank the study's symptoms for an issue report or log", runClassifyCommand},
+    {"issues", "issues import FILE|DIR | issues search QUERY [--json]",
+     "import issue reports, or search the study's and imported issues", runIssuesCommand},
 };
 
 QString topLevelHelp()

@@ -40,5 +40,7 @@ public:
 // The commands, each in its own cli_<name>.cpp.
 int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStream& err);
 int runTaxonomyCommand(const QStringList& arguments, QTextStream& out, QTextStream& err);
+int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStream& err);
+int runIssuesCommand(const QStringList& arguments, QTextStream& out, QTextStream& err);
 
 } // namespace rankscope

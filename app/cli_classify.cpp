@@ -1,0 +1,112 @@
+#include "app/cli.h"
+#include "model/kb/symptomclassifier.h"
+
+#include <QCommandLineParser>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTextStream>
+#include <cmath>
+
+namespace rankscope {
+
+namespace {
+
+QJsonObject candidateJson(const Candidate& c)
+{
+    QJsonArray evidence;
+    for (const Evidence& e : c.evidence) {
+        QJsonObject o{{QStringLiteral("line"), double(e.line)},
+                      {QStringLiteral("text"), e.text},
+                      {QStringLiteral("signature"), e.signature},
+                      {QStringLiteral("role"), signatureRoleName(e.role)}};
+        if (!e.fields.isEmpty()) {
+            QJsonObject fields;
+            for (auto it = e.fields.begin(); it != e.fields.end(); ++it)
+                fields.insert(it.key(), it.value());
+            o.insert(QStringLiteral("fields"), fields);
+        }
+        evidence.append(o);
+    }
+    return {{QStringLiteral("symptom"), c.symptom},
+            {QStringLiteral("score"), std::round(c.score * 1000.0) / 1000.0},
+            {QStringLiteral("evidence"), evidence}};
+}
+
+} // namespace
+
+int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStream& err)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Rank the study's leaf symptoms for an issue report or a log (prose plus pasted logs)."));
+    parser.addPositionalArgument(QStringLiteral("file"),
+                                 QStringLiteral("The report or log; '-' or nothing reads stdin."));
+    const QCommandLineOption json(QStringLiteral("json"),
+                                  QStringLiteral("Print the rankscope.classification/1 JSON."));
+    const QCommandLineOption top(QStringLiteral("top"),
+                                 QStringLiteral("Show at most N candidates (default 5)."),
+                                 QStringLiteral("N"), QStringLiteral("5"));
+    const QCommandLineOption help(QStringList{QStringLiteral("h"), QStringLiteral("help")},
+                                  QStringLiteral("Show this help."));
+    parser.addOption(json);
+    parser.addOption(top);
+    parser.addOption(help);
+    if (!parser.parse(arguments)) return Cli::usageError(err, parser.errorText());
+    if (parser.isSet(help)) {
+        out << Cli::commandHelp(parser, "classify");
+        return Cli::Success;
+    }
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() > 1)
+        return Cli::usageError(err, QStringLiteral("classify takes at most one file"));
+    bool ok = false;
+    const int topN = parser.value(top).toInt(&ok);
+    if (!ok || topN < 1)
+        return Cli::usageError(
+            err, QStringLiteral("--top needs a positive number, not '%1'").arg(parser.value(top)));
+
+    const QString path = positional.value(0, QStringLiteral("-"));
+    QFile file;
+    const bool opened = path == QLatin1String("-")
+                            ? file.open(stdin, QIODevice::ReadOnly)
+                            : (file.setFileName(path), file.open(QIODevice::ReadOnly));
+    if (!opened) {
+        err << "rankscope: cannot read '" << path << "': " << file.errorString() << "\n";
+        return Cli::Unreadable;
+    }
+    const QByteArray text = file.readAll();
+
+    SymptomClassifier::Options options;
+    options.maxCandidates = topN;
+    const QList<Candidate> candidates = SymptomClassifier::instance().classify(text, options);
+
+    if (parser.isSet(json)) {
+        QJsonArray list;
+        for (const Candidate& c : candidates)
+            list.append(candidateJson(c));
+        const QJsonObject doc{
+            {QStringLiteral("schema"), QStringLiteral("rankscope.classification/1")},
+            {QStringLiteral("candidates"), list}};
+        out << QString::fromUtf8(QJsonDocument(doc).toJson(QJsonDocument::Indented));
+        return Cli::Success;
+    }
+    if (candidates.isEmpty()) {
+        out << "No known symptom matched.\n";
+        return Cli::Success;
+    }
+    out << QStringLiteral("%1  %2\n")
+               .arg(QStringLiteral("score"), -6)
+               .arg(QStringLiteral("symptom"));
+    for (const Candidate& c : candidates) {
+        out << QStringLiteral("%1  %2\n").arg(c.score, -6, 'f', 3).arg(c.symptom);
+        for (const Evidence& e : c.evidence)
+            out << QStringLiteral("        line %1 [%2 %3] %4\n")
+                       .arg(e.line)
+                       .arg(signatureRoleName(e.role), e.signature, e.text.left(120));
+    }
+    return Cli::Success;
+}
+
+} // namespace rankscope

@@ -1,0 +1,104 @@
+#include "app/cli.h"
+#include "model/kb/issuecorpus.h"
+
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTextStream>
+
+namespace rankscope {
+
+int runIssuesCommand(const QStringList& arguments, QTextStream& out, QTextStream& err)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "The issue corpus: the study's labelled issues and how-to questions plus your imported "
+        "reports (database: $RANKSCOPE_DB or the app data folder).\n"
+        "  issues import FILE|DIR   GitHub issue JSON (REST array or gh issue list --json\n"
+        "                           number,title,body,labels,url) or a folder of .md/.txt\n"
+        "  issues search QUERY      full-text search, best match first"));
+    parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("import or search"));
+    parser.addPositionalArgument(QStringLiteral("argument"),
+                                 QStringLiteral("The file or folder, or the query."));
+    const QCommandLineOption json(QStringLiteral("json"),
+                                  QStringLiteral("Print the rankscope.issues/1 JSON (search)."));
+    const QCommandLineOption limit(QStringLiteral("limit"),
+                                   QStringLiteral("At most N results (default 20)."),
+                                   QStringLiteral("N"), QStringLiteral("20"));
+    const QCommandLineOption help(QStringList{QStringLiteral("h"), QStringLiteral("help")},
+                                  QStringLiteral("Show this help."));
+    parser.addOption(json);
+    parser.addOption(limit);
+    parser.addOption(help);
+    if (!parser.parse(arguments)) return Cli::usageError(err, parser.errorText());
+    if (parser.isSet(help)) {
+        out << Cli::commandHelp(parser, "issues");
+        return Cli::Success;
+    }
+    const QStringList positional = parser.positionalArguments();
+    const QString action = positional.value(0);
+    if (action != QLatin1String("import") && action != QLatin1String("search"))
+        return Cli::usageError(err, QStringLiteral("issues needs 'import FILE|DIR' or "
+                                                   "'search QUERY'"));
+    if (positional.size() < 2)
+        return Cli::usageError(err, QStringLiteral("issues %1 needs an argument").arg(action));
+    bool ok = false;
+    const int maxResults = parser.value(limit).toInt(&ok);
+    if (!ok || maxResults < 1)
+        return Cli::usageError(err, QStringLiteral("--limit needs a positive number"));
+
+    if (action == QLatin1String("import")) {
+        if (positional.size() != 2)
+            return Cli::usageError(err, QStringLiteral("issues import takes one file or folder"));
+        if (!QFileInfo::exists(positional[1])) {
+            err << "rankscope: cannot read '" << positional[1] << "': no such file or folder\n";
+            return Cli::Unreadable;
+        }
+    }
+    IssueCorpus corpus;
+    if (!corpus.open(IssueCorpus::defaultPath())) {
+        err << "rankscope: " << corpus.error() << "\n";
+        return Cli::Unreadable;
+    }
+    if (action == QLatin1String("import")) {
+        const int n = corpus.importPath(positional[1]);
+        if (n < 0) {
+            err << "rankscope: " << corpus.error() << "\n";
+            return Cli::Unreadable;
+        }
+        out << "Imported " << n << " issue(s) into " << IssueCorpus::defaultPath() << "\n";
+        return Cli::Success;
+    }
+
+    const QString query = positional.mid(1).join(QLatin1Char(' '));
+    const QList<IssueResult> results = corpus.search(query, maxResults);
+    if (parser.isSet(json)) {
+        QJsonArray list;
+        for (const IssueResult& r : results)
+            list.append(QJsonObject{
+                {QStringLiteral("link"), r.link},
+                {QStringLiteral("title"), r.title},
+                {QStringLiteral("source"), r.source},
+                {QStringLiteral("symptoms"), QJsonArray::fromStringList(r.symptoms)},
+                {QStringLiteral("fix_patterns"), QJsonArray::fromStringList(r.fixPatterns)}});
+        out << QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("schema"),
+                                                            QStringLiteral("rankscope.issues/1")},
+                                                           {QStringLiteral("results"), list}})
+                                     .toJson(QJsonDocument::Indented));
+        return Cli::Success;
+    }
+    if (results.isEmpty()) out << "No issue matched '" << query << "'.\n";
+    for (const IssueResult& r : results) {
+        out << r.link << "  [" << r.source << "]\n";
+        if (!r.title.isEmpty()) out << "    " << r.title << "\n";
+        if (!r.symptoms.isEmpty())
+            out << "    symptoms: " << r.symptoms.join(QLatin1String(", ")) << "\n";
+        if (!r.fixPatterns.isEmpty())
+            out << "    fixes:    " << r.fixPatterns.join(QLatin1String(", ")) << "\n";
+    }
+    return Cli::Success;
+}
+
+} // namespace rankscope

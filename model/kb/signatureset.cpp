@@ -1,0 +1,287 @@
+#include "model/kb/signatureset.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <algorithm>
+#include <cstring>
+
+namespace rankscope {
+
+namespace {
+
+// Lines longer than this are cut before the regexes see them: a minified JSON blob in a log
+// must not cost seconds, and no signature needs more context than this.
+constexpr qsizetype kMaxLineBytes = 4096;
+
+QList<QByteArray> literalsOf(const QJsonValue& value, bool lower)
+{
+    QList<QByteArray> out;
+    for (const QJsonValue& v : value.toArray()) {
+        QByteArray literal = v.toString().toUtf8();
+        if (lower) literal = literal.toLower();
+        if (!literal.isEmpty()) out.append(literal);
+    }
+    return out;
+}
+
+bool compile(QRegularExpression& regex, const QString& pattern, bool caseInsensitive,
+             const QString& id, QString* error)
+{
+    QRegularExpression::PatternOptions options = QRegularExpression::UseUnicodePropertiesOption;
+    if (caseInsensitive) options |= QRegularExpression::CaseInsensitiveOption;
+    regex = QRegularExpression(pattern, options);
+    if (!regex.isValid()) {
+        *error = QStringLiteral("rule '%1': bad regex at offset %2: %3")
+                     .arg(id)
+                     .arg(regex.patternErrorOffset())
+                     .arg(regex.errorString());
+        return false;
+    }
+    regex.optimize();
+    return true;
+}
+
+bool parseContext(const QJsonArray& array, const QString& targetKey, QList<ContextCue>& out,
+                  QString* error)
+{
+    for (const QJsonValue& v : array) {
+        const QJsonObject o = v.toObject();
+        ContextCue cue;
+        cue.id = o.value(QLatin1String("id")).toString();
+        cue.target = o.value(targetKey).toString(cue.id);
+        cue.weight = o.value(QLatin1String("weight")).toDouble(1.0);
+        cue.literals = literalsOf(o.value(QLatin1String("literals")), true);
+        if (cue.literals.isEmpty()) {
+            *error = QStringLiteral("context cue '%1' has no literals").arg(cue.id);
+            return false;
+        }
+        if (!compile(cue.regex, o.value(QLatin1String("pattern")).toString(), true, cue.id, error))
+            return false;
+        out.append(cue);
+    }
+    return true;
+}
+
+QByteArrayView lineBytes(QByteArrayView text, const QList<qsizetype>& starts, qsizetype line)
+{
+    const qsizetype begin = starts[line];
+    qsizetype end = line + 1 < starts.size() ? starts[line + 1] : text.size();
+    while (end > begin && (text[end - 1] == '\n' || text[end - 1] == '\r'))
+        --end;
+    return text.sliced(begin, std::min(end - begin, kMaxLineBytes));
+}
+
+} // namespace
+
+QList<qsizetype> SignatureSet::lineStartsOf(QByteArrayView text)
+{
+    QList<qsizetype> starts;
+    starts.reserve(text.size() / 80 + 1);
+    starts.append(0);
+    const char* data = text.data();
+    const char* end = data + text.size();
+    for (const char* p = data; p < end;) {
+        const void* nl = std::memchr(p, '\n', size_t(end - p));
+        if (!nl) break;
+        p = static_cast<const char*>(nl) + 1;
+        if (p < end) starts.append(qsizetype(p - data));
+    }
+    return starts;
+}
+
+SignatureSet SignatureSet::fromJson(const QByteArray& signaturesJson, const QByteArray& cuesJson,
+                                    QString* error)
+{
+    SignatureSet set;
+    QJsonParseError parseError;
+    const QJsonDocument sigDoc = QJsonDocument::fromJson(signaturesJson, &parseError);
+    if (!sigDoc.isObject()) {
+        *error = QStringLiteral("signatures: %1").arg(parseError.errorString());
+        return {};
+    }
+    const QJsonDocument cueDoc = QJsonDocument::fromJson(cuesJson, &parseError);
+    if (!cueDoc.isObject()) {
+        *error = QStringLiteral("cues: %1").arg(parseError.errorString());
+        return {};
+    }
+    const QJsonObject sigs = sigDoc.object();
+    const QJsonObject cues = cueDoc.object();
+
+    // Each advice pattern is checked alone (a clear error names it), then all are joined into
+    // one alternation so a line is searched once, not once per pattern.
+    QStringList advicePatterns;
+    for (const QJsonValue& v : sigs.value(QLatin1String("advice")).toArray()) {
+        QRegularExpression advice;
+        const QJsonObject o = v.toObject();
+        const QString pattern = o.value(QLatin1String("pattern")).toString();
+        if (!compile(advice, pattern, false, o.value(QLatin1String("id")).toString(), error))
+            return {};
+        advicePatterns.append(QStringLiteral("(?:") + pattern + QLatin1Char(')'));
+    }
+    if (!advicePatterns.isEmpty() && !compile(set.m_advice, advicePatterns.join(QLatin1Char('|')),
+                                              false, QStringLiteral("advice"), error))
+        return {};
+
+    auto parseRules = [&](const QJsonArray& array, bool isCue) {
+        for (const QJsonValue& v : array) {
+            const QJsonObject o = v.toObject();
+            Signature s;
+            s.id = o.value(QLatin1String("id")).toString();
+            s.caseInsensitive = isCue;
+            s.symptom = o.value(QLatin1String("symptom")).toString();
+            s.weight = std::clamp(o.value(QLatin1String("weight")).toDouble(), 0.0, 1.0);
+            const QString role = o.value(QLatin1String("role")).toString();
+            s.role = isCue ? SignatureRole::Cue
+                           : (role == QLatin1String("cascade") ? SignatureRole::Cascade
+                                                               : SignatureRole::Root);
+            for (const QJsonValue& f : o.value(QLatin1String("frameworks")).toArray())
+                s.frameworks.append(f.toString());
+            if (s.frameworks.isEmpty()) s.frameworks.append(QStringLiteral("any"));
+            s.literals = literalsOf(o.value(QLatin1String("literals")), isCue);
+            s.positive = o.value(QLatin1String("positive")).toString();
+            s.negative = o.value(QLatin1String("negative")).toString();
+            if (s.id.isEmpty() || s.symptom.isEmpty() || s.literals.isEmpty()) {
+                *error = QStringLiteral("rule '%1' lacks an id, a symptom or literals").arg(s.id);
+                return false;
+            }
+            if (!compile(s.regex, o.value(QLatin1String("pattern")).toString(), isCue, s.id, error))
+                return false;
+            for (const QString& name : s.regex.namedCaptureGroups())
+                if (!name.isEmpty()) s.fields.append(name);
+            set.m_signatures.append(s);
+        }
+        return true;
+    };
+    if (!parseRules(sigs.value(QLatin1String("signatures")).toArray(), false)) return {};
+    if (!parseRules(cues.value(QLatin1String("cues")).toArray(), true)) return {};
+    if (!parseContext(cues.value(QLatin1String("stages")).toArray(), QStringLiteral("stage"),
+                      set.m_stages, error) ||
+        !parseContext(cues.value(QLatin1String("frameworks")).toArray(), QStringLiteral("id"),
+                      set.m_frameworks, error))
+        return {};
+    const QJsonObject remap = cues.value(QLatin1String("stage_remap")).toObject();
+    for (auto it = remap.begin(); it != remap.end(); ++it) {
+        const QJsonObject m = it.value().toObject();
+        for (auto jt = m.begin(); jt != m.end(); ++jt)
+            set.m_remap[it.key()].insert(jt.key(), jt.value().toString());
+    }
+    QList<QList<QByteArray>> exact, folded, stages, frameworks;
+    for (int r = 0; r < set.m_signatures.size(); ++r) {
+        const Signature& s = set.m_signatures[r];
+        (s.caseInsensitive ? folded : exact).append(s.literals);
+        (s.caseInsensitive ? set.m_cueRules : set.m_signatureRules).append(r);
+    }
+    for (const ContextCue& c : std::as_const(set.m_stages))
+        stages.append(c.literals);
+    for (const ContextCue& c : std::as_const(set.m_frameworks))
+        frameworks.append(c.literals);
+    set.m_signatureIndex = LiteralIndex(exact, false);
+    set.m_cueIndex = LiteralIndex(folded, true);
+    set.m_stageIndex = LiteralIndex(stages, true);
+    set.m_frameworkIndex = LiteralIndex(frameworks, true);
+    return set;
+}
+
+const SignatureSet& SignatureSet::builtin()
+{
+    static const SignatureSet set = [] {
+        QFile sigs(QStringLiteral(":/taxonomy/signatures.json"));
+        QFile cues(QStringLiteral(":/taxonomy/cues.json"));
+        QString error;
+        SignatureSet s;
+        if (sigs.open(QIODevice::ReadOnly) && cues.open(QIODevice::ReadOnly))
+            s = fromJson(sigs.readAll(), cues.readAll(), &error);
+        if (s.isEmpty())
+            qWarning("rankscope: the built-in signatures did not load: %s", qPrintable(error));
+        return s;
+    }();
+    return set;
+}
+
+QString SignatureSet::remap(const QString& stage, const QString& symptom) const
+{
+    return m_remap.value(stage).value(symptom);
+}
+
+QStringList SignatureSet::remapTargets() const
+{
+    QStringList out;
+    for (const QHash<QString, QString>& m : m_remap)
+        for (const QString& target : m)
+            if (!out.contains(target)) out.append(target);
+    return out;
+}
+
+QString SignatureSet::stripAdvice(const QString& line) const
+{
+    if (m_advice.pattern().isEmpty() || !line.contains(m_advice)) return line.trimmed();
+    return QString(line).remove(m_advice).trimmed();
+}
+
+QList<SignatureHit> SignatureSet::scan(QByteArrayView text, const QList<qsizetype>& lineStarts,
+                                       bool withCues, int maxHitsPerRule) const
+{
+    QList<SignatureHit> hits;
+    if (text.isEmpty()) return hits;
+    const QList<qsizetype> starts = lineStarts.isEmpty() ? lineStartsOf(text) : lineStarts;
+    QHash<qsizetype, QString> decoded; // a line is decoded and stripped once for all rules
+
+    auto run = [&](const LiteralIndex& index, const QList<int>& rules, qsizetype limit) {
+        const std::vector<std::vector<qsizetype>> lines = index.candidateLines(text, limit);
+        for (size_t k = 0; k < lines.size(); ++k) {
+            const int r = rules[qsizetype(k)];
+            const Signature& s = m_signatures[r];
+            int found = 0;
+            for (qsizetype line : lines[k]) {
+                if (line >= starts.size()) break;
+                auto it = decoded.find(line);
+                if (it == decoded.end())
+                    it = decoded.insert(
+                        line, stripAdvice(QString::fromUtf8(lineBytes(text, starts, line))));
+                const QRegularExpressionMatch m = s.regex.match(*it);
+                if (!m.hasMatch()) continue;
+                SignatureHit hit;
+                hit.rule = r;
+                hit.line = line;
+                hit.text = *it;
+                for (const QString& field : s.fields) {
+                    const QString value = m.captured(field);
+                    if (!value.isNull()) hit.fields.insert(field, value);
+                }
+                hits.append(hit);
+                if (++found >= maxHitsPerRule) break;
+            }
+        }
+    };
+    run(m_signatureIndex, m_signatureRules, text.size());
+    if (withCues) run(m_cueIndex, m_cueRules, kProseBytes);
+    std::stable_sort(hits.begin(), hits.end(),
+                     [](const SignatureHit& a, const SignatureHit& b) { return a.line < b.line; });
+    return hits;
+}
+
+QList<ContextHit> SignatureSet::scanContext(QByteArrayView text, const QList<qsizetype>& lineStarts,
+                                            const QList<ContextCue>& cues) const
+{
+    const QList<qsizetype> starts = lineStarts.isEmpty() ? lineStartsOf(text) : lineStarts;
+    const LiteralIndex& index = &cues == &m_stages ? m_stageIndex : m_frameworkIndex;
+    const std::vector<std::vector<qsizetype>> lines = index.candidateLines(text, kProseBytes);
+    QList<ContextHit> hits;
+    for (int c = 0; c < cues.size() && size_t(c) < lines.size(); ++c) {
+        int found = 0;
+        for (qsizetype line : lines[size_t(c)]) {
+            if (line >= starts.size()) break;
+            if (!cues[c]
+                     .regex.match(stripAdvice(QString::fromUtf8(lineBytes(text, starts, line))))
+                     .hasMatch())
+                continue;
+            hits.append({c, line});
+            if (++found >= 8) break; // context saturates; more lines add nothing
+        }
+    }
+    return hits;
+}
+
+} // namespace rankscope

@@ -1,0 +1,81 @@
+#pragma once
+
+#include "model/kb/literalindex.h"
+#include "model/kb/signature.h"
+
+#include <QByteArrayView>
+#include <QHash>
+#include <QMap>
+
+namespace rankscope {
+
+// A prose cue that tells which stage of the study a report is about (setup, preparation,
+// training), or which framework it uses; both only re-weight signature and cue hits.
+struct ContextCue {
+    QString id;
+    QString target; // a stage slug or a framework name
+    QRegularExpression regex;
+    QList<QByteArray> literals; // lower-case
+    double weight = 0.0;
+};
+
+struct SignatureHit {
+    int rule = -1;      // index into SignatureSet::signatures()
+    qsizetype line = 0; // 0-based line index
+    QString text;       // the line, trimmed, advice spans removed
+    QMap<QString, QString> fields;
+};
+
+struct ContextHit {
+    int cue = -1; // index into stages() or frameworks()
+    qsizetype line = 0;
+};
+
+// The compiled signature and cue data. Regexes are compiled and optimised once at load.
+class SignatureSet {
+public:
+    static constexpr qsizetype kProseBytes = 512 * 1024;
+
+    // Parses the two JSON documents; on error returns an empty set and sets *error.
+    static SignatureSet fromJson(const QByteArray& signaturesJson, const QByteArray& cuesJson,
+                                 QString* error);
+    // The data compiled into the binary (:/taxonomy/signatures.json, :/taxonomy/cues.json).
+    static const SignatureSet& builtin();
+
+    const QList<Signature>& signatures() const { return m_signatures; }
+    const QList<ContextCue>& stages() const { return m_stages; }
+    const QList<ContextCue>& frameworks() const { return m_frameworks; }
+    bool isEmpty() const { return m_signatures.isEmpty(); }
+
+    // The leaf a symptom stands for when the report is about `stage` (e.g. a hang during
+    // init_process_group is the setup stage's "hang and timeout"); empty when there is none.
+    QString remap(const QString& stage, const QString& symptom) const;
+    // Every leaf some remap can lead to.
+    QStringList remapTargets() const;
+
+    // Removes advice text ("run with NCCL_DEBUG=INFO for details", "CUDA_LAUNCH_BLOCKING=1")
+    // so that it never counts as the error it mentions.
+    QString stripAdvice(const QString& line) const;
+
+    // All hits in `text`; lineStarts holds the byte offset of every line (computed when empty).
+    // Cues are skipped unless withCues; they only read the first kProseBytes (a report's prose
+    // is at its top; beyond that the input is a log). At most maxHitsPerRule hits per rule.
+    QList<SignatureHit> scan(QByteArrayView text, const QList<qsizetype>& lineStarts, bool withCues,
+                             int maxHitsPerRule = 64) const;
+    QList<ContextHit> scanContext(QByteArrayView text, const QList<qsizetype>& lineStarts,
+                                  const QList<ContextCue>& cues) const;
+
+    static QList<qsizetype> lineStartsOf(QByteArrayView text);
+
+private:
+    QList<Signature> m_signatures;
+    QList<ContextCue> m_stages;
+    QList<ContextCue> m_frameworks;
+    QRegularExpression m_advice;                     // all advice patterns as one alternation
+    QHash<QString, QHash<QString, QString>> m_remap; // stage -> symptom -> symptom
+    // Literal indexes: log signatures (exact case), cues, stage cues, framework cues.
+    LiteralIndex m_signatureIndex, m_cueIndex, m_stageIndex, m_frameworkIndex;
+    QList<int> m_signatureRules, m_cueRules; // index position -> rule in m_signatures
+};
+
+} // namespace rankscope

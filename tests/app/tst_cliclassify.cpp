@@ -1,0 +1,175 @@
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+// Runs the real binary for `classify` and `issues`: exit codes and documents are the contract.
+class TestCliClassify : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void classifyJson();
+    void classifyStdinNothingMatched();
+    void classifyText();
+    void classifyErrors_data();
+    void classifyErrors();
+    void issuesImportAndSearch();
+    void issuesErrors_data();
+    void issuesErrors();
+};
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out, err;
+};
+
+static Run run(const QStringList& args, const QByteArray& input = {},
+               const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
+{
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(RANKSCOPE_BINARY), args);
+    p.write(input);
+    p.closeWriteChannel();
+    Run r;
+    if (!p.waitForFinished(60000)) return r;
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+void TestCliClassify::classifyJson()
+{
+    const Run r =
+        run({QStringLiteral("classify"),
+             QStringLiteral(RANKSCOPE_TEST_DATA "/classifier/ddp-checkpoint-module-prefix.md"),
+             QStringLiteral("--json"), QStringLiteral("--top"), QStringLiteral("2")});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+    QCOMPARE(doc[QLatin1String("schema")].toString(), QStringLiteral("rankscope.classification/1"));
+    const QJsonArray candidates = doc[QLatin1String("candidates")].toArray();
+    QVERIFY(!candidates.isEmpty() && candidates.size() <= 2);
+    const QJsonObject best = candidates.first().toObject();
+    QCOMPARE(best[QLatin1String("symptom")].toString(),
+             QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning"));
+    const double score = best[QLatin1String("score")].toDouble();
+    QVERIFY(score > 0.5 && score <= 1.0);
+    const QJsonObject ev = best[QLatin1String("evidence")].toArray().first().toObject();
+    QVERIFY(ev[QLatin1String("line")].toInt() >= 1);
+    QVERIFY(!ev[QLatin1String("text")].toString().isEmpty());
+    QVERIFY(!ev[QLatin1String("signature")].toString().isEmpty());
+    if (candidates.size() == 2)
+        QVERIFY(candidates[1].toObject()[QLatin1String("score")].toDouble() <= score);
+}
+
+void TestCliClassify::classifyStdinNothingMatched()
+{
+    const Run r = run({QStringLiteral("classify"), QStringLiteral("-"), QStringLiteral("--json")},
+                      "epoch 1 done\nepoch 2 done\n");
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+    QVERIFY(doc[QLatin1String("candidates")].isArray());
+    QVERIFY(doc[QLatin1String("candidates")].toArray().isEmpty());
+}
+
+void TestCliClassify::classifyText()
+{
+    const Run r = run({QStringLiteral("classify")}, "Segmentation fault (core dumped)\n");
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains("training-and-evaluation/program-failure/segmentation-fault"));
+    QVERIFY(r.out.contains("line 1"));
+}
+
+void TestCliClassify::classifyErrors_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("exitCode");
+    QTest::addRow("two-files") << QStringList{QStringLiteral("a"), QStringLiteral("b")} << 2;
+    QTest::addRow("bad-top") << QStringList{QStringLiteral("--top"), QStringLiteral("x")} << 2;
+    QTest::addRow("unknown-option") << QStringList{QStringLiteral("--bogus")} << 2;
+    QTest::addRow("missing-file") << QStringList{QStringLiteral("/nonexistent/report.md")} << 3;
+}
+
+void TestCliClassify::classifyErrors()
+{
+    QFETCH(QStringList, args);
+    QFETCH(int, exitCode);
+    const Run r = run(QStringList{QStringLiteral("classify")} + args);
+    QCOMPARE(r.exitCode, exitCode);
+    QVERIFY(r.err.startsWith("rankscope: "));
+}
+
+static QProcessEnvironment dbEnv(const QTemporaryDir& dir)
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("RANKSCOPE_DB"), dir.filePath(QStringLiteral("issues.sqlite")));
+    return env;
+}
+
+void TestCliClassify::issuesImportAndSearch()
+{
+    QTemporaryDir dir;
+    const Run imported = run({QStringLiteral("issues"), QStringLiteral("import"),
+                              QStringLiteral(RANKSCOPE_TEST_DATA "/classifier/import/rest.json")},
+                             {}, dbEnv(dir));
+    QCOMPARE(imported.exitCode, 0);
+    QVERIFY(imported.out.contains("Imported 2"));
+    const Run found = run({QStringLiteral("issues"), QStringLiteral("search"),
+                           QStringLiteral("wheel"), QStringLiteral("--json")},
+                          {}, dbEnv(dir));
+    QCOMPARE(found.exitCode, 0);
+    const QJsonObject doc = QJsonDocument::fromJson(found.out).object();
+    QCOMPARE(doc[QLatin1String("schema")].toString(), QStringLiteral("rankscope.issues/1"));
+    const QJsonObject best = doc[QLatin1String("results")].toArray().first().toObject();
+    QCOMPARE(best[QLatin1String("link")].toString(),
+             QStringLiteral("https://github.com/example/trainer/issues/8"));
+    QCOMPARE(best[QLatin1String("title")].toString(),
+             QStringLiteral("pip install fails on CUDA 12"));
+    QCOMPARE(best[QLatin1String("symptoms")].toArray().first().toString(),
+             QStringLiteral("package-build-and-import/installation-and-build-failure"));
+    QVERIFY(best[QLatin1String("fix_patterns")].isArray());
+    // The study's rows are searchable by their labels and link words.
+    const Run study = run({QStringLiteral("issues"), QStringLiteral("search"),
+                           QStringLiteral("horovod segmentation fault"), QStringLiteral("--json")},
+                          {}, dbEnv(dir));
+    const QJsonArray results =
+        QJsonDocument::fromJson(study.out).object()[QLatin1String("results")].toArray();
+    QVERIFY(!results.isEmpty());
+    QCOMPARE(results.first().toObject()[QLatin1String("source")].toString(),
+             QStringLiteral("GitHub-horovod"));
+}
+
+void TestCliClassify::issuesErrors_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QByteArray>("message");
+    QTest::addRow("no-action") << QStringList{} << 2 << QByteArray("import FILE|DIR");
+    QTest::addRow("bad-action") << QStringList{QStringLiteral("list")} << 2
+                                << QByteArray("import FILE|DIR");
+    QTest::addRow("no-query") << QStringList{QStringLiteral("search")} << 2
+                              << QByteArray("needs an argument");
+    QTest::addRow("missing-file") << QStringList{QStringLiteral("import"),
+                                                 QStringLiteral("/nonexistent.json")}
+                                  << 3 << QByteArray("cannot read");
+    QTest::addRow("malformed") << QStringList{QStringLiteral("import"),
+                                              QStringLiteral(RANKSCOPE_TEST_DATA
+                                                             "/classifier/import/malformed.json")}
+                               << 3 << QByteArray("not valid JSON");
+}
+
+void TestCliClassify::issuesErrors()
+{
+    QFETCH(QStringList, args);
+    QFETCH(int, exitCode);
+    QFETCH(QByteArray, message);
+    QTemporaryDir dir;
+    const Run r = run(QStringList{QStringLiteral("issues")} + args, {}, dbEnv(dir));
+    QCOMPARE(r.exitCode, exitCode);
+    QVERIFY2(r.err.contains(message), r.err.constData());
+}
+
+QTEST_GUILESS_MAIN(TestCliClassify)
+#include "tst_cliclassify.moc"
