@@ -78,6 +78,8 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
             std::int64_t second = std::numeric_limits<std::int64_t>::min();
             for (auto it = arrivals.begin(); it != arrivals.end(); ++it)
                 if (it != lastIt) second = std::max(second, it->first);
+            // Arrivals that tie carry no information on who was waited for.
+            if (lastIt->first - second <= 0) continue;
             const double p = 1.0 / double(arrivals.size());
             for (const auto& [t, m] : arrivals) {
                 Acc& a = acc[g.members[std::size_t(m)]];

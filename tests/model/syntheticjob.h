@@ -160,6 +160,9 @@ public:
     }
 
     EventStore store;
+    // How the collective the others wait in looks when the trace is written: still running
+    // (GPU, Flight Recorder) or closed by the error that ended the wait (a gloo span).
+    CollectiveRecord::State hangState = CollectiveRecord::State::Started;
 
 private:
     static bool isIn(const std::vector<int>& v, int r)
