@@ -183,6 +183,8 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     res.progress = std::move(hang.progress);
     res.arrivals = std::move(straggler.arrivals);
     res.steps = std::move(ctx.steps);
+    res.collectiveCount = store.collectives.size();
+    res.logLineCount = logs.size();
     return res;
 }
 

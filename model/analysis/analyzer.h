@@ -24,6 +24,9 @@ struct AnalysisResult {
     std::map<int, RankArrival> arrivals;
     std::vector<RankTimeBreakdown> breakdown;
     StepTimeline steps;
+    // What the checks had to work on, so a report can tell "nothing found" from "nothing read".
+    std::size_t collectiveCount = 0;
+    std::size_t logLineCount = 0;
 };
 
 // Runs every cross-rank check on a session's events and classified log lines, reconciles what

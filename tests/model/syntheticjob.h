@@ -106,8 +106,7 @@ public:
                 if (isIn(absent, r)) continue;
                 const std::int64_t a = cursor[std::size_t(r)];
                 if (hang)
-                    collective(r, op, a - 30'000, a, a + hangNs, CollectiveRecord::State::Started,
-                               m_stepNo);
+                    collective(r, op, a - 30'000, a, a + hangNs, hangState, m_stepNo);
                 else
                     collective(r, op, a - 30'000, a, done, CollectiveRecord::State::Completed,
                                m_stepNo);
