@@ -78,11 +78,14 @@ std::string formatDurationNs(std::int64_t ns)
 
 std::string formatRanks(const std::vector<int>& ranks)
 {
+    // Large jobs: name a few, count the rest, so a summary stays one line.
+    constexpr std::size_t kNamed = 8;
     std::string s = ranks.size() == 1 ? "rank " : "ranks ";
-    for (std::size_t i = 0; i < ranks.size(); ++i) {
+    for (std::size_t i = 0; i < ranks.size() && i < kNamed; ++i) {
         if (i) s += ", ";
         s += std::to_string(ranks[i]);
     }
+    if (ranks.size() > kNamed) s += ", ... (" + std::to_string(ranks.size()) + " ranks)";
     return s;
 }
 

@@ -77,6 +77,9 @@ ClockAlignment ClockAligner::align(const EventStore& store,
                 if (out.offsetNs[g.members[s]]) anchorSlot = int(s);
             if (anchorSlot < 0) continue;
             const std::int64_t anchorOffset = *out.offsetNs[g.members[std::size_t(anchorSlot)]];
+            std::vector<char> done(g.members.size());
+            for (std::size_t s = 0; s < g.members.size(); ++s)
+                done[s] = out.offsetNs[g.members[s]].has_value();
             std::vector<std::vector<std::int64_t>> diffs(g.members.size());
             for (const auto& row : g.collectives) {
                 const std::int32_t a = row.records[std::size_t(anchorSlot)];
@@ -84,7 +87,7 @@ ClockAlignment ClockAligner::align(const EventStore& store,
                 const std::int64_t ta = completionNs(store.collectives[std::size_t(a)]);
                 if (ta < 0) continue;
                 for (std::size_t s = 0; s < g.members.size(); ++s) {
-                    if (out.offsetNs[g.members[s]]) continue;
+                    if (done[s]) continue;
                     const std::int32_t b = row.records[s];
                     if (b < 0) continue;
                     const std::int64_t tb = completionNs(store.collectives[std::size_t(b)]);

@@ -45,6 +45,12 @@ std::string rankList(const std::vector<int>& ranks)
 template <typename Value>
 std::vector<int> deviants(const std::vector<std::pair<int, Value>>& values, Value* common)
 {
+    // Nearly every collective agrees on everything: answer that without building a histogram.
+    if (std::all_of(values.begin(), values.end(),
+                    [&](const auto& p) { return p.second == values.front().second; })) {
+        if (common && !values.empty()) *common = values.front().second;
+        return {};
+    }
     std::map<Value, int> counts;
     for (const auto& [rank, v] : values)
         ++counts[v];
@@ -236,12 +242,30 @@ void alignBySeq(const EventStore& store, CollectiveGroup& group,
     // Ring buffers and late profiler starts drop a rank's oldest entries: start where every
     // rank that has records has them.
     std::int64_t from = std::numeric_limits<std::int64_t>::min();
-    std::set<std::int64_t> seqs;
+    std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = from;
+    std::size_t total = 0;
     for (const auto& list : perMember) {
         if (list.empty()) continue;
         from = std::max(from, recs[std::size_t(list.front())].seq);
-        for (std::int32_t i : list)
-            seqs.insert(recs[std::size_t(i)].seq);
+        lo = std::min(lo, recs[std::size_t(list.front())].seq);
+        hi = std::max(hi, recs[std::size_t(list.back())].seq);
+        total += list.size();
+    }
+    std::vector<std::int64_t> seqs;
+    if (total > 0 && std::uint64_t(hi - lo) < 4 * std::uint64_t(total) + 64) {
+        // Dense sequence numbers (the normal case): mark them instead of sorting them all.
+        std::vector<char> seen(std::size_t(hi - lo + 1), 0);
+        for (const auto& list : perMember)
+            for (std::int32_t i : list)
+                seen[std::size_t(recs[std::size_t(i)].seq - lo)] = 1;
+        for (std::size_t k = 0; k < seen.size(); ++k)
+            if (seen[k]) seqs.push_back(lo + std::int64_t(k));
+    } else {
+        for (const auto& list : perMember)
+            for (std::int32_t i : list)
+                seqs.push_back(recs[std::size_t(i)].seq);
+        std::sort(seqs.begin(), seqs.end());
+        seqs.erase(std::unique(seqs.begin(), seqs.end()), seqs.end());
     }
     std::vector<std::size_t> cursor(n, 0);
     for (std::int64_t seq : seqs) {
@@ -292,7 +316,7 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
 {
     const auto& recs = store.collectives;
     for (const CollectiveRecord& c : recs)
-        worldRanks.push_back(c.rank);
+        if (worldRanks.empty() || worldRanks.back() != c.rank) worldRanks.push_back(c.rank);
     std::sort(worldRanks.begin(), worldRanks.end());
     worldRanks.erase(std::unique(worldRanks.begin(), worldRanks.end()), worldRanks.end());
     worldRanks.erase(
@@ -301,13 +325,23 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
 
     // Group identity = name + member set; a group without either is the "unknown" group.
     std::map<std::pair<std::string, std::vector<int>>, std::vector<std::int32_t>> byKey;
+    std::vector<std::int32_t>* lastList = nullptr;
+    const CollectiveRecord* lastRec = nullptr;
     for (std::size_t i = 0; i < recs.size(); ++i) {
         const CollectiveRecord& c = recs[i];
         if (c.rank < 0) continue;
+        // Consecutive records of a rank are mostly in the same group: skip the key lookup.
+        if (lastRec && lastRec->processGroupName == c.processGroupName &&
+            lastRec->groupRanks == c.groupRanks) {
+            lastList->push_back(std::int32_t(i));
+            continue;
+        }
         std::vector<int> members = c.groupRanks;
         std::sort(members.begin(), members.end());
-        byKey[{std::string(store.strings.view(c.processGroupName)), std::move(members)}].push_back(
-            std::int32_t(i));
+        lastList =
+            &byKey[{std::string(store.strings.view(c.processGroupName)), std::move(members)}];
+        lastList->push_back(std::int32_t(i));
+        lastRec = &c;
     }
 
     std::vector<CollectiveGroup> groups;
@@ -332,9 +366,11 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
                 });
                 continue;
             }
-            std::stable_sort(list.begin(), list.end(), [&](std::int32_t a, std::int32_t b) {
+            const auto bySeq = [&](std::int32_t a, std::int32_t b) {
                 return recs[std::size_t(a)].seq < recs[std::size_t(b)].seq;
-            });
+            };
+            if (!std::is_sorted(list.begin(), list.end(), bySeq))
+                std::stable_sort(list.begin(), list.end(), bySeq);
             // Several sources of one rank may describe the same collective: keep the record
             // that got furthest (it carries the execution).
             std::vector<std::int32_t> merged;

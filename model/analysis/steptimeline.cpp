@@ -47,13 +47,20 @@ StepTimeline StepTimeline::build(const EventStore& store)
                   [](const StepSpan& a, const StepSpan& b) { return a.startNs < b.startNs; });
     // Communication time inside each step: the union of the rank's collective executions.
     std::map<int, std::vector<std::pair<std::int64_t, std::int64_t>>> comm;
-    for (const CollectiveRecord& c : store.collectives)
-        if (c.execStartNs >= 0 && c.execEndNs > c.execStartNs)
-            comm[c.rank].emplace_back(c.execStartNs, c.execEndNs);
+    std::vector<std::pair<std::int64_t, std::int64_t>>* into = nullptr;
+    int intoRank = -1;
+    for (const CollectiveRecord& c : store.collectives) {
+        if (c.execStartNs < 0 || c.execEndNs <= c.execStartNs) continue;
+        if (!into || c.rank != intoRank) {
+            into = &comm[c.rank];
+            intoRank = c.rank;
+        }
+        into->emplace_back(c.execStartNs, c.execEndNs);
+    }
     for (auto& [rank, spans] : comm) {
         const auto it = t.m_steps.find(rank);
         if (it == t.m_steps.end()) continue;
-        std::sort(spans.begin(), spans.end());
+        if (!std::is_sorted(spans.begin(), spans.end())) std::sort(spans.begin(), spans.end());
         for (StepSpan& s : it->second) {
             std::int64_t covered = 0, reach = s.startNs;
             auto from = std::lower_bound(spans.begin(), spans.end(),

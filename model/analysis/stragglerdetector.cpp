@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -62,6 +63,12 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
     std::vector<std::pair<std::int64_t, int>> arrivals;
     for (const CollectiveGroup& g : groups) {
         if (g.members.size() < 2) continue;
+        std::vector<Acc> bySlot(g.members.size());
+        std::vector<std::optional<std::int64_t>> offsets;
+        for (int r : g.members) {
+            const auto off = ctx.clock.offsetNs.find(r);
+            offsets.push_back(off == ctx.clock.offsetNs.end() ? std::nullopt : off->second);
+        }
         for (const MatchedCollective& row : g.collectives) {
             arrivals.clear();
             for (std::size_t m = 0; m < g.members.size(); ++m) {
@@ -69,9 +76,8 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
                 if (i < 0) continue;
                 const CollectiveRecord& c = ctx.store.collectives[std::size_t(i)];
                 if (c.state != CollectiveRecord::State::Completed || c.execStartNs < 0) continue;
-                const auto off = ctx.clock.offsetNs.find(c.rank);
-                if (off == ctx.clock.offsetNs.end() || !off->second) continue;
-                arrivals.emplace_back(c.execStartNs - *off->second, int(m));
+                if (!offsets[m]) continue;
+                arrivals.emplace_back(c.execStartNs - *offsets[m], int(m));
             }
             if (arrivals.size() < 2) continue;
             const auto lastIt = std::max_element(arrivals.begin(), arrivals.end());
@@ -82,19 +88,29 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
             if (lastIt->first - second <= 0) continue;
             const double p = 1.0 / double(arrivals.size());
             for (const auto& [t, m] : arrivals) {
-                Acc& a = acc[g.members[std::size_t(m)]];
+                Acc& a = bySlot[std::size_t(m)];
                 ++a.samples;
                 a.sumProb += p;
             }
             const int slot = lastIt->second;
             const std::int32_t rec = row.records[std::size_t(slot)];
             const CollectiveRecord& c = ctx.store.collectives[std::size_t(rec)];
-            Acc& a = acc[c.rank];
+            Acc& a = bySlot[std::size_t(slot)];
             ++a.last;
             const std::int64_t delay = lastIt->first - second;
             a.delaySum += delay;
             a.delays.emplace_back(c.step >= 0 ? c.step : ctx.steps.stepAt(c.rank, c.execStartNs),
                                   delay, rec);
+        }
+        for (std::size_t m = 0; m < g.members.size(); ++m) {
+            Acc& from = bySlot[m];
+            if (from.samples == 0) continue;
+            Acc& to = acc[g.members[m]];
+            to.last += from.last;
+            to.samples += from.samples;
+            to.sumProb += from.sumProb;
+            to.delaySum += from.delaySum;
+            to.delays.insert(to.delays.end(), from.delays.begin(), from.delays.end());
         }
     }
 

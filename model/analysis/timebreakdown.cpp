@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 
 namespace rankscope {
@@ -15,7 +16,8 @@ using Intervals = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
 void unite(Intervals& v)
 {
-    std::sort(v.begin(), v.end());
+    // Lanes are sorted by start, so one lane's intervals usually arrive in order.
+    if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
     std::size_t w = 0;
     for (std::size_t i = 0; i < v.size(); ++i) {
         if (w > 0 && v[i].first <= v[w - 1].second)
@@ -60,87 +62,92 @@ bool isCommName(std::string_view n)
 
 std::vector<RankTimeBreakdown> TimeBreakdown::compute(const EventStore& store)
 {
+    std::map<int, std::vector<const Lane*>> lanesOf;
     std::map<int, bool> hasGpu;
-    for (const Lane& lane : store.lanes)
-        if (lane.size() > 0)
-            hasGpu[lane.rank] = hasGpu[lane.rank] || lane.kind == LaneKind::GpuStream;
-    std::vector<std::int8_t> commName(store.strings.size(), -1);
-    struct Acc {
-        Intervals compute, comm, mem;
-        std::int64_t start = INT64_MAX, end = INT64_MIN;
-    };
-    std::map<int, Acc> acc;
     for (const Lane& lane : store.lanes) {
         if (lane.size() == 0) continue;
-        const bool gpu = hasGpu[lane.rank];
-        if ((lane.kind == LaneKind::GpuStream) != gpu) continue;
-        Acc& a = acc[lane.rank];
-        for (std::size_t i = 0; i < lane.size(); ++i) {
-            const std::int64_t s = lane.startNs[i], e = lane.endNs[i];
-            if (e <= s) continue;
-            Intervals* into = nullptr;
-            switch (lane.category[i]) {
-            case EventCategory::Kernel:
-                into = &a.compute;
-                break;
-            case EventCategory::CommKernel:
-                into = &a.comm;
-                break;
-            case EventCategory::Memcpy:
-            case EventCategory::Memset:
-                into = &a.mem;
-                break;
-            case EventCategory::CpuOp: {
-                const StringId id = lane.nameId[i];
-                if (std::size_t(id) < commName.size() && commName[std::size_t(id)] < 0)
-                    commName[std::size_t(id)] = isCommName(store.strings.view(id)) ? 1 : 0;
-                const bool comm =
-                    std::size_t(id) < commName.size() && commName[std::size_t(id)] == 1;
-                into = comm ? &a.comm : &a.compute;
-                break;
-            }
-            default:
-                break; // annotations and Python frames wrap work, they are not work
-            }
-            if (!into) continue;
-            into->emplace_back(s, e);
-            a.start = std::min(a.start, s);
-            a.end = std::max(a.end, e);
-        }
+        lanesOf[lane.rank].push_back(&lane);
+        hasGpu[lane.rank] = hasGpu[lane.rank] || lane.kind == LaneKind::GpuStream;
     }
+    std::vector<std::int8_t> commName(store.strings.size(), -1);
+    // One set of buffers for every rank: large jobs would otherwise spend their time faulting
+    // in fresh pages.
+    Intervals compute, comm, mem, busy, merged;
+    std::vector<IdleGap> gaps;
     std::vector<RankTimeBreakdown> out;
-    for (auto& [rank, a] : acc) {
+    for (const auto& [rank, lanes] : lanesOf) {
+        compute.clear();
+        comm.clear();
+        mem.clear();
+        std::int64_t start = INT64_MAX, end = INT64_MIN;
+        const bool gpu = hasGpu[rank];
+        for (const Lane* lane : lanes) {
+            if ((lane->kind == LaneKind::GpuStream) != gpu) continue;
+            for (std::size_t i = 0; i < lane->size(); ++i) {
+                const std::int64_t s = lane->startNs[i], e = lane->endNs[i];
+                if (e <= s) continue;
+                Intervals* into = nullptr;
+                switch (lane->category[i]) {
+                case EventCategory::Kernel:
+                    into = &compute;
+                    break;
+                case EventCategory::CommKernel:
+                    into = &comm;
+                    break;
+                case EventCategory::Memcpy:
+                case EventCategory::Memset:
+                    into = &mem;
+                    break;
+                case EventCategory::CpuOp: {
+                    const StringId id = lane->nameId[i];
+                    if (std::size_t(id) < commName.size() && commName[std::size_t(id)] < 0)
+                        commName[std::size_t(id)] = isCommName(store.strings.view(id)) ? 1 : 0;
+                    const bool c =
+                        std::size_t(id) < commName.size() && commName[std::size_t(id)] == 1;
+                    into = c ? &comm : &compute;
+                    break;
+                }
+                default:
+                    break; // annotations and Python frames wrap work, they are not work
+                }
+                if (!into) continue;
+                into->emplace_back(s, e);
+                start = std::min(start, s);
+                end = std::max(end, e);
+            }
+        }
         RankTimeBreakdown b;
         b.rank = rank;
-        b.gpu = hasGpu[rank];
-        if (a.start == INT64_MAX) {
+        b.gpu = gpu;
+        if (start == INT64_MAX) {
             out.push_back(b);
             continue;
         }
-        b.windowStartNs = a.start;
-        b.windowEndNs = a.end;
-        unite(a.compute);
-        unite(a.comm);
-        unite(a.mem);
-        b.computeNs = length(a.compute);
-        b.commNs = length(a.comm);
-        b.memNs = length(a.mem);
-        b.overlapNs = intersection(a.compute, a.comm);
-        Intervals busy = a.compute;
-        busy.insert(busy.end(), a.comm.begin(), a.comm.end());
-        busy.insert(busy.end(), a.mem.begin(), a.mem.end());
-        unite(busy);
-        b.idleNs = b.windowNs() - length(busy);
-        std::vector<IdleGap> gaps;
-        for (std::size_t i = 1; i < busy.size(); ++i)
-            gaps.push_back({busy[i - 1].second, busy[i].first});
+        b.windowStartNs = start;
+        b.windowEndNs = end;
+        unite(compute);
+        unite(comm);
+        unite(mem);
+        b.computeNs = length(compute);
+        b.commNs = length(comm);
+        b.memNs = length(mem);
+        b.overlapNs = intersection(compute, comm);
+        busy.clear();
+        merged.clear();
+        std::merge(compute.begin(), compute.end(), comm.begin(), comm.end(),
+                   std::back_inserter(busy));
+        std::merge(busy.begin(), busy.end(), mem.begin(), mem.end(), std::back_inserter(merged));
+        unite(merged);
+        b.idleNs = b.windowNs() - length(merged);
+        gaps.clear();
+        for (std::size_t i = 1; i < merged.size(); ++i)
+            gaps.push_back({merged[i - 1].second, merged[i].first});
         const std::size_t keep = std::min(kMaxGaps, gaps.size());
         std::partial_sort(gaps.begin(), gaps.begin() + std::ptrdiff_t(keep), gaps.end(),
                           [](const IdleGap& x, const IdleGap& y) {
                               return x.endNs - x.startNs > y.endNs - y.startNs;
                           });
-        gaps.resize(keep);
-        b.largestGaps = std::move(gaps);
+        b.largestGaps.assign(gaps.begin(), gaps.begin() + std::ptrdiff_t(keep));
         out.push_back(std::move(b));
     }
     return out;
