@@ -21,7 +21,10 @@ double secondsSince(std::chrono::steady_clock::time_point t0)
 }
 
 // CPU time of this process: on a shared machine wall time mostly measures the neighbours.
-double cpuSeconds() { return double(std::clock()) / CLOCKS_PER_SEC; }
+double cpuSeconds()
+{
+    return double(std::clock()) / CLOCKS_PER_SEC;
+}
 
 EventStore build(int ranks, int collectives)
 {
@@ -166,6 +169,11 @@ int main(int argc, char** argv)
     for (const Finding& f : all.findings)
         std::printf("  %s %s %s ranks=%zu: %s\n", f.id.c_str(), f.severity.c_str(), f.kind.c_str(),
                     f.ranks.size(), f.summary.substr(0, 140).c_str());
+    const auto slow = all.arrivals.find(ranks / 3);
+    if (slow != all.arrivals.end())
+        std::printf("injected straggler rank %d: last at %d of %d, p=%.3g, mean delay %.2f ms\n",
+                    ranks / 3, slow->second.lastCount, slow->second.samples, slow->second.pValue,
+                    double(slow->second.meanDelayNs) / 1e6);
     (void)hang;
     (void)straggler;
     (void)breakdown;

@@ -372,18 +372,18 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
             if (!std::is_sorted(list.begin(), list.end(), bySeq))
                 std::stable_sort(list.begin(), list.end(), bySeq);
             // Several sources of one rank may describe the same collective: keep the record
-            // that got furthest (it carries the execution).
-            std::vector<std::int32_t> merged;
-            for (std::int32_t i : list) {
-                if (!merged.empty() &&
-                    recs[std::size_t(merged.back())].seq == recs[std::size_t(i)].seq) {
-                    if (recs[std::size_t(i)].state > recs[std::size_t(merged.back())].state)
-                        merged.back() = i;
+            // that got furthest (it carries the execution). In place: large jobs have millions.
+            std::size_t w = 0;
+            for (std::size_t k = 0; k < list.size(); ++k) {
+                const std::int32_t i = list[k];
+                if (w > 0 && recs[std::size_t(list[w - 1])].seq == recs[std::size_t(i)].seq) {
+                    if (recs[std::size_t(i)].state > recs[std::size_t(list[w - 1])].state)
+                        list[w - 1] = i;
                     continue;
                 }
-                merged.push_back(i);
+                list[w++] = i;
             }
-            list = std::move(merged);
+            list.resize(w);
         }
         if (g.byOrdinal)
             alignByOrdinal(store, g, perMember);

@@ -138,16 +138,24 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
         r.meanDelayNs = a.last > 0 ? a.delaySum / a.last : 0;
         const auto nc = nonComm.find(rank);
         r.medianNonCommNs = nc == nonComm.end() ? -1 : nc->second;
-        // A delay matters when it is a visible share of a step (or, without steps, at least
-        // a millisecond): ranks in lock-step always differ by microseconds.
-        const std::int64_t material =
-            std::max<std::int64_t>(1'000'000, medianStep > 0 ? medianStep / 5 : 0);
+        // A delay matters when the waits it causes add up to a visible share of the rank's
+        // steps (several collectives per step each add theirs), and each is at least a
+        // millisecond: ranks in lock-step always differ by microseconds.
+        constexpr std::int64_t kMinDelayNs = 1'000'000;
+        // Median x count, so that one step that hung does not hide a steady straggler.
+        std::vector<std::int64_t> own;
+        for (const StepSpan& sp : ctx.steps.stepsOf(rank))
+            own.push_back(sp.durationNs());
+        const std::int64_t stepTotal = own.empty() ? 0 : median(own) * std::int64_t(own.size());
+        const bool visible = stepTotal <= 0 || double(a.delaySum) >= 0.1 * double(stepTotal);
+        const std::int64_t perStepMaterial =
+            std::max<std::int64_t>(kMinDelayNs, medianStep > 0 ? medianStep / 20 : 0);
         std::set<int> steps;
         for (const auto& [step, d, rec] : a.delays)
-            if (d >= material && step >= 0) steps.insert(step);
+            if (d >= perStepMaterial && step >= 0) steps.insert(step);
         r.steps.assign(steps.begin(), steps.end());
         const bool significant =
-            a.samples >= kMinSamples && r.pValue < alpha && r.meanDelayNs >= material;
+            a.samples >= kMinSamples && r.pValue < alpha && r.meanDelayNs >= kMinDelayNs && visible;
         if (significant) {
             Finding f;
             f.kind = "straggler";
