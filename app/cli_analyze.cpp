@@ -1,5 +1,4 @@
 #include "app/cli.h"
-
 #include "model/analysisreport.h"
 
 #include <QCommandLineParser>
@@ -15,9 +14,10 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
     parser.addPositionalArgument(QStringLiteral("folder"), QStringLiteral("The trace folder."));
     const QCommandLineOption json(QStringLiteral("json"),
                                   QStringLiteral("Print the rankscope.analysis/1 JSON document."));
-    const QCommandLineOption format(QStringList{QStringLiteral("format")},
-                                    QStringLiteral("Output format: text (default) or json."),
-                                    QStringLiteral("format"), QStringLiteral("text"));
+    const QCommandLineOption format(
+        QStringList{QStringLiteral("format")},
+        QStringLiteral("Output format: text (default), json or markdown."),
+        QStringLiteral("format"), QStringLiteral("text"));
     const QCommandLineOption help(QStringList{QStringLiteral("h"), QStringLiteral("help")},
                                   QStringLiteral("Show this help."));
     parser.addOption(json);
@@ -32,18 +32,23 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
     if (positional.size() != 1)
         return Cli::usageError(err, QStringLiteral("analyze takes exactly one folder"));
     const QString fmt = parser.isSet(json) ? QStringLiteral("json") : parser.value(format);
-    if (fmt != QLatin1String("json") && fmt != QLatin1String("text"))
-        return Cli::usageError(err, QStringLiteral("unknown format '%1' (text or json)").arg(fmt));
+    if (fmt != QLatin1String("json") && fmt != QLatin1String("text") &&
+        fmt != QLatin1String("markdown"))
+        return Cli::usageError(
+            err, QStringLiteral("unknown format '%1' (text, json or markdown)").arg(fmt));
 
     const SessionPtr session = loadSession(positional.first());
     if (!session->folder.isValid()) {
         err << "rankscope: " << session->folder.error() << "\n";
         return Cli::Unreadable;
     }
+    const AnalysisResult result = AnalysisReport::analyze(*session);
     if (fmt == QLatin1String("json"))
-        out << QString::fromStdString(AnalysisReport::toJson(*session).dump(2)) << "\n";
+        out << QString::fromStdString(AnalysisReport::toJson(*session, result).dump(2)) << "\n";
+    else if (fmt == QLatin1String("markdown"))
+        out << AnalysisReport::toMarkdown(*session, result);
     else
-        out << AnalysisReport::toText(*session);
+        out << AnalysisReport::toText(*session, result);
     return Cli::Success;
 }
 

@@ -1,6 +1,8 @@
 #include "model/analysisreport.h"
 
+#include <QStringList>
 #include <QTextStream>
+#include <cmath>
 
 namespace rankscope {
 
@@ -18,9 +20,210 @@ nlohmann::ordered_json sourceJson(const SourceFile& s)
     return j;
 }
 
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+nlohmann::ordered_json timeRange(const Finding& f)
+{
+    if (f.startNs < 0) return nullptr;
+    return nlohmann::ordered_json::array({double(f.startNs) / 1000.0, double(f.endNs) / 1000.0});
+}
+
+QString ranksText(const std::vector<int>& ranks)
+{
+    QStringList l;
+    for (int r : ranks)
+        l << QString::number(r);
+    return l.join(QStringLiteral(", "));
+}
+
+QString noFindings(const AnalysisResult& result)
+{
+    if (result.collectiveCount == 0 && result.logLineCount == 0)
+        return QStringLiteral(
+            "none; no collectives were read from the traces and no classified log "
+            "lines were given, so the cross-rank checks had nothing to examine.");
+    return QStringLiteral("none: the %1 collectives and %2 classified log lines point at no fault.")
+        .arg(result.collectiveCount)
+        .arg(result.logLineCount);
+}
+
+QString findingsText(const AnalysisResult& result)
+{
+    QString out;
+    QTextStream ts(&out);
+    if (result.findings.empty()) {
+        ts << "Findings: " << noFindings(result) << '\n';
+        return out;
+    }
+    ts << "Findings:\n";
+    for (const Finding& f : result.findings) {
+        ts << "  " << q(f.id) << " [" << q(f.severity) << "] " << q(f.kind);
+        if (!f.ranks.empty()) ts << " rank " << ranksText(f.ranks);
+        ts << ": " << q(f.summary) << '\n';
+        ts << "     symptom: " << q(f.symptom) << '\n';
+        for (const Evidence& e : f.evidence) {
+            ts << "     - " << q(e.path);
+            if (e.line >= 0) ts << ':' << e.line;
+            if (e.timeNs >= 0)
+                ts << " @" << QString::number(double(e.timeNs) / 1000.0, 'f', 0) << "us";
+            ts << "  " << q(e.text) << '\n';
+        }
+        if (!f.fixPatterns.empty()) {
+            QStringList fixes;
+            for (const std::string& p : f.fixPatterns)
+                fixes << q(p);
+            ts << "     fixes that worked for others: " << fixes.join(QStringLiteral(", ")) << '\n';
+        }
+    }
+    return out;
+}
+
+// Markdown cells and inline text must not break the table or the emphasis.
+QString md(const std::string& s)
+{
+    QString t = q(s);
+    t.replace(QLatin1Char('|'), QStringLiteral("\\|"));
+    t.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    return t;
+}
+
 } // namespace
 
+AnalysisResult AnalysisReport::analyze(const TraceSession& session,
+                                       const std::vector<LogEvidence>& logs)
+{
+    std::vector<std::string> paths;
+    for (const SourceFile& s : session.folder.sources())
+        paths.push_back(s.relativePath.toStdString());
+    std::vector<int> ranks;
+    for (int r : session.folder.ranks())
+        ranks.push_back(r);
+    return Analyzer::run(session.events, std::move(paths), std::move(ranks), logs);
+}
+
+nlohmann::ordered_json AnalysisReport::findingsJson(const AnalysisResult& result)
+{
+    auto out = nlohmann::ordered_json::array();
+    for (const Finding& f : result.findings) {
+        nlohmann::ordered_json j;
+        j["id"] = f.id;
+        j["kind"] = f.kind;
+        j["symptom"] = f.symptom;
+        j["severity"] = f.severity;
+        j["ranks"] = f.ranks;
+        j["process_group"] = f.processGroup.empty() ? nlohmann::ordered_json()
+                                                    : nlohmann::ordered_json(f.processGroup);
+        j["seq"] = f.seq >= 0 ? nlohmann::ordered_json(f.seq) : nlohmann::ordered_json();
+        j["step"] = f.step >= 0 ? nlohmann::ordered_json(f.step) : nlohmann::ordered_json();
+        j["time_range_us"] = timeRange(f);
+        j["summary"] = f.summary;
+        auto ev = nlohmann::ordered_json::array();
+        for (const Evidence& e : f.evidence) {
+            nlohmann::ordered_json x;
+            x["path"] = e.path;
+            if (e.line >= 0) x["line"] = e.line;
+            if (e.timeNs >= 0) x["time_us"] = double(e.timeNs) / 1000.0;
+            if (e.rank >= 0) x["rank"] = e.rank;
+            x["text"] = e.text;
+            ev.push_back(x);
+        }
+        j["evidence"] = ev;
+        j["fix_patterns"] = f.fixPatterns;
+        out.push_back(j);
+    }
+    return out;
+}
+
+nlohmann::ordered_json AnalysisReport::symptomsJson(const AnalysisResult& result)
+{
+    auto out = nlohmann::ordered_json::array();
+    for (const SymptomScore& s : result.symptoms) {
+        nlohmann::ordered_json j;
+        j["symptom"] = s.symptom;
+        j["score"] = std::round(s.score * 1000.0) / 1000.0;
+        j["findings"] = s.findings;
+        out.push_back(j);
+    }
+    return out;
+}
+
+QString AnalysisReport::toMarkdown(const TraceSession& session, const AnalysisResult& result)
+{
+    const TraceFolder& folder = session.folder;
+    QString out;
+    QTextStream ts(&out);
+    ts << "# RankScope analysis\n\n";
+    ts << "- Folder: `" << folder.path() << "`\n";
+    ts << "- Ranks: " << folder.ranks().size() << " (world size " << folder.worldSize() << ")\n";
+    int errors = 0;
+    for (const Finding& f : result.findings)
+        errors += f.severity == "error";
+    ts << "- Findings: " << result.findings.size() << " (" << errors << " errors)\n\n";
+    if (!result.symptoms.empty()) {
+        ts << "## Likely symptoms\n\n| symptom | score | findings |\n| --- | --- | --- |\n";
+        for (const SymptomScore& s : result.symptoms) {
+            QStringList ids;
+            for (const std::string& id : s.findings)
+                ids << q(id);
+            ts << "| `" << md(s.symptom) << "` | " << QString::number(s.score, 'f', 2) << " | "
+               << ids.join(QStringLiteral(", ")) << " |\n";
+        }
+        ts << '\n';
+    }
+    ts << "## Findings\n\n";
+    if (result.findings.empty()) ts << noFindings(result) << "\n\n";
+    for (const Finding& f : result.findings) {
+        ts << "### " << q(f.id) << " · " << q(f.severity) << " · " << q(f.kind);
+        if (!f.ranks.empty())
+            ts << " · " << (f.ranks.size() > 1 ? "ranks " : "rank ") << ranksText(f.ranks);
+        ts << "\n\n" << md(f.summary) << "\n\n";
+        ts << "- Symptom: `" << md(f.symptom) << "`\n";
+        if (!f.processGroup.empty()) ts << "- Process group: `" << md(f.processGroup) << "`\n";
+        if (f.seq >= 0) ts << "- Sequence: " << f.seq << '\n';
+        if (f.step >= 0) ts << "- Step: " << f.step << '\n';
+        if (f.startNs >= 0)
+            ts << "- Time: " << QString::number(double(f.startNs) / 1000.0, 'f', 0) << " – "
+               << QString::number(double(f.endNs) / 1000.0, 'f', 0) << " µs (aligned)\n";
+        if (!f.fixPatterns.empty()) {
+            QStringList fixes;
+            for (const std::string& p : f.fixPatterns)
+                fixes << QStringLiteral("`") + q(p) + QStringLiteral("`");
+            ts << "- Fixes that worked for others: " << fixes.join(QStringLiteral(", ")) << '\n';
+        }
+        if (!f.evidence.empty()) {
+            ts << "\n| source | where | evidence |\n| --- | --- | --- |\n";
+            for (const Evidence& e : f.evidence) {
+                QString where;
+                if (e.line >= 0)
+                    where = QStringLiteral("line %1").arg(e.line);
+                else if (e.timeNs >= 0)
+                    where =
+                        QString::number(double(e.timeNs) / 1000.0, 'f', 0) + QStringLiteral(" µs");
+                ts << "| `" << md(e.path) << "` | " << where << " | " << md(e.text) << " |\n";
+            }
+        }
+        ts << '\n';
+    }
+    ts << "## Clocks\n\n| rank | offset (µs) | note |\n| --- | --- | --- |\n";
+    for (const auto& [rank, off] : result.clock.offsetNs) {
+        const auto note = result.clock.notes.find(rank);
+        ts << "| " << rank << " | "
+           << (off ? QString::number(double(*off) / 1000.0, 'f', 1) : QStringLiteral("—")) << " | "
+           << (note != result.clock.notes.end() ? md(note->second) : QString()) << " |\n";
+    }
+    return out;
+}
+
 nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session)
+{
+    return toJson(session, analyze(session));
+}
+
+nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session,
+                                              const AnalysisResult& result)
 {
     const TraceFolder& folder = session.folder;
     nlohmann::ordered_json doc;
@@ -38,7 +241,16 @@ nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session)
         r["sources"] = sources;
         r["events"] = nullptr; // filled once the trace readers run
         r["collectives"] = nullptr;
-        r["clock_offset_us"] = nullptr;
+        const auto off = result.clock.offsetNs.find(rank);
+        if (off != result.clock.offsetNs.end() && off->second) {
+            r["clock_offset_us"] = double(*off->second) / 1000.0;
+        } else {
+            r["clock_offset_us"] = nullptr;
+            const auto note = result.clock.notes.find(rank);
+            r["clock_note"] = note != result.clock.notes.end()
+                                  ? note->second
+                                  : std::string("no collective of this rank in the traces");
+        }
         ranks.push_back(r);
     }
     doc["ranks"] = ranks;
@@ -46,12 +258,17 @@ nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session)
     for (const SourceFile& s : folder.unattributedSources())
         unattributed.push_back(sourceJson(s));
     doc["unattributed_sources"] = unattributed;
-    doc["findings"] = nlohmann::ordered_json::array();
-    doc["symptoms"] = nlohmann::ordered_json::array();
+    doc["findings"] = findingsJson(result);
+    doc["symptoms"] = symptomsJson(result);
     return doc;
 }
 
 QString AnalysisReport::toText(const TraceSession& session)
+{
+    return toText(session, analyze(session));
+}
+
+QString AnalysisReport::toText(const TraceSession& session, const AnalysisResult& result)
 {
     const TraceFolder& folder = session.folder;
     QString out;
@@ -72,6 +289,7 @@ QString AnalysisReport::toText(const TraceSession& session)
             ts << "    " << s.relativePath << "  [" << sourceKindName(s.kind) << "]"
                << (s.message.isEmpty() ? QString() : QStringLiteral("  ") + s.message) << '\n';
     }
+    ts << findingsText(result);
     return out;
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "model/analysis/analyzer.h"
+#include "model/analysis/logevidence.h"
 #include "model/tracesession.h"
 
 #include <nlohmann/json.hpp>
@@ -14,6 +16,15 @@ public:
 
     static nlohmann::ordered_json toJson(const TraceSession& session);
     static QString toText(const TraceSession& session);
+
+    // The cross-rank analysis of a session; `logs` are its classified log lines.
+    static AnalysisResult analyze(const TraceSession& session,
+                                  const std::vector<LogEvidence>& logs = {});
+    static nlohmann::ordered_json toJson(const TraceSession& session, const AnalysisResult& result);
+    static QString toText(const TraceSession& session, const AnalysisResult& result);
+    static QString toMarkdown(const TraceSession& session, const AnalysisResult& result);
+    static nlohmann::ordered_json findingsJson(const AnalysisResult& result);
+    static nlohmann::ordered_json symptomsJson(const AnalysisResult& result);
 };
 
 } // namespace rankscope

@@ -1,0 +1,92 @@
+#include "model/analysis/analysiscontext.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace rankscope {
+
+AnalysisContext::AnalysisContext(const EventStore& s, std::vector<std::string> paths)
+    : store(s), sourcePaths(std::move(paths)), steps(StepTimeline::build(s))
+{
+    for (const Lane& lane : store.lanes) {
+        if (lane.size() == 0) continue;
+        const std::int64_t first = lane.startNs.front();
+        const std::int64_t last = *std::max_element(lane.endNs.begin(), lane.endNs.end());
+        auto [sit, sNew] = rankStartNs.emplace(lane.rank, first);
+        if (!sNew) sit->second = std::min(sit->second, first);
+        auto [eit, eNew] = rankEndNs.emplace(lane.rank, last);
+        if (!eNew) eit->second = std::max(eit->second, last);
+    }
+}
+
+std::string AnalysisContext::pathOfLane(int laneIndex) const
+{
+    if (laneIndex < 0 || std::size_t(laneIndex) >= store.lanes.size()) return {};
+    const int source = store.lanes[std::size_t(laneIndex)].sourceIndex;
+    if (source < 0 || std::size_t(source) >= sourcePaths.size()) return {};
+    return sourcePaths[std::size_t(source)];
+}
+
+std::int64_t AnalysisContext::beginNs(const CollectiveRecord& c) const
+{
+    return c.issueStartNs >= 0 ? c.issueStartNs : c.execStartNs;
+}
+
+std::int64_t AnalysisContext::finishNs(const CollectiveRecord& c) const
+{
+    if (c.state == CollectiveRecord::State::Completed && c.execEndNs >= 0) return c.execEndNs;
+    const auto it = rankEndNs.find(c.rank);
+    const std::int64_t end = it == rankEndNs.end() ? -1 : it->second;
+    return std::max({end, c.execEndNs, c.issueEndNs});
+}
+
+std::int64_t AnalysisContext::heldNs(const CollectiveRecord& c) const
+{
+    const std::int64_t begin = beginNs(c);
+    const std::int64_t end = finishNs(c);
+    return begin >= 0 && end >= begin ? end - begin : 0;
+}
+
+Evidence AnalysisContext::evidenceOf(std::int32_t recordIndex, const std::string& what) const
+{
+    const CollectiveRecord& c = store.collectives[std::size_t(recordIndex)];
+    Evidence e;
+    e.rank = c.rank;
+    e.path = pathOfLane(c.laneIndex);
+    e.timeNs = c.execStartNs >= 0 ? c.execStartNs : c.issueStartNs;
+    e.text = "rank " + std::to_string(c.rank) + ": " + std::string(store.strings.view(c.op));
+    if (c.seq >= 0) e.text += " #" + std::to_string(c.seq);
+    if (c.step >= 0) e.text += " in step " + std::to_string(c.step);
+    e.text += c.state == CollectiveRecord::State::Completed ? ", ran " : ", not completed after ";
+    e.text += formatDurationNs(heldNs(c));
+    if (!what.empty()) e.text += " (" + what + ")";
+    return e;
+}
+
+std::string formatDurationNs(std::int64_t ns)
+{
+    char buf[32];
+    const double abs = double(ns < 0 ? -ns : ns);
+    if (abs >= 1e9)
+        std::snprintf(buf, sizeof buf, "%.2f s", double(ns) / 1e9);
+    else if (abs >= 1e6)
+        std::snprintf(buf, sizeof buf, "%.1f ms", double(ns) / 1e6);
+    else
+        std::snprintf(buf, sizeof buf, "%.0f us", double(ns) / 1e3);
+    return buf;
+}
+
+std::string formatRanks(const std::vector<int>& ranks)
+{
+    // Large jobs: name a few, count the rest, so a summary stays one line.
+    constexpr std::size_t kNamed = 8;
+    std::string s = ranks.size() == 1 ? "rank " : "ranks ";
+    for (std::size_t i = 0; i < ranks.size() && i < kNamed; ++i) {
+        if (i) s += ", ";
+        s += std::to_string(ranks[i]);
+    }
+    if (ranks.size() > kNamed) s += ", ... (" + std::to_string(ranks.size()) + " ranks)";
+    return s;
+}
+
+} // namespace rankscope

@@ -1,0 +1,38 @@
+#pragma once
+
+#include "model/analysis/clockaligner.h"
+#include "model/analysis/finding.h"
+#include "model/analysis/steptimeline.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace rankscope {
+
+// What every check needs besides the matched groups: the store, where its lanes came from,
+// the clock offsets, the steps, and each rank's time span.
+struct AnalysisContext {
+    AnalysisContext(const EventStore& store, std::vector<std::string> sourcePaths);
+
+    const EventStore& store;
+    std::vector<std::string> sourcePaths; // by Lane::sourceIndex
+    ClockAlignment clock;
+    StepTimeline steps;
+    std::map<int, std::int64_t> rankStartNs; // own clock
+    std::map<int, std::int64_t> rankEndNs;
+
+    std::string pathOfLane(int laneIndex) const;
+    // A trace event as evidence: where it is, when, and what it shows.
+    Evidence evidenceOf(std::int32_t recordIndex, const std::string& what) const;
+    // How long a collective kept its rank: execution when it finished, else until the rank's
+    // trace ends (the rank was still inside it).
+    std::int64_t heldNs(const CollectiveRecord& c) const;
+    std::int64_t beginNs(const CollectiveRecord& c) const;
+    std::int64_t finishNs(const CollectiveRecord& c) const;
+};
+
+std::string formatDurationNs(std::int64_t ns);
+std::string formatRanks(const std::vector<int>& ranks);
+
+} // namespace rankscope

@@ -1,0 +1,191 @@
+#include "model/analysis/analyzer.h"
+
+#include "model/analysis/analysiscontext.h"
+#include "model/analysis/logtriage.h"
+#include "model/analysis/symptomcatalog.h"
+#include "model/analysis/symptomids.h"
+
+#include <algorithm>
+#include <set>
+
+namespace rankscope {
+
+namespace {
+
+constexpr std::size_t kFixPatternsPerFinding = 3;
+
+int severityRank(const std::string& s)
+{
+    return s == "error" ? 0 : s == "warning" ? 1 : 2;
+}
+
+double severityWeight(const std::string& s)
+{
+    return s == "error" ? 1.0 : s == "warning" ? 0.6 : 0.25;
+}
+
+bool isTraceHang(const Finding& f)
+{
+    return (f.kind == "hang" || f.kind == "desync") && f.severity == "error";
+}
+
+// Ranks a trace hang finding shows waiting: its evidence ranks that are not blamed.
+std::set<int> waitersOf(const Finding& f)
+{
+    std::set<int> w;
+    for (const Evidence& e : f.evidence)
+        if (e.rank >= 0 && std::find(f.ranks.begin(), f.ranks.end(), e.rank) == f.ranks.end())
+            w.insert(e.rank);
+    return w;
+}
+
+bool isWaitLikeSymptom(const std::string& s)
+{
+    return s == symptoms::kCommunicationError || s == symptoms::kHang;
+}
+
+} // namespace
+
+AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> sourcePaths,
+                             std::vector<int> ranks, const std::vector<LogEvidence>& logs)
+{
+    AnalysisResult res;
+    for (const Lane& lane : store.lanes)
+        ranks.push_back(lane.rank);
+    for (const LogEvidence& e : logs)
+        ranks.push_back(e.rank);
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    ranks.erase(std::remove_if(ranks.begin(), ranks.end(), [](int r) { return r < 0; }),
+                ranks.end());
+
+    AnalysisContext ctx(store, std::move(sourcePaths));
+    res.groups = CollectiveMatcher::match(store, ranks);
+    ctx.clock = ClockAligner::align(store, res.groups, ranks);
+    HangDetector::Result hang = HangDetector::detect(ctx, res.groups);
+    StragglerDetector::Result straggler = StragglerDetector::detect(ctx, res.groups);
+    res.breakdown = TimeBreakdown::compute(store);
+    std::vector<Finding> idle = TimeBreakdown::idleFindings(res.breakdown);
+    for (Finding& f : idle)
+        if (f.ranks.size() == 1 && f.startNs >= 0) {
+            f.startNs = ctx.clock.toReference(f.ranks.front(), f.startNs);
+            f.endNs = ctx.clock.toReference(f.ranks.front(), f.endNs);
+        }
+    LogTriage::Result log = LogTriage::triage(logs, ranks);
+
+    std::vector<Finding> trace = std::move(hang.findings);
+    trace.insert(trace.end(), straggler.findings.begin(), straggler.findings.end());
+    trace.insert(trace.end(), idle.begin(), idle.end());
+    std::vector<Finding> fromLogs = std::move(log.findings);
+
+    // The logs' collective timeouts corroborate the trace's hang.
+    bool traceHang = false;
+    for (Finding& f : trace) {
+        if (!isTraceHang(f)) continue;
+        traceHang = true;
+        if (log.waitingEvidence.empty()) continue;
+        for (const Evidence& e : log.waitingEvidence)
+            if (f.evidence.size() < 24) f.evidence.push_back(e);
+        f.confidence = std::min(1.0, f.confidence + 0.05);
+    }
+    std::set<int> rootRanks;
+    for (const Finding& f : fromLogs)
+        if (f.severity == "error") rootRanks.insert(f.ranks.begin(), f.ranks.end());
+    if (!traceHang && !log.waitingRanks.empty()) {
+        const bool explained =
+            !rootRanks.empty() && std::all_of(log.silentRanks.begin(), log.silentRanks.end(),
+                                              [&](int r) { return rootRanks.count(r) != 0; });
+        if (!explained) {
+            Finding f;
+            f.kind = "hang";
+            f.symptom = symptoms::kHang;
+            f.severity = "error";
+            f.ranks = log.silentRanks;
+            f.confidence = log.silentRanks.empty() ? 0.5 : 0.75;
+            f.summary = formatRanks(log.waitingRanks) + " timed out waiting in a collective";
+            f.summary +=
+                log.silentRanks.empty()
+                    ? "; every rank did, so the logs single out no rank (ranks may wait in "
+                      "different collectives)"
+                    : "; " + formatRanks(log.silentRanks) +
+                          " reported no such timeout: the likely rank that never arrived";
+            f.evidence = log.waitingEvidence;
+            fromLogs.push_back(std::move(f));
+        }
+    }
+
+    // A rank that only waited for the one that never arrived is not a root, whatever its log
+    // says; a hang caused by a rank's crash is a consequence of the crash.
+    for (const Finding& t : trace) {
+        if (t.kind != "hang" || t.severity != "error") continue;
+        const std::set<int> waiters = waitersOf(t);
+        for (Finding& l : fromLogs) {
+            if (l.severity != "error" || l.ranks.empty() || !isWaitLikeSymptom(l.symptom)) continue;
+            if (std::all_of(l.ranks.begin(), l.ranks.end(),
+                            [&](int r) { return waiters.count(r) != 0; })) {
+                l.severity = "warning";
+                l.confidence = 0.4;
+                l.summary += " (these ranks were waiting for " + formatRanks(t.ranks) + ")";
+            }
+        }
+    }
+    for (Finding& t : trace) {
+        if (!isTraceHang(t) || t.ranks.empty()) continue;
+        const Finding* root = nullptr;
+        for (const Finding& l : fromLogs)
+            if (l.severity == "error" && l.kind != "hang" &&
+                std::all_of(t.ranks.begin(), t.ranks.end(), [&](int r) {
+                    return std::find(l.ranks.begin(), l.ranks.end(), r) != l.ranks.end();
+                }))
+                root = &l;
+        if (!root) continue;
+        t.severity = "warning";
+        t.confidence = std::min(t.confidence, 0.5);
+        t.summary +=
+            "; consistent with " + formatRanks(root->ranks) + " failing (" + root->kind + ")";
+    }
+
+    res.findings = std::move(fromLogs);
+    res.findings.insert(res.findings.end(), trace.begin(), trace.end());
+    const SymptomCatalog& catalog = SymptomCatalog::instance();
+    for (Finding& f : res.findings)
+        if (f.fixPatterns.empty())
+            f.fixPatterns = catalog.topFixPatterns(f.symptom, kFixPatternsPerFinding);
+    std::stable_sort(res.findings.begin(), res.findings.end(),
+                     [](const Finding& a, const Finding& b) {
+                         if (severityRank(a.severity) != severityRank(b.severity))
+                             return severityRank(a.severity) < severityRank(b.severity);
+                         return a.confidence > b.confidence;
+                     });
+    for (std::size_t i = 0; i < res.findings.size(); ++i)
+        res.findings[i].id = "F" + std::to_string(i + 1);
+
+    std::map<std::string, SymptomScore> bySymptom;
+    std::map<std::string, double> miss;
+    for (const Finding& f : res.findings) {
+        if (f.symptom.empty()) continue;
+        SymptomScore& s = bySymptom[f.symptom];
+        s.symptom = f.symptom;
+        s.findings.push_back(f.id);
+        auto [it, fresh] = miss.emplace(f.symptom, 1.0);
+        it->second *= 1.0 - severityWeight(f.severity) * f.confidence;
+        (void)fresh;
+    }
+    for (auto& [id, s] : bySymptom) {
+        s.score = 1.0 - miss[id];
+        res.symptoms.push_back(std::move(s));
+    }
+    std::stable_sort(
+        res.symptoms.begin(), res.symptoms.end(),
+        [](const SymptomScore& a, const SymptomScore& b) { return a.score > b.score; });
+
+    res.clock = std::move(ctx.clock);
+    res.progress = std::move(hang.progress);
+    res.arrivals = std::move(straggler.arrivals);
+    res.steps = std::move(ctx.steps);
+    res.collectiveCount = store.collectives.size();
+    res.logLineCount = logs.size();
+    return res;
+}
+
+} // namespace rankscope

@@ -1,0 +1,43 @@
+#pragma once
+
+#include "model/analysis/clockaligner.h"
+#include "model/analysis/collectivematcher.h"
+#include "model/analysis/finding.h"
+#include "model/analysis/hangdetector.h"
+#include "model/analysis/logevidence.h"
+#include "model/analysis/steptimeline.h"
+#include "model/analysis/stragglerdetector.h"
+#include "model/analysis/timebreakdown.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace rankscope {
+
+struct AnalysisResult {
+    std::vector<Finding> findings;      // errors first, then warnings, then info
+    std::vector<SymptomScore> symptoms; // best first
+    ClockAlignment clock;
+    std::vector<CollectiveGroup> groups;
+    std::vector<GroupProgress> progress;
+    std::map<int, RankArrival> arrivals;
+    std::vector<RankTimeBreakdown> breakdown;
+    StepTimeline steps;
+    // What the checks had to work on, so a report can tell "nothing found" from "nothing read".
+    std::size_t collectiveCount = 0;
+    std::size_t logLineCount = 0;
+};
+
+// Runs every cross-rank check on a session's events and classified log lines, reconciles what
+// the traces and the logs say (a rank that only waited is not the culprit; a crash explains the
+// hang it caused) and ranks the taxonomy symptoms.
+class Analyzer {
+public:
+    // `sourcePaths[i]` is the folder-relative path of source i (Lane::sourceIndex);
+    // `ranks` are the job's ranks as far as the folder tells.
+    static AnalysisResult run(const EventStore& store, std::vector<std::string> sourcePaths,
+                              std::vector<int> ranks, const std::vector<LogEvidence>& logs);
+};
+
+} // namespace rankscope

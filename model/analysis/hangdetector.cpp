@@ -1,0 +1,374 @@
+#include "model/analysis/hangdetector.h"
+
+#include "model/analysis/symptomids.h"
+
+#include <algorithm>
+#include <set>
+
+namespace rankscope {
+
+namespace {
+
+using State = CollectiveRecord::State;
+
+// A wait counts as a hang when it dwarfs the group's normal collective time; one second is the
+// floor so that scheduling noise in tiny runs never qualifies.
+constexpr std::int64_t kMinHangNs = 1'000'000'000;
+constexpr std::int64_t kHangFactor = 20;
+
+std::int64_t medianExecNs(const AnalysisContext& ctx, const CollectiveGroup& g)
+{
+    // A sample of rows is enough for a typical duration on large jobs.
+    constexpr std::size_t kRows = 256;
+    const std::size_t stride = std::max<std::size_t>(1, g.collectives.size() / kRows);
+    std::vector<std::int64_t> d;
+    for (std::size_t k = 0; k < g.collectives.size(); k += stride)
+        for (std::int32_t i : g.collectives[k].records) {
+            if (i < 0) continue;
+            const CollectiveRecord& c = ctx.store.collectives[std::size_t(i)];
+            if (c.state == State::Completed && c.execEndNs > c.execStartNs && c.execStartNs >= 0)
+                d.push_back(c.execEndNs - c.execStartNs);
+        }
+    if (d.empty()) return 0;
+    std::nth_element(d.begin(), d.begin() + std::ptrdiff_t(d.size() / 2), d.end());
+    return d[d.size() / 2];
+}
+
+std::string opName(const AnalysisContext& ctx, StringId op)
+{
+    const std::string_view v = ctx.store.strings.view(op);
+    return v.empty() ? std::string("collective") : std::string(v);
+}
+
+struct RowFacts {
+    std::vector<int> present;
+    std::int64_t maxHeldNs = 0;
+    bool anyOpen = false; // a present record never completed
+    int step = -1;
+    std::int64_t beginNs = -1, endNs = -1; // aligned
+};
+
+RowFacts factsOf(const AnalysisContext& ctx, const CollectiveGroup& g, const MatchedCollective& row)
+{
+    RowFacts f;
+    for (std::size_t m = 0; m < g.members.size(); ++m) {
+        const std::int32_t i = row.records[m];
+        if (i < 0) continue;
+        const CollectiveRecord& c = ctx.store.collectives[std::size_t(i)];
+        f.present.push_back(g.members[m]);
+        f.maxHeldNs = std::max(f.maxHeldNs, ctx.heldNs(c));
+        f.anyOpen = f.anyOpen || c.state != State::Completed;
+        if (c.step >= 0) f.step = std::max(f.step, c.step);
+        const std::int64_t b = ctx.clock.toReference(c.rank, ctx.beginNs(c));
+        const std::int64_t e = ctx.clock.toReference(c.rank, ctx.finishNs(c));
+        f.beginNs = f.beginNs < 0 ? b : std::min(f.beginNs, b);
+        f.endNs = std::max(f.endNs, e);
+    }
+    return f;
+}
+
+void addRowEvidence(const AnalysisContext& ctx, const CollectiveGroup& g,
+                    const MatchedCollective& row, Finding& f, const std::string& what)
+{
+    std::size_t added = 0;
+    for (std::size_t m = 0; m < g.members.size() && added < 16; ++m) {
+        if (row.records[m] < 0) continue;
+        f.evidence.push_back(ctx.evidenceOf(row.records[m], what));
+        ++added;
+    }
+}
+
+// Last collective of the rank in this group, as evidence of where it stopped.
+void addLastOf(const AnalysisContext& ctx, const CollectiveGroup& g, int rank, Finding& f)
+{
+    const int slot = g.slotOf(rank);
+    for (auto it = g.collectives.rbegin(); it != g.collectives.rend(); ++it) {
+        const std::int32_t i = it->records[std::size_t(slot)];
+        if (i < 0) continue;
+        f.evidence.push_back(ctx.evidenceOf(i, "its last collective in this group"));
+        return;
+    }
+    const auto& steps = ctx.steps.stepsOf(rank);
+    if (!steps.empty()) {
+        Evidence e;
+        e.rank = rank;
+        e.timeNs = steps.back().startNs;
+        e.text = "rank " + std::to_string(rank) + ": last step ProfilerStep#" +
+                 std::to_string(steps.back().number) + " lasts " +
+                 formatDurationNs(steps.back().durationNs()) + " with no collective";
+        for (std::size_t l = 0; l < ctx.store.lanes.size(); ++l)
+            if (ctx.store.lanes[l].rank == rank) {
+                e.path = ctx.pathOfLane(int(l));
+                break;
+            }
+        f.evidence.push_back(e);
+    }
+}
+
+// How often `op` appeared before row `k` on `slot`: an op a rank never issued before at this
+// point of its loop is the likelier deviation.
+int priorUses(const AnalysisContext& ctx, const CollectiveGroup& g, std::size_t k, int slot,
+              StringId op)
+{
+    int n = 0;
+    for (std::size_t r = 0; r < k; ++r) {
+        const std::int32_t i = g.collectives[r].records[std::size_t(slot)];
+        if (i >= 0 && ctx.store.collectives[std::size_t(i)].op == op) ++n;
+    }
+    return n;
+}
+
+Finding base(const CollectiveGroup& g, const MatchedCollective& row, const RowFacts& facts)
+{
+    Finding f;
+    f.processGroup = g.name;
+    f.seq = row.seq;
+    f.step = facts.step;
+    f.startNs = facts.beginNs;
+    f.endNs = facts.endNs;
+    return f;
+}
+
+void participation(const AnalysisContext& ctx, const CollectiveGroup& g, std::size_t k,
+                   std::vector<Finding>& out)
+{
+    const MatchedCollective& row = g.collectives[k];
+    const RowFacts facts = factsOf(ctx, g, row);
+    // Blame the ranks with the least progress; others missing here got further elsewhere.
+    std::map<int, std::size_t> lastPresent;
+    for (int r : row.culprits) {
+        const int slot = g.slotOf(r);
+        std::size_t last = 0;
+        bool any = false;
+        for (std::size_t j = 0; j < g.collectives.size(); ++j)
+            if (g.collectives[j].records[std::size_t(slot)] >= 0) {
+                last = j;
+                any = true;
+            }
+        lastPresent[r] = any ? last + 1 : 0;
+    }
+    std::size_t lowest = SIZE_MAX;
+    for (const auto& [r, p] : lastPresent)
+        lowest = std::min(lowest, p);
+    std::vector<int> blamed;
+    for (const auto& [r, p] : lastPresent)
+        if (p == lowest) blamed.push_back(r);
+
+    const bool atFrontier = k + 1 == g.collectives.size();
+    const std::int64_t typical = medianExecNs(ctx, g);
+    const bool longWait = facts.maxHeldNs >= std::max(kMinHangNs, kHangFactor * typical);
+    Finding f = base(g, row, facts);
+    f.ranks = blamed;
+    f.symptom = symptoms::kHang;
+    const std::string op = opName(ctx, row.op);
+    const std::string seq = (g.byOrdinal ? "collective " : "collective #") +
+                            std::to_string(row.seq) + (g.byOrdinal ? " (in issue order)" : "");
+    if (atFrontier) {
+        f.kind = longWait ? "hang" : "desync";
+        f.severity = "error";
+        f.confidence = longWait ? 0.9 : 0.7;
+        f.summary = formatRanks(blamed) + " never issued " + op + " " + seq + "; " +
+                    formatRanks(facts.present) + (longWait ? " waited " : " sat in it for ") +
+                    formatDurationNs(facts.maxHeldNs) +
+                    (facts.anyOpen ? " without completing" : " before failing");
+        if (!longWait) f.summary += " (a short wait: the missing rank probably failed first)";
+    } else {
+        f.kind = "desync";
+        f.severity = "warning";
+        f.confidence = 0.4;
+        f.summary = formatRanks(blamed) + " has no record of " + op + " " + seq +
+                    " although other ranks went on to later collectives; its trace may stop early";
+    }
+    addRowEvidence(ctx, g, row, f, "waiting for " + formatRanks(blamed));
+    for (int r : blamed)
+        addLastOf(ctx, g, r, f);
+    out.push_back(std::move(f));
+}
+
+void opMismatch(const AnalysisContext& ctx, const CollectiveGroup& g, std::size_t k,
+                std::vector<Finding>& out)
+{
+    const MatchedCollective& row = g.collectives[k];
+    const RowFacts facts = factsOf(ctx, g, row);
+    std::vector<int> blamed = row.culprits;
+    std::string why;
+    if (blamed.size() == facts.present.size() && blamed.size() > 1) {
+        // No majority: the rank whose op is new to its own sequence deviates; then the rank
+        // that ran fewer steps (it left the loop early).
+        std::map<int, int> uses;
+        int fewest = INT32_MAX;
+        for (int r : blamed) {
+            const int slot = g.slotOf(r);
+            uses[r] =
+                priorUses(ctx, g, k, slot,
+                          ctx.store.collectives[std::size_t(row.records[std::size_t(slot)])].op);
+            fewest = std::min(fewest, uses[r]);
+        }
+        std::vector<int> novel;
+        for (int r : blamed)
+            if (uses[r] == fewest) novel.push_back(r);
+        if (novel.size() < blamed.size()) {
+            blamed = novel;
+            why = "; its op breaks the pattern it repeated before";
+        }
+        std::map<int, std::size_t> steps;
+        std::size_t minSteps = SIZE_MAX, maxSteps = 0;
+        for (int r : blamed) {
+            steps[r] = ctx.steps.stepsOf(r).size();
+            minSteps = std::min(minSteps, steps[r]);
+            maxSteps = std::max(maxSteps, steps[r]);
+        }
+        if (blamed.size() > 1 && minSteps < maxSteps) {
+            std::vector<int> fewer;
+            for (int r : blamed)
+                if (steps[r] == minSteps) fewer.push_back(r);
+            blamed = fewer;
+            why = "; it ran fewer steps";
+        }
+    }
+    std::vector<int> others;
+    for (int r : facts.present)
+        if (std::find(blamed.begin(), blamed.end(), r) == blamed.end()) others.push_back(r);
+    std::size_t blamedSteps = 0, otherSteps = 0;
+    for (int r : blamed)
+        blamedSteps = std::max(blamedSteps, ctx.steps.stepsOf(r).size());
+    for (int r : others)
+        otherSteps = std::max(otherSteps, ctx.steps.stepsOf(r).size());
+    if (blamedSteps < otherSteps)
+        why += " (" + std::to_string(blamedSteps) + " step spans vs " + std::to_string(otherSteps) +
+               ")";
+
+    const bool atFrontier = k + 1 == g.collectives.size();
+    Finding f = base(g, row, facts);
+    f.ranks = blamed;
+    f.symptom = symptoms::kHang;
+    f.kind = atFrontier ? "desync" : "collective_mismatch";
+    f.severity = "error";
+    f.confidence = blamed.size() < facts.present.size() ? 0.85 : 0.6;
+    const std::string where =
+        (g.byOrdinal ? "collective " : "collective #") + std::to_string(row.seq);
+    f.summary = "ranks wait in different collectives at " + where + ": " + row.detail + "; " +
+                formatRanks(blamed) + " deviates" + why;
+    if (!atFrontier && g.mismatchCount > 1)
+        f.summary +=
+            "; " + std::to_string(g.mismatchCount - 1) + " later mismatches follow from it";
+    addRowEvidence(ctx, g, row, f, "");
+    out.push_back(std::move(f));
+}
+
+void contentMismatch(const AnalysisContext& ctx, const CollectiveGroup& g, std::size_t k,
+                     std::vector<Finding>& out)
+{
+    const MatchedCollective& row = g.collectives[k];
+    const RowFacts facts = factsOf(ctx, g, row);
+    Finding f = base(g, row, facts);
+    f.ranks = row.culprits.size() < facts.present.size() ? row.culprits : std::vector<int>{};
+    if (f.ranks.empty()) f.ranks = row.culprits;
+    const std::string where = opName(ctx, row.op) + " #" + std::to_string(row.seq);
+    if (row.mismatch == MismatchKind::State) {
+        f.kind = "hang";
+        f.symptom = symptoms::kHang;
+        f.severity = k + 1 == g.collectives.size() ? "error" : "warning";
+        f.confidence = 0.5;
+        f.summary = where + " " + row.detail;
+    } else {
+        f.kind = "collective_mismatch";
+        f.symptom = symptoms::kTensorMismatch;
+        f.severity = "error";
+        f.confidence = 0.9;
+        f.summary = std::string(row.mismatch == MismatchKind::Size ? "size" : "dtype") +
+                    " mismatch in " + where + ": " + row.detail + "; " + formatRanks(f.ranks) +
+                    " deviates";
+    }
+    if (g.mismatchCount > 1)
+        f.summary +=
+            "; " + std::to_string(g.mismatchCount - 1) + " later mismatches follow from it";
+    addRowEvidence(ctx, g, row, f, "");
+    out.push_back(std::move(f));
+}
+
+// Every member issued the last collective and none finished it, after earlier ones finished:
+// the peers or the network, or a mismatch the trace cannot show (no sizes).
+void stuckEverywhere(const AnalysisContext& ctx, const CollectiveGroup& g,
+                     std::vector<Finding>& out)
+{
+    if (g.collectives.size() < 2) return;
+    const MatchedCollective& row = g.collectives.back();
+    const RowFacts facts = factsOf(ctx, g, row);
+    bool noneCompleted = true;
+    for (std::int32_t i : row.records)
+        if (i >= 0 && ctx.store.collectives[std::size_t(i)].state == State::Completed)
+            noneCompleted = false;
+    bool earlierCompleted = false;
+    for (std::int32_t i : g.collectives[g.collectives.size() - 2].records)
+        if (i >= 0 && ctx.store.collectives[std::size_t(i)].state == State::Completed)
+            earlierCompleted = true;
+    const std::int64_t typical = medianExecNs(ctx, g);
+    const bool longWait = facts.maxHeldNs >= std::max(kMinHangNs, kHangFactor * typical);
+    if (!(noneCompleted && earlierCompleted) && !longWait) return;
+    Finding f = base(g, row, facts);
+    f.kind = "hang";
+    f.symptom = symptoms::kHang;
+    f.severity = longWait ? "error" : "warning";
+    f.confidence = 0.4;
+    f.summary = "every rank issued " + opName(ctx, row.op) + " #" + std::to_string(row.seq) +
+                " and " +
+                (longWait ? "waited " + formatDurationNs(facts.maxHeldNs) + " in it"
+                          : std::string("none completed it")) +
+                ": no rank is missing, so suspect a mismatch the trace cannot show, a dead peer "
+                "or the network; see the logs";
+    addRowEvidence(ctx, g, row, f, "");
+    out.push_back(std::move(f));
+}
+
+} // namespace
+
+HangDetector::Result HangDetector::detect(const AnalysisContext& ctx,
+                                          const std::vector<CollectiveGroup>& groups)
+{
+    Result res;
+    for (const CollectiveGroup& g : groups) {
+        GroupProgress p;
+        p.group = g.name;
+        for (std::size_t m = 0; m < g.members.size(); ++m) {
+            RankProgress rp;
+            rp.rank = g.members[m];
+            for (const auto& row : g.collectives) {
+                const std::int32_t i = row.records[m];
+                if (i < 0) continue;
+                const CollectiveRecord& c = ctx.store.collectives[std::size_t(i)];
+                rp.lastIssued = row.seq;
+                if (c.state >= State::Started) rp.lastStarted = row.seq;
+                if (c.state == State::Completed) rp.lastCompleted = row.seq;
+            }
+            p.wavefront = std::max(p.wavefront, rp.lastIssued);
+            p.ranks.push_back(rp);
+        }
+        res.progress.push_back(std::move(p));
+        if (g.members.size() < 2 || g.collectives.empty()) continue;
+
+        if (g.firstMismatch < 0) {
+            stuckEverywhere(ctx, g, res.findings);
+            continue;
+        }
+        const std::size_t k = std::size_t(g.firstMismatch);
+        switch (g.collectives[k].mismatch) {
+        case MismatchKind::Participation:
+            participation(ctx, g, k, res.findings);
+            break;
+        case MismatchKind::OpType:
+            opMismatch(ctx, g, k, res.findings);
+            break;
+        case MismatchKind::Size:
+        case MismatchKind::Dtype:
+        case MismatchKind::State:
+            contentMismatch(ctx, g, k, res.findings);
+            break;
+        case MismatchKind::None:
+            break;
+        }
+    }
+    return res;
+}
+
+} // namespace rankscope

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "model/analysis/analysiscontext.h"
+#include "model/analysis/collectivematcher.h"
+
+#include <map>
+#include <vector>
+
+namespace rankscope {
+
+// How far one rank got in one group (sequence numbers; -1 = none).
+struct RankProgress {
+    int rank = -1;
+    std::int64_t lastIssued = -1;
+    std::int64_t lastStarted = -1;
+    std::int64_t lastCompleted = -1;
+};
+
+struct GroupProgress {
+    std::string group;
+    std::vector<RankProgress> ranks;
+    std::int64_t wavefront = -1; // the furthest collective any member issued
+};
+
+// Participation gaps, op mismatches at the frontier, size/dtype/state mismatches, and
+// collectives stuck on every rank: who did not arrive, who waits where, who deviates.
+class HangDetector {
+public:
+    struct Result {
+        std::vector<Finding> findings;
+        std::vector<GroupProgress> progress;
+    };
+    static Result detect(const AnalysisContext& ctx, const std::vector<CollectiveGroup>& groups);
+};
+
+} // namespace rankscope

@@ -1,0 +1,34 @@
+#pragma once
+
+#include "model/analysis/finding.h"
+#include "model/analysis/logevidence.h"
+
+#include <vector>
+
+namespace rankscope {
+
+// Root versus cascade across ranks' logs: the earliest error that is not a consequence is the
+// root; lines that follow from it on other ranks (peer connection closed, watchdog teardown,
+// launcher SIGTERM) are its consequences. Ranks that only report having waited for a peer
+// (a collective timeout) are victims, not culprits; the ranks that did not report it are the
+// suspects.
+class LogTriage {
+public:
+    struct Result {
+        std::vector<Finding> findings;
+        // Ranks whose logs say they timed out waiting inside a collective, and those lines.
+        std::vector<int> waitingRanks;
+        std::vector<Evidence> waitingEvidence;
+        // Ranks that did not report waiting although others did, when that is a proper subset.
+        std::vector<int> silentRanks;
+    };
+    // `worldRanks` are all ranks of the job (those with no log line count as silent).
+    static Result triage(std::vector<LogEvidence> items, const std::vector<int>& worldRanks);
+
+    // The finding kind for a root line of this symptom.
+    static std::string kindOf(const LogEvidence& e);
+    // Symptoms that mean "this rank waited for a peer", not "this rank failed".
+    static bool isWaiting(const std::string& symptom);
+};
+
+} // namespace rankscope

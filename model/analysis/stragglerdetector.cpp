@@ -1,0 +1,204 @@
+#include "model/analysis/stragglerdetector.h"
+
+#include "model/analysis/symptomids.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <set>
+#include <tuple>
+
+namespace rankscope {
+
+namespace {
+
+// Upper tail of Binomial(n, p) at k, summed in log space so that n in the tens of thousands
+// neither overflows nor underflows.
+double binomialUpperTail(int k, int n, double p)
+{
+    if (k <= 0) return 1.0;
+    if (k > n) return 0.0;
+    const double lp = std::log(p), lq = std::log1p(-p);
+    double maxTerm = -INFINITY;
+    std::vector<double> terms;
+    terms.reserve(std::size_t(n - k + 1));
+    for (int i = k; i <= n; ++i) {
+        const double t = std::lgamma(n + 1.0) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1.0) +
+                         i * lp + (n - i) * lq;
+        terms.push_back(t);
+        maxTerm = std::max(maxTerm, t);
+        if (t < maxTerm - 40.0) break; // the rest no longer changes the sum
+    }
+    double sum = 0.0;
+    for (double t : terms)
+        sum += std::exp(t - maxTerm);
+    return std::min(1.0, std::exp(maxTerm) * sum);
+}
+
+std::int64_t median(std::vector<std::int64_t> v)
+{
+    if (v.empty()) return -1;
+    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
+
+// Fewer than this many collectives cannot tell a pattern from noise.
+constexpr int kMinSamples = 5;
+constexpr double kAlpha = 0.01;
+
+} // namespace
+
+StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
+                                                    const std::vector<CollectiveGroup>& groups)
+{
+    Result res;
+    struct Acc {
+        int last = 0, samples = 0;
+        double sumProb = 0.0; // expected count of being last under random arrival
+        std::int64_t delaySum = 0;
+        std::vector<std::tuple<int, std::int64_t, std::int32_t>> delays; // step, delay, record
+    };
+    std::map<int, Acc> acc;
+    std::vector<std::pair<std::int64_t, int>> arrivals;
+    for (const CollectiveGroup& g : groups) {
+        if (g.members.size() < 2) continue;
+        std::vector<Acc> bySlot(g.members.size());
+        std::vector<std::optional<std::int64_t>> offsets;
+        for (int r : g.members) {
+            const auto off = ctx.clock.offsetNs.find(r);
+            offsets.push_back(off == ctx.clock.offsetNs.end() ? std::nullopt : off->second);
+        }
+        for (const MatchedCollective& row : g.collectives) {
+            arrivals.clear();
+            for (std::size_t m = 0; m < g.members.size(); ++m) {
+                const std::int32_t i = row.records[m];
+                if (i < 0) continue;
+                const CollectiveRecord& c = ctx.store.collectives[std::size_t(i)];
+                if (c.state != CollectiveRecord::State::Completed || c.execStartNs < 0) continue;
+                if (!offsets[m]) continue;
+                arrivals.emplace_back(c.execStartNs - *offsets[m], int(m));
+            }
+            if (arrivals.size() < 2) continue;
+            const auto lastIt = std::max_element(arrivals.begin(), arrivals.end());
+            std::int64_t second = std::numeric_limits<std::int64_t>::min();
+            for (auto it = arrivals.begin(); it != arrivals.end(); ++it)
+                if (it != lastIt) second = std::max(second, it->first);
+            // Arrivals that tie carry no information on who was waited for.
+            if (lastIt->first - second <= 0) continue;
+            const double p = 1.0 / double(arrivals.size());
+            for (const auto& [t, m] : arrivals) {
+                Acc& a = bySlot[std::size_t(m)];
+                ++a.samples;
+                a.sumProb += p;
+            }
+            const int slot = lastIt->second;
+            const std::int32_t rec = row.records[std::size_t(slot)];
+            const CollectiveRecord& c = ctx.store.collectives[std::size_t(rec)];
+            Acc& a = bySlot[std::size_t(slot)];
+            ++a.last;
+            const std::int64_t delay = lastIt->first - second;
+            a.delaySum += delay;
+            a.delays.emplace_back(c.step >= 0 ? c.step : ctx.steps.stepAt(c.rank, c.execStartNs),
+                                  delay, rec);
+        }
+        for (std::size_t m = 0; m < g.members.size(); ++m) {
+            Acc& from = bySlot[m];
+            if (from.samples == 0) continue;
+            Acc& to = acc[g.members[m]];
+            to.last += from.last;
+            to.samples += from.samples;
+            to.sumProb += from.sumProb;
+            to.delaySum += from.delaySum;
+            to.delays.insert(to.delays.end(), from.delays.begin(), from.delays.end());
+        }
+    }
+
+    std::vector<std::int64_t> stepDurations;
+    for (const auto& [rank, steps] : ctx.steps.all())
+        for (const StepSpan& s : steps)
+            stepDurations.push_back(s.durationNs());
+    const std::int64_t medianStep = median(stepDurations);
+    std::map<int, std::int64_t> nonComm;
+    for (const auto& [rank, steps] : ctx.steps.all()) {
+        std::vector<std::int64_t> v;
+        for (const StepSpan& s : steps)
+            v.push_back(s.nonCommNs());
+        nonComm[rank] = median(v);
+    }
+
+    const double alpha = kAlpha / double(std::max<std::size_t>(1, acc.size()));
+    for (auto& [rank, a] : acc) {
+        RankArrival r;
+        r.rank = rank;
+        r.lastCount = a.last;
+        r.samples = a.samples;
+        const double p = a.samples > 0 ? a.sumProb / a.samples : 1.0;
+        r.pValue = binomialUpperTail(a.last, a.samples, p);
+        r.meanDelayNs = a.last > 0 ? a.delaySum / a.last : 0;
+        const auto nc = nonComm.find(rank);
+        r.medianNonCommNs = nc == nonComm.end() ? -1 : nc->second;
+        // A delay matters when the waits it causes add up to a visible share of the rank's
+        // steps (several collectives per step each add theirs), and each is at least a
+        // millisecond: ranks in lock-step always differ by microseconds.
+        constexpr std::int64_t kMinDelayNs = 1'000'000;
+        // Median x count, so that one step that hung does not hide a steady straggler.
+        std::vector<std::int64_t> own;
+        for (const StepSpan& sp : ctx.steps.stepsOf(rank))
+            own.push_back(sp.durationNs());
+        const std::int64_t stepTotal = own.empty() ? 0 : median(own) * std::int64_t(own.size());
+        const bool visible = stepTotal <= 0 || double(a.delaySum) >= 0.1 * double(stepTotal);
+        const std::int64_t perStepMaterial =
+            std::max<std::int64_t>(kMinDelayNs, medianStep > 0 ? medianStep / 20 : 0);
+        std::set<int> steps;
+        for (const auto& [step, d, rec] : a.delays)
+            if (d >= perStepMaterial && step >= 0) steps.insert(step);
+        r.steps.assign(steps.begin(), steps.end());
+        const bool significant =
+            a.samples >= kMinSamples && r.pValue < alpha && r.meanDelayNs >= kMinDelayNs && visible;
+        if (significant) {
+            Finding f;
+            f.kind = "straggler";
+            f.symptom = symptoms::kLowEfficiency;
+            f.severity = "warning";
+            f.ranks = {rank};
+            f.confidence =
+                std::min(0.95, 0.5 + 0.05 * std::log10(1.0 / std::max(r.pValue, 1e-300)));
+            f.step = r.steps.empty() ? -1 : r.steps.front();
+            f.summary = "rank " + std::to_string(rank) + " arrives last at " +
+                        std::to_string(a.last) + " of " + std::to_string(a.samples) +
+                        " collectives (chance: " + std::to_string(int(std::lround(p * a.samples))) +
+                        "), on average " + formatDurationNs(r.meanDelayNs) +
+                        " after the next rank; the others wait for it";
+            std::vector<std::int64_t> othersNonComm;
+            for (const auto& [o, v] : nonComm)
+                if (o != rank && v >= 0) othersNonComm.push_back(v);
+            const std::int64_t others = median(othersNonComm);
+            if (r.medianNonCommNs >= 0 && others >= 0)
+                f.summary += "; per step it spends " + formatDurationNs(r.medianNonCommNs) +
+                             " outside collectives vs " + formatDurationNs(others) +
+                             " on the others";
+            if (!r.steps.empty())
+                f.summary += " (" + std::to_string(r.steps.size()) + " steps, from step " +
+                             std::to_string(r.steps.front()) + " to " +
+                             std::to_string(r.steps.back()) + ")";
+            std::sort(a.delays.begin(), a.delays.end(),
+                      [](const auto& x, const auto& y) { return std::get<1>(x) > std::get<1>(y); });
+            for (std::size_t e = 0; e < a.delays.size() && e < 5; ++e) {
+                const std::int32_t rec = std::get<2>(a.delays[e]);
+                f.evidence.push_back(
+                    ctx.evidenceOf(rec, "arrived " + formatDurationNs(std::get<1>(a.delays[e])) +
+                                            " after the next rank"));
+                const CollectiveRecord& c = ctx.store.collectives[std::size_t(rec)];
+                const std::int64_t b = ctx.clock.toReference(c.rank, c.execStartNs);
+                f.startNs = f.startNs < 0 ? b : std::min(f.startNs, b);
+                f.endNs = std::max(f.endNs, ctx.clock.toReference(c.rank, c.execEndNs));
+            }
+            res.findings.push_back(std::move(f));
+        }
+        res.arrivals[rank] = std::move(r);
+    }
+    return res;
+}
+
+} // namespace rankscope

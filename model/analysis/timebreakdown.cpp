@@ -1,0 +1,200 @@
+#include "model/analysis/timebreakdown.h"
+
+#include "model/analysis/analysiscontext.h"
+#include "model/analysis/symptomids.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <map>
+
+namespace rankscope {
+
+namespace {
+
+using Intervals = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+void unite(Intervals& v)
+{
+    // Lanes are sorted by start, so one lane's intervals usually arrive in order.
+    if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
+    std::size_t w = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (w > 0 && v[i].first <= v[w - 1].second)
+            v[w - 1].second = std::max(v[w - 1].second, v[i].second);
+        else
+            v[w++] = v[i];
+    }
+    v.resize(w);
+}
+
+std::int64_t length(const Intervals& v)
+{
+    std::int64_t n = 0;
+    for (const auto& [a, b] : v)
+        n += b - a;
+    return n;
+}
+
+std::int64_t intersection(const Intervals& x, const Intervals& y)
+{
+    std::int64_t n = 0;
+    std::size_t i = 0, j = 0;
+    while (i < x.size() && j < y.size()) {
+        const std::int64_t a = std::max(x[i].first, y[j].first);
+        const std::int64_t b = std::min(x[i].second, y[j].second);
+        if (b > a) n += b - a;
+        if (x[i].second < y[j].second)
+            ++i;
+        else
+            ++j;
+    }
+    return n;
+}
+
+bool isCommName(std::string_view n)
+{
+    return n.substr(0, 6) == "c10d::" || n.substr(0, 5) == "nccl:" || n.substr(0, 5) == "gloo:" ||
+           n.find("record_param_comms") != n.npos;
+}
+
+} // namespace
+
+std::vector<RankTimeBreakdown> TimeBreakdown::compute(const EventStore& store)
+{
+    std::map<int, std::vector<const Lane*>> lanesOf;
+    std::map<int, bool> hasGpu;
+    for (const Lane& lane : store.lanes) {
+        if (lane.size() == 0) continue;
+        lanesOf[lane.rank].push_back(&lane);
+        hasGpu[lane.rank] = hasGpu[lane.rank] || lane.kind == LaneKind::GpuStream;
+    }
+    std::vector<std::int8_t> commName(store.strings.size(), -1);
+    // One set of buffers for every rank: large jobs would otherwise spend their time faulting
+    // in fresh pages.
+    Intervals compute, comm, mem, busy, merged;
+    std::vector<IdleGap> gaps;
+    std::vector<RankTimeBreakdown> out;
+    for (const auto& [rank, lanes] : lanesOf) {
+        compute.clear();
+        comm.clear();
+        mem.clear();
+        std::int64_t start = INT64_MAX, end = INT64_MIN;
+        const bool gpu = hasGpu[rank];
+        for (const Lane* lane : lanes) {
+            if ((lane->kind == LaneKind::GpuStream) != gpu) continue;
+            for (std::size_t i = 0; i < lane->size(); ++i) {
+                const std::int64_t s = lane->startNs[i], e = lane->endNs[i];
+                if (e <= s) continue;
+                Intervals* into = nullptr;
+                switch (lane->category[i]) {
+                case EventCategory::Kernel:
+                    into = &compute;
+                    break;
+                case EventCategory::CommKernel:
+                    into = &comm;
+                    break;
+                case EventCategory::Memcpy:
+                case EventCategory::Memset:
+                    into = &mem;
+                    break;
+                case EventCategory::CpuOp: {
+                    const StringId id = lane->nameId[i];
+                    if (std::size_t(id) < commName.size() && commName[std::size_t(id)] < 0)
+                        commName[std::size_t(id)] = isCommName(store.strings.view(id)) ? 1 : 0;
+                    const bool c =
+                        std::size_t(id) < commName.size() && commName[std::size_t(id)] == 1;
+                    into = c ? &comm : &compute;
+                    break;
+                }
+                default:
+                    break; // annotations and Python frames wrap work, they are not work
+                }
+                if (!into) continue;
+                into->emplace_back(s, e);
+                start = std::min(start, s);
+                end = std::max(end, e);
+            }
+        }
+        RankTimeBreakdown b;
+        b.rank = rank;
+        b.gpu = gpu;
+        if (start == INT64_MAX) {
+            out.push_back(b);
+            continue;
+        }
+        b.windowStartNs = start;
+        b.windowEndNs = end;
+        unite(compute);
+        unite(comm);
+        unite(mem);
+        b.computeNs = length(compute);
+        b.commNs = length(comm);
+        b.memNs = length(mem);
+        b.overlapNs = intersection(compute, comm);
+        busy.clear();
+        merged.clear();
+        std::merge(compute.begin(), compute.end(), comm.begin(), comm.end(),
+                   std::back_inserter(busy));
+        std::merge(busy.begin(), busy.end(), mem.begin(), mem.end(), std::back_inserter(merged));
+        unite(merged);
+        b.idleNs = b.windowNs() - length(merged);
+        gaps.clear();
+        for (std::size_t i = 1; i < merged.size(); ++i)
+            gaps.push_back({merged[i - 1].second, merged[i].first});
+        const std::size_t keep = std::min(kMaxGaps, gaps.size());
+        std::partial_sort(gaps.begin(), gaps.begin() + std::ptrdiff_t(keep), gaps.end(),
+                          [](const IdleGap& x, const IdleGap& y) {
+                              return x.endNs - x.startNs > y.endNs - y.startNs;
+                          });
+        b.largestGaps.assign(gaps.begin(), gaps.begin() + std::ptrdiff_t(keep));
+        out.push_back(std::move(b));
+    }
+    return out;
+}
+
+std::vector<Finding> TimeBreakdown::idleFindings(const std::vector<RankTimeBreakdown>& breakdown)
+{
+    std::vector<Finding> out;
+    std::vector<double> idle;
+    for (const auto& b : breakdown)
+        if (b.gpu && b.windowNs() > 0) idle.push_back(b.idleFraction());
+    if (idle.empty()) return out;
+    std::vector<double> sorted = idle;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = sorted[sorted.size() / 2];
+    auto pct = [](double x) { return std::to_string(int(std::lround(100.0 * x))) + "%"; };
+    for (const auto& b : breakdown) {
+        if (!b.gpu || b.windowNs() <= 0) continue;
+        const double f = b.idleFraction();
+        if (breakdown.size() < 2 || f < std::max(0.3, median + 0.2)) continue;
+        Finding fd;
+        fd.kind = "idle_gpu";
+        fd.symptom = symptoms::kLowEfficiency;
+        fd.severity = "warning";
+        fd.ranks = {b.rank};
+        fd.confidence = 0.6;
+        fd.startNs = b.windowStartNs;
+        fd.endNs = b.windowEndNs;
+        fd.summary = "rank " + std::to_string(b.rank) + "'s GPU is idle " + pct(f) +
+                     " of the time (median rank " + pct(median) + ")";
+        if (!b.largestGaps.empty())
+            fd.summary += "; longest gap " + formatDurationNs(b.largestGaps.front().endNs -
+                                                              b.largestGaps.front().startNs);
+        out.push_back(std::move(fd));
+    }
+    if (out.empty() && median >= 0.5 && idle.size() >= 1) {
+        Finding fd;
+        fd.kind = "idle_gpu";
+        fd.symptom = symptoms::kLowEfficiency;
+        fd.severity = "info";
+        fd.confidence = 0.3;
+        fd.summary = "GPUs are idle " + pct(median) +
+                     " of the traced time on the median rank: the job is bound by input, CPU work "
+                     "or launch overhead rather than by GPU work";
+        out.push_back(std::move(fd));
+    }
+    return out;
+}
+
+} // namespace rankscope

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "model/analysis/finding.h"
+#include "model/store/eventstore.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace rankscope {
+
+struct IdleGap {
+    std::int64_t startNs = 0; // the rank's own clock
+    std::int64_t endNs = 0;
+};
+
+// Where one rank's time went, over the span of the lanes measured. Categories are unions of
+// intervals, so nested and concurrent events count once; `overlapNs` is the part of
+// communication hidden under computation.
+struct RankTimeBreakdown {
+    int rank = -1;
+    bool gpu = false; // GPU stream lanes measured; else CPU thread lanes (CPU-only trace)
+    std::int64_t windowStartNs = 0;
+    std::int64_t windowEndNs = 0;
+    std::int64_t computeNs = 0;
+    std::int64_t commNs = 0;
+    std::int64_t memNs = 0; // memcpy / memset
+    std::int64_t overlapNs = 0;
+    std::int64_t idleNs = 0;          // nothing of the above running
+    std::vector<IdleGap> largestGaps; // longest idle gaps, longest first
+
+    std::int64_t windowNs() const { return windowEndNs - windowStartNs; }
+    double idleFraction() const
+    {
+        return windowNs() > 0 ? double(idleNs) / double(windowNs()) : 0.0;
+    }
+};
+
+// Per-rank compute / communication / memory / idle time, for the GUI's charts and the idle-GPU
+// check.
+class TimeBreakdown {
+public:
+    static constexpr std::size_t kMaxGaps = 10;
+    static std::vector<RankTimeBreakdown> compute(const EventStore& store);
+    // A rank whose GPUs sit idle far more than the others' (starved by input, CPU work or a
+    // peer), or every rank mostly idle.
+    static std::vector<Finding> idleFindings(const std::vector<RankTimeBreakdown>& breakdown);
+};
+
+} // namespace rankscope

@@ -1,0 +1,313 @@
+#include "model/analysis/analyzer.h"
+#include "model/analysis/symptomcatalog.h"
+#include "model/analysis/symptomids.h"
+#include "model/analysisreport.h"
+#include "syntheticjob.h"
+
+#include <QFile>
+#include <QTest>
+#include <random>
+
+using namespace rankscope;
+using namespace rankscope::test;
+
+// Scenarios shaped like tests/data/traces (CPU/gloo traces: no groups, no sizes; the collective
+// the others wait in is closed by the error) with the log lines the classifier would hand over.
+namespace {
+
+const char* kIterationFailure = "data-and-model-preparation/iteration-failure";
+
+LogEvidence line(int rank, int no, const char* text, const char* symptom, std::int64_t tNs,
+                 bool fatal = false, bool cascade = false)
+{
+    LogEvidence e;
+    e.rank = rank;
+    e.path = "rank" + std::to_string(rank) + ".log";
+    e.line = no;
+    e.text = text;
+    e.symptom = symptom;
+    e.timeNs = tNs;
+    e.fatal = fatal;
+    e.cascade = cascade;
+    return e;
+}
+
+struct Scenario {
+    SyntheticJob job;
+    std::vector<LogEvidence> logs;
+    explicit Scenario(int world) : job(world, false)
+    {
+        job.hangState = CollectiveRecord::State::Completed;
+    }
+};
+
+void steps(SyntheticJob& job, int n, std::mt19937& rng, int slowRank = -1)
+{
+    std::uniform_int_distribution<std::int64_t> compute(1'000'000, 12'000'000);
+    for (int s = 0; s < n; ++s) {
+        std::vector<std::int64_t> c(static_cast<std::size_t>(job.worldSize()));
+        for (int r = 0; r < job.worldSize(); ++r)
+            c[std::size_t(r)] = compute(rng) + (r == slowRank ? 250'000'000 : 0);
+        job.step(c, {"all_reduce", "all_reduce"});
+    }
+}
+
+constexpr std::int64_t kS = 1'000'000'000;
+constexpr std::int64_t kWall = 1'764'682'000 * kS; // log timestamps are wall-clock
+
+Scenario build(const QString& name)
+{
+    std::mt19937 rng(11);
+    if (name == QLatin1String("healthy")) {
+        Scenario s(2);
+        steps(s.job, 10, rng);
+        return s;
+    }
+    if (name == QLatin1String("straggler")) {
+        Scenario s(3);
+        steps(s.job, 10, rng, 1);
+        return s;
+    }
+    if (name == QLatin1String("hang_timeout") || name == QLatin1String("hang_timeout_logs_only")) {
+        Scenario s(3);
+        if (name == QLatin1String("hang_timeout")) {
+            steps(s.job, 3, rng);
+            s.job.step(uniform(3, 2'000'000), {"all_reduce"}, 200'000, {1}, 10 * kS);
+        }
+        const char* timeout = "RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:81] Timed out "
+                              "waiting 10000ms for recv operation to complete";
+        s.logs.push_back(line(0, 40, timeout, symptoms::kHang, kWall + 10 * kS, true));
+        s.logs.push_back(line(2, 41, timeout, symptoms::kHang, kWall + 10 * kS + 3'000'000, true));
+        s.logs.push_back(line(1, 30, "received signal 15 (SIGTERM), shutting down", symptoms::kHang,
+                              kWall + 14 * kS, false, true));
+        return s;
+    }
+    if (name == QLatin1String("rank_crash")) {
+        Scenario s(3);
+        steps(s.job, 5, rng);
+        s.job.step(uniform(3, 2'000'000), {"all_reduce"}, 200'000, {2}, 120'000'000);
+        s.logs.push_back(
+            line(2, 52, "IndexError: index 163 is out of bounds for dimension 0 with size 160",
+                 kIterationFailure, kWall + 5 * kS, true));
+        const char* closed = "RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed "
+                             "by peer [127.0.0.1]:12345";
+        s.logs.push_back(
+            line(0, 48, closed, symptoms::kCommunicationError, kWall + 5 * kS + 100'000'000, true));
+        s.logs.push_back(
+            line(1, 47, closed, symptoms::kCommunicationError, kWall + 5 * kS + 110'000'000, true));
+        return s;
+    }
+    if (name == QLatin1String("uneven_inputs")) {
+        Scenario s(2);
+        steps(s.job, 6, rng);
+        const std::int64_t t = s.job.nowNs();
+        s.job.event(0, true, t, t + 10 * kS, "ProfilerStep#6", EventCategory::UserAnnotation);
+        s.job.collective(0, "all_reduce", t + 3'000'000, -1, -1, CollectiveRecord::State::Issued,
+                         6);
+        s.job.event(1, true, t, t + 10 * kS, "ProfilerStep#6", EventCategory::UserAnnotation);
+        s.job.collective(1, "barrier", t + 200'000, t + 250'000, t + 10 * kS,
+                         CollectiveRecord::State::Completed, 6);
+        const char* timeout = "RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:81] Timed out "
+                              "waiting 10000ms for recv operation to complete";
+        s.logs.push_back(line(0, 60, timeout, symptoms::kHang, kWall + 10 * kS, true));
+        s.logs.push_back(line(1, 58, timeout, symptoms::kHang, kWall + 10 * kS, true));
+        return s;
+    }
+    if (name == QLatin1String("mismatched_collective")) {
+        Scenario s(2);
+        steps(s.job, 4, rng);
+        const std::int64_t t = s.job.nowNs();
+        for (int r = 0; r < 2; ++r)
+            s.job.collective(r, "all_reduce", t + 1'000'000, -1, -1,
+                             CollectiveRecord::State::Issued, 4);
+        s.logs.push_back(
+            line(0, 70,
+                 "RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running "
+                 "collective: CollectiveFingerPrint(OpType=ALLREDUCE, TensorShape=[1]), but Rank 1 "
+                 "is running collective: CollectiveFingerPrint(OpType=ALLREDUCE, TensorShape=[2])",
+                 symptoms::kTensorMismatch, kWall + 2 * kS, true));
+        s.logs.push_back(
+            line(1, 71,
+                 "RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running "
+                 "collective: CollectiveFingerPrint(OpType=ALLREDUCE, TensorShape=[2]), but Rank 0 "
+                 "is running collective: CollectiveFingerPrint(OpType=ALLREDUCE, TensorShape=[1])",
+                 symptoms::kTensorMismatch, kWall + 2 * kS + 2'000'000, true));
+        return s;
+    }
+    if (name == QLatin1String("setup_failure")) {
+        Scenario s(2); // no trace at all
+        s.logs.push_back(line(1, 12,
+                              "TimeoutError: The client socket has timed out after 10s while "
+                              "trying to connect to (127.0.0.1, 29581).",
+                              symptoms::kSetupHang, kWall + 9 * kS, true));
+        s.logs.push_back(line(0, 15, "received signal 15 (SIGTERM), shutting down", symptoms::kHang,
+                              kWall + 9 * kS + 400'000'000, false, true));
+        s.logs.push_back(line(0, 22, "RuntimeError: Socket Timeout", symptoms::kSetupHang,
+                              kWall + 9 * kS + 500'000'000, true));
+        return s;
+    }
+    if (name == QLatin1String("unused_parameters")) {
+        Scenario s(2);
+        s.job.step(uniform(2, 3'000'000), {"all_reduce"});
+        const char* msg = "RuntimeError: Expected to have finished reduction in the prior "
+                          "iteration before starting a new one.";
+        s.logs.push_back(line(0, 33, msg, symptoms::kCommunicationError, kWall + kS, true));
+        s.logs.push_back(
+            line(1, 33, msg, symptoms::kCommunicationError, kWall + kS + 4'000'000, true));
+        return s;
+    }
+    qFatal("unknown scenario");
+}
+
+AnalysisResult run(Scenario& s)
+{
+    s.job.finish();
+    std::vector<int> ranks(static_cast<std::size_t>(s.job.worldSize()));
+    std::iota(ranks.begin(), ranks.end(), 0);
+    return Analyzer::run(s.job.store, s.job.sourcePaths(), ranks, s.logs);
+}
+
+} // namespace
+
+class TestAnalyzer : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void slugRule();
+    void emittedIdsAreInTheTaxonomy();
+    void scenario_data();
+    void scenario();
+    void findingsJsonSchema();
+    void markdownReport();
+};
+
+void TestAnalyzer::slugRule()
+{
+    QCOMPARE(SymptomCatalog::slug("training & evaluation"), std::string("training-and-evaluation"));
+    QCOMPARE(SymptomCatalog::slug("fix batch size/data partition"),
+             std::string("fix-batch-size-data-partition"));
+    QCOMPARE(SymptomCatalog::slug("  Scope / Context issue "), std::string("scope-context-issue"));
+    const SymptomCatalog c("stage,inner_category,leaf_category,fix_pattern\n"
+                           "a & b,,x,fix one & fix two\n"
+                           "a & b,,x,fix one\n"
+                           "\"q, r\",in,y,fix three\n");
+    QVERIFY(c.isLeaf("a-and-b/x"));
+    QVERIFY(c.isLeaf("q-r/in/y"));
+    QCOMPARE(c.topFixPatterns("a-and-b/x", 3), (std::vector<std::string>{"fix-one", "fix-two"}));
+    QVERIFY(c.isFixPattern("fix-two"));
+}
+
+void TestAnalyzer::emittedIdsAreInTheTaxonomy()
+{
+    const SymptomCatalog& c = SymptomCatalog::instance();
+    QVERIFY(c.leaves().size() > 30);
+    for (const char* id : {symptoms::kHang, symptoms::kLowEfficiency, symptoms::kTensorMismatch,
+                           symptoms::kCommunicationError, symptoms::kSetupFailure,
+                           symptoms::kSetupHang, kIterationFailure})
+        QVERIFY2(c.isLeaf(id), id);
+    QCOMPARE(c.topFixPatterns(symptoms::kSetupFailure, 1).size(), std::size_t(1));
+}
+
+void TestAnalyzer::scenario_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("kind"); // of the first finding; empty = no error finding at all
+    QTest::addColumn<std::vector<int>>("ranks");
+    QTest::addColumn<int>("step"); // -1: not checked
+    QTest::newRow("healthy") << "healthy"
+                             << "" << std::vector<int>{} << -1;
+    QTest::newRow("straggler") << "straggler"
+                               << "straggler" << std::vector<int>{1} << 0;
+    QTest::newRow("hang_timeout") << "hang_timeout"
+                                  << "hang" << std::vector<int>{1} << 3;
+    QTest::newRow("hang_timeout, logs only") << "hang_timeout_logs_only"
+                                             << "hang" << std::vector<int>{1} << -1;
+    QTest::newRow("rank_crash") << "rank_crash"
+                                << "crash" << std::vector<int>{2} << -1;
+    QTest::newRow("uneven_inputs") << "uneven_inputs"
+                                   << "desync" << std::vector<int>{1} << 6;
+    QTest::newRow("mismatched_collective") << "mismatched_collective"
+                                           << "collective_mismatch" << std::vector<int>{0, 1} << -1;
+    QTest::newRow("setup_failure") << "setup_failure"
+                                   << "setup_failure" << std::vector<int>{1} << -1;
+    QTest::newRow("unused_parameters") << "unused_parameters"
+                                       << "crash" << std::vector<int>{0, 1} << -1;
+}
+
+void TestAnalyzer::scenario()
+{
+    QFETCH(QString, name);
+    QFETCH(QString, kind);
+    QFETCH(std::vector<int>, ranks);
+    QFETCH(int, step);
+    Scenario s = build(name);
+    const AnalysisResult res = run(s);
+    {
+        // Kept for people reviewing what the report says about each scenario.
+        QFile md(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/analysis_%1.md").arg(name));
+        if (md.open(QIODevice::WriteOnly))
+            md.write(AnalysisReport::toMarkdown(TraceSession{}, res).toUtf8());
+    }
+    const SymptomCatalog& catalog = SymptomCatalog::instance();
+    for (const Finding& f : res.findings) {
+        QVERIFY2(catalog.isLeaf(f.symptom), f.symptom.c_str());
+        QVERIFY2(!f.evidence.empty(), f.summary.c_str());
+        QVERIFY(!f.fixPatterns.empty());
+        for (const std::string& p : f.fixPatterns)
+            QVERIFY2(catalog.isFixPattern(p), p.c_str());
+        for (const Evidence& e : f.evidence)
+            QVERIFY(!e.path.empty() && (e.line >= 0 || e.timeNs >= 0));
+    }
+    if (kind.isEmpty()) {
+        for (const Finding& f : res.findings)
+            QVERIFY2(f.severity != "error", f.summary.c_str());
+        return;
+    }
+    QVERIFY(!res.findings.empty());
+    const Finding& top = res.findings.front();
+    QVERIFY2(top.kind == kind.toStdString(), (top.kind + ": " + top.summary).c_str());
+    QCOMPARE(top.ranks, ranks);
+    if (step >= 0) QCOMPARE(top.step, step);
+    QCOMPARE(top.id, std::string("F1"));
+    // No other error finding may blame a rank that only waited or followed.
+    for (const Finding& f : res.findings)
+        if (f.severity == "error")
+            for (int r : f.ranks)
+                QVERIFY2(std::find(ranks.begin(), ranks.end(), r) != ranks.end() || f.ranks.empty(),
+                         f.summary.c_str());
+    QVERIFY(!res.symptoms.empty());
+    QCOMPARE(res.symptoms.front().symptom, top.symptom);
+    for (std::size_t i = 1; i < res.symptoms.size(); ++i)
+        QVERIFY(res.symptoms[i - 1].score >= res.symptoms[i].score);
+}
+
+void TestAnalyzer::findingsJsonSchema()
+{
+    Scenario s = build(QStringLiteral("hang_timeout"));
+    const AnalysisResult res = run(s);
+    const auto j = AnalysisReport::findingsJson(res);
+    QVERIFY(j.is_array() && !j.empty());
+    for (const char* key : {"id", "kind", "symptom", "severity", "ranks", "process_group", "seq",
+                            "step", "time_range_us", "summary", "evidence", "fix_patterns"})
+        QVERIFY2(j[0].contains(key), key);
+    QVERIFY(j[0]["ranks"] == nlohmann::ordered_json::array({1}));
+    QVERIFY(j[0]["time_range_us"].is_array());
+    QVERIFY(j[0]["evidence"][0].contains("path"));
+    const auto sym = AnalysisReport::symptomsJson(res);
+    QCOMPARE(sym[0]["symptom"].get<std::string>(), std::string(symptoms::kHang));
+    QVERIFY(!sym[0]["findings"].empty());
+}
+
+void TestAnalyzer::markdownReport()
+{
+    Scenario s = build(QStringLiteral("rank_crash"));
+    const AnalysisResult res = run(s);
+    TraceSession session;
+    const QString md = AnalysisReport::toMarkdown(session, res);
+    QVERIFY(md.contains(QStringLiteral("### F1 · error · crash · rank 2")));
+    QVERIFY(md.contains(QStringLiteral("IndexError: index 163")));
+    QVERIFY(md.contains(QStringLiteral("| `rank2.log` | line 52 |")));
+    QVERIFY(md.contains(QStringLiteral("## Clocks")));
+}
+
+QTEST_GUILESS_MAIN(TestAnalyzer)
+#include "tst_analyzer.moc"

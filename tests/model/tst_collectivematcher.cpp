@@ -1,0 +1,166 @@
+#include "model/analysis/collectivematcher.h"
+#include "syntheticjob.h"
+
+#include <QTest>
+
+using namespace rankscope;
+using namespace rankscope::test;
+
+Q_DECLARE_METATYPE(MismatchKind)
+
+class TestCollectiveMatcher : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void matchesHealthyRun_data();
+    void matchesHealthyRun();
+    void findsMismatch_data();
+    void findsMismatch();
+    void ordinalGapDoesNotShiftLaterPairs();
+    void duplicateSourcesAreMerged();
+    void separateGroupsAreKeyedByMembers();
+};
+
+static SyntheticJob healthy(int world, bool groups, int steps = 5)
+{
+    SyntheticJob job(world, groups);
+    for (int s = 0; s < steps; ++s)
+        job.step(uniform(world, 2'000'000), {"all_reduce", "broadcast"});
+    job.finish();
+    return job;
+}
+
+static CollectiveRecord& recordOf(EventStore& store, int rank, int ordinal)
+{
+    int n = 0;
+    for (CollectiveRecord& c : store.collectives)
+        if (c.rank == rank && n++ == ordinal) return c;
+    qFatal("no such record");
+}
+
+void TestCollectiveMatcher::matchesHealthyRun_data()
+{
+    QTest::addColumn<bool>("groups");
+    QTest::newRow("process groups and seq") << true;
+    QTest::newRow("legacy trace, by ordinal") << false;
+}
+
+void TestCollectiveMatcher::matchesHealthyRun()
+{
+    QFETCH(bool, groups);
+    SyntheticJob job = healthy(3, groups);
+    const auto matched = CollectiveMatcher::match(job.store);
+    QCOMPARE(matched.size(), std::size_t(1));
+    QCOMPARE(matched[0].byOrdinal, !groups);
+    QCOMPARE(matched[0].members, (std::vector<int>{0, 1, 2}));
+    QCOMPARE(matched[0].collectives.size(), std::size_t(10));
+    QCOMPARE(matched[0].firstMismatch, -1);
+    for (const auto& row : matched[0].collectives)
+        for (std::int32_t i : row.records)
+            QVERIFY(i >= 0);
+}
+
+void TestCollectiveMatcher::findsMismatch_data()
+{
+    QTest::addColumn<bool>("groups");
+    QTest::addColumn<QString>("change");
+    QTest::addColumn<int>("rank");
+    QTest::addColumn<int>("ordinal");
+    QTest::addColumn<MismatchKind>("kind");
+    QTest::addColumn<std::vector<int>>("culprits");
+    for (bool g : {true, false}) {
+        const char* mode = g ? "seq" : "ordinal";
+        QTest::addRow("%s op type", mode)
+            << g << "op" << 1 << 4 << MismatchKind::OpType << std::vector<int>{1};
+        QTest::addRow("%s input size", mode)
+            << g << "size" << 2 << 6 << MismatchKind::Size << std::vector<int>{2};
+        QTest::addRow("%s dtype", mode)
+            << g << "dtype" << 0 << 3 << MismatchKind::Dtype << std::vector<int>{0};
+        QTest::addRow("%s state", mode)
+            << g << "state" << 1 << 5 << MismatchKind::State << std::vector<int>{1};
+    }
+    QTest::newRow("seq missing rank")
+        << true << "drop" << 2 << 7 << MismatchKind::Participation << std::vector<int>{2};
+}
+
+void TestCollectiveMatcher::findsMismatch()
+{
+    QFETCH(bool, groups);
+    QFETCH(QString, change);
+    QFETCH(int, rank);
+    QFETCH(int, ordinal);
+    QFETCH(MismatchKind, kind);
+    QFETCH(std::vector<int>, culprits);
+    SyntheticJob job = healthy(3, groups);
+    CollectiveRecord& c = recordOf(job.store, rank, ordinal);
+    if (change == QLatin1String("op"))
+        c.op = job.store.strings.intern("reduce_scatter");
+    else if (change == QLatin1String("size"))
+        c.inNelems = c.outNelems = 512;
+    else if (change == QLatin1String("dtype"))
+        c.dtype = job.store.strings.intern("Half");
+    else if (change == QLatin1String("state"))
+        c.state = CollectiveRecord::State::Started;
+    else if (change == QLatin1String("drop"))
+        job.store.collectives.erase(job.store.collectives.begin() +
+                                    (&c - job.store.collectives.data()));
+    const auto matched = CollectiveMatcher::match(job.store);
+    QCOMPARE(matched.size(), std::size_t(1));
+    const CollectiveGroup& g = matched[0];
+    QCOMPARE(g.firstMismatch, ordinal);
+    QCOMPARE(g.collectives[std::size_t(ordinal)].mismatch, kind);
+    QCOMPARE(g.collectives[std::size_t(ordinal)].culprits, culprits);
+    QCOMPARE(g.mismatchCount, 1);
+}
+
+void TestCollectiveMatcher::ordinalGapDoesNotShiftLaterPairs()
+{
+    // Rank 1's trace lacks one broadcast in the middle: later collectives must still pair up.
+    SyntheticJob job = healthy(3, false, 6);
+    auto& recs = job.store.collectives;
+    recs.erase(recs.begin() + (&recordOf(job.store, 1, 5) - recs.data()));
+    const auto matched = CollectiveMatcher::match(job.store);
+    const CollectiveGroup& g = matched[0];
+    QCOMPARE(g.collectives.size(), std::size_t(12));
+    QCOMPARE(g.firstMismatch, 5);
+    QCOMPARE(g.collectives[5].mismatch, MismatchKind::Participation);
+    QCOMPARE(g.collectives[5].culprits, std::vector<int>{1});
+    QCOMPARE(g.mismatchCount, 1);
+}
+
+void TestCollectiveMatcher::duplicateSourcesAreMerged()
+{
+    SyntheticJob job = healthy(2, true, 2);
+    CollectiveRecord dup = recordOf(job.store, 0, 1);
+    dup.state = CollectiveRecord::State::Issued;
+    dup.execStartNs = dup.execEndNs = -1;
+    job.store.collectives.push_back(dup);
+    const auto matched = CollectiveMatcher::match(job.store);
+    QCOMPARE(matched[0].collectives.size(), std::size_t(4));
+    QCOMPARE(matched[0].firstMismatch, -1);
+    const CollectiveRecord& kept =
+        job.store.collectives[std::size_t(matched[0].collectives[1].records[0])];
+    QCOMPARE(kept.state, CollectiveRecord::State::Completed);
+}
+
+void TestCollectiveMatcher::separateGroupsAreKeyedByMembers()
+{
+    SyntheticJob job = healthy(4, true, 2);
+    // Ranks 2 and 3 also run a sub-group of their own, with its own sequence numbers.
+    for (int r : {2, 3}) {
+        CollectiveRecord c = recordOf(job.store, r, 0);
+        c.processGroupName = job.store.strings.intern("1");
+        c.groupRanks = {2, 3};
+        c.groupSize = 2;
+        c.seq = 0;
+        job.store.collectives.push_back(c);
+    }
+    const auto matched = CollectiveMatcher::match(job.store);
+    QCOMPARE(matched.size(), std::size_t(2));
+    for (const auto& g : matched) {
+        QCOMPARE(g.firstMismatch, -1);
+        if (g.name == "1") QCOMPARE(g.members, (std::vector<int>{2, 3}));
+    }
+}
+
+QTEST_GUILESS_MAIN(TestCollectiveMatcher)
+#include "tst_collectivematcher.moc"
