@@ -18,6 +18,16 @@ nlohmann::ordered_json sourceJson(const SourceFile& s)
     return j;
 }
 
+// The host a rank ran on, from its logs (NCCL prefixes, host= lines) or torchrun's failure box.
+nlohmann::ordered_json hostOf(const TraceSession& session, int rank)
+{
+    for (const RankLog& log : session.logs)
+        if (log.rank == rank && !log.host.empty()) return log.host;
+    for (const ElasticError& e : session.errors)
+        if (e.rank == rank && !e.host.empty()) return e.host;
+    return nullptr;
+}
+
 } // namespace
 
 nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session)
@@ -31,7 +41,7 @@ nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session)
     for (int rank : folder.ranks()) {
         nlohmann::ordered_json r;
         r["rank"] = rank;
-        r["host"] = nullptr;
+        r["host"] = hostOf(session, rank);
         auto sources = nlohmann::ordered_json::array();
         for (const SourceFile& s : folder.sourcesOfRank(rank))
             sources.push_back(sourceJson(s));
@@ -46,6 +56,10 @@ nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session)
     for (const SourceFile& s : folder.unattributedSources())
         unattributed.push_back(sourceJson(s));
     doc["unattributed_sources"] = unattributed;
+    auto warnings = nlohmann::ordered_json::array();
+    for (const QString& w : session.warnings)
+        warnings.push_back(w.toStdString());
+    doc["warnings"] = warnings;
     doc["findings"] = nlohmann::ordered_json::array();
     doc["symptoms"] = nlohmann::ordered_json::array();
     return doc;
@@ -72,6 +86,8 @@ QString AnalysisReport::toText(const TraceSession& session)
             ts << "    " << s.relativePath << "  [" << sourceKindName(s.kind) << "]"
                << (s.message.isEmpty() ? QString() : QStringLiteral("  ") + s.message) << '\n';
     }
+    for (const QString& w : session.warnings)
+        ts << "Warning: " << w << '\n';
     return out;
 }
 
