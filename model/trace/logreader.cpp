@@ -166,7 +166,7 @@ private:
         m_state = State::None;
     }
 
-    // Returns true when the line belonged to a traceback.
+    // True for the lines that only frame a traceback (its header, File and code lines).
     bool traceback(int index, std::string_view line, bool timestamped)
     {
         const std::string_view t = trimmed(line);
@@ -204,7 +204,7 @@ private:
             m_current.lastLine = index;
             m_state = State::Message;
             m_messageLines = 0;
-            return true;
+            return false; // its text may hold facts (fingerprints, NCCL errors)
         }
         // State::Message: a multi-line message continues until something else starts.
         const bool ends = timestamped || t.empty() || line.front() == '[' ||
@@ -218,7 +218,7 @@ private:
         m_current.message += '\n';
         m_current.message += std::string(line);
         m_current.lastLine = index;
-        return true;
+        return false;
     }
 
     void fact(LogFactKind kind, int index, std::vector<std::pair<std::string, std::string>> fields)
@@ -236,8 +236,9 @@ private:
 
     void nccl(int index, const QString& line)
     {
-        static const QRegularExpression prefix(QStringLiteral(
-            "(?:^|\\s)([\\w.\\-]+):(\\d+):(\\d+) \\[(\\d+)\\] NCCL (INFO|WARN) ?(.*)$"));
+        static const QRegularExpression prefix(
+            QStringLiteral("(?:^|\\s)([\\w.\\-]+):(\\d+):(\\d+) \\[(\\d+)\\] (?:\\S+:\\d+ )?NCCL "
+                           "(INFO|WARN) ?(.*)$"));
         const QRegularExpressionMatch p = prefix.match(line);
         const QString body = p.hasMatch() ? p.captured(6) : line;
         std::vector<std::pair<std::string, std::string>> origin;
@@ -455,7 +456,8 @@ private:
     void step(int index, const QString& line)
     {
         static const QRegularExpression stepLine(
-            QStringLiteral("(?<![\\w\\-])(?:step|iter(?:ation)?)[\\s:=#]*(\\d+)\\b"),
+            // DDP's logger prints "[before iteration N]": a step that has not run yet.
+            QStringLiteral("(?<![\\w\\-])(?<!before )(?:step|iter(?:ation)?)[\\s:=#]*(\\d+)\\b"),
             QRegularExpression::CaseInsensitiveOption);
         if (const auto m = stepLine.match(line); m.hasMatch()) {
             bool ok = false;

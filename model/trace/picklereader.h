@@ -16,8 +16,8 @@ namespace rankscope {
 class PickleReader {
 public:
     struct Limits {
-        std::size_t maxDepth = 200;        // nesting of containers in the output
-        std::size_t maxNodes = 20'000'000; // values created, and values emitted (memo sharing)
+        std::size_t maxDepth = 200;       // nesting of containers in the output
+        std::size_t maxNodes = 5'000'000; // values created, and values emitted (memo sharing)
     };
 
     // The decoded value, or nullopt with `error` set to one line naming the offset and reason.
