@@ -30,6 +30,12 @@ int digits(QByteArrayView s, qsizetype p, int n)
     return v;
 }
 
+// Log clocks outside this range are corrupt text; it also keeps ns since epoch in int64.
+bool plausibleYear(int y)
+{
+    return y >= 1970 && y <= 2200;
+}
+
 // Days since 1970-01-01 of a civil date (proleptic Gregorian).
 std::int64_t daysFromCivil(int y, int m, int d)
 {
@@ -482,11 +488,11 @@ std::optional<std::int64_t> LogReader::parseTimestamp(QByteArrayView s, int year
     if (p < s.size() && s[p] == '[') ++p;
     // ISO / Python logging / NCCL: 2026-12-02 13:41:34.806 or 2026-12-02T13:41:34
     const int y = digits(s, p, 4);
-    if (y > 0 && p + 19 <= s.size() && s[p + 4] == '-' && s[p + 7] == '-' &&
+    if (y >= 0 && p + 19 <= s.size() && s[p + 4] == '-' && s[p + 7] == '-' &&
         (s[p + 10] == ' ' || s[p + 10] == 'T')) {
         const int mo = digits(s, p + 5, 2), d = digits(s, p + 8, 2);
         const std::int64_t tod = timeOfDay(s, p + 11);
-        if (mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && tod >= 0) {
+        if (plausibleYear(y) && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && tod >= 0) {
             *hasDate = true;
             if (year) *year = y;
             return daysFromCivil(y, mo, d) * 86'400'000'000'000LL + tod;
@@ -511,7 +517,7 @@ std::optional<std::int64_t> LogReader::parseTimestamp(QByteArrayView s, int year
         if (t < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || t + 8 > s.size()) return std::nullopt;
         const std::int64_t tod = timeOfDay(s, t);
         if (tod < 0) return std::nullopt;
-        if (gy <= 0) return tod;
+        if (!plausibleYear(gy)) return tod;
         *hasDate = true;
         if (year) *year = gy;
         return daysFromCivil(gy, mo, d) * 86'400'000'000'000LL + tod;

@@ -1,6 +1,7 @@
 #include "model/trace/logreader.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QRegularExpression>
@@ -29,6 +30,7 @@ private Q_SLOTS:
     void badInput_data();
     void badInput();
     void hundredMegabyteSingleLine();
+    void fuzzRegressions();
 };
 
 static QString fixture(const QString& name)
@@ -433,6 +435,25 @@ void TestLogReader::hundredMegabyteSingleLine()
     QCOMPARE(log.lineOffset(1), qint64(100 * 1024 * 1024 + 1));
     QCOMPARE(log.lastStep().value_or(-1), 5);
     QVERIFY(log.timestampHasDate(0));
+}
+
+// Inputs the fuzzer found once (e.g. year 0000 overflowed the ns clock); replayed on every run.
+void TestLogReader::fuzzRegressions()
+{
+    const QDir dir(QStringLiteral(RANKSCOPE_TEST_DATA "/fuzz/logreader"));
+    QVERIFY(!dir.entryList(QDir::Files).isEmpty());
+    for (const QString& name : dir.entryList(QDir::Files)) {
+        QFile f(dir.filePath(name));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray bytes = f.readAll();
+        for (bool split : {false, true}) {
+            const LogReader::Result r = LogReader::read(bytes, name, 0, 0, split);
+            QVERIFY(!r.streams.empty());
+            for (const RankLog& log : r.streams)
+                for (int i = 0; i < log.lineCount(); ++i)
+                    QVERIFY(log.timestampNs(i) == -1 || log.timestampNs(i) >= 0);
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestLogReader)
