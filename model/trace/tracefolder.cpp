@@ -65,7 +65,10 @@ SourceKind TraceFolder::sniffKind(const QString& fileName, const QByteArray& hea
         if (head.contains("\"pg_config\"") || head.contains("\"entries\"") ||
             head.contains("\"pg_status\""))
             return SourceKind::FlightRecorder;
-        if (head.contains("\"extraInfo\"") && head.contains("\"message\""))
+        // A cut error file may have lost "extraInfo"; torchelastic names them error.json.
+        if (head.contains("\"message\"") &&
+            (head.contains("\"extraInfo\"") ||
+             fileName.contains(QLatin1String("error"), Qt::CaseInsensitive)))
             return SourceKind::ElasticError;
         if (head.contains("NEGOTIATE_") || head.contains("start_time_since_epoch_in_micros"))
             return SourceKind::HorovodTimeline;

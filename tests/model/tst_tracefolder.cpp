@@ -26,6 +26,7 @@ private Q_SLOTS:
     void duplicateRankIsWarned();
     void sessionReadsEveryFixtureSource_data();
     void sessionReadsEveryFixtureSource();
+    void badFilesDoNotStopTheSession();
 };
 
 static QString scenarioDir(const char* name)
@@ -318,6 +319,43 @@ void TestTraceFolder::sessionReadsEveryFixtureSource()
     for (const SourceFile& s : session->folder.sources())
         if (s.kind != SourceKind::Unknown && s.kind != SourceKind::Kineto)
             QCOMPARE(s.status, SourceStatus::Ok);
+}
+
+void TestTraceFolder::badFilesDoNotStopTheSession()
+{
+    QTemporaryDir dir;
+    writeFile(dir.filePath(QStringLiteral("rank0.log")), "");
+    writeFile(dir.filePath(QStringLiteral("core.bin")), QByteArray("\x7f"
+                                                                   "ELF\x00\x01",
+                                                                   6));
+    writeFile(dir.filePath(QStringLiteral("rank1.log")), "step 2 \xc3\x28 bad utf-8\n");
+    writeFile(dir.filePath(QStringLiteral("nccl_trace_rank_2")),
+              QByteArray("\x80\x04\x95\x10\x00", 5));
+    writeFile(dir.filePath(QStringLiteral("nccl_trace_rank_3")),
+              QByteArray("\x80\x02\x63os\nsystem\n.", 14));
+    writeFile(dir.filePath(QStringLiteral("rank4.error.json")),
+              R"({"message": {"message": "IndexError: x", "extra)");
+    writeFile(dir.filePath(QStringLiteral("rank5.log")), "2026-01-01 00:00:00.000 step 7 loss 1\n");
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session->folder.isValid());
+    std::map<QString, SourceStatus> status;
+    for (const SourceFile& s : session->folder.sources()) {
+        QVERIFY2(!s.message.isEmpty(), qPrintable(s.relativePath));
+        QVERIFY(!s.message.contains(QLatin1Char('\n')));
+        status[s.relativePath] = s.status;
+    }
+    QCOMPARE(status[QStringLiteral("rank0.log")], SourceStatus::Error);
+    QCOMPARE(status[QStringLiteral("nccl_trace_rank_2")], SourceStatus::Error);
+    QCOMPARE(status[QStringLiteral("nccl_trace_rank_3")], SourceStatus::Error);
+    QCOMPARE(status[QStringLiteral("rank4.error.json")], SourceStatus::Error);
+    QCOMPARE(status[QStringLiteral("rank1.log")], SourceStatus::Ok);
+    QCOMPARE(status[QStringLiteral("rank5.log")], SourceStatus::Ok);
+    QVERIFY(session->dumps.empty());
+    std::map<int, int> lastStep;
+    for (const RankLog& log : session->logs)
+        if (log.rank) lastStep[*log.rank] = log.lastStep().value_or(-1);
+    QCOMPARE(lastStep[1], 2);
+    QCOMPARE(lastStep[5], 7);
 }
 
 QTEST_GUILESS_MAIN(TestTraceFolder)
