@@ -240,13 +240,19 @@ private:
             m_log.worldSize = std::max(m_log.worldSize.value_or(0), n);
     }
 
-    void nccl(int index, const QString& line)
+    void nccl(int index, std::string_view bytes, const QString& line)
     {
         static const QRegularExpression prefix(
             QStringLiteral("(?:^|\\s)([\\w.\\-]+):(\\d+):(\\d+) \\[(\\d+)\\] (?:\\S+:\\d+ )?NCCL "
                            "(INFO|WARN) ?(.*)$"));
-        const QRegularExpressionMatch p = prefix.match(line);
-        const QString body = p.hasMatch() ? p.captured(6) : line;
+        // The prefix names the host: needed once, and for WARN and init lines.
+        const bool warn = contains(bytes, "NCCL WARN");
+        const bool isInit = contains(bytes, " nranks ");
+        const QRegularExpressionMatch p =
+            m_log.host.empty() || warn || isInit ? prefix.match(line) : QRegularExpressionMatch();
+        qsizetype level = line.indexOf(QLatin1String("NCCL INFO "));
+        if (level < 0) level = line.indexOf(QLatin1String("NCCL WARN "));
+        const QString body = level >= 0 ? line.mid(level + 10) : line;
         std::vector<std::pair<std::string, std::string>> origin;
         if (p.hasMatch()) {
             if (m_log.host.empty()) m_log.host = str(p.captured(1));
@@ -261,7 +267,9 @@ private:
             fact(LogFactKind::NcclWarn, index, std::move(f));
         }
         static const QRegularExpression version(QStringLiteral("NCCL version (\\S+)"));
-        if (const auto m = version.match(body); m.hasMatch()) {
+        if (const auto m =
+                contains(bytes, "NCCL version") ? version.match(body) : QRegularExpressionMatch();
+            m.hasMatch()) {
             auto f = origin;
             f.emplace_back("version", str(m.captured(1)));
             static const QRegularExpression cuda(QStringLiteral("\\+cuda(\\d+(?:\\.\\d+)*)"));
@@ -271,7 +279,7 @@ private:
             return;
         }
         static const QRegularExpression init(QStringLiteral("\\brank (\\d+) nranks (\\d+)\\b"));
-        if (init.match(body).hasMatch()) {
+        if (isInit && init.match(body).hasMatch()) {
             std::vector<std::pair<std::string, std::string>> f;
             static const QRegularExpression pair(
                 QStringLiteral("\\b(comm|rank|nranks|cudaDev|nvmlDev|busId|commId|localRank|"
@@ -292,20 +300,25 @@ private:
             return;
         }
         static const QRegularExpression net(QStringLiteral("NET/(\\w+)\\s*:\\s*Using\\s+(.*)$"));
-        if (const auto m = net.match(body); m.hasMatch()) {
+        if (const auto m = contains(bytes, "NET/") ? net.match(body) : QRegularExpressionMatch();
+            m.hasMatch()) {
             fact(LogFactKind::NcclNetInterface, index,
                  {{"transport", str(m.captured(1))}, {"using", str(m.captured(2).trimmed())}});
             return;
         }
         static const QRegularExpression ifname(
             QStringLiteral("NCCL_SOCKET_IFNAME set (?:by environment )?to (\\S+)"));
-        if (const auto m = ifname.match(body); m.hasMatch()) {
+        if (const auto m =
+                contains(bytes, "IFNAME") ? ifname.match(body) : QRegularExpressionMatch();
+            m.hasMatch()) {
             fact(LogFactKind::NcclNetInterface, index,
                  {{"NCCL_SOCKET_IFNAME", str(m.captured(1))}});
             return;
         }
         static const QRegularExpression coll(QStringLiteral("^\\s*(\\w+): opCount (\\w+)(.*)$"));
-        if (const auto m = coll.match(body); m.hasMatch()) {
+        if (const auto m =
+                contains(bytes, "opCount") ? coll.match(body) : QRegularExpressionMatch();
+            m.hasMatch()) {
             std::vector<std::pair<std::string, std::string>> f = {{"op", str(m.captured(1))},
                                                                   {"opCount", str(m.captured(2))}};
             static const QRegularExpression pair(QStringLiteral(
@@ -336,7 +349,7 @@ private:
         };
         if (hasNccl && (contains(line, "NCCL INFO") || contains(line, "NCCL WARN") ||
                         contains(line, "NCCL version")))
-            nccl(index, qtext());
+            nccl(index, line, qtext());
 
         bool structured = false;
         if (const std::size_t w = line.find("Work");
@@ -373,8 +386,13 @@ private:
             structured = true;
         }
         if (!structured && contains(line, "=")) environment(index, qtext());
-        if (contains(line, "orch") || contains(line, "CUDA") || contains(line, "cuda"))
-            versions(index, qtext());
+        // Versions are printed as "torch=2.1", "torch==2.1", "PyTorch version: 2.1", "CUDA 12.1".
+        const bool torchVersion =
+            contains(line, "orch") && (contains(line, "ersion") || contains(line, "orch="));
+        const bool cudaVersion = (contains(line, "CUDA") || contains(line, "cuda")) &&
+                                 (contains(line, "ersion") || contains(line, "CUDA=") ||
+                                  contains(line, "CUDA ") || contains(line, "cuda="));
+        if (torchVersion || cudaVersion) versions(index, qtext());
         if (contains(line, "ignal") || contains(line, "SIG")) signal(index, qtext());
         if (contains(line, "step") || contains(line, "Step") || contains(line, "iter"))
             step(index, qtext());
