@@ -73,7 +73,9 @@ SourceKind TraceFolder::sniffKind(const QString& fileName, const QByteArray& hea
         if (head.contains("NEGOTIATE_") || head.contains("start_time_since_epoch_in_micros"))
             return SourceKind::HorovodTimeline;
         if (start == "[" && head.contains("\"ph\"")) return SourceKind::Kineto;
-        return SourceKind::Unknown;
+        // Console output whose lines start with a rank tag ([rank3]:, [1,3]<stderr>:) is text.
+        const bool taggedText = start == "[" && (head.contains("]:") || head.contains("]<std"));
+        if (!taggedText) return SourceKind::Unknown;
     }
     if (!looksLikeText(head)) return SourceKind::Unknown;
 
@@ -82,7 +84,7 @@ SourceKind TraceFolder::sniffKind(const QString& fileName, const QByteArray& hea
     if (ncclLines * 2 >= allLines) return SourceKind::NcclLog;
     static const QRegularExpression launcherHint(
         QStringLiteral("WARNING:torch\\.distributed\\.run:|torch\\.distributed\\.elastic\\.|"
-                       "\\[\\d+,\\d+\\]<std(?:out|err)>:|^\\[(?:default|rank)\\d+\\]:"),
+                       "\\[\\d+(?:,\\d+)?\\]<std(?:out|err)>:|^\\[(?:default|rank)\\d+\\]:"),
         QRegularExpression::MultilineOption);
     if (launcherHint.match(QString::fromUtf8(head)).hasMatch() &&
         !rankFromFileName(fileName).has_value())

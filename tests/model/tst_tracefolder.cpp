@@ -133,6 +133,11 @@ void TestTraceFolder::sniffKind_data()
     QTest::addRow("torchrun") << "console.txt"
                               << QByteArray("WARNING:torch.distributed.run:\n*****\n")
                               << int(SourceKind::LauncherLog);
+    QTest::addRow("mpirun short tag")
+        << "job.out" << QByteArray("[3]<stderr>:hello\n[2]<stdout>:x\n")
+        << int(SourceKind::LauncherLog);
+    QTest::addRow("torchrun rank prefix")
+        << "console.log" << QByteArray("[rank1]:[W1218 x] y\n") << int(SourceKind::LauncherLog);
     QTest::addRow("plain log") << "rank0.log" << QByteArray("2026-01-01 step 0 loss 1\n")
                                << int(SourceKind::Log);
     QTest::addRow("binary") << "blob.bin" << QByteArray("\x00\x01\x02\x03", 4)
