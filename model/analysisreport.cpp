@@ -90,6 +90,16 @@ QString md(const std::string& s)
     return t;
 }
 
+// The host a rank ran on, from its logs (NCCL prefixes, host= lines) or torchrun's failure box.
+nlohmann::ordered_json hostOf(const TraceSession& session, int rank)
+{
+    for (const RankLog& log : session.logs)
+        if (log.rank == rank && !log.host.empty()) return log.host;
+    for (const ElasticError& e : session.errors)
+        if (e.rank == rank && !e.host.empty()) return e.host;
+    return nullptr;
+}
+
 } // namespace
 
 AnalysisResult AnalysisReport::analyze(const TraceSession& session,
@@ -234,7 +244,7 @@ nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session,
     for (int rank : folder.ranks()) {
         nlohmann::ordered_json r;
         r["rank"] = rank;
-        r["host"] = nullptr;
+        r["host"] = hostOf(session, rank);
         auto sources = nlohmann::ordered_json::array();
         for (const SourceFile& s : folder.sourcesOfRank(rank))
             sources.push_back(sourceJson(s));
@@ -258,6 +268,10 @@ nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session,
     for (const SourceFile& s : folder.unattributedSources())
         unattributed.push_back(sourceJson(s));
     doc["unattributed_sources"] = unattributed;
+    auto warnings = nlohmann::ordered_json::array();
+    for (const QString& w : session.warnings)
+        warnings.push_back(w.toStdString());
+    doc["warnings"] = warnings;
     doc["findings"] = findingsJson(result);
     doc["symptoms"] = symptomsJson(result);
     return doc;
@@ -290,6 +304,8 @@ QString AnalysisReport::toText(const TraceSession& session, const AnalysisResult
                << (s.message.isEmpty() ? QString() : QStringLiteral("  ") + s.message) << '\n';
     }
     ts << findingsText(result);
+    for (const QString& w : session.warnings)
+        ts << "Warning: " << w << '\n';
     return out;
 }
 

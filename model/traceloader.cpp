@@ -1,5 +1,7 @@
 #include "model/traceloader.h"
 
+#include "model/trace/diagnosticsloader.h"
+
 #include <QPromise>
 #include <QtConcurrent>
 
@@ -9,6 +11,7 @@ SessionPtr loadSession(const QString& dir, const ProgressFn& progress, const Can
 {
     auto session = std::make_shared<TraceSession>();
     session->folder = TraceFolder::discover(dir, cancelled);
+    readDiagnosticSources(*session, cancelled);
     if (progress) progress(session->folder.totalBytes(), session->folder.totalBytes());
     return session;
 }

@@ -1,6 +1,9 @@
 #pragma once
 
 #include "model/store/eventstore.h"
+#include "model/trace/elasticerrorreader.h"
+#include "model/trace/flightrecorderreader.h"
+#include "model/trace/ranklog.h"
 #include "model/trace/tracefolder.h"
 
 #include <memory>
@@ -12,6 +15,10 @@ namespace rankscope {
 struct TraceSession {
     TraceFolder folder;
     EventStore events;
+    std::vector<RankLog> logs;                // per-rank text streams (launcher logs split by tag)
+    std::vector<FlightRecorderDump> dumps;    // their entries are also in events.collectives
+    std::vector<ElasticError> errors;         // error files and the launcher's failure box
+    QStringList warnings;                     // folder-level problems (folder.warnings() and more)
 };
 
 using SessionPtr = std::shared_ptr<const TraceSession>;

@@ -71,6 +71,7 @@ struct CollectiveRecord {
     int step = -1;                // ProfilerStep index (counted in time order), -1 unknown
     int laneIndex = -1;           // the lane and event in the store that show the execution,
     std::int64_t eventIndex = -1; // or the issue when nothing executed
+    int sourceIndex = -1;         // the SourceFile it came from (e.g. a Flight Recorder dump)
 };
 
 // All events of a session. Built by the readers, then immutable and shared.

@@ -1,11 +1,14 @@
 #include "model/trace/tracefolder.h"
 
+#include "model/trace/flightrecorderreader.h"
+
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace rankscope {
@@ -62,12 +65,17 @@ SourceKind TraceFolder::sniffKind(const QString& fileName, const QByteArray& hea
         if (head.contains("\"pg_config\"") || head.contains("\"entries\"") ||
             head.contains("\"pg_status\""))
             return SourceKind::FlightRecorder;
-        if (head.contains("\"extraInfo\"") && head.contains("\"message\""))
+        // A cut error file may have lost "extraInfo"; torchelastic names them error.json.
+        if (head.contains("\"message\"") &&
+            (head.contains("\"extraInfo\"") ||
+             fileName.contains(QLatin1String("error"), Qt::CaseInsensitive)))
             return SourceKind::ElasticError;
         if (head.contains("NEGOTIATE_") || head.contains("start_time_since_epoch_in_micros"))
             return SourceKind::HorovodTimeline;
         if (start == "[" && head.contains("\"ph\"")) return SourceKind::Kineto;
-        return SourceKind::Unknown;
+        // Console output whose lines start with a rank tag ([rank3]:, [1,3]<stderr>:) is text.
+        const bool taggedText = start == "[" && (head.contains("]:") || head.contains("]<std"));
+        if (!taggedText) return SourceKind::Unknown;
     }
     if (!looksLikeText(head)) return SourceKind::Unknown;
 
@@ -76,7 +84,7 @@ SourceKind TraceFolder::sniffKind(const QString& fileName, const QByteArray& hea
     if (ncclLines * 2 >= allLines) return SourceKind::NcclLog;
     static const QRegularExpression launcherHint(
         QStringLiteral("WARNING:torch\\.distributed\\.run:|torch\\.distributed\\.elastic\\.|"
-                       "\\[\\d+,\\d+\\]<std(?:out|err)>:|^\\[(?:default|rank)\\d+\\]:"),
+                       "\\[\\d+(?:,\\d+)?\\]<std(?:out|err)>:|^\\[(?:default|rank)\\d+\\]:"),
         QRegularExpression::MultilineOption);
     if (launcherHint.match(QString::fromUtf8(head)).hasMatch() &&
         !rankFromFileName(fileName).has_value())
@@ -99,6 +107,92 @@ std::optional<int> TraceFolder::rankFromFileName(const QString& fileName)
     return rank;
 }
 
+std::optional<int> TraceFolder::attributeRank(const QString& fileName, SourceKind kind,
+                                              const QByteArray& head, QString* evidence,
+                                              int* statedWorldSize)
+{
+    *statedWorldSize = 0;
+    const auto number = [](const QString& text) {
+        bool ok = false;
+        const int v = text.toInt(&ok);
+        return ok && v >= 0 && v <= 1'000'000 ? std::optional<int>(v) : std::nullopt;
+    };
+    if (kind == SourceKind::Kineto && !head.startsWith("\x1f\x8b")) {
+        // The profiler writes distributedInfo near the top, before traceEvents.
+        static const QRegularExpression info(
+            QStringLiteral("\"distributedInfo\"\\s*:\\s*\\{([^}]*)\\}"));
+        const QRegularExpressionMatch m = info.match(QString::fromUtf8(head));
+        if (m.hasMatch()) {
+            static const QRegularExpression rank(QStringLiteral("\"rank\"\\s*:\\s*(\\d+)"));
+            static const QRegularExpression world(QStringLiteral("\"world_size\"\\s*:\\s*(\\d+)"));
+            if (const auto w = world.match(m.captured(1)); w.hasMatch())
+                *statedWorldSize = number(w.captured(1)).value_or(0);
+            if (const auto r = rank.match(m.captured(1)); r.hasMatch()) {
+                if (const auto v = number(r.captured(1))) {
+                    *evidence = QStringLiteral("distributedInfo.rank in the trace");
+                    return v;
+                }
+            }
+        }
+    }
+    if (kind == SourceKind::FlightRecorder) {
+        if (const auto r = FlightRecorderReader::rankFromFileName(fileName)) {
+            *evidence = QStringLiteral("Flight Recorder file-name suffix '%1'").arg(fileName);
+            return r;
+        }
+    }
+    const bool text =
+        kind == SourceKind::NcclLog || kind == SourceKind::Log || kind == SourceKind::LauncherLog;
+    if (text) {
+        static const QRegularExpression worldSize(
+            QStringLiteral("\\b(?:world_size|WORLD_SIZE)\\s*[=:]\\s*(\\d+)|\\bnranks (\\d+)"));
+        auto it = worldSize.globalMatch(QString::fromUtf8(head));
+        while (it.hasNext()) {
+            const auto m = it.next();
+            const int n = number(m.captured(m.hasCaptured(1) ? 1 : 2)).value_or(0);
+            *statedWorldSize = std::max(*statedWorldSize, n);
+        }
+    }
+    if (kind == SourceKind::LauncherLog) return std::nullopt; // split into streams by the reader
+    if (kind != SourceKind::Unknown) {
+        if (const auto r = rankFromFileName(fileName)) {
+            *evidence = QStringLiteral("file name '%1'").arg(fileName);
+            return r;
+        }
+    }
+    if (kind == SourceKind::NcclLog) {
+        // Every communicator this process joined has an init line; the rank in the largest one
+        // (the world) is the process's rank. Disagreeing world-sized lines: not one rank's log.
+        static const QRegularExpression init(QStringLiteral("\\brank (\\d+) nranks (\\d+)\\b"));
+        auto it = init.globalMatch(QString::fromUtf8(head));
+        int bestRanks = 0;
+        std::set<int> ranks;
+        while (it.hasNext()) {
+            const auto m = it.next();
+            const int r = m.captured(1).toInt(), n = m.captured(2).toInt();
+            if (n > bestRanks) {
+                bestRanks = n;
+                ranks.clear();
+            }
+            if (n == bestRanks) ranks.insert(r);
+        }
+        if (ranks.size() == 1) {
+            *evidence = QStringLiteral("NCCL init line 'rank %1 nranks %2'")
+                            .arg(*ranks.begin())
+                            .arg(bestRanks);
+            return *ranks.begin();
+        }
+    }
+    return std::nullopt;
+}
+
+void TraceFolder::setSourceStatus(int index, SourceStatus status, const QString& message)
+{
+    if (index < 0 || index >= m_sources.size()) return;
+    m_sources[index].status = status;
+    m_sources[index].message = message;
+}
+
 TraceFolder TraceFolder::discover(const QString& dir, const std::function<bool()>& cancelled)
 {
     TraceFolder folder;
@@ -119,6 +213,7 @@ TraceFolder TraceFolder::discover(const QString& dir, const std::function<bool()
     const QString canonicalRoot = rootInfo.canonicalFilePath();
     const QDir root(canonicalRoot);
 
+    int statedWorldSize = 0;
     QDirIterator it(canonicalRoot, QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot,
                     QDirIterator::Subdirectories);
     while (it.hasNext()) {
@@ -142,14 +237,14 @@ TraceFolder TraceFolder::discover(const QString& dir, const std::function<bool()
             source.status = SourceStatus::Error;
             source.message = QStringLiteral("empty file");
         } else {
-            source.kind = sniffKind(info.fileName(), file.read(kSniffBytes));
+            const QByteArray head = file.read(kSniffBytes);
+            source.kind = sniffKind(info.fileName(), head);
             if (source.kind == SourceKind::Unknown)
                 source.message = QStringLiteral("not a trace, dump or log that RankScope reads");
-        }
-        if (source.kind != SourceKind::Unknown && source.kind != SourceKind::LauncherLog) {
-            source.rank = rankFromFileName(info.fileName());
-            if (source.rank)
-                source.rankEvidence = QStringLiteral("file name '%1'").arg(info.fileName());
+            int stated = 0;
+            source.rank =
+                attributeRank(info.fileName(), source.kind, head, &source.rankEvidence, &stated);
+            statedWorldSize = std::max(statedWorldSize, stated);
         }
         folder.m_sources.append(source);
     }
@@ -159,7 +254,17 @@ TraceFolder TraceFolder::discover(const QString& dir, const std::function<bool()
                   return a.relativePath < b.relativePath;
               });
     const QList<int> ranks = folder.ranks();
-    folder.m_worldSize = ranks.isEmpty() ? 0 : ranks.last() + 1;
+    folder.m_worldSize = std::max(ranks.isEmpty() ? 0 : ranks.last() + 1, statedWorldSize);
+    std::map<std::pair<int, SourceKind>, QStringList> claims;
+    for (const SourceFile& s : folder.m_sources)
+        if (s.rank) claims[{*s.rank, s.kind}].append(s.relativePath);
+    for (const auto& [key, paths] : claims)
+        if (paths.size() > 1)
+            folder.m_warnings.append(
+                QStringLiteral("rank %1 is claimed by %2 %3 files: %4")
+                    .arg(key.first)
+                    .arg(paths.size())
+                    .arg(sourceKindName(key.second), paths.join(QStringLiteral(", "))));
     return folder;
 }
 

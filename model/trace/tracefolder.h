@@ -4,6 +4,7 @@
 
 #include <QList>
 #include <QString>
+#include <QStringList>
 #include <functional>
 
 namespace rankscope {
@@ -31,11 +32,23 @@ public:
     static SourceKind sniffKind(const QString& fileName, const QByteArray& head);
     // Rank from a file name: rank3, rank-3, rank_3, worker3, ..._rank_3.json, nccl_trace_rank_3.
     static std::optional<int> rankFromFileName(const QString& fileName);
+    // Rank of one file, in order: distributedInfo.rank in a Kineto head, the Flight Recorder
+    // file-name suffix, file-name patterns, the NCCL init line of an NCCL log. `evidence` says
+    // which; `statedWorldSize` gets distributedInfo.world_size / nranks / world_size= (or 0).
+    static std::optional<int> attributeRank(const QString& fileName, SourceKind kind,
+                                            const QByteArray& head, QString* evidence,
+                                            int* statedWorldSize);
+
+    // Problems of the folder as a whole, e.g. two files of one kind claiming the same rank.
+    const QStringList& warnings() const { return m_warnings; }
+    // The readers report what they found in a source; index into sources().
+    void setSourceStatus(int index, SourceStatus status, const QString& message);
 
 private:
     QString m_path;
     QString m_error;
     QList<SourceFile> m_sources;
+    QStringList m_warnings;
     int m_worldSize = 0;
 };
 

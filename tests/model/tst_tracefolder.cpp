@@ -1,4 +1,5 @@
 #include "model/trace/tracefolder.h"
+#include "model/tracesession.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -20,6 +21,12 @@ private Q_SLOTS:
     void unattributedIsNeverRankZero();
     void linkOutOfFolderIsNotFollowed();
     void emptyAndBinaryFilesAreListed();
+    void attributeRank_data();
+    void attributeRank();
+    void duplicateRankIsWarned();
+    void sessionReadsEveryFixtureSource_data();
+    void sessionReadsEveryFixtureSource();
+    void badFilesDoNotStopTheSession();
 };
 
 static QString scenarioDir(const char* name)
@@ -126,6 +133,11 @@ void TestTraceFolder::sniffKind_data()
     QTest::addRow("torchrun") << "console.txt"
                               << QByteArray("WARNING:torch.distributed.run:\n*****\n")
                               << int(SourceKind::LauncherLog);
+    QTest::addRow("mpirun short tag")
+        << "job.out" << QByteArray("[3]<stderr>:hello\n[2]<stdout>:x\n")
+        << int(SourceKind::LauncherLog);
+    QTest::addRow("torchrun rank prefix")
+        << "console.log" << QByteArray("[rank1]:[W1218 x] y\n") << int(SourceKind::LauncherLog);
     QTest::addRow("plain log") << "rank0.log" << QByteArray("2026-01-01 step 0 loss 1\n")
                                << int(SourceKind::Log);
     QTest::addRow("binary") << "blob.bin" << QByteArray("\x00\x01\x02\x03", 4)
@@ -205,6 +217,150 @@ void TestTraceFolder::emptyAndBinaryFilesAreListed()
         else
             QCOMPARE(s.kind, SourceKind::Unknown);
     }
+}
+
+void TestTraceFolder::attributeRank_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<QByteArray>("head");
+    QTest::addColumn<int>("rank");
+    QTest::addColumn<int>("worldSize");
+    QTest::addColumn<QString>("evidence");
+    QTest::addRow("distributedInfo beats the name")
+        << "rank9.pt.trace.json" << int(SourceKind::Kineto)
+        << QByteArray(
+               R"({"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8}, "traceEvents": [)")
+        << 3 << 8 << "distributedInfo";
+    QTest::addRow("kineto without distributedInfo")
+        << "rank5.1733140000123.pt.trace.json" << int(SourceKind::Kineto)
+        << QByteArray(R"({"traceEvents": [)") << 5 << 0 << "file name";
+    QTest::addRow("hostname_pid") << "node01_12345.pt.trace.json" << int(SourceKind::Kineto)
+                                  << QByteArray(R"({"traceEvents": [)") << -1 << 0 << "";
+    QTest::addRow("flight recorder suffix")
+        << "my_prefix7" << int(SourceKind::FlightRecorder) << QByteArray("\x80\x04", 2) << 7 << 0
+        << "Flight Recorder";
+    QTest::addRow("flight recorder json name")
+        << "nccl_trace_rank_2.json" << int(SourceKind::FlightRecorder) << QByteArray("{") << 2 << 0
+        << "file name";
+    QTest::addRow("nccl log by init line")
+        << "nccl.log" << int(SourceKind::NcclLog)
+        << QByteArray("h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 - Init COMPLETE\n"
+                      "h:1:1 [0] NCCL INFO comm 0x2 rank 5 nranks 16 cudaDev 0 - Init COMPLETE\n")
+        << 5 << 16 << "NCCL init";
+    QTest::addRow("nccl log two world ranks")
+        << "nccl.log" << int(SourceKind::NcclLog)
+        << QByteArray("h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 4\nh:2:2 [1] NCCL INFO comm 0x2 "
+                      "rank 1 nranks 4\n")
+        << -1 << 4 << "";
+    QTest::addRow("log world_size")
+        << "rank1.log" << int(SourceKind::Log) << QByteArray("starting: rank=1 world_size=6\n") << 1
+        << 6 << "file name";
+    QTest::addRow("launcher log has no rank") << "rank_console.log" << int(SourceKind::LauncherLog)
+                                              << QByteArray("[rank0]: hi\n") << -1 << 0 << "";
+}
+
+void TestTraceFolder::attributeRank()
+{
+    QFETCH(QString, name);
+    QFETCH(int, kind);
+    QFETCH(QByteArray, head);
+    QFETCH(int, rank);
+    QFETCH(int, worldSize);
+    QFETCH(QString, evidence);
+    QString why;
+    int stated = -1;
+    const std::optional<int> got =
+        TraceFolder::attributeRank(name, SourceKind(kind), head, &why, &stated);
+    QCOMPARE(got.value_or(-1), rank);
+    QCOMPARE(stated, worldSize);
+    QVERIFY2(why.contains(evidence), qPrintable(why));
+}
+
+void TestTraceFolder::duplicateRankIsWarned()
+{
+    QTemporaryDir dir;
+    writeFile(dir.filePath(QStringLiteral("rank1.log")), "step 0\n");
+    writeFile(dir.filePath(QStringLiteral("worker1.log")), "step 0\n");
+    writeFile(dir.filePath(QStringLiteral("rank1.error.json")),
+              R"({"message": {"message": "E: x", "extraInfo": {}}})");
+    const TraceFolder folder = TraceFolder::discover(dir.path());
+    QCOMPARE(folder.warnings().size(), 1); // the error file is another kind: no clash
+    QVERIFY(folder.warnings().first().contains(QLatin1String("rank 1")));
+    QVERIFY(folder.warnings().first().contains(QLatin1String("worker1.log")));
+}
+
+void TestTraceFolder::sessionReadsEveryFixtureSource_data()
+{
+    QTest::addColumn<QString>("dir");
+    for (const char* s : {"healthy", "straggler", "mismatched_collective", "hang_timeout",
+                          "setup_failure", "rank_crash", "unused_parameters", "uneven_inputs"})
+        QTest::newRow(s) << scenarioDir(s);
+}
+
+// Every log, error file and launcher stream of a fixture ends up under the right rank.
+void TestTraceFolder::sessionReadsEveryFixtureSource()
+{
+    QFETCH(QString, dir);
+    const SessionPtr session = loadSession(dir);
+    QVERIFY(session->warnings.isEmpty());
+    const int world = session->folder.worldSize();
+    std::map<int, int> perRank, launcherStreams;
+    for (const RankLog& log : session->logs) {
+        if (!log.rank) continue;
+        QVERIFY(*log.rank >= 0 && *log.rank < world);
+        (log.splitFromCombined ? launcherStreams : perRank)[*log.rank]++;
+    }
+    for (int r = 0; r < world; ++r) {
+        QCOMPARE(perRank[r], 1);
+        QCOMPARE(launcherStreams[r], 1);
+    }
+    for (const ElasticError& e : session->errors) {
+        QVERIFY(e.rank.has_value());
+        if (e.origin == ElasticError::Origin::ErrorFile)
+            QCOMPARE(session->folder.sources()[e.sourceIndex].relativePath,
+                     QStringLiteral("rank%1.error.json").arg(*e.rank));
+    }
+    for (const SourceFile& s : session->folder.sources())
+        if (s.kind != SourceKind::Unknown && s.kind != SourceKind::Kineto)
+            QCOMPARE(s.status, SourceStatus::Ok);
+}
+
+void TestTraceFolder::badFilesDoNotStopTheSession()
+{
+    QTemporaryDir dir;
+    writeFile(dir.filePath(QStringLiteral("rank0.log")), "");
+    writeFile(dir.filePath(QStringLiteral("core.bin")), QByteArray("\x7f"
+                                                                   "ELF\x00\x01",
+                                                                   6));
+    writeFile(dir.filePath(QStringLiteral("rank1.log")), "step 2 \xc3\x28 bad utf-8\n");
+    writeFile(dir.filePath(QStringLiteral("nccl_trace_rank_2")),
+              QByteArray("\x80\x04\x95\x10\x00", 5));
+    writeFile(dir.filePath(QStringLiteral("nccl_trace_rank_3")),
+              QByteArray("\x80\x02\x63os\nsystem\n.", 14));
+    writeFile(dir.filePath(QStringLiteral("rank4.error.json")),
+              R"({"message": {"message": "IndexError: x", "extra)");
+    writeFile(dir.filePath(QStringLiteral("rank5.log")), "2026-01-01 00:00:00.000 step 7 loss 1\n");
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session->folder.isValid());
+    std::map<QString, SourceStatus> status;
+    for (const SourceFile& s : session->folder.sources()) {
+        QVERIFY2(!s.message.isEmpty(), qPrintable(s.relativePath));
+        QVERIFY(!s.message.contains(QLatin1Char('\n')));
+        status[s.relativePath] = s.status;
+    }
+    QCOMPARE(status[QStringLiteral("rank0.log")], SourceStatus::Error);
+    QCOMPARE(status[QStringLiteral("nccl_trace_rank_2")], SourceStatus::Error);
+    QCOMPARE(status[QStringLiteral("nccl_trace_rank_3")], SourceStatus::Error);
+    QCOMPARE(status[QStringLiteral("rank4.error.json")], SourceStatus::Error);
+    QCOMPARE(status[QStringLiteral("rank1.log")], SourceStatus::Ok);
+    QCOMPARE(status[QStringLiteral("rank5.log")], SourceStatus::Ok);
+    QVERIFY(session->dumps.empty());
+    std::map<int, int> lastStep;
+    for (const RankLog& log : session->logs)
+        if (log.rank) lastStep[*log.rank] = log.lastStep().value_or(-1);
+    QCOMPARE(lastStep[1], 2);
+    QCOMPARE(lastStep[5], 7);
 }
 
 QTEST_GUILESS_MAIN(TestTraceFolder)

@@ -1,0 +1,116 @@
+#include "model/trace/diagnosticsloader.h"
+
+#include "model/trace/logreader.h"
+#include "model/tracesession.h"
+
+#include <QFile>
+
+namespace rankscope {
+
+namespace {
+
+// Dumps and error files are small; a larger one is not what it claims to be.
+constexpr qint64 kMaxDumpBytes = 2LL * 1024 * 1024 * 1024;
+
+QByteArray readAll(const SourceFile& s, QString* error)
+{
+    QFile file(s.absolutePath);
+    if (!file.open(QIODevice::ReadOnly)) {
+        *error = QStringLiteral("cannot open: %1").arg(file.errorString());
+        return {};
+    }
+    if (file.size() > kMaxDumpBytes) {
+        *error = QStringLiteral("%1 MB is too large for this kind of file")
+                     .arg(file.size() / 1e6, 0, 'f', 0);
+        return {};
+    }
+    return file.readAll();
+}
+
+} // namespace
+
+void readDiagnosticSources(TraceSession& session, const std::function<bool()>& cancelled)
+{
+    TraceFolder& folder = session.folder;
+    session.warnings = folder.warnings();
+    const QList<SourceFile> sources = folder.sources();
+    for (int i = 0; i < sources.size(); ++i) {
+        if (cancelled && cancelled()) return;
+        const SourceFile& s = sources[i];
+        if (s.status == SourceStatus::Error) continue; // discovery already said why
+        switch (s.kind) {
+        case SourceKind::Log:
+        case SourceKind::NcclLog:
+        case SourceKind::LauncherLog: {
+            const bool combined = s.kind == SourceKind::LauncherLog;
+            LogReader::Result r =
+                LogReader::readFile(s.absolutePath, s.relativePath, i, s.rank, combined);
+            folder.setSourceStatus(i, r.ok ? SourceStatus::Ok : SourceStatus::Error, r.message);
+            for (RankLog& log : r.streams) {
+                if (combined && !log.rank) {
+                    std::vector<ElasticError> box = ElasticErrorReader::readLauncherLog(log);
+                    session.errors.insert(session.errors.end(), box.begin(), box.end());
+                }
+                session.logs.push_back(std::move(log));
+            }
+            break;
+        }
+        case SourceKind::FlightRecorder: {
+            QString error;
+            const QByteArray bytes = readAll(s, &error);
+            int skipped = 0;
+            std::optional<FlightRecorderDump> dump;
+            if (error.isEmpty())
+                dump = FlightRecorderReader::read(
+                    bytes, s.relativePath.section(QLatin1Char('/'), -1), &error, &skipped);
+            if (!dump) {
+                folder.setSourceStatus(i, SourceStatus::Error, error);
+                break;
+            }
+            dump->sourceIndex = i;
+            if (!dump->rank) dump->rank = s.rank;
+            QString message = QStringLiteral("%1 entries, version %2")
+                                  .arg(dump->entries.size())
+                                  .arg(QString::fromStdString(dump->version));
+            if (skipped)
+                message +=
+                    QStringLiteral("; %1 entries without profiling_name skipped").arg(skipped);
+            if (!dump->rank) {
+                message += QStringLiteral("; rank unknown, entries not matched");
+                session.warnings.append(
+                    QStringLiteral(
+                        "%1: Flight Recorder dump whose rank cannot be told from its name")
+                        .arg(s.relativePath));
+            }
+            folder.setSourceStatus(i, SourceStatus::Ok, message);
+            FlightRecorderReader::appendCollectives(*dump, session.events);
+            session.dumps.push_back(std::move(*dump));
+            break;
+        }
+        case SourceKind::ElasticError: {
+            QString error;
+            const QByteArray bytes = readAll(s, &error);
+            std::optional<ElasticError> e;
+            if (error.isEmpty()) e = ElasticErrorReader::readErrorFile(bytes, &error);
+            if (!e) {
+                folder.setSourceStatus(i, SourceStatus::Error, error);
+                break;
+            }
+            e->sourceIndex = i;
+            e->rank = s.rank;
+            folder.setSourceStatus(
+                i, SourceStatus::Ok,
+                QString::fromStdString(
+                    e->exceptionType.empty() ? e->message : e->exceptionType + ": " + e->message)
+                    .section(QLatin1Char('\n'), 0, 0)
+                    .left(200));
+            session.errors.push_back(std::move(*e));
+            break;
+        }
+        default:
+            break;
+        }
+    }
+}
+
+} // namespace rankscope

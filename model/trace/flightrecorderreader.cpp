@@ -1,0 +1,266 @@
+#include "model/trace/flightrecorderreader.h"
+
+#include "model/trace/picklereader.h"
+
+#include <QRegularExpression>
+
+namespace rankscope {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::int64_t intOf(const json& obj, const char* key, std::int64_t fallback = -1)
+{
+    const auto it = obj.find(key);
+    if (it == obj.end()) return fallback;
+    if (it->is_number_integer()) return it->get<std::int64_t>();
+    if (it->is_number_float()) return std::int64_t(it->get<double>());
+    if (it->is_string()) {
+        bool ok = false;
+        const qint64 v = QString::fromStdString(it->get<std::string>()).toLongLong(&ok);
+        if (ok) return v;
+    }
+    return fallback;
+}
+
+std::string stringOf(const json& v)
+{
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_null()) return {};
+    return v.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string stringOf(const json& obj, const char* key)
+{
+    const auto it = obj.find(key);
+    return it == obj.end() ? std::string() : stringOf(*it);
+}
+
+bool boolOf(const json& obj, const char* key)
+{
+    const auto it = obj.find(key);
+    if (it == obj.end()) return false;
+    if (it->is_boolean()) return it->get<bool>();
+    if (it->is_number()) return it->get<double>() != 0;
+    if (it->is_string())
+        return it->get<std::string>() == "True" || it->get<std::string>() == "true";
+    return false;
+}
+
+std::vector<std::vector<std::int64_t>> sizesOf(const json& obj, const char* key)
+{
+    std::vector<std::vector<std::int64_t>> out;
+    const auto it = obj.find(key);
+    if (it == obj.end() || !it->is_array()) return out;
+    for (const json& shape : *it) {
+        std::vector<std::int64_t> dims;
+        if (shape.is_array())
+            for (const json& d : shape)
+                if (d.is_number()) dims.push_back(d.get<std::int64_t>());
+        out.push_back(std::move(dims));
+    }
+    return out;
+}
+
+std::vector<std::string> stringsOf(const json& obj, const char* key)
+{
+    std::vector<std::string> out;
+    const auto it = obj.find(key);
+    if (it == obj.end() || !it->is_array()) return out;
+    for (const json& v : *it)
+        out.push_back(stringOf(v));
+    return out;
+}
+
+// JSON dumps write unknown times as 0, pickles as None.
+std::int64_t timeOf(const json& obj, const char* key)
+{
+    const std::int64_t v = intOf(obj, key);
+    return v > 0 ? v : -1;
+}
+
+std::int64_t numel(const std::vector<std::vector<std::int64_t>>& sizes)
+{
+    if (sizes.empty()) return -1;
+    std::int64_t total = 0;
+    for (const auto& shape : sizes) {
+        std::int64_t n = 1;
+        for (std::int64_t d : shape)
+            n *= d;
+        total += n;
+    }
+    return total;
+}
+
+void parseProfilingName(FlightRecorderEntry& e)
+{
+    std::string name = e.profilingName;
+    if (const auto colon = name.find(':'); colon != std::string::npos)
+        name = name.substr(colon + 1);
+    const QString rest = QString::fromStdString(name);
+    static const QRegularExpression p2p(QStringLiteral("^(\\w+)\\s+(\\d+)\\s*(->|<-)\\s*(\\d+)"));
+    const QRegularExpressionMatch m = p2p.match(rest);
+    if (m.hasMatch()) {
+        e.op = m.captured(1).toStdString();
+        // "send 1->2": self is 1, peer 2; "recv 3<-0": self 3, peer 0.
+        e.p2pPeer = m.captured(4).toInt();
+        return;
+    }
+    const qsizetype space = rest.indexOf(QLatin1Char(' '));
+    e.op = (space < 0 ? rest : rest.left(space)).toStdString();
+}
+
+bool parseEntry(const json& j, FlightRecorderEntry& e)
+{
+    if (!j.is_object()) return false;
+    e.recordId = intOf(j, "record_id");
+    e.pgId = intOf(j, "pg_id");
+    if (const auto pg = j.find("process_group"); pg != j.end() && pg->is_array()) {
+        if (pg->size() > 0) e.pgName = stringOf((*pg)[0]);
+        if (pg->size() > 1) e.pgDesc = stringOf((*pg)[1]);
+    }
+    e.collectiveSeqId = intOf(j, "collective_seq_id");
+    e.p2pSeqId = intOf(j, "p2p_seq_id");
+    e.opId = intOf(j, "op_id");
+    e.profilingName = stringOf(j, "profiling_name");
+    if (e.profilingName.empty()) return false;
+    parseProfilingName(e);
+    e.inputSizes = sizesOf(j, "input_sizes");
+    e.outputSizes = sizesOf(j, "output_sizes");
+    e.inputDtypes = stringsOf(j, "input_dtypes");
+    e.outputDtypes = stringsOf(j, "output_dtypes");
+    e.state = stringOf(j, "state");
+    e.timeCreatedNs = timeOf(j, "time_created_ns");
+    e.timeStartedNs = timeOf(j, "time_discovered_started_ns");
+    e.timeCompletedNs = timeOf(j, "time_discovered_completed_ns");
+    if (const auto d = j.find("duration_ms"); d != j.end() && d->is_number())
+        e.durationMs = d->get<double>();
+    e.retired = boolOf(j, "retired");
+    e.timeoutMs = intOf(j, "timeout_ms");
+    e.isP2p = boolOf(j, "is_p2p");
+    e.threadId = intOf(j, "thread_id");
+    e.threadName = stringOf(j, "thread_name");
+    if (const auto frames = j.find("frames"); frames != j.end() && frames->is_array()) {
+        for (const json& f : *frames) {
+            if (!f.is_object()) continue;
+            FlightRecorderEntry::Frame frame;
+            frame.name = stringOf(f, "name");
+            frame.filename = stringOf(f, "filename");
+            frame.line = int(intOf(f, "line"));
+            e.frames.push_back(std::move(frame));
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+std::optional<int> FlightRecorderReader::rankFromFileName(const QString& fileName)
+{
+    static const QRegularExpression suffix(QStringLiteral("^([\\w\\-\\_]*?)(\\d+)$"));
+    const QRegularExpressionMatch m = suffix.match(fileName);
+    if (!m.hasMatch()) return std::nullopt;
+    bool ok = false;
+    const int rank = m.captured(2).toInt(&ok);
+    if (!ok || rank < 0 || rank > 1'000'000) return std::nullopt;
+    return rank;
+}
+
+std::vector<int> FlightRecorderDump::groupRanks(const std::string& pgName) const
+{
+    std::vector<int> out;
+    if (!pgConfig.is_object()) return out;
+    const auto it = pgConfig.find(pgName);
+    if (it == pgConfig.end() || !it->is_object()) return out;
+    const auto ranks = it->find("ranks");
+    if (ranks == it->end()) return out;
+    if (ranks->is_array()) {
+        for (const json& r : *ranks)
+            if (r.is_number_integer()) out.push_back(r.get<int>());
+        return out;
+    }
+    if (ranks->is_string()) {
+        static const QRegularExpression number(QStringLiteral("\\d+"));
+        auto m = number.globalMatch(QString::fromStdString(ranks->get<std::string>()));
+        while (m.hasNext())
+            out.push_back(m.next().captured().toInt());
+    }
+    return out;
+}
+
+std::optional<FlightRecorderDump> FlightRecorderReader::read(const QByteArray& bytes,
+                                                             const QString& fileName,
+                                                             QString* error, int* skipped)
+{
+    json doc;
+    if (bytes.startsWith('\x80')) {
+        QString pickleError;
+        std::optional<json> decoded = PickleReader::decode(bytes, &pickleError);
+        if (!decoded) {
+            if (error) *error = pickleError;
+            return std::nullopt;
+        }
+        doc = std::move(*decoded);
+    } else {
+        doc = json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
+        if (doc.is_discarded()) {
+            if (error)
+                *error =
+                    QStringLiteral("not valid JSON (truncated or corrupt Flight Recorder dump)");
+            return std::nullopt;
+        }
+    }
+    if (!doc.is_object() || (!doc.contains("entries") && !doc.contains("pg_config"))) {
+        if (error) *error = QStringLiteral("no Flight Recorder fields (entries, pg_config)");
+        return std::nullopt;
+    }
+    FlightRecorderDump dump;
+    dump.rank = rankFromFileName(fileName);
+    dump.version = stringOf(doc, "version");
+    dump.commLibVersion = stringOf(doc, "comm_lib_version");
+    if (const auto it = doc.find("pg_config"); it != doc.end()) dump.pgConfig = *it;
+    if (const auto it = doc.find("pg_status"); it != doc.end()) dump.pgStatus = *it;
+    int bad = 0;
+    if (const auto entries = doc.find("entries"); entries != doc.end() && entries->is_array()) {
+        for (const json& j : *entries) {
+            FlightRecorderEntry e;
+            if (parseEntry(j, e))
+                dump.entries.push_back(std::move(e));
+            else
+                ++bad;
+        }
+    }
+    if (skipped) *skipped = bad;
+    return dump;
+}
+
+void FlightRecorderReader::appendCollectives(const FlightRecorderDump& dump, EventStore& store)
+{
+    if (!dump.rank) return; // a record must belong to a rank to be matched
+    for (const FlightRecorderEntry& e : dump.entries) {
+        CollectiveRecord c;
+        c.rank = *dump.rank;
+        c.op = store.strings.intern(e.op);
+        c.processGroupName = store.strings.intern(e.pgName);
+        c.processGroupDesc = store.strings.intern(e.pgDesc);
+        c.groupRanks = dump.groupRanks(e.pgName);
+        c.groupSize = c.groupRanks.empty() ? -1 : int(c.groupRanks.size());
+        c.seq = e.isP2p ? e.p2pSeqId : e.collectiveSeqId;
+        c.seqFromSource = c.seq >= 0;
+        c.inNelems = numel(e.inputSizes);
+        c.outNelems = numel(e.outputSizes);
+        c.dtype =
+            store.strings.intern(e.inputDtypes.empty() ? std::string() : e.inputDtypes.front());
+        c.issueStartNs = e.timeCreatedNs;
+        c.execStartNs = e.timeStartedNs;
+        c.execEndNs = e.timeCompletedNs;
+        c.state = e.state == "completed" ? CollectiveRecord::State::Completed
+                  : e.state == "started" ? CollectiveRecord::State::Started
+                                         : CollectiveRecord::State::Issued;
+        c.sourceIndex = dump.sourceIndex;
+        store.collectives.push_back(std::move(c));
+    }
+}
+
+} // namespace rankscope

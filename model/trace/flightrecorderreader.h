@@ -1,0 +1,79 @@
+#pragma once
+
+#include "model/store/eventstore.h"
+
+#include <QByteArray>
+#include <QString>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rankscope {
+
+// What a Flight Recorder entry says beyond a CollectiveRecord: the analyzer's checks need the
+// per-tensor sizes, the retired flag and the stack; p2p entries name their peer.
+struct FlightRecorderEntry {
+    std::int64_t recordId = -1;
+    std::int64_t pgId = -1;
+    std::string pgName; // process_group[0]
+    std::string pgDesc; // process_group[1]
+    std::int64_t collectiveSeqId = -1;
+    std::int64_t p2pSeqId = -1;
+    std::int64_t opId = -1;
+    std::string profilingName; // nccl:all_reduce, nccl:send 1->2, ...
+    std::string op;            // all_reduce, send, recv, coalesced, ...
+    std::vector<std::vector<std::int64_t>> inputSizes;
+    std::vector<std::vector<std::int64_t>> outputSizes;
+    std::vector<std::string> inputDtypes;
+    std::vector<std::string> outputDtypes;
+    std::string state; // scheduled | started | completed
+    std::int64_t timeCreatedNs = -1;
+    std::int64_t timeStartedNs = -1; // time_discovered_started_ns; -1 when unknown (JSON's 0)
+    std::int64_t timeCompletedNs = -1;
+    double durationMs = -1;
+    bool retired = false;
+    std::int64_t timeoutMs = -1;
+    bool isP2p = false;
+    int p2pPeer = -1; // the other rank of "send a->b" / "recv a<-b"
+    std::int64_t threadId = -1;
+    std::string threadName;
+    struct Frame {
+        std::string name;
+        std::string filename;
+        int line = -1;
+    };
+    std::vector<Frame> frames;
+
+    bool timedOut() const { return retired && state != "completed"; }
+};
+
+// One rank's Flight Recorder dump (pickle or JSON form).
+struct FlightRecorderDump {
+    int sourceIndex = -1;
+    std::optional<int> rank; // from the file name suffix, as the analyzer does
+    std::string version;
+    std::string commLibVersion;
+    nlohmann::json pgConfig; // {pg_name: {name, desc, ranks}} as written
+    nlohmann::json pgStatus; // {pg_id: {last_enqueued_collective, ...}} as written
+    std::vector<FlightRecorderEntry> entries;
+    // Member ranks of a process group from pg_config's "ranks" ("[0, 1]" or a list); empty if
+    // unknown.
+    std::vector<int> groupRanks(const std::string& pgName) const;
+};
+
+class FlightRecorderReader {
+public:
+    // Decodes `bytes` (pickle when it starts with 0x80, else JSON). On failure returns nullopt
+    // with a one-line `error`. Entries that lack required fields are skipped and counted in
+    // `skipped` (when given).
+    static std::optional<FlightRecorderDump> read(const QByteArray& bytes, const QString& fileName,
+                                                  QString* error, int* skipped = nullptr);
+    // Rank from a dump's file name: the trailing digits, as `([\w\-\_]*?)(\d+)$`.
+    static std::optional<int> rankFromFileName(const QString& fileName);
+    // One CollectiveRecord per entry, for the cross-rank matching; sourceIndex marks the dump.
+    static void appendCollectives(const FlightRecorderDump& dump, EventStore& store);
+};
+
+} // namespace rankscope

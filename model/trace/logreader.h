@@ -1,0 +1,41 @@
+#pragma once
+
+#include "model/trace/ranklog.h"
+
+#include <QByteArray>
+#include <QString>
+#include <optional>
+#include <vector>
+
+namespace rankscope {
+
+// Indexes text logs line by line and picks out the facts triage needs (NCCL init/WARN/COLL,
+// watchdog, fingerprints, environment, versions, steps, tracebacks, signals).
+class LogReader {
+public:
+    static constexpr qsizetype kParseLimitBytes = 64 * 1024; // per line; longer lines: head only
+
+    struct Result {
+        std::vector<RankLog> streams;
+        QString message; // one line for the source: what was read, or why nothing was
+        bool ok = true;
+    };
+
+    // A per-rank log: one stream with `rank` (may be empty). A combined log (`splitByTag`):
+    // one stream per rank tag ([rank3]:, [default3]:, [1,3]<stderr>:, [3]<stderr>:,
+    // "<timestamp> [rank3] ...") plus one rank-less stream for the untagged lines.
+    static Result read(const QByteArray& bytes, const QString& sourcePath, int sourceIndex,
+                       std::optional<int> rank, bool splitByTag);
+    static Result readFile(const QString& absolutePath, const QString& sourcePath, int sourceIndex,
+                           std::optional<int> rank, bool splitByTag);
+
+    // Rank tag at the start of a combined-log line; `contentStart` is where the rank's own text
+    // begins (after the tag, or 0 when the tag is part of the text).
+    static std::optional<int> rankTag(QByteArrayView line, qsizetype* contentStart);
+    // Timestamp at the start of a line; see RankLog::timestampNs. `yearHint` fills in the year for
+    // glog/torch stamps that omit it (0: unknown).
+    static std::optional<std::int64_t> parseTimestamp(QByteArrayView line, int yearHint,
+                                                      bool* hasDate, int* year = nullptr);
+};
+
+} // namespace rankscope

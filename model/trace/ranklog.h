@@ -1,0 +1,109 @@
+#pragma once
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QString>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rankscope {
+
+enum class LogFactKind : std::uint8_t {
+    NcclInit,         // "comm 0x.. rank R nranks N cudaDev D busId B commId C - Init COMPLETE"
+    NcclNetInterface, // "NET/Socket : Using [0]eth0:10.0.0.1<0>", "NCCL_SOCKET_IFNAME set to"
+    NcclVersion,      // "NCCL version 2.18.1+cuda12.1"
+    NcclWarn,         // any "NCCL WARN" line
+    NcclColl,         // "AllReduce: opCount 0 sendbuff .. count N datatype T op O root R comm C"
+    Watchdog,         // "WorkNCCL(SeqNum=.., OpType=.., ..) ran for N milliseconds"
+    Fingerprint,      // "CollectiveFingerPrint(OpType=.., TensorShape=[..], ..)"
+    Environment,      // key=value pairs of a start-up line, MASTER_ADDR/PORT, WORLD_SIZE, RANK...
+    Version,          // torch / CUDA versions as printed
+    Signal,           // "received signal 15 (SIGTERM)", "Signal 9 (SIGKILL) received by PID"
+};
+QString logFactKindName(LogFactKind kind);
+
+// A structured fact read from one line; `fields` keep the names the line used.
+struct LogFact {
+    LogFactKind kind = LogFactKind::Environment;
+    int line = -1; // index into the stream's lines
+    std::vector<std::pair<std::string, std::string>> fields;
+
+    std::string value(std::string_view key) const; // "" when absent
+    bool has(std::string_view key) const;
+};
+
+struct LogException {
+    struct Frame {
+        std::string file;
+        int line = -1;
+        std::string function;
+    };
+    int firstLine = -1; // the "Traceback (most recent call last):" line (stream index)
+    int lastLine = -1;  // the last line of the exception message
+    std::string type;   // RuntimeError, torch.distributed.DistBackendError, ...
+    std::string message;
+    std::vector<Frame> frames; // outermost first, as Python prints them
+
+    std::string text() const { return message.empty() ? type : type + ": " + message; }
+};
+
+struct LogStep {
+    int step = -1;
+    int line = -1;
+};
+
+// The lines one rank wrote, from one source file or from the rank's tagged lines of a combined
+// launcher log. The bytes of the file are shared, not copied; each line is an offset pair, so a
+// line's text is produced only when asked for.
+class RankLog {
+public:
+    std::optional<int> rank;        // empty: the launcher's own lines, or a log of unknown rank
+    int sourceIndex = -1;           // the SourceFile in the folder
+    QString sourcePath;             // relative path of that file
+    bool splitFromCombined = false; // lines picked out of a combined log by their rank tag
+    std::string host;               // from NCCL line prefixes or host=/hostname= when printed
+    std::optional<int> worldSize;   // world_size=, WORLD_SIZE=, nranks when printed
+    // Lines longer than the parse limit are indexed whole but only their head is parsed.
+    int longLines = 0;
+
+    int lineCount() const { return int(m_start.size()); }
+    int lineNumber(int i) const { return m_number[std::size_t(i)]; }   // 1-based, in the source
+    qint64 lineOffset(int i) const { return m_start[std::size_t(i)]; } // byte offset in the source
+    QByteArrayView lineBytes(int i) const;
+    QString lineText(int i) const;
+    // Stream index of the line with source line number `number`, or -1.
+    int indexOfLineNumber(int number) const;
+
+    // ns since the Unix epoch (log clocks read as UTC) when the line's date is known; when only
+    // the time of day is, ns since midnight and timestampHasDate() is false. -1: no timestamp.
+    std::int64_t timestampNs(int i) const { return m_timeNs[std::size_t(i)]; }
+    bool timestampHasDate(int i) const { return m_timeHasDate[std::size_t(i)] != 0; }
+
+    const std::vector<LogFact>& facts() const { return m_facts; }
+    std::vector<const LogFact*> factsOfKind(LogFactKind kind) const;
+    const std::vector<LogException>& exceptions() const { return m_exceptions; }
+    const std::vector<LogStep>& steps() const { return m_steps; }
+    // The step number of the last step line, i.e. the last step this rank reported.
+    std::optional<int> lastStep() const;
+    int lastLine() const { return lineCount() - 1; }
+
+private:
+    friend class LogReader;
+    friend class RankLogBuilder; // logreader.cpp fills the index
+    std::shared_ptr<const QByteArray> m_bytes;
+    std::vector<std::int64_t> m_start;
+    std::vector<std::int64_t> m_end;
+    std::vector<std::int32_t> m_number;
+    std::vector<std::int64_t> m_timeNs;
+    std::vector<std::uint8_t> m_timeHasDate;
+    std::vector<LogFact> m_facts;
+    std::vector<LogException> m_exceptions;
+    std::vector<LogStep> m_steps;
+};
+
+} // namespace rankscope

@@ -1,0 +1,175 @@
+#include "model/trace/flightrecorderreader.h"
+#include "model/trace/tracefolder.h"
+#include "model/tracesession.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace rankscope;
+
+class TestFlightRecorderReader : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void dumps_data();
+    void dumps();
+    void collectiveRecords();
+    void badDumps_data();
+    void badDumps();
+    void rankFromFileName_data();
+    void rankFromFileName();
+    void sessionKeepsOtherFiles();
+};
+
+static QString frDir()
+{
+    return QStringLiteral(RANKSCOPE_TEST_DATA "/flight_recorder/");
+}
+
+static QByteArray readFile(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void TestFlightRecorderReader::dumps_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("rank");
+    QTest::addColumn<int>("entries");
+    QTest::addColumn<bool>("frames");
+    QTest::newRow("pickle protocol 2") << "nccl_trace_rank_0" << 0 << 4 << true;
+    QTest::newRow("pickle protocol 4") << "nccl_trace_rank_1" << 1 << 2 << true;
+    QTest::newRow("json") << "fr_json_rank_0.json" << 0 << 4 << false;
+}
+
+void TestFlightRecorderReader::dumps()
+{
+    QFETCH(QString, file);
+    QFETCH(int, rank);
+    QFETCH(int, entries);
+    QFETCH(bool, frames);
+    QString error;
+    // The JSON form is named with an extension, so its rank comes from the name pattern.
+    const auto dump = FlightRecorderReader::read(readFile(frDir() + file), file, &error);
+    QVERIFY2(dump, qPrintable(error));
+    QCOMPARE(dump->rank.value_or(-1), file.endsWith(QLatin1String(".json")) ? -1 : rank);
+    QCOMPARE(dump->version, std::string("2.5"));
+    QCOMPARE(dump->commLibVersion, std::string("2.21.5"));
+    QCOMPARE(int(dump->entries.size()), entries);
+    QCOMPARE(dump->groupRanks("0"), (std::vector<int>{0, 1}));
+    QVERIFY(dump->pgStatus.contains("0"));
+    const FlightRecorderEntry& first = dump->entries.front();
+    QCOMPARE(first.recordId, std::int64_t(1));
+    QCOMPARE(first.pgName, std::string("0"));
+    QCOMPARE(first.pgDesc, std::string("default_pg"));
+    QCOMPARE(first.collectiveSeqId, std::int64_t(1));
+    QCOMPARE(first.op, std::string("all_reduce"));
+    QCOMPARE(first.inputSizes, (std::vector<std::vector<std::int64_t>>{{6792}}));
+    QCOMPARE(first.inputDtypes, (std::vector<std::string>{"Float"}));
+    QCOMPARE(first.state, std::string("completed"));
+    QVERIFY(first.timeCompletedNs > first.timeStartedNs);
+    QCOMPARE(first.timeoutMs, std::int64_t(600000));
+    QCOMPARE(first.frames.empty(), !frames);
+    if (frames) QCOMPARE(first.frames[1].line, 87 + rank);
+    if (rank == 0) {
+        const FlightRecorderEntry& stuck = dump->entries[2];
+        QCOMPARE(stuck.collectiveSeqId, std::int64_t(3));
+        QVERIFY(stuck.timedOut());
+        QCOMPARE(stuck.timeCompletedNs, std::int64_t(-1)); // None in pickles, 0 in JSON
+        const FlightRecorderEntry& send = dump->entries[3];
+        QVERIFY(send.isP2p);
+        QCOMPARE(send.op, std::string("send"));
+        QCOMPARE(send.p2pPeer, 1);
+        QCOMPARE(send.p2pSeqId, std::int64_t(1));
+        QCOMPARE(send.inputDtypes, (std::vector<std::string>{"BFloat16"}));
+    }
+}
+
+void TestFlightRecorderReader::collectiveRecords()
+{
+    QString error;
+    auto dump = FlightRecorderReader::read(readFile(frDir() + QStringLiteral("nccl_trace_rank_0")),
+                                           QStringLiteral("nccl_trace_rank_0"), &error);
+    QVERIFY(dump);
+    dump->sourceIndex = 7;
+    EventStore store;
+    FlightRecorderReader::appendCollectives(*dump, store);
+    QCOMPARE(store.collectives.size(), std::size_t(4));
+    const CollectiveRecord& c = store.collectives[2];
+    QCOMPARE(c.rank, 0);
+    QCOMPARE(store.strings.view(c.op), std::string_view("all_reduce"));
+    QCOMPARE(store.strings.view(c.processGroupName), std::string_view("0"));
+    QCOMPARE(store.strings.view(c.processGroupDesc), std::string_view("default_pg"));
+    QCOMPARE(c.groupRanks, (std::vector<int>{0, 1}));
+    QCOMPARE(c.groupSize, 2);
+    QCOMPARE(c.seq, std::int64_t(3));
+    QVERIFY(c.seqFromSource);
+    QCOMPARE(c.inNelems, std::int64_t(6792));
+    QCOMPARE(store.strings.view(c.dtype), std::string_view("Float"));
+    QCOMPARE(c.state, CollectiveRecord::State::Started);
+    QCOMPARE(c.sourceIndex, 7);
+    QCOMPARE(store.collectives[3].seq, std::int64_t(1)); // p2p: its p2p_seq_id
+}
+
+void TestFlightRecorderReader::badDumps_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("forbidden opcode") << "bad/forbidden_global_rank_0"
+                                      << "GLOBAL";
+    QTest::newRow("truncated pickle") << "bad/truncated_rank_1"
+                                      << "truncated";
+    QTest::newRow("truncated json") << "bad/truncated_json_rank_0.json"
+                                    << "not valid JSON";
+}
+
+void TestFlightRecorderReader::badDumps()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, says);
+    QString error;
+    QVERIFY(!FlightRecorderReader::read(readFile(frDir() + file), file, &error));
+    QVERIFY2(error.contains(says), qPrintable(error));
+}
+
+void TestFlightRecorderReader::rankFromFileName_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<int>("rank");
+    QTest::newRow("default prefix") << "nccl_trace_rank_12" << 12;
+    QTest::newRow("custom prefix") << "fr-dump-3" << 3;
+    QTest::newRow("extension") << "nccl_trace_rank_1.json" << -1;
+    QTest::newRow("no digits") << "dump" << -1;
+}
+
+void TestFlightRecorderReader::rankFromFileName()
+{
+    QFETCH(QString, name);
+    QFETCH(int, rank);
+    QCOMPARE(FlightRecorderReader::rankFromFileName(name).value_or(-1), rank);
+}
+
+// A folder of good and bad dumps: each bad one gets an error, the good ones load.
+void TestFlightRecorderReader::sessionKeepsOtherFiles()
+{
+    const SessionPtr session = loadSession(frDir());
+    int ok = 0, errors = 0;
+    for (const SourceFile& s : session->folder.sources()) {
+        if (s.kind != SourceKind::FlightRecorder) continue;
+        QVERIFY(!s.message.isEmpty());
+        QVERIFY(!s.message.contains(QLatin1Char('\n')));
+        (s.status == SourceStatus::Ok ? ok : errors)++;
+    }
+    QCOMPARE(ok, 3);
+    QCOMPARE(errors, 3);
+    QCOMPARE(session->dumps.size(), std::size_t(3));
+    QCOMPARE(session->events.collectives.size(), std::size_t(10));
+    // Two rank-0 dumps (the pickle and the JSON form) claim one rank.
+    QVERIFY(std::any_of(session->warnings.begin(), session->warnings.end(), [](const QString& w) {
+        return w.contains(QLatin1String("rank 0")) && w.contains(QLatin1String("flight_recorder"));
+    }));
+}
+
+QTEST_GUILESS_MAIN(TestFlightRecorderReader)
+#include "tst_flightrecorderreader.moc"

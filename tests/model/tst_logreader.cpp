@@ -1,0 +1,460 @@
+#include "model/trace/logreader.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QRegularExpression>
+#include <QTest>
+#include <nlohmann/json.hpp>
+
+using namespace rankscope;
+
+class TestLogReader : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void fixtureRanks_data();
+    void fixtureRanks();
+    void launcherSplit_data();
+    void launcherSplit();
+    void setupFailureMasterPortDiffers();
+    void timestamps_data();
+    void timestamps();
+    void rankTag_data();
+    void rankTag();
+    void ncclLines();
+    void watchdogLine();
+    void fingerprintLines();
+    void tracebackFramesAndChainedExceptions();
+    void environmentAndVersions();
+    void badInput_data();
+    void badInput();
+    void hundredMegabyteSingleLine();
+    void fuzzRegressions();
+};
+
+static QString fixture(const QString& name)
+{
+    return QStringLiteral(RANKSCOPE_TEST_DATA "/traces/") + name;
+}
+
+static nlohmann::json groundTruth(const QString& scenario)
+{
+    QFile f(fixture(scenario) + QStringLiteral("/ground_truth.json"));
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return nlohmann::json::parse(f.readAll().toStdString());
+}
+
+static QString simplified(const std::string& s)
+{
+    return QString::fromStdString(s).simplified();
+}
+
+static void addScenarios()
+{
+    QTest::addColumn<QString>("scenario");
+    for (const char* s : {"healthy", "straggler", "mismatched_collective", "hang_timeout",
+                          "setup_failure", "rank_crash", "unused_parameters", "uneven_inputs"})
+        QTest::newRow(s) << QString::fromLatin1(s);
+}
+
+void TestLogReader::fixtureRanks_data()
+{
+    addScenarios();
+}
+
+// Steps and exceptions per rank agree with what the run recorded in ground_truth.json.
+void TestLogReader::fixtureRanks()
+{
+    QFETCH(QString, scenario);
+    const nlohmann::json truth = groundTruth(scenario);
+    QVERIFY(truth.is_object());
+    for (const auto& [rankText, observed] : truth["observed"]["ranks"].items()) {
+        const int rank = std::stoi(rankText);
+        const QString log = QString::fromStdString(observed["log"].get<std::string>());
+        const LogReader::Result r =
+            LogReader::readFile(fixture(scenario) + QLatin1Char('/') + log, log, 0, rank, false);
+        QVERIFY(r.ok);
+        QCOMPARE(r.streams.size(), std::size_t(1));
+        const RankLog& stream = r.streams.front();
+        QCOMPARE(stream.rank.value_or(-1), rank);
+        const std::optional<int> last = stream.lastStep();
+        if (observed["last_completed_step"].is_null())
+            QVERIFY2(!last, qPrintable(log));
+        else
+            QCOMPARE(last.value_or(-1), observed["last_completed_step"].get<int>());
+
+        const std::string status = observed["exit_status"].get<std::string>();
+        if (status == "ok") {
+            QVERIFY(stream.exceptions().empty());
+        } else if (status.starts_with("SystemExit")) {
+            // A rank that torchrun terminated: no traceback, a signal line.
+            QVERIFY(stream.exceptions().empty());
+            const auto signalFacts = stream.factsOfKind(LogFactKind::Signal);
+            QVERIFY(!signalFacts.empty());
+            QCOMPARE(signalFacts.back()->value("signal"), std::string("SIGTERM"));
+        } else {
+            QVERIFY2(!stream.exceptions().empty(), qPrintable(log));
+            const LogException& e = stream.exceptions().back();
+            // ground_truth.json cuts long messages; the log has all of it.
+            QVERIFY2(simplified(e.text()).startsWith(simplified(status)),
+                     qPrintable(simplified(e.text())));
+            QVERIFY(!e.frames.empty());
+            QVERIFY(stream.lineText(e.firstLine).startsWith(QLatin1String("Traceback")));
+            QCOMPARE(e.lastLine, stream.lastLine());
+        }
+    }
+}
+
+void TestLogReader::launcherSplit_data()
+{
+    addScenarios();
+}
+
+// Every tagged launcher line lands in its rank's stream, cites the launcher's line number, and is
+// the same text the rank wrote to its own log.
+void TestLogReader::launcherSplit()
+{
+    QFETCH(QString, scenario);
+    const nlohmann::json truth = groundTruth(scenario);
+    const LogReader::Result r =
+        LogReader::readFile(fixture(scenario) + QStringLiteral("/launcher.log"),
+                            QStringLiteral("launcher.log"), 3, std::nullopt, true);
+    QVERIFY(r.ok);
+    QFile raw(fixture(scenario) + QStringLiteral("/launcher.log"));
+    QVERIFY(raw.open(QIODevice::ReadOnly));
+    const QList<QByteArray> rawLines = raw.readAll().split('\n');
+    int tagged = 0;
+    bool launcherStream = false;
+    for (const RankLog& s : r.streams) {
+        QCOMPARE(s.sourceIndex, 3);
+        if (!s.rank) {
+            launcherStream = true;
+            continue;
+        }
+        QVERIFY(s.splitFromCombined);
+        QVERIFY(truth["observed"]["ranks"].contains(std::to_string(*s.rank)));
+        QFile own(fixture(scenario) + QStringLiteral("/rank%1.log").arg(*s.rank));
+        QVERIFY(own.open(QIODevice::ReadOnly));
+        const QByteArray ownText = own.readAll();
+        for (int i = 0; i < s.lineCount(); ++i) {
+            ++tagged;
+            QVERIFY(s.lineText(i).contains(QStringLiteral("[rank%1]").arg(*s.rank)));
+            QCOMPARE(s.lineBytes(i).toByteArray(), rawLines[s.lineNumber(i) - 1]);
+            QVERIFY(ownText.contains(QByteArray(s.lineBytes(i).toByteArray() + "\n")));
+        }
+        const auto& observed = truth["observed"]["ranks"][std::to_string(*s.rank)];
+        if (!observed["last_completed_step"].is_null())
+            QCOMPARE(s.lastStep().value_or(-1), observed["last_completed_step"].get<int>());
+    }
+    QVERIFY(launcherStream); // torchrun's banner has no tag
+    QVERIFY(tagged > 0);
+}
+
+void TestLogReader::setupFailureMasterPortDiffers()
+{
+    std::map<int, std::string> port;
+    for (int rank : {0, 1}) {
+        const LogReader::Result r =
+            LogReader::readFile(fixture(QStringLiteral("setup_failure/rank%1.log").arg(rank)),
+                                QString(), 0, rank, false);
+        for (const LogFact* f : r.streams.front().factsOfKind(LogFactKind::Environment))
+            if (f->has("master_port")) port[rank] = f->value("master_port");
+        QVERIFY(!port[rank].empty());
+    }
+    QVERIFY(port[0] != port[1]);
+    // The port rank 1 waited for is the one its TimeoutError names.
+    const LogReader::Result r1 = LogReader::readFile(
+        fixture(QStringLiteral("setup_failure/rank1.log")), QString(), 0, 1, false);
+    QVERIFY(QString::fromStdString(r1.streams.front().exceptions().back().message)
+                .contains(QString::fromStdString(port[1])));
+}
+
+void TestLogReader::timestamps_data()
+{
+    QTest::addColumn<QByteArray>("line");
+    QTest::addColumn<QString>("expectedUtc"); // ISO with ms; "" none; "T..." time of day only
+    QTest::addColumn<qint64>("subMsNs");
+    QTest::newRow("python logging") << QByteArray("2026-12-02 13:41:34.806 [rank0] INFO train: x")
+                                    << "2026-12-02T13:41:34.806" << qint64(0);
+    QTest::newRow("python comma") << QByteArray("2024-03-01 00:00:01,250 INFO x")
+                                  << "2024-03-01T00:00:01.250" << qint64(0);
+    QTest::newRow("glog with year")
+        << QByteArray("I20261202 13:35:55.418524 28405 reducer.cpp:126] x")
+        << "2026-12-02T13:35:55.418" << qint64(524000);
+    QTest::newRow("nccl timestamp") << QByteArray("[2025-01-31 23:59:59] host:1:2 [0] NCCL INFO x")
+                                    << "2025-01-31T23:59:59.000" << qint64(0);
+    QTest::newRow("torch no year")
+        << QByteArray("[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:616] x") << "T20:27:21.426"
+        << qint64(415540);
+    QTest::newRow("none") << QByteArray("Traceback (most recent call last):") << "" << qint64(0);
+    QTest::newRow("bad month") << QByteArray("2026-13-02 13:41:34.806 x") << "" << qint64(0);
+}
+
+void TestLogReader::timestamps()
+{
+    QFETCH(QByteArray, line);
+    QFETCH(QString, expectedUtc);
+    QFETCH(qint64, subMsNs);
+    bool hasDate = false;
+    const std::optional<std::int64_t> ns = LogReader::parseTimestamp(line, 0, &hasDate);
+    if (expectedUtc.isEmpty()) {
+        QVERIFY(!ns);
+        return;
+    }
+    QVERIFY(ns);
+    if (expectedUtc.startsWith(QLatin1Char('T'))) {
+        QVERIFY(!hasDate);
+        const QTime t = QTime::fromString(expectedUtc.mid(1), QStringLiteral("HH:mm:ss.zzz"));
+        QCOMPARE(*ns, qint64(t.msecsSinceStartOfDay()) * 1'000'000 + subMsNs);
+        return;
+    }
+    QVERIFY(hasDate);
+    const QDateTime dt = QDateTime::fromString(expectedUtc, Qt::ISODateWithMs);
+    QCOMPARE(*ns,
+             QDateTime(dt.date(), dt.time(), Qt::UTC).toMSecsSinceEpoch() * 1'000'000 + subMsNs);
+}
+
+void TestLogReader::rankTag_data()
+{
+    QTest::addColumn<QByteArray>("line");
+    QTest::addColumn<int>("rank");
+    QTest::addColumn<int>("contentStart");
+    QTest::newRow("torchrun rank") << QByteArray("[rank3]:[E1218 20:27:21 x] boom") << 3 << 8;
+    QTest::newRow("torchrun tee") << QByteArray("[default12]:hello") << 12 << 12;
+    QTest::newRow("mpirun") << QByteArray("[1,3]<stderr>:NCCL INFO x") << 3 << 14;
+    QTest::newRow("mpirun short") << QByteArray("[5]<stdout>:x") << 5 << 12;
+    QTest::newRow("python record")
+        << QByteArray("2026-12-02 13:41:34.806 [rank2] INFO x") << 2 << 0;
+    QTest::newRow("untagged") << QByteArray("WARNING:torch.distributed.run:") << -1 << 0;
+    QTest::newRow("rank without colon") << QByteArray("[rank3] hello") << -1 << 0;
+    QTest::newRow("bracket text") << QByteArray("[1]: entry") << -1 << 0;
+}
+
+void TestLogReader::rankTag()
+{
+    QFETCH(QByteArray, line);
+    QFETCH(int, rank);
+    QFETCH(int, contentStart);
+    qsizetype start = -1;
+    QCOMPARE(LogReader::rankTag(line, &start).value_or(-1), rank);
+    QCOMPARE(int(start), contentStart);
+}
+
+static RankLog readOne(const QByteArray& text, bool split = false)
+{
+    LogReader::Result r = LogReader::read(text, QStringLiteral("x.log"), 0, std::nullopt, split);
+    return r.streams.empty() ? RankLog{} : std::move(r.streams.front());
+}
+
+void TestLogReader::ncclLines()
+{
+    const RankLog log = readOne(
+        "node7:12345:12345 [0] NCCL INFO Bootstrap : Using eth0:10.1.2.3<0>\n"
+        "NCCL version 2.18.1+cuda12.1\n"
+        "node7:12345:12400 [0] NCCL INFO NET/Socket : Using [0]eth0:10.1.2.3<0> "
+        "[1]ib0:10.9.0.3<0>\n"
+        "node7:12345:12400 [0] NCCL INFO comm 0x55d5c8a0 rank 3 nranks 8 cudaDev 0 nvmlDev 0 busId "
+        "1b000 commId 0x7e2a9f - Init COMPLETE\n"
+        "node7:12345:12345 [0] NCCL INFO AllReduce: opCount 1a sendbuff 0x7f00 recvbuff 0x7f00 "
+        "count 6792 datatype 7 op 0 root 0 comm 0x55d5c8a0 [nranks=8] stream 0x5600\n"
+        "node7:12345:12401 [0] transport/net_socket.cc:540 NCCL WARN NET/Socket : peer "
+        "10.1.2.4<43210> message truncated\n");
+    QCOMPARE(log.lineCount(), 6);
+    QCOMPARE(log.host, std::string("node7"));
+    QCOMPARE(log.worldSize.value_or(0), 8);
+    const auto version = log.factsOfKind(LogFactKind::NcclVersion);
+    QCOMPARE(version.size(), std::size_t(1));
+    QCOMPARE(version[0]->value("version"), std::string("2.18.1+cuda12.1"));
+    QCOMPARE(version[0]->value("cuda"), std::string("12.1"));
+    const auto net = log.factsOfKind(LogFactKind::NcclNetInterface);
+    QCOMPARE(net.size(), std::size_t(1));
+    QCOMPARE(net[0]->value("transport"), std::string("Socket"));
+    QVERIFY(net[0]->value("using").starts_with("[0]eth0"));
+    const auto init = log.factsOfKind(LogFactKind::NcclInit);
+    QCOMPARE(init.size(), std::size_t(1));
+    QCOMPARE(init[0]->value("rank"), std::string("3"));
+    QCOMPARE(init[0]->value("nranks"), std::string("8"));
+    QCOMPARE(init[0]->value("cudaDev"), std::string("0"));
+    QCOMPARE(init[0]->value("busId"), std::string("1b000"));
+    QCOMPARE(init[0]->value("commId"), std::string("0x7e2a9f"));
+    QCOMPARE(init[0]->value("status"), std::string("complete"));
+    QCOMPARE(init[0]->line, 3);
+    const auto coll = log.factsOfKind(LogFactKind::NcclColl);
+    QCOMPARE(coll.size(), std::size_t(1));
+    QCOMPARE(coll[0]->value("op"), std::string("AllReduce"));
+    QCOMPARE(coll[0]->value("opCount"), std::string("1a"));
+    QCOMPARE(coll[0]->value("count"), std::string("6792"));
+    QCOMPARE(coll[0]->value("datatype"), std::string("7"));
+    QCOMPARE(coll[0]->value("root"), std::string("0"));
+    QCOMPARE(coll[0]->value("comm"), std::string("0x55d5c8a0"));
+    QCOMPARE(coll[0]->value("nranks"), std::string("8"));
+    const auto warn = log.factsOfKind(LogFactKind::NcclWarn);
+    QCOMPARE(warn.size(), std::size_t(1));
+    QCOMPARE(warn[0]->line, 5);
+    QVERIFY(QString::fromStdString(warn[0]->value("text"))
+                .contains(QLatin1String("message truncated")));
+}
+
+void TestLogReader::watchdogLine()
+{
+    const RankLog log =
+        readOne("[rank1]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog "
+                "caught collective operation timeout: "
+                "WorkNCCL(SeqNum=42, OpType=ALLREDUCE, NumelIn=6792, NumelOut=6792, "
+                "Timeout(ms)=600000) ran for 600075 milliseconds before timing out.\n",
+                true);
+    QCOMPARE(log.rank.value_or(-1), 1);
+    const auto w = log.factsOfKind(LogFactKind::Watchdog);
+    QCOMPARE(w.size(), std::size_t(1));
+    QCOMPARE(w[0]->value("work"), std::string("WorkNCCL"));
+    QCOMPARE(w[0]->value("SeqNum"), std::string("42"));
+    QCOMPARE(w[0]->value("OpType"), std::string("ALLREDUCE"));
+    QCOMPARE(w[0]->value("NumelIn"), std::string("6792"));
+    QCOMPARE(w[0]->value("NumelOut"), std::string("6792"));
+    QCOMPARE(w[0]->value("Timeout(ms)"), std::string("600000"));
+    QCOMPARE(w[0]->value("ran_for_ms"), std::string("600075"));
+    QCOMPARE(w[0]->value("reporting_rank"), std::string("1"));
+    QVERIFY(log.timestampNs(0) >= 0);
+    QVERIFY(!log.timestampHasDate(0));
+}
+
+void TestLogReader::fingerprintLines()
+{
+    const LogReader::Result r = LogReader::readFile(
+        fixture(QStringLiteral("mismatched_collective/rank1.log")), QString(), 0, 1, false);
+    const auto fps = r.streams.front().factsOfKind(LogFactKind::Fingerprint);
+    QCOMPARE(fps.size(), std::size_t(2));
+    QCOMPARE(fps[0]->value("of_rank"), std::string("1"));
+    QCOMPARE(fps[0]->value("TensorShape"), std::string("[2]"));
+    QCOMPARE(fps[1]->value("of_rank"), std::string("0"));
+    QCOMPARE(fps[1]->value("TensorShape"), std::string("[1]"));
+    QCOMPARE(fps[0]->value("OpType"), std::string("ALLREDUCE"));
+    QCOMPARE(fps[0]->value("TensorDtypes"), std::string("Float"));
+    QVERIFY(fps[0]->value("TensorDeviceTypes").starts_with("TensorOptions("));
+}
+
+void TestLogReader::tracebackFramesAndChainedExceptions()
+{
+    const RankLog log = readOne(
+        "Traceback (most recent call last):\n"
+        "  File \"/a/train.py\", line 10, in <module>\n"
+        "    main()\n"
+        "  File \"/a/train.py\", line 5, in main\n"
+        "    x[3]\n"
+        "KeyError: 3\n"
+        "\n"
+        "During handling of the above exception, another exception occurred:\n"
+        "\n"
+        "Traceback (most recent call last):\n"
+        "  File \"/a/train.py\", line 12, in <module>\n"
+        "torch.distributed.DistBackendError: NCCL error in: x.cpp:1, unhandled system error\n"
+        "Last error:\n"
+        "socket closed\n"
+        "2026-01-01 00:00:00.000 INFO after\n");
+    QCOMPARE(log.exceptions().size(), std::size_t(2));
+    const LogException& a = log.exceptions()[0];
+    QCOMPARE(a.type, std::string("KeyError"));
+    QCOMPARE(a.message, std::string("3"));
+    QCOMPARE(a.frames.size(), std::size_t(2));
+    QCOMPARE(a.frames[1].file, std::string("/a/train.py"));
+    QCOMPARE(a.frames[1].line, 5);
+    QCOMPARE(a.frames[1].function, std::string("main"));
+    QCOMPARE(a.firstLine, 0);
+    QCOMPARE(a.lastLine, 5);
+    const LogException& b = log.exceptions()[1];
+    QCOMPARE(b.type, std::string("torch.distributed.DistBackendError"));
+    QCOMPARE(b.lastLine, 13);
+    QVERIFY(QString::fromStdString(b.message).endsWith(QLatin1String("socket closed")));
+}
+
+void TestLogReader::environmentAndVersions()
+{
+    const RankLog log = readOne("MASTER_ADDR=10.0.0.1\n"
+                                "launch: RANK=2 LOCAL_RANK=0 WORLD_SIZE=16 hostname=gpu-node-3\n"
+                                "PyTorch version: 2.3.1+cu121\n"
+                                "CUDA version: 12.1\n"
+                                "epoch 0 step 7/100 loss 0.5\n"
+                                "a=b is a single pair of no interest\n");
+    const auto env = log.factsOfKind(LogFactKind::Environment);
+    QCOMPARE(env.size(), std::size_t(2));
+    QCOMPARE(env[0]->value("MASTER_ADDR"), std::string("10.0.0.1"));
+    QCOMPARE(env[1]->value("WORLD_SIZE"), std::string("16"));
+    QCOMPARE(log.worldSize.value_or(0), 16);
+    QCOMPARE(log.host, std::string("gpu-node-3"));
+    const auto versions = log.factsOfKind(LogFactKind::Version);
+    QCOMPARE(versions.size(), std::size_t(2));
+    QCOMPARE(versions[0]->value("component"), std::string("torch"));
+    QCOMPARE(versions[0]->value("version"), std::string("2.3.1+cu121"));
+    QCOMPARE(versions[1]->value("version"), std::string("12.1"));
+    QCOMPARE(log.lastStep().value_or(-1), 7);
+}
+
+void TestLogReader::badInput_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<int>("lines");
+    QTest::newRow("empty") << QByteArray() << 0;
+    QTest::newRow("binary") << QByteArray("\x00\x01\xff\xfe\n\x00\x00", 7) << 2;
+    QTest::newRow("invalid utf-8") << QByteArray("step 3 \xc3\x28 \xff\n\xe2\x82 step 4\n") << 2;
+    QTest::newRow("crlf") << QByteArray("a\r\nstep 9\r\n") << 2;
+    QTest::newRow("no final newline") << QByteArray("one\ntwo") << 2;
+    QTest::newRow("cut traceback")
+        << QByteArray("Traceback (most recent call last):\n  File \"x\", line 1") << 2;
+    QTest::newRow("unbalanced work") << QByteArray("WorkNCCL(SeqNum=1, OpType=(((") << 1;
+}
+
+void TestLogReader::badInput()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(int, lines);
+    const LogReader::Result r = LogReader::read(bytes, QStringLiteral("x.log"), 0, 0, false);
+    QVERIFY(r.ok);
+    QVERIFY(!r.message.isEmpty());
+    QCOMPARE(r.streams.size(), std::size_t(1));
+    QCOMPARE(r.streams.front().lineCount(), lines);
+    for (int i = 0; i < lines; ++i)
+        QVERIFY(!r.streams.front().lineText(i).contains(QLatin1Char('\r')));
+}
+
+void TestLogReader::hundredMegabyteSingleLine()
+{
+    QByteArray big(100 * 1024 * 1024, 'x');
+    big.replace(0, 24, "2026-12-02 13:41:34.806 ");
+    big.append("\nstep 5 loss 1\n");
+    QElapsedTimer timer;
+    timer.start();
+    const LogReader::Result r = LogReader::read(big, QStringLiteral("big.log"), 0, 0, true);
+    QVERIFY2(timer.elapsed() < 5000, "indexing must not parse the whole line");
+    QCOMPARE(r.streams.size(), std::size_t(1));
+    const RankLog& log = r.streams.front();
+    QCOMPARE(log.lineCount(), 2);
+    QCOMPARE(log.longLines, 1);
+    QVERIFY(r.message.contains(QLatin1String("only their first")));
+    QCOMPARE(log.lineBytes(0).size(), qsizetype(100 * 1024 * 1024));
+    QCOMPARE(log.lineOffset(1), qint64(100 * 1024 * 1024 + 1));
+    QCOMPARE(log.lastStep().value_or(-1), 5);
+    QVERIFY(log.timestampHasDate(0));
+}
+
+// Inputs the fuzzer found once (e.g. year 0000 overflowed the ns clock); replayed on every run.
+void TestLogReader::fuzzRegressions()
+{
+    const QDir dir(QStringLiteral(RANKSCOPE_TEST_DATA "/fuzz/logreader"));
+    QVERIFY(!dir.entryList(QDir::Files).isEmpty());
+    for (const QString& name : dir.entryList(QDir::Files)) {
+        QFile f(dir.filePath(name));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray bytes = f.readAll();
+        for (bool split : {false, true}) {
+            const LogReader::Result r = LogReader::read(bytes, name, 0, 0, split);
+            QVERIFY(!r.streams.empty());
+            for (const RankLog& log : r.streams)
+                for (int i = 0; i < log.lineCount(); ++i)
+                    QVERIFY(log.timestampNs(i) == -1 || log.timestampNs(i) >= 0);
+        }
+    }
+}
+
+QTEST_GUILESS_MAIN(TestLogReader)
+#include "tst_logreader.moc"
