@@ -34,17 +34,17 @@ nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session)
         r["host"] = nullptr;
         auto sources = nlohmann::ordered_json::array();
         for (const SourceFile& s : folder.sourcesOfRank(rank))
-            sources.push_back(sourceJson(s));
+            sources.push_back(sourceJson(session.withReadResult(s)));
         r["sources"] = sources;
-        r["events"] = nullptr; // filled once the trace readers run
-        r["collectives"] = nullptr;
+        r["events"] = session.events.eventCountOfRank(rank);
+        r["collectives"] = session.events.collectiveCountOfRank(rank);
         r["clock_offset_us"] = nullptr;
         ranks.push_back(r);
     }
     doc["ranks"] = ranks;
     auto unattributed = nlohmann::ordered_json::array();
     for (const SourceFile& s : folder.unattributedSources())
-        unattributed.push_back(sourceJson(s));
+        unattributed.push_back(sourceJson(session.withReadResult(s)));
     doc["unattributed_sources"] = unattributed;
     doc["findings"] = nlohmann::ordered_json::array();
     doc["symptoms"] = nlohmann::ordered_json::array();
@@ -60,10 +60,14 @@ QString AnalysisReport::toText(const TraceSession& session)
     ts << "Ranks: " << folder.ranks().size() << " (world size " << folder.worldSize() << ")\n";
     for (int rank : folder.ranks()) {
         ts << "  rank " << rank << '\n';
-        for (const SourceFile& s : folder.sourcesOfRank(rank))
+        for (const SourceFile& source : folder.sourcesOfRank(rank)) {
+            const SourceFile s = session.withReadResult(source);
             ts << "    " << s.relativePath << "  [" << sourceKindName(s.kind) << ", "
                << sourceStatusName(s.status) << "]"
                << (s.message.isEmpty() ? QString() : QStringLiteral("  ") + s.message) << '\n';
+        }
+        ts << "    events: " << session.events.eventCountOfRank(rank)
+           << ", collectives: " << session.events.collectiveCountOfRank(rank) << '\n';
     }
     const QList<SourceFile> unattributed = folder.unattributedSources();
     if (!unattributed.isEmpty()) {

@@ -12,6 +12,19 @@ namespace rankscope {
 struct TraceSession {
     TraceFolder folder;
     EventStore events;
+    // What reading each source gave, parallel to folder.sources() (discovery's SourceFile is
+    // const afterwards). `read` is false for a source no reader has looked at.
+    struct SourceReadResult {
+        bool read = false;
+        SourceStatus status = SourceStatus::Ok;
+        QString message;
+        qint64 events = 0;
+        qint64 collectives = 0;
+    };
+    std::vector<SourceReadResult> reads;
+
+    // `source` with the reader's status and message when a reader looked at it.
+    SourceFile withReadResult(const SourceFile& source) const;
 };
 
 using SessionPtr = std::shared_ptr<const TraceSession>;
