@@ -34,18 +34,24 @@ void EventStore::merge(EventStore&& other)
         f.fromLane += laneBase;
         f.toLane += laneBase;
         f.category = map(f.category);
-        flows.push_back(f);
     }
+    // Moved rather than copied when possible: flows can be as many as the events.
+    if (flows.empty())
+        flows = std::move(other.flows);
+    else
+        flows.insert(flows.end(), other.flows.begin(), other.flows.end());
     other = EventStore();
 }
 
 const FlowLink* EventStore::flowInto(int lane, std::int64_t event) const
 {
-    const auto it = std::lower_bound(flows.begin(), flows.end(), std::pair{lane, event},
-                                     [](const FlowLink& f, const std::pair<int, std::int64_t>& k) {
-                                         return std::pair{f.toLane, f.toEvent} < k;
-                                     });
-    return it != flows.end() && it->toLane == lane && it->toEvent == event ? &*it : nullptr;
+    const auto it =
+        std::lower_bound(flows.begin(), flows.end(), std::pair{lane, event},
+                         [](const FlowLink& f, const std::pair<int, std::int64_t>& k) {
+                             return std::pair{int(f.toLane), std::int64_t(f.toEvent)} < k;
+                         });
+    return it != flows.end() && it->toLane == lane && std::int64_t(it->toEvent) == event ? &*it
+                                                                                         : nullptr;
 }
 
 std::int64_t EventStore::eventCount() const

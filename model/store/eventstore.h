@@ -81,11 +81,12 @@ struct CollectiveRecord {
 // A flow arrow (`s` -> `f`), e.g. a CPU kernel launch to its GPU kernel (cat `ac2g`, id = the
 // CUDA correlation id) or forward to backward (`fwdbwd`). Endpoints are bound to the innermost
 // event of their lane that contains the flow's timestamp.
+// 20 bytes: a GPU trace has about one flow per kernel, so flows are counted in millions.
 struct FlowLink {
-    int fromLane = -1;
-    int toLane = -1;
-    std::int64_t fromEvent = -1;
-    std::int64_t toEvent = -1;
+    std::int32_t fromLane = -1;
+    std::int32_t toLane = -1;
+    std::uint32_t fromEvent = 0; // event index within the lane
+    std::uint32_t toEvent = 0;
     StringId category = 0;
 };
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <numeric>
 #include <unordered_map>
@@ -26,6 +27,7 @@ public:
     // Bytes read into `buf`, 0 at the end, -1 on error (see error()).
     virtual std::int64_t read(char* buf, std::size_t n) = 0;
     virtual std::int64_t inputOffset() const = 0; // file bytes consumed, for progress
+    virtual std::int64_t inputSize() const = 0;
     virtual std::string error() const = 0;
 };
 
@@ -34,6 +36,9 @@ public:
     explicit GzStream(const std::string& path) : m_file(gzopen(path.c_str(), "rb"))
     {
         if (m_file) gzbuffer(m_file, 1 << 18);
+        std::error_code ec;
+        m_size = std::int64_t(std::filesystem::file_size(path, ec));
+        if (ec) m_size = -1;
     }
     ~GzStream() override
     {
@@ -51,11 +56,13 @@ public:
         return got;
     }
     std::int64_t inputOffset() const override { return gzoffset(m_file); }
+    std::int64_t inputSize() const override { return m_size; }
     std::string error() const override { return m_error; }
     gzFile file() const { return m_file; }
 
 private:
     gzFile m_file;
+    std::int64_t m_size = -1;
     std::string m_error;
 };
 
@@ -70,6 +77,7 @@ public:
         return std::int64_t(k);
     }
     std::int64_t inputOffset() const override { return std::int64_t(m_pos); }
+    std::int64_t inputSize() const override { return std::int64_t(m_data.size()); }
     std::string error() const override { return {}; }
 
 private:
@@ -92,13 +100,17 @@ struct LaneBuild {
     bool gpu = false;
 };
 
+// 24 bytes: flows can be as many as half the events, and all are held until the end.
 struct FlowPoint {
     std::uint64_t key;
-    int lane;
-    std::int64_t tsNs;
+    std::int64_t at; // pre-sort event index when `bound`, else the timestamp in ns
+    std::int32_t lane;
     StringId category;
-    bool start;
+    bool bound() const { return (flags & 2) != 0; }
+    bool start() const { return (flags & 1) != 0; }
+    std::uint8_t flags;
 };
+static_assert(sizeof(FlowPoint) <= 32);
 
 struct Launch {
     int lane;
@@ -238,6 +250,7 @@ private:
     EventCategory categorise(std::string_view cat, bool hasCat, std::string_view name, bool& gpu,
                              bool& wantArgs);
     void finish();
+    void reserveFor(LaneBuild& b);
 
     Stream& m_in;
     EventStore& m_out;
@@ -308,7 +321,7 @@ bool Parser::refill()
                                    std::to_string(kMaxValue >> 20) + " MB starts");
             return false;
         }
-        m_buf.resize(std::max(kInitialWindow, m_buf.size() * 2));
+        m_buf.resize(std::min(kMaxValue, m_buf.size() * 2));
     }
     const std::int64_t got =
         m_in.read(m_buf.data() + m_len, std::min(kReadChunk, m_buf.size() - m_len));
@@ -331,7 +344,10 @@ bool Parser::refill()
 
 KinetoReadResult Parser::run()
 {
-    m_buf.resize(kInitialWindow);
+    // Small inputs (most logs' worth of trace, and every fuzz input) get a window their size.
+    const std::int64_t size = m_in.inputSize();
+    m_buf.resize(size >= 0 ? std::clamp<std::size_t>(std::size_t(size) + 1, 1 << 16, kInitialWindow)
+                           : kInitialWindow);
     bool cancelled = false;
     while (m_state != State::Done && !m_failed) {
         const char* begin = m_buf.data() + m_pos;
@@ -614,6 +630,23 @@ EventCategory Parser::categorise(std::string_view cat, bool hasCat, std::string_
     return c;
 }
 
+void Parser::reserveFor(LaneBuild& b)
+{
+    // Growing by doubling copies every array and faults in fresh pages each time; extrapolating
+    // the lane's share of the file so far sizes it about once. Untouched capacity costs no RSS.
+    const std::int64_t size = m_in.inputSize();
+    const std::int64_t done = m_in.inputOffset();
+    if (size <= 0 || done <= 0) return;
+    const double estimate = double(b.lane.startNs.size()) * double(size) / double(done) * 1.1;
+    if (estimate > 4e9) return;
+    const auto n = std::size_t(estimate);
+    b.lane.startNs.reserve(n);
+    b.lane.endNs.reserve(n);
+    b.lane.nameId.reserve(n);
+    b.lane.category.reserve(n);
+    b.lane.sourceOffset.reserve(n);
+}
+
 Scan Parser::event(const char*& p, const char* end)
 {
     const char* objectBegin = p;
@@ -760,7 +793,14 @@ Scan Parser::event(const char*& p, const char* end)
                 std::int64_t(std::hash<std::string_view>()(cat)));
         StringId catId = 0;
         if (!internName(cat, false, catId, objectBegin)) return Scan::Error;
-        m_flows.push_back({key, lane, tsNs, catId, ph == 's'});
+        // Kineto writes a flow end right after the event it belongs to, so the lane's last event
+        // usually binds it without a search.
+        const Lane& l = m_lanes[std::size_t(lane)].lane;
+        std::int64_t bound = -1;
+        if (!l.startNs.empty() && l.startNs.back() <= tsNs && tsNs <= l.endNs.back())
+            bound = std::int64_t(l.startNs.size()) - 1;
+        m_flows.push_back({key, bound >= 0 ? bound : tsNs, lane, catId,
+                           std::uint8_t((ph == 's' ? 1 : 0) | (bound >= 0 ? 2 : 0))});
         return Scan::Ok;
     }
     if (ph != 'X' && ph != 'B' && ph != 'E' && ph != 'i' && ph != 'I') {
@@ -793,6 +833,7 @@ Scan Parser::event(const char*& p, const char* end)
     const EventCategory category = categorise(cat, hasCat, nameText, gpu, wantArgs);
     const std::int64_t index = std::int64_t(b.lane.startNs.size());
     const std::int64_t endNs = ph == 'B' ? tsNs : tsNs + std::max<std::int64_t>(durNs, 0);
+    if (index == 4096 || index == 262144) reserveFor(b);
     b.lane.startNs.push_back(tsNs);
     b.lane.endNs.push_back(endNs);
     b.lane.nameId.push_back(nameId);
@@ -845,6 +886,10 @@ void Parser::finish()
     std::vector<bool> needsMap(m_lanes.size(), false);
     for (const PendingArgs& a : m_args)
         needsMap[std::size_t(a.lane)] = true;
+    for (const Launch& l : m_launches)
+        needsMap[std::size_t(l.lane)] = true;
+    for (const FlowPoint& f : m_flows)
+        if (f.bound()) needsMap[std::size_t(f.lane)] = true;
     for (int li : order) {
         LaneBuild& b = m_lanes[std::size_t(li)];
         Lane& lane = b.lane;
@@ -922,7 +967,7 @@ void Parser::finish()
 
     // Flows: pair s with f by (id, cat), bind each end to the innermost event at its time.
     std::sort(m_flows.begin(), m_flows.end(), [](const FlowPoint& a, const FlowPoint& b) {
-        return std::tuple{a.key, !a.start, a.tsNs} < std::tuple{b.key, !b.start, b.tsNs};
+        return std::tuple{a.key, !a.start()} < std::tuple{b.key, !b.start()};
     });
     for (std::size_t i = 0; i < m_flows.size();) {
         std::size_t j = i;
@@ -930,15 +975,21 @@ void Parser::finish()
             ++j;
         const FlowPoint& s = m_flows[i];
         const FlowPoint& f = m_flows[j - 1];
-        if (s.start && !f.start) {
+        if (s.start() && !f.start()) {
             const int fl = finalIndex[std::size_t(s.lane)];
             const int tl = finalIndex[std::size_t(f.lane)];
-            const std::int64_t fe =
-                fl >= 0 ? innermostAt(m_out.lanes[std::size_t(fl)], s.tsNs + base) : -1;
-            const std::int64_t te =
-                tl >= 0 ? innermostAt(m_out.lanes[std::size_t(tl)], f.tsNs + base) : -1;
+            const auto bind = [&](const FlowPoint& p, int finalLane) -> std::int64_t {
+                if (finalLane < 0) return -1;
+                if (p.bound()) {
+                    const auto& inv = newIndexOf[std::size_t(p.lane)];
+                    return inv.empty() ? p.at : inv[std::size_t(p.at)];
+                }
+                return innermostAt(m_out.lanes[std::size_t(finalLane)], p.at + base);
+            };
+            const std::int64_t fe = bind(s, fl);
+            const std::int64_t te = bind(f, tl);
             if (fe >= 0 && te >= 0) {
-                m_out.flows.push_back({fl, tl, fe, te, s.category});
+                m_out.flows.push_back({fl, tl, std::uint32_t(fe), std::uint32_t(te), s.category});
                 ++m_result.flows;
             } else {
                 ++m_result.skipped;
@@ -979,7 +1030,8 @@ void Parser::finish()
                 continue;
             const auto it = launchOf.find(a.args.correlation);
             if (it != launchOf.end())
-                added.push_back({it->second.first, a.lane, it->second.second, a.event, corrCat});
+                added.push_back({it->second.first, a.lane, std::uint32_t(it->second.second),
+                                 std::uint32_t(a.event), corrCat});
         }
         if (!added.empty()) {
             m_out.flows.insert(m_out.flows.end(), added.begin(), added.end());

@@ -93,7 +93,7 @@ void TestEventStore::mergeRemapsStringsAndIndices()
     c.laneIndex = 1;
     c.eventIndex = 0;
     b.collectives.push_back(c);
-    b.flows.push_back({0, 1, 0, 0, b.strings.intern("ac2g")});
+    b.flows.push_back({0, 1, 0u, 0u, b.strings.intern("ac2g")});
     a.merge(std::move(b));
     QCOMPARE(a.lanes.size(), std::size_t(3));
     QVERIFY(b.lanes.empty());

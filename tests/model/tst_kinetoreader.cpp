@@ -137,6 +137,8 @@ private Q_SLOTS:
     void eventDetails();
     void normaliseNames_data();
     void normaliseNames();
+    void fuzzRegressions_data();
+    void fuzzRegressions();
     void loaderReadsFolderAndIsolatesBadFiles();
     void loaderCancelsLargeLoad();
 };
@@ -610,6 +612,24 @@ void TestKinetoReader::normaliseNames()
     QFETCH(QString, name);
     QFETCH(QString, op);
     QCOMPARE(QString::fromStdString(normaliseCollectiveName(name.toStdString())), op);
+}
+
+void TestKinetoReader::fuzzRegressions_data()
+{
+    // Inputs fuzz/run found (crash-*, timeout-*, leak-*) are kept here and replayed.
+    QTest::addColumn<QString>("path");
+    const QDir dir(QStringLiteral(RANKSCOPE_TEST_DATA "/fuzz/kineto"));
+    for (const QString& f : dir.entryList(QDir::Files))
+        QTest::newRow(qPrintable(f)) << dir.filePath(f);
+}
+
+void TestKinetoReader::fuzzRegressions()
+{
+    QFETCH(QString, path);
+    const Read r = readText(readAll(path));
+    QCOMPARE(r.result.status == SourceStatus::Ok, r.result.message.empty());
+    for (const Lane& lane : r.store.lanes)
+        QVERIFY(std::is_sorted(lane.startNs.begin(), lane.startNs.end()));
 }
 
 void TestKinetoReader::loaderReadsFolderAndIsolatesBadFiles()
