@@ -633,11 +633,14 @@ EventCategory Parser::categorise(std::string_view cat, bool hasCat, std::string_
 void Parser::reserveFor(LaneBuild& b)
 {
     // Growing by doubling copies every array and faults in fresh pages each time; extrapolating
-    // the lane's share of the file so far sizes it about once. Untouched capacity costs no RSS.
+    // the lane's share of the (decompressed) input so far sizes it about once. Capacity that is
+    // never touched costs no RSS.
     const std::int64_t size = m_in.inputSize();
-    const std::int64_t done = m_in.inputOffset();
-    if (size <= 0 || done <= 0) return;
-    const double estimate = double(b.lane.startNs.size()) * double(size) / double(done) * 1.1;
+    const std::int64_t read = m_in.inputOffset();
+    const std::int64_t done = m_bufOffset + std::int64_t(m_pos);
+    if (size <= 0 || read <= 0 || done <= 0) return;
+    const double total = double(size) * double(m_bufOffset + std::int64_t(m_len)) / double(read);
+    const double estimate = double(b.lane.startNs.size()) * total / double(done) * 1.1;
     if (estimate > 4e9) return;
     const auto n = std::size_t(estimate);
     b.lane.startNs.reserve(n);
