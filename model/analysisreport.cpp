@@ -249,8 +249,8 @@ nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session,
         for (const SourceFile& s : folder.sourcesOfRank(rank))
             sources.push_back(sourceJson(s));
         r["sources"] = sources;
-        r["events"] = nullptr; // filled once the trace readers run
-        r["collectives"] = nullptr;
+        r["events"] = session.events.eventCountOfRank(rank);
+        r["collectives"] = session.events.collectiveCountOfRank(rank);
         const auto off = result.clock.offsetNs.find(rank);
         if (off != result.clock.offsetNs.end() && off->second) {
             r["clock_offset_us"] = double(*off->second) / 1000.0;
@@ -291,10 +291,14 @@ QString AnalysisReport::toText(const TraceSession& session, const AnalysisResult
     ts << "Ranks: " << folder.ranks().size() << " (world size " << folder.worldSize() << ")\n";
     for (int rank : folder.ranks()) {
         ts << "  rank " << rank << '\n';
-        for (const SourceFile& s : folder.sourcesOfRank(rank))
+        for (const SourceFile& source : folder.sourcesOfRank(rank)) {
+            const SourceFile& s = source;
             ts << "    " << s.relativePath << "  [" << sourceKindName(s.kind) << ", "
                << sourceStatusName(s.status) << "]"
                << (s.message.isEmpty() ? QString() : QStringLiteral("  ") + s.message) << '\n';
+        }
+        ts << "    events: " << session.events.eventCountOfRank(rank)
+           << ", collectives: " << session.events.collectiveCountOfRank(rank) << '\n';
     }
     const QList<SourceFile> unattributed = folder.unattributedSources();
     if (!unattributed.isEmpty()) {

@@ -5,6 +5,55 @@
 
 namespace rankscope {
 
+bool Lane::isUnfinished(std::int64_t event) const
+{
+    return std::binary_search(unfinished.begin(), unfinished.end(), event);
+}
+
+void EventStore::merge(EventStore&& other)
+{
+    std::vector<StringId> remap(other.strings.size());
+    for (std::size_t i = 0; i < remap.size(); ++i)
+        remap[i] = strings.intern(other.strings.view(StringId(i)));
+    const auto map = [&remap](StringId id) { return remap[std::size_t(id)]; };
+    const int laneBase = int(lanes.size());
+    for (Lane& lane : other.lanes) {
+        for (StringId& id : lane.nameId)
+            id = map(id);
+        lanes.push_back(std::move(lane));
+    }
+    for (CollectiveRecord& c : other.collectives) {
+        c.op = map(c.op);
+        c.processGroupName = map(c.processGroupName);
+        c.processGroupDesc = map(c.processGroupDesc);
+        c.dtype = map(c.dtype);
+        if (c.laneIndex >= 0) c.laneIndex += laneBase;
+        collectives.push_back(std::move(c));
+    }
+    for (FlowLink& f : other.flows) {
+        f.fromLane += laneBase;
+        f.toLane += laneBase;
+        f.category = map(f.category);
+    }
+    // Moved rather than copied when possible: flows can be as many as the events.
+    if (flows.empty())
+        flows = std::move(other.flows);
+    else
+        flows.insert(flows.end(), other.flows.begin(), other.flows.end());
+    other = EventStore();
+}
+
+const FlowLink* EventStore::flowInto(int lane, std::int64_t event) const
+{
+    const auto it =
+        std::lower_bound(flows.begin(), flows.end(), std::pair{lane, event},
+                         [](const FlowLink& f, const std::pair<int, std::int64_t>& k) {
+                             return std::pair{int(f.toLane), std::int64_t(f.toEvent)} < k;
+                         });
+    return it != flows.end() && it->toLane == lane && std::int64_t(it->toEvent) == event ? &*it
+                                                                                         : nullptr;
+}
+
 std::int64_t EventStore::eventCount() const
 {
     std::int64_t n = 0;
@@ -55,6 +104,20 @@ std::size_t firstEndingAfter(const Lane& lane, std::int64_t tNs)
             break; // a finished top-level span: nothing earlier is open
     }
     return first;
+}
+
+std::int64_t innermostAt(const Lane& lane, std::int64_t tNs)
+{
+    // The latest-starting event that contains t is the innermost one; walking back stops at a
+    // finished top-level span, as in firstEndingAfter.
+    auto it = std::upper_bound(lane.startNs.begin(), lane.startNs.end(), tNs);
+    std::size_t i = std::size_t(it - lane.startNs.begin());
+    while (i > 0) {
+        --i;
+        if (lane.endNs[i] >= tNs) return std::int64_t(i);
+        if (lane.depth[i] == 0) break;
+    }
+    return -1;
 }
 
 } // namespace rankscope

@@ -43,6 +43,11 @@ struct Lane {
     std::vector<std::int64_t> sourceOffset;
     int sourceIndex = -1; // which SourceFile of the folder the lane came from
     std::uint8_t maxDepth = 0;
+    // Events that were still open when the trace ended (a `B` without its `E`): closed at the
+    // trace end. Sorted event indices; a hang looks like this.
+    std::vector<std::int64_t> unfinished;
+
+    bool isUnfinished(std::int64_t event) const;
 
     std::size_t size() const { return startNs.size(); }
 };
@@ -74,11 +79,30 @@ struct CollectiveRecord {
     int sourceIndex = -1;         // the SourceFile it came from (e.g. a Flight Recorder dump)
 };
 
+// A flow arrow (`s` -> `f`), e.g. a CPU kernel launch to its GPU kernel (cat `ac2g`, id = the
+// CUDA correlation id) or forward to backward (`fwdbwd`). Endpoints are bound to the innermost
+// event of their lane that contains the flow's timestamp.
+// 20 bytes: a GPU trace has about one flow per kernel, so flows are counted in millions.
+struct FlowLink {
+    std::int32_t fromLane = -1;
+    std::int32_t toLane = -1;
+    std::uint32_t fromEvent = 0; // event index within the lane
+    std::uint32_t toEvent = 0;
+    StringId category = 0;
+};
+
 // All events of a session. Built by the readers, then immutable and shared.
 struct EventStore {
     StringTable strings;
     std::vector<Lane> lanes;
     std::vector<CollectiveRecord> collectives;
+    std::vector<FlowLink> flows; // sorted by (toLane, toEvent)
+
+    // Moves `other`'s lanes, collectives and flows in, re-interning its strings; `other` is
+    // left empty. Readers build one store per source and the loader merges them.
+    void merge(EventStore&& other);
+    // The flow arriving at (lane, event), e.g. the launch of a kernel, or nullptr.
+    const FlowLink* flowInto(int lane, std::int64_t event) const;
 
     std::int64_t eventCount() const;
     std::int64_t eventCountOfRank(int rank) const;
@@ -90,5 +114,8 @@ struct EventStore {
 // Index of the first event of `lane` whose end is after `tNs`, assuming a lane's events of one
 // depth do not overlap; the visible slice of a row starts there.
 std::size_t firstEndingAfter(const Lane& lane, std::int64_t tNs);
+
+// Index of the innermost event of `lane` that contains `tNs` (start <= t <= end), or -1.
+std::int64_t innermostAt(const Lane& lane, std::int64_t tNs);
 
 } // namespace rankscope

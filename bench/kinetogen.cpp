@@ -1,0 +1,150 @@
+#include "bench/kinetogen.h"
+
+#include <cstdio>
+#include <string>
+
+namespace rankscope::bench {
+
+namespace {
+
+class Writer {
+public:
+    explicit Writer(const std::string& path) : m_f(std::fopen(path.c_str(), "wb")) {}
+    ~Writer()
+    {
+        if (m_f) {
+            std::fwrite(m_buf.data(), 1, m_buf.size(), m_f);
+            std::fclose(m_f);
+        }
+    }
+    bool ok() const { return m_f != nullptr; }
+    void put(const std::string& s)
+    {
+        m_buf += s;
+        m_bytes += std::int64_t(s.size());
+        if (m_buf.size() > (1 << 20)) {
+            std::fwrite(m_buf.data(), 1, m_buf.size(), m_f);
+            m_buf.clear();
+        }
+    }
+    std::int64_t bytes() const { return m_bytes; }
+
+private:
+    std::FILE* m_f;
+    std::string m_buf;
+    std::int64_t m_bytes = 0;
+};
+
+std::string us(std::int64_t ns)
+{
+    return std::to_string(ns / 1000) + '.' + std::to_string(1000 + ns % 1000).substr(1);
+}
+
+} // namespace
+
+std::int64_t writeSyntheticKineto(const std::string& path, std::int64_t targetBytes, int rank)
+{
+    Writer w(path);
+    if (!w.ok()) return -1;
+    const int pid = 4000 + rank;
+    w.put("{\n  \"schemaVersion\": 1,\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": " +
+          std::to_string(rank) +
+          ", \"world_size\": 8, \"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", "
+          "\"pg_desc\": \"default_pg\", \"pg_size\": 8, \"ranks\": [0,1,2,3,4,5,6,7]}]},\n"
+          "  \"baseTimeNanoseconds\": 1700000000000000000,\n  \"traceEvents\": [\n");
+    std::int64_t events = 0;
+    std::int64_t t = 1'000'000;
+    std::int64_t corr = 1;
+    std::int64_t ext = 1;
+    bool first = true;
+    const auto ev = [&](const std::string& body) {
+        w.put(first ? "  " + body : ",\n  " + body);
+        first = false;
+    };
+    const auto x = [&](const char* cat, const std::string& name, int p, int tid, std::int64_t ts,
+                       std::int64_t dur, const std::string& args) {
+        ev("{\"ph\": \"X\", \"cat\": \"" + std::string(cat) + "\", \"name\": \"" + name +
+           "\", \"pid\": " + std::to_string(p) + ", \"tid\": " + std::to_string(tid) +
+           ", \"ts\": " + us(ts) + ", \"dur\": " + us(dur) + ", \"args\": {" + args + "}}");
+        ++events;
+    };
+    static const char* ops[] = {"aten::linear",  "aten::addmm",  "aten::relu", "aten::layer_norm",
+                                "aten::softmax", "aten::matmul", "aten::add_", "aten::mul"};
+    static const char* kernels[] = {
+        "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>(Params)",
+        "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int, "
+        "at::native::FillFunctor<float>, at::detail::Array<char*, 2>)",
+        "ampere_sgemm_128x64_tn"};
+    std::int64_t step = 0;
+    while (w.bytes() < targetBytes) {
+        const std::int64_t stepStart = t;
+        const std::int64_t stepDur = 2'000'000;
+        x("user_annotation", "ProfilerStep#" + std::to_string(step), pid, pid, stepStart, stepDur,
+          "\"External id\": " + std::to_string(ext++));
+        t += 1000;
+        for (int i = 0; i < 400; ++i) {
+            const char* op = ops[i % 8];
+            const std::string e = std::to_string(ext++);
+            x("python_function", "torch/nn/modules/module.py(1501): _call_impl", pid, pid, t, 4000,
+              "\"Python id\": " + std::to_string(i) + ", \"Python parent id\": 1");
+            x("cpu_op", op, pid, pid, t + 100, 3500,
+              "\"External id\": " + e +
+                  ", \"Record function id\": 0, \"Input Dims\": [[32, 1024], [1024]], "
+                  "\"Input type\": [\"float\", \"float\"], \"Sequence number\": " +
+                  std::to_string(i));
+            const std::int64_t c = corr++;
+            x("cuda_runtime", "cudaLaunchKernel", pid, pid, t + 2000, 800,
+              "\"cbid\": 211, \"correlation\": " + std::to_string(c) + ", \"External id\": " + e);
+            ev("{\"ph\": \"s\", \"id\": " + std::to_string(c) +
+               ", \"pid\": " + std::to_string(pid) + ", \"tid\": " + std::to_string(pid) +
+               ", \"ts\": " + us(t + 2000) + ", \"cat\": \"ac2g\", \"name\": \"ac2g\"}");
+            const int stream = 7 + (i % 3) * 7;
+            const std::int64_t kt = t + 2800 + (i % 5) * 100;
+            x("kernel", kernels[i % 3], 0, stream, kt, 2500,
+              "\"External id\": " + e +
+                  ", \"queued\": 0, \"device\": 0, \"context\": 1, \"stream\": " +
+                  std::to_string(stream) + ", \"correlation\": " + std::to_string(c) +
+                  ", \"registers per thread\": 128, \"shared memory\": 49152, \"blocks per SM\": "
+                  "1.185185, \"warps per SM\": 9.481481, \"grid\": [128, 1, 1], \"block\": [256, "
+                  "1, 1], \"est. achieved occupancy %\": 15");
+            ev("{\"ph\": \"f\", \"id\": " + std::to_string(c) +
+               ", \"pid\": 0, \"tid\": " + std::to_string(stream) + ", \"ts\": " + us(kt) +
+               ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}");
+            if (i % 50 == 0)
+                x("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 0, 7, kt + 2600, 400,
+                  "\"device\": 0, \"stream\": 7, \"correlation\": " + std::to_string(corr++) +
+                      ", \"bytes\": 4194304, \"memory bandwidth (GB/s)\": 338.2");
+            t += 4500;
+        }
+        // One gradient all_reduce per step.
+        const std::string pg = "\"Process Group Name\": \"0\", \"Process Group Description\": "
+                               "\"default_pg\", \"Process Group Ranks\": \"[0, 1, 2, 3, 4, 5, 6, "
+                               "7]\", \"Group size\": 8, \"Collective name\": \"allreduce\", "
+                               "\"dtype\": \"Float\", \"In msg nelems\": 1048576, \"Out msg "
+                               "nelems\": 1048576, \"Seq\": " +
+                               std::to_string(step + 1);
+        const std::int64_t c = corr++;
+        x("cpu_op", "c10d::allreduce_", pid, pid, t, 300,
+          "\"External id\": " + std::to_string(ext++));
+        x("cpu_op", "record_param_comms", pid, pid, t + 20, 250,
+          "\"External id\": " + std::to_string(ext++) + ", " + pg);
+        x("user_annotation", "nccl:all_reduce", pid, pid, t + 40, 200,
+          "\"External id\": " + std::to_string(ext++));
+        x("cuda_runtime", "cudaLaunchKernel", pid, pid, t + 60, 50,
+          "\"cbid\": 211, \"correlation\": " + std::to_string(c));
+        ev("{\"ph\": \"s\", \"id\": " + std::to_string(c) + ", \"pid\": " + std::to_string(pid) +
+           ", \"tid\": " + std::to_string(pid) + ", \"ts\": " + us(t + 60) +
+           ", \"cat\": \"ac2g\", \"name\": \"ac2g\"}");
+        x("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 0,
+          28, t + 500, 80000,
+          "\"device\": 0, \"stream\": 28, \"correlation\": " + std::to_string(c) + ", " + pg);
+        ev("{\"ph\": \"f\", \"id\": " + std::to_string(c) + ", \"pid\": 0, \"tid\": 28, \"ts\": " +
+           us(t + 500) + ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}");
+        t = stepStart + stepDur + 1000;
+        ++step;
+    }
+    w.put("\n  ],\n  \"traceName\": \"" + path + "\"\n}\n");
+    return events;
+}
+
+} // namespace rankscope::bench

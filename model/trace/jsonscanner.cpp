@@ -1,0 +1,316 @@
+#include "model/trace/jsonscanner.h"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+namespace rankscope::json {
+
+namespace {
+
+// Bytes that may appear outside strings inside a skipped container.
+constexpr std::array<bool, 256> makeStructural()
+{
+    std::array<bool, 256> t{};
+    for (const char c : std::string_view(" \t\r\n,:{}[]\"-+.eE0123456789truefalsn"))
+        t[static_cast<unsigned char>(c)] = true;
+    return t;
+}
+constexpr std::array<bool, 256> kStructural = makeStructural();
+
+bool isNumberChar(char c)
+{
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+Scan skipLiteral(const char*& p, const char* end, std::string_view word)
+{
+    const auto avail = std::size_t(end - p);
+    if (avail < word.size())
+        return std::memcmp(p, word.data(), avail) == 0 ? Scan::NeedMore : Scan::Error;
+    if (std::memcmp(p, word.data(), word.size()) != 0) return Scan::Error;
+    p += word.size();
+    return Scan::Ok;
+}
+
+void appendUtf8(std::string& out, std::uint32_t cp)
+{
+    if (cp < 0x80) {
+        out += char(cp);
+    } else if (cp < 0x800) {
+        out += char(0xC0 | (cp >> 6));
+        out += char(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out += char(0xE0 | (cp >> 12));
+        out += char(0x80 | ((cp >> 6) & 0x3F));
+        out += char(0x80 | (cp & 0x3F));
+    } else {
+        out += char(0xF0 | (cp >> 18));
+        out += char(0x80 | ((cp >> 12) & 0x3F));
+        out += char(0x80 | ((cp >> 6) & 0x3F));
+        out += char(0x80 | (cp & 0x3F));
+    }
+}
+
+bool hex4(std::string_view s, std::size_t i, std::uint32_t& v)
+{
+    if (i + 4 > s.size()) return false;
+    v = 0;
+    for (std::size_t k = i; k < i + 4; ++k) {
+        const char c = s[k];
+        v <<= 4;
+        if (c >= '0' && c <= '9')
+            v |= std::uint32_t(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            v |= std::uint32_t(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            v |= std::uint32_t(c - 'A' + 10);
+        else
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+Scan scanString(const char*& p, const char* end, std::string_view& raw, bool& escaped)
+{
+    // Most strings are short keys and names: a plain loop beats memchr's call overhead, and it
+    // finds quotes and backslashes in one pass.
+    const char* begin = p + 1;
+    const char* q = begin;
+    escaped = false;
+    while (q < end) {
+        const char c = *q;
+        if (c == '"') {
+            raw = std::string_view(begin, std::size_t(q - begin));
+            p = q + 1;
+            return Scan::Ok;
+        }
+        if (c == '\\') {
+            escaped = true;
+            q += 2;
+            continue;
+        }
+        ++q;
+    }
+    return Scan::NeedMore;
+}
+
+Scan scanNumber(const char*& p, const char* end, std::string_view& token)
+{
+    const char* q = p;
+    while (q < end && isNumberChar(*q))
+        ++q;
+    if (q == end) return Scan::NeedMore;
+    if (q == p) return Scan::Error;
+    token = std::string_view(p, std::size_t(q - p));
+    p = q;
+    return Scan::Ok;
+}
+
+Scan skipValue(const char*& p, const char* end, int maxDepth)
+{
+    if (p >= end) return Scan::NeedMore;
+    const char c = *p;
+    if (c == '"') {
+        std::string_view raw;
+        bool esc = false;
+        return scanString(p, end, raw, esc);
+    }
+    if (c == 't') return skipLiteral(p, end, "true");
+    if (c == 'f') return skipLiteral(p, end, "false");
+    if (c == 'n') return skipLiteral(p, end, "null");
+    if (c != '{' && c != '[') {
+        std::string_view tok;
+        const Scan s = scanNumber(p, end, tok);
+        if (s != Scan::Ok) return s;
+        const std::string copy(tok);
+        char* stop = nullptr;
+        std::strtod(copy.c_str(), &stop);
+        return stop == copy.c_str() + copy.size() ? Scan::Ok : Scan::Error;
+    }
+    int depth = 0;
+    const char* q = p;
+    while (q < end) {
+        const char ch = *q;
+        if (ch == '"') {
+            std::string_view raw;
+            bool esc = false;
+            const Scan s = scanString(q, end, raw, esc);
+            if (s != Scan::Ok) return s;
+            continue;
+        }
+        if (!kStructural[static_cast<unsigned char>(ch)]) return Scan::Error;
+        if (ch == '{' || ch == '[') {
+            if (++depth > maxDepth) return Scan::Error;
+        } else if (ch == '}' || ch == ']') {
+            if (--depth == 0) {
+                p = q + 1;
+                return Scan::Ok;
+            }
+        }
+        ++q;
+    }
+    return Scan::NeedMore;
+}
+
+bool isValidUtf8(std::string_view s)
+{
+    const auto* u = reinterpret_cast<const unsigned char*>(s.data());
+    const std::size_t n = s.size();
+    std::size_t i = 0;
+    while (i < n) {
+        const unsigned char c = u[i];
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        int len = 0;
+        std::uint32_t cp = 0;
+        if ((c & 0xE0) == 0xC0) {
+            len = 2;
+            cp = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            len = 3;
+            cp = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            len = 4;
+            cp = c & 0x07;
+        } else {
+            return false;
+        }
+        if (i + std::size_t(len) > n) return false;
+        for (int k = 1; k < len; ++k) {
+            if ((u[i + std::size_t(k)] & 0xC0) != 0x80) return false;
+            cp = (cp << 6) | (u[i + std::size_t(k)] & 0x3F);
+        }
+        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+            cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        i += std::size_t(len);
+    }
+    return true;
+}
+
+bool unescape(std::string_view raw, std::string& out)
+{
+    out.clear();
+    out.reserve(raw.size());
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+        const char c = raw[i];
+        if (c != '\\') {
+            out += c;
+            continue;
+        }
+        if (++i >= raw.size()) return false;
+        switch (raw[i]) {
+        case '"':
+            out += '"';
+            break;
+        case '\\':
+            out += '\\';
+            break;
+        case '/':
+            out += '/';
+            break;
+        case 'b':
+            out += '\b';
+            break;
+        case 'f':
+            out += '\f';
+            break;
+        case 'n':
+            out += '\n';
+            break;
+        case 'r':
+            out += '\r';
+            break;
+        case 't':
+            out += '\t';
+            break;
+        case 'u': {
+            std::uint32_t cp = 0;
+            if (!hex4(raw, i + 1, cp)) return false;
+            i += 4;
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                std::uint32_t lo = 0;
+                if (i + 2 >= raw.size() || raw[i + 1] != '\\' || raw[i + 2] != 'u' ||
+                    !hex4(raw, i + 3, lo) || lo < 0xDC00 || lo > 0xDFFF)
+                    return false;
+                i += 6;
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                return false;
+            }
+            appendUtf8(out, cp);
+            break;
+        }
+        default:
+            return false;
+        }
+    }
+    return isValidUtf8(out);
+}
+
+bool microsToNanos(std::string_view t, std::int64_t& ns)
+{
+    std::size_t i = 0;
+    const bool neg = i < t.size() && t[i] == '-';
+    if (neg) ++i;
+    std::int64_t whole = 0;
+    int digits = 0;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
+        if (++digits > 15) break; // beyond 1e15 µs the ns value may overflow: slow path
+        whole = whole * 10 + (t[i] - '0');
+        ++i;
+    }
+    if (digits == 0) return false;
+    std::int64_t frac = 0;
+    bool fast = digits <= 15;
+    if (fast && i < t.size() && t[i] == '.') {
+        ++i;
+        int fd = 0;
+        const std::size_t fracBegin = i;
+        while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
+            if (fd < 3) frac = frac * 10 + (t[i] - '0');
+            ++fd;
+            ++i;
+        }
+        if (i == fracBegin) return false;
+        for (int k = fd; k < 3; ++k)
+            frac *= 10;
+        if (fd > 3 && t[fracBegin + 3] >= '5') ++frac; // round on the first dropped digit
+    }
+    if (fast && i == t.size()) {
+        ns = whole * 1000 + frac;
+        if (neg) ns = -ns;
+        return true;
+    }
+    // Exponents and huge values: rare, so go through double.
+    const std::string copy(t);
+    char* stop = nullptr;
+    const double v = std::strtod(copy.c_str(), &stop);
+    if (stop != copy.c_str() + copy.size() || !std::isfinite(v) || std::fabs(v) > 9.2e15)
+        return false;
+    ns = std::llround(v * 1000.0);
+    return true;
+}
+
+bool toInt64(std::string_view t, std::int64_t& value)
+{
+    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
+    if (ec == std::errc() && ptr == t.data() + t.size()) return true;
+    const std::string copy(t);
+    char* stop = nullptr;
+    const double v = std::strtod(copy.c_str(), &stop);
+    if (copy.empty() || stop != copy.c_str() + copy.size() || !std::isfinite(v) ||
+        std::fabs(v) > 9.2e18)
+        return false;
+    value = std::int64_t(v);
+    return true;
+}
+
+} // namespace rankscope::json

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace rankscope::json {
+
+// A minimal JSON scanner for the trace reader's hot path. It works on a window [p, end) of a
+// stream: every function either consumes a complete token (Ok), stops because the token runs
+// past `end` (NeedMore: the caller refills and retries the whole unit), or rejects the bytes.
+// Values the reader skips (args, deviceProperties) are checked structurally only, which is what
+// lets it run at memory speed; values it keeps are checked fully.
+enum class Scan : std::uint8_t { Ok, NeedMore, Error };
+
+inline const char* skipWs(const char* p, const char* end)
+{
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        ++p;
+    return p;
+}
+
+// `p` at the opening quote. `raw` is the content between the quotes, escapes untouched.
+Scan scanString(const char*& p, const char* end, std::string_view& raw, bool& escaped);
+// `p` at a value; skips it (nesting limited to `maxDepth`).
+Scan skipValue(const char*& p, const char* end, int maxDepth = 512);
+// `p` at a number; `token` is its text. NeedMore when the number touches `end`.
+Scan scanNumber(const char*& p, const char* end, std::string_view& token);
+
+// Decodes JSON escapes of `raw` into `out`; false on a malformed escape or invalid UTF-8.
+bool unescape(std::string_view raw, std::string& out);
+bool isValidUtf8(std::string_view s);
+// A JSON number in microseconds (with fractions or an exponent) to integer nanoseconds,
+// rounded to nearest; false if it is not a number or out of range.
+bool microsToNanos(std::string_view token, std::int64_t& ns);
+// A JSON integer (a fraction is truncated); false if not a number or out of range.
+bool toInt64(std::string_view token, std::int64_t& value);
+
+} // namespace rankscope::json

@@ -1,0 +1,1100 @@
+#include "model/trace/kinetoreader.h"
+
+#include "model/trace/jsonscanner.h"
+#include "model/trace/kinetocollectives.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <numeric>
+#include <unordered_map>
+#include <zlib.h>
+
+namespace rankscope {
+
+namespace {
+
+using json::Scan;
+
+constexpr std::size_t kReadChunk = std::size_t(4) << 20;     // cancel/progress granularity
+constexpr std::size_t kInitialWindow = std::size_t(8) << 20; // grows for larger single values
+constexpr std::size_t kMaxValue = std::size_t(512) << 20;    // one JSON value larger: Error
+
+class Stream {
+public:
+    virtual ~Stream() = default;
+    // Bytes read into `buf`, 0 at the end, -1 on error (see error()).
+    virtual std::int64_t read(char* buf, std::size_t n) = 0;
+    virtual std::int64_t inputOffset() const = 0; // file bytes consumed, for progress
+    virtual std::int64_t inputSize() const = 0;
+    virtual std::string error() const = 0;
+};
+
+class GzStream final : public Stream {
+public:
+    explicit GzStream(const std::string& path) : m_file(gzopen(path.c_str(), "rb"))
+    {
+        if (m_file) gzbuffer(m_file, 1 << 18);
+        std::error_code ec;
+        m_size = std::int64_t(std::filesystem::file_size(path, ec));
+        if (ec) m_size = -1;
+    }
+    ~GzStream() override
+    {
+        if (m_file) gzclose(m_file);
+    }
+    bool isOpen() const { return m_file != nullptr; }
+    bool isCompressed() const { return m_file && gzdirect(m_file) == 0; }
+    std::int64_t read(char* buf, std::size_t n) override
+    {
+        const int got = gzread(m_file, buf, unsigned(std::min<std::size_t>(n, 1u << 30)));
+        if (got < 0) {
+            int code = 0;
+            m_error = gzerror(m_file, &code);
+        }
+        return got;
+    }
+    std::int64_t inputOffset() const override { return gzoffset(m_file); }
+    std::int64_t inputSize() const override { return m_size; }
+    std::string error() const override { return m_error; }
+    gzFile file() const { return m_file; }
+
+private:
+    gzFile m_file;
+    std::int64_t m_size = -1;
+    std::string m_error;
+};
+
+class MemStream final : public Stream {
+public:
+    explicit MemStream(std::string_view data) : m_data(data) {}
+    std::int64_t read(char* buf, std::size_t n) override
+    {
+        const std::size_t k = std::min(n, m_data.size() - m_pos);
+        std::memcpy(buf, m_data.data() + m_pos, k);
+        m_pos += k;
+        return std::int64_t(k);
+    }
+    std::int64_t inputOffset() const override { return std::int64_t(m_pos); }
+    std::int64_t inputSize() const override { return std::int64_t(m_data.size()); }
+    std::string error() const override { return {}; }
+
+private:
+    std::string_view m_data;
+    std::size_t m_pos = 0;
+};
+
+struct IdValue {
+    bool present = false;
+    bool isString = false;
+    std::int64_t number = 0;
+    std::string_view text;
+};
+
+struct LaneBuild {
+    Lane lane;
+    std::string label; // the string pid/tid, when the trace used one
+    std::vector<std::int64_t> openB;
+    std::vector<std::int64_t> unfinished; // pre-sort indices
+    bool gpu = false;
+};
+
+// 24 bytes: flows can be as many as half the events, and all are held until the end.
+struct FlowPoint {
+    std::uint64_t key;
+    std::int64_t at; // pre-sort event index when `bound`, else the timestamp in ns
+    std::int32_t lane;
+    StringId category;
+    bool bound() const { return (flags & 2) != 0; }
+    bool start() const { return (flags & 1) != 0; }
+    std::uint8_t flags;
+};
+static_assert(sizeof(FlowPoint) <= 32);
+
+struct Launch {
+    int lane;
+    std::int64_t event; // pre-sort index
+    std::int64_t correlation;
+};
+
+struct PendingArgs {
+    int lane;
+    std::int64_t event; // pre-sort index
+    CommArgs args;
+};
+
+std::string hex(unsigned char c)
+{
+    static const char* digits = "0123456789abcdef";
+    return std::string("0x") + digits[c >> 4] + digits[c & 15];
+}
+
+bool ieq(std::string_view a, std::string_view b)
+{
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        char x = a[i];
+        if (x >= 'A' && x <= 'Z') x = char(x - 'A' + 'a');
+        if (x != b[i]) return false;
+    }
+    return true;
+}
+
+bool startsWith(std::string_view s, std::string_view p)
+{
+    return s.substr(0, p.size()) == p;
+}
+
+bool startsWithNoCase(std::string_view s, std::string_view p)
+{
+    return s.size() >= p.size() && ieq(s.substr(0, p.size()), p);
+}
+
+std::int64_t jsonInt(const nlohmann::json& v)
+{
+    if (v.is_number_integer() || v.is_number_unsigned()) return v.get<std::int64_t>();
+    if (v.is_number_float()) return std::int64_t(v.get<double>());
+    if (v.is_string()) {
+        std::int64_t out = -1;
+        const std::string s = v.get<std::string>();
+        if (json::toInt64(s, out)) return out;
+    }
+    return -1;
+}
+
+std::vector<int> jsonRanks(const nlohmann::json& v)
+{
+    nlohmann::json list = v;
+    if (v.is_string()) list = nlohmann::json::parse(v.get<std::string>(), nullptr, false);
+    std::vector<int> out;
+    if (!list.is_array()) return out;
+    for (const auto& r : list)
+        if (r.is_number_integer()) out.push_back(r.get<int>());
+    return out;
+}
+
+CommArgs commArgsFrom(const nlohmann::json& a)
+{
+    CommArgs c;
+    if (!a.is_object()) return c;
+    const auto str = [&a](const char* key) {
+        const auto it = a.find(key);
+        return it != a.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    const auto num = [&a](const char* key) {
+        const auto it = a.find(key);
+        return it != a.end() ? jsonInt(*it) : std::int64_t(-1);
+    };
+    c.op = str("Collective name");
+    c.dtype = str("dtype");
+    c.inNelems = num("In msg nelems");
+    c.outNelems = num("Out msg nelems");
+    c.groupSize = int(num("Group size"));
+    c.groupName = str("Process Group Name");
+    c.groupDesc = str("Process Group Description");
+    if (const auto it = a.find("Process Group Ranks"); it != a.end()) c.groupRanks = jsonRanks(*it);
+    c.seq = num("Seq");
+    c.correlation = num("correlation");
+    // Older traces (no record_param_comms args): the nccl:* annotation's first input says the
+    // element count and type.
+    const auto dims = a.find("Input Dims");
+    const auto types = a.find("Input type");
+    if (c.dtype.empty() && types != a.end() && types->is_array() && !types->empty() &&
+        types->front().is_string()) {
+        const std::string t = types->front().get<std::string>();
+        if (!t.empty() && t != "Scalar" && t != "TensorList") c.dtype = t;
+    }
+    if (c.inNelems < 0 && !c.dtype.empty() && dims != a.end() && dims->is_array() &&
+        !dims->empty() && dims->front().is_array() && !dims->front().empty()) {
+        std::int64_t n = 1;
+        for (const auto& d : dims->front())
+            n *= d.is_number_integer() ? d.get<std::int64_t>() : 0;
+        c.inNelems = n;
+    }
+    return c;
+}
+
+class Parser {
+public:
+    Parser(Stream& in, EventStore& out, const KinetoReader::Options& opts)
+        : m_in(in), m_out(out), m_opts(opts)
+    {}
+
+    KinetoReadResult run();
+
+private:
+    enum class State {
+        Top,
+        RootFirst,
+        RootNext,
+        RootKey,
+        EventsFirst,
+        EventsNext,
+        EventsAny,
+        Done
+    };
+
+    bool refill();
+    Scan step(const char*& p, const char* end);
+    Scan rootMember(const char*& p, const char* end);
+    Scan event(const char*& p, const char* end);
+    bool fail(const char* at, std::string what);
+    std::int64_t offsetOf(const char* at) const
+    {
+        return m_bufOffset + std::int64_t(at - m_buf.data());
+    }
+    bool internName(std::string_view raw, bool escaped, StringId& id, const char* at);
+    std::int64_t idNumber(const IdValue& v);
+    int laneOf(const IdValue& pid, const IdValue& tid);
+    EventCategory categorise(std::string_view cat, bool hasCat, std::string_view name, bool& gpu,
+                             bool& wantArgs);
+    void finish();
+    void reserveFor(LaneBuild& b);
+
+    Stream& m_in;
+    EventStore& m_out;
+    const KinetoReader::Options& m_opts;
+    KinetoReadResult m_result;
+
+    std::vector<char> m_buf;
+    std::size_t m_pos = 0;
+    std::size_t m_len = 0;
+    std::int64_t m_bufOffset = 0;
+    bool m_eof = false;
+    bool m_failed = false;
+    std::int64_t m_reportedInput = 0;
+
+    State m_state = State::Top;
+    bool m_bareArray = false;
+    bool m_sawEvents = false;
+    bool m_eventsClosed = false;
+    bool m_sawBase = false;
+    std::int64_t m_baseNs = 0;
+    std::int64_t m_maxEndNs = std::numeric_limits<std::int64_t>::min();
+    std::vector<ProcessGroupInfo> m_groups;
+
+    std::vector<LaneBuild> m_lanes;
+    std::unordered_map<std::uint64_t, int> m_laneIndex; // hash of (pid, tid) -> lane
+    std::unordered_map<std::string, std::int64_t> m_stringIds;
+    std::int64_t m_nextSyntheticId = -1;
+    std::uint64_t m_lastLaneKey = 0;
+    int m_lastLane = -1;
+    std::unordered_map<std::int64_t, std::string> m_processNames;
+    std::unordered_map<std::uint64_t, std::string> m_threadNames;
+    std::vector<FlowPoint> m_flows;
+    std::vector<PendingArgs> m_args;
+    std::vector<Launch> m_launches;
+    std::string m_scratch;
+    std::string m_lastCat;
+    EventCategory m_lastCatValue = EventCategory::Other;
+    bool m_lastCatGpu = false;
+};
+
+std::uint64_t mix(std::int64_t a, std::int64_t b)
+{
+    std::uint64_t h = std::uint64_t(a) * 0x9E3779B97F4A7C15ull;
+    h ^= std::uint64_t(b) + 0x7F4A7C159E3779B9ull + (h << 6) + (h >> 2);
+    return h;
+}
+
+bool Parser::fail(const char* at, std::string what)
+{
+    m_failed = true;
+    m_result.status = SourceStatus::Error;
+    m_result.message = std::move(what) + " at byte " + std::to_string(offsetOf(at));
+    return false;
+}
+
+bool Parser::refill()
+{
+    if (m_opts.cancel && m_opts.cancel->load(std::memory_order_relaxed)) return false;
+    if (m_pos > 0) {
+        std::memmove(m_buf.data(), m_buf.data() + m_pos, m_len - m_pos);
+        m_bufOffset += std::int64_t(m_pos);
+        m_len -= m_pos;
+        m_pos = 0;
+    }
+    if (m_len == m_buf.size()) {
+        if (m_buf.size() >= kMaxValue) {
+            fail(m_buf.data(), "a single JSON value larger than " +
+                                   std::to_string(kMaxValue >> 20) + " MB starts");
+            return false;
+        }
+        m_buf.resize(std::min(kMaxValue, m_buf.size() * 2));
+    }
+    const std::int64_t got =
+        m_in.read(m_buf.data() + m_len, std::min(kReadChunk, m_buf.size() - m_len));
+    if (got < 0) {
+        m_failed = true;
+        m_result.status = SourceStatus::Error;
+        m_result.message = "cannot decompress (" + m_in.error() + ") after byte " +
+                           std::to_string(m_bufOffset + std::int64_t(m_len));
+        return false;
+    }
+    if (got == 0) m_eof = true;
+    m_len += std::size_t(got);
+    if (m_opts.progressBytes) {
+        const std::int64_t now = m_in.inputOffset();
+        m_opts.progressBytes->fetch_add(now - m_reportedInput, std::memory_order_relaxed);
+        m_reportedInput = now;
+    }
+    return got > 0;
+}
+
+KinetoReadResult Parser::run()
+{
+    // Small inputs (most logs' worth of trace, and every fuzz input) get a window their size.
+    const std::int64_t size = m_in.inputSize();
+    m_buf.resize(size >= 0 ? std::clamp<std::size_t>(std::size_t(size) + 1, 1 << 16, kInitialWindow)
+                           : kInitialWindow);
+    bool cancelled = false;
+    while (m_state != State::Done && !m_failed) {
+        const char* begin = m_buf.data() + m_pos;
+        const char* p = begin;
+        const char* end = m_buf.data() + m_len;
+        const Scan s = step(p, end);
+        if (s == Scan::Ok) {
+            m_pos = std::size_t(p - m_buf.data());
+            continue;
+        }
+        if (s == Scan::Error) {
+            if (!m_failed)
+                fail(p, "not a valid trace: unexpected " +
+                            (p < end ? "byte " + hex(static_cast<unsigned char>(*p))
+                                     : std::string("end")));
+            break;
+        }
+        if (!m_eof && refill()) continue;
+        if (m_failed) break;
+        if (m_opts.cancel && m_opts.cancel->load()) {
+            cancelled = true;
+            break;
+        }
+        // The stream ended inside the document.
+        const std::int64_t at = m_bufOffset + std::int64_t(m_pos);
+        const bool blank = std::all_of(
+            begin, end, [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; });
+        if (at == 0 && blank) {
+            m_result.status = SourceStatus::Error;
+            m_result.message = m_len == 0 ? "empty file" : "only whitespace";
+        } else if (m_state == State::Top) {
+            m_result.status = SourceStatus::Error;
+            m_result.message = "not a trace: no JSON value";
+        } else {
+            m_result.status = SourceStatus::Truncated;
+            m_result.message = "truncated at byte " +
+                               std::to_string(m_bufOffset + std::int64_t(m_len)) +
+                               " (last complete event ends at byte " + std::to_string(at) + ")";
+        }
+        break;
+    }
+    if (cancelled) {
+        m_result.status = SourceStatus::Error;
+        m_result.message = "cancelled";
+    }
+    if (m_state == State::Done && !m_failed && !m_sawEvents) {
+        m_result.status = SourceStatus::Error;
+        m_result.message = "not a trace: no traceEvents array";
+    }
+    m_result.bytes = m_bufOffset + std::int64_t(m_pos);
+    finish();
+    if (m_result.status != SourceStatus::Ok && m_result.events > 0)
+        m_result.message +=
+            "; the " + std::to_string(m_result.events) + " events before it are kept";
+    return m_result;
+}
+
+Scan Parser::step(const char*& p, const char* end)
+{
+    p = json::skipWs(p, end);
+    if (p >= end) return Scan::NeedMore;
+    switch (m_state) {
+    case State::Top:
+        if (m_bufOffset == 0 && p == m_buf.data() && static_cast<unsigned char>(*p) == 0xEF) {
+            if (end - p < 3) return Scan::NeedMore;
+            if (std::memcmp(p, "\xEF\xBB\xBF", 3) != 0) return Scan::Error;
+            p += 3;
+            return Scan::Ok;
+        }
+        if (*p == '[') {
+            m_bareArray = true;
+            m_sawEvents = true;
+            m_state = State::EventsFirst;
+        } else if (*p == '{') {
+            m_state = State::RootFirst;
+        } else {
+            fail(p, "not JSON: starts with byte " + hex(static_cast<unsigned char>(*p)));
+            return Scan::Error;
+        }
+        ++p;
+        return Scan::Ok;
+    case State::RootFirst:
+        if (*p == '}') {
+            ++p;
+            m_state = State::Done;
+            return Scan::Ok;
+        }
+        return rootMember(p, end);
+    case State::RootNext:
+        if (*p == '}') {
+            ++p;
+            m_state = State::Done;
+            return Scan::Ok;
+        }
+        if (*p != ',') return Scan::Error;
+        ++p;
+        m_state = State::RootKey;
+        return Scan::Ok;
+    case State::RootKey:
+        return rootMember(p, end);
+    case State::EventsFirst:
+    case State::EventsAny:
+        // EventsAny follows a comma: a trailing comma before ']' is tolerated, as chrome://tracing
+        // does.
+        if (*p == ']') {
+            ++p;
+            m_eventsClosed = true;
+            m_state = m_bareArray ? State::Done : State::RootNext;
+            return Scan::Ok;
+        }
+        if (*p != '{') {
+            fail(p, "traceEvents holds something other than an event object");
+            return Scan::Error;
+        }
+        return event(p, end);
+    case State::EventsNext:
+        if (*p == ']') {
+            ++p;
+            m_eventsClosed = true;
+            m_state = m_bareArray ? State::Done : State::RootNext;
+            return Scan::Ok;
+        }
+        if (*p != ',') return Scan::Error;
+        ++p;
+        m_state = State::EventsAny;
+        return Scan::Ok;
+    case State::Done:
+        return Scan::Ok;
+    }
+    return Scan::Error;
+}
+
+Scan Parser::rootMember(const char*& p, const char* end)
+{
+    if (*p != '"') return Scan::Error;
+    std::string_view key;
+    bool esc = false;
+    Scan s = json::scanString(p, end, key, esc);
+    if (s != Scan::Ok) return s;
+    p = json::skipWs(p, end);
+    if (p >= end) return Scan::NeedMore;
+    if (*p != ':') return Scan::Error;
+    p = json::skipWs(p + 1, end);
+    if (p >= end) return Scan::NeedMore;
+    if (key == "traceEvents") {
+        if (*p != '[') {
+            fail(p, "traceEvents is not an array");
+            return Scan::Error;
+        }
+        ++p;
+        m_sawEvents = true;
+        m_state = State::EventsFirst;
+        return Scan::Ok;
+    }
+    const char* valueBegin = p;
+    s = json::skipValue(p, end);
+    if (s != Scan::Ok) return s;
+    if (key == "baseTimeNanoseconds") {
+        std::string_view tok(valueBegin, std::size_t(p - valueBegin));
+        if (!json::toInt64(tok, m_baseNs)) {
+            fail(valueBegin, "baseTimeNanoseconds is not an integer");
+            return Scan::Error;
+        }
+        m_sawBase = true;
+    } else if (key == "distributedInfo") {
+        const auto info = nlohmann::json::parse(valueBegin, p, nullptr, false);
+        if (info.is_object())
+            if (const auto it = info.find("pg_config"); it != info.end() && it->is_array())
+                for (const auto& pg : *it) {
+                    if (!pg.is_object()) continue;
+                    ProcessGroupInfo g;
+                    if (const auto n = pg.find("pg_name"); n != pg.end() && n->is_string())
+                        g.name = n->get<std::string>();
+                    if (const auto d = pg.find("pg_desc"); d != pg.end() && d->is_string())
+                        g.desc = d->get<std::string>();
+                    if (const auto r = pg.find("ranks"); r != pg.end()) g.ranks = jsonRanks(*r);
+                    if (const auto z = pg.find("pg_size"); z != pg.end()) g.size = int(jsonInt(*z));
+                    m_groups.push_back(std::move(g));
+                }
+    }
+    m_state = State::RootNext;
+    return Scan::Ok;
+}
+
+bool Parser::internName(std::string_view raw, bool escaped, StringId& id, const char* at)
+{
+    if (escaped) {
+        if (!json::unescape(raw, m_scratch)) return fail(at, "invalid string escape or UTF-8");
+        raw = m_scratch;
+    }
+    id = m_out.strings.find(raw);
+    if (id >= 0) return true;
+    if (!json::isValidUtf8(raw)) return fail(at, "invalid UTF-8 in a string");
+    id = m_out.strings.intern(raw);
+    return true;
+}
+
+std::int64_t Parser::idNumber(const IdValue& v)
+{
+    if (!v.isString) return v.number;
+    // "stream 7" names stream 7; other strings ("CPU functions", "Spans") get ids of their own.
+    std::size_t i = v.text.size();
+    while (i > 0 && v.text[i - 1] >= '0' && v.text[i - 1] <= '9')
+        --i;
+    std::int64_t n = 0;
+    if (i < v.text.size() && v.text.size() - i <= 18 && json::toInt64(v.text.substr(i), n))
+        return n;
+    const auto [it, added] = m_stringIds.try_emplace(std::string(v.text), m_nextSyntheticId);
+    if (added) --m_nextSyntheticId;
+    return it->second;
+}
+
+int Parser::laneOf(const IdValue& pid, const IdValue& tid)
+{
+    const std::int64_t p = idNumber(pid);
+    const std::int64_t t = tid.present ? idNumber(tid) : 0;
+    const std::uint64_t key = mix(p, t);
+    if (m_lastLane >= 0 && key == m_lastLaneKey) return m_lastLane;
+    auto [it, added] = m_laneIndex.try_emplace(key, int(m_lanes.size()));
+    if (added) {
+        LaneBuild b;
+        b.lane.rank = m_opts.rank;
+        b.lane.pid = p;
+        b.lane.tid = t;
+        b.lane.sourceIndex = m_opts.sourceIndex;
+        if (tid.isString) b.label = std::string(tid.text);
+        m_lanes.push_back(std::move(b));
+    }
+    m_lastLaneKey = key;
+    m_lastLane = it->second;
+    return m_lastLane;
+}
+
+EventCategory Parser::categorise(std::string_view cat, bool hasCat, std::string_view name,
+                                 bool& gpu, bool& wantArgs)
+{
+    gpu = false;
+    wantArgs = name == "record_param_comms" || startsWith(name, "nccl:");
+    if (!hasCat) {
+        // Legacy autograd-profiler JSON: no categories, so the name decides.
+        if (startsWith(name, "ProfilerStep#")) return EventCategory::UserAnnotation;
+        if (startsWith(name, "gloo:")) return EventCategory::CommKernel;
+        return EventCategory::CpuOp;
+    }
+    EventCategory c = EventCategory::Other;
+    if (cat == m_lastCat) {
+        c = m_lastCatValue;
+        gpu = m_lastCatGpu;
+    } else {
+        if (ieq(cat, "cpu_op") || ieq(cat, "operator"))
+            c = EventCategory::CpuOp;
+        else if (ieq(cat, "user_annotation"))
+            c = EventCategory::UserAnnotation;
+        else if (ieq(cat, "gpu_user_annotation")) {
+            c = EventCategory::UserAnnotation;
+            gpu = true;
+        } else if (ieq(cat, "python_function"))
+            c = EventCategory::PythonFunction;
+        else if (ieq(cat, "cuda_runtime") || ieq(cat, "cuda_driver") || ieq(cat, "cuda_sync") ||
+                 ieq(cat, "runtime"))
+            c = EventCategory::Runtime;
+        else if (ieq(cat, "kernel")) {
+            c = EventCategory::Kernel;
+            gpu = true;
+        } else if (ieq(cat, "gpu_memcpy") || ieq(cat, "memcpy")) {
+            c = EventCategory::Memcpy;
+            gpu = true;
+        } else if (ieq(cat, "gpu_memset") || ieq(cat, "memset")) {
+            c = EventCategory::Memset;
+            gpu = true;
+        }
+        m_lastCat.assign(cat);
+        m_lastCatValue = c;
+        m_lastCatGpu = gpu;
+    }
+    if (c == EventCategory::Kernel && startsWithNoCase(name, "nccl")) {
+        c = EventCategory::CommKernel;
+        wantArgs = true;
+    }
+    return c;
+}
+
+void Parser::reserveFor(LaneBuild& b)
+{
+    // Growing by doubling copies every array and faults in fresh pages each time; extrapolating
+    // the lane's share of the (decompressed) input so far sizes it about once. Capacity that is
+    // never touched costs no RSS.
+    const std::int64_t size = m_in.inputSize();
+    const std::int64_t read = m_in.inputOffset();
+    const std::int64_t done = m_bufOffset + std::int64_t(m_pos);
+    if (size <= 0 || read <= 0 || done <= 0) return;
+    const double total = double(size) * double(m_bufOffset + std::int64_t(m_len)) / double(read);
+    const double estimate = double(b.lane.startNs.size()) * total / double(done) * 1.1;
+    if (estimate > 4e9) return;
+    const auto n = std::size_t(estimate);
+    b.lane.startNs.reserve(n);
+    b.lane.endNs.reserve(n);
+    b.lane.nameId.reserve(n);
+    b.lane.category.reserve(n);
+    b.lane.sourceOffset.reserve(n);
+}
+
+Scan Parser::event(const char*& p, const char* end)
+{
+    const char* objectBegin = p;
+    ++p;
+    char ph = 0;
+    std::string_view name, cat, bp;
+    bool nameEsc = false, hasName = false, hasCat = false;
+    IdValue pid, tid, id;
+    std::string_view tsTok, durTok;
+    const char* argsBegin = nullptr;
+    const char* argsEnd = nullptr;
+    bool first = true;
+    for (;;) {
+        p = json::skipWs(p, end);
+        if (p >= end) return Scan::NeedMore;
+        if (*p == '}') {
+            ++p;
+            break;
+        }
+        if (!first) {
+            if (*p != ',') return Scan::Error;
+            p = json::skipWs(p + 1, end);
+            if (p >= end) return Scan::NeedMore;
+        }
+        first = false;
+        if (*p != '"') return Scan::Error;
+        std::string_view key;
+        bool esc = false;
+        Scan s = json::scanString(p, end, key, esc);
+        if (s != Scan::Ok) return s;
+        p = json::skipWs(p, end);
+        if (p >= end) return Scan::NeedMore;
+        if (*p != ':') return Scan::Error;
+        p = json::skipWs(p + 1, end);
+        if (p >= end) return Scan::NeedMore;
+        const char* valueAt = p;
+        const auto wantString = [&](std::string_view& out, bool& escOut) {
+            if (*p != '"') {
+                fail(valueAt, "event field \"" + std::string(key) + "\" is not a string");
+                return Scan::Error;
+            }
+            return json::scanString(p, end, out, escOut);
+        };
+        const auto wantNumber = [&](std::string_view& out) {
+            if (*p == '"' || *p == '{' || *p == '[' || *p == 't' || *p == 'f' || *p == 'n') {
+                fail(valueAt, "event field \"" + std::string(key) + "\" is not a number");
+                return Scan::Error;
+            }
+            return json::scanNumber(p, end, out);
+        };
+        const auto wantId = [&](IdValue& out) {
+            out.present = true;
+            if (*p == '"') {
+                out.isString = true;
+                bool e = false;
+                return json::scanString(p, end, out.text, e);
+            }
+            std::string_view tok;
+            Scan r = wantNumber(tok);
+            if (r == Scan::Ok && !json::toInt64(tok, out.number)) {
+                fail(valueAt, "event field \"" + std::string(key) + "\" is out of range");
+                return Scan::Error;
+            }
+            return r;
+        };
+        bool dummy = false;
+        if (key == "ph") {
+            std::string_view v;
+            s = wantString(v, dummy);
+            if (s == Scan::Ok) {
+                if (v.size() != 1) {
+                    fail(valueAt, "event field \"ph\" is not one letter");
+                    return Scan::Error;
+                }
+                ph = v[0];
+            }
+        } else if (key == "name") {
+            s = wantString(name, nameEsc);
+            hasName = true;
+        } else if (key == "cat") {
+            s = wantString(cat, dummy);
+            hasCat = true;
+        } else if (key == "pid") {
+            s = wantId(pid);
+        } else if (key == "tid") {
+            s = wantId(tid);
+        } else if (key == "ts") {
+            s = wantNumber(tsTok);
+        } else if (key == "dur") {
+            s = wantNumber(durTok);
+        } else if (key == "id") {
+            s = wantId(id);
+        } else if (key == "bp") {
+            s = wantString(bp, dummy);
+        } else if (key == "args") {
+            argsBegin = p;
+            s = json::skipValue(p, end);
+            argsEnd = p;
+        } else {
+            s = json::skipValue(p, end);
+        }
+        if (s != Scan::Ok) return s;
+    }
+    m_state = State::EventsNext;
+
+    // The whole object is in the window: commit it.
+    std::int64_t tsNs = 0;
+    if (!tsTok.empty() && !json::microsToNanos(tsTok, tsNs)) {
+        fail(objectBegin, "event \"ts\" is not a valid number");
+        return Scan::Error;
+    }
+    const bool timed = ph == 'X' || ph == 'B' || ph == 'E' || ph == 'i' || ph == 'I' || ph == 's' ||
+                       ph == 'f' || ph == 't';
+    if (timed && tsTok.empty()) {
+        fail(objectBegin, "event without \"ts\"");
+        return Scan::Error;
+    }
+    if (ph == 'M') {
+        if (!hasName || !argsBegin) return Scan::Ok;
+        const bool proc = name == "process_name";
+        if (!proc && name != "thread_name") return Scan::Ok;
+        const auto args = nlohmann::json::parse(argsBegin, argsEnd, nullptr, false);
+        const auto it = args.is_object() ? args.find("name") : args.end();
+        if (!args.is_object() || it == args.end() || !it->is_string()) return Scan::Ok;
+        const std::int64_t pn = pid.present ? idNumber(pid) : 0;
+        if (proc)
+            m_processNames[pn] = it->get<std::string>();
+        else
+            m_threadNames[mix(pn, tid.present ? idNumber(tid) : 0)] = it->get<std::string>();
+        return Scan::Ok;
+    }
+    if (ph == 'C') {
+        ++m_result.counters;
+        return Scan::Ok;
+    }
+    if (ph == 's' || ph == 'f') {
+        if (!id.present) {
+            ++m_result.skipped;
+            return Scan::Ok;
+        }
+        const int lane = laneOf(pid, tid);
+        const std::uint64_t key =
+            mix(id.isString ? std::int64_t(std::hash<std::string_view>()(id.text)) : id.number,
+                std::int64_t(std::hash<std::string_view>()(cat)));
+        StringId catId = 0;
+        if (!internName(cat, false, catId, objectBegin)) return Scan::Error;
+        // Kineto writes a flow end right after the event it belongs to, so the lane's last event
+        // usually binds it without a search.
+        const Lane& l = m_lanes[std::size_t(lane)].lane;
+        std::int64_t bound = -1;
+        if (!l.startNs.empty() && l.startNs.back() <= tsNs && tsNs <= l.endNs.back())
+            bound = std::int64_t(l.startNs.size()) - 1;
+        m_flows.push_back({key, bound >= 0 ? bound : tsNs, lane, catId,
+                           std::uint8_t((ph == 's' ? 1 : 0) | (bound >= 0 ? 2 : 0))});
+        return Scan::Ok;
+    }
+    if (ph != 'X' && ph != 'B' && ph != 'E' && ph != 'i' && ph != 'I') {
+        ++m_result.skipped; // async b/e/n, samples, objects, flow steps: not shown
+        return Scan::Ok;
+    }
+    const int li = laneOf(pid, tid);
+    LaneBuild& b = m_lanes[std::size_t(li)];
+    if (ph == 'E') {
+        if (b.openB.empty()) {
+            ++m_result.skipped;
+            return Scan::Ok;
+        }
+        const std::int64_t i = b.openB.back();
+        b.openB.pop_back();
+        std::int64_t& e = b.lane.endNs[std::size_t(i)];
+        e = std::max(tsNs, b.lane.startNs[std::size_t(i)]);
+        m_maxEndNs = std::max(m_maxEndNs, e);
+        return Scan::Ok;
+    }
+    std::int64_t durNs = 0;
+    if (ph == 'X' && !durTok.empty() && !json::microsToNanos(durTok, durNs)) {
+        fail(objectBegin, "event \"dur\" is not a valid number");
+        return Scan::Error;
+    }
+    StringId nameId = 0;
+    if (hasName && !internName(name, nameEsc, nameId, objectBegin)) return Scan::Error;
+    const std::string_view nameText = m_out.strings.view(nameId);
+    bool gpu = false, wantArgs = false;
+    const EventCategory category = categorise(cat, hasCat, nameText, gpu, wantArgs);
+    const std::int64_t index = std::int64_t(b.lane.startNs.size());
+    const std::int64_t endNs = ph == 'B' ? tsNs : tsNs + std::max<std::int64_t>(durNs, 0);
+    if (index == 4096 || index == 262144) reserveFor(b);
+    b.lane.startNs.push_back(tsNs);
+    b.lane.endNs.push_back(endNs);
+    b.lane.nameId.push_back(nameId);
+    b.lane.category.push_back(category);
+    b.lane.sourceOffset.push_back(offsetOf(objectBegin));
+    b.gpu = b.gpu || gpu;
+    m_maxEndNs = std::max(m_maxEndNs, endNs);
+    if (ph == 'B') b.openB.push_back(index);
+    if (category == EventCategory::Runtime && argsBegin &&
+        nameText.find("Launch") != std::string_view::npos) {
+        // Traces without ac2g flows still tie a launch to its kernel by correlation id; only the
+        // number is picked out, without parsing the args.
+        const std::string_view a(argsBegin, std::size_t(argsEnd - argsBegin));
+        const std::size_t k = a.find("\"correlation\"");
+        if (k != std::string_view::npos) {
+            const char* q = json::skipWs(a.data() + k + 13, argsEnd);
+            std::string_view tok;
+            std::int64_t corr = 0;
+            if (q < argsEnd && *q == ':') {
+                q = json::skipWs(q + 1, argsEnd);
+                if (json::scanNumber(q, argsEnd, tok) == Scan::Ok && json::toInt64(tok, corr))
+                    m_launches.push_back({li, index, corr});
+            }
+        }
+    }
+    if (wantArgs && argsBegin) {
+        const auto args = nlohmann::json::parse(argsBegin, argsEnd, nullptr, false);
+        if (args.is_object()) m_args.push_back({li, index, commArgsFrom(args)});
+    }
+    ++m_result.events;
+    return Scan::Ok;
+}
+
+void Parser::finish()
+{
+    const std::int64_t base = m_sawBase ? m_baseNs : 0;
+    const std::int64_t traceEnd =
+        m_maxEndNs == std::numeric_limits<std::int64_t>::min() ? 0 : m_maxEndNs;
+    // Final lane order: CPU threads, then GPU streams, each by (pid, tid).
+    std::vector<int> order(m_lanes.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [this](int a, int b) {
+        const LaneBuild& x = m_lanes[std::size_t(a)];
+        const LaneBuild& y = m_lanes[std::size_t(b)];
+        return std::tuple{x.gpu, x.lane.pid, x.lane.tid} <
+               std::tuple{y.gpu, y.lane.pid, y.lane.tid};
+    });
+    std::vector<int> finalIndex(m_lanes.size(), -1);
+    std::vector<std::vector<std::int64_t>> newIndexOf(m_lanes.size());
+    std::vector<bool> needsMap(m_lanes.size(), false);
+    for (const PendingArgs& a : m_args)
+        needsMap[std::size_t(a.lane)] = true;
+    for (const Launch& l : m_launches)
+        needsMap[std::size_t(l.lane)] = true;
+    for (const FlowPoint& f : m_flows)
+        if (f.bound()) needsMap[std::size_t(f.lane)] = true;
+    for (int li : order) {
+        LaneBuild& b = m_lanes[std::size_t(li)];
+        Lane& lane = b.lane;
+        if (lane.size() == 0) continue; // a lane that only had flows or unmatched E
+        for (std::int64_t i : b.openB) {
+            lane.endNs[std::size_t(i)] = std::max(traceEnd, lane.startNs[std::size_t(i)]);
+            b.unfinished.push_back(i);
+        }
+        const std::size_t n = lane.size();
+        if (base != 0)
+            for (std::size_t i = 0; i < n; ++i) {
+                lane.startNs[i] += base;
+                lane.endNs[i] += base;
+            }
+        // Sort by start, longer first on ties, so that a parent precedes its children.
+        const auto before = [&lane](std::size_t a, std::size_t b) {
+            if (lane.startNs[a] != lane.startNs[b]) return lane.startNs[a] < lane.startNs[b];
+            return lane.endNs[a] > lane.endNs[b];
+        };
+        bool sorted = true;
+        for (std::size_t i = 1; i < n && sorted; ++i)
+            sorted = !before(i, i - 1);
+        if (!sorted) {
+            std::vector<std::uint32_t> perm(n);
+            std::iota(perm.begin(), perm.end(), 0u);
+            std::stable_sort(perm.begin(), perm.end(),
+                             [&before](std::uint32_t a, std::uint32_t c) { return before(a, c); });
+            const auto apply = [&perm, n](auto& v) {
+                std::remove_reference_t<decltype(v)> out(n);
+                for (std::size_t i = 0; i < n; ++i)
+                    out[i] = v[perm[i]];
+                v.swap(out);
+            };
+            apply(lane.startNs);
+            apply(lane.endNs);
+            apply(lane.nameId);
+            apply(lane.category);
+            apply(lane.sourceOffset);
+            if (needsMap[std::size_t(li)] || !b.unfinished.empty()) {
+                std::vector<std::int64_t>& inv = newIndexOf[std::size_t(li)];
+                inv.resize(n);
+                for (std::size_t i = 0; i < n; ++i)
+                    inv[perm[i]] = std::int64_t(i);
+                for (std::int64_t& u : b.unfinished)
+                    u = inv[std::size_t(u)];
+            }
+        }
+        std::sort(b.unfinished.begin(), b.unfinished.end());
+        lane.unfinished = std::move(b.unfinished);
+        // Depth by containment.
+        lane.depth.resize(n);
+        std::vector<std::int64_t> openEnds;
+        for (std::size_t i = 0; i < n; ++i) {
+            while (!openEnds.empty() && openEnds.back() <= lane.startNs[i])
+                openEnds.pop_back();
+            lane.depth[i] = std::uint8_t(std::min<std::size_t>(openEnds.size(), 255));
+            lane.maxDepth = std::max(lane.maxDepth, lane.depth[i]);
+            openEnds.push_back(lane.endNs[i]);
+        }
+        lane.kind = b.gpu ? LaneKind::GpuStream : LaneKind::CpuThread;
+        const auto tn = m_threadNames.find(mix(lane.pid, lane.tid));
+        const auto pn = m_processNames.find(lane.pid);
+        if (tn != m_threadNames.end() && !tn->second.empty())
+            lane.name = tn->second;
+        else if (!b.label.empty())
+            lane.name = b.label;
+        else
+            lane.name = (b.gpu ? "stream " : "thread ") + std::to_string(lane.tid);
+        if (pn != m_processNames.end() && !pn->second.empty() &&
+            lane.name.find(pn->second) == std::string::npos)
+            lane.name = pn->second + " / " + lane.name;
+        finalIndex[std::size_t(li)] = int(m_out.lanes.size());
+        m_out.lanes.push_back(std::move(lane));
+    }
+
+    // Flows: pair s with f by (id, cat), bind each end to the innermost event at its time.
+    std::sort(m_flows.begin(), m_flows.end(), [](const FlowPoint& a, const FlowPoint& b) {
+        return std::tuple{a.key, !a.start()} < std::tuple{b.key, !b.start()};
+    });
+    for (std::size_t i = 0; i < m_flows.size();) {
+        std::size_t j = i;
+        while (j < m_flows.size() && m_flows[j].key == m_flows[i].key)
+            ++j;
+        const FlowPoint& s = m_flows[i];
+        const FlowPoint& f = m_flows[j - 1];
+        if (s.start() && !f.start()) {
+            const int fl = finalIndex[std::size_t(s.lane)];
+            const int tl = finalIndex[std::size_t(f.lane)];
+            const auto bind = [&](const FlowPoint& p, int finalLane) -> std::int64_t {
+                if (finalLane < 0) return -1;
+                if (p.bound()) {
+                    const auto& inv = newIndexOf[std::size_t(p.lane)];
+                    return inv.empty() ? p.at : inv[std::size_t(p.at)];
+                }
+                return innermostAt(m_out.lanes[std::size_t(finalLane)], p.at + base);
+            };
+            const std::int64_t fe = bind(s, fl);
+            const std::int64_t te = bind(f, tl);
+            if (fe >= 0 && te >= 0) {
+                m_out.flows.push_back({fl, tl, std::uint32_t(fe), std::uint32_t(te), s.category});
+                ++m_result.flows;
+            } else {
+                ++m_result.skipped;
+            }
+        } else {
+            ++m_result.skipped; // one end of the flow is not in the trace
+        }
+        i = j;
+    }
+    std::sort(m_out.flows.begin(), m_out.flows.end(), [](const FlowLink& a, const FlowLink& b) {
+        return std::pair{a.toLane, a.toEvent} < std::pair{b.toLane, b.toEvent};
+    });
+
+    std::vector<CommEventArgs> args;
+    args.reserve(m_args.size());
+    for (PendingArgs& a : m_args) {
+        const int fl = finalIndex[std::size_t(a.lane)];
+        if (fl < 0) continue;
+        const auto& inv = newIndexOf[std::size_t(a.lane)];
+        args.push_back({fl, inv.empty() ? a.event : inv[std::size_t(a.event)], std::move(a.args)});
+    }
+    // Comm kernels without an ac2g flow: link them to their launch by correlation id.
+    if (!m_launches.empty()) {
+        std::unordered_map<std::int64_t, std::pair<int, std::int64_t>> launchOf;
+        for (const Launch& l : m_launches) {
+            const int fl = finalIndex[std::size_t(l.lane)];
+            if (fl < 0) continue;
+            const auto& inv = newIndexOf[std::size_t(l.lane)];
+            launchOf.emplace(l.correlation,
+                             std::pair{fl, inv.empty() ? l.event : inv[std::size_t(l.event)]});
+        }
+        const StringId corrCat = m_out.strings.intern("correlation");
+        std::vector<FlowLink> added;
+        for (const CommEventArgs& a : args) {
+            if (a.args.correlation < 0 ||
+                m_out.lanes[std::size_t(a.lane)].kind != LaneKind::GpuStream ||
+                m_out.flowInto(a.lane, a.event))
+                continue;
+            const auto it = launchOf.find(a.args.correlation);
+            if (it != launchOf.end())
+                added.push_back({it->second.first, a.lane, std::uint32_t(it->second.second),
+                                 std::uint32_t(a.event), corrCat});
+        }
+        if (!added.empty()) {
+            m_out.flows.insert(m_out.flows.end(), added.begin(), added.end());
+            std::sort(m_out.flows.begin(), m_out.flows.end(),
+                      [](const FlowLink& a, const FlowLink& b) {
+                          return std::pair{a.toLane, a.toEvent} < std::pair{b.toLane, b.toEvent};
+                      });
+        }
+    }
+    CollectiveExtractor::extract(m_out, m_opts.rank, std::move(args), m_groups);
+    m_result.collectives = std::int64_t(m_out.collectives.size());
+}
+
+} // namespace
+
+KinetoReadResult KinetoReader::readFile(const std::string& path, EventStore& out,
+                                        const Options& options)
+{
+    GzStream in(path);
+    if (!in.isOpen()) {
+        KinetoReadResult r;
+        r.status = SourceStatus::Error;
+        r.message = "cannot open the file";
+        return r;
+    }
+    Parser parser(in, out, options);
+    KinetoReadResult r = parser.run();
+    if (r.status == SourceStatus::Error && !in.isCompressed() && path.size() > 3 &&
+        path.compare(path.size() - 3, 3, ".gz") == 0)
+        r.message = "not gzip-compressed despite the .gz name; read as plain text: " + r.message;
+    return r;
+}
+
+KinetoReadResult KinetoReader::readBytes(std::string_view data, EventStore& out,
+                                         const Options& options)
+{
+    MemStream in(data);
+    Parser parser(in, out, options);
+    return parser.run();
+}
+
+nlohmann::json readEventDetails(const std::string& path, std::int64_t offset)
+{
+    GzStream in(path);
+    if (!in.isOpen() || offset < 0 || gzseek(in.file(), z_off_t(offset), SEEK_SET) != offset)
+        return nullptr;
+    std::string buf;
+    std::size_t have = 0;
+    for (std::size_t want = 1 << 16; want <= kMaxValue; want *= 2) {
+        buf.resize(want);
+        const std::int64_t got = in.read(buf.data() + have, want - have);
+        if (got < 0) return nullptr;
+        have += std::size_t(got);
+        const char* p = buf.data();
+        const json::Scan s = json::skipValue(p, buf.data() + have);
+        if (s == json::Scan::Ok)
+            return nlohmann::json::parse(static_cast<const char*>(buf.data()), p, nullptr, false);
+        if (s == json::Scan::Error || got == 0) return nullptr;
+    }
+    return nullptr;
+}
+
+} // namespace rankscope

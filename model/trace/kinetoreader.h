@@ -1,0 +1,47 @@
+#pragma once
+
+#include "model/store/eventstore.h"
+#include "model/trace/sourcefile.h"
+
+#include <atomic>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace rankscope {
+
+struct KinetoReadResult {
+    SourceStatus status = SourceStatus::Ok;
+    std::string message;          // one line; empty when Ok
+    std::int64_t bytes = 0;       // decompressed bytes scanned
+    std::int64_t events = 0;      // events stored (X, i, B/E pairs)
+    std::int64_t flows = 0;       // s/f pairs kept as FlowLink
+    std::int64_t counters = 0;    // C samples, not kept
+    std::int64_t skipped = 0;     // E without B, async events, unknown ph, unbound flow ends
+    std::int64_t collectives = 0; // records built
+};
+
+// Reads one Chrome-trace / Kineto JSON source (object with traceEvents, or a bare event array;
+// plain or gzip) into an EventStore. Stream-oriented: memory is the stored events plus a window
+// as large as the largest single JSON value, whatever the file size.
+class KinetoReader {
+public:
+    struct Options {
+        int rank = -1;
+        int sourceIndex = -1;
+        const std::atomic<bool>* cancel = nullptr;          // polled between reads of a few MB
+        std::atomic<std::int64_t>* progressBytes = nullptr; // file bytes consumed are added here
+    };
+
+    // The store should be empty; lanes, flows and collectives of the source are added to it.
+    static KinetoReadResult readFile(const std::string& path, EventStore& out,
+                                     const Options& options);
+    static KinetoReadResult readBytes(std::string_view data, EventStore& out,
+                                      const Options& options);
+};
+
+// The JSON object of the event at `offset` (Lane::sourceOffset) of `path`, .gz or not; null
+// when it cannot be read back. For the details pane: args are not kept in the store.
+nlohmann::json readEventDetails(const std::string& path, std::int64_t offset);
+
+} // namespace rankscope

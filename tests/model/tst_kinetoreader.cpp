@@ -1,0 +1,693 @@
+#include "model/trace/kinetocollectives.h"
+#include "model/trace/kinetoreader.h"
+#include "model/traceloader.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <zlib.h>
+
+using namespace rankscope;
+
+namespace {
+
+const QString kTraces = QStringLiteral(RANKSCOPE_TEST_DATA "/traces");
+const QString kGpu = QStringLiteral(RANKSCOPE_TEST_DATA "/kineto-gpu-samples");
+
+std::string readAll(const QString& path)
+{
+    if (path.endsWith(QLatin1String(".gz"))) {
+        gzFile f = gzopen(path.toStdString().c_str(), "rb");
+        std::string out;
+        char buf[1 << 16];
+        for (int n; (n = gzread(f, buf, sizeof buf)) > 0;)
+            out.append(buf, std::size_t(n));
+        gzclose(f);
+        return out;
+    }
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return f.readAll().toStdString();
+}
+
+// The events the reader must store, counted independently: X, i/I and B (paired or not).
+std::int64_t expectedEvents(const std::string& text)
+{
+    const auto doc = nlohmann::json::parse(text);
+    const auto& events = doc.is_array() ? doc : doc.at("traceEvents");
+    std::int64_t n = 0;
+    for (const auto& e : events) {
+        const std::string ph = e.value("ph", "");
+        n += ph == "X" || ph == "i" || ph == "I" || ph == "B";
+    }
+    return n;
+}
+
+struct Read {
+    EventStore store;
+    KinetoReadResult result;
+};
+
+Read readPath(const QString& path, int rank = 0)
+{
+    Read r;
+    KinetoReader::Options opt;
+    opt.rank = rank;
+    r.result = KinetoReader::readFile(path.toStdString(), r.store, opt);
+    return r;
+}
+
+Read readText(const std::string& text)
+{
+    Read r;
+    r.result = KinetoReader::readBytes(text, r.store, {});
+    return r;
+}
+
+std::vector<const CollectiveRecord*> ofOp(const EventStore& s, const char* op)
+{
+    std::vector<const CollectiveRecord*> out;
+    for (const CollectiveRecord& c : s.collectives)
+        if (s.strings.view(c.op) == op) out.push_back(&c);
+    return out;
+}
+
+int stepCount(const EventStore& s)
+{
+    int n = 0;
+    for (const Lane& lane : s.lanes)
+        for (StringId id : lane.nameId)
+            n += s.strings.view(id).substr(0, 13) == "ProfilerStep#";
+    return n;
+}
+
+void writeFile(const QString& path, const std::string& bytes)
+{
+    std::ofstream(path.toStdString(), std::ios::binary) << bytes;
+}
+
+void writeGz(const QString& path, const std::string& bytes)
+{
+    gzFile f = gzopen(path.toStdString().c_str(), "wb");
+    gzwrite(f, bytes.data(), unsigned(bytes.size()));
+    gzclose(f);
+}
+
+// A synthetic Kineto-shaped trace of `n` events with a distinctive layout per event.
+std::string synthetic(std::int64_t n)
+{
+    std::string out = R"({"schemaVersion":1,"traceEvents":[)";
+    for (std::int64_t i = 0; i < n; ++i) {
+        if (i) out += ',';
+        out += R"({"ph":"X","cat":"cpu_op","name":"aten::op)" + std::to_string(i % 50) +
+               R"(","pid":1,"tid":)" + std::to_string(i % 4) + R"(,"ts":)" +
+               std::to_string(i * 10) + R"(.5,"dur":4.25,"args":{"External id":)" +
+               std::to_string(i) + "}}";
+    }
+    return out + "]}";
+}
+
+} // namespace
+
+class TestKinetoReader : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void fixtureCounts_data();
+    void fixtureCounts();
+    void healthyCollectives();
+    void hangTimeoutRank1HasNoCollectiveInLastStep();
+    void unusedParametersHasOneAllReduce();
+    void mismatchedLastStepIsIssuedOnly();
+    void missingGlooSpanStaysIssued_data();
+    void missingGlooSpanStaysIssued();
+    void gpuSamples_data();
+    void gpuSamples();
+    void ncclCollectivesCarryArgs();
+    void kinetoFeatures();
+    void badInput_data();
+    void badInput();
+    void truncatedKeepsCompleteEvents();
+    void truncatedFixture();
+    void hundredMegabyteLine();
+    void gzipFiles();
+    void eventDetails();
+    void normaliseNames_data();
+    void normaliseNames();
+    void fuzzRegressions_data();
+    void fuzzRegressions();
+    void loaderReadsFolderAndIsolatesBadFiles();
+    void loaderCancelsLargeLoad();
+};
+
+void TestKinetoReader::fixtureCounts_data()
+{
+    QTest::addColumn<QString>("path");
+    const QDir root(kTraces);
+    for (const QString& scenario : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+        for (const QString& f :
+             QDir(root.filePath(scenario)).entryList({QStringLiteral("*.pt.trace.json")}))
+            QTest::newRow(qPrintable(scenario + QLatin1Char('/') + f))
+                << root.filePath(scenario + QLatin1Char('/') + f);
+}
+
+void TestKinetoReader::fixtureCounts()
+{
+    QFETCH(QString, path);
+    const Read r = readPath(path);
+    QCOMPARE(int(r.result.status), int(SourceStatus::Ok));
+    QVERIFY2(r.result.message.empty(), r.result.message.c_str());
+    QCOMPARE(r.store.eventCount(), expectedEvents(readAll(path)));
+    QCOMPARE(r.result.events, r.store.eventCount());
+    for (const Lane& lane : r.store.lanes) {
+        QCOMPARE(lane.kind, LaneKind::CpuThread);
+        QCOMPARE(lane.endNs.size(), lane.size());
+        QCOMPARE(lane.depth.size(), lane.size());
+        QVERIFY(std::is_sorted(lane.startNs.begin(), lane.startNs.end()));
+        for (std::size_t i = 0; i < lane.size(); ++i)
+            QVERIFY(lane.endNs[i] >= lane.startNs[i]);
+    }
+    // The legacy file gives ts in whole µs: ns are multiples of 1000.
+    QCOMPARE(r.store.lanes.front().startNs.front() % 1000, 0);
+}
+
+void TestKinetoReader::healthyCollectives()
+{
+    for (int rank : {0, 1}) {
+        const Read r =
+            readPath(kTraces + QStringLiteral("/healthy/rank%1.pt.trace.json").arg(rank), rank);
+        QCOMPARE(ofOp(r.store, "all_reduce").size(), std::size_t(20));
+        QCOMPARE(ofOp(r.store, "broadcast").size(), std::size_t(2));
+        QCOMPARE(r.store.collectives.size(), std::size_t(22));
+        std::int64_t seq = 0;
+        for (const CollectiveRecord& c : r.store.collectives) {
+            QCOMPARE(c.rank, rank);
+            QCOMPARE(c.state, CollectiveRecord::State::Completed);
+            QVERIFY(c.execStartNs >= c.issueStartNs);
+            QVERIFY(c.execEndNs >= c.execStartNs);
+            QCOMPARE(c.seq, ++seq);
+            QVERIFY(!c.seqFromSource);
+            QVERIFY(c.step >= 0);
+        }
+        // DDP's two bucket broadcasts happen in the second step span (step 1).
+        for (const CollectiveRecord* b : ofOp(r.store, "broadcast"))
+            QCOMPARE(b->step, 1);
+        // Two all_reduce per training step 0..9.
+        for (int step = 0; step < 10; ++step)
+            QCOMPARE(std::count_if(r.store.collectives.begin(), r.store.collectives.end(),
+                                   [&](const CollectiveRecord& c) {
+                                       return c.step == step &&
+                                              r.store.strings.view(c.op) == "all_reduce";
+                                   }),
+                     2);
+        // Execution is on a gloo worker lane, the call on the main thread.
+        const CollectiveRecord& c = r.store.collectives.front();
+        QCOMPARE(
+            r.store.strings
+                .view(r.store.lanes[std::size_t(c.laneIndex)].nameId[std::size_t(c.eventIndex)])
+                .substr(0, 5),
+            std::string_view("gloo:"));
+    }
+}
+
+void TestKinetoReader::hangTimeoutRank1HasNoCollectiveInLastStep()
+{
+    const Read r1 = readPath(kTraces + QStringLiteral("/hang_timeout/rank1.pt.trace.json"), 1);
+    const int last = stepCount(r1.store) - 1;
+    QVERIFY(last > 0);
+    for (const CollectiveRecord& c : r1.store.collectives)
+        QVERIFY(c.step < last);
+    // The ranks that waited: their last all_reduce ran for about the 10 s timeout.
+    for (int rank : {0, 2}) {
+        const Read r = readPath(
+            kTraces + QStringLiteral("/hang_timeout/rank%1.pt.trace.json").arg(rank), rank);
+        const CollectiveRecord& c = r.store.collectives.back();
+        QCOMPARE(r.store.strings.view(c.op), std::string_view("all_reduce"));
+        QVERIFY(c.execEndNs - c.execStartNs > 9'000'000'000);
+        QCOMPARE(c.step, stepCount(r.store) - 1);
+    }
+}
+
+void TestKinetoReader::unusedParametersHasOneAllReduce()
+{
+    for (int rank : {0, 1}) {
+        const Read r = readPath(
+            kTraces + QStringLiteral("/unused_parameters/rank%1.pt.trace.json").arg(rank), rank);
+        QCOMPARE(r.store.collectives.size(), std::size_t(1));
+        QCOMPARE(ofOp(r.store, "all_reduce").size(), std::size_t(1));
+        QCOMPARE(r.store.collectives.front().state, CollectiveRecord::State::Completed);
+    }
+}
+
+void TestKinetoReader::mismatchedLastStepIsIssuedOnly()
+{
+    for (int rank : {0, 1}) {
+        const Read r = readPath(
+            kTraces + QStringLiteral("/mismatched_collective/rank%1.pt.trace.json").arg(rank),
+            rank);
+        // DETAIL mode: the wrapper's own gloo:send/recv/all_gather are not user collectives.
+        QCOMPARE(ofOp(r.store, "all_gather").size(), std::size_t(0));
+        QCOMPARE(ofOp(r.store, "send").size(), std::size_t(0));
+        const CollectiveRecord& last = r.store.collectives.back();
+        QCOMPARE(r.store.strings.view(last.op), std::string_view("all_reduce"));
+        QCOMPARE(last.state, CollectiveRecord::State::Issued);
+        QCOMPARE(last.execStartNs, std::int64_t(-1));
+        QCOMPARE(last.step, stepCount(r.store) - 1);
+        for (std::size_t i = 0; i + 1 < r.store.collectives.size(); ++i)
+            QCOMPARE(r.store.collectives[i].state, CollectiveRecord::State::Completed);
+    }
+}
+
+void TestKinetoReader::missingGlooSpanStaysIssued_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("rank");
+    QTest::addColumn<QString>("op");
+    QTest::addColumn<bool>("executed");
+    QTest::newRow("rank_crash r0")
+        << QStringLiteral("rank_crash/rank0") << 0 << QStringLiteral("all_reduce") << false;
+    QTest::newRow("rank_crash r1")
+        << QStringLiteral("rank_crash/rank1") << 1 << QStringLiteral("all_reduce") << true;
+    QTest::newRow("uneven r0") << QStringLiteral("uneven_inputs/rank0") << 0
+                               << QStringLiteral("all_reduce") << false;
+    QTest::newRow("uneven r1") << QStringLiteral("uneven_inputs/rank1") << 1
+                               << QStringLiteral("barrier") << true;
+}
+
+void TestKinetoReader::missingGlooSpanStaysIssued()
+{
+    QFETCH(QString, file);
+    QFETCH(int, rank);
+    QFETCH(QString, op);
+    QFETCH(bool, executed);
+    const Read r =
+        readPath(kTraces + QLatin1Char('/') + file + QStringLiteral(".pt.trace.json"), rank);
+    const CollectiveRecord& last = r.store.collectives.back();
+    QCOMPARE(QString::fromStdString(std::string(r.store.strings.view(last.op))), op);
+    QCOMPARE(last.state,
+             executed ? CollectiveRecord::State::Completed : CollectiveRecord::State::Issued);
+    QCOMPARE(last.step, stepCount(r.store) - 1);
+}
+
+void TestKinetoReader::gpuSamples_data()
+{
+    QTest::addColumn<QString>("file");
+    for (const QString& f : QDir(kGpu).entryList({QStringLiteral("*.json.gz")}))
+        QTest::newRow(qPrintable(f)) << f;
+}
+
+void TestKinetoReader::gpuSamples()
+{
+    QFETCH(QString, file);
+    const QString path = kGpu + QLatin1Char('/') + file;
+    const Read r = readPath(path);
+    QCOMPARE(int(r.result.status), int(SourceStatus::Ok));
+    QCOMPARE(r.store.eventCount(), expectedEvents(readAll(path)));
+    int gpuLanes = 0;
+    for (const Lane& lane : r.store.lanes)
+        gpuLanes += lane.kind == LaneKind::GpuStream;
+    QVERIFY(gpuLanes > 0);
+    QVERIFY(!r.store.collectives.empty());
+    int completedCalls = 0;
+    for (const CollectiveRecord& c : r.store.collectives) {
+        QVERIFY(!r.store.strings.view(c.op).empty());
+        if (c.issueStartNs < 0) {
+            // A kernel whose launch lies before the trace window: only the GPU side is known.
+            QCOMPARE(c.state, CollectiveRecord::State::Completed);
+            QVERIFY(c.execStartNs >= 0);
+            continue;
+        }
+        QVERIFY2(!r.store.strings.view(c.dtype).empty(), file.toUtf8().constData());
+        QVERIFY(c.inNelems >= 0);
+        if (c.state == CollectiveRecord::State::Completed) {
+            QVERIFY(c.execStartNs >= c.issueStartNs);
+            ++completedCalls;
+        }
+    }
+    // The calls are tied to their kernels (by flow or correlation id), bar the ones whose
+    // kernels ran after the profiler stopped.
+    QVERIFY(completedCalls > 0);
+}
+
+void TestKinetoReader::ncclCollectivesCarryArgs()
+{
+    const Read r = readPath(kGpu + QStringLiteral("/nccl_2rank_rank0.json.gz"));
+    const auto ar = ofOp(r.store, "all_reduce");
+    const auto bc = ofOp(r.store, "broadcast");
+    QCOMPARE(ar.size(), std::size_t(15));
+    QCOMPARE(bc.size(), std::size_t(6));
+    for (const CollectiveRecord* c : ar) {
+        QCOMPARE(r.store.strings.view(c->processGroupName), std::string_view("0"));
+        QCOMPARE(r.store.strings.view(c->processGroupDesc), std::string_view("default_pg"));
+        QCOMPARE(c->groupSize, 2);
+        QCOMPARE(c->groupRanks, (std::vector<int>{0, 1}));
+        QCOMPARE(r.store.strings.view(c->dtype), std::string_view("Float"));
+        QVERIFY(c->inNelems > 0);
+        QCOMPARE(c->state, CollectiveRecord::State::Completed);
+        // CPU call and GPU kernel are tied together through the launch flow.
+        QVERIFY(c->issueStartNs > 0 && c->execStartNs > c->issueStartNs);
+        const Lane& lane = r.store.lanes[std::size_t(c->laneIndex)];
+        QCOMPARE(lane.kind, LaneKind::GpuStream);
+        QCOMPARE(lane.category[std::size_t(c->eventIndex)], EventCategory::CommKernel);
+    }
+    // baseTimeNanoseconds is applied: epoch ns in 2024.
+    QVERIFY(r.store.timeRangeNs().first > 1'700'000'000'000'000'000);
+    QVERIFY(r.result.flows > 0);
+
+    const Read f = readPath(kGpu + QStringLiteral("/fsdp_16rank_rank0.json.gz"));
+    for (const char* op : {"all_to_all", "all_reduce", "all_gather", "reduce_scatter"})
+        QVERIFY2(!ofOp(f.store, op).empty(), op);
+}
+
+void TestKinetoReader::kinetoFeatures()
+{
+    const std::string text = R"J({"baseTimeNanoseconds": 1000000, "traceEvents": [
+      {"ph":"M","name":"thread_name","pid":7,"tid":"stream 3","args":{"name":"stream 3 (comm)"}},
+      {"ph":"M","name":"process_name","pid":"Spans","args":{"name":"spans"}},
+      {"ph":"B","name":"outer","cat":"CPU_OP","pid":1,"tid":1,"ts":1.5},
+      {"ph":"X","name":"inner","cat":"Cpu_Op","pid":1,"tid":1,"ts":2.0004,"dur":1.0006},
+      {"ph":"X","name":"cudaLaunchKernel","cat":"cuda_runtime","pid":1,"tid":1,"ts":3.25,"dur":0.5},
+      {"ph":"s","id":42,"cat":"ac2g","name":"ac2g","pid":1,"tid":1,"ts":3.25},
+      {"ph":"X","name":"gemm","cat":"Kernel","pid":7,"tid":"stream 3","ts":5,"dur":2},
+      {"ph":"f","id":42,"cat":"ac2g","name":"ac2g","pid":7,"tid":"stream 3","ts":5,"bp":"e"},
+      {"ph":"i","name":"mark","s":"t","pid":1,"tid":1,"ts":4},
+      {"ph":"C","name":"mem","pid":1,"ts":4,"args":{"bytes":10}},
+      {"ph":"X","name":"late","pid":"Spans","tid":"Traces","ts":1e1,"dur":0},
+      {"ph":"E","pid":9,"tid":9,"ts":3},
+      {"ph":"B","name":"open","pid":1,"tid":2,"ts":6}
+    ]})J";
+    const Read r = readText(text);
+    QCOMPARE(int(r.result.status), int(SourceStatus::Ok));
+    QCOMPARE(r.store.eventCount(), std::int64_t(7));
+    QCOMPARE(r.result.counters, std::int64_t(1));
+    QCOMPARE(r.result.skipped, std::int64_t(1)); // the E without B
+    const Lane* main = nullptr;
+    const Lane* gpu = nullptr;
+    const Lane* open = nullptr;
+    for (const Lane& l : r.store.lanes) {
+        if (l.kind == LaneKind::GpuStream) gpu = &l;
+        if (l.pid == 1 && l.tid == 1) main = &l;
+        if (l.pid == 1 && l.tid == 2) open = &l;
+    }
+    QVERIFY(main && gpu && open);
+    QCOMPARE(gpu->pid, std::int64_t(7));
+    QCOMPARE(gpu->tid, std::int64_t(3));
+    QCOMPARE(gpu->name, std::string("stream 3 (comm)"));
+    QCOMPARE(gpu->category[0], EventCategory::Kernel);
+    QCOMPARE(main->size(), std::size_t(4));
+    QCOMPARE(main->startNs[0], std::int64_t(1'000'000 + 1500));
+    QCOMPARE(main->startNs[1], std::int64_t(1'000'000 + 2000)); // 2.0004 µs rounds to 2000 ns
+    QCOMPARE(main->endNs[1], std::int64_t(1'000'000 + 3001));
+    QCOMPARE(main->category[0], EventCategory::CpuOp);
+    QCOMPARE(main->depth[0], std::uint8_t(0));
+    QCOMPARE(main->depth[1], std::uint8_t(1));
+    QCOMPARE(main->depth[2], std::uint8_t(1));
+    QCOMPARE(main->depth[3], std::uint8_t(1)); // the instant at 4 µs, inside "outer"
+    // B without E ("outer", "open"): closed at the trace end and marked unfinished.
+    QVERIFY(main->isUnfinished(0));
+    QVERIFY(!main->isUnfinished(1));
+    QVERIFY(open->isUnfinished(0));
+    QCOMPARE(open->endNs[0], r.store.timeRangeNs().second);
+    QCOMPARE(main->endNs[0], r.store.timeRangeNs().second);
+    // The flow ties the launch to the kernel.
+    QCOMPARE(r.store.flows.size(), std::size_t(1));
+    const int gpuIndex = int(gpu - r.store.lanes.data());
+    const FlowLink* f = r.store.flowInto(gpuIndex, 0);
+    QVERIFY(f);
+    const Lane& from = r.store.lanes[std::size_t(f->fromLane)];
+    QCOMPARE(r.store.strings.view(from.nameId[std::size_t(f->fromEvent)]),
+             std::string_view("cudaLaunchKernel"));
+    QCOMPARE(r.store.strings.view(f->category), std::string_view("ac2g"));
+}
+
+void TestKinetoReader::badInput_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("messagePart");
+    const int err = int(SourceStatus::Error);
+    QTest::newRow("empty") << QByteArray() << err << QStringLiteral("empty");
+    QTest::newRow("whitespace") << QByteArray("  \n\t ") << err << QStringLiteral("whitespace");
+    QTest::newRow("garbage text") << QByteArray("hello, this is not json\n") << err
+                                  << QStringLiteral("not JSON");
+    QTest::newRow("binary") << QByteArray("\x00\x01\x02\xff\xfe", 5) << err
+                            << QStringLiteral("0x00");
+    QTest::newRow("json without traceEvents")
+        << QByteArray(R"({"a": 1, "b": [1,2]})") << err << QStringLiteral("no traceEvents");
+    QTest::newRow("traceEvents not array")
+        << QByteArray(R"({"traceEvents": 5})") << err << QStringLiteral("not an array");
+    QTest::newRow("ts is a string")
+        << QByteArray(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":"abc","dur":1}])") << err
+        << QStringLiteral("\"ts\" is not a number");
+    QTest::newRow("ph is a number") << QByteArray(R"([{"ph":5,"name":"a","pid":1,"tid":1,"ts":1}])")
+                                    << err << QStringLiteral("\"ph\" is not a string");
+    QTest::newRow("pid is an object")
+        << QByteArray(R"([{"ph":"X","name":"a","pid":{},"tid":1,"ts":1}])") << err
+        << QStringLiteral("\"pid\" is not a number");
+    QTest::newRow("name is a number")
+        << QByteArray(R"([{"ph":"X","name":3,"pid":1,"tid":1,"ts":1}])") << err
+        << QStringLiteral("\"name\" is not a string");
+    QTest::newRow("event without ts") << QByteArray(R"([{"ph":"X","name":"a","pid":1,"tid":1}])")
+                                      << err << QStringLiteral("without \"ts\"");
+    QTest::newRow("event not an object")
+        << QByteArray(R"([1,2,3])") << err << QStringLiteral("other than an event");
+    QTest::newRow("invalid utf-8 in name")
+        << QByteArray("[{\"ph\":\"X\",\"name\":\"a\xc3\x28\",\"pid\":1,\"tid\":1,\"ts\":1}]") << err
+        << QStringLiteral("UTF-8");
+    QTest::newRow("bad escape") << QByteArray(R"([{"ph":"X","name":"a\q","pid":1,"tid":1,"ts":1}])")
+                                << err << QStringLiteral("escape");
+    QTest::newRow("garbage after events")
+        << QByteArray(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1} @@@])") << err
+        << QStringLiteral("byte");
+    QTest::newRow("truncated mid-event")
+        << QByteArray(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1},{"ph":"X","na)")
+        << int(SourceStatus::Truncated) << QStringLiteral("last complete event ends at byte 46");
+    QTest::newRow("ok with trailing comma")
+        << QByteArray(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1},])") << int(SourceStatus::Ok)
+        << QString();
+}
+
+void TestKinetoReader::badInput()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(int, status);
+    QFETCH(QString, messagePart);
+    const Read r = readText(bytes.toStdString());
+    QCOMPARE(int(r.result.status), status);
+    const QString message = QString::fromStdString(r.result.message);
+    QVERIFY2(message.contains(messagePart), qPrintable(message));
+    QVERIFY(!message.contains(QLatin1Char('\n')));
+}
+
+void TestKinetoReader::truncatedKeepsCompleteEvents()
+{
+    const std::string full = synthetic(1000);
+    // Cut inside event 700 (0-based): events 0..699 are complete.
+    const std::size_t cut = full.find("\"External id\":700}") + 5;
+    const Read r = readText(full.substr(0, cut));
+    QCOMPARE(int(r.result.status), int(SourceStatus::Truncated));
+    QCOMPARE(r.store.eventCount(), std::int64_t(700));
+    QVERIFY(QString::fromStdString(r.result.message).contains(QString::number(cut)));
+}
+
+void TestKinetoReader::truncatedFixture()
+{
+    const std::string full = readAll(kTraces + QStringLiteral("/healthy/rank0.pt.trace.json"));
+    const Read whole = readText(full);
+    const Read r = readText(full.substr(0, full.size() / 2));
+    QCOMPARE(int(r.result.status), int(SourceStatus::Truncated));
+    QVERIFY(r.store.eventCount() > 0 && r.store.eventCount() < whole.store.eventCount());
+}
+
+void TestKinetoReader::hundredMegabyteLine()
+{
+    // A valid trace on one 100 MB line (the legacy writer puts everything on one line).
+    const std::int64_t n = 1'000'000;
+    const std::string big = synthetic(n);
+    QVERIFY(big.size() > 100'000'000);
+    QVERIFY(big.find('\n') == std::string::npos);
+    const Read ok = readText(big);
+    QCOMPARE(int(ok.result.status), int(SourceStatus::Ok));
+    QCOMPARE(ok.store.eventCount(), n);
+    // And 100 MB of one line of garbage: rejected at once, with a one-line message.
+    const std::string junk(100'000'000, 'x');
+    QElapsedTimer t;
+    t.start();
+    const Read bad = readText(junk);
+    QCOMPARE(int(bad.result.status), int(SourceStatus::Error));
+    QVERIFY(t.elapsed() < 5000);
+    // A single 100 MB string inside an event is read (the window grows) and kept.
+    std::string longName =
+        R"([{"ph":"X","pid":1,"tid":1,"ts":1,"name":")" + std::string(100'000'000, 'n') + "\"}]";
+    const Read wide = readText(longName);
+    QCOMPARE(int(wide.result.status), int(SourceStatus::Ok));
+    QCOMPARE(wide.store.eventCount(), std::int64_t(1));
+}
+
+void TestKinetoReader::gzipFiles()
+{
+    QTemporaryDir dir;
+    const std::string text = synthetic(5000);
+    const QString gz = dir.filePath(QStringLiteral("a.json.gz"));
+    writeGz(gz, text);
+    const Read r = readPath(gz);
+    QCOMPARE(int(r.result.status), int(SourceStatus::Ok));
+    QCOMPARE(r.store.eventCount(), std::int64_t(5000));
+    // A .gz that is not gzip (garbage): Error that says so.
+    const QString fake = dir.filePath(QStringLiteral("fake.json.gz"));
+    writeFile(fake, "this is not gzip at all");
+    const Read f = readPath(fake);
+    QCOMPARE(int(f.result.status), int(SourceStatus::Error));
+    QVERIFY(QString::fromStdString(f.result.message).contains(QLatin1String("not gzip")));
+    // A gzip cut short: the complete events before the cut are kept.
+    QFile g(gz);
+    QVERIFY(g.open(QIODevice::ReadOnly));
+    const QByteArray compressed = g.readAll();
+    const QString cut = dir.filePath(QStringLiteral("cut.json.gz"));
+    writeFile(cut, compressed.left(compressed.size() / 2).toStdString());
+    const Read c = readPath(cut);
+    QVERIFY(c.result.status != SourceStatus::Ok);
+    QVERIFY(c.store.eventCount() > 0 && c.store.eventCount() < 5000);
+    // A missing file.
+    const Read m = readPath(dir.filePath(QStringLiteral("missing.json")));
+    QCOMPARE(int(m.result.status), int(SourceStatus::Error));
+}
+
+void TestKinetoReader::eventDetails()
+{
+    QTemporaryDir dir;
+    const std::string text = synthetic(3000);
+    for (const QString& name : {QStringLiteral("p.json"), QStringLiteral("p.json.gz")}) {
+        const QString path = dir.filePath(name);
+        if (name.endsWith(QLatin1String(".gz")))
+            writeGz(path, text);
+        else
+            writeFile(path, text);
+        const Read r = readPath(path);
+        const Lane& lane = r.store.lanes[1];
+        const auto details = readEventDetails(path.toStdString(), lane.sourceOffset[10]);
+        QVERIFY(details.is_object());
+        QCOMPARE(details.value("name", std::string()),
+                 std::string(r.store.strings.view(lane.nameId[10])));
+        QVERIFY(details.at("args").contains("External id"));
+        QCOMPARE(details.at("tid").get<std::int64_t>(), lane.tid);
+    }
+}
+
+void TestKinetoReader::normaliseNames_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("op");
+    const QList<QPair<const char*, const char*>> rows = {
+        {"allreduce", "all_reduce"},
+        {"c10d::allreduce_", "all_reduce"},
+        {"AllReduce", "all_reduce"},
+        {"nccl:all_reduce", "all_reduce"},
+        {"gloo:all_reduce", "all_reduce"},
+        {"ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
+         "all_reduce"},
+        {"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "all_gather"},
+        {"c10d::_allgather_base_", "all_gather"},
+        {"allgather_into_tensor_coalesced", "all_gather"},
+        {"c10d::_reduce_scatter_base_", "reduce_scatter"},
+        {"c10d::alltoall_base_", "all_to_all"},
+        {"nccl:all_to_all", "all_to_all"},
+        {"c10d::broadcast_", "broadcast"},
+        {"c10d::barrier", "barrier"},
+        {"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t", "send_recv"},
+        {"gloo:recvAnySource", "recv"},
+        {"wait", ""},
+        {"ncclDevKernel_Generic", ""},
+        {"aten::add", ""},
+    };
+    for (const auto& [n, o] : rows)
+        QTest::newRow(n) << QString::fromLatin1(n) << QString::fromLatin1(o);
+}
+
+void TestKinetoReader::normaliseNames()
+{
+    QFETCH(QString, name);
+    QFETCH(QString, op);
+    QCOMPARE(QString::fromStdString(normaliseCollectiveName(name.toStdString())), op);
+}
+
+void TestKinetoReader::fuzzRegressions_data()
+{
+    // Inputs fuzz/run found (crash-*, timeout-*, leak-*) are kept here and replayed.
+    QTest::addColumn<QString>("path");
+    const QDir dir(QStringLiteral(RANKSCOPE_TEST_DATA "/fuzz/kineto"));
+    for (const QString& f : dir.entryList(QDir::Files))
+        QTest::newRow(qPrintable(f)) << dir.filePath(f);
+}
+
+void TestKinetoReader::fuzzRegressions()
+{
+    QFETCH(QString, path);
+    const Read r = readText(readAll(path));
+    QCOMPARE(r.result.status == SourceStatus::Ok, r.result.message.empty());
+    for (const Lane& lane : r.store.lanes)
+        QVERIFY(std::is_sorted(lane.startNs.begin(), lane.startNs.end()));
+}
+
+void TestKinetoReader::loaderReadsFolderAndIsolatesBadFiles()
+{
+    QTemporaryDir dir;
+    QFile::copy(kTraces + QStringLiteral("/healthy/rank0.pt.trace.json"),
+                dir.filePath(QStringLiteral("rank0.pt.trace.json")));
+    QFile::copy(kTraces + QStringLiteral("/healthy/rank1.pt.trace.json"),
+                dir.filePath(QStringLiteral("rank1.pt.trace.json")));
+    const std::string r1 = readAll(kTraces + QStringLiteral("/healthy/rank1.pt.trace.json"));
+    writeFile(dir.filePath(QStringLiteral("rank2.pt.trace.json")), r1.substr(0, r1.size() / 3));
+    writeFile(dir.filePath(QStringLiteral("rank3.pt.trace.json")),
+              "[{\"ph\":\"X\",\"name\":\"a\xff\",\"pid\":1,\"tid\":1,\"ts\":1}]");
+    const SessionPtr s = loadSession(dir.path());
+    QVERIFY(s->folder.isValid());
+    QCOMPARE(s->events.eventCountOfRank(0),
+             expectedEvents(readAll(dir.filePath(QStringLiteral("rank0.pt.trace.json")))));
+    QCOMPARE(s->events.collectiveCountOfRank(0), std::int64_t(22));
+    QCOMPARE(s->events.collectiveCountOfRank(1), std::int64_t(22));
+    QVERIFY(s->events.eventCountOfRank(2) > 0);
+    for (qsizetype i = 0; i < s->folder.sources().size(); ++i) {
+        const SourceFile& src = s->folder.sources()[i];
+        if (src.kind != SourceKind::Kineto) continue;
+        const SourceFile& shown = src;
+        if (src.relativePath.startsWith(QLatin1String("rank2")))
+            QCOMPARE(shown.status, SourceStatus::Truncated);
+        else if (src.relativePath.startsWith(QLatin1String("rank3")))
+            QCOMPARE(shown.status, SourceStatus::Error);
+        else
+            QCOMPARE(shown.status, SourceStatus::Ok);
+    }
+    // Lanes know their source.
+    for (const Lane& lane : s->events.lanes)
+        QCOMPARE(s->folder.sources()[lane.sourceIndex].rank.value_or(-1), lane.rank);
+}
+
+void TestKinetoReader::loaderCancelsLargeLoad()
+{
+    QTemporaryDir dir;
+    const std::string big = synthetic(1'000'000); // ~115 MB
+    writeFile(dir.filePath(QStringLiteral("rank0.pt.trace.json")), big);
+    qint64 doneAtCancel = -1, total = 0;
+    QElapsedTimer sinceCancel;
+    const SessionPtr s = loadSession(
+        dir.path(),
+        [&](qint64 done, qint64 all) {
+            if (done > 0 && doneAtCancel < 0) {
+                doneAtCancel = done;
+                total = all;
+                sinceCancel.start();
+            }
+        },
+        [&] { return doneAtCancel >= 0; });
+    QVERIFY(sinceCancel.isValid());
+    QVERIFY(doneAtCancel < total);
+    QVERIFY2(sinceCancel.elapsed() < 2000, qPrintable(QString::number(sinceCancel.elapsed())));
+    QCOMPARE(s->events.eventCount(), std::int64_t(0));
+}
+
+QTEST_GUILESS_MAIN(TestKinetoReader)
+#include "tst_kinetoreader.moc"
