@@ -10,6 +10,7 @@ SessionPtr loadSession(const QString& dir, const ProgressFn& progress, const Can
     auto session = std::make_shared<TraceSession>();
     session->folder = TraceFolder::discover(dir, cancelled);
     if (progress) progress(session->folder.totalBytes(), session->folder.totalBytes());
+    session->laneLods = buildLaneLods(session->events);
     return session;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/store/eventstore.h"
+#include "model/store/lanelod.h"
 #include "model/trace/tracefolder.h"
 
 #include <memory>
@@ -12,6 +13,7 @@ namespace rankscope {
 struct TraceSession {
     TraceFolder folder;
     EventStore events;
+    std::vector<LaneLod> laneLods; // same index as events.lanes; built at the end of the load
 };
 
 using SessionPtr = std::shared_ptr<const TraceSession>;
