@@ -9,6 +9,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -17,7 +18,7 @@ namespace rankscope::synthetic {
 struct Span {
     std::int64_t startNs;
     std::int64_t endNs;
-    std::string name;
+    std::string_view name;
     EventCategory category = EventCategory::Kernel;
     std::uint8_t depth = 0;
 };
@@ -32,6 +33,12 @@ inline Lane makeLane(StringTable& strings, int rank, LaneKind kind, std::int64_t
     lane.pid = pid;
     lane.tid = tid;
     lane.name = std::move(name);
+    lane.startNs.reserve(spans.size());
+    lane.endNs.reserve(spans.size());
+    lane.nameId.reserve(spans.size());
+    lane.category.reserve(spans.size());
+    lane.depth.reserve(spans.size());
+    lane.sourceOffset.reserve(spans.size());
     for (const Span& s : spans) {
         lane.startNs.push_back(s.startNs);
         lane.endNs.push_back(s.endNs);

@@ -610,7 +610,7 @@ void TimelineView::paintEvent(QPaintEvent*)
     if (!(key == m_baseKey) || m_base.isNull()) {
         if (m_base.size() != viewport()->size())
             m_base = QImage(viewport()->size(), QImage::Format_RGB32);
-        renderBase(m_base);
+        renderBase();
         m_baseKey = key;
     }
     QPainter p(viewport());
@@ -625,8 +625,9 @@ QImage TimelineView::renderImage()
     return image;
 }
 
-void TimelineView::renderBase(QImage& image)
+void TimelineView::renderBase()
 {
+    QImage& image = m_base;
     QPainter p(&image);
     p.setRenderHint(QPainter::Antialiasing, false);
     const int w = image.width(), h = image.height();
@@ -818,10 +819,23 @@ void TimelineView::renderLane(QPainter& p, int laneIndex, int firstRow, int last
         for (RowRun& run : runs)
             flush(run, rects);
     }
+    // Opaque axis-aligned rects without antialiasing are plain scanline fills: writing them into
+    // the frame directly costs a fraction of a QPainter::fillRect call each, which matters when
+    // a zoomed-out frame is one rect per pixel column and row.
+    QImage& frame = m_base;
+    const QRect clip(kLabelWidth, kHeaderHeight, frame.width() - kLabelWidth,
+                     frame.height() - kHeaderHeight);
+    uchar* bits = frame.bits();
+    const qsizetype bytesPerLine = frame.bytesPerLine();
     for (auto it = rects.constBegin(); it != rects.constEnd(); ++it) {
-        const QColor c(it.key());
-        for (const QRect& r : it.value())
-            p.fillRect(r, c);
+        const QRgb c = it.key();
+        for (const QRect& r0 : it.value()) {
+            const QRect r = r0.intersected(clip);
+            for (int y = r.top(); y <= r.bottom(); ++y) {
+                auto* line = reinterpret_cast<QRgb*>(bits + y * bytesPerLine);
+                std::fill(line + r.left(), line + r.left() + r.width(), c);
+            }
+        }
     }
     if (!labels.empty()) {
         const QFontMetrics fm(font());
@@ -869,36 +883,40 @@ void TimelineView::renderOverview(QPainter& p)
     // lane) across the whole trace, from the pyramids.
     const double span = double(m_zoom.traceEndNs() - m_zoom.traceStartNs());
     const double npp = span / tw;
-    std::vector<double> busy(std::size_t(tw), 0.0);
-    int contributing = 0;
-    const EventStore& store = m_session->events;
-    const bool anyGpu = std::any_of(store.lanes.begin(), store.lanes.end(), [](const Lane& l) {
-        return l.kind == LaneKind::GpuStream && l.size() > 0;
-    });
-    for (std::size_t l = 0; l < store.lanes.size() && l < m_session->laneLods.size(); ++l) {
-        const LaneLod& lod = m_session->laneLods[l];
-        if (lod.rows.empty() || (anyGpu && store.lanes[l].kind != LaneKind::GpuStream)) continue;
-        const LodRow& row = lod.rows[0];
-        const int level = row.levelFor(npp);
-        if (level < 0) continue;
-        ++contributing;
-        const double bw = double(row.bucketNs(level));
-        const std::int64_t origin = row.originNs + offsetOf(store.lanes[l].rank);
-        for (std::size_t b = 0; b < row.levels[std::size_t(level)].size(); ++b) {
-            const float v = row.levels[std::size_t(level)][b].busy;
-            if (v <= 0) continue;
-            const double t = double(origin - m_zoom.traceStartNs()) + (double(b) + 0.5) * bw;
-            const int x = int(t / npp);
-            if (x >= 0 && x < tw) busy[std::size_t(x)] += v * bw / npp;
+    if (m_overviewWidth != tw || m_overviewVersion != m_version) {
+        m_overviewWidth = tw;
+        m_overviewVersion = m_version;
+        m_overviewBusy.assign(std::size_t(tw), 0.0);
+        const EventStore& store = m_session->events;
+        const bool anyGpu = std::any_of(store.lanes.begin(), store.lanes.end(), [](const Lane& l) {
+            return l.kind == LaneKind::GpuStream && l.size() > 0;
+        });
+        int contributing = 0;
+        for (std::size_t l = 0; l < store.lanes.size() && l < m_session->laneLods.size(); ++l) {
+            const LaneLod& lod = m_session->laneLods[l];
+            if (lod.rows.empty() || (anyGpu && store.lanes[l].kind != LaneKind::GpuStream))
+                continue;
+            const LodRow& row = lod.rows[0];
+            const int level = row.levelFor(npp);
+            if (level < 0) continue;
+            ++contributing;
+            const double bw = double(row.bucketNs(level));
+            const std::int64_t origin = row.originNs + offsetOf(store.lanes[l].rank);
+            for (std::size_t b = 0; b < row.levels[std::size_t(level)].size(); ++b) {
+                const float v = row.levels[std::size_t(level)][b].busy;
+                if (v <= 0) continue;
+                const double t = double(origin - m_zoom.traceStartNs()) + (double(b) + 0.5) * bw;
+                const int x = int(t / npp);
+                if (x >= 0 && x < tw) m_overviewBusy[std::size_t(x)] += v * bw / npp;
+            }
         }
+        for (double& v : m_overviewBusy)
+            v = contributing > 0 ? std::min(1.0, v / contributing) : 0.0;
     }
-    if (contributing > 0) {
-        for (int x = 0; x < tw; ++x) {
-            const double mean = std::min(1.0, busy[std::size_t(x)] / contributing);
-            const int bh = int(std::round((kOverviewHeight - 4) * mean));
-            if (bh > 0)
-                p.fillRect(kLabelWidth + x, kOverviewHeight - 2 - bh, 1, bh, QColor(120, 140, 180));
-        }
+    for (int x = 0; x < tw; ++x) {
+        const int bh = int(std::round((kOverviewHeight - 4) * m_overviewBusy[std::size_t(x)]));
+        if (bh > 0)
+            p.fillRect(kLabelWidth + x, kOverviewHeight - 2 - bh, 1, bh, QColor(120, 140, 180));
     }
     const int x1 = kLabelWidth + int((m_zoom.visibleStartNs() - m_zoom.traceStartNs()) / npp);
     const int x2 =

@@ -138,7 +138,7 @@ private:
     std::int64_t offsetOf(int rank) const;
     QRgb nameColor(StringId id) const;
     QRectF eventRect(TimelineEventRef ref) const; // viewport coordinates, min 1 px wide
-    void renderBase(QImage& image);
+    void renderBase();                            // into m_base
     void renderOverview(QPainter& p);
     void renderRuler(QPainter& p);
     void renderLane(QPainter& p, int lane, int firstRow, int lastRow, int yOffset);
@@ -193,6 +193,10 @@ private:
     };
     CacheKey m_baseKey;
     quint64 m_version = 1;
+    // Busy fraction per pixel of the overview strip, recomputed when the width or content change.
+    std::vector<double> m_overviewBusy;
+    int m_overviewWidth = -1;
+    quint64 m_overviewVersion = 0;
 };
 
 } // namespace rankscope
