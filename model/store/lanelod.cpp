@@ -27,8 +27,11 @@ LodRow buildRow(const Lane& lane, const std::vector<std::size_t>& events)
         hi = std::max(hi, lane.endNs[i]);
     row.originNs = lo;
     const std::int64_t span = hi - lo;
-    const std::int64_t perBucket =
-        std::max<std::int64_t>(1, span * kEventsPerBaseBucket / std::int64_t(events.size()));
+    // At least kMinBaseBuckets buckets even for a sparse row: a bucket much wider than the row
+    // would spread its few events' busy time over time where nothing ran.
+    const std::int64_t perBucket = std::max<std::int64_t>(
+        1, std::min(span * kEventsPerBaseBucket / std::int64_t(events.size()),
+                    span / kMinBaseBuckets));
     row.baseNs = std::int64_t(std::bit_ceil(std::uint64_t(perBucket)));
     const std::size_t n0 = std::size_t((span + row.baseNs - 1) / row.baseNs);
 

@@ -36,6 +36,7 @@ struct LaneLod {
 // Level 0 holds about kEventsPerBaseBucket events per bucket, so the pyramid costs a fraction of
 // the events' own memory while a frame drawn from it costs O(pixels).
 inline constexpr std::int64_t kEventsPerBaseBucket = 4;
+inline constexpr std::int64_t kMinBaseBuckets = 64;
 
 LaneLod buildLaneLod(const Lane& lane);
 // One LaneLod per lane of the store, same index; lanes are built in parallel.

@@ -72,6 +72,20 @@ private Q_SLOTS:
         QVERIFY(view.colorForEvent({0, 0}).hsvHue() >= 195);
         QVERIFY(view.yForLane(0) < view.yForLane(1)); // GPU lanes first
         QVERIFY(view.yForLane(1) < view.yForLane(2)); // ranks in order
+
+        // The overview strip shows the GPU streams' mean busy fraction over the whole trace:
+        // both busy at 90 %, one of two at 30 %.
+        view.setVisibleRange(0, 50'000); // moves the window marker out of the way
+        const QImage ov = view.viewport()->grab().toImage();
+        const QColor bar(120, 140, 180);
+        const auto overviewX = [&](double frac) {
+            return TimelineView::kLabelWidth + int(frac * view.trackWidth());
+        };
+        const int bottom = TimelineView::kOverviewHeight - 3;
+        QCOMPARE(ov.pixelColor(overviewX(0.9), bottom), bar);
+        QCOMPARE(ov.pixelColor(overviewX(0.9), 3), bar);
+        QCOMPARE(ov.pixelColor(overviewX(0.3), bottom), bar);
+        QVERIFY(ov.pixelColor(overviewX(0.3), 3) != bar);
     }
 
     void zoomedOutUsesTheLevelOfDetail()

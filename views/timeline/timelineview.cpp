@@ -56,8 +56,26 @@ const char* categoryLabel(EventCategory c)
     return "other";
 }
 
-// Accumulates one row's rectangles: sub-pixel neighbours of one colour become one rect, and
-// events entirely under the previous run's pixels are skipped.
+// Opaque axis-aligned rects without antialiasing are plain scanline fills: writing them into
+// the frame directly costs a fraction of a QPainter::fillRect call each (and makes grouping them
+// by colour moot), which matters when a zoomed-out frame is one rect per pixel column and row.
+struct FrameFill {
+    uchar* bits;
+    qsizetype bytesPerLine;
+    QRect clip;
+
+    void fill(const QRect& r0, QRgb c) const
+    {
+        const QRect r = r0.intersected(clip);
+        for (int y = r.top(); y <= r.bottom(); ++y) {
+            auto* line = reinterpret_cast<QRgb*>(bits + y * bytesPerLine);
+            std::fill(line + r.left(), line + r.left() + r.width(), c);
+        }
+    }
+};
+
+// One row's pending rectangle: sub-pixel neighbours of one colour become one rect, and events
+// entirely under the previous run's pixels are skipped.
 struct RowRun {
     int y = 0, h = 0;
     double x1 = 0, x2 = -1, nextFreeX = -1e18;
@@ -65,18 +83,16 @@ struct RowRun {
     bool open = false;
 };
 
-using RectsByColor = QHash<QRgb, QList<QRect>>;
-
-void flush(RowRun& run, RectsByColor& out)
+void flush(RowRun& run, const FrameFill& out)
 {
     if (!run.open) return;
     const int l = int(std::floor(run.x1));
     const int r = std::max(l + 1, int(std::ceil(run.x2)));
-    out[run.color].append(QRect(l, run.y, r - l, run.h));
+    out.fill(QRect(l, run.y, r - l, run.h), run.color);
     run.open = false;
 }
 
-void extendOrFlush(RowRun& run, double x1, double x2, QRgb color, RectsByColor& out)
+void extendOrFlush(RowRun& run, double x1, double x2, QRgb color, const FrameFill& out)
 {
     if (run.open && run.color == color && x1 <= run.x2 + 0.5 &&
         (x2 - x1 < 2.0 || run.x2 - run.x1 < 2.0)) {
@@ -744,7 +760,10 @@ void TimelineView::renderLane(QPainter& p, int laneIndex, int firstRow, int last
         runs[std::size_t(d - firstRow)].y = laneTop + d * kRowHeight + 1;
         runs[std::size_t(d - firstRow)].h = kRowHeight - 2;
     }
-    RectsByColor rects;
+    QImage& frame = m_base;
+    const FrameFill rects{frame.bits(), frame.bytesPerLine(),
+                          QRect(kLabelWidth, kHeaderHeight, frame.width() - kLabelWidth,
+                                frame.height() - kHeaderHeight)};
     struct Label {
         QRect rect;
         StringId name;
@@ -819,24 +838,6 @@ void TimelineView::renderLane(QPainter& p, int laneIndex, int firstRow, int last
         for (RowRun& run : runs)
             flush(run, rects);
     }
-    // Opaque axis-aligned rects without antialiasing are plain scanline fills: writing them into
-    // the frame directly costs a fraction of a QPainter::fillRect call each, which matters when
-    // a zoomed-out frame is one rect per pixel column and row.
-    QImage& frame = m_base;
-    const QRect clip(kLabelWidth, kHeaderHeight, frame.width() - kLabelWidth,
-                     frame.height() - kHeaderHeight);
-    uchar* bits = frame.bits();
-    const qsizetype bytesPerLine = frame.bytesPerLine();
-    for (auto it = rects.constBegin(); it != rects.constEnd(); ++it) {
-        const QRgb c = it.key();
-        for (const QRect& r0 : it.value()) {
-            const QRect r = r0.intersected(clip);
-            for (int y = r.top(); y <= r.bottom(); ++y) {
-                auto* line = reinterpret_cast<QRgb*>(bits + y * bytesPerLine);
-                std::fill(line + r.left(), line + r.left() + r.width(), c);
-            }
-        }
-    }
     if (!labels.empty()) {
         const QFontMetrics fm(font());
         const StringTable& strings = m_session->events.strings;
@@ -905,9 +906,13 @@ void TimelineView::renderOverview(QPainter& p)
             for (std::size_t b = 0; b < row.levels[std::size_t(level)].size(); ++b) {
                 const float v = row.levels[std::size_t(level)][b].busy;
                 if (v <= 0) continue;
-                const double t = double(origin - m_zoom.traceStartNs()) + (double(b) + 0.5) * bw;
-                const int x = int(t / npp);
-                if (x >= 0 && x < tw) m_overviewBusy[std::size_t(x)] += v * bw / npp;
+                // Spread the bucket over the pixels it covers (it can be wider than one).
+                const double b0 = double(origin - m_zoom.traceStartNs()) + double(b) * bw;
+                const double b1 = b0 + bw;
+                for (int x = std::max(0, int(b0 / npp)); x < tw && x * npp < b1; ++x) {
+                    const double cover = std::min(b1, (x + 1) * npp) - std::max(b0, x * npp);
+                    if (cover > 0) m_overviewBusy[std::size_t(x)] += v * cover / npp;
+                }
             }
         }
         for (double& v : m_overviewBusy)
