@@ -274,6 +274,19 @@ private Q_SLOTS:
         QVERIFY(html.contains(QStringLiteral("Arrival skew")));
         view.select({mine->laneIndex, mine->eventIndex + 1}); // a compute kernel
         QVERIFY(view.selectedCollectivePeers().empty());
+
+        // A record pointing outside the store (a reader's bug) is listed but never drawn.
+        auto broken = std::make_shared<TraceSession>(*session);
+        CollectiveRecord stray = *mine;
+        stray.rank = 7;
+        stray.laneIndex = 999;
+        broken->events.collectives.push_back(stray);
+        view.setSession(broken);
+        view.select({mine->laneIndex, mine->eventIndex});
+        QCOMPARE(view.selectedCollectivePeers().size(), std::size_t(4));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(!view.viewport()->grab().isNull());
     }
 
     void clockOffsetsCollapseMarkersAndBanners()

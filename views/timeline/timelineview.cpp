@@ -145,7 +145,10 @@ void TimelineView::setSession(SessionPtr session)
             }
         for (std::size_t i = 0; i < store.collectives.size(); ++i) {
             const CollectiveRecord& c = store.collectives[i];
-            if (c.laneIndex >= 0 && c.eventIndex >= 0)
+            // Only records that point at an event of the store can be selected or outlined.
+            if (c.laneIndex >= 0 && std::size_t(c.laneIndex) < store.lanes.size() &&
+                c.eventIndex >= 0 &&
+                std::size_t(c.eventIndex) < store.lanes[std::size_t(c.laneIndex)].size())
                 m_collectiveAt.insert(refKey(c.laneIndex, c.eventIndex), i);
         }
     }
@@ -970,7 +973,7 @@ void TimelineView::renderOverlay(QPainter& p)
                 first = std::min(first, enter);
                 last = std::max(last, enter);
             }
-            if (c.laneIndex >= 0 && c.eventIndex >= 0) {
+            if (m_collectiveAt.contains(refKey(c.laneIndex, c.eventIndex))) {
                 const QRectF r = eventRect({c.laneIndex, c.eventIndex});
                 if (!r.isNull()) p.drawRect(r.adjusted(-1, -1, 1, 1));
             }
