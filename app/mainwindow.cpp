@@ -1,8 +1,11 @@
 #include "app/mainwindow.h"
 
+#include "model/export/chrometraceexporter.h"
 #include "model/traceloader.h"
 #include "views/folderoverview.h"
 #include "views/models/sourcetreemodel.h"
+#include "views/timeline/timelinepanel.h"
+#include "views/timeline/timelineview.h"
 
 #include <QAction>
 #include <QApplication>
@@ -54,6 +57,9 @@ MainWindow::MainWindow(QWidget* parent)
     m_pages->setDocumentMode(true);
     m_overview = new FolderOverview(m_pages);
     m_pages->addTab(m_overview, tr("Overview"));
+    m_timeline = new TimelinePanel(m_pages);
+    m_timeline->setObjectName(QStringLiteral("timelinePanel"));
+    m_pages->addTab(m_timeline, tr("Timeline"));
     setCentralWidget(m_pages);
 
     createActions();
@@ -103,6 +109,19 @@ void MainWindow::createActions()
         if (m_session) openFolder(m_session->folder.path());
     });
     reload->setShortcut(QKeySequence::Refresh);
+    file->addSeparator();
+    QAction* exportTrace = file->addAction(tr("Export Merged &Chrome Trace…"), this,
+                                           &MainWindow::exportChromeTrace);
+    exportTrace->setObjectName(QStringLiteral("actionExportChromeTrace"));
+    QAction* exportPng = file->addAction(tr("Export Timeline &PNG…"), this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Export Timeline PNG"),
+                                         QStringLiteral("timeline.png"), tr("PNG images (*.png)"));
+        QString error;
+        if (!path.isEmpty() && !m_timeline->exportPng(path, &error))
+            QMessageBox::warning(this, tr("Export failed"), error);
+    });
+    exportPng->setObjectName(QStringLiteral("actionExportTimelinePng"));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -162,6 +181,7 @@ void MainWindow::onLoaded(const SessionPtr& session)
     m_sourceModel->setSession(session);
     m_sourceTree->expandAll();
     m_overview->setSession(session);
+    m_timeline->setSession(session);
     const TraceFolder& folder = session->folder;
     setWindowTitle(tr("%1 — RankScope").arg(QFileInfo(folder.path()).fileName()));
     m_statusLabel->setText(tr("%1: %2 ranks, %3 files")
@@ -170,6 +190,25 @@ void MainWindow::onLoaded(const SessionPtr& session)
                                .arg(folder.sources().size()));
     rememberRecent(folder.path());
     Q_EMIT sessionChanged(session);
+}
+
+void MainWindow::exportChromeTrace()
+{
+    if (!m_session) {
+        QMessageBox::information(this, tr("Export"), tr("Open a trace folder first."));
+        return;
+    }
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Merged Chrome Trace"), QStringLiteral("merged.trace.json"),
+        tr("Chrome trace JSON (*.json)"));
+    if (path.isEmpty()) return;
+    // The timeline's alignment applies: what the user sees is what Perfetto shows.
+    const TimelineView* view = m_timeline->view();
+    const QHash<int, qint64> offsets =
+        view->useClockOffsets() ? view->clockOffsets() : QHash<int, qint64>{};
+    ChromeTraceExporter exporter(m_session->events, offsets);
+    if (!exporter.writeFile(path))
+        QMessageBox::warning(this, tr("Export failed"), exporter.errorString());
 }
 
 void MainWindow::onFailed(const QString& reason)

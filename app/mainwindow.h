@@ -15,6 +15,7 @@ namespace rankscope {
 
 class FolderOverview;
 class SourceTreeModel;
+class TimelinePanel;
 class TraceLoader;
 
 class MainWindow : public QMainWindow {
@@ -28,6 +29,7 @@ public:
     TraceLoader* loader() const { return m_loader; }
     QTreeView* sourceTree() const { return m_sourceTree; }
     QTabWidget* pages() const { return m_pages; }
+    TimelinePanel* timeline() const { return m_timeline; }
 
     static constexpr int kMaxRecentFolders = 8;
 
@@ -49,6 +51,7 @@ private:
     void setLoading(bool loading);
     void onLoaded(const SessionPtr& session);
     void onFailed(const QString& reason);
+    void exportChromeTrace();
 
     TraceLoader* m_loader = nullptr;
     SessionPtr m_session;
@@ -57,6 +60,7 @@ private:
     QTreeView* m_sourceTree = nullptr;
     QTabWidget* m_pages = nullptr;
     FolderOverview* m_overview = nullptr;
+    TimelinePanel* m_timeline = nullptr;
     QMenu* m_recentMenu = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;

@@ -75,6 +75,7 @@ SessionPtr loadSession(const QString& dir, const ProgressFn& progress, const Can
     if (session->folder.isValid() && !(cancelled && cancelled()))
         readTraces(*session, progress, cancelled);
     if (progress) progress(session->folder.totalBytes(), session->folder.totalBytes());
+    session->laneLods = buildLaneLods(session->events);
     return session;
 }
 

@@ -4,6 +4,7 @@
 #include "model/trace/elasticerrorreader.h"
 #include "model/trace/flightrecorderreader.h"
 #include "model/trace/ranklog.h"
+#include "model/store/lanelod.h"
 #include "model/trace/tracefolder.h"
 
 #include <memory>
@@ -19,6 +20,7 @@ struct TraceSession {
     std::vector<FlightRecorderDump> dumps;    // their entries are also in events.collectives
     std::vector<ElasticError> errors;         // error files and the launcher's failure box
     QStringList warnings;                     // folder-level problems (folder.warnings() and more)
+    std::vector<LaneLod> laneLods; // same index as events.lanes; built at the end of the load
 };
 
 using SessionPtr = std::shared_ptr<const TraceSession>;

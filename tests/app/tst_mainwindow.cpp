@@ -1,6 +1,9 @@
 #include "app/mainwindow.h"
+#include "views/timeline/timelinepanel.h"
+#include "views/timeline/timelineview.h"
 
 #include <QAbstractItemModel>
+#include <QAction>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
@@ -12,6 +15,7 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void opensExampleFolderAndShowsRanks();
+    void timelineTabShowsTheLoadedSession();
 };
 
 void TestMainWindow::opensExampleFolderAndShowsRanks()
@@ -38,6 +42,21 @@ void TestMainWindow::opensExampleFolderAndShowsRanks()
     const QImage shot = window.grab().toImage();
     QVERIFY(!shot.isNull());
     QVERIFY(shot.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/mainwindow-hang_timeout.png")));
+}
+
+void TestMainWindow::timelineTabShowsTheLoadedSession()
+{
+    MainWindow window;
+    QStringList tabs;
+    for (int i = 0; i < window.pages()->count(); ++i)
+        tabs << window.pages()->tabText(i);
+    QCOMPARE(tabs.mid(0, 2), (QStringList{QStringLiteral("Overview"), QStringLiteral("Timeline")}));
+    QVERIFY(window.findChild<QAction*>(QStringLiteral("actionExportChromeTrace")));
+    QVERIFY(window.findChild<QAction*>(QStringLiteral("actionExportTimelinePng")));
+    QSignalSpy changed(&window, &MainWindow::sessionChanged);
+    window.openFolder(QStringLiteral(RANKSCOPE_EXAMPLES "/hang_timeout"));
+    QVERIFY(changed.wait(10000));
+    QCOMPARE(window.timeline()->view()->session(), window.session());
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -1,0 +1,93 @@
+#include "model/zoomstate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace rankscope {
+
+void ZoomState::setTraceRange(std::int64_t startNs, std::int64_t endNs)
+{
+    m_traceStartNs = startNs;
+    m_traceEndNs = std::max(endNs, startNs + kMinSpanNs);
+    fitAll();
+}
+
+void ZoomState::setWidthPx(int widthPx)
+{
+    m_widthPx = std::max(1, widthPx);
+}
+
+void ZoomState::setVisibleRange(std::int64_t startNs, std::int64_t endNs)
+{
+    if (endNs < startNs) std::swap(startNs, endNs);
+    const std::int64_t traceSpan = m_traceEndNs - m_traceStartNs;
+    std::int64_t span = std::clamp(endNs - startNs, kMinSpanNs, traceSpan);
+    if (endNs - startNs < kMinSpanNs) startNs -= (kMinSpanNs - (endNs - startNs)) / 2;
+    startNs = std::clamp(startNs, m_traceStartNs, m_traceEndNs - span);
+    m_visStartNs = startNs;
+    m_visEndNs = startNs + span;
+}
+
+void ZoomState::zoomAt(double x, double factor)
+{
+    const std::int64_t anchor = xToTime(x);
+    const double span = std::max(double(kMinSpanNs), double(visibleSpanNs()) * factor);
+    const double frac = std::clamp(x / double(m_widthPx), 0.0, 1.0);
+    const auto start = std::int64_t(std::llround(double(anchor) - frac * span));
+    setVisibleRange(start, start + std::int64_t(std::llround(span)));
+}
+
+void ZoomState::panByPx(double dx)
+{
+    const auto deltaNs = std::int64_t(std::llround(dx * nsPerPx()));
+    setVisibleRange(m_visStartNs + deltaNs, m_visEndNs + deltaNs);
+}
+
+std::int64_t ZoomState::xToTime(double x) const
+{
+    return m_visStartNs + std::int64_t(std::llround(x * nsPerPx()));
+}
+
+void ZoomState::setSelection(std::int64_t startNs, std::int64_t endNs)
+{
+    m_hasSelection = true;
+    m_selStartNs = std::min(startNs, endNs);
+    m_selEndNs = std::max(startNs, endNs);
+}
+
+std::int64_t ZoomState::tickStepNs(double nsPerPx, double minPx)
+{
+    const double wanted = std::max(1.0, nsPerPx * minPx);
+    std::int64_t decade = 1;
+    while (double(decade) * 10 <= wanted)
+        decade *= 10;
+    for (const std::int64_t m : {1, 2, 5, 10})
+        if (double(decade * m) >= wanted) return decade * m;
+    return decade * 10;
+}
+
+QString ZoomState::formatNs(std::int64_t ns, std::int64_t resolutionNs)
+{
+    struct Unit {
+        std::int64_t ns;
+        const char* name;
+    };
+    static constexpr Unit units[] = {
+        {1'000'000'000, "s"}, {1'000'000, "ms"}, {1'000, "us"}, {1, "ns"}};
+    const std::int64_t mag =
+        std::max<std::int64_t>(std::llabs(ns), std::max<std::int64_t>(1, resolutionNs));
+    for (const Unit& u : units) {
+        if (mag < u.ns && u.ns != 1) continue;
+        int decimals = 0;
+        for (std::int64_t r = u.ns; r > std::max<std::int64_t>(1, resolutionNs) && decimals < 3;
+             r /= 10)
+            ++decimals;
+        QString unit = QString::fromLatin1(u.name);
+        if (unit == QLatin1String("us")) unit = QStringLiteral("\u00b5s");
+        return QString::number(double(ns) / double(u.ns), 'f', decimals) + QLatin1Char(' ') + unit;
+    }
+    return QString::number(ns) + QStringLiteral(" ns");
+}
+
+} // namespace rankscope

@@ -1,0 +1,392 @@
+#include "tests/support/syntheticsession.h"
+#include "views/timeline/timelinecolors.h"
+#include "views/timeline/timelinepanel.h"
+#include "views/timeline/timelineview.h"
+
+#include <QApplication>
+#include <QLineEdit>
+#include <QScrollBar>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QtTest>
+
+using namespace rankscope;
+
+namespace {
+
+// Rank 0: a GPU kernel over the whole trace and a CPU op with a nested child; rank 1: an NCCL
+// kernel over the second half. Lanes: 0 = r0 GPU, 1 = r0 CPU, 2 = r1 GPU.
+SessionPtr pixelSession()
+{
+    auto s = std::make_shared<TraceSession>();
+    StringTable& st = s->events.strings;
+    s->events.lanes.push_back(synthetic::makeLane(
+        st, 0, LaneKind::GpuStream, 0, 7, {{0, 1'000'000, "sgemm", EventCategory::Kernel}}));
+    s->events.lanes.push_back(
+        synthetic::makeLane(st, 0, LaneKind::CpuThread, 100, 1,
+                            {{0, 250'000, "aten::mm", EventCategory::CpuOp, 0},
+                             {10'000, 200'000, "cudaLaunchKernel", EventCategory::Runtime, 1}}));
+    s->events.lanes.push_back(synthetic::makeLane(
+        st, 1, LaneKind::GpuStream, 1, 7,
+        {{500'000, 1'000'000, "ncclDevKernel_AllReduce", EventCategory::CommKernel}}));
+    return synthetic::finish(s);
+}
+
+void sendMouse(QWidget* w, QEvent::Type type, QPoint pos, Qt::MouseButtons buttons,
+               Qt::KeyboardModifiers mods = Qt::NoModifier)
+{
+    const Qt::MouseButton button = type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton;
+    QMouseEvent e(type, QPointF(pos), w->mapToGlobal(QPointF(pos)), button, buttons, mods);
+    QApplication::sendEvent(w, &e);
+}
+
+bool isBackground(QColor c)
+{
+    return c == timelinecolors::kBackgroundEven || c == timelinecolors::kBackgroundOdd;
+}
+
+} // namespace
+
+class TestTimelineView : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void paintsSpansWhereTheyAre()
+    {
+        TimelineView view;
+        view.resize(800, 300);
+        view.setSession(pixelSession());
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QImage img = view.viewport()->grab().toImage();
+        const int x90 = view.xForTime(900'000), x25 = view.xForTime(300'000);
+        QCOMPARE(img.pixelColor(x90, view.yForLane(0)), view.colorForEvent({0, 0}));
+        QCOMPARE(img.pixelColor(x90, view.yForLane(2)), view.colorForEvent({2, 0}));
+        QCOMPARE(img.pixelColor(x25, view.yForLane(2)), view.laneBackground(2));
+        QCOMPARE(img.pixelColor(x90, view.yForLane(1)), view.laneBackground(1));
+        // The nested CPU event sits in its own row under its parent.
+        const int x15 = view.xForTime(150'000);
+        QCOMPARE(img.pixelColor(x15, view.yForLane(1, 1) + 5), view.colorForEvent({1, 1}));
+        QCOMPARE(img.pixelColor(x90, view.yForLane(1, 1)), view.laneBackground(1));
+        // Communication is in the red/orange family, compute kernels are not.
+        QVERIFY(view.colorForEvent({2, 0}).hsvHue() < 36);
+        QVERIFY(view.colorForEvent({0, 0}).hsvHue() >= 195);
+        QVERIFY(view.yForLane(0) < view.yForLane(1)); // GPU lanes first
+        QVERIFY(view.yForLane(1) < view.yForLane(2)); // ranks in order
+
+        // The overview strip shows the GPU streams' mean busy fraction over the whole trace:
+        // both busy at 90 %, one of two at 30 %.
+        view.setVisibleRange(0, 50'000); // moves the window marker out of the way
+        const QImage ov = view.viewport()->grab().toImage();
+        const QColor bar(120, 140, 180);
+        const auto overviewX = [&](double frac) {
+            return TimelineView::kLabelWidth + int(frac * view.trackWidth());
+        };
+        const int bottom = TimelineView::kOverviewHeight - 3;
+        QCOMPARE(ov.pixelColor(overviewX(0.9), bottom), bar);
+        QCOMPARE(ov.pixelColor(overviewX(0.9), 3), bar);
+        QCOMPARE(ov.pixelColor(overviewX(0.3), bottom), bar);
+        QVERIFY(ov.pixelColor(overviewX(0.3), 3) != bar);
+    }
+
+    void zoomedOutUsesTheLevelOfDetail()
+    {
+        // 200 k tiny events in the first half of 1 ms: far more events than pixels.
+        auto s = std::make_shared<TraceSession>();
+        std::vector<synthetic::Span> spans;
+        for (int i = 0; i < 200'000; ++i)
+            spans.push_back({i * 2, i * 2 + 1, i % 2 ? "a" : "b"});
+        spans.push_back({999'000, 1'000'000, "tail"});
+        s->events.lanes.push_back(
+            synthetic::makeLane(s->events.strings, 0, LaneKind::GpuStream, 0, 7, spans));
+        TimelineView view;
+        view.resize(700, 200);
+        view.setSession(synthetic::finish(s));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QImage img = view.viewport()->grab().toImage();
+        const int y = view.yForLane(0);
+        for (qint64 t : {10'000, 150'000, 390'000})
+            QVERIFY2(!isBackground(img.pixelColor(view.xForTime(t), y)),
+                     qPrintable(QString::number(t)));
+        // (Times off the 200 µs grid lines.)
+        QVERIFY(isBackground(img.pixelColor(view.xForTime(650'000), y)));
+        QVERIFY(isBackground(img.pixelColor(view.xForTime(930'000), y)));
+        // Zoomed in, the same lane draws single events with gaps between them.
+        view.setVisibleRange(100'000, 100'100); // 1 ns = several pixels
+        const QImage deep = view.viewport()->grab().toImage();
+        QCOMPARE(deep.pixelColor(view.xForTime(100'000) + 1, y), view.colorForEvent({0, 50'000}));
+        QCOMPARE(deep.pixelColor(view.xForTime(100'001) + 2, y), view.laneBackground(0));
+    }
+
+    void hitTests()
+    {
+        TimelineView view;
+        view.resize(800, 300);
+        view.setSession(pixelSession());
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCOMPARE(view.hitTest({view.xForTime(900'000), view.yForLane(0)}),
+                 (TimelineEventRef{0, 0}));
+        QCOMPARE(view.hitTest({view.xForTime(100'000), view.yForLane(1, 1)}),
+                 (TimelineEventRef{1, 1}));
+        QCOMPARE(view.hitTest({view.xForTime(240'000), view.yForLane(1, 0)}),
+                 (TimelineEventRef{1, 0}));
+        QVERIFY(!view.hitTest({view.xForTime(300'000), view.yForLane(2)}).isValid());
+        QVERIFY(!view.hitTest({view.xForTime(900'000), view.yForLane(1, 1)}).isValid());
+        QVERIFY(!view.hitTest({10, view.yForLane(0)}).isValid());      // the label column
+        QVERIFY(!view.hitTest({view.xForTime(900'000), 5}).isValid()); // the overview
+        QTest::mouseClick(view.viewport(), Qt::LeftButton, {},
+                          QPoint(view.xForTime(800'000), view.yForLane(2)));
+        QCOMPARE(view.selected(), (TimelineEventRef{2, 0}));
+        const QString html = view.selectionDetailsHtml();
+        QVERIFY(html.contains(QStringLiteral("ncclDevKernel_AllReduce")));
+        QVERIFY(html.contains(QStringLiteral("communication kernel")));
+        QVERIFY(html.contains(QStringLiteral("500.000 \u00b5s"))); // duration
+        view.setDetailsProvider([](const TraceSession&, TimelineEventRef ref) {
+            return QList<QPair<QString, QString>>{
+                {QStringLiteral("stream"), QString::number(ref.lane * 100 + int(ref.event))}};
+        });
+        QVERIFY(view.selectionDetailsHtml().contains(QStringLiteral("<td>200</td>")));
+    }
+
+    void keyboardAndMouseNavigate()
+    {
+        TimelineView view;
+        view.resize(900, 300);
+        view.setSession(pixelSession());
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const ZoomState& z = view.zoom();
+        QCOMPARE(z.visibleSpanNs(), qint64(1'000'000));
+        QTest::keyClick(&view, Qt::Key_W);
+        QCOMPARE(z.visibleSpanNs(), qint64(800'000));
+        QCOMPARE(z.visibleStartNs(), qint64(100'000)); // about the centre
+        QTest::keyClick(&view, Qt::Key_D);
+        QCOMPARE(z.visibleStartNs(), qint64(180'000));
+        QTest::keyClick(&view, Qt::Key_A);
+        QTest::keyClick(&view, Qt::Key_A);
+        QCOMPARE(z.visibleStartNs(), qint64(20'000));
+        QTest::keyClick(&view, Qt::Key_S);
+        QCOMPARE(z.visibleSpanNs(), qint64(1'000'000));
+        QTest::keyClick(&view, Qt::Key_W);
+        QTest::keyClick(&view, Qt::Key_F);
+        QCOMPARE(z.visibleSpanNs(), qint64(1'000'000));
+        view.select({1, 0});
+        QTest::keyClick(&view, Qt::Key_F); // fit the selected event, with a margin
+        QCOMPARE(z.visibleStartNs(), qint64(0));
+        QCOMPARE(z.visibleEndNs(), qint64(300'000)); // -25k..275k, shifted into the trace
+
+        // Wheel: zooms in at the cursor, the time under it stays put.
+        view.setVisibleRange(0, 1'000'000);
+        const QPoint at(view.xForTime(250'000), view.yForLane(0));
+        const qint64 before = z.xToTime(at.x() - TimelineView::kLabelWidth);
+        QWheelEvent wheel(QPointF(at), view.viewport()->mapToGlobal(QPointF(at)), {}, {0, 120},
+                          Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(view.viewport(), &wheel);
+        QCOMPARE(z.visibleSpanNs(), qint64(800'000));
+        QVERIFY(std::abs(z.xToTime(at.x() - TimelineView::kLabelWidth) - before) <= 2);
+
+        // Drag pans: 100 px to the left shows later times.
+        const qint64 start = z.visibleStartNs();
+        const double npp = z.nsPerPx();
+        sendMouse(view.viewport(), QEvent::MouseButtonPress, at, Qt::LeftButton);
+        sendMouse(view.viewport(), QEvent::MouseMove, at - QPoint(100, 0), Qt::LeftButton);
+        sendMouse(view.viewport(), QEvent::MouseButtonRelease, at - QPoint(100, 0), Qt::NoButton);
+        QVERIFY(std::abs(z.visibleStartNs() - (start + qint64(100 * npp))) <= 2);
+
+        // Shift-drag measures.
+        const int x1 = view.xForTime(300'000), x2 = view.xForTime(500'000);
+        sendMouse(view.viewport(), QEvent::MouseButtonPress, {x1, 120}, Qt::LeftButton,
+                  Qt::ShiftModifier);
+        sendMouse(view.viewport(), QEvent::MouseMove, {x2, 120}, Qt::LeftButton, Qt::ShiftModifier);
+        sendMouse(view.viewport(), QEvent::MouseButtonRelease, {x2, 120}, Qt::NoButton,
+                  Qt::ShiftModifier);
+        QVERIFY(z.hasSelection());
+        QVERIFY(std::abs((z.selectionEndNs() - z.selectionStartNs()) - 200'000) <= 2 * npp);
+        const QImage img = view.viewport()->grab().toImage();
+        QCOMPARE(img.pixelColor((x1 + x2) / 2, TimelineView::kOverviewHeight + 3),
+                 QColor(40, 120, 255)); // the duration label over the ruler
+        QTest::keyClick(&view, Qt::Key_F);
+        QVERIFY(std::abs(z.visibleSpanNs() - 200'000) <= 2 * npp);
+    }
+
+    void findHighlightsAndSteps()
+    {
+        auto session = synthetic::makeSession({2, 1, 1, 40, 1'000'000, 10, 1000, 5});
+        TimelineView view;
+        view.resize(900, 400);
+        view.setSession(session);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy spy(&view, &TimelineView::findHitsChanged);
+        view.setFindText(QStringLiteral("allreduce_sum"));
+        QCOMPARE(view.findHitCount(), 8); // 4 per rank
+        QCOMPARE(spy.count(), 1);
+        const auto hits = view.findHits();
+        // Hits are ordered by time.
+        const auto& lanes = session->events.lanes;
+        for (std::size_t i = 1; i < hits.size(); ++i)
+            QVERIFY(lanes[std::size_t(hits[i - 1].lane)].startNs[std::size_t(hits[i - 1].event)] <=
+                    lanes[std::size_t(hits[i].lane)].startNs[std::size_t(hits[i].event)]);
+        // Every hit is outlined in the find colour.
+        const QImage img = view.viewport()->grab().toImage();
+        for (const TimelineEventRef& h : hits) {
+            const Lane& lane = lanes[std::size_t(h.lane)];
+            const int x = view.xForTime(lane.startNs[std::size_t(h.event)]);
+            const int yTop = view.yForLane(h.lane) - TimelineView::kRowHeight / 2;
+            bool outlined = false;
+            for (int dy = -1; dy <= 2 && !outlined; ++dy) // the outline's top edge
+                outlined = img.pixelColor(x + 1, yTop + dy) == timelinecolors::kFindHit;
+            QVERIFY2(outlined, qPrintable(QStringLiteral("hit %1/%2").arg(h.lane).arg(h.event)));
+        }
+        QTest::keyClick(&view, Qt::Key_Return);
+        QCOMPARE(view.currentFindHit(), 0);
+        QCOMPARE(view.selected(), hits[0]);
+        QTest::keyClick(&view, Qt::Key_Return);
+        QCOMPARE(view.selected(), hits[1]);
+        QTest::keyClick(&view, Qt::Key_Return, Qt::ShiftModifier);
+        QTest::keyClick(&view, Qt::Key_Return, Qt::ShiftModifier);
+        QCOMPARE(view.currentFindHit(), 7); // wraps around
+        view.setFindText(QStringLiteral("no such kernel"));
+        QCOMPARE(view.findHitCount(), 0);
+    }
+
+    void collectiveSelectionFindsEveryRank()
+    {
+        auto session = synthetic::makeSession({3, 1, 1, 50, 1'000'000, 10, 3000, 9});
+        TimelineView view;
+        view.resize(1000, 400);
+        view.setSession(session);
+        const EventStore& store = session->events;
+        const CollectiveRecord* mine = nullptr;
+        for (const CollectiveRecord& c : store.collectives)
+            if (c.rank == 1 && c.seq == 2) mine = &c;
+        QVERIFY(mine);
+        view.select({mine->laneIndex, mine->eventIndex});
+        const auto peers = view.selectedCollectivePeers();
+        QCOMPARE(peers.size(), std::size_t(3));
+        for (std::size_t i = 0; i < peers.size(); ++i) {
+            QCOMPARE(store.collectives[peers[i]].rank, int(i));
+            QCOMPARE(store.collectives[peers[i]].seq, qint64(2));
+        }
+        const QString html = view.selectionDetailsHtml();
+        QVERIFY(html.contains(QStringLiteral("seq 2 on 3 ranks")));
+        QVERIFY(html.contains(QStringLiteral("Arrival skew")));
+        view.select({mine->laneIndex, mine->eventIndex + 1}); // a compute kernel
+        QVERIFY(view.selectedCollectivePeers().empty());
+
+        // A record pointing outside the store (a reader's bug) is listed but never drawn.
+        auto broken = std::make_shared<TraceSession>(*session);
+        CollectiveRecord stray = *mine;
+        stray.rank = 7;
+        stray.laneIndex = 999;
+        broken->events.collectives.push_back(stray);
+        view.setSession(broken);
+        view.select({mine->laneIndex, mine->eventIndex});
+        QCOMPARE(view.selectedCollectivePeers().size(), std::size_t(4));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(!view.viewport()->grab().isNull());
+    }
+
+    void clockOffsetsCollapseMarkersAndBanners()
+    {
+        TimelineView view;
+        view.resize(800, 300);
+        view.setSession(pixelSession());
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setClockOffsets({{1, -400'000}}); // rank 1's kernel now covers 100k..600k
+        QCOMPARE(view.zoom().traceStartNs(), qint64(0));
+        QImage img = view.viewport()->grab().toImage();
+        QCOMPARE(img.pixelColor(view.xForTime(300'000), view.yForLane(2)),
+                 view.colorForEvent({2, 0}));
+        QCOMPARE(img.pixelColor(view.xForTime(850'000), view.yForLane(2)), view.laneBackground(2));
+        view.setUseClockOffsets(false);
+        img = view.viewport()->grab().toImage();
+        QCOMPARE(img.pixelColor(view.xForTime(300'000), view.yForLane(2)), view.laneBackground(2));
+        QCOMPARE(img.pixelColor(view.xForTime(850'000), view.yForLane(2)),
+                 view.colorForEvent({2, 0}));
+        view.setUseClockOffsets(true);
+
+        view.setMarkers({{650'000, 700'000, {1}, QColor(230, 0, 0), QStringLiteral("stall")}});
+        img = view.viewport()->grab().toImage();
+        const int xm = view.xForTime(680'000);
+        QVERIFY(!isBackground(img.pixelColor(xm, view.yForLane(2))));
+        QVERIFY(img.pixelColor(xm, view.yForLane(2)).red() >
+                img.pixelColor(xm, view.yForLane(2)).blue());
+        QCOMPARE(img.pixelColor(xm, view.yForLane(1)), view.laneBackground(1)); // rank 0 untouched
+
+        view.setRankBanner(1, QStringLiteral("rank 1: trace truncated"));
+        img = view.viewport()->grab().toImage();
+        const int headerY =
+            view.yForLane(2) - TimelineView::kRowHeight / 2 - TimelineView::kRankHeaderHeight / 2;
+        QCOMPARE(img.pixelColor(TimelineView::kLabelWidth + 6, headerY), QColor(200, 40, 40));
+
+        const int y2 = view.yForLane(2);
+        view.setRankCollapsed(0, true);
+        QCOMPARE(view.yForLane(0), -1);
+        QVERIFY(view.yForLane(2) < y2);
+        view.showRange(300'000, 400'000, {0});
+        QVERIFY(!view.isRankCollapsed(0));
+        QVERIFY(view.zoom().visibleStartNs() <= 300'000 && view.zoom().visibleEndNs() >= 400'000);
+        QVERIFY(view.zoom().visibleSpanNs() < 200'000);
+    }
+
+    void panelFindsAndExports()
+    {
+        TimelinePanel panel;
+        panel.resize(900, 500);
+        panel.setSession(pixelSession());
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.view()->setFocus();
+        QTest::keyClick(panel.view(), Qt::Key_F, Qt::ControlModifier);
+        QVERIFY(panel.findEdit()->isVisible());
+        QTest::keyClicks(panel.findEdit(), QStringLiteral("aten"));
+        QCOMPARE(panel.view()->findHitCount(), 1);
+        QTest::keyClick(panel.findEdit(), Qt::Key_Return);
+        QCOMPARE(panel.view()->selected(), (TimelineEventRef{1, 0}));
+        QVERIFY(panel.details()->toPlainText().contains(QStringLiteral("aten::mm")));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("view.png"));
+        QVERIFY(panel.exportPng(path));
+        QImage png(path);
+        QCOMPARE(png.size(), panel.view()->viewport()->size());
+        QString error;
+        QVERIFY(!panel.exportPng(dir.filePath(QStringLiteral("no/such/dir.png")), &error));
+    }
+
+    void screenshotOfASyntheticSession()
+    {
+        auto session = synthetic::makeSession({4, 2, 2, 400, 20'000'000, 8, 120'000, 11});
+        TimelinePanel panel;
+        panel.resize(1600, 1000);
+        panel.setSession(session);
+        TimelineView* view = panel.view();
+        view->setRankBanner(3, QStringLiteral("rank 3: trace truncated after 18.2 ms"));
+        view->setMarkers(
+            {{9'000'000, 9'600'000, {2, 3}, QColor(220, 60, 0), QStringLiteral("stall")}});
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        const QString out = QStringLiteral(RANKSCOPE_TEST_OUTPUT);
+        QVERIFY(view->renderImage().save(out + QStringLiteral("/timeline_full.png")));
+        const CollectiveRecord& c = session->events.collectives[3];
+        view->showRange(c.execStartNs - 200'000, c.execEndNs + 400'000, {0});
+        const QImage plain = view->renderImage();
+        const int x = view->xForTime(c.execStartNs + (c.execEndNs - c.execStartNs) / 2);
+        const int y = view->yForLane(c.laneIndex) + 5;
+        QCOMPARE(plain.pixelColor(x, y), view->colorForEvent({c.laneIndex, c.eventIndex}));
+        view->select({c.laneIndex, c.eventIndex});
+        view->setFindText(QStringLiteral("sgemm"));
+        const QImage zoomed = view->renderImage();
+        QVERIFY(zoomed.save(out + QStringLiteral("/timeline_collective.png")));
+        QCOMPARE(view->selectedCollectivePeers().size(), std::size_t(4));
+        QVERIFY(panel.grab().save(out + QStringLiteral("/timeline_panel.png")));
+        // The selection and its peers are drawn over the plain frame.
+        QVERIFY(zoomed != plain);
+    }
+};
+
+QTEST_MAIN(TestTimelineView)
+#include "tst_timelineview.moc"

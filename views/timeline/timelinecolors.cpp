@@ -1,0 +1,69 @@
+#include "views/timeline/timelinecolors.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace rankscope::timelinecolors {
+
+namespace {
+
+std::uint32_t fnv1a(std::string_view s)
+{
+    std::uint32_t h = 2166136261u;
+    for (unsigned char c : s) {
+        h ^= c;
+        h *= 16777619u;
+    }
+    return h;
+}
+
+bool startsWith(std::string_view s, std::string_view prefix)
+{
+    return s.size() >= prefix.size() && s.substr(0, prefix.size()) == prefix;
+}
+
+} // namespace
+
+bool isCommunicationName(std::string_view name)
+{
+    std::string lower(name.substr(0, 64));
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    return lower.find("nccl") != std::string::npos || startsWith(lower, "gloo") ||
+           startsWith(lower, "c10d::") || startsWith(lower, "record_param_comms") ||
+           startsWith(lower, "horovod") || lower.find("allreduce") != std::string::npos;
+}
+
+QColor eventColor(std::string_view name, EventCategory category)
+{
+    const std::uint32_t h = fnv1a(name);
+    const int a = int(h % 997), b = int((h / 997) % 61), c = int((h / 60817) % 41);
+    const bool comm = category == EventCategory::CommKernel || isCommunicationName(name);
+    if (comm) return QColor::fromHsv(a % 36, 170 + b, 200 + c);
+    switch (category) {
+    case EventCategory::Kernel:
+        return QColor::fromHsv(195 + a % 80, 110 + b, 185 + c);
+    case EventCategory::Memcpy:
+        return QColor::fromHsv(95 + a % 45, 140 + b, 170 + c);
+    case EventCategory::Memset:
+        return QColor::fromHsv(45 + a % 15, 170 + b, 200 + c);
+    default:
+        return QColor::fromHsv(40 + a % 290, 55 + b, 205 + c);
+    }
+}
+
+QColor textColorOn(QColor fill)
+{
+    const int luma = (fill.red() * 299 + fill.green() * 587 + fill.blue() * 114) / 1000;
+    return luma > 135 ? QColor(20, 20, 20) : QColor(250, 250, 250);
+}
+
+QRgb shadedColumn(QRgb fill, QRgb background, float busy)
+{
+    const int alpha = busy >= 0.75f ? 256 : busy >= 0.4f ? 200 : busy >= 0.1f ? 150 : 100;
+    const auto mix = [alpha](int f, int g) { return (f * alpha + g * (256 - alpha)) >> 8; };
+    return qRgb(mix(qRed(fill), qRed(background)), mix(qGreen(fill), qGreen(background)),
+                mix(qBlue(fill), qBlue(background)));
+}
+
+} // namespace rankscope::timelinecolors

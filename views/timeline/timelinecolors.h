@@ -1,0 +1,31 @@
+#pragma once
+
+#include "model/store/eventstore.h"
+
+#include <QColor>
+#include <string_view>
+
+namespace rankscope {
+
+// Colours of the timeline. An event's colour comes from a stable hash of its name (the same name
+// has the same colour in every session), inside a hue family per kind: compute kernels in blues
+// and violets, communication (NCCL kernels, gloo/c10d/nccl spans) in reds and oranges, memcpy in
+// greens, memset in yellows, CPU-side spans in pale tones of the remaining hues.
+namespace timelinecolors {
+
+bool isCommunicationName(std::string_view name);
+QColor eventColor(std::string_view name, EventCategory category);
+QColor textColorOn(QColor fill);
+// Colour of a level-of-detail column that is busy for `busy` (0..1) of its span, quantised so
+// that neighbouring columns merge into runs.
+QRgb shadedColumn(QRgb fill, QRgb background, float busy);
+
+inline const QColor kBackgroundEven{255, 255, 255};
+inline const QColor kBackgroundOdd{246, 246, 250};
+inline const QColor kRankHeader{228, 230, 238};
+inline const QColor kLabelColumn{240, 240, 244};
+inline const QColor kFindHit{255, 200, 0};
+inline const QColor kSelection{20, 20, 20};
+
+} // namespace timelinecolors
+} // namespace rankscope

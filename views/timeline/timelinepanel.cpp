@@ -1,0 +1,161 @@
+#include "views/timeline/timelinepanel.h"
+
+#include "views/timeline/timelineview.h"
+
+#include <QCheckBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QImageWriter>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QShortcut>
+#include <QSplitter>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+namespace rankscope {
+
+namespace {
+
+// Enter / Shift+Enter in the find field step through the hits without leaving the field.
+class FindEdit : public QLineEdit {
+public:
+    FindEdit(TimelineView* view, QWidget* parent) : QLineEdit(parent), m_view(view) {}
+
+protected:
+    void keyPressEvent(QKeyEvent* event) override
+    {
+        if (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter) {
+            if (event->modifiers() & Qt::ShiftModifier)
+                m_view->findPrevious();
+            else
+                m_view->findNext();
+            return;
+        }
+        if (event->key() == Qt::Key_Escape) {
+            m_view->setFocus();
+            return;
+        }
+        QLineEdit::keyPressEvent(event);
+    }
+
+private:
+    TimelineView* m_view;
+};
+
+} // namespace
+
+TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new TimelineView(this))
+{
+    m_view->setObjectName(QStringLiteral("timelineView"));
+    auto* toolbar = new QHBoxLayout;
+    toolbar->setContentsMargins(4, 2, 4, 2);
+    m_aligned = new QCheckBox(tr("Align clocks"), this);
+    m_aligned->setChecked(true);
+    m_aligned->setToolTip(tr("Apply each rank's clock offset; off shows raw timestamps"));
+    auto* fit = new QPushButton(tr("Fit (F)"), this);
+    auto* png = new QPushButton(tr("Export PNG…"), this);
+    auto* help = new QLabel(
+        tr("W/S zoom · A/D pan · wheel zooms · drag pans · Shift-drag measures · Ctrl+F finds"),
+        this);
+    help->setEnabled(false);
+    toolbar->addWidget(m_aligned);
+    toolbar->addWidget(fit);
+    toolbar->addWidget(png);
+    toolbar->addStretch(1);
+    toolbar->addWidget(help);
+
+    m_findBar = new QWidget(this);
+    auto* findLayout = new QHBoxLayout(m_findBar);
+    findLayout->setContentsMargins(4, 2, 4, 2);
+    m_find = new FindEdit(m_view, m_findBar);
+    m_find->setObjectName(QStringLiteral("timelineFind"));
+    m_find->setPlaceholderText(tr("Find events by name (Enter: next, Shift+Enter: previous)"));
+    m_find->setClearButtonEnabled(true);
+    m_findStatus = new QLabel(m_findBar);
+    auto* close = new QPushButton(tr("Close"), m_findBar);
+    findLayout->addWidget(new QLabel(tr("Find:"), m_findBar));
+    findLayout->addWidget(m_find, 1);
+    findLayout->addWidget(m_findStatus);
+    findLayout->addWidget(close);
+    m_findBar->hide();
+
+    m_details = new QTextBrowser(this);
+    m_details->setObjectName(QStringLiteral("timelineDetails"));
+    m_details->setHtml(m_view->selectionDetailsHtml());
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_view);
+    splitter->addWidget(m_details);
+    splitter->setStretchFactor(0, 4);
+    splitter->setStretchFactor(1, 1);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(toolbar);
+    layout->addWidget(m_findBar);
+    layout->addWidget(splitter, 1);
+
+    connect(m_aligned, &QCheckBox::toggled, m_view, &TimelineView::setUseClockOffsets);
+    connect(fit, &QPushButton::clicked, m_view, [this] {
+        m_view->zoom().clearSelection();
+        m_view->setVisibleRange(m_view->zoom().traceStartNs(), m_view->zoom().traceEndNs());
+    });
+    connect(png, &QPushButton::clicked, this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Export Timeline PNG"),
+                                         QStringLiteral("timeline.png"), tr("PNG images (*.png)"));
+        if (!path.isEmpty()) exportPng(path);
+    });
+    connect(m_view, &TimelineView::findRequested, this, &TimelinePanel::showFindBar);
+    auto* findShortcut = new QShortcut(QKeySequence::Find, this);
+    findShortcut->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(findShortcut, &QShortcut::activated, this, &TimelinePanel::showFindBar);
+    connect(close, &QPushButton::clicked, this, [this] {
+        m_find->clear();
+        m_findBar->hide();
+        m_view->setFocus();
+    });
+    connect(m_find, &QLineEdit::textChanged, m_view, &TimelineView::setFindText);
+    connect(m_view, &TimelineView::findHitsChanged, this, &TimelinePanel::updateFindStatus);
+    connect(m_view, &TimelineView::selectionChanged, this,
+            [this] { m_details->setHtml(m_view->selectionDetailsHtml()); });
+}
+
+void TimelinePanel::setSession(SessionPtr session)
+{
+    m_view->setSession(std::move(session));
+    m_details->setHtml(m_view->selectionDetailsHtml());
+}
+
+bool TimelinePanel::exportPng(const QString& path, QString* error)
+{
+    QImageWriter writer(path, "png");
+    if (writer.write(m_view->renderImage())) return true;
+    if (error) *error = writer.errorString();
+    return false;
+}
+
+void TimelinePanel::showFindBar()
+{
+    m_findBar->show();
+    m_find->setFocus();
+    m_find->selectAll();
+}
+
+void TimelinePanel::updateFindStatus(int count, int current)
+{
+    if (m_find->text().isEmpty())
+        m_findStatus->clear();
+    else if (count == 0)
+        m_findStatus->setText(tr("no match"));
+    else if (current < 0)
+        m_findStatus->setText(tr("%n hit(s)", nullptr, count));
+    else
+        m_findStatus->setText(tr("%1 of %2").arg(current + 1).arg(count));
+}
+
+} // namespace rankscope

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "model/tracesession.h"
+
+#include <QWidget>
+
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QTextBrowser;
+class QToolButton;
+
+namespace rankscope {
+
+class TimelineView;
+
+// The Timeline tab: the view, a find bar (Ctrl+F), the clock-alignment toggle, PNG export and
+// a details pane for the selected event.
+class TimelinePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit TimelinePanel(QWidget* parent = nullptr);
+
+    void setSession(SessionPtr session);
+    TimelineView* view() const { return m_view; }
+    QLineEdit* findEdit() const { return m_find; }
+    QTextBrowser* details() const { return m_details; }
+    // Saves what the view shows; false (with the reason in `error`) when the file cannot be
+    // written.
+    bool exportPng(const QString& path, QString* error = nullptr);
+
+private:
+    void showFindBar();
+    void updateFindStatus(int count, int current);
+
+    TimelineView* m_view = nullptr;
+    QWidget* m_findBar = nullptr;
+    QLineEdit* m_find = nullptr;
+    QLabel* m_findStatus = nullptr;
+    QCheckBox* m_aligned = nullptr;
+    QTextBrowser* m_details = nullptr;
+};
+
+} // namespace rankscope

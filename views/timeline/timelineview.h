@@ -1,0 +1,202 @@
+#pragma once
+
+#include "model/tracesession.h"
+#include "model/zoomstate.h"
+
+#include <QAbstractScrollArea>
+#include <QColor>
+#include <QHash>
+#include <QImage>
+#include <QList>
+#include <QPair>
+#include <functional>
+#include <vector>
+
+namespace rankscope {
+
+// One event of the store: lane index and event index inside the lane.
+struct TimelineEventRef {
+    int lane = -1;
+    std::int64_t event = -1;
+    bool isValid() const { return lane >= 0 && event >= 0; }
+    bool operator==(const TimelineEventRef&) const = default;
+};
+
+// A finding drawn over the timeline. Times are on the common clock (raw + the rank's offset);
+// an empty `ranks` means every rank.
+struct TimelineMarker {
+    std::int64_t startNs = 0;
+    std::int64_t endNs = 0;
+    QList<int> ranks;
+    QColor color;
+    QString label;
+};
+
+// Extra key/value details (e.g. the event's args, read back from its source) for the details
+// pane; the main window wires the reader's implementation.
+using TimelineDetailsProvider =
+    std::function<QList<QPair<QString, QString>>(const TraceSession&, TimelineEventRef)>;
+
+// Every rank of a session on one zoomable timeline: a group per rank (collapsible) holding a
+// lane per GPU stream (first) and per CPU thread, each as many rows as its nesting depth.
+class TimelineView : public QAbstractScrollArea {
+    Q_OBJECT
+public:
+    static constexpr int kOverviewHeight = 28;
+    static constexpr int kRulerHeight = 22;
+    static constexpr int kHeaderHeight = kOverviewHeight + kRulerHeight;
+    static constexpr int kLabelWidth = 180;
+    static constexpr int kRankHeaderHeight = 20;
+    static constexpr int kRowHeight = 16;
+    static constexpr int kLaneGap = 2;
+
+    explicit TimelineView(QWidget* parent = nullptr);
+    ~TimelineView() override;
+
+    void setSession(SessionPtr session);
+    SessionPtr session() const { return m_session; }
+
+    // offsetNs[rank] is added to that rank's raw timestamps to put it on the common clock.
+    void setClockOffsets(const QHash<int, qint64>& offsetNs);
+    QHash<int, qint64> clockOffsets() const { return m_offsetNs; }
+    void setUseClockOffsets(bool use); // false: raw timestamps
+    bool useClockOffsets() const { return m_useOffsets; }
+    std::int64_t displayTimeNs(int rank, std::int64_t rawNs) const;
+
+    void setMarkers(const QList<TimelineMarker>& markers);
+    QList<TimelineMarker> markers() const { return m_markers; }
+    // Shows [t0, t1] of the common clock with a margin and scrolls to the first of `ranks`.
+    void showRange(std::int64_t startNs, std::int64_t endNs, const QList<int>& ranks = {});
+    void setRankBanner(int rank, const QString& text); // empty text removes it
+    void setRankCollapsed(int rank, bool collapsed);
+    bool isRankCollapsed(int rank) const { return m_collapsed.contains(rank); }
+    void setDetailsProvider(TimelineDetailsProvider provider);
+
+    ZoomState& zoom() { return m_zoom; }
+    const ZoomState& zoom() const { return m_zoom; }
+    void setVisibleRange(std::int64_t startNs, std::int64_t endNs);
+
+    // Geometry in viewport coordinates.
+    int trackWidth() const;
+    int xForTime(std::int64_t displayNs) const;
+    // Vertical centre of `depth`'s row of `lane`; -1 when the lane is collapsed or unknown.
+    int yForLane(int lane, int depth = 0) const;
+    TimelineEventRef hitTest(QPoint viewportPos) const;
+    QColor colorForEvent(TimelineEventRef ref) const;
+    QColor laneBackground(int lane) const;
+    QString laneLabel(int lane) const;
+
+    void select(TimelineEventRef ref);
+    TimelineEventRef selected() const { return m_selected; }
+    // Indices into events.collectives of the same collective (group + seq) on every rank, when
+    // the selection is the execution or issue of one; empty otherwise.
+    std::vector<std::size_t> selectedCollectivePeers() const { return m_peers; }
+    QString selectionDetailsHtml() const;
+
+    void setFindText(const QString& text);
+    int findHitCount() const { return int(m_hits.size()); }
+    int currentFindHit() const { return m_currentHit; }
+    std::vector<TimelineEventRef> findHits() const { return m_hits; }
+    void findNext();
+    void findPrevious();
+
+    // The current view as an image (what the user sees, overlays included).
+    QImage renderImage();
+
+Q_SIGNALS:
+    void selectionChanged(rankscope::TimelineEventRef ref);
+    void rangeChanged(qint64 startNs, qint64 endNs);
+    void findHitsChanged(int count, int current);
+    void findRequested();
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    void scrollContentsBy(int dx, int dy) override;
+
+private:
+    struct Row {
+        int y = 0; // content y (before scrolling)
+        int height = 0;
+        int rank = -1;
+        int lane = -1; // -1: the rank's header row
+        int depth = 0;
+    };
+    void relayout();
+    void updateTraceRange();
+    void updateScrollBar();
+    void contentChanged();
+    void rangeMaybeChanged(std::int64_t oldStart, std::int64_t oldEnd);
+    int scrollY() const;
+    const Row* rowAt(int viewportY) const;
+    std::int64_t offsetOf(int rank) const;
+    QRgb nameColor(StringId id) const;
+    QRectF eventRect(TimelineEventRef ref) const; // viewport coordinates, min 1 px wide
+    void renderBase();                            // into m_base
+    void renderOverview(QPainter& p);
+    void renderRuler(QPainter& p);
+    void renderLane(QPainter& p, int lane, int firstRow, int lastRow, int yOffset);
+    void renderOverlay(QPainter& p);
+    void ensureVisible(TimelineEventRef ref);
+    void fitSelectionOrAll();
+    std::pair<std::int64_t, std::int64_t> collectiveArrival(const CollectiveRecord& c) const;
+
+    SessionPtr m_session;
+    ZoomState m_zoom;
+    QHash<int, qint64> m_offsetNs;
+    bool m_useOffsets = true;
+    QList<TimelineMarker> m_markers;
+    QHash<int, QString> m_banners;
+    QSet<int> m_collapsed;
+    TimelineDetailsProvider m_detailsProvider;
+
+    std::vector<int> m_ranks;                  // in order
+    std::vector<std::vector<int>> m_rankLanes; // per m_ranks entry: GPU lanes first
+    std::vector<Row> m_rows;
+    std::vector<int> m_laneRow; // first row index of each lane, -1 when collapsed
+    int m_contentHeight = 0;
+    mutable std::vector<QRgb> m_nameColors;
+
+    QHash<qint64, std::size_t> m_collectiveAt; // (lane << 40 | event) -> collective index
+    TimelineEventRef m_selected;
+    std::vector<std::size_t> m_peers;
+    TimelineEventRef m_hover;
+
+    QString m_findText;
+    std::vector<char> m_findMatch; // per name id
+    std::vector<TimelineEventRef> m_hits;
+    std::vector<std::vector<std::int64_t>> m_hitsByLane;
+    int m_currentHit = -1;
+
+    // Interaction state.
+    enum class Drag { None, Pan, Measure, Overview };
+    Drag m_drag = Drag::None;
+    QPoint m_pressPos;
+    QPoint m_lastPos;
+    std::int64_t m_measureStartNs = 0;
+    int m_mouseX = -1;
+
+    // The frame without overlays, redrawn only when its key changes.
+    QImage m_base;
+    struct CacheKey {
+        std::int64_t startNs = 0, endNs = 0;
+        QSize size;
+        int scrollY = 0;
+        quint64 version = 0;
+        bool operator==(const CacheKey&) const = default;
+    };
+    CacheKey m_baseKey;
+    quint64 m_version = 1;
+    // Busy fraction per pixel of the overview strip, recomputed when the width or content change.
+    std::vector<double> m_overviewBusy;
+    int m_overviewWidth = -1;
+    quint64 m_overviewVersion = 0;
+};
+
+} // namespace rankscope
