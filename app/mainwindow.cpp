@@ -1,12 +1,18 @@
 #include "app/mainwindow.h"
 
+#include "model/investigation/investigationstore.h"
 #include "model/traceloader.h"
 #include "views/folderoverview.h"
 #include "views/models/sourcetreemodel.h"
+#include "views/startpage/startpage.h"
+#include "views/taxonomy/taxonomybrowser.h"
+#include "views/walkthrough/walkthroughpanel.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -14,15 +20,20 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTreeView>
+#include <QVBoxLayout>
+#include <algorithm>
 
 namespace rankscope {
 
@@ -53,11 +64,17 @@ MainWindow::MainWindow(QWidget* parent)
     m_pages = new QTabWidget(this);
     m_pages->setDocumentMode(true);
     m_overview = new FolderOverview(m_pages);
-    m_pages->addTab(m_overview, tr("Overview"));
+    // The start page stands in for the overview until a folder is loaded.
+    m_overviewStack = new QStackedWidget(m_pages);
+    m_startPage = new StartPage(m_overviewStack);
+    m_overviewStack->addWidget(m_startPage);
+    m_overviewStack->addWidget(m_overview);
+    m_pages->addTab(m_overviewStack, tr("Overview"));
     setCentralWidget(m_pages);
 
     createActions();
     createDocks();
+    createTriage();
 
     m_statusLabel = new QLabel(tr("Open a trace folder to begin."), this);
     m_progress = new QProgressBar(this);
@@ -85,9 +102,122 @@ MainWindow::MainWindow(QWidget* parent)
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
+    m_taxonomy->restoreState(settings.value(QStringLiteral("mainWindow/taxonomy")).toByteArray());
+    m_walkthrough->restoreState(
+        settings.value(QStringLiteral("mainWindow/walkthrough")).toByteArray());
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The panel is destroyed after the store; let it write its last note while both exist.
+    m_walkthrough->setInvestigation(nullptr, -1);
+}
+
+void MainWindow::createTriage()
+{
+    m_store = std::make_unique<InvestigationStore>();
+    const QString notice = m_store->isOpen()
+                               ? m_store->notice()
+                               : tr("Investigations cannot be saved: %1").arg(m_store->lastError());
+    m_startPage->setNotice(notice);
+    if (!notice.isEmpty()) {
+        // Not modal: the user can read it and carry on.
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Investigation database"), notice,
+                                    QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->setModal(false);
+        box->show();
+    }
+    connect(m_startPage, &StartPage::openFolderRequested, this, &MainWindow::chooseFolder);
+    connect(m_startPage, &StartPage::reopenRequested, this, &MainWindow::openFolder);
+    refreshStartPage();
+
+    m_taxonomy = new TaxonomyBrowser(m_pages);
+    m_taxonomy->setObjectName(QStringLiteral("taxonomyBrowser"));
+    m_pages->addTab(m_taxonomy, tr("Taxonomy"));
+
+    m_walkthrough = new WalkthroughPanel(this);
+    m_walkthrough->setObjectName(QStringLiteral("walkthroughPanel"));
+    auto* dock = new QDockWidget(tr("Walkthrough"), this);
+    dock->setObjectName(QStringLiteral("walkthroughDock"));
+    dock->setWidget(m_walkthrough);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    resizeDocks({dock}, {460}, Qt::Horizontal);
+    QAction* toggle = dock->toggleViewAction();
+    toggle->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W));
+    if (QMenu* view = menuBar()->findChild<QMenu*>(QStringLiteral("menuView"))) {
+        view->addAction(toggle);
+        view->addSeparator();
+        QAction* overviewTab =
+            view->addAction(tr("&Overview"), this, [this] { m_pages->setCurrentIndex(0); });
+        overviewTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+        QAction* taxonomyTab = view->addAction(tr("&Taxonomy"), this,
+                                               [this] { m_pages->setCurrentWidget(m_taxonomy); });
+        taxonomyTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
+        QAction* find = view->addAction(tr("&Find Symptom"), this, [this] {
+            m_pages->setCurrentWidget(m_taxonomy);
+            m_taxonomy->filterEdit()->setFocus();
+            m_taxonomy->filterEdit()->selectAll();
+        });
+        find->setShortcut(QKeySequence::Find);
+    }
+    connect(m_taxonomy, &TaxonomyBrowser::walkthroughRequested, this,
+            [this, dock](const QString& id) {
+                dock->show();
+                dock->raise();
+                m_walkthrough->openWalkthrough(id);
+            });
+
+    if (QMenu* help = menuBar()->findChild<QMenu*>(QStringLiteral("menuHelp"))) {
+        QAction* keys = new QAction(tr("&Keyboard Shortcuts"), this);
+        keys->setShortcut(QKeySequence::HelpContents);
+        connect(keys, &QAction::triggered, this, &MainWindow::showShortcuts);
+        help->insertAction(help->actions().value(0), keys);
+    }
+}
+
+void MainWindow::refreshStartPage()
+{
+    if (m_store->isOpen()) m_startPage->setInvestigations(m_store->recentInvestigations());
+}
+
+QList<std::pair<QString, QString>> MainWindow::shortcutList() const
+{
+    QList<std::pair<QString, QString>> rows;
+    for (const QAction* a : findChildren<QAction*>()) {
+        if (a->shortcut().isEmpty()) continue;
+        QString text = a->text();
+        text.remove(QLatin1Char('&'));
+        rows.append({text, a->shortcut().toString(QKeySequence::NativeText)});
+    }
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    return rows;
+}
+
+void MainWindow::showShortcuts()
+{
+    const auto rows = shortcutList();
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Keyboard Shortcuts"));
+    auto* table = new QTableWidget(int(rows.size()), 2, &dialog);
+    table->setHorizontalHeaderLabels({tr("Action"), tr("Shortcut")});
+    table->verticalHeader()->hide();
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    for (int r = 0; r < int(rows.size()); ++r) {
+        table->setItem(r, 0, new QTableWidgetItem(rows[r].first));
+        table->setItem(r, 1, new QTableWidgetItem(rows[r].second));
+    }
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table->horizontalHeader()->setStretchLastSection(true);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, &dialog);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    auto* layout = new QVBoxLayout(&dialog);
+    layout->addWidget(table);
+    layout->addWidget(buttons);
+    dialog.resize(dialog.fontMetrics().averageCharWidth() * 60, dialog.fontMetrics().height() * 24);
+    dialog.exec();
+}
 
 void MainWindow::createActions()
 {
@@ -111,6 +241,7 @@ void MainWindow::createActions()
     view->setObjectName(QStringLiteral("menuView"));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->setObjectName(QStringLiteral("menuHelp"));
     help->addAction(tr("&About RankScope"), this, &MainWindow::showAbout);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
@@ -162,6 +293,12 @@ void MainWindow::onLoaded(const SessionPtr& session)
     m_sourceModel->setSession(session);
     m_sourceTree->expandAll();
     m_overview->setSession(session);
+    m_overviewStack->setCurrentWidget(m_overview);
+    if (m_store->isOpen()) {
+        m_investigationId = m_store->openInvestigation(session->folder.path());
+        m_walkthrough->setInvestigation(m_store.get(), m_investigationId);
+        refreshStartPage();
+    }
     const TraceFolder& folder = session->folder;
     setWindowTitle(tr("%1 — RankScope").arg(QFileInfo(folder.path()).fileName()));
     m_statusLabel->setText(tr("%1: %2 ranks, %3 files")
@@ -234,6 +371,9 @@ void MainWindow::closeEvent(QCloseEvent* event)
     QSettings settings;
     settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("mainWindow/state"), saveState());
+    settings.setValue(QStringLiteral("mainWindow/taxonomy"), m_taxonomy->saveState());
+    settings.setValue(QStringLiteral("mainWindow/walkthrough"), m_walkthrough->saveState());
+    m_walkthrough->flush();
     QMainWindow::closeEvent(event);
 }
 

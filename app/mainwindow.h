@@ -3,17 +3,23 @@
 #include "model/tracesession.h"
 
 #include <QMainWindow>
+#include <memory>
 
 class QLabel;
 class QMenu;
 class QProgressBar;
 class QPushButton;
+class QStackedWidget;
 class QTabWidget;
 class QTreeView;
 
 namespace rankscope {
 
 class FolderOverview;
+class InvestigationStore;
+class StartPage;
+class TaxonomyBrowser;
+class WalkthroughPanel;
 class SourceTreeModel;
 class TraceLoader;
 
@@ -28,6 +34,13 @@ public:
     TraceLoader* loader() const { return m_loader; }
     QTreeView* sourceTree() const { return m_sourceTree; }
     QTabWidget* pages() const { return m_pages; }
+    TaxonomyBrowser* taxonomyBrowser() const { return m_taxonomy; }
+    WalkthroughPanel* walkthroughPanel() const { return m_walkthrough; }
+    StartPage* startPage() const { return m_startPage; }
+    InvestigationStore* investigations() const { return m_store.get(); }
+    qint64 investigationId() const { return m_investigationId; }
+    // Every action with a shortcut, as (text, shortcut) rows for Help > Keyboard Shortcuts.
+    QList<std::pair<QString, QString>> shortcutList() const;
 
     static constexpr int kMaxRecentFolders = 8;
 
@@ -49,6 +62,9 @@ private:
     void setLoading(bool loading);
     void onLoaded(const SessionPtr& session);
     void onFailed(const QString& reason);
+    void createTriage();
+    void refreshStartPage();
+    void showShortcuts();
 
     TraceLoader* m_loader = nullptr;
     SessionPtr m_session;
@@ -61,6 +77,12 @@ private:
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     QLabel* m_statusLabel = nullptr;
+    std::unique_ptr<InvestigationStore> m_store;
+    qint64 m_investigationId = -1;
+    QStackedWidget* m_overviewStack = nullptr;
+    StartPage* m_startPage = nullptr;
+    TaxonomyBrowser* m_taxonomy = nullptr;
+    WalkthroughPanel* m_walkthrough = nullptr;
 };
 
 } // namespace rankscope
