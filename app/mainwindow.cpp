@@ -294,6 +294,8 @@ void MainWindow::onLoaded(const SessionPtr& session)
     m_sourceTree->expandAll();
     m_overview->setSession(session);
     m_overviewStack->setCurrentWidget(m_overview);
+    // Auto-check results describe the previous load; the analysis re-evaluates them.
+    m_walkthrough->clearAutoCheckResults();
     if (m_store->isOpen()) {
         m_investigationId = m_store->openInvestigation(session->folder.path());
         m_walkthrough->setInvestigation(m_store.get(), m_investigationId);

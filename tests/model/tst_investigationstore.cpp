@@ -4,7 +4,10 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+#include <csignal>
 #include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace rankscope;
 
@@ -19,6 +22,7 @@ private Q_SLOTS:
     void corruptDatabaseIsKeptAndAFreshOneStarted_data();
     void corruptDatabaseIsKeptAndAFreshOneStarted();
     void writesUseWal();
+    void aKilledWriterLosesNothingCommitted();
     void environmentOverridesTheDirectory();
 };
 
@@ -213,6 +217,36 @@ void TestInvestigationStore::writesUseWal()
     // A second connection (another thread or process) sees the committed write at once.
     InvestigationStore reader(db.path());
     QCOMPARE(reader.checklist(id, QStringLiteral("p")).value(1).status, StepStatus::Done);
+}
+
+void TestInvestigationStore::aKilledWriterLosesNothingCommitted()
+{
+    QTemporaryDir db;
+    qint64 id = -1;
+    {
+        InvestigationStore store(db.path());
+        id = store.openInvestigation(db.path());
+    }
+    const pid_t child = fork();
+    QVERIFY(child >= 0);
+    if (child == 0) {
+        // The child writes and is killed with its connection open: no close, no checkpoint.
+        InvestigationStore store(db.path());
+        for (int i = 0; i < 20; ++i)
+            store.setStepState(id, QStringLiteral("p"), i, StepStatus::Done,
+                               QStringLiteral("n%1").arg(i));
+        store.setNotes(id, QStringLiteral("written before the kill"));
+        raise(SIGKILL);
+    }
+    int status = 0;
+    QCOMPARE(waitpid(child, &status, 0), child);
+    QVERIFY(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    InvestigationStore store(db.path());
+    QVERIFY(store.notice().isEmpty());
+    const QHash<int, StepState> steps = store.checklist(id, QStringLiteral("p"));
+    QCOMPARE(steps.size(), 20);
+    QCOMPARE(steps.value(19).note, QStringLiteral("n19"));
+    QCOMPARE(store.notes(id), QStringLiteral("written before the kill"));
 }
 
 void TestInvestigationStore::environmentOverridesTheDirectory()
