@@ -142,7 +142,7 @@ void MainWindow::createTriage()
     dock->setObjectName(QStringLiteral("walkthroughDock"));
     dock->setWidget(m_walkthrough);
     addDockWidget(Qt::RightDockWidgetArea, dock);
-    resizeDocks({dock}, {460}, Qt::Horizontal);
+    resizeDocks({dock}, {fontMetrics().averageCharWidth() * 48}, Qt::Horizontal);
     QAction* toggle = dock->toggleViewAction();
     toggle->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W));
     if (QMenu* view = menuBar()->findChild<QMenu*>(QStringLiteral("menuView"))) {

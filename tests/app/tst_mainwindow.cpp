@@ -74,6 +74,8 @@ void TestMainWindow::walkthroughStateSurvivesClosingTheWindow()
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QVERIFY(window.startPage()->isVisible());
+        QVERIFY(window.grab().toImage().save(
+            QStringLiteral(RANKSCOPE_TEST_OUTPUT "/mainwindow-startpage.png")));
         QSignalSpy changed(&window, &MainWindow::sessionChanged);
         window.openFolder(folder);
         QVERIFY(changed.wait(10000));
@@ -100,6 +102,8 @@ void TestMainWindow::walkthroughStateSurvivesClosingTheWindow()
     QCOMPARE(panel->stepStatus(0), StepStatus::Done);
     QCOMPARE(panel->noteEdit()->toPlainText(), QStringLiteral("rank 1 never reached the barrier"));
     QCOMPARE(panel->progressText(), QStringLiteral("1 of %1 done").arg(w.steps.size()));
+    QVERIFY(window.grab().toImage().save(
+        QStringLiteral(RANKSCOPE_TEST_OUTPUT "/mainwindow-walkthrough.png")));
 }
 
 void TestMainWindow::startPageListsRecentInvestigations()
@@ -128,8 +132,9 @@ void TestMainWindow::shortcutsAreListed()
         QVERIFY(!key.isEmpty());
         actions << text;
     }
-    for (const char* expected : {"Open Folder…", "Walkthrough", "Keyboard Shortcuts", "Find Symptom",
-                                 "Taxonomy", "Next step", "Previous step", "Mark step done"})
+    for (const char* expected :
+         {"Open Folder…", "Walkthrough", "Keyboard Shortcuts", "Find Symptom", "Taxonomy",
+          "Next step", "Previous step", "Mark step done"})
         QVERIFY2(actions.contains(QString::fromUtf8(expected)), expected);
 }
 

@@ -38,6 +38,8 @@ StartPage::StartPage(QWidget* parent) : QWidget(parent)
     m_list = new QListWidget(this);
     m_list->setObjectName(QStringLiteral("recentInvestigations"));
     m_list->setAlternatingRowColors(true);
+    m_list->setWordWrap(true);
+    m_list->setTextElideMode(Qt::ElideMiddle);
     connect(m_list, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
         if (item->flags() & Qt::ItemIsEnabled)
             Q_EMIT reopenRequested(item->data(Qt::UserRole).toString());
@@ -53,9 +55,12 @@ StartPage::StartPage(QWidget* parent) : QWidget(parent)
     column->addWidget(m_list, 1);
 
     // Keep the text at a readable measure on wide windows, in units of the font.
+    auto* body = new QWidget(this);
+    body->setLayout(column);
+    body->setMaximumWidth(fontMetrics().averageCharWidth() * 110);
     auto* layout = new QHBoxLayout(this);
     layout->addStretch(1);
-    layout->addLayout(column, 4);
+    layout->addWidget(body, 100);
     layout->addStretch(1);
     setInvestigations({});
 }
@@ -73,7 +78,7 @@ void StartPage::setInvestigations(const QList<InvestigationSummary>& investigati
     for (const InvestigationSummary& inv : investigations) {
         const QFileInfo info(inv.folder);
         const bool present = info.isDir();
-        QString text = tr("%1 — %2\nlast worked on %3 · %4 checklist steps done")
+        QString text = tr("%1\n%2\nlast worked on %3 · %4 checklist steps done")
                            .arg(info.fileName().isEmpty() ? inv.folder : info.fileName(),
                                 QDir::toNativeSeparators(inv.folder),
                                 locale.toString(inv.updatedAt, QLocale::ShortFormat))
@@ -81,7 +86,9 @@ void StartPage::setInvestigations(const QList<InvestigationSummary>& investigati
         if (!present) text += tr(" · folder missing");
         auto* item = new QListWidgetItem(text, m_list);
         item->setData(Qt::UserRole, inv.folder);
-        item->setToolTip(present ? tr("Reopen this folder") : tr("The folder no longer exists"));
+        item->setToolTip(present
+                             ? tr("Reopen %1").arg(QDir::toNativeSeparators(inv.folder))
+                             : tr("%1 no longer exists").arg(QDir::toNativeSeparators(inv.folder)));
         if (!present) item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
     }
     m_empty->setVisible(investigations.isEmpty());

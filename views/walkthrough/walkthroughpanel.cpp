@@ -76,6 +76,8 @@ WalkthroughPanel::WalkthroughPanel(QWidget* parent) : QWidget(parent)
 
     m_summary = new QLabel(this);
     m_summary->setWordWrap(true);
+    m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_summary->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
     m_progressLabel = new QLabel(this);
     m_progressLabel->setObjectName(QStringLiteral("walkthroughProgress"));
     m_progress = new QProgressBar(this);
@@ -150,7 +152,8 @@ WalkthroughPanel::WalkthroughPanel(QWidget* parent) : QWidget(parent)
     layout->addLayout(top);
     layout->addWidget(m_summary);
     layout->addLayout(progressRow);
-    layout->addWidget(m_split, 1);
+    layout->addWidget(m_split, 100);
+    layout->addStretch(1); // holds the hint at the top while no checklist is shown
 
     // Shortcuts act while focus is in the panel, so they do not steal keys elsewhere.
     const struct {
@@ -398,6 +401,10 @@ void WalkthroughPanel::refreshStep()
     const Walkthrough* w = walkthrough();
     m_updating = true;
     const bool have = w && m_step < int(w->steps.size());
+    // Without a checklist only the hint and the pickers make sense.
+    m_split->setVisible(have);
+    m_progressLabel->setVisible(have);
+    m_progress->setVisible(have);
     for (QAbstractButton* b : m_statusGroup->buttons())
         b->setEnabled(have);
     m_note->setEnabled(have);
