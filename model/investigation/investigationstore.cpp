@@ -197,10 +197,15 @@ void InvestigationStore::closeDb()
     m_db = nullptr;
 }
 
-void InvestigationStore::checkThread() const
+bool InvestigationStore::usable() const
 {
-    Q_ASSERT_X(QThread::currentThread() == m_thread, "InvestigationStore",
-               "one connection per thread: open another store on this thread");
+    if (QThread::currentThread() != m_thread) {
+        // SQLite connections are not to be shared across threads here: open another store.
+        m_error = QStringLiteral("InvestigationStore used from a thread other than its own");
+        qWarning("InvestigationStore: %s", qPrintable(m_error));
+        return false;
+    }
+    return m_db != nullptr;
 }
 
 InvestigationStore::Health InvestigationStore::openAt(const QString& path)
@@ -265,8 +270,7 @@ bool InvestigationStore::touch(qint64 id) const
 
 qint64 InvestigationStore::openInvestigation(const QString& folder)
 {
-    checkThread();
-    if (!m_db) return -1;
+    if (!usable()) return -1;
     const QFileInfo info(folder);
     const QString key =
         info.canonicalFilePath().isEmpty() ? info.absoluteFilePath() : info.canonicalFilePath();
@@ -290,8 +294,7 @@ static const char* const kSummarySelect =
 
 std::optional<InvestigationSummary> InvestigationStore::investigation(qint64 id) const
 {
-    checkThread();
-    if (!m_db) return std::nullopt;
+    if (!usable()) return std::nullopt;
     const QByteArray sql = QByteArray(kSummarySelect) + "WHERE i.id=?1";
     Stmt q(m_db, sql.constData());
     if (!q.ok() || !q.bind(1, id).row()) return std::nullopt;
@@ -301,9 +304,8 @@ std::optional<InvestigationSummary> InvestigationStore::investigation(qint64 id)
 
 QList<InvestigationSummary> InvestigationStore::recentInvestigations(int limit) const
 {
-    checkThread();
     QList<InvestigationSummary> out;
-    if (!m_db) return out;
+    if (!usable()) return out;
     const QByteArray sql =
         QByteArray(kSummarySelect) + "ORDER BY i.updated_ms DESC, i.id DESC LIMIT ?1";
     Stmt q(m_db, sql.constData());
@@ -317,16 +319,14 @@ QList<InvestigationSummary> InvestigationStore::recentInvestigations(int limit) 
 
 bool InvestigationStore::removeInvestigation(qint64 id)
 {
-    checkThread();
-    if (!m_db) return false;
+    if (!usable()) return false;
     Stmt q(m_db, "DELETE FROM investigations WHERE id=?1");
     return q.ok() && q.bind(1, id).done() && sqlite3_changes(m_db) > 0;
 }
 
 bool InvestigationStore::setFindingsJson(qint64 id, const QByteArray& json)
 {
-    checkThread();
-    if (!m_db) return false;
+    if (!usable()) return false;
     Stmt q(m_db, "UPDATE investigations SET findings_json=?1, updated_ms=?2 WHERE id=?3");
     return q.ok() && q.bindBlobText(1, json).bind(2, nowMs()).bind(3, id).done() &&
            sqlite3_changes(m_db) > 0;
@@ -334,16 +334,14 @@ bool InvestigationStore::setFindingsJson(qint64 id, const QByteArray& json)
 
 QByteArray InvestigationStore::findingsJson(qint64 id) const
 {
-    checkThread();
-    if (!m_db) return {};
+    if (!usable()) return {};
     Stmt q(m_db, "SELECT findings_json FROM investigations WHERE id=?1");
     return q.ok() && q.bind(1, id).row() ? q.bytes(0) : QByteArray();
 }
 
 bool InvestigationStore::setNotes(qint64 id, const QString& notes)
 {
-    checkThread();
-    if (!m_db) return false;
+    if (!usable()) return false;
     Stmt q(m_db, "UPDATE investigations SET notes=?1, updated_ms=?2 WHERE id=?3");
     return q.ok() && q.bind(1, notes).bind(2, nowMs()).bind(3, id).done() &&
            sqlite3_changes(m_db) > 0;
@@ -351,8 +349,7 @@ bool InvestigationStore::setNotes(qint64 id, const QString& notes)
 
 QString InvestigationStore::notes(qint64 id) const
 {
-    checkThread();
-    if (!m_db) return {};
+    if (!usable()) return {};
     Stmt q(m_db, "SELECT notes FROM investigations WHERE id=?1");
     return q.ok() && q.bind(1, id).row() ? q.text(0) : QString();
 }
@@ -360,8 +357,7 @@ QString InvestigationStore::notes(qint64 id) const
 bool InvestigationStore::setStepState(qint64 id, const QString& patternId, int stepIndex,
                                       StepStatus status, const QString& note)
 {
-    checkThread();
-    if (!m_db || !exec("BEGIN IMMEDIATE")) return false;
+    if (!usable() || !exec("BEGIN IMMEDIATE")) return false;
     bool ok = false;
     {
         Stmt q(m_db, "INSERT INTO checklist(investigation_id, pattern_id, step_index, status, "
@@ -387,9 +383,8 @@ bool InvestigationStore::setStepState(qint64 id, const QString& patternId, int s
 
 QHash<int, StepState> InvestigationStore::checklist(qint64 id, const QString& patternId) const
 {
-    checkThread();
     QHash<int, StepState> out;
-    if (!m_db) return out;
+    if (!usable()) return out;
     Stmt q(m_db, "SELECT step_index, status, note, updated_ms FROM checklist "
                  "WHERE investigation_id=?1 AND pattern_id=?2");
     if (!q.ok()) return out;
@@ -401,8 +396,7 @@ QHash<int, StepState> InvestigationStore::checklist(qint64 id, const QString& pa
 
 bool InvestigationStore::setCurrentStep(qint64 id, const QString& patternId, int stepIndex)
 {
-    checkThread();
-    if (!m_db) return false;
+    if (!usable()) return false;
     Stmt q(m_db, "UPDATE investigations SET current_pattern=?1, current_step=?2 WHERE id=?3");
     return q.ok() && q.bind(1, patternId).bind(2, qint64(stepIndex)).bind(3, id).done() &&
            sqlite3_changes(m_db) > 0;
@@ -410,8 +404,7 @@ bool InvestigationStore::setCurrentStep(qint64 id, const QString& patternId, int
 
 std::pair<QString, int> InvestigationStore::currentStep(qint64 id) const
 {
-    checkThread();
-    if (!m_db) return {};
+    if (!usable()) return {};
     Stmt q(m_db, "SELECT current_pattern, current_step FROM investigations WHERE id=?1");
     if (!q.ok() || !q.bind(1, id).row()) return {};
     return {q.text(0), int(q.int64(1))};
@@ -419,8 +412,7 @@ std::pair<QString, int> InvestigationStore::currentStep(qint64 id) const
 
 qint64 InvestigationStore::addBookmark(qint64 id, qint64 t0Ns, qint64 t1Ns, const QString& label)
 {
-    checkThread();
-    if (!m_db) return -1;
+    if (!usable()) return -1;
     Stmt q(m_db, "INSERT INTO bookmarks(investigation_id, t0_ns, t1_ns, label, created_ms) "
                  "VALUES(?1,?2,?3,?4,?5)");
     if (!q.ok() ||
@@ -435,17 +427,15 @@ qint64 InvestigationStore::addBookmark(qint64 id, qint64 t0Ns, qint64 t1Ns, cons
 
 bool InvestigationStore::removeBookmark(qint64 bookmarkId)
 {
-    checkThread();
-    if (!m_db) return false;
+    if (!usable()) return false;
     Stmt q(m_db, "DELETE FROM bookmarks WHERE id=?1");
     return q.ok() && q.bind(1, bookmarkId).done() && sqlite3_changes(m_db) > 0;
 }
 
 QList<TimelineBookmark> InvestigationStore::bookmarks(qint64 id) const
 {
-    checkThread();
     QList<TimelineBookmark> out;
-    if (!m_db) return out;
+    if (!usable()) return out;
     Stmt q(m_db, "SELECT id, t0_ns, t1_ns, label FROM bookmarks WHERE investigation_id=?1 "
                  "ORDER BY t0_ns, id");
     if (!q.ok()) return out;

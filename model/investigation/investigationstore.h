@@ -23,8 +23,9 @@ namespace rankscope {
 // a corrupt one is renamed aside (investigations.sqlite.corrupt-<time>) and a fresh one created.
 // Either way notice() says what happened, for the GUI to show.
 //
-// An instance owns one connection and must be used only from the thread that created it; another
-// thread opens its own InvestigationStore on the same directory.
+// An instance owns one connection and works only on the thread that created it (calls from another
+// thread fail and set lastError()); another thread opens its own InvestigationStore on the same
+// directory.
 class InvestigationStore {
 public:
     static constexpr int kSchemaVersion = 1;
@@ -73,7 +74,7 @@ private:
     bool exec(const char* sql) const;
     bool touch(qint64 id) const;
     void closeDb();
-    void checkThread() const;
+    bool usable() const; // open, and called on the thread that created it
 
     sqlite3* m_db = nullptr;
     QString m_path;

@@ -2,9 +2,12 @@
 
 #include <QDir>
 #include <QFile>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 #include <csignal>
+#include <memory>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +27,7 @@ private Q_SLOTS:
     void writesUseWal();
     void aKilledWriterLosesNothingCommitted();
     void environmentOverridesTheDirectory();
+    void oneConnectionPerThread();
 };
 
 void TestInvestigationStore::oneInvestigationPerCanonicalFolder()
@@ -257,6 +261,33 @@ void TestInvestigationStore::environmentOverridesTheDirectory()
     InvestigationStore store;
     QCOMPARE(store.databasePath(), QDir(db.path()).filePath(InvestigationStore::fileName()));
     qunsetenv("RANKSCOPE_DB_DIR");
+}
+
+void TestInvestigationStore::oneConnectionPerThread()
+{
+    QTemporaryDir db;
+    InvestigationStore store(db.path());
+    const qint64 id = store.openInvestigation(db.path());
+    QVERIFY(store.setNotes(id, QStringLiteral("main")));
+    bool borrowedWorked = true;
+    QString borrowedError;
+    QString ownRead;
+    bool ownWrote = false;
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("other than its own")));
+    std::unique_ptr<QThread> worker(QThread::create([&] {
+        borrowedWorked = store.setNotes(id, QStringLiteral("from the worker"));
+        borrowedError = store.lastError();
+        InvestigationStore own(db.path());
+        ownRead = own.notes(id);
+        ownWrote = own.setStepState(id, QStringLiteral("p"), 0, StepStatus::Done, QString());
+    }));
+    worker->start();
+    QVERIFY(worker->wait(10000));
+    QVERIFY(!borrowedWorked);
+    QVERIFY(borrowedError.contains(QLatin1String("thread")));
+    QCOMPARE(ownRead, QStringLiteral("main"));
+    QVERIFY(ownWrote);
+    QCOMPARE(store.checklist(id, QStringLiteral("p")).value(0).status, StepStatus::Done);
 }
 
 QTEST_GUILESS_MAIN(TestInvestigationStore)

@@ -3,6 +3,7 @@
 #include "views/taxonomy/taxonomyfilterproxy.h"
 #include "views/taxonomy/taxonomymodel.h"
 
+#include <QAbstractAxis>
 #include <QAbstractBarSeries>
 #include <QAbstractItemModelTester>
 #include <QBarSet>
@@ -46,6 +47,7 @@ private Q_SLOTS:
     void leafShowsDescriptionAndOneBarPerFixPattern_data();
     void leafShowsDescriptionAndOneBarPerFixPattern();
     void walkthroughLinkIsOffered();
+    void chartFollowsThePalette();
     void screenshot();
 };
 
@@ -186,6 +188,26 @@ void TestTaxonomyBrowser::walkthroughLinkIsOffered()
         return;
     }
     QFAIL("no leaf has a walkthrough");
+}
+
+void TestTaxonomyBrowser::chartFollowsThePalette()
+{
+    TaxonomyBrowser browser;
+    QVERIFY(browser.selectNode(Taxonomy::instance().leaves().first()));
+    QPalette dark = browser.palette();
+    dark.setColor(QPalette::Base, QColor(30, 30, 30));
+    dark.setColor(QPalette::Text, QColor(230, 230, 230));
+    dark.setColor(QPalette::Highlight, QColor(60, 120, 200));
+    browser.setPalette(dark);
+    QCOMPARE(browser.chart()->backgroundBrush().color(), QColor(30, 30, 30));
+    QCOMPARE(browser.chart()->titleBrush().color(), QColor(230, 230, 230));
+    for (QAbstractAxis* axis : browser.chart()->axes())
+        QCOMPARE(axis->labelsBrush().color(), QColor(230, 230, 230));
+    // A node selected after the change is drawn in the same palette.
+    QVERIFY(browser.selectNode(Taxonomy::instance().leaves().last()));
+    for (QAbstractSeries* s : browser.chart()->series())
+        for (QBarSet* set : qobject_cast<QAbstractBarSeries*>(s)->barSets())
+            QCOMPARE(set->brush().color(), QColor(60, 120, 200));
 }
 
 void TestTaxonomyBrowser::screenshot()
