@@ -24,13 +24,16 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -110,6 +113,7 @@ MainWindow::MainWindow(QWidget* parent)
 MainWindow::~MainWindow()
 {
     // The panel is destroyed after the store; let it write its last note while both exist.
+    saveNotes();
     m_walkthrough->setInvestigation(nullptr, -1);
 }
 
@@ -161,6 +165,24 @@ void MainWindow::createTriage()
         });
         find->setShortcut(QKeySequence::Find);
     }
+    m_notes = new QPlainTextEdit(this);
+    m_notes->setObjectName(QStringLiteral("investigationNotes"));
+    m_notes->setPlaceholderText(tr("Open a folder to keep notes on its investigation."));
+    m_notes->setEnabled(false);
+    m_notesTimer = new QTimer(this);
+    m_notesTimer->setSingleShot(true);
+    m_notesTimer->setInterval(600);
+    connect(m_notes, &QPlainTextEdit::textChanged, m_notesTimer, qOverload<>(&QTimer::start));
+    connect(m_notesTimer, &QTimer::timeout, this, &MainWindow::saveNotes);
+    auto* notesDock = new QDockWidget(tr("Investigation notes"), this);
+    notesDock->setObjectName(QStringLiteral("notesDock"));
+    notesDock->setWidget(m_notes);
+    addDockWidget(Qt::RightDockWidgetArea, notesDock);
+    tabifyDockWidget(dock, notesDock);
+    dock->raise();
+    if (QMenu* view = menuBar()->findChild<QMenu*>(QStringLiteral("menuView")))
+        view->insertAction(toggle, notesDock->toggleViewAction());
+
     connect(m_taxonomy, &TaxonomyBrowser::walkthroughRequested, this,
             [this, dock](const QString& id) {
                 dock->show();
@@ -174,6 +196,13 @@ void MainWindow::createTriage()
         connect(keys, &QAction::triggered, this, &MainWindow::showShortcuts);
         help->insertAction(help->actions().value(0), keys);
     }
+}
+
+void MainWindow::saveNotes()
+{
+    m_notesTimer->stop();
+    if (m_investigationId > 0 && m_notes->isEnabled())
+        m_store->setNotes(m_investigationId, m_notes->toPlainText());
 }
 
 void MainWindow::refreshStartPage()
@@ -297,8 +326,15 @@ void MainWindow::onLoaded(const SessionPtr& session)
     // Auto-check results describe the previous load; the analysis re-evaluates them.
     m_walkthrough->clearAutoCheckResults();
     if (m_store->isOpen()) {
+        saveNotes(); // the previous folder's
         m_investigationId = m_store->openInvestigation(session->folder.path());
         m_walkthrough->setInvestigation(m_store.get(), m_investigationId);
+        {
+            const QSignalBlocker quiet(m_notes);
+            m_notes->setPlainText(m_store->notes(m_investigationId));
+        }
+        m_notes->setEnabled(m_investigationId > 0);
+        m_notes->setPlaceholderText(tr("What you tried, what you saw, what is next…"));
         refreshStartPage();
     }
     const TraceFolder& folder = session->folder;
@@ -376,6 +412,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     settings.setValue(QStringLiteral("mainWindow/taxonomy"), m_taxonomy->saveState());
     settings.setValue(QStringLiteral("mainWindow/walkthrough"), m_walkthrough->saveState());
     m_walkthrough->flush();
+    saveNotes();
     QMainWindow::closeEvent(event);
 }
 

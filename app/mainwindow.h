@@ -8,9 +8,11 @@
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QPlainTextEdit;
 class QPushButton;
 class QStackedWidget;
 class QTabWidget;
+class QTimer;
 class QTreeView;
 
 namespace rankscope {
@@ -37,6 +39,7 @@ public:
     TaxonomyBrowser* taxonomyBrowser() const { return m_taxonomy; }
     WalkthroughPanel* walkthroughPanel() const { return m_walkthrough; }
     StartPage* startPage() const { return m_startPage; }
+    QPlainTextEdit* notesEdit() const { return m_notes; }
     InvestigationStore* investigations() const { return m_store.get(); }
     qint64 investigationId() const { return m_investigationId; }
     // Every action with a shortcut, as (text, shortcut) rows for Help > Keyboard Shortcuts.
@@ -65,6 +68,7 @@ private:
     void createTriage();
     void refreshStartPage();
     void showShortcuts();
+    void saveNotes();
 
     TraceLoader* m_loader = nullptr;
     SessionPtr m_session;
@@ -83,6 +87,8 @@ private:
     StartPage* m_startPage = nullptr;
     TaxonomyBrowser* m_taxonomy = nullptr;
     WalkthroughPanel* m_walkthrough = nullptr;
+    QPlainTextEdit* m_notes = nullptr;
+    QTimer* m_notesTimer = nullptr;
 };
 
 } // namespace rankscope

@@ -88,6 +88,8 @@ void TestMainWindow::walkthroughStateSurvivesClosingTheWindow()
         panel->next();
         panel->noteEdit()->setFocus();
         QTest::keyClicks(panel->noteEdit(), QStringLiteral("rank 1 never reached the barrier"));
+        QVERIFY(window.notesEdit()->isEnabled());
+        QTest::keyClicks(window.notesEdit(), QStringLiteral("suspect the IB link on node 2"));
         QVERIFY(window.close());
     }
     MainWindow window;
@@ -102,6 +104,7 @@ void TestMainWindow::walkthroughStateSurvivesClosingTheWindow()
     QCOMPARE(panel->stepStatus(0), StepStatus::Done);
     QCOMPARE(panel->noteEdit()->toPlainText(), QStringLiteral("rank 1 never reached the barrier"));
     QCOMPARE(panel->progressText(), QStringLiteral("1 of %1 done").arg(w.steps.size()));
+    QCOMPARE(window.notesEdit()->toPlainText(), QStringLiteral("suspect the IB link on node 2"));
     QVERIFY(window.grab().toImage().save(
         QStringLiteral(RANKSCOPE_TEST_OUTPUT "/mainwindow-walkthrough.png")));
 }

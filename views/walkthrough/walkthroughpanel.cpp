@@ -77,7 +77,7 @@ WalkthroughPanel::WalkthroughPanel(QWidget* parent) : QWidget(parent)
     m_summary = new QLabel(this);
     m_summary->setWordWrap(true);
     m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    m_summary->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
+    m_summary->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
     m_progressLabel = new QLabel(this);
     m_progressLabel->setObjectName(QStringLiteral("walkthroughProgress"));
     m_progress = new QProgressBar(this);
@@ -405,6 +405,7 @@ void WalkthroughPanel::refreshStep()
     m_split->setVisible(have);
     m_progressLabel->setVisible(have);
     m_progress->setVisible(have);
+    m_summary->setWordWrap(!have); // a one-line title, or the longer hint
     for (QAbstractButton* b : m_statusGroup->buttons())
         b->setEnabled(have);
     m_note->setEnabled(have);
@@ -420,9 +421,12 @@ void WalkthroughPanel::refreshStep()
         m_updating = false;
         return;
     }
-    m_summary->setText(QStringLiteral("<b>%1</b> — %2").arg(esc(w->title), esc(w->summary)));
+    // The pattern's summary goes in the scrolling page: a wrapped label in a dock gets cut off.
+    m_summary->setText(QStringLiteral("<b>%1</b>").arg(esc(w->title)));
+    m_summary->setToolTip(w->summary);
     const WalkthroughStep& s = w->steps[size_t(m_step)];
     QString html =
+        QStringLiteral("<p><i>%1</i></p>").arg(esc(w->summary)) +
         tr("<h3>Step %1 of %2: %3</h3>").arg(m_step + 1).arg(w->steps.size()).arg(esc(s.title));
     if (!s.why.isEmpty()) html += tr("<p><b>Why:</b> %1</p>").arg(esc(s.why));
     if (!s.how.isEmpty()) html += tr("<p><b>How:</b> %1</p>").arg(esc(s.how));
