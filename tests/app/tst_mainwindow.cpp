@@ -12,6 +12,7 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -28,6 +29,7 @@ private Q_SLOTS:
     void startPageListsRecentInvestigations();
     void shortcutsAreListed();
     void taxonomyTabOpensAWalkthrough();
+    void layoutIsRestored();
 
 private:
     QTemporaryDir m_db;
@@ -157,6 +159,37 @@ void TestMainWindow::taxonomyTabOpensAWalkthrough()
         return;
     }
     QFAIL("no leaf has a walkthrough");
+}
+
+void TestMainWindow::layoutIsRestored()
+{
+    const QString leaf = Taxonomy::instance().leaves().at(3);
+    QList<int> sizes;
+    {
+        MainWindow window;
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.findChild<QDockWidget*>(QStringLiteral("filesDock"))->hide();
+        window.pages()->setCurrentWidget(window.taxonomyBrowser());
+        QCoreApplication::processEvents();
+        QVERIFY(window.taxonomyBrowser()->selectNode(leaf));
+        auto* split = window.taxonomyBrowser()->findChild<QSplitter*>();
+        QVERIFY(split);
+        const int total = split->sizes().value(0) + split->sizes().value(1);
+        split->setSizes({total / 4, total - total / 4});
+        sizes = split->sizes();
+        QVERIFY(window.close());
+    }
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QCOMPARE(window.taxonomyBrowser()->currentNodeId(), leaf);
+    QVERIFY(!window.findChild<QDockWidget*>(QStringLiteral("filesDock"))->isVisible());
+    window.pages()->setCurrentWidget(window.taxonomyBrowser());
+    QCOMPARE(window.taxonomyBrowser()->findChild<QSplitter*>()->sizes(), sizes);
+    window.findChild<QDockWidget*>(QStringLiteral("filesDock"))->show();
+    QVERIFY(window.close());
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -24,6 +24,7 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
+#include <utility>
 
 namespace rankscope {
 
@@ -386,6 +387,15 @@ QByteArray TaxonomyBrowser::saveState() const
     return out;
 }
 
+void TaxonomyBrowser::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (!m_pendingState.isEmpty()) {
+        layout()->activate(); // the splitters get their real size before the sizes are applied
+        restoreState(std::exchange(m_pendingState, {}));
+    }
+}
+
 void TaxonomyBrowser::restoreState(const QByteArray& state)
 {
     QDataStream s(state);
@@ -393,9 +403,13 @@ void TaxonomyBrowser::restoreState(const QByteArray& state)
     QString id;
     s >> a >> b >> id;
     if (s.status() != QDataStream::Ok) return;
+    if (!id.isEmpty() && id != m_currentId) selectNode(id);
+    if (!isVisible()) {
+        m_pendingState = state;
+        return;
+    }
     m_split->restoreState(a);
     m_detailSplit->restoreState(b);
-    if (!id.isEmpty()) selectNode(id);
 }
 
 } // namespace rankscope

@@ -40,6 +40,8 @@ public:
     int chartBarCount() const { return m_barCount; }
 
     QByteArray saveState() const;
+    // Selects the saved node at once; splitter sizes wait for the first show if the widget is
+    // hidden, so they meet the real geometry instead of being stretched from a default one.
     void restoreState(const QByteArray& state);
 
     // How-to topics whose names share words with the node's names and description, best first.
@@ -50,6 +52,7 @@ Q_SIGNALS:
     void walkthroughRequested(const QString& patternId);
 
 protected:
+    void showEvent(QShowEvent* event) override;
     void changeEvent(QEvent* event) override;
 
 private:
@@ -66,6 +69,7 @@ private:
     QChart* m_chart = nullptr;
     QChartView* m_chartView = nullptr;
     QSplitter* m_split = nullptr;
+    QByteArray m_pendingState;
     QSplitter* m_detailSplit = nullptr;
     QString m_currentId;
     int m_barCount = 0;

@@ -24,6 +24,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <functional>
+#include <utility>
 
 namespace rankscope {
 
@@ -492,8 +493,21 @@ QByteArray WalkthroughPanel::saveState() const
     return out;
 }
 
+void WalkthroughPanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (!m_pendingState.isEmpty()) {
+        layout()->activate(); // the splitters get their real size before the sizes are applied
+        restoreState(std::exchange(m_pendingState, {}));
+    }
+}
+
 void WalkthroughPanel::restoreState(const QByteArray& state)
 {
+    if (!isVisible()) {
+        m_pendingState = state;
+        return;
+    }
     QDataStream s(state);
     QByteArray split;
     s >> split;

@@ -58,6 +58,8 @@ public:
     void flush();
 
     QByteArray saveState() const;
+    // Applied when the widget is first shown if it is hidden now, so the sizes meet the real
+    // geometry instead of being stretched from a default one.
     void restoreState(const QByteArray& state);
 
     QComboBox* patternBox() const { return m_patternBox; }
@@ -79,6 +81,9 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void stateChanged();
+
+protected:
+    void showEvent(QShowEvent* event) override;
 
 private:
     struct CheckResult {
@@ -113,6 +118,7 @@ private:
     QPushButton* m_prev = nullptr;
     QPushButton* m_next = nullptr;
     QSplitter* m_split = nullptr;
+    QByteArray m_pendingState;
     QTimer* m_noteTimer = nullptr;
 };
 
