@@ -34,6 +34,7 @@ private Q_SLOTS:
     void frameworkSelectsTheCodeShown_data();
     void frameworkSelectsTheCodeShown();
     void autoCheckShowsIdDescriptionAndEvidence();
+    void fixItOpensTheMostUsedWalkthroughOfASymptom();
     void screenshot();
 };
 
@@ -172,6 +173,30 @@ void TestWalkthroughPanel::autoCheckShowsIdDescriptionAndEvidence()
             return;
         }
     QFAIL("no walkthrough step has an auto-check");
+}
+
+void TestWalkthroughPanel::fixItOpensTheMostUsedWalkthroughOfASymptom()
+{
+    const Taxonomy& t = Taxonomy::instance();
+    QString leaf;
+    for (const QString& id : t.leaves())
+        if (t.walkthroughsForNode(id).size() >= 2) leaf = id;
+    QVERIFY(!leaf.isEmpty());
+    const auto ws = t.walkthroughsForNode(leaf);
+    WalkthroughPanel panel;
+    panel.show();
+    QVERIFY(panel.openForSymptom(leaf));
+    QCOMPARE(panel.patternId(), ws.front()->patternId);
+    QCOMPARE(panel.alternativePatterns().size(), int(ws.size()) - 1);
+    QCOMPARE(panel.alternativePatterns().first(), ws.at(1)->patternId);
+    QVERIFY(panel.alternativesLabel()->isVisible());
+    Q_EMIT panel.alternativesLabel()->linkActivated(ws.at(1)->patternId);
+    QCOMPARE(panel.patternId(), ws.at(1)->patternId);
+    QVERIFY(panel.alternativesLabel()->isVisible());
+    panel.patternBox()->setCurrentIndex(panel.patternBox()->findData(ws.front()->patternId));
+    QVERIFY(panel.openWalkthrough(ws.at(1)->patternId));
+    QVERIFY(!panel.alternativesLabel()->isVisible());
+    QVERIFY(!panel.openForSymptom(QStringLiteral("no/such/node")));
 }
 
 void TestWalkthroughPanel::screenshot()

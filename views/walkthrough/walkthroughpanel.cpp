@@ -76,6 +76,17 @@ WalkthroughPanel::WalkthroughPanel(QWidget* parent) : QWidget(parent)
     m_frameworkBox->setCurrentIndex(fw < 0 ? 0 : fw);
 
     m_summary = new QLabel(this);
+    m_alternativesLabel = new QLabel(this);
+    m_alternativesLabel->setObjectName(QStringLiteral("walkthroughAlternatives"));
+    m_alternativesLabel->setWordWrap(true);
+    m_alternativesLabel->hide();
+    connect(m_alternativesLabel, &QLabel::linkActivated, this, [this](const QString& link) {
+        // Keep the list: the user is comparing the symptom's checklists.
+        const QString symptom = m_symptomId;
+        openWalkthrough(link);
+        m_symptomId = symptom;
+        showAlternatives();
+    });
     m_summary->setWordWrap(true);
     m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     m_summary->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
@@ -152,6 +163,7 @@ WalkthroughPanel::WalkthroughPanel(QWidget* parent) : QWidget(parent)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(m_summary);
+    layout->addWidget(m_alternativesLabel);
     layout->addLayout(progressRow);
     layout->addWidget(m_split, 100);
     layout->addStretch(1); // holds the hint at the top while no checklist is shown
@@ -185,6 +197,7 @@ WalkthroughPanel::WalkthroughPanel(QWidget* parent) : QWidget(parent)
         flush();
         m_step = 0;
         loadState();
+        showAlternatives();
         if (m_store && m_investigationId > 0 && walkthrough())
             m_store->setCurrentStep(m_investigationId, patternId(), m_step);
     });
@@ -264,8 +277,37 @@ void WalkthroughPanel::setInvestigation(InvestigationStore* store, qint64 invest
     loadState();
 }
 
+bool WalkthroughPanel::openForSymptom(const QString& nodeId)
+{
+    const auto walkthroughs = Taxonomy::instance().walkthroughsForNode(nodeId);
+    if (walkthroughs.empty()) return false;
+    openWalkthrough(walkthroughs.front()->patternId);
+    m_symptomId = nodeId;
+    showAlternatives();
+    return true;
+}
+
+void WalkthroughPanel::showAlternatives()
+{
+    m_alternatives.clear();
+    QStringList links;
+    for (const Walkthrough* w : Taxonomy::instance().walkthroughsForNode(m_symptomId))
+        if (w->patternId != patternId()) {
+            m_alternatives << w->patternId;
+            links << QStringLiteral("<a href=\"%1\">%2</a>").arg(esc(w->patternId), esc(w->title));
+        }
+    const TaxonomyNode* node = Taxonomy::instance().node(m_symptomId);
+    m_alternativesLabel->setText(links.isEmpty() ? QString()
+                                                 : tr("Also fixed “%1”: %2")
+                                                       .arg(esc(node ? node->name : m_symptomId),
+                                                            links.join(QStringLiteral(" · "))));
+    m_alternativesLabel->setVisible(!links.isEmpty());
+}
+
 bool WalkthroughPanel::openWalkthrough(const QString& pattern)
 {
+    m_symptomId.clear();
+    showAlternatives();
     const int i = m_patternBox->findData(pattern);
     if (i <= 0) return false;
     if (i != m_patternBox->currentIndex()) m_patternBox->setCurrentIndex(i);

@@ -38,6 +38,12 @@ public:
     qint64 investigationId() const { return m_investigationId; }
 
     bool openWalkthrough(const QString& patternId);
+    // Opens the most used walkthrough for a taxonomy node (what "Fix it" on a finding does) and
+    // lists the node's other walkthroughs as links; false when the node has none.
+    bool openForSymptom(const QString& nodeId);
+    // The other walkthroughs offered for the current symptom, most used first.
+    QStringList alternativePatterns() const { return m_alternatives; }
+    QLabel* alternativesLabel() const { return m_alternativesLabel; }
     QString patternId() const;
     int stepCount() const;
     int currentStep() const { return m_step; }
@@ -96,6 +102,7 @@ private:
     void refreshList();
     void refreshStep();
     void refreshProgress();
+    void showAlternatives();
 
     InvestigationStore* m_store = nullptr;
     qint64 m_investigationId = -1;
@@ -108,6 +115,10 @@ private:
     QComboBox* m_patternBox = nullptr;
     QComboBox* m_frameworkBox = nullptr;
     QLabel* m_summary = nullptr;
+    QLabel* m_alternativesLabel = nullptr;
+    QStringList m_alternatives;
+    QString
+        m_symptomId; // the node openForSymptom() was called for, until another pattern is chosen
     QLabel* m_progressLabel = nullptr;
     QProgressBar* m_progress = nullptr;
     QListWidget* m_steps = nullptr;
