@@ -220,11 +220,20 @@ InvestigationStore::Health InvestigationStore::openAt(const QString& path)
         return Health::Failed;
     }
     sqlite3_busy_timeout(m_db, 3000);
+    // Only damage counts as corrupt; a busy or unreadable file must never be moved aside.
+    const auto damaged = [](int rc) { return rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT; };
     int version = -1;
     {
         Stmt q(m_db, "PRAGMA user_version");
-        if (!q.ok() || !q.row()) return Health::Corrupt; // SQLITE_NOTADB lands here
-        version = int(q.int64(0));
+        const int rc = q.ok() ? q.step() : sqlite3_errcode(m_db);
+        if (rc == SQLITE_ROW) {
+            version = int(q.int64(0));
+        } else {
+            m_error = QString::fromUtf8(sqlite3_errmsg(m_db));
+            // Closed before the caller renames the file, so SQLite never touches the new name.
+            closeDb();
+            return damaged(rc) ? Health::Corrupt : Health::Failed;
+        }
     }
     if (version > kSchemaVersion) {
         closeDb();
@@ -232,9 +241,11 @@ InvestigationStore::Health InvestigationStore::openAt(const QString& path)
     }
     {
         Stmt check(m_db, "PRAGMA quick_check");
-        if (!check.ok() || !check.row() || check.text(0) != QLatin1String("ok")) {
+        const int rc = check.ok() ? check.step() : sqlite3_errcode(m_db);
+        if (rc != SQLITE_ROW || check.text(0) != QLatin1String("ok")) {
+            m_error = rc == SQLITE_ROW ? check.text(0) : QString::fromUtf8(sqlite3_errmsg(m_db));
             closeDb();
-            return Health::Corrupt;
+            return rc == SQLITE_ROW || damaged(rc) ? Health::Corrupt : Health::Failed;
         }
     }
     if (!exec("PRAGMA journal_mode=WAL") || !exec("PRAGMA synchronous=FULL") ||

@@ -25,6 +25,7 @@ private Q_SLOTS:
     void corruptDatabaseIsKeptAndAFreshOneStarted_data();
     void corruptDatabaseIsKeptAndAFreshOneStarted();
     void writesUseWal();
+    void aLockedDatabaseIsNotTakenForCorrupt();
     void aKilledWriterLosesNothingCommitted();
     void environmentOverridesTheDirectory();
     void oneConnectionPerThread();
@@ -221,6 +222,33 @@ void TestInvestigationStore::writesUseWal()
     // A second connection (another thread or process) sees the committed write at once.
     InvestigationStore reader(db.path());
     QCOMPARE(reader.checklist(id, QStringLiteral("p")).value(1).status, StepStatus::Done);
+}
+
+void TestInvestigationStore::aLockedDatabaseIsNotTakenForCorrupt()
+{
+    QTemporaryDir db;
+    const QString usual = QDir(db.path()).filePath(InvestigationStore::fileName());
+    {
+        InvestigationStore store(db.path());
+        store.openInvestigation(db.path());
+    }
+    sqlite3* holder = nullptr;
+    QCOMPARE(sqlite3_open(QFile::encodeName(usual).constData(), &holder), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(holder, "PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE;", nullptr,
+                          nullptr, nullptr),
+             SQLITE_OK);
+    {
+        InvestigationStore store(db.path());
+        QVERIFY(!store.isOpen());
+        QVERIFY(store.notice().isEmpty());
+        QVERIFY(store.lastError().contains(QLatin1String("locked")));
+        QVERIFY(QDir(db.path()).entryList({QStringLiteral("*.corrupt-*")}).isEmpty());
+    }
+    sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
+    sqlite3_close(holder);
+    InvestigationStore store(db.path());
+    QVERIFY(store.isOpen());
+    QCOMPARE(store.recentInvestigations().size(), 1);
 }
 
 void TestInvestigationStore::aKilledWriterLosesNothingCommitted()
