@@ -187,7 +187,7 @@ void MainWindow::createTriage()
             [this, dock](const QString& id) {
                 dock->show();
                 dock->raise();
-                m_walkthrough->openWalkthrough(id);
+                m_walkthrough->openWalkthrough(id, m_taxonomy->currentNodeId());
             });
 
     if (QMenu* help = menuBar()->findChild<QMenu*>(QStringLiteral("menuHelp"))) {

@@ -156,6 +156,7 @@ void TestMainWindow::taxonomyTabOpensAWalkthrough()
         QVERIFY(window.taxonomyBrowser()->selectNode(leaf));
         Q_EMIT window.taxonomyBrowser()->walkthroughRequested(ws.front()->patternId);
         QCOMPARE(window.walkthroughPanel()->patternId(), ws.front()->patternId);
+        QCOMPARE(window.walkthroughPanel()->alternativePatterns().size(), int(ws.size()) - 1);
         return;
     }
     QFAIL("no leaf has a walkthrough");

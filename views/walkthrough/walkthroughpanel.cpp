@@ -82,10 +82,7 @@ WalkthroughPanel::WalkthroughPanel(QWidget* parent) : QWidget(parent)
     m_alternativesLabel->hide();
     connect(m_alternativesLabel, &QLabel::linkActivated, this, [this](const QString& link) {
         // Keep the list: the user is comparing the symptom's checklists.
-        const QString symptom = m_symptomId;
-        openWalkthrough(link);
-        m_symptomId = symptom;
-        showAlternatives();
+        openWalkthrough(link, m_symptomId);
     });
     m_summary->setWordWrap(true);
     m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
@@ -281,10 +278,7 @@ bool WalkthroughPanel::openForSymptom(const QString& nodeId)
 {
     const auto walkthroughs = Taxonomy::instance().walkthroughsForNode(nodeId);
     if (walkthroughs.empty()) return false;
-    openWalkthrough(walkthroughs.front()->patternId);
-    m_symptomId = nodeId;
-    showAlternatives();
-    return true;
+    return openWalkthrough(walkthroughs.front()->patternId, nodeId);
 }
 
 void WalkthroughPanel::showAlternatives()
@@ -304,13 +298,13 @@ void WalkthroughPanel::showAlternatives()
     m_alternativesLabel->setVisible(!links.isEmpty());
 }
 
-bool WalkthroughPanel::openWalkthrough(const QString& pattern)
+bool WalkthroughPanel::openWalkthrough(const QString& pattern, const QString& symptomId)
 {
-    m_symptomId.clear();
-    showAlternatives();
     const int i = m_patternBox->findData(pattern);
     if (i <= 0) return false;
+    m_symptomId = symptomId;
     if (i != m_patternBox->currentIndex()) m_patternBox->setCurrentIndex(i);
+    showAlternatives();
     return true;
 }
 

@@ -37,7 +37,8 @@ public:
     void setInvestigation(InvestigationStore* store, qint64 investigationId);
     qint64 investigationId() const { return m_investigationId; }
 
-    bool openWalkthrough(const QString& patternId);
+    // With a symptom (taxonomy node id), its other walkthroughs are offered as links.
+    bool openWalkthrough(const QString& patternId, const QString& symptomId = {});
     // Opens the most used walkthrough for a taxonomy node (what "Fix it" on a finding does) and
     // lists the node's other walkthroughs as links; false when the node has none.
     bool openForSymptom(const QString& nodeId);
