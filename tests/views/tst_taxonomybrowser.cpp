@@ -226,6 +226,27 @@ void TestTaxonomyBrowser::screenshot()
     const QImage shot = browser.grab().toImage();
     QVERIFY(!shot.isNull());
     QVERIFY(shot.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/taxonomybrowser.png")));
+
+    // The same page under a dark palette, for a human to check that nothing stays light.
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(45, 45, 45));
+    dark.setColor(QPalette::WindowText, QColor(220, 220, 220));
+    dark.setColor(QPalette::Base, QColor(30, 30, 30));
+    dark.setColor(QPalette::AlternateBase, QColor(40, 40, 40));
+    dark.setColor(QPalette::Text, QColor(220, 220, 220));
+    dark.setColor(QPalette::Button, QColor(50, 50, 50));
+    dark.setColor(QPalette::ButtonText, QColor(220, 220, 220));
+    dark.setColor(QPalette::Highlight, QColor(42, 110, 190));
+    dark.setColor(QPalette::HighlightedText, Qt::white);
+    dark.setColor(QPalette::Link, QColor(120, 170, 255));
+    browser.setPalette(dark);
+    QVERIFY(browser.selectNode(widest));
+    QTest::qWait(50);
+    const QImage darkShot = browser.grab().toImage();
+    const QWidget* chartView = browser.findChild<QWidget*>(QStringLiteral("fixPatternChart"));
+    const QPoint chartCorner = chartView->mapTo(&browser, QPoint(4, chartView->height() - 4));
+    QVERIFY(darkShot.pixelColor(chartCorner).lightness() < 100);
+    QVERIFY(darkShot.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/taxonomybrowser-dark.png")));
 }
 
 QTEST_MAIN(TestTaxonomyBrowser)

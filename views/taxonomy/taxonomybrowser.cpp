@@ -365,7 +365,11 @@ void TaxonomyBrowser::styleChart()
 
 void TaxonomyBrowser::changeEvent(QEvent* event)
 {
-    if (event->type() == QEvent::PaletteChange) styleChart();
+    if (event->type() == QEvent::PaletteChange) {
+        styleChart();
+        // Link colours are baked into the document when it is built: build it again.
+        if (const TaxonomyNode* node = Taxonomy::instance().node(m_currentId)) showNode(node);
+    }
     QWidget::changeEvent(event);
 }
 
