@@ -1,15 +1,21 @@
 #include "app/mainwindow.h"
 
 #include "model/export/chrometraceexporter.h"
+#include "model/investigation/investigationstore.h"
 #include "model/traceloader.h"
 #include "views/folderoverview.h"
 #include "views/models/sourcetreemodel.h"
+#include "views/startpage/startpage.h"
+#include "views/taxonomy/taxonomybrowser.h"
 #include "views/timeline/timelinepanel.h"
 #include "views/timeline/timelineview.h"
+#include "views/walkthrough/walkthroughpanel.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -17,15 +23,23 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalBlocker>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableWidget>
+#include <QTimer>
 #include <QTreeView>
+#include <QVBoxLayout>
+#include <algorithm>
 
 namespace rankscope {
 
@@ -56,7 +70,12 @@ MainWindow::MainWindow(QWidget* parent)
     m_pages = new QTabWidget(this);
     m_pages->setDocumentMode(true);
     m_overview = new FolderOverview(m_pages);
-    m_pages->addTab(m_overview, tr("Overview"));
+    // The start page stands in for the overview until a folder is loaded.
+    m_overviewStack = new QStackedWidget(m_pages);
+    m_startPage = new StartPage(m_overviewStack);
+    m_overviewStack->addWidget(m_startPage);
+    m_overviewStack->addWidget(m_overview);
+    m_pages->addTab(m_overviewStack, tr("Overview"));
     m_timeline = new TimelinePanel(m_pages);
     m_timeline->setObjectName(QStringLiteral("timelinePanel"));
     m_pages->addTab(m_timeline, tr("Timeline"));
@@ -64,6 +83,7 @@ MainWindow::MainWindow(QWidget* parent)
 
     createActions();
     createDocks();
+    createTriage();
 
     m_statusLabel = new QLabel(tr("Open a trace folder to begin."), this);
     m_progress = new QProgressBar(this);
@@ -91,9 +111,156 @@ MainWindow::MainWindow(QWidget* parent)
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
+    m_taxonomy->restoreState(settings.value(QStringLiteral("mainWindow/taxonomy")).toByteArray());
+    m_walkthrough->restoreState(
+        settings.value(QStringLiteral("mainWindow/walkthrough")).toByteArray());
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The panel is destroyed after the store; let it write its last note while both exist.
+    saveNotes();
+    m_walkthrough->setInvestigation(nullptr, -1);
+}
+
+void MainWindow::createTriage()
+{
+    m_store = std::make_unique<InvestigationStore>();
+    const QString notice = m_store->isOpen()
+                               ? m_store->notice()
+                               : tr("Investigations cannot be saved: %1").arg(m_store->lastError());
+    m_startPage->setNotice(notice);
+    if (!notice.isEmpty()) {
+        // Not modal: the user can read it and carry on.
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Investigation database"), notice,
+                                    QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->setModal(false);
+        box->show();
+    }
+    connect(m_startPage, &StartPage::openFolderRequested, this, &MainWindow::chooseFolder);
+    connect(m_startPage, &StartPage::reopenRequested, this, &MainWindow::openFolder);
+    refreshStartPage();
+
+    m_taxonomy = new TaxonomyBrowser(m_pages);
+    m_taxonomy->setObjectName(QStringLiteral("taxonomyBrowser"));
+    m_pages->addTab(m_taxonomy, tr("Taxonomy"));
+
+    m_walkthrough = new WalkthroughPanel(this);
+    m_walkthrough->setObjectName(QStringLiteral("walkthroughPanel"));
+    auto* dock = new QDockWidget(tr("Walkthrough"), this);
+    dock->setObjectName(QStringLiteral("walkthroughDock"));
+    dock->setWidget(m_walkthrough);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    resizeDocks({dock}, {fontMetrics().averageCharWidth() * 48}, Qt::Horizontal);
+    QAction* toggle = dock->toggleViewAction();
+    toggle->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W));
+    if (QMenu* view = menuBar()->findChild<QMenu*>(QStringLiteral("menuView"))) {
+        view->addAction(toggle);
+        view->addSeparator();
+        QAction* overviewTab =
+            view->addAction(tr("&Overview"), this, [this] { m_pages->setCurrentIndex(0); });
+        overviewTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+        QAction* timelineTab = view->addAction(tr("Time&line"), this,
+                                               [this] { m_pages->setCurrentWidget(m_timeline); });
+        timelineTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
+        QAction* taxonomyTab = view->addAction(tr("&Taxonomy"), this,
+                                               [this] { m_pages->setCurrentWidget(m_taxonomy); });
+        taxonomyTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_3));
+        // One Ctrl+F for the window: it finds events on the Timeline tab, symptoms elsewhere.
+        QAction* find = view->addAction(tr("&Find"), this, [this] {
+            if (m_pages->currentWidget() == m_timeline) {
+                m_timeline->showFindBar();
+                return;
+            }
+            m_pages->setCurrentWidget(m_taxonomy);
+            m_taxonomy->filterEdit()->setFocus();
+            m_taxonomy->filterEdit()->selectAll();
+        });
+        find->setShortcut(QKeySequence::Find);
+    }
+    m_notes = new QPlainTextEdit(this);
+    m_notes->setObjectName(QStringLiteral("investigationNotes"));
+    m_notes->setPlaceholderText(tr("Open a folder to keep notes on its investigation."));
+    m_notes->setEnabled(false);
+    m_notesTimer = new QTimer(this);
+    m_notesTimer->setSingleShot(true);
+    m_notesTimer->setInterval(600);
+    connect(m_notes, &QPlainTextEdit::textChanged, m_notesTimer, qOverload<>(&QTimer::start));
+    connect(m_notesTimer, &QTimer::timeout, this, &MainWindow::saveNotes);
+    auto* notesDock = new QDockWidget(tr("Investigation notes"), this);
+    notesDock->setObjectName(QStringLiteral("notesDock"));
+    notesDock->setWidget(m_notes);
+    addDockWidget(Qt::RightDockWidgetArea, notesDock);
+    tabifyDockWidget(dock, notesDock);
+    dock->raise();
+    if (QMenu* view = menuBar()->findChild<QMenu*>(QStringLiteral("menuView")))
+        view->insertAction(toggle, notesDock->toggleViewAction());
+
+    connect(m_taxonomy, &TaxonomyBrowser::walkthroughRequested, this,
+            [this, dock](const QString& id) {
+                dock->show();
+                dock->raise();
+                m_walkthrough->openWalkthrough(id, m_taxonomy->currentNodeId());
+            });
+
+    if (QMenu* help = menuBar()->findChild<QMenu*>(QStringLiteral("menuHelp"))) {
+        QAction* keys = new QAction(tr("&Keyboard Shortcuts"), this);
+        keys->setShortcut(QKeySequence::HelpContents);
+        connect(keys, &QAction::triggered, this, &MainWindow::showShortcuts);
+        help->insertAction(help->actions().value(0), keys);
+    }
+}
+
+void MainWindow::saveNotes()
+{
+    m_notesTimer->stop();
+    if (m_investigationId > 0 && m_notes->isEnabled())
+        m_store->setNotes(m_investigationId, m_notes->toPlainText());
+}
+
+void MainWindow::refreshStartPage()
+{
+    if (m_store->isOpen()) m_startPage->setInvestigations(m_store->recentInvestigations());
+}
+
+QList<std::pair<QString, QString>> MainWindow::shortcutList() const
+{
+    QList<std::pair<QString, QString>> rows;
+    for (const QAction* a : findChildren<QAction*>()) {
+        if (a->shortcut().isEmpty()) continue;
+        QString text = a->text();
+        text.remove(QLatin1Char('&'));
+        rows.append({text, a->shortcut().toString(QKeySequence::NativeText)});
+    }
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    return rows;
+}
+
+void MainWindow::showShortcuts()
+{
+    const auto rows = shortcutList();
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Keyboard Shortcuts"));
+    auto* table = new QTableWidget(int(rows.size()), 2, &dialog);
+    table->setHorizontalHeaderLabels({tr("Action"), tr("Shortcut")});
+    table->verticalHeader()->hide();
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    for (int r = 0; r < int(rows.size()); ++r) {
+        table->setItem(r, 0, new QTableWidgetItem(rows[r].first));
+        table->setItem(r, 1, new QTableWidgetItem(rows[r].second));
+    }
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table->horizontalHeader()->setStretchLastSection(true);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, &dialog);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    auto* layout = new QVBoxLayout(&dialog);
+    layout->addWidget(table);
+    layout->addWidget(buttons);
+    dialog.resize(dialog.fontMetrics().averageCharWidth() * 60, dialog.fontMetrics().height() * 24);
+    dialog.exec();
+}
 
 void MainWindow::createActions()
 {
@@ -110,8 +277,8 @@ void MainWindow::createActions()
     });
     reload->setShortcut(QKeySequence::Refresh);
     file->addSeparator();
-    QAction* exportTrace = file->addAction(tr("Export Merged &Chrome Trace…"), this,
-                                           &MainWindow::exportChromeTrace);
+    QAction* exportTrace =
+        file->addAction(tr("Export Merged &Chrome Trace…"), this, &MainWindow::exportChromeTrace);
     exportTrace->setObjectName(QStringLiteral("actionExportChromeTrace"));
     QAction* exportPng = file->addAction(tr("Export Timeline &PNG…"), this, [this] {
         const QString path =
@@ -130,6 +297,7 @@ void MainWindow::createActions()
     view->setObjectName(QStringLiteral("menuView"));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->setObjectName(QStringLiteral("menuHelp"));
     help->addAction(tr("&About RankScope"), this, &MainWindow::showAbout);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
@@ -182,6 +350,21 @@ void MainWindow::onLoaded(const SessionPtr& session)
     m_sourceTree->expandAll();
     m_overview->setSession(session);
     m_timeline->setSession(session);
+    m_overviewStack->setCurrentWidget(m_overview);
+    // Auto-check results describe the previous load; the analysis re-evaluates them.
+    m_walkthrough->clearAutoCheckResults();
+    if (m_store->isOpen()) {
+        saveNotes(); // the previous folder's
+        m_investigationId = m_store->openInvestigation(session->folder.path());
+        m_walkthrough->setInvestigation(m_store.get(), m_investigationId);
+        {
+            const QSignalBlocker quiet(m_notes);
+            m_notes->setPlainText(m_store->notes(m_investigationId));
+        }
+        m_notes->setEnabled(m_investigationId > 0);
+        m_notes->setPlaceholderText(tr("What you tried, what you saw, what is next…"));
+        refreshStartPage();
+    }
     const TraceFolder& folder = session->folder;
     setWindowTitle(tr("%1 — RankScope").arg(QFileInfo(folder.path()).fileName()));
     m_statusLabel->setText(tr("%1: %2 ranks, %3 files")
@@ -198,9 +381,9 @@ void MainWindow::exportChromeTrace()
         QMessageBox::information(this, tr("Export"), tr("Open a trace folder first."));
         return;
     }
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export Merged Chrome Trace"), QStringLiteral("merged.trace.json"),
-        tr("Chrome trace JSON (*.json)"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Merged Chrome Trace"),
+                                                      QStringLiteral("merged.trace.json"),
+                                                      tr("Chrome trace JSON (*.json)"));
     if (path.isEmpty()) return;
     // The timeline's alignment applies: what the user sees is what Perfetto shows.
     const TimelineView* view = m_timeline->view();
@@ -273,6 +456,10 @@ void MainWindow::closeEvent(QCloseEvent* event)
     QSettings settings;
     settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("mainWindow/state"), saveState());
+    settings.setValue(QStringLiteral("mainWindow/taxonomy"), m_taxonomy->saveState());
+    settings.setValue(QStringLiteral("mainWindow/walkthrough"), m_walkthrough->saveState());
+    m_walkthrough->flush();
+    saveNotes();
     QMainWindow::closeEvent(event);
 }
 

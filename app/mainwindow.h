@@ -3,17 +3,25 @@
 #include "model/tracesession.h"
 
 #include <QMainWindow>
+#include <memory>
 
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QPlainTextEdit;
 class QPushButton;
+class QStackedWidget;
 class QTabWidget;
+class QTimer;
 class QTreeView;
 
 namespace rankscope {
 
 class FolderOverview;
+class InvestigationStore;
+class StartPage;
+class TaxonomyBrowser;
+class WalkthroughPanel;
 class SourceTreeModel;
 class TimelinePanel;
 class TraceLoader;
@@ -30,6 +38,14 @@ public:
     QTreeView* sourceTree() const { return m_sourceTree; }
     QTabWidget* pages() const { return m_pages; }
     TimelinePanel* timeline() const { return m_timeline; }
+    TaxonomyBrowser* taxonomyBrowser() const { return m_taxonomy; }
+    WalkthroughPanel* walkthroughPanel() const { return m_walkthrough; }
+    StartPage* startPage() const { return m_startPage; }
+    QPlainTextEdit* notesEdit() const { return m_notes; }
+    InvestigationStore* investigations() const { return m_store.get(); }
+    qint64 investigationId() const { return m_investigationId; }
+    // Every action with a shortcut, as (text, shortcut) rows for Help > Keyboard Shortcuts.
+    QList<std::pair<QString, QString>> shortcutList() const;
 
     static constexpr int kMaxRecentFolders = 8;
 
@@ -52,6 +68,10 @@ private:
     void onLoaded(const SessionPtr& session);
     void onFailed(const QString& reason);
     void exportChromeTrace();
+    void createTriage();
+    void refreshStartPage();
+    void showShortcuts();
+    void saveNotes();
 
     TraceLoader* m_loader = nullptr;
     SessionPtr m_session;
@@ -65,6 +85,14 @@ private:
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     QLabel* m_statusLabel = nullptr;
+    std::unique_ptr<InvestigationStore> m_store;
+    qint64 m_investigationId = -1;
+    QStackedWidget* m_overviewStack = nullptr;
+    StartPage* m_startPage = nullptr;
+    TaxonomyBrowser* m_taxonomy = nullptr;
+    WalkthroughPanel* m_walkthrough = nullptr;
+    QPlainTextEdit* m_notes = nullptr;
+    QTimer* m_notesTimer = nullptr;
 };
 
 } // namespace rankscope

@@ -1,11 +1,23 @@
 #include "app/mainwindow.h"
+#include "model/investigation/investigationstore.h"
+#include "model/kb/taxonomy.h"
+#include "views/startpage/startpage.h"
+#include "views/taxonomy/taxonomybrowser.h"
 #include "views/timeline/timelinepanel.h"
 #include "views/timeline/timelineview.h"
+#include "views/walkthrough/walkthroughpanel.h"
 
+#include <QAbstractButton>
 #include <QAbstractItemModel>
 #include <QAction>
+#include <QDir>
+#include <QDockWidget>
+#include <QListWidget>
+#include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
 
@@ -14,9 +26,24 @@ using namespace rankscope;
 class TestMainWindow : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void initTestCase();
     void opensExampleFolderAndShowsRanks();
     void timelineTabShowsTheLoadedSession();
+    void walkthroughStateSurvivesClosingTheWindow();
+    void startPageListsRecentInvestigations();
+    void shortcutsAreListed();
+    void taxonomyTabOpensAWalkthrough();
+    void layoutIsRestored();
+
+private:
+    QTemporaryDir m_db;
 };
+
+void TestMainWindow::initTestCase()
+{
+    QVERIFY(m_db.isValid());
+    qputenv("RANKSCOPE_DB_DIR", m_db.path().toUtf8());
+}
 
 void TestMainWindow::opensExampleFolderAndShowsRanks()
 {
@@ -57,6 +84,132 @@ void TestMainWindow::timelineTabShowsTheLoadedSession()
     window.openFolder(QStringLiteral(RANKSCOPE_EXAMPLES "/hang_timeout"));
     QVERIFY(changed.wait(10000));
     QCOMPARE(window.timeline()->view()->session(), window.session());
+}
+
+void TestMainWindow::walkthroughStateSurvivesClosingTheWindow()
+{
+    const QString folder = QStringLiteral(RANKSCOPE_EXAMPLES "/hang_timeout");
+    const Walkthrough& w = Taxonomy::instance().walkthroughs().front();
+    {
+        MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.startPage()->isVisible());
+        QVERIFY(window.grab().toImage().save(
+            QStringLiteral(RANKSCOPE_TEST_OUTPUT "/mainwindow-startpage.png")));
+        QSignalSpy changed(&window, &MainWindow::sessionChanged);
+        window.openFolder(folder);
+        QVERIFY(changed.wait(10000));
+        QVERIFY(!window.startPage()->isVisible());
+        QVERIFY(window.investigationId() > 0);
+        WalkthroughPanel* panel = window.walkthroughPanel();
+        QVERIFY(panel->isVisible());
+        QVERIFY(panel->openWalkthrough(w.patternId));
+        QTest::mouseClick(panel->statusButton(StepStatus::Done), Qt::LeftButton);
+        panel->next();
+        panel->noteEdit()->setFocus();
+        QTest::keyClicks(panel->noteEdit(), QStringLiteral("rank 1 never reached the barrier"));
+        QVERIFY(window.notesEdit()->isEnabled());
+        QTest::keyClicks(window.notesEdit(), QStringLiteral("suspect the IB link on node 2"));
+        QVERIFY(window.close());
+    }
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy changed(&window, &MainWindow::sessionChanged);
+    window.openFolder(folder);
+    QVERIFY(changed.wait(10000));
+    WalkthroughPanel* panel = window.walkthroughPanel();
+    QCOMPARE(panel->patternId(), w.patternId);
+    QCOMPARE(panel->currentStep(), 1);
+    QCOMPARE(panel->stepStatus(0), StepStatus::Done);
+    QCOMPARE(panel->noteEdit()->toPlainText(), QStringLiteral("rank 1 never reached the barrier"));
+    QCOMPARE(panel->progressText(), QStringLiteral("1 of %1 done").arg(w.steps.size()));
+    QCOMPARE(window.notesEdit()->toPlainText(), QStringLiteral("suspect the IB link on node 2"));
+    QVERIFY(window.grab().toImage().save(
+        QStringLiteral(RANKSCOPE_TEST_OUTPUT "/mainwindow-walkthrough.png")));
+}
+
+void TestMainWindow::startPageListsRecentInvestigations()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const QListWidget* list = window.startPage()->list();
+    QVERIFY(list->count() >= 1);
+    const QString canonical =
+        QDir(QStringLiteral(RANKSCOPE_EXAMPLES "/hang_timeout")).canonicalPath();
+    QCOMPARE(list->item(0)->data(Qt::UserRole).toString(), canonical);
+    QVERIFY(list->item(0)->text().contains(QLatin1String("1 checklist steps done")));
+    QSignalSpy changed(&window, &MainWindow::sessionChanged);
+    Q_EMIT window.startPage()->list()->itemActivated(list->item(0));
+    QVERIFY(changed.wait(10000));
+    QCOMPARE(QDir(window.session()->folder.path()).canonicalPath(), canonical);
+}
+
+void TestMainWindow::shortcutsAreListed()
+{
+    MainWindow window;
+    const auto rows = window.shortcutList();
+    QStringList actions;
+    for (const auto& [text, key] : rows) {
+        QVERIFY(!key.isEmpty());
+        actions << text;
+    }
+    for (const char* expected :
+         {"Open Folder…", "Walkthrough", "Keyboard Shortcuts", "Find", "Taxonomy", "Timeline",
+          "Next step", "Previous step", "Mark step done"})
+        QVERIFY2(actions.contains(QString::fromUtf8(expected)), expected);
+}
+
+void TestMainWindow::taxonomyTabOpensAWalkthrough()
+{
+    const Taxonomy& t = Taxonomy::instance();
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QCOMPARE(window.pages()->tabText(2), QStringLiteral("Taxonomy"));
+    for (const QString& leaf : t.leaves()) {
+        const auto ws = t.walkthroughsForNode(leaf);
+        if (ws.empty()) continue;
+        QVERIFY(window.taxonomyBrowser()->selectNode(leaf));
+        Q_EMIT window.taxonomyBrowser()->walkthroughRequested(ws.front()->patternId);
+        QCOMPARE(window.walkthroughPanel()->patternId(), ws.front()->patternId);
+        QCOMPARE(window.walkthroughPanel()->alternativePatterns().size(), int(ws.size()) - 1);
+        return;
+    }
+    QFAIL("no leaf has a walkthrough");
+}
+
+void TestMainWindow::layoutIsRestored()
+{
+    const QString leaf = Taxonomy::instance().leaves().at(3);
+    QList<int> sizes;
+    {
+        MainWindow window;
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.findChild<QDockWidget*>(QStringLiteral("filesDock"))->hide();
+        window.pages()->setCurrentWidget(window.taxonomyBrowser());
+        QCoreApplication::processEvents();
+        QVERIFY(window.taxonomyBrowser()->selectNode(leaf));
+        auto* split = window.taxonomyBrowser()->findChild<QSplitter*>();
+        QVERIFY(split);
+        const int total = split->sizes().value(0) + split->sizes().value(1);
+        split->setSizes({total / 4, total - total / 4});
+        sizes = split->sizes();
+        QVERIFY(window.close());
+    }
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QCOMPARE(window.taxonomyBrowser()->currentNodeId(), leaf);
+    QVERIFY(!window.findChild<QDockWidget*>(QStringLiteral("filesDock"))->isVisible());
+    window.pages()->setCurrentWidget(window.taxonomyBrowser());
+    QCOMPARE(window.taxonomyBrowser()->findChild<QSplitter*>()->sizes(), sizes);
+    window.findChild<QDockWidget*>(QStringLiteral("filesDock"))->show();
+    QVERIFY(window.close());
 }
 
 QTEST_MAIN(TestMainWindow)

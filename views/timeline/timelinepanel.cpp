@@ -10,7 +10,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QShortcut>
 #include <QSplitter>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -111,9 +110,6 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
         if (!path.isEmpty()) exportPng(path);
     });
     connect(m_view, &TimelineView::findRequested, this, &TimelinePanel::showFindBar);
-    auto* findShortcut = new QShortcut(QKeySequence::Find, this);
-    findShortcut->setContext(Qt::WidgetWithChildrenShortcut);
-    connect(findShortcut, &QShortcut::activated, this, &TimelinePanel::showFindBar);
     connect(close, &QPushButton::clicked, this, [this] {
         m_find->clear();
         m_findBar->hide();

@@ -28,9 +28,10 @@ public:
     // Saves what the view shows; false (with the reason in `error`) when the file cannot be
     // written.
     bool exportPng(const QString& path, QString* error = nullptr);
+    // Ctrl+F: the main window's Find action calls this while the Timeline tab is current.
+    void showFindBar();
 
 private:
-    void showFindBar();
     void updateFindStatus(int count, int current);
 
     TimelineView* m_view = nullptr;

@@ -1,0 +1,226 @@
+#include "model/investigation/investigationstore.h"
+#include "model/kb/taxonomy.h"
+#include "views/walkthrough/walkthroughpanel.h"
+
+#include <QAbstractButton>
+#include <QComboBox>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextBrowser>
+
+using namespace rankscope;
+
+namespace {
+
+// The walkthrough with the most steps, so next/previous and progress have room.
+const Walkthrough& longest()
+{
+    const Walkthrough* best = nullptr;
+    for (const Walkthrough& w : Taxonomy::instance().walkthroughs())
+        if (!best || w.steps.size() > best->steps.size()) best = &w;
+    return *best;
+}
+
+} // namespace
+
+class TestWalkthroughPanel : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void statePersistsAcrossPanelAndStore();
+    void progressAndNavigation();
+    void frameworkSelectsTheCodeShown_data();
+    void frameworkSelectsTheCodeShown();
+    void autoCheckShowsIdDescriptionAndEvidence();
+    void fixItOpensTheMostUsedWalkthroughOfASymptom();
+    void screenshot();
+};
+
+void TestWalkthroughPanel::statePersistsAcrossPanelAndStore()
+{
+    QTemporaryDir db, folder;
+    const Walkthrough& w = longest();
+    qint64 id = -1;
+    {
+        InvestigationStore store(db.path());
+        id = store.openInvestigation(folder.path());
+        WalkthroughPanel panel;
+        panel.show();
+        panel.setInvestigation(&store, id);
+        QVERIFY(panel.openWalkthrough(w.patternId));
+        QTest::mouseClick(panel.statusButton(StepStatus::Done), Qt::LeftButton);
+        QCOMPARE(panel.stepStatus(0), StepStatus::Done);
+        panel.next();
+        panel.noteEdit()->setFocus();
+        QTest::keyClicks(panel.noteEdit(), QStringLiteral("NCCL_IB_DISABLE=1 made no difference"));
+        QTest::mouseClick(panel.statusButton(StepStatus::Failed), Qt::LeftButton);
+        panel.next();
+        QTest::keyClicks(panel.noteEdit(), QStringLiteral("typing"));
+        // No flush: the destructor must write the note being typed.
+    }
+    InvestigationStore store(db.path());
+    QCOMPARE(store.openInvestigation(folder.path()), id);
+    WalkthroughPanel panel;
+    panel.setInvestigation(&store, id);
+    QCOMPARE(panel.patternId(), w.patternId);
+    QCOMPARE(panel.currentStep(), 2);
+    QCOMPARE(panel.stepStatus(0), StepStatus::Done);
+    QCOMPARE(panel.stepStatus(1), StepStatus::Failed);
+    QCOMPARE(panel.stepNote(1), QStringLiteral("NCCL_IB_DISABLE=1 made no difference"));
+    QCOMPARE(panel.stepNote(2), QStringLiteral("typing"));
+    QCOMPARE(panel.noteEdit()->toPlainText(), QStringLiteral("typing"));
+    QVERIFY(panel.statusButton(StepStatus::ToDo)->isChecked());
+    panel.previous();
+    QCOMPARE(panel.noteEdit()->toPlainText(),
+             QStringLiteral("NCCL_IB_DISABLE=1 made no difference"));
+    QVERIFY(panel.statusButton(StepStatus::Failed)->isChecked());
+}
+
+void TestWalkthroughPanel::progressAndNavigation()
+{
+    const Walkthrough& w = longest();
+    const int n = int(w.steps.size());
+    WalkthroughPanel panel; // no investigation: state lives in the panel only
+    QVERIFY(panel.openWalkthrough(w.patternId));
+    QCOMPARE(panel.stepCount(), n);
+    QCOMPARE(panel.stepList()->count(), n);
+    QCOMPARE(panel.progressLabel()->text(), QStringLiteral("0 of %1 done").arg(n));
+    panel.setStepStatus(0, StepStatus::Done);
+    panel.setStepStatus(1, StepStatus::Skipped);
+    panel.setStepStatus(n - 1, StepStatus::Done);
+    QCOMPARE(panel.progressLabel()->text(), QStringLiteral("2 of %1 done").arg(n));
+    panel.previous();
+    QCOMPARE(panel.currentStep(), 0);
+    for (int i = 0; i < n + 2; ++i)
+        panel.next();
+    QCOMPARE(panel.currentStep(), n - 1);
+    QCOMPARE(panel.stepList()->currentRow(), n - 1);
+    QVERIFY(panel.detail()->toPlainText().contains(w.steps.back().title));
+    panel.stepList()->setCurrentRow(1);
+    QCOMPARE(panel.currentStep(), 1);
+    QVERIFY(panel.statusButton(StepStatus::Skipped)->isChecked());
+    QVERIFY(!panel.openWalkthrough(QStringLiteral("no-such-pattern")));
+    QCOMPARE(panel.patternId(), w.patternId);
+}
+
+void TestWalkthroughPanel::frameworkSelectsTheCodeShown_data()
+{
+    QTest::addColumn<QString>("framework");
+    QTest::addRow("pytorch") << QStringLiteral("pytorch");
+    QTest::addRow("horovod") << QStringLiteral("horovod");
+    QTest::addRow("tensorflow") << QStringLiteral("tensorflow");
+}
+
+void TestWalkthroughPanel::frameworkSelectsTheCodeShown()
+{
+    QFETCH(QString, framework);
+    // A step that has instructions for this framework and for another one.
+    for (const Walkthrough& w : Taxonomy::instance().walkthroughs())
+        for (int s = 0; s < int(w.steps.size()); ++s) {
+            const auto& by = w.steps[size_t(s)].byFramework;
+            auto mine = std::find_if(by.begin(), by.end(), [&](const FrameworkHow& f) {
+                return f.framework == framework;
+            });
+            auto other = std::find_if(by.begin(), by.end(), [&](const FrameworkHow& f) {
+                return f.framework != framework;
+            });
+            if (mine == by.end() || other == by.end()) continue;
+            WalkthroughPanel panel;
+            QVERIFY(panel.openWalkthrough(w.patternId));
+            panel.setCurrentStep(s);
+            panel.setFramework(other->framework);
+            QVERIFY(!panel.detail()->toPlainText().contains(mine->how.left(40)));
+            panel.setFramework(framework);
+            QCOMPARE(panel.framework(), framework);
+            QVERIFY(panel.detail()->toPlainText().contains(mine->how.left(40)));
+            return;
+        }
+    QSKIP("no step has instructions for this framework and another");
+}
+
+void TestWalkthroughPanel::autoCheckShowsIdDescriptionAndEvidence()
+{
+    const Taxonomy& t = Taxonomy::instance();
+    for (const Walkthrough& w : t.walkthroughs())
+        for (int s = 0; s < int(w.steps.size()); ++s) {
+            const QString check = w.steps[size_t(s)].autoCheck;
+            if (check.isEmpty()) continue;
+            WalkthroughPanel panel;
+            panel.show();
+            QVERIFY(panel.openWalkthrough(w.patternId));
+            panel.setCurrentStep(s);
+            QVERIFY(panel.autoCheckLabel()->isVisible());
+            QVERIFY(panel.autoCheckLabel()->text().contains(check));
+            QVERIFY(panel.autoCheckLabel()->text().contains(
+                t.autoCheck(check)->description.toHtmlEscaped()));
+            QVERIFY(panel.autoCheckLabel()->text().contains(QLatin1String("Not evaluated")));
+            panel.setAutoCheckResult(check, AutoCheckOutcome::Failed,
+                                     QStringLiteral("rank 3: torch 2.1.0, others 2.2.1"));
+            QVERIFY(panel.autoCheckLabel()->text().contains(QLatin1String("Failed")));
+            QVERIFY(panel.autoCheckLabel()->text().contains(
+                QLatin1String("rank 3: torch 2.1.0, others 2.2.1")));
+            QVERIFY(panel.stepList()->item(s)->text().contains(QLatin1String("check failed")));
+            panel.setAutoCheckResult(check, AutoCheckOutcome::Passed, QString());
+            QVERIFY(panel.autoCheckLabel()->text().contains(QLatin1String("Passed")));
+            // A step without an auto-check hides the box.
+            for (int o = 0; o < int(w.steps.size()); ++o)
+                if (w.steps[size_t(o)].autoCheck.isEmpty()) {
+                    panel.setCurrentStep(o);
+                    QVERIFY(!panel.autoCheckLabel()->isVisible());
+                }
+            return;
+        }
+    QFAIL("no walkthrough step has an auto-check");
+}
+
+void TestWalkthroughPanel::fixItOpensTheMostUsedWalkthroughOfASymptom()
+{
+    const Taxonomy& t = Taxonomy::instance();
+    QString leaf;
+    for (const QString& id : t.leaves())
+        if (t.walkthroughsForNode(id).size() >= 2) leaf = id;
+    QVERIFY(!leaf.isEmpty());
+    const auto ws = t.walkthroughsForNode(leaf);
+    WalkthroughPanel panel;
+    panel.show();
+    QVERIFY(panel.openForSymptom(leaf));
+    QCOMPARE(panel.patternId(), ws.front()->patternId);
+    QCOMPARE(panel.alternativePatterns().size(), int(ws.size()) - 1);
+    QCOMPARE(panel.alternativePatterns().first(), ws.at(1)->patternId);
+    QVERIFY(panel.alternativesLabel()->isVisible());
+    Q_EMIT panel.alternativesLabel()->linkActivated(ws.at(1)->patternId);
+    QCOMPARE(panel.patternId(), ws.at(1)->patternId);
+    QVERIFY(panel.alternativesLabel()->isVisible());
+    panel.patternBox()->setCurrentIndex(panel.patternBox()->findData(ws.front()->patternId));
+    QVERIFY(panel.openWalkthrough(ws.at(1)->patternId));
+    QVERIFY(!panel.alternativesLabel()->isVisible());
+    QVERIFY(!panel.openForSymptom(QStringLiteral("no/such/node")));
+}
+
+void TestWalkthroughPanel::screenshot()
+{
+    WalkthroughPanel panel;
+    panel.resize(560, 860);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    const Walkthrough& w = longest();
+    QVERIFY(panel.openWalkthrough(w.patternId));
+    panel.setStepStatus(0, StepStatus::Done);
+    panel.setStepNote(0, QStringLiteral("all ranks on torch 2.2.1"));
+    for (int s = 0; s < int(w.steps.size()); ++s)
+        if (!w.steps[size_t(s)].autoCheck.isEmpty()) {
+            panel.setAutoCheckResult(
+                w.steps[size_t(s)].autoCheck, AutoCheckOutcome::Failed,
+                QStringLiteral("rank 1 reports a different value than ranks 0, 2"));
+            panel.setCurrentStep(s);
+            break;
+        }
+    QTest::qWait(50);
+    const QImage shot = panel.grab().toImage();
+    QVERIFY(shot.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/walkthroughpanel.png")));
+}
+
+QTEST_MAIN(TestWalkthroughPanel)
+#include "tst_walkthroughpanel.moc"
