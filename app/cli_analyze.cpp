@@ -42,7 +42,7 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
         err << "rankscope: " << session->folder.error() << "\n";
         return Cli::Unreadable;
     }
-    const AnalysisResult result = AnalysisReport::analyze(*session);
+    const AnalysisResult& result = session->analysis;
     if (fmt == QLatin1String("json"))
         out << QString::fromStdString(AnalysisReport::toJson(*session, result).dump(2)) << "\n";
     else if (fmt == QLatin1String("markdown"))

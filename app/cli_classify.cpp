@@ -16,7 +16,7 @@ namespace {
 QJsonObject candidateJson(const Candidate& c)
 {
     QJsonArray evidence;
-    for (const Evidence& e : c.evidence) {
+    for (const CandidateEvidence& e : c.evidence) {
         QJsonObject o{{QStringLiteral("line"), double(e.line)},
                       {QStringLiteral("text"), e.text},
                       {QStringLiteral("signature"), e.signature},
@@ -101,7 +101,7 @@ int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStre
                .arg(QStringLiteral("symptom"));
     for (const Candidate& c : candidates) {
         out << QStringLiteral("%1  %2\n").arg(c.score, -6, 'f', 3).arg(c.symptom);
-        for (const Evidence& e : c.evidence)
+        for (const CandidateEvidence& e : c.evidence)
             out << QStringLiteral("        line %1 [%2 %3] %4\n")
                        .arg(e.line)
                        .arg(signatureRoleName(e.role), e.signature, e.text.left(120));

@@ -102,18 +102,6 @@ nlohmann::ordered_json hostOf(const TraceSession& session, int rank)
 
 } // namespace
 
-AnalysisResult AnalysisReport::analyze(const TraceSession& session,
-                                       const std::vector<LogEvidence>& logs)
-{
-    std::vector<std::string> paths;
-    for (const SourceFile& s : session.folder.sources())
-        paths.push_back(s.relativePath.toStdString());
-    std::vector<int> ranks;
-    for (int r : session.folder.ranks())
-        ranks.push_back(r);
-    return Analyzer::run(session.events, std::move(paths), std::move(ranks), logs);
-}
-
 nlohmann::ordered_json AnalysisReport::findingsJson(const AnalysisResult& result)
 {
     auto out = nlohmann::ordered_json::array();
@@ -227,11 +215,6 @@ QString AnalysisReport::toMarkdown(const TraceSession& session, const AnalysisRe
     return out;
 }
 
-nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session)
-{
-    return toJson(session, analyze(session));
-}
-
 nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session,
                                               const AnalysisResult& result)
 {
@@ -275,11 +258,6 @@ nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session,
     doc["findings"] = findingsJson(result);
     doc["symptoms"] = symptomsJson(result);
     return doc;
-}
-
-QString AnalysisReport::toText(const TraceSession& session)
-{
-    return toText(session, analyze(session));
 }
 
 QString AnalysisReport::toText(const TraceSession& session, const AnalysisResult& result)

@@ -1,7 +1,6 @@
 #pragma once
 
 #include "model/analysis/analyzer.h"
-#include "model/analysis/logevidence.h"
 #include "model/tracesession.h"
 
 #include <nlohmann/json.hpp>
@@ -14,12 +13,6 @@ class AnalysisReport {
 public:
     static constexpr const char* kSchema = "rankscope.analysis/1";
 
-    static nlohmann::ordered_json toJson(const TraceSession& session);
-    static QString toText(const TraceSession& session);
-
-    // The cross-rank analysis of a session; `logs` are its classified log lines.
-    static AnalysisResult analyze(const TraceSession& session,
-                                  const std::vector<LogEvidence>& logs = {});
     static nlohmann::ordered_json toJson(const TraceSession& session, const AnalysisResult& result);
     static QString toText(const TraceSession& session, const AnalysisResult& result);
     static QString toMarkdown(const TraceSession& session, const AnalysisResult& result);

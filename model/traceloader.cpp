@@ -1,5 +1,6 @@
 #include "model/traceloader.h"
 
+#include "model/analysis/sessionanalysis.h"
 #include "model/trace/diagnosticsloader.h"
 #include "model/trace/kinetoreader.h"
 
@@ -75,6 +76,7 @@ SessionPtr loadSession(const QString& dir, const ProgressFn& progress, const Can
     if (session->folder.isValid() && !(cancelled && cancelled()))
         readTraces(*session, progress, cancelled);
     if (progress) progress(session->folder.totalBytes(), session->folder.totalBytes());
+    if (!(cancelled && cancelled())) analyzeSession(*session);
     session->laneLods = buildLaneLods(session->events);
     return session;
 }

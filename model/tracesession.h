@@ -1,10 +1,11 @@
 #pragma once
 
+#include "model/analysis/analyzer.h"
 #include "model/store/eventstore.h"
+#include "model/store/lanelod.h"
 #include "model/trace/elasticerrorreader.h"
 #include "model/trace/flightrecorderreader.h"
 #include "model/trace/ranklog.h"
-#include "model/store/lanelod.h"
 #include "model/trace/tracefolder.h"
 
 #include <memory>
@@ -16,10 +17,11 @@ namespace rankscope {
 struct TraceSession {
     TraceFolder folder;
     EventStore events;
-    std::vector<RankLog> logs;                // per-rank text streams (launcher logs split by tag)
-    std::vector<FlightRecorderDump> dumps;    // their entries are also in events.collectives
-    std::vector<ElasticError> errors;         // error files and the launcher's failure box
-    QStringList warnings;                     // folder-level problems (folder.warnings() and more)
+    std::vector<RankLog> logs;             // per-rank text streams (launcher logs split by tag)
+    std::vector<FlightRecorderDump> dumps; // their entries are also in events.collectives
+    std::vector<ElasticError> errors;      // error files and the launcher's failure box
+    QStringList warnings;                  // folder-level problems (folder.warnings() and more)
+    AnalysisResult analysis;               // the cross-rank checks, run once at the end of the load
     std::vector<LaneLod> laneLods; // same index as events.lanes; built at the end of the load
 };
 

@@ -20,7 +20,7 @@ constexpr double kForeignFrameworkFactor = 0.6;
 constexpr double kTitleCueFactor = 1.4;
 // The prior only breaks ties: the largest leaf share (~0.13) moves a score by ~0.001.
 constexpr double kPriorFactor = 0.01;
-// Evidence quotes a line, not a minified blob.
+// CandidateEvidence quotes a line, not a minified blob.
 constexpr qsizetype kEvidenceChars = 300;
 
 // The taxonomy's id rule (slug of stage[/inner]/leaf); kept private here until the taxonomy
@@ -69,7 +69,7 @@ QString stageOf(const QString& symptom)
 
 struct Accumulator {
     QHash<QString, double> ruleWeight; // per rule id, the strongest hit
-    QList<Evidence> evidence;
+    QList<CandidateEvidence> evidence;
     bool hasRoot = false;
     bool hasCascade = false;
 };
@@ -82,7 +82,7 @@ double noisyOr(const QHash<QString, double>& weights)
     return 1.0 - miss;
 }
 
-void add(Accumulator& acc, const Evidence& e)
+void add(Accumulator& acc, const CandidateEvidence& e)
 {
     double& w = acc.ruleWeight[e.signature];
     w = std::max(w, e.weight);
@@ -157,7 +157,7 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
         }
         if (w <= 0.0) continue;
         add(bySymptom[s.symptom],
-            Evidence{h.line + 1, h.text.left(kEvidenceChars), s.id, s.role, w, h.fields});
+            CandidateEvidence{h.line + 1, h.text.left(kEvidenceChars), s.id, s.role, w, h.fields});
     }
 
     // The report's stage: the strongest context, if it clearly leads.
@@ -191,7 +191,7 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
             t = 1.0 - (1.0 - t) * (1.0 - moved);
             score[symptom] *= 1.0 - 0.5 * lead;
             Accumulator& to = bySymptom[target];
-            for (const Evidence& e : std::as_const(bySymptom[symptom].evidence)) {
+            for (const CandidateEvidence& e : std::as_const(bySymptom[symptom].evidence)) {
                 to.evidence.append(e);
                 to.hasRoot = to.hasRoot || e.role == SignatureRole::Root;
             }
@@ -207,11 +207,13 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
         c.hasRoot = acc.hasRoot;
         c.evidence = acc.evidence;
         std::stable_sort(c.evidence.begin(), c.evidence.end(),
-                         [](const Evidence& a, const Evidence& b) { return a.weight > b.weight; });
+                         [](const CandidateEvidence& a, const CandidateEvidence& b) {
+                             return a.weight > b.weight;
+                         });
         // One line per rule is enough to explain a score.
         QSet<QString> seen;
-        QList<Evidence> kept;
-        for (const Evidence& e : std::as_const(c.evidence))
+        QList<CandidateEvidence> kept;
+        for (const CandidateEvidence& e : std::as_const(c.evidence))
             if (!seen.contains(e.signature) && kept.size() < options.maxEvidence) {
                 seen.insert(e.signature);
                 kept.append(e);

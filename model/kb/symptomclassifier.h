@@ -10,7 +10,7 @@
 namespace rankscope {
 
 // Why a symptom was proposed: one line of the input and the rule that matched it.
-struct Evidence {
+struct CandidateEvidence {
     qsizetype line = 0; // 1-based
     QString text;
     QString signature; // signature or cue id
@@ -20,10 +20,10 @@ struct Evidence {
 };
 
 struct Candidate {
-    QString symptom;          // taxonomy leaf id
-    double score = 0.0;       // 0..1
-    bool hasRoot = false;     // at least one root signature (not only cascade lines or prose cues)
-    QList<Evidence> evidence; // strongest first
+    QString symptom;      // taxonomy leaf id
+    double score = 0.0;   // 0..1
+    bool hasRoot = false; // at least one root signature (not only cascade lines or prose cues)
+    QList<CandidateEvidence> evidence; // strongest first
 };
 
 // Ranks the study's leaf symptoms for an issue report (prose plus pasted logs) or a rank's log.
