@@ -3,35 +3,35 @@
 
 #include <QCommandLineParser>
 #include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QTextStream>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 namespace rankscope {
 
 namespace {
 
-QJsonObject candidateJson(const Candidate& c)
+using Json = nlohmann::ordered_json;
+
+Json candidateJson(const Candidate& c)
 {
-    QJsonArray evidence;
+    Json evidence = Json::array();
     for (const CandidateEvidence& e : c.evidence) {
-        QJsonObject o{{QStringLiteral("line"), double(e.line)},
-                      {QStringLiteral("text"), e.text},
-                      {QStringLiteral("signature"), e.signature},
-                      {QStringLiteral("role"), signatureRoleName(e.role)}};
+        Json o = {{"line", e.line},
+                  {"text", e.text.toStdString()},
+                  {"signature", e.signature.toStdString()},
+                  {"role", signatureRoleName(e.role).toStdString()}};
         if (!e.fields.isEmpty()) {
-            QJsonObject fields;
+            Json fields = Json::object();
             for (auto it = e.fields.begin(); it != e.fields.end(); ++it)
-                fields.insert(it.key(), it.value());
-            o.insert(QStringLiteral("fields"), fields);
+                fields[it.key().toStdString()] = it.value().toStdString();
+            o["fields"] = fields;
         }
-        evidence.append(o);
+        evidence.push_back(o);
     }
-    return {{QStringLiteral("symptom"), c.symptom},
-            {QStringLiteral("score"), std::round(c.score * 1000.0) / 1000.0},
-            {QStringLiteral("evidence"), evidence}};
+    return {{"symptom", c.symptom.toStdString()},
+            {"score", std::round(c.score * 1000.0) / 1000.0},
+            {"evidence", evidence}};
 }
 
 } // namespace
@@ -83,13 +83,11 @@ int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStre
     const QList<Candidate> candidates = SymptomClassifier::instance().classify(text, options);
 
     if (parser.isSet(json)) {
-        QJsonArray list;
+        Json list = Json::array();
         for (const Candidate& c : candidates)
-            list.append(candidateJson(c));
-        const QJsonObject doc{
-            {QStringLiteral("schema"), QStringLiteral("rankscope.classification/1")},
-            {QStringLiteral("candidates"), list}};
-        out << QString::fromUtf8(QJsonDocument(doc).toJson(QJsonDocument::Indented));
+            list.push_back(candidateJson(c));
+        const Json doc = {{"schema", "rankscope.classification/1"}, {"candidates", list}};
+        out << QString::fromStdString(doc.dump(2)) << "\n";
         return Cli::Success;
     }
     if (candidates.isEmpty()) {

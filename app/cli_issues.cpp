@@ -3,10 +3,8 @@
 
 #include <QCommandLineParser>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QTextStream>
+#include <nlohmann/json.hpp>
 
 namespace rankscope {
 
@@ -75,18 +73,22 @@ int runIssuesCommand(const QStringList& arguments, QTextStream& out, QTextStream
     const QString query = positional.mid(1).join(QLatin1Char(' '));
     const QList<IssueResult> results = corpus.search(query, maxResults);
     if (parser.isSet(json)) {
-        QJsonArray list;
+        using Json = nlohmann::ordered_json;
+        const auto strings = [](const QStringList& l) {
+            Json a = Json::array();
+            for (const QString& s : l)
+                a.push_back(s.toStdString());
+            return a;
+        };
+        Json list = Json::array();
         for (const IssueResult& r : results)
-            list.append(QJsonObject{
-                {QStringLiteral("link"), r.link},
-                {QStringLiteral("title"), r.title},
-                {QStringLiteral("source"), r.source},
-                {QStringLiteral("symptoms"), QJsonArray::fromStringList(r.symptoms)},
-                {QStringLiteral("fix_patterns"), QJsonArray::fromStringList(r.fixPatterns)}});
-        out << QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("schema"),
-                                                            QStringLiteral("rankscope.issues/1")},
-                                                           {QStringLiteral("results"), list}})
-                                     .toJson(QJsonDocument::Indented));
+            list.push_back({{"link", r.link.toStdString()},
+                            {"title", r.title.toStdString()},
+                            {"source", r.source.toStdString()},
+                            {"symptoms", strings(r.symptoms)},
+                            {"fix_patterns", strings(r.fixPatterns)}});
+        const Json doc = {{"schema", "rankscope.issues/1"}, {"results", list}};
+        out << QString::fromStdString(doc.dump(2)) << "\n";
         return Cli::Success;
     }
     if (results.isEmpty()) out << "No issue matched '" << query << "'.\n";

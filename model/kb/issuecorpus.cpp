@@ -1,6 +1,9 @@
 #include "model/kb/issuecorpus.h"
 
+#include "model/kb/csvtable.h"
+#include "model/kb/slug.h"
 #include "model/kb/symptomclassifier.h"
+#include "model/kb/taxonomy.h"
 
 #include <QDir>
 #include <QFile>
@@ -18,20 +21,6 @@ namespace rankscope {
 
 namespace {
 
-// The taxonomy's id rule; private here until the taxonomy library is merged.
-QString slug(const QString& name)
-{
-    QString s = name.toLower();
-    s.replace(QLatin1Char('&'), QLatin1String(" and "));
-    static const QRegularExpression other(QStringLiteral("[^a-z0-9]+"));
-    s.replace(other, QStringLiteral("-"));
-    while (s.startsWith(QLatin1Char('-')))
-        s.remove(0, 1);
-    while (s.endsWith(QLatin1Char('-')))
-        s.chop(1);
-    return s;
-}
-
 // "GitHub-horovod" -> "horovod"; "SO-tensorflow & SO-keras" -> "tensorflow, keras".
 QString frameworkOf(const QString& source)
 {
@@ -48,42 +37,11 @@ QString linkWords(const QString& link)
     return QString(link).replace(sep, QStringLiteral(" ")).trimmed();
 }
 
-QList<QStringList> readCsv(const QString& resource)
+// The study's sheets as a table (header row dropped), read with the knowledge base's parser.
+CsvTable readCsv(const QString& resource)
 {
-    QList<QStringList> rows;
     QFile f(resource);
-    if (!f.open(QIODevice::ReadOnly)) return rows;
-    const QString text = QString::fromUtf8(f.readAll());
-    QStringList row;
-    QString field;
-    bool quoted = false;
-    for (qsizetype i = 0; i < text.size(); ++i) {
-        const QChar c = text[i];
-        if (quoted) {
-            if (c == QLatin1Char('"') && i + 1 < text.size() && text[i + 1] == QLatin1Char('"')) {
-                field += c;
-                ++i;
-            } else if (c == QLatin1Char('"')) {
-                quoted = false;
-            } else {
-                field += c;
-            }
-        } else if (c == QLatin1Char('"')) {
-            quoted = true;
-        } else if (c == QLatin1Char(',')) {
-            row << field;
-            field.clear();
-        } else if (c == QLatin1Char('\n')) {
-            row << field;
-            field.clear();
-            if (row.size() > 1 || !row.first().isEmpty()) rows << row;
-            row.clear();
-        } else if (c != QLatin1Char('\r')) {
-            field += c;
-        }
-    }
-    if (!field.isEmpty() || !row.isEmpty()) rows << (row << field);
-    return rows;
+    return f.open(QIODevice::ReadOnly) ? CsvTable::parse(f.readAll()) : CsvTable();
 }
 
 struct Statement {
@@ -246,19 +204,21 @@ bool IssueCorpus::seed()
     };
     QList<QString> order;
     QHash<QString, Labelled> byLink;
-    const QList<QStringList> faults = readCsv(QStringLiteral(":/taxonomy/tosem23_faults.csv"));
-    for (qsizetype i = 1; i < faults.size(); ++i) {
-        const QStringList& f = faults[i];
+    const Taxonomy& taxonomy = Taxonomy::instance();
+    const CsvTable faults = readCsv(QStringLiteral(":/taxonomy/tosem23_faults.csv"));
+    for (qsizetype i = 0; i < faults.rowCount(); ++i) {
+        const QStringList& f = faults.row(i);
         if (f.size() < 7) continue;
-        QString symptom = slug(f[3]);
-        if (!f[4].isEmpty()) symptom += QLatin1Char('/') + slug(f[4]);
-        symptom += QLatin1Char('/') + slug(f[5]);
+        QString symptom = slugify(f[3]);
+        if (!f[4].isEmpty()) symptom += QLatin1Char('/') + slugify(f[4]);
+        symptom += QLatin1Char('/') + slugify(f[5]);
         if (!byLink.contains(f[1])) order << f[1];
         Labelled& l = byLink[f[1]];
         l.source = f[0];
         l.distributed = l.distributed || f[2] == QLatin1String("1");
         if (!l.symptoms.contains(symptom)) l.symptoms << symptom;
-        if (!f[6].isEmpty() && !l.fixes.contains(f[6])) l.fixes << f[6];
+        for (const QString& fix : taxonomy.fixPatternIdsOfLabel(f[6]))
+            if (!l.fixes.contains(fix)) l.fixes << fix;
         l.words << f[3] << f[4] << f[5] << f[6] << symptom;
         l.rows << QStringList{f[3], f[4], f[5], symptom, f[6]};
     }
@@ -280,9 +240,9 @@ bool IssueCorpus::seed()
             sqlite3_step(lab.s);
         }
     }
-    const QList<QStringList> howto = readCsv(QStringLiteral(":/taxonomy/tosem23_howto.csv"));
-    for (qsizetype i = 1; i < howto.size(); ++i) {
-        const QStringList& h = howto[i];
+    const CsvTable howto = readCsv(QStringLiteral(":/taxonomy/tosem23_howto.csv"));
+    for (qsizetype i = 0; i < howto.rowCount(); ++i) {
+        const QStringList& h = howto.row(i);
         if (h.size() < 4 || byLink.contains(h[1])) continue;
         if (!insertIssue(h[1], {}, {}, h[0], QStringLiteral("howto"), {}, {},
                          QStringLiteral("how-to %1 %2").arg(h[2], h[3])))

@@ -1,7 +1,7 @@
 #include "model/kb/symptomclassifier.h"
 
-#include <QFile>
-#include <QRegularExpression>
+#include "model/kb/taxonomy.h"
+
 #include <QSet>
 #include <algorithm>
 #include <cmath>
@@ -23,42 +23,12 @@ constexpr double kPriorFactor = 0.01;
 // CandidateEvidence quotes a line, not a minified blob.
 constexpr qsizetype kEvidenceChars = 300;
 
-// The taxonomy's id rule (slug of stage[/inner]/leaf); kept private here until the taxonomy
-// library is merged, so the prior does not depend on it.
-QString slug(const QString& name)
-{
-    QString s = name.toLower();
-    s.replace(QLatin1Char('&'), QLatin1String(" and "));
-    static const QRegularExpression other(QStringLiteral("[^a-z0-9]+"));
-    s.replace(other, QStringLiteral("-"));
-    while (s.startsWith(QLatin1Char('-')))
-        s.remove(0, 1);
-    while (s.endsWith(QLatin1Char('-')))
-        s.chop(1);
-    return s;
-}
-
 QHash<QString, double> studyPriors()
 {
     QHash<QString, double> prior;
-    QFile file(QStringLiteral(":/taxonomy/tosem23_faults.csv"));
-    if (!file.open(QIODevice::ReadOnly)) return prior;
-    const QList<QByteArray> header = file.readLine().trimmed().split(',');
-    const qsizetype stage = header.indexOf("stage"), inner = header.indexOf("inner_category"),
-                    leaf = header.indexOf("leaf_category");
-    if (stage < 0 || inner < 0 || leaf < 0) return prior;
-    int rows = 0;
-    while (!file.atEnd()) {
-        const QList<QByteArray> f = file.readLine().trimmed().split(',');
-        if (f.size() <= std::max({stage, inner, leaf})) continue;
-        QString id = slug(QString::fromUtf8(f[stage]));
-        if (!f[inner].isEmpty()) id += QLatin1Char('/') + slug(QString::fromUtf8(f[inner]));
-        id += QLatin1Char('/') + slug(QString::fromUtf8(f[leaf]));
-        prior[id] += 1.0;
-        ++rows;
-    }
-    for (double& p : prior)
-        p /= std::max(rows, 1);
+    const Taxonomy& taxonomy = Taxonomy::instance();
+    for (const QString& leaf : taxonomy.leaves())
+        prior[leaf] = taxonomy.node(leaf)->studyShare;
     return prior;
 }
 

@@ -1,41 +1,17 @@
 #include "model/kb/signatureset.h"
 #include "model/kb/symptomclassifier.h"
+#include "model/kb/taxonomy.h"
 
-#include <QFile>
-#include <QRegularExpression>
 #include <QSet>
 #include <QTest>
 
 using namespace rankscope;
 
-// The 38 leaf ids, derived from the study's CSV with the taxonomy's slug rule. Kept here (not in
-// the product) until the Taxonomy class is merged; then this switches to it.
-static QString slug(const QString& name)
-{
-    QString s = name.toLower();
-    s.replace(QLatin1Char('&'), QLatin1String(" and "));
-    s.replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")), QStringLiteral("-"));
-    while (s.startsWith(QLatin1Char('-')))
-        s.remove(0, 1);
-    while (s.endsWith(QLatin1Char('-')))
-        s.chop(1);
-    return s;
-}
-
+// The 38 leaf ids of the taxonomy derived from the study's CSV.
 static QSet<QString> leafIds()
 {
-    QSet<QString> ids;
-    QFile file(QStringLiteral(":/taxonomy/tosem23_faults.csv"));
-    if (!file.open(QIODevice::ReadOnly)) return ids;
-    file.readLine();
-    while (!file.atEnd()) {
-        const QStringList f = QString::fromUtf8(file.readLine().trimmed()).split(QLatin1Char(','));
-        if (f.size() < 7) continue;
-        QString id = slug(f[3]);
-        if (!f[4].isEmpty()) id += QLatin1Char('/') + slug(f[4]);
-        ids.insert(id + QLatin1Char('/') + slug(f[5]));
-    }
-    return ids;
+    const QStringList leaves = Taxonomy::instance().leaves();
+    return QSet<QString>(leaves.begin(), leaves.end());
 }
 
 class TestSignatures : public QObject {
