@@ -46,6 +46,8 @@ std::int64_t median(std::vector<std::int64_t> v)
 // Fewer than this many collectives cannot tell a pattern from noise.
 constexpr int kMinSamples = 5;
 constexpr double kAlpha = 0.01;
+// Ranks in lock-step differ by microseconds; a wait shorter than this is not a straggler's.
+constexpr std::int64_t kMinSkewNs = 1'000'000;
 
 } // namespace
 
@@ -84,8 +86,10 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
             std::int64_t second = std::numeric_limits<std::int64_t>::min();
             for (auto it = arrivals.begin(); it != arrivals.end(); ++it)
                 if (it != lastIt) second = std::max(second, it->first);
-            // Arrivals that tie carry no information on who was waited for.
-            if (lastIt->first - second <= 0) continue;
+            // Arrivals closer than the smallest delay that matters carry no information on
+            // who was waited for: counting lock-step collectives (whose order is noise) as
+            // samples dilutes a rank that is last at every collective that did wait.
+            if (lastIt->first - second < kMinSkewNs) continue;
             const double p = 1.0 / double(arrivals.size());
             for (const auto& [t, m] : arrivals) {
                 Acc& a = bySlot[std::size_t(m)];
@@ -139,9 +143,7 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
         const auto nc = nonComm.find(rank);
         r.medianNonCommNs = nc == nonComm.end() ? -1 : nc->second;
         // A delay matters when the waits it causes add up to a visible share of the rank's
-        // steps (several collectives per step each add theirs), and each is at least a
-        // millisecond: ranks in lock-step always differ by microseconds.
-        constexpr std::int64_t kMinDelayNs = 1'000'000;
+        // steps (several collectives per step each add theirs).
         // Median x count, so that one step that hung does not hide a steady straggler.
         std::vector<std::int64_t> own;
         for (const StepSpan& sp : ctx.steps.stepsOf(rank))
@@ -149,13 +151,13 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
         const std::int64_t stepTotal = own.empty() ? 0 : median(own) * std::int64_t(own.size());
         const bool visible = stepTotal <= 0 || double(a.delaySum) >= 0.1 * double(stepTotal);
         const std::int64_t perStepMaterial =
-            std::max<std::int64_t>(kMinDelayNs, medianStep > 0 ? medianStep / 20 : 0);
+            std::max<std::int64_t>(kMinSkewNs, medianStep > 0 ? medianStep / 20 : 0);
         std::set<int> steps;
         for (const auto& [step, d, rec] : a.delays)
             if (d >= perStepMaterial && step >= 0) steps.insert(step);
         r.steps.assign(steps.begin(), steps.end());
         const bool significant =
-            a.samples >= kMinSamples && r.pValue < alpha && r.meanDelayNs >= kMinDelayNs && visible;
+            a.samples >= kMinSamples && r.pValue < alpha && r.meanDelayNs >= kMinSkewNs && visible;
         if (significant) {
             Finding f;
             f.kind = "straggler";
@@ -165,11 +167,12 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
             f.confidence =
                 std::min(0.95, 0.5 + 0.05 * std::log10(1.0 / std::max(r.pValue, 1e-300)));
             f.step = r.steps.empty() ? -1 : r.steps.front();
-            f.summary = "rank " + std::to_string(rank) + " arrives last at " +
-                        std::to_string(a.last) + " of " + std::to_string(a.samples) +
-                        " collectives (chance: " + std::to_string(int(std::lround(p * a.samples))) +
-                        "), on average " + formatDurationNs(r.meanDelayNs) +
-                        " after the next rank; the others wait for it";
+            f.summary =
+                "rank " + std::to_string(rank) + " arrives last at " + std::to_string(a.last) +
+                " of " + std::to_string(a.samples) + " collectives where a rank waited at least " +
+                formatDurationNs(kMinSkewNs) +
+                " (chance: " + std::to_string(int(std::lround(p * a.samples))) + "), on average " +
+                formatDurationNs(r.meanDelayNs) + " after the next rank; the others wait for it";
             std::vector<std::int64_t> othersNonComm;
             for (const auto& [o, v] : nonComm)
                 if (o != rank && v >= 0) othersNonComm.push_back(v);

@@ -1,7 +1,7 @@
 #include "model/analysis/analyzer.h"
-#include "model/analysis/symptomcatalog.h"
 #include "model/analysis/symptomids.h"
 #include "model/analysisreport.h"
+#include "model/kb/taxonomy.h"
 #include "syntheticjob.h"
 
 #include <QFile>
@@ -172,7 +172,6 @@ AnalysisResult run(Scenario& s)
 class TestAnalyzer : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void slugRule();
     void emittedIdsAreInTheTaxonomy();
     void scenario_data();
     void scenario();
@@ -180,31 +179,15 @@ private Q_SLOTS:
     void markdownReport();
 };
 
-void TestAnalyzer::slugRule()
-{
-    QCOMPARE(SymptomCatalog::slug("training & evaluation"), std::string("training-and-evaluation"));
-    QCOMPARE(SymptomCatalog::slug("fix batch size/data partition"),
-             std::string("fix-batch-size-data-partition"));
-    QCOMPARE(SymptomCatalog::slug("  Scope / Context issue "), std::string("scope-context-issue"));
-    const SymptomCatalog c("stage,inner_category,leaf_category,fix_pattern\n"
-                           "a & b,,x,fix one & fix two\n"
-                           "a & b,,x,fix one\n"
-                           "\"q, r\",in,y,fix three\n");
-    QVERIFY(c.isLeaf("a-and-b/x"));
-    QVERIFY(c.isLeaf("q-r/in/y"));
-    QCOMPARE(c.topFixPatterns("a-and-b/x", 3), (std::vector<std::string>{"fix-one", "fix-two"}));
-    QVERIFY(c.isFixPattern("fix-two"));
-}
-
 void TestAnalyzer::emittedIdsAreInTheTaxonomy()
 {
-    const SymptomCatalog& c = SymptomCatalog::instance();
-    QVERIFY(c.leaves().size() > 30);
+    const Taxonomy& t = Taxonomy::instance();
+    QVERIFY(t.leaves().size() > 30);
     for (const char* id : {symptoms::kHang, symptoms::kLowEfficiency, symptoms::kTensorMismatch,
                            symptoms::kCommunicationError, symptoms::kSetupFailure,
                            symptoms::kSetupHang, kIterationFailure})
-        QVERIFY2(c.isLeaf(id), id);
-    QCOMPARE(c.topFixPatterns(symptoms::kSetupFailure, 1).size(), std::size_t(1));
+        QVERIFY2(t.isLeafId(QString::fromUtf8(id)), id);
+    QVERIFY(!t.node(QString::fromUtf8(symptoms::kSetupFailure))->fixPatterns.empty());
 }
 
 void TestAnalyzer::scenario_data()
@@ -247,13 +230,13 @@ void TestAnalyzer::scenario()
         if (md.open(QIODevice::WriteOnly))
             md.write(AnalysisReport::toMarkdown(TraceSession{}, res).toUtf8());
     }
-    const SymptomCatalog& catalog = SymptomCatalog::instance();
+    const Taxonomy& taxonomy = Taxonomy::instance();
     for (const Finding& f : res.findings) {
-        QVERIFY2(catalog.isLeaf(f.symptom), f.symptom.c_str());
+        QVERIFY2(taxonomy.isLeafId(QString::fromStdString(f.symptom)), f.symptom.c_str());
         QVERIFY2(!f.evidence.empty(), f.summary.c_str());
         QVERIFY(!f.fixPatterns.empty());
         for (const std::string& p : f.fixPatterns)
-            QVERIFY2(catalog.isFixPattern(p), p.c_str());
+            QVERIFY2(taxonomy.fixPattern(QString::fromStdString(p)), p.c_str());
         for (const Evidence& e : f.evidence)
             QVERIFY(!e.path.empty() && (e.line >= 0 || e.timeNs >= 0));
     }
