@@ -215,7 +215,8 @@ LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
     if (f.evidence.empty()) f.evidence.push_back(evidenceOf(root));
     for (const LogEvidence& e : items) {
         if (std::find(blamed.begin(), blamed.end(), e.rank) != blamed.end()) continue;
-        const bool after = root.timeNs < 0 || e.timeNs < 0 || e.timeNs >= root.timeNs;
+        const bool after = root.timeNs < 0 || e.timeNs < 0 || e.timeNs >= root.timeNs ||
+                           (isPeerFailure(e.symptom) && e.timeNs >= root.timeNs - kPeerSlackNs);
         if (!after) continue;
         if (!e.cascade && !isWaiting(e.symptom) && e.symptom != symptoms::kCommunicationError)
             continue;

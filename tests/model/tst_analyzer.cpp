@@ -82,13 +82,19 @@ Scenario build(const QString& name)
                               kWall + 14 * kS, false, true));
         return s;
     }
-    if (name == QLatin1String("rank_crash")) {
+    if (name == QLatin1String("rank_crash") ||
+        name == QLatin1String("rank_crash_peer_stamped_first")) {
         Scenario s(3);
         steps(s.job, 5, rng);
         s.job.step(uniform(3, 2'000'000), {"all_reduce"}, 200'000, {2}, 120'000'000);
+        // Traceback lines carry the stamp of the last stamped line before them: a peer's error
+        // can look earlier than the crash it follows from.
+        const std::int64_t crashNs =
+            kWall + 5 * kS +
+            (name == QLatin1String("rank_crash_peer_stamped_first") ? 600'000'000 : 0);
         s.logs.push_back(
             line(2, 52, "IndexError: index 163 is out of bounds for dimension 0 with size 160",
-                 kIterationFailure, kWall + 5 * kS, true));
+                 kIterationFailure, crashNs, true));
         const char* closed = "RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed "
                              "by peer [127.0.0.1]:12345";
         s.logs.push_back(
@@ -132,6 +138,29 @@ Scenario build(const QString& name)
                  "collective: CollectiveFingerPrint(OpType=ALLREDUCE, TensorShape=[2]), but Rank 0 "
                  "is running collective: CollectiveFingerPrint(OpType=ALLREDUCE, TensorShape=[1])",
                  symptoms::kTensorMismatch, kWall + 2 * kS + 2'000'000, true));
+        return s;
+    }
+    if (name == QLatin1String("mismatched_collective_4_ranks")) {
+        Scenario s(4);
+        steps(s.job, 4, rng);
+        const std::int64_t t = s.job.nowNs();
+        for (int r = 0; r < 4; ++r)
+            s.job.collective(r, "all_reduce", t + 1'000'000, -1, -1,
+                             CollectiveRecord::State::Issued, 4);
+        const auto fp = [](int r) {
+            return "CollectiveFingerPrint(OpType=ALLREDUCE, TensorShape=[" +
+                   std::string(r == 2 ? "2" : "1") + "])";
+        };
+        // Each rank names itself and one peer, as TORCH_DISTRIBUTED_DEBUG=DETAIL does.
+        for (int r = 0; r < 4; ++r) {
+            const int peer = (r + 1) % 4;
+            const std::string text =
+                "RuntimeError: Detected mismatch between collectives on ranks. Rank " +
+                std::to_string(r) + " is running collective: " + fp(r) + ", but Rank " +
+                std::to_string(peer) + " is running collective: " + fp(peer) + ".";
+            s.logs.push_back(line(r, 70, text.c_str(), symptoms::kTensorMismatch,
+                                  kWall + 2 * kS + r * 1'000'000, true));
+        }
         return s;
     }
     if (name == QLatin1String("setup_failure")) {
@@ -206,6 +235,12 @@ void TestAnalyzer::scenario_data()
                                              << "hang" << std::vector<int>{1} << -1;
     QTest::newRow("rank_crash") << "rank_crash"
                                 << "crash" << std::vector<int>{2} << -1;
+    QTest::newRow("rank_crash, a peer's error stamped first")
+        << "rank_crash_peer_stamped_first"
+        << "crash" << std::vector<int>{2} << -1;
+    QTest::newRow("mismatched_collective, 4 ranks, one odd shape")
+        << "mismatched_collective_4_ranks"
+        << "collective_mismatch" << std::vector<int>{2} << -1;
     QTest::newRow("uneven_inputs") << "uneven_inputs"
                                    << "desync" << std::vector<int>{1} << 6;
     QTest::newRow("mismatched_collective") << "mismatched_collective"
