@@ -13,6 +13,7 @@ namespace rankscope {
 namespace {
 
 constexpr std::size_t kFixPatternsPerFinding = 3;
+constexpr const char* kPriorIterationPhrase = "in the prior iteration";
 
 int severityRank(const std::string& s)
 {
@@ -156,6 +157,12 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
             const std::size_t n = ctx.steps.stepsOf(r).size();
             if (n > 0 && (l.step < 0 || int(n) - 1 < l.step)) l.step = int(n) - 1;
         }
+        // DDP raises its reducer error at the start of the step after the one whose reduction
+        // did not finish ("... in the prior iteration ..."): that earlier step is the fault's.
+        const bool prior = std::any_of(l.evidence.begin(), l.evidence.end(), [](const Evidence& e) {
+            return e.text.find(kPriorIterationPhrase) != std::string::npos;
+        });
+        if (prior && l.step > 0) --l.step;
     }
 
     res.findings = std::move(fromLogs);

@@ -100,11 +100,6 @@ void TestAnalyzerFixtures::fixture()
         QVERIFY2(top->ranks == faulty, what.c_str());
     }
     if (faultStep >= 0 && kind != QLatin1String("straggler")) {
-        if (scenario == QLatin1String("unused_parameters"))
-            QEXPECT_FAIL("",
-                         "DDP reports unused parameters in the step after the one that left "
-                         "them unreduced; the analysis names the step it failed in",
-                         Continue);
         QCOMPARE(top->step, faultStep);
     }
 }
