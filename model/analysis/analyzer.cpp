@@ -2,8 +2,8 @@
 
 #include "model/analysis/analysiscontext.h"
 #include "model/analysis/logtriage.h"
-#include "model/analysis/symptomcatalog.h"
 #include "model/analysis/symptomids.h"
+#include "model/kb/taxonomy.h"
 
 #include <algorithm>
 #include <set>
@@ -13,6 +13,7 @@ namespace rankscope {
 namespace {
 
 constexpr std::size_t kFixPatternsPerFinding = 3;
+constexpr const char* kPriorIterationPhrase = "in the prior iteration";
 
 int severityRank(const std::string& s)
 {
@@ -116,13 +117,16 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
 
     // A rank that only waited for the one that never arrived is not a root, whatever its log
     // says; a hang caused by a rank's crash is a consequence of the crash.
+    // Likewise, timeouts on every rank of a desync are what the ranks' waiting in different
+    // collectives looks like from inside; the trace names the rank that deviated.
     for (const Finding& t : trace) {
-        if (t.kind != "hang" || t.severity != "error") continue;
-        const std::set<int> waiters = waitersOf(t);
+        if (!isTraceHang(t) || t.ranks.empty()) continue;
+        std::set<int> involved = waitersOf(t);
+        if (t.kind == "desync") involved.insert(t.ranks.begin(), t.ranks.end());
         for (Finding& l : fromLogs) {
             if (l.severity != "error" || l.ranks.empty() || !isWaitLikeSymptom(l.symptom)) continue;
             if (std::all_of(l.ranks.begin(), l.ranks.end(),
-                            [&](int r) { return waiters.count(r) != 0; })) {
+                            [&](int r) { return involved.count(r) != 0; })) {
                 l.severity = "warning";
                 l.confidence = 0.4;
                 l.summary += " (these ranks were waiting for " + formatRanks(t.ranks) + ")";
@@ -145,12 +149,34 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
             "; consistent with " + formatRanks(root->ranks) + " failing (" + root->kind + ")";
     }
 
+    // A rank's trace is exported when it dies, so the last profiler step of the blamed ranks is
+    // the one the failure happened in (steps counted in time order, as CollectiveRecord::step).
+    for (Finding& l : fromLogs) {
+        if (l.severity != "error" || l.ranks.empty() || l.step >= 0) continue;
+        for (int r : l.ranks) {
+            const std::size_t n = ctx.steps.stepsOf(r).size();
+            if (n > 0 && (l.step < 0 || int(n) - 1 < l.step)) l.step = int(n) - 1;
+        }
+        // DDP raises its reducer error at the start of the step after the one whose reduction
+        // did not finish ("... in the prior iteration ..."): that earlier step is the fault's.
+        const bool prior = std::any_of(l.evidence.begin(), l.evidence.end(), [](const Evidence& e) {
+            return e.text.find(kPriorIterationPhrase) != std::string::npos;
+        });
+        if (prior && l.step > 0) --l.step;
+    }
+
     res.findings = std::move(fromLogs);
     res.findings.insert(res.findings.end(), trace.begin(), trace.end());
-    const SymptomCatalog& catalog = SymptomCatalog::instance();
-    for (Finding& f : res.findings)
-        if (f.fixPatterns.empty())
-            f.fixPatterns = catalog.topFixPatterns(f.symptom, kFixPatternsPerFinding);
+    const Taxonomy& taxonomy = Taxonomy::instance();
+    for (Finding& f : res.findings) {
+        if (!f.fixPatterns.empty()) continue;
+        const TaxonomyNode* node = taxonomy.node(QString::fromStdString(f.symptom));
+        if (!node) continue;
+        for (const KeyCount& p : node->fixPatterns) {
+            if (f.fixPatterns.size() == kFixPatternsPerFinding) break;
+            f.fixPatterns.push_back(p.key.toStdString());
+        }
+    }
     std::stable_sort(res.findings.begin(), res.findings.end(),
                      [](const Finding& a, const Finding& b) {
                          if (severityRank(a.severity) != severityRank(b.severity))

@@ -4,6 +4,7 @@
 #include "model/analysis/symptomids.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -14,6 +15,14 @@ namespace {
 // Ranks whose first error comes this close to the root's are taken to have failed on their
 // own (a symmetric fault: every rank ran the same wrong code); later ones follow from it.
 constexpr std::int64_t kSymmetricWindowNs = 2'000'000'000;
+constexpr std::int64_t kPeerSlackNs = 2'000'000'000;
+
+// Errors that say a peer went away or did not answer: on their own they blame the network,
+// next to a rank that failed they are what its peers saw of the failure.
+bool isPeerFailure(const std::string& symptom)
+{
+    return symptom == symptoms::kCommunicationError || symptom == symptoms::kHang;
+}
 
 Evidence evidenceOf(const LogEvidence& e)
 {
@@ -23,6 +32,40 @@ Evidence evidenceOf(const LogEvidence& e)
     ev.text = e.text;
     ev.rank = e.rank;
     return ev;
+}
+
+// Two signatures can match one line; cite it once.
+bool cites(const std::vector<Evidence>& list, const LogEvidence& e)
+{
+    return std::any_of(list.begin(), list.end(),
+                       [&](const Evidence& x) { return x.path == e.path && x.line == e.line; });
+}
+
+// TORCH_DISTRIBUTED_DEBUG=DETAIL names two ranks per mismatch: "Rank A is running collective:
+// <fingerprint>, but Rank B is running collective: <fingerprint>". Collects rank -> fingerprint.
+void readFingerprints(const std::string& text, std::map<int, std::string>& out)
+{
+    static const std::string kIntro = " is running collective: ";
+    static const std::string kBut = ", but Rank ";
+    std::size_t at = 0;
+    while ((at = text.find(kIntro, at)) != std::string::npos) {
+        std::size_t digits = at;
+        while (digits > 0 && std::isdigit(static_cast<unsigned char>(text[digits - 1])))
+            --digits;
+        const std::size_t from = at + kIntro.size();
+        if (digits == at || digits < 5 || text.compare(digits - 5, 5, "Rank ") != 0) {
+            at = from;
+            continue;
+        }
+        const int rank = std::stoi(text.substr(digits, at - digits));
+        std::size_t end = text.find(kBut, from);
+        std::string fp =
+            text.substr(from, end == std::string::npos ? std::string::npos : end - from);
+        while (!fp.empty() && (fp.back() == '.' || fp.back() == ' '))
+            fp.pop_back();
+        out.emplace(rank, fp);
+        at = from;
+    }
 }
 
 bool earlier(const LogEvidence& a, const LogEvidence& b)
@@ -95,6 +138,21 @@ LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
     }
     if (roots.empty()) return res;
 
+    // A peer's connection error stamped just before a rank's own fatal failure follows from
+    // that failure: stamps of unstamped traceback lines are only lower bounds, so a peer can
+    // look a little earlier than the rank that died.
+    const LogEvidence* chosen = roots.front();
+    if (isPeerFailure(chosen->symptom) && chosen->timeNs >= 0)
+        for (const LogEvidence* o : roots)
+            if (o->fatal && o->rank != chosen->rank && !isPeerFailure(o->symptom) &&
+                o->timeNs >= 0 && o->timeNs - chosen->timeNs <= kPeerSlackNs) {
+                chosen = o;
+                break;
+            }
+    if (chosen != roots.front()) {
+        roots.erase(std::find(roots.begin(), roots.end(), chosen));
+        roots.insert(roots.begin(), chosen);
+    }
     const LogEvidence& root = *roots.front();
     Finding f;
     f.kind = kindOf(root);
@@ -115,35 +173,77 @@ LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
     }
     std::sort(blamed.begin(), blamed.end());
     blamed.erase(std::unique(blamed.begin(), blamed.end()), blamed.end());
+    std::string fingerprintNote;
+    if (f.kind == "collective_mismatch" && blamed.size() > 1) {
+        // Every rank of a mismatch reports it; the fingerprints say whose call differs from the
+        // one most ranks made.
+        std::map<int, std::string> byRank;
+        for (const LogEvidence& e : items)
+            if (e.symptom == root.symptom) readFingerprints(e.text, byRank);
+        std::map<std::string, std::vector<int>> byFingerprint;
+        for (const auto& [r, fp] : byRank)
+            byFingerprint[fp].push_back(r);
+        std::size_t most = 0;
+        for (const auto& [fp, rs] : byFingerprint)
+            most = std::max(most, rs.size());
+        if (byFingerprint.size() > 1 && 2 * most > byRank.size()) {
+            std::vector<int> odd;
+            for (const auto& [fp, rs] : byFingerprint)
+                if (rs.size() != most) odd.insert(odd.end(), rs.begin(), rs.end());
+            std::sort(odd.begin(), odd.end());
+            blamed = odd;
+            fingerprintNote = "; " + formatRanks(odd) + " called with a fingerprint that differs " +
+                              "from the one " + std::to_string(most) + " ranks used";
+        } else if (byFingerprint.size() > 1) {
+            fingerprintNote = "; " + std::to_string(byRank.size()) +
+                              " ranks report different fingerprints and no majority, so the logs "
+                              "cannot tell which rank's call deviates: compare the shapes";
+        }
+    }
     f.ranks = blamed;
     const std::string who = blamed.empty() ? std::string("the launcher") : formatRanks(blamed);
     f.summary = (blamed.size() > 1 ? who + " failed the same way: " : who + " failed first: ") +
-                shortText(root.text);
+                shortText(root.text) + fingerprintNote;
 
     // The root's own lines, then the consequences on other ranks.
     std::set<int> cascaded;
     for (const LogEvidence& e : items)
         if (std::find(blamed.begin(), blamed.end(), e.rank) != blamed.end() &&
-            (e.symptom == root.symptom || e.fatal) && f.evidence.size() < 8)
+            (e.symptom == root.symptom || e.fatal) && f.evidence.size() < 8 &&
+            !cites(f.evidence, e))
             f.evidence.push_back(evidenceOf(e));
     if (f.evidence.empty()) f.evidence.push_back(evidenceOf(root));
     for (const LogEvidence& e : items) {
         if (std::find(blamed.begin(), blamed.end(), e.rank) != blamed.end()) continue;
-        const bool after = root.timeNs < 0 || e.timeNs < 0 || e.timeNs >= root.timeNs;
+        const bool after = root.timeNs < 0 || e.timeNs < 0 || e.timeNs >= root.timeNs ||
+                           (isPeerFailure(e.symptom) && e.timeNs >= root.timeNs - kPeerSlackNs);
         if (!after) continue;
         if (!e.cascade && !isWaiting(e.symptom) && e.symptom != symptoms::kCommunicationError)
             continue;
         if (e.rank >= 0) cascaded.insert(e.rank);
-        if (f.evidence.size() < 16) {
+        if (f.evidence.size() < 16 && !cites(f.evidence, e)) {
             Evidence ev = evidenceOf(e);
             ev.text += "  [consequence]";
             f.evidence.push_back(ev);
         }
     }
-    if (!cascaded.empty())
-        f.summary += "; " + formatRanks(std::vector<int>(cascaded.begin(), cascaded.end())) +
-                     " failed after it as a consequence";
+    Finding consequence;
+    if (!cascaded.empty()) {
+        const std::string peers = formatRanks(std::vector<int>(cascaded.begin(), cascaded.end()));
+        f.summary += "; " + peers + " failed after it as a consequence";
+        consequence.kind = "log_symptom";
+        consequence.symptom = symptoms::kCommunicationError;
+        consequence.severity = "warning";
+        consequence.confidence = 0.4;
+        consequence.ranks.assign(cascaded.begin(), cascaded.end());
+        consequence.summary =
+            peers + " lost their peer after " + who + " failed: consequences, not a cause";
+        for (const Evidence& ev : f.evidence)
+            if (cascaded.count(ev.rank) && consequence.evidence.size() < 8)
+                consequence.evidence.push_back(ev);
+    }
     res.findings.push_back(std::move(f));
+    if (!consequence.ranks.empty()) res.findings.push_back(std::move(consequence));
 
     // Independent failures on other ranks that are not explained as consequences.
     for (const LogEvidence* o : alsoFailed) {

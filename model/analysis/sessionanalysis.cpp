@@ -2,13 +2,21 @@
 
 #include "model/analysis/analyzer.h"
 #include "model/kb/signatureset.h"
+#include "model/kb/symptomclassifier.h"
 #include "model/tracesession.h"
 
+#include <algorithm>
 #include <set>
 
 namespace rankscope {
 
 namespace {
+
+// The study's catch-all leaf for a program failure during training: what an uncaught exception
+// that no signature knows (an IndexError in user code, a KeyError in a data loader) most
+// plausibly is, since the traceback proves the program failed but not how it relates to the
+// distributed setup.
+constexpr const char* kUnknownProgramFailure = "training-and-evaluation/program-failure/others";
 
 void classifyStream(const RankLog& log, const SignatureSet& signatures,
                     std::vector<LogEvidence>& out)
@@ -49,6 +57,39 @@ void classifyStream(const RankLog& log, const SignatureSet& signatures,
         e.timeNs = timeNs[std::size_t(i)];
         out.push_back(std::move(e));
     }
+
+    // The exception the rank died with is fatal evidence even when no signature knows it:
+    // without it, a crash in user code leaves only its peers' connection errors to blame.
+    if (log.exceptions().empty()) return;
+    const LogException& died = log.exceptions().back();
+    if (died.lastLine < 0 || died.lastLine >= log.lineCount()) return;
+    // A traceback the program logged and then went on training from was handled, not fatal.
+    for (const LogStep& s : log.steps())
+        if (s.line > died.lastLine) return;
+    for (const LogEvidence& e : out)
+        if (e.fatal && e.rank == rank && e.path == log.sourcePath.toStdString()) return;
+    const int from = std::max(0, died.firstLine);
+    const qsizetype begin = starts[from];
+    const qsizetype end =
+        died.lastLine + 1 < starts.size() ? starts[died.lastLine + 1] : text.size();
+    SymptomClassifier::Options options;
+    options.useCues = false;
+    const QList<Candidate> candidates =
+        SymptomClassifier::instance().classify(text.mid(begin, end - begin), options);
+    LogEvidence e;
+    e.rank = rank;
+    e.path = log.sourcePath.toStdString();
+    e.line = log.lineNumber(died.lastLine);
+    e.text = died.text();
+    e.symptom = kUnknownProgramFailure;
+    for (const Candidate& c : candidates)
+        if (c.hasRoot) {
+            e.symptom = c.symptom.toStdString();
+            break;
+        }
+    e.fatal = true;
+    e.timeNs = timeNs[std::size_t(died.lastLine)];
+    out.push_back(std::move(e));
 }
 
 } // namespace

@@ -46,6 +46,8 @@ std::int64_t median(std::vector<std::int64_t> v)
 // Fewer than this many collectives cannot tell a pattern from noise.
 constexpr int kMinSamples = 5;
 constexpr double kAlpha = 0.01;
+// Ranks in lock-step differ by microseconds; a wait shorter than this is not a straggler's.
+constexpr std::int64_t kMinSkewNs = 1'000'000;
 
 } // namespace
 
@@ -57,6 +59,12 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
         int last = 0, samples = 0;
         double sumProb = 0.0; // expected count of being last under random arrival
         std::int64_t delaySum = 0;
+        // The same over the collectives where someone waited at least kMinSkewNs: the
+        // significance test, since the order of lock-step arrivals is noise that dilutes a rank
+        // that is last at every collective that did wait.
+        int waitedLast = 0, waitedSamples = 0;
+        double waitedSumProb = 0.0;
+        std::int64_t waitedDelaySum = 0;
         std::vector<std::tuple<int, std::int64_t, std::int32_t>> delays; // step, delay, record
     };
     std::map<int, Acc> acc;
@@ -86,11 +94,15 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
                 if (it != lastIt) second = std::max(second, it->first);
             // Arrivals that tie carry no information on who was waited for.
             if (lastIt->first - second <= 0) continue;
+            const bool waited = lastIt->first - second >= kMinSkewNs;
             const double p = 1.0 / double(arrivals.size());
             for (const auto& [t, m] : arrivals) {
                 Acc& a = bySlot[std::size_t(m)];
                 ++a.samples;
                 a.sumProb += p;
+                if (!waited) continue;
+                ++a.waitedSamples;
+                a.waitedSumProb += p;
             }
             const int slot = lastIt->second;
             const std::int32_t rec = row.records[std::size_t(slot)];
@@ -99,6 +111,9 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
             ++a.last;
             const std::int64_t delay = lastIt->first - second;
             a.delaySum += delay;
+            if (!waited) continue;
+            ++a.waitedLast;
+            a.waitedDelaySum += delay;
             a.delays.emplace_back(c.step >= 0 ? c.step : ctx.steps.stepAt(c.rank, c.execStartNs),
                                   delay, rec);
         }
@@ -110,6 +125,10 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
             to.samples += from.samples;
             to.sumProb += from.sumProb;
             to.delaySum += from.delaySum;
+            to.waitedLast += from.waitedLast;
+            to.waitedSamples += from.waitedSamples;
+            to.waitedSumProb += from.waitedSumProb;
+            to.waitedDelaySum += from.waitedDelaySum;
             to.delays.insert(to.delays.end(), from.delays.begin(), from.delays.end());
         }
     }
@@ -139,23 +158,23 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
         const auto nc = nonComm.find(rank);
         r.medianNonCommNs = nc == nonComm.end() ? -1 : nc->second;
         // A delay matters when the waits it causes add up to a visible share of the rank's
-        // steps (several collectives per step each add theirs), and each is at least a
-        // millisecond: ranks in lock-step always differ by microseconds.
-        constexpr std::int64_t kMinDelayNs = 1'000'000;
+        // steps (several collectives per step each add theirs).
         // Median x count, so that one step that hung does not hide a steady straggler.
         std::vector<std::int64_t> own;
         for (const StepSpan& sp : ctx.steps.stepsOf(rank))
             own.push_back(sp.durationNs());
         const std::int64_t stepTotal = own.empty() ? 0 : median(own) * std::int64_t(own.size());
-        const bool visible = stepTotal <= 0 || double(a.delaySum) >= 0.1 * double(stepTotal);
+        const bool visible = stepTotal <= 0 || double(a.waitedDelaySum) >= 0.1 * double(stepTotal);
         const std::int64_t perStepMaterial =
-            std::max<std::int64_t>(kMinDelayNs, medianStep > 0 ? medianStep / 20 : 0);
+            std::max<std::int64_t>(kMinSkewNs, medianStep > 0 ? medianStep / 20 : 0);
         std::set<int> steps;
         for (const auto& [step, d, rec] : a.delays)
             if (d >= perStepMaterial && step >= 0) steps.insert(step);
         r.steps.assign(steps.begin(), steps.end());
-        const bool significant =
-            a.samples >= kMinSamples && r.pValue < alpha && r.meanDelayNs >= kMinDelayNs && visible;
+        const double waitedP = a.waitedSamples > 0 ? a.waitedSumProb / a.waitedSamples : 1.0;
+        const double waitedPValue = binomialUpperTail(a.waitedLast, a.waitedSamples, waitedP);
+        const std::int64_t waitedMeanNs = a.waitedLast > 0 ? a.waitedDelaySum / a.waitedLast : 0;
+        const bool significant = a.waitedSamples >= kMinSamples && waitedPValue < alpha && visible;
         if (significant) {
             Finding f;
             f.kind = "straggler";
@@ -163,12 +182,14 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
             f.severity = "warning";
             f.ranks = {rank};
             f.confidence =
-                std::min(0.95, 0.5 + 0.05 * std::log10(1.0 / std::max(r.pValue, 1e-300)));
+                std::min(0.95, 0.5 + 0.05 * std::log10(1.0 / std::max(waitedPValue, 1e-300)));
             f.step = r.steps.empty() ? -1 : r.steps.front();
             f.summary = "rank " + std::to_string(rank) + " arrives last at " +
-                        std::to_string(a.last) + " of " + std::to_string(a.samples) +
-                        " collectives (chance: " + std::to_string(int(std::lround(p * a.samples))) +
-                        "), on average " + formatDurationNs(r.meanDelayNs) +
+                        std::to_string(a.waitedLast) + " of " + std::to_string(a.waitedSamples) +
+                        " collectives where a rank waited at least " +
+                        formatDurationNs(kMinSkewNs) +
+                        " (chance: " + std::to_string(int(std::lround(waitedP * a.waitedSamples))) +
+                        "), on average " + formatDurationNs(waitedMeanNs) +
                         " after the next rank; the others wait for it";
             std::vector<std::int64_t> othersNonComm;
             for (const auto& [o, v] : nonComm)
