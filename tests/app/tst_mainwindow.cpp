@@ -231,6 +231,8 @@ void TestMainWindow::findingsDockAndTimelineShowTheDiagnosis()
 
     auto* dock = window.findChild<QDockWidget*>(QStringLiteral("findingsDock"));
     QVERIFY(dock && dock->isVisible());
+    // Earlier tests saved a layout; the screenshot wants the dock at its own width.
+    window.resizeDocks({dock}, {window.findingsPanel()->sizeHint().width()}, Qt::Horizontal);
     const FindingsModel* model = window.findingsPanel()->model();
     QVERIFY(model->rowCount() >= 1);
     QCOMPARE(model->index(0, FindingsModel::SeverityColumn).data().toString(),

@@ -99,7 +99,7 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent), m_model(new Fin
     m_split->addWidget(m_table);
     m_split->addWidget(detail);
     m_split->addWidget(symptoms);
-    m_split->setStretchFactor(0, 2);
+    m_split->setStretchFactor(0, 1);
     m_split->setStretchFactor(1, 3);
     m_split->setStretchFactor(2, 1);
     m_split->setChildrenCollapsible(false);
@@ -139,6 +139,11 @@ void FindingsPanel::setTargets(LogViewer* logViewer, TimelineView* timeline,
     m_walkthrough = walkthrough;
     if (m_logViewer) m_logViewer->setSession(m_session);
     refreshDetail();
+}
+
+QSize FindingsPanel::sizeHint() const
+{
+    return {fontMetrics().averageCharWidth() * 72, QWidget::sizeHint().height()};
 }
 
 const Finding* FindingsPanel::currentFinding() const

@@ -41,6 +41,8 @@ public:
     QPushButton* fixButton() const { return m_fixButton; }
 
     const Finding* currentFinding() const;
+    // Wide enough for the table's summary column and the head of an evidence line.
+    QSize sizeHint() const override;
     void selectFinding(int row);
 
 public Q_SLOTS:
