@@ -14,6 +14,8 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
+#include <QTextBrowser>
+#include <QUrl>
 #include <QVBoxLayout>
 
 namespace rankscope {
@@ -54,18 +56,21 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent), m_model(new Fin
                                                       QHeaderView::Stretch);
 
     auto* detail = new QWidget(this);
-    m_summary = new QLabel(detail);
+    // A text browser, not a label: a long summary scrolls instead of being clipped in a short
+    // dock, and the other fix patterns are links in it.
+    m_summary = new QTextBrowser(detail);
     m_summary->setObjectName(QStringLiteral("findingSummary"));
-    m_summary->setWordWrap(true);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setOpenLinks(false);
+    m_summary->setFrameShape(QFrame::NoFrame);
+    m_summary->setMinimumHeight(fontMetrics().height() * 4);
+    m_summary->setMaximumHeight(fontMetrics().height() * 8);
     m_evidence = new QListWidget(detail);
     m_evidence->setObjectName(QStringLiteral("evidenceList"));
     m_evidence->setWordWrap(false);
     m_evidence->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
-    m_otherFixes = new QLabel(detail);
-    m_otherFixes->setObjectName(QStringLiteral("otherFixes"));
-    m_otherFixes->setWordWrap(true);
-    m_otherFixes->setTextFormat(Qt::RichText);
+    // The list takes what the wrapped summary and fix links leave, so they are never clipped.
+    m_evidence->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
+    m_evidence->setMinimumHeight(fontMetrics().height() * 3);
     m_evidenceButton = new QPushButton(tr("Evidence"), detail);
     m_evidenceButton->setObjectName(QStringLiteral("evidenceButton"));
     m_evidenceButton->setToolTip(tr("Open the log viewer at the cited line"));
@@ -85,7 +90,6 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent), m_model(new Fin
     detailLayout->addWidget(new QLabel(tr("<b>Evidence</b>"), detail));
     detailLayout->addWidget(m_evidence, 1);
     detailLayout->addLayout(buttons);
-    detailLayout->addWidget(m_otherFixes);
 
     auto* symptoms = new QWidget(this);
     m_symptoms = new QListWidget(symptoms);
@@ -113,8 +117,8 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent), m_model(new Fin
     connect(m_evidence, &QListWidget::itemActivated, this, [this] { showEvidence(); });
     connect(m_timelineButton, &QPushButton::clicked, this, &FindingsPanel::showOnTimeline);
     connect(m_fixButton, &QPushButton::clicked, this, &FindingsPanel::fixIt);
-    connect(m_otherFixes, &QLabel::linkActivated, this, [this](const QString& id) {
-        if (openFix(id)) Q_EMIT walkthroughShown();
+    connect(m_summary, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        if (openFix(url.toString())) Q_EMIT walkthroughShown();
     });
     refreshDetail();
 }
@@ -211,9 +215,8 @@ void FindingsPanel::refreshDetail()
     const Finding* f = currentFinding();
     m_evidence->clear();
     if (!f) {
-        m_summary->setText(m_session ? tr("The analysis found nothing to report.")
+        m_summary->setHtml(m_session ? tr("The analysis found nothing to report.")
                                      : tr("Open a trace folder to see its findings."));
-        m_otherFixes->clear();
         m_evidenceButton->setEnabled(false);
         m_timelineButton->setEnabled(false);
         m_fixButton->setEnabled(false);
@@ -229,8 +232,8 @@ void FindingsPanel::refreshDetail()
     if (f->seq >= 0) facts << tr("seq %1").arg(f->seq);
     if (f->step >= 0) facts << tr("step %1").arg(f->step);
     if (!facts.isEmpty()) head += QStringLiteral(" — ") + facts.join(QStringLiteral(", "));
-    m_summary->setText(head + QStringLiteral("<br>") +
-                       QString::fromStdString(f->summary).toHtmlEscaped());
+    QString html =
+        head + QStringLiteral("<br>") + QString::fromStdString(f->summary).toHtmlEscaped();
     bool hasLogLine = false;
     for (const Evidence& e : f->evidence) {
         auto* item = new QListWidgetItem(evidenceText(e), m_evidence);
@@ -254,9 +257,11 @@ void FindingsPanel::refreshDetail()
     if (!f->fixPatterns.empty())
         m_fixButton->setToolTip(tr("Open the checklist: %1")
                                     .arg(patternTitle(QString::fromStdString(f->fixPatterns[0]))));
-    m_otherFixes->setText(others.isEmpty()
-                              ? QString()
-                              : tr("Other fixes: %1").arg(others.join(QStringLiteral(" · "))));
+    if (!others.isEmpty())
+        html += QStringLiteral("<p>") +
+                tr("Other fixes: %1").arg(others.join(QStringLiteral(" · "))) +
+                QStringLiteral("</p>");
+    m_summary->setHtml(html);
 }
 
 void FindingsPanel::refreshSymptoms()

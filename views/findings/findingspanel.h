@@ -4,11 +4,11 @@
 
 #include <QWidget>
 
-class QLabel;
 class QListWidget;
 class QPushButton;
 class QSplitter;
 class QTableView;
+class QTextBrowser;
 
 namespace rankscope {
 
@@ -34,8 +34,8 @@ public:
     QTableView* table() const { return m_table; }
     QListWidget* evidenceList() const { return m_evidence; }
     QListWidget* symptomList() const { return m_symptoms; }
-    QLabel* summaryLabel() const { return m_summary; }
-    QLabel* otherFixesLabel() const { return m_otherFixes; }
+    // The finding's summary and its other fix patterns as links.
+    QTextBrowser* summaryView() const { return m_summary; }
     QPushButton* evidenceButton() const { return m_evidenceButton; }
     QPushButton* timelineButton() const { return m_timelineButton; }
     QPushButton* fixButton() const { return m_fixButton; }
@@ -69,9 +69,8 @@ private:
 
     QSplitter* m_split = nullptr;
     QTableView* m_table = nullptr;
-    QLabel* m_summary = nullptr;
+    QTextBrowser* m_summary = nullptr;
     QListWidget* m_evidence = nullptr;
-    QLabel* m_otherFixes = nullptr;
     QPushButton* m_evidenceButton = nullptr;
     QPushButton* m_timelineButton = nullptr;
     QPushButton* m_fixButton = nullptr;
