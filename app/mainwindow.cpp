@@ -1,9 +1,14 @@
 #include "app/mainwindow.h"
 
+#include "model/analysisreport.h"
 #include "model/export/chrometraceexporter.h"
 #include "model/investigation/investigationstore.h"
+#include "model/trace/kinetoreader.h"
 #include "model/traceloader.h"
+#include "views/findings/findingsmodel.h"
+#include "views/findings/findingspanel.h"
 #include "views/folderoverview.h"
+#include "views/logviewer/logviewer.h"
 #include "views/models/sourcetreemodel.h"
 #include "views/startpage/startpage.h"
 #include "views/taxonomy/taxonomybrowser.h"
@@ -84,6 +89,7 @@ MainWindow::MainWindow(QWidget* parent)
     createActions();
     createDocks();
     createTriage();
+    createFindings();
 
     m_statusLabel = new QLabel(tr("Open a trace folder to begin."), this);
     m_progress = new QProgressBar(this);
@@ -210,6 +216,92 @@ void MainWindow::createTriage()
         connect(keys, &QAction::triggered, this, &MainWindow::showShortcuts);
         help->insertAction(help->actions().value(0), keys);
     }
+}
+
+void MainWindow::createFindings()
+{
+    m_logViewer = new LogViewer(m_pages);
+    m_logViewer->setObjectName(QStringLiteral("logViewer"));
+    m_pages->addTab(m_logViewer, tr("Logs"));
+
+    m_findings = new FindingsPanel(this);
+    m_findings->setObjectName(QStringLiteral("findingsPanel"));
+    m_findings->setTargets(m_logViewer, m_timeline->view(), m_walkthrough);
+    auto* dock = new QDockWidget(tr("Findings"), this);
+    dock->setObjectName(QStringLiteral("findingsDock"));
+    dock->setWidget(m_findings);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+    if (auto* files = findChild<QDockWidget*>(QStringLiteral("filesDock"))) {
+        tabifyDockWidget(files, dock);
+        dock->raise();
+    }
+    connect(m_findings, &FindingsPanel::logViewerShown, this,
+            [this] { m_pages->setCurrentWidget(m_logViewer); });
+    connect(m_findings, &FindingsPanel::timelineShown, this,
+            [this] { m_pages->setCurrentWidget(m_timeline); });
+    connect(m_findings, &FindingsPanel::walkthroughShown, this, [this] {
+        if (auto* w = findChild<QDockWidget*>(QStringLiteral("walkthroughDock"))) {
+            w->show();
+            w->raise();
+        }
+    });
+    // The store keeps no args; the details pane reads the event back from its source.
+    m_timeline->view()->setDetailsProvider([](const TraceSession& session, TimelineEventRef ref) {
+        QList<QPair<QString, QString>> rows;
+        if (ref.lane < 0 || std::size_t(ref.lane) >= session.events.lanes.size()) return rows;
+        const Lane& lane = session.events.lanes[std::size_t(ref.lane)];
+        const QList<SourceFile>& sources = session.folder.sources();
+        if (lane.sourceIndex < 0 || lane.sourceIndex >= sources.size() ||
+            std::size_t(ref.event) >= lane.sourceOffset.size())
+            return rows;
+        const nlohmann::json event =
+            readEventDetails(sources[lane.sourceIndex].absolutePath.toStdString(),
+                             lane.sourceOffset[std::size_t(ref.event)]);
+        const auto args = event.is_object() ? event.find("args") : event.end();
+        if (!event.is_object() || args == event.end() || !args->is_object()) {
+            rows.append({tr("Args"), event.is_null() ? tr("could not be read back") : tr("none")});
+            return rows;
+        }
+        for (auto it = args->begin(); it != args->end(); ++it)
+            rows.append(
+                {QString::fromStdString(it.key()),
+                 QString::fromStdString(it->is_string() ? it->get<std::string>() : it->dump())});
+        return rows;
+    });
+    if (QMenu* view = menuBar()->findChild<QMenu*>(QStringLiteral("menuView"))) {
+        view->addAction(dock->toggleViewAction());
+        QAction* logsTab =
+            view->addAction(tr("Lo&gs"), this, [this] { m_pages->setCurrentWidget(m_logViewer); });
+        logsTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_4));
+    }
+}
+
+void MainWindow::showAnalysis(const SessionPtr& previous)
+{
+    const AnalysisResult& analysis = m_session->analysis;
+    m_findings->setSession(m_session);
+    TimelineView* view = m_timeline->view();
+    view->setClockOffsets(FindingsModel::timelineOffsets(analysis.clock));
+    view->setMarkers(FindingsModel::timelineMarkers(analysis));
+    if (previous)
+        for (int rank : previous->folder.ranks())
+            view->setRankBanner(rank, {});
+    // One banner per rank, naming each of its traces that could not be read whole.
+    QHash<int, QStringList> problems;
+    for (const SourceFile& f : m_session->folder.sources()) {
+        if (!f.rank || f.status == SourceStatus::Ok) continue;
+        if (f.kind != SourceKind::Kineto && f.kind != SourceKind::FlightRecorder &&
+            f.kind != SourceKind::HorovodTimeline)
+            continue;
+        problems[*f.rank]
+            << tr("%1 %2: %3").arg(f.relativePath, sourceStatusName(f.status), f.message);
+    }
+    for (auto it = problems.begin(); it != problems.end(); ++it)
+        view->setRankBanner(it.key(), it.value().join(QStringLiteral("; ")));
+    if (m_investigationId > 0)
+        m_store->setFindingsJson(
+            m_investigationId,
+            QByteArray::fromStdString(AnalysisReport::findingsJson(analysis).dump()));
 }
 
 void MainWindow::saveNotes()
@@ -345,6 +437,7 @@ void MainWindow::setLoading(bool loading)
 void MainWindow::onLoaded(const SessionPtr& session)
 {
     setLoading(false);
+    const SessionPtr previous = m_session;
     m_session = session;
     m_sourceModel->setSession(session);
     m_sourceTree->expandAll();
@@ -365,6 +458,7 @@ void MainWindow::onLoaded(const SessionPtr& session)
         m_notes->setPlaceholderText(tr("What you tried, what you saw, what is next…"));
         refreshStartPage();
     }
+    showAnalysis(previous);
     const TraceFolder& folder = session->folder;
     setWindowTitle(tr("%1 — RankScope").arg(QFileInfo(folder.path()).fileName()));
     m_statusLabel->setText(tr("%1: %2 ranks, %3 files")

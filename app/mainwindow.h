@@ -17,7 +17,9 @@ class QTreeView;
 
 namespace rankscope {
 
+class FindingsPanel;
 class FolderOverview;
+class LogViewer;
 class InvestigationStore;
 class StartPage;
 class TaxonomyBrowser;
@@ -43,6 +45,8 @@ public:
     StartPage* startPage() const { return m_startPage; }
     QPlainTextEdit* notesEdit() const { return m_notes; }
     InvestigationStore* investigations() const { return m_store.get(); }
+    FindingsPanel* findingsPanel() const { return m_findings; }
+    LogViewer* logViewer() const { return m_logViewer; }
     qint64 investigationId() const { return m_investigationId; }
     // Every action with a shortcut, as (text, shortcut) rows for Help > Keyboard Shortcuts.
     QList<std::pair<QString, QString>> shortcutList() const;
@@ -72,6 +76,8 @@ private:
     void refreshStartPage();
     void showShortcuts();
     void saveNotes();
+    void createFindings();
+    void showAnalysis(const SessionPtr& previous);
 
     TraceLoader* m_loader = nullptr;
     SessionPtr m_session;
@@ -93,6 +99,8 @@ private:
     WalkthroughPanel* m_walkthrough = nullptr;
     QPlainTextEdit* m_notes = nullptr;
     QTimer* m_notesTimer = nullptr;
+    FindingsPanel* m_findings = nullptr;
+    LogViewer* m_logViewer = nullptr;
 };
 
 } // namespace rankscope

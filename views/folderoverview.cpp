@@ -1,5 +1,7 @@
 #include "views/folderoverview.h"
 
+#include "views/findings/findingsmodel.h"
+
 #include <QLocale>
 
 namespace rankscope {
@@ -11,7 +13,34 @@ QString esc(const QString& s)
     return s.toHtmlEscaped();
 }
 
+QString colorName(const std::string& severity)
+{
+    const QColor c = FindingsModel::severityColor(severity);
+    return c.isValid() ? c.name() : QString();
+}
+
 } // namespace
+
+// Errors and warnings only: info findings are in the Findings dock, the page stays short.
+QString FolderOverview::diagnosisHtml(const TraceSession& session)
+{
+    QString items;
+    for (const Finding& f : session.analysis.findings) {
+        if (FindingsModel::severityOrder(f.severity) > 1) continue;
+        const QString ranks = FindingsModel::ranksText(f.ranks);
+        items += QStringLiteral("<li><b><font color=\"%1\">%2</font></b> %3%4 — %5</li>")
+                     .arg(colorName(f.severity), esc(QString::fromStdString(f.severity)),
+                          esc(FindingsModel::symptomName(f.symptom)),
+                          ranks.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(esc(ranks)),
+                          esc(QString::fromStdString(f.summary)));
+    }
+    if (items.isEmpty())
+        return tr("<h3>Diagnosis</h3><p>No errors or warnings found (%1 collectives and %2 log "
+                  "lines checked).</p>")
+            .arg(session.analysis.collectiveCount)
+            .arg(session.analysis.logLineCount);
+    return tr("<h3>Diagnosis</h3><ul>") + items + QStringLiteral("</ul>");
+}
 
 FolderOverview::FolderOverview(QWidget* parent) : QTextBrowser(parent)
 {
@@ -35,6 +64,7 @@ void FolderOverview::setSession(const SessionPtr& session)
     const TraceFolder& folder = session->folder;
     QString html;
     html += QStringLiteral("<h2>%1</h2>").arg(esc(folder.path()));
+    html += diagnosisHtml(*session);
     html += tr("<p>%1 ranks found (world size %2), %3 files, %4.</p>")
                 .arg(folder.ranks().size())
                 .arg(folder.worldSize())

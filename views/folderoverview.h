@@ -13,6 +13,8 @@ class FolderOverview : public QTextBrowser {
 public:
     explicit FolderOverview(QWidget* parent = nullptr);
     void setSession(const SessionPtr& session);
+    // The "Diagnosis" section at the top of the page: the error and warning findings.
+    static QString diagnosisHtml(const TraceSession& session);
 
 private:
     void showWelcome();

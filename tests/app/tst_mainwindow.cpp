@@ -1,6 +1,10 @@
 #include "app/mainwindow.h"
 #include "model/investigation/investigationstore.h"
 #include "model/kb/taxonomy.h"
+#include "views/findings/findingsmodel.h"
+#include "views/findings/findingspanel.h"
+#include "views/folderoverview.h"
+#include "views/logviewer/logviewer.h"
 #include "views/startpage/startpage.h"
 #include "views/taxonomy/taxonomybrowser.h"
 #include "views/timeline/timelinepanel.h"
@@ -17,8 +21,10 @@
 #include <QSignalSpy>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <QTreeView>
 
 using namespace rankscope;
@@ -34,6 +40,7 @@ private Q_SLOTS:
     void shortcutsAreListed();
     void taxonomyTabOpensAWalkthrough();
     void layoutIsRestored();
+    void findingsDockAndTimelineShowTheDiagnosis();
 
 private:
     QTemporaryDir m_db;
@@ -210,6 +217,57 @@ void TestMainWindow::layoutIsRestored()
     QCOMPARE(window.taxonomyBrowser()->findChild<QSplitter*>()->sizes(), sizes);
     window.findChild<QDockWidget*>(QStringLiteral("filesDock"))->show();
     QVERIFY(window.close());
+}
+
+void TestMainWindow::findingsDockAndTimelineShowTheDiagnosis()
+{
+    MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy changed(&window, &MainWindow::sessionChanged);
+    window.openFolder(QStringLiteral(RANKSCOPE_EXAMPLES "/hang_timeout"));
+    QVERIFY(changed.wait(10000));
+
+    auto* dock = window.findChild<QDockWidget*>(QStringLiteral("findingsDock"));
+    QVERIFY(dock && dock->isVisible());
+    // Earlier tests saved a layout; the screenshot wants the dock at its own width.
+    window.resizeDocks({dock}, {window.findingsPanel()->sizeHint().width()}, Qt::Horizontal);
+    const FindingsModel* model = window.findingsPanel()->model();
+    QVERIFY(model->rowCount() >= 1);
+    QCOMPARE(model->index(0, FindingsModel::SeverityColumn).data().toString(),
+             QStringLiteral("error"));
+    const TimelineView* view = window.timeline()->view();
+    QVERIFY(!view->markers().isEmpty());
+    QCOMPARE(view->markers().size(),
+             FindingsModel::timelineMarkers(window.session()->analysis).size());
+    QCOMPARE(view->clockOffsets(),
+             FindingsModel::timelineOffsets(window.session()->analysis.clock));
+    // The overview opens with the diagnosis.
+    auto* overview = window.findChild<FolderOverview*>();
+    QVERIFY(overview);
+    const QString page = overview->toPlainText();
+    QVERIFY(page.contains(QStringLiteral("Diagnosis")));
+    QVERIFY(page.indexOf(QStringLiteral("Diagnosis")) <
+            page.indexOf(QStringLiteral("ranks found")));
+    QVERIFY(page.contains(QString::fromStdString(model->finding(0)->summary)));
+    QVERIFY(window.investigations()->findingsJson(window.investigationId()).contains("\"hang\""));
+
+    // From the hang finding to the timeline tab.
+    int hang = -1;
+    for (int row = 0; row < model->rowCount() && hang < 0; ++row)
+        if (model->finding(row)->kind == "hang") hang = row;
+    QVERIFY(hang >= 0);
+    window.findingsPanel()->selectFinding(hang);
+    QVERIFY(window.findingsPanel()->showOnTimeline());
+    QCOMPARE(window.pages()->currentWidget(), static_cast<QWidget*>(window.timeline()));
+    QTest::qWait(50);
+    QVERIFY(window.grab().toImage().save(
+        QStringLiteral(RANKSCOPE_TEST_OUTPUT "/mainwindow-findings-hang_timeout.png")));
+    QVERIFY(window.findingsPanel()->showEvidence());
+    QCOMPARE(window.pages()->currentWidget(), static_cast<QWidget*>(window.logViewer()));
+    QVERIFY(window.grab().toImage().save(
+        QStringLiteral(RANKSCOPE_TEST_OUTPUT "/mainwindow-findings-logs.png")));
 }
 
 QTEST_MAIN(TestMainWindow)

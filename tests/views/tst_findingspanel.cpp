@@ -1,0 +1,218 @@
+#include "model/kb/taxonomy.h"
+#include "views/findings/findingsmodel.h"
+#include "views/findings/findingspanel.h"
+#include "views/logviewer/logviewer.h"
+#include "views/timeline/timelineview.h"
+#include "views/walkthrough/walkthroughpanel.h"
+
+#include <QAbstractItemModelTester>
+#include <QLabel>
+#include <QListView>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTest>
+#include <QTextBrowser>
+#include <algorithm>
+
+using namespace rankscope;
+
+namespace {
+
+SessionPtr hangSession()
+{
+    static SessionPtr session = loadSession(QStringLiteral(RANKSCOPE_EXAMPLES "/hang_timeout"));
+    return session;
+}
+
+int hangRow(const FindingsModel& model)
+{
+    for (int row = 0; row < model.rowCount(); ++row)
+        if (model.finding(row)->kind == "hang") return row;
+    return -1;
+}
+
+struct Fixture {
+    FindingsPanel panel;
+    LogViewer logViewer;
+    TimelineView timeline;
+    WalkthroughPanel walkthrough;
+
+    Fixture()
+    {
+        const SessionPtr session = hangSession();
+        timeline.resize(1000, 600);
+        timeline.show();
+        timeline.setSession(session);
+        timeline.setClockOffsets(FindingsModel::timelineOffsets(session->analysis.clock));
+        panel.setTargets(&logViewer, &timeline, &walkthrough);
+        panel.setSession(session);
+        panel.resize(700, 800);
+        panel.show();
+        logViewer.resize(800, 500);
+        logViewer.show();
+    }
+};
+
+} // namespace
+
+class TestFindingsPanel : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void modelPassesTheTester();
+    void errorsComeFirst();
+    void listsAHangBlamingRankOne();
+    void evidenceOpensTheLogViewerAtTheCitedLine();
+    void showOnTimelineShowsTheFindingsRange();
+    void fixItOpensAFixPatternOfTheFinding();
+    void symptomsAreListedWithScores();
+    void markersAndOffsetsFollowTheAnalysis();
+};
+
+void TestFindingsPanel::modelPassesTheTester()
+{
+    FindingsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setSession(hangSession());
+    QVERIFY(model.rowCount() > 0);
+    QCOMPARE(model.columnCount(), int(FindingsModel::ColumnCount));
+    model.setSession({});
+    QCOMPARE(model.rowCount(), 0);
+    model.setSession(hangSession());
+}
+
+void TestFindingsPanel::errorsComeFirst()
+{
+    FindingsModel model;
+    model.setSession(hangSession());
+    for (int row = 1; row < model.rowCount(); ++row)
+        QVERIFY(FindingsModel::severityOrder(model.finding(row - 1)->severity) <=
+                FindingsModel::severityOrder(model.finding(row)->severity));
+    QCOMPARE(model.index(0, FindingsModel::SeverityColumn).data().toString(),
+             QStringLiteral("error"));
+}
+
+void TestFindingsPanel::listsAHangBlamingRankOne()
+{
+    Fixture fx;
+    const int row = hangRow(*fx.panel.model());
+    QVERIFY2(row >= 0, "no hang finding on hang_timeout");
+    const Finding* f = fx.panel.model()->finding(row);
+    QCOMPARE(f->ranks, std::vector<int>{1});
+    QCOMPARE(fx.panel.model()->index(row, FindingsModel::RanksColumn).data().toString(),
+             QStringLiteral("rank 1"));
+    const TaxonomyNode* node = Taxonomy::instance().node(QString::fromStdString(f->symptom));
+    QVERIFY(node);
+    QCOMPARE(fx.panel.model()->index(row, FindingsModel::SymptomColumn).data().toString(),
+             node->name);
+    fx.panel.selectFinding(row);
+    QCOMPARE(fx.panel.currentFinding(), f);
+    QVERIFY(fx.panel.summaryView()->toPlainText().contains(QString::fromStdString(f->summary)));
+    QCOMPARE(fx.panel.evidenceList()->count(), int(f->evidence.size()));
+}
+
+void TestFindingsPanel::evidenceOpensTheLogViewerAtTheCitedLine()
+{
+    Fixture fx;
+    const int row = hangRow(*fx.panel.model());
+    QVERIFY(row >= 0);
+    fx.panel.selectFinding(row);
+    const Finding* f = fx.panel.currentFinding();
+    const auto cited = std::find_if(f->evidence.begin(), f->evidence.end(),
+                                    [](const Evidence& e) { return e.line > 0; });
+    QVERIFY2(cited != f->evidence.end(), "the hang finding cites no log line");
+    QVERIFY(fx.panel.evidenceButton()->isEnabled());
+    QSignalSpy shown(&fx.panel, &FindingsPanel::logViewerShown);
+    QTest::mouseClick(fx.panel.evidenceButton(), Qt::LeftButton);
+    QCOMPARE(shown.count(), 1);
+    QVERIFY(fx.logViewer.currentLog());
+    QCOMPARE(fx.logViewer.currentLog()->sourcePath, QString::fromStdString(cited->path));
+    QCOMPARE(fx.logViewer.currentLineNumber(), cited->line);
+    QVERIFY(fx.logViewer.isHighlighted(cited->line));
+    // The highlighted row is the one shown, in the palette's highlight colour.
+    const QModelIndex current = fx.logViewer.lineView()->currentIndex();
+    QCOMPARE(current.data(Qt::BackgroundRole).value<QBrush>().color(),
+             fx.logViewer.palette().color(QPalette::Highlight));
+    QVERIFY(fx.logViewer.lineView()->visualRect(current).intersects(
+        fx.logViewer.lineView()->viewport()->rect()));
+}
+
+void TestFindingsPanel::showOnTimelineShowsTheFindingsRange()
+{
+    Fixture fx;
+    const int row = hangRow(*fx.panel.model());
+    QVERIFY(row >= 0);
+    fx.panel.selectFinding(row);
+    const Finding* f = fx.panel.currentFinding();
+    QVERIFY2(f->startNs >= 0 && f->endNs >= f->startNs, "the hang finding has no time range");
+    // Start from somewhere else so the jump is visible.
+    fx.timeline.zoom().setVisibleRange(fx.timeline.zoom().traceStartNs(),
+                                       fx.timeline.zoom().traceStartNs() + 1000);
+    QSignalSpy shown(&fx.panel, &FindingsPanel::timelineShown);
+    QTest::mouseClick(fx.panel.timelineButton(), Qt::LeftButton);
+    QCOMPARE(shown.count(), 1);
+    const ZoomState& z = fx.timeline.zoom();
+    QVERIFY2(z.visibleStartNs() <= std::max(f->startNs, z.traceStartNs()) &&
+                 z.visibleEndNs() >= std::min(f->endNs, z.traceEndNs()),
+             qPrintable(QStringLiteral("visible %1..%2, finding %3..%4")
+                            .arg(z.visibleStartNs())
+                            .arg(z.visibleEndNs())
+                            .arg(f->startNs)
+                            .arg(f->endNs)));
+}
+
+void TestFindingsPanel::fixItOpensAFixPatternOfTheFinding()
+{
+    Fixture fx;
+    const int row = hangRow(*fx.panel.model());
+    QVERIFY(row >= 0);
+    fx.panel.selectFinding(row);
+    const Finding* f = fx.panel.currentFinding();
+    QVERIFY(!f->fixPatterns.empty());
+    QSignalSpy shown(&fx.panel, &FindingsPanel::walkthroughShown);
+    QTest::mouseClick(fx.panel.fixButton(), Qt::LeftButton);
+    QCOMPARE(shown.count(), 1);
+    const std::string opened = fx.walkthrough.patternId().toStdString();
+    QVERIFY2(std::find(f->fixPatterns.begin(), f->fixPatterns.end(), opened) !=
+                 f->fixPatterns.end(),
+             opened.c_str());
+    // The first pattern that has a walkthrough is the one opened.
+    for (const std::string& p : f->fixPatterns)
+        if (Taxonomy::instance().walkthrough(QString::fromStdString(p))) {
+            QCOMPARE(opened, p);
+            break;
+        }
+}
+
+void TestFindingsPanel::symptomsAreListedWithScores()
+{
+    Fixture fx;
+    const auto& symptoms = hangSession()->analysis.symptoms;
+    QCOMPARE(fx.panel.symptomList()->count(), int(symptoms.size()));
+    QVERIFY(!symptoms.empty());
+    const QString first = fx.panel.symptomList()->item(0)->text();
+    QVERIFY(first.contains(QString::number(symptoms.front().score, 'f', 2)));
+    QVERIFY(first.contains(FindingsModel::symptomName(symptoms.front().symptom)));
+}
+
+void TestFindingsPanel::markersAndOffsetsFollowTheAnalysis()
+{
+    const AnalysisResult& a = hangSession()->analysis;
+    const QList<TimelineMarker> markers = FindingsModel::timelineMarkers(a);
+    const auto ranged = std::count_if(a.findings.begin(), a.findings.end(), [](const Finding& f) {
+        return f.startNs >= 0 && f.endNs >= f.startNs;
+    });
+    QCOMPARE(markers.size(), qsizetype(ranged));
+    QVERIFY(!markers.isEmpty());
+    for (const TimelineMarker& m : markers)
+        QVERIFY(m.color.isValid());
+    const QHash<int, qint64> offsets = FindingsModel::timelineOffsets(a.clock);
+    for (const auto& [rank, offset] : a.clock.offsetNs) {
+        QCOMPARE(offsets.contains(rank), offset.has_value());
+        if (offset) QCOMPARE(offsets.value(rank), -*offset);
+    }
+}
+
+QTEST_MAIN(TestFindingsPanel)
+#include "tst_findingspanel.moc"

@@ -1,0 +1,280 @@
+#include "views/findings/findingspanel.h"
+
+#include "model/kb/taxonomy.h"
+#include "views/findings/findingsmodel.h"
+#include "views/logviewer/logviewer.h"
+#include "views/timeline/timelineview.h"
+#include "views/walkthrough/walkthroughpanel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QUrl>
+#include <QVBoxLayout>
+
+namespace rankscope {
+
+namespace {
+
+QString patternTitle(const QString& id)
+{
+    if (const Walkthrough* w = Taxonomy::instance().walkthrough(id)) return w->title;
+    if (const FixPattern* p = Taxonomy::instance().fixPattern(id)) return p->name;
+    return id;
+}
+
+QString evidenceText(const Evidence& e)
+{
+    QString where = QString::fromStdString(e.path);
+    if (e.line > 0) where += QStringLiteral(":%1").arg(e.line);
+    const QString rank = e.rank >= 0 ? QObject::tr("rank %1 ").arg(e.rank) : QString();
+    return QStringLiteral("%1%2 — %3")
+        .arg(rank, where, QString::fromStdString(e.text).simplified());
+}
+
+} // namespace
+
+FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent), m_model(new FindingsModel(this))
+{
+    m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("findingsTable"));
+    m_table->setModel(m_model);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setWordWrap(false);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(FindingsModel::SummaryColumn,
+                                                      QHeaderView::Stretch);
+
+    auto* detail = new QWidget(this);
+    // A text browser, not a label: a long summary scrolls instead of being clipped in a short
+    // dock, and the other fix patterns are links in it.
+    m_summary = new QTextBrowser(detail);
+    m_summary->setObjectName(QStringLiteral("findingSummary"));
+    m_summary->setOpenLinks(false);
+    m_summary->setFrameShape(QFrame::NoFrame);
+    m_summary->setMinimumHeight(fontMetrics().height() * 4);
+    m_summary->setMaximumHeight(fontMetrics().height() * 8);
+    m_evidence = new QListWidget(detail);
+    m_evidence->setObjectName(QStringLiteral("evidenceList"));
+    m_evidence->setWordWrap(false);
+    m_evidence->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    // The list takes what the wrapped summary and fix links leave, so they are never clipped.
+    m_evidence->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
+    m_evidence->setMinimumHeight(fontMetrics().height() * 3);
+    m_evidenceButton = new QPushButton(tr("Evidence"), detail);
+    m_evidenceButton->setObjectName(QStringLiteral("evidenceButton"));
+    m_evidenceButton->setToolTip(tr("Open the log viewer at the cited line"));
+    m_timelineButton = new QPushButton(tr("Show on timeline"), detail);
+    m_timelineButton->setObjectName(QStringLiteral("timelineButton"));
+    m_fixButton = new QPushButton(tr("Fix it"), detail);
+    m_fixButton->setObjectName(QStringLiteral("fixButton"));
+    m_fixButton->setToolTip(tr("Open the checklist of the finding's top fix pattern"));
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_evidenceButton);
+    buttons->addWidget(m_timelineButton);
+    buttons->addWidget(m_fixButton);
+    buttons->addStretch(1);
+    auto* detailLayout = new QVBoxLayout(detail);
+    detailLayout->setContentsMargins(0, 0, 0, 0);
+    detailLayout->addWidget(m_summary);
+    detailLayout->addWidget(new QLabel(tr("<b>Evidence</b>"), detail));
+    detailLayout->addWidget(m_evidence, 1);
+    detailLayout->addLayout(buttons);
+
+    auto* symptoms = new QWidget(this);
+    m_symptoms = new QListWidget(symptoms);
+    m_symptoms->setObjectName(QStringLiteral("symptomList"));
+    auto* symptomLayout = new QVBoxLayout(symptoms);
+    symptomLayout->setContentsMargins(0, 0, 0, 0);
+    symptomLayout->addWidget(new QLabel(tr("<b>Ranked symptoms</b>"), symptoms));
+    symptomLayout->addWidget(m_symptoms, 1);
+
+    m_split = new QSplitter(Qt::Vertical, this);
+    m_split->addWidget(m_table);
+    m_split->addWidget(detail);
+    m_split->addWidget(symptoms);
+    m_split->setStretchFactor(0, 1);
+    m_split->setStretchFactor(1, 3);
+    m_split->setStretchFactor(2, 1);
+    m_split->setChildrenCollapsible(false);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_split);
+
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this] { refreshDetail(); });
+    connect(m_evidenceButton, &QPushButton::clicked, this, &FindingsPanel::showEvidence);
+    connect(m_evidence, &QListWidget::itemActivated, this, [this] { showEvidence(); });
+    connect(m_timelineButton, &QPushButton::clicked, this, &FindingsPanel::showOnTimeline);
+    connect(m_fixButton, &QPushButton::clicked, this, &FindingsPanel::fixIt);
+    connect(m_summary, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        if (openFix(url.toString())) Q_EMIT walkthroughShown();
+    });
+    refreshDetail();
+}
+
+void FindingsPanel::setSession(SessionPtr session)
+{
+    m_session = std::move(session);
+    m_model->setSession(m_session);
+    if (m_logViewer) m_logViewer->setSession(m_session);
+    refreshSymptoms();
+    if (m_model->rowCount() > 0)
+        selectFinding(0);
+    else
+        refreshDetail();
+}
+
+void FindingsPanel::setTargets(LogViewer* logViewer, TimelineView* timeline,
+                               WalkthroughPanel* walkthrough)
+{
+    m_logViewer = logViewer;
+    m_timeline = timeline;
+    m_walkthrough = walkthrough;
+    if (m_logViewer) m_logViewer->setSession(m_session);
+    refreshDetail();
+}
+
+QSize FindingsPanel::sizeHint() const
+{
+    return {fontMetrics().averageCharWidth() * 72, QWidget::sizeHint().height()};
+}
+
+const Finding* FindingsPanel::currentFinding() const
+{
+    return m_model->finding(m_table->currentIndex().row());
+}
+
+void FindingsPanel::selectFinding(int row)
+{
+    m_table->setCurrentIndex(m_model->index(row, 0));
+    refreshDetail();
+}
+
+bool FindingsPanel::showEvidence()
+{
+    const Finding* f = currentFinding();
+    if (!f || !m_logViewer) return false;
+    const int selected = m_evidence->currentRow();
+    const Evidence* target = nullptr;
+    if (selected >= 0 && selected < int(f->evidence.size()) &&
+        f->evidence[std::size_t(selected)].line > 0)
+        target = &f->evidence[std::size_t(selected)];
+    for (const Evidence& e : f->evidence)
+        if (!target && e.line > 0) target = &e;
+    if (!target) return false;
+    m_logViewer->setCitations(f->evidence);
+    if (!m_logViewer->openAt(QString::fromStdString(target->path), target->line, target->rank))
+        return false;
+    Q_EMIT logViewerShown();
+    return true;
+}
+
+bool FindingsPanel::showOnTimeline()
+{
+    const Finding* f = currentFinding();
+    if (!f || !m_timeline || f->startNs < 0 || f->endNs < f->startNs) return false;
+    m_timeline->showRange(f->startNs, f->endNs, QList<int>(f->ranks.begin(), f->ranks.end()));
+    Q_EMIT timelineShown();
+    return true;
+}
+
+bool FindingsPanel::fixIt()
+{
+    const Finding* f = currentFinding();
+    if (!f || !m_walkthrough) return false;
+    for (const std::string& p : f->fixPatterns)
+        if (openFix(QString::fromStdString(p))) {
+            Q_EMIT walkthroughShown();
+            return true;
+        }
+    if (!m_walkthrough->openForSymptom(QString::fromStdString(f->symptom))) return false;
+    Q_EMIT walkthroughShown();
+    return true;
+}
+
+bool FindingsPanel::openFix(const QString& patternId)
+{
+    const Finding* f = currentFinding();
+    if (!f || !m_walkthrough) return false;
+    return m_walkthrough->openWalkthrough(patternId, QString::fromStdString(f->symptom));
+}
+
+void FindingsPanel::refreshDetail()
+{
+    const Finding* f = currentFinding();
+    m_evidence->clear();
+    if (!f) {
+        m_summary->setHtml(m_session ? tr("The analysis found nothing to report.")
+                                     : tr("Open a trace folder to see its findings."));
+        m_evidenceButton->setEnabled(false);
+        m_timelineButton->setEnabled(false);
+        m_fixButton->setEnabled(false);
+        return;
+    }
+    QString head = QStringLiteral("<b>%1 · %2</b>")
+                       .arg(QString::fromStdString(f->id).toHtmlEscaped(),
+                            FindingsModel::symptomName(f->symptom).toHtmlEscaped());
+    QStringList facts;
+    if (const QString r = FindingsModel::ranksText(f->ranks); !r.isEmpty()) facts << r;
+    if (!f->processGroup.empty())
+        facts << tr("group %1").arg(QString::fromStdString(f->processGroup).toHtmlEscaped());
+    if (f->seq >= 0) facts << tr("seq %1").arg(f->seq);
+    if (f->step >= 0) facts << tr("step %1").arg(f->step);
+    if (!facts.isEmpty()) head += QStringLiteral(" — ") + facts.join(QStringLiteral(", "));
+    QString html =
+        head + QStringLiteral("<br>") + QString::fromStdString(f->summary).toHtmlEscaped();
+    bool hasLogLine = false;
+    for (const Evidence& e : f->evidence) {
+        auto* item = new QListWidgetItem(evidenceText(e), m_evidence);
+        item->setToolTip(QString::fromStdString(e.text));
+        hasLogLine = hasLogLine || e.line > 0;
+    }
+    m_evidenceButton->setEnabled(m_logViewer && hasLogLine);
+    m_evidenceButton->setToolTip(hasLogLine ? tr("Open the log viewer at the cited line")
+                                            : tr("This finding cites no log line"));
+    const bool hasRange = f->startNs >= 0 && f->endNs >= f->startNs;
+    m_timelineButton->setEnabled(m_timeline && hasRange);
+    m_timelineButton->setToolTip(hasRange ? tr("Jump to the finding's time range and ranks")
+                                          : tr("This finding has no time range on the traces"));
+    m_fixButton->setEnabled(m_walkthrough && (!f->fixPatterns.empty() || !f->symptom.empty()));
+    QStringList others;
+    for (std::size_t i = 1; i < f->fixPatterns.size(); ++i) {
+        const QString id = QString::fromStdString(f->fixPatterns[i]);
+        others << QStringLiteral("<a href=\"%1\">%2</a>")
+                      .arg(id.toHtmlEscaped(), patternTitle(id).toHtmlEscaped());
+    }
+    if (!f->fixPatterns.empty())
+        m_fixButton->setToolTip(tr("Open the checklist: %1")
+                                    .arg(patternTitle(QString::fromStdString(f->fixPatterns[0]))));
+    if (!others.isEmpty())
+        html += QStringLiteral("<p>") +
+                tr("Other fixes: %1").arg(others.join(QStringLiteral(" · "))) +
+                QStringLiteral("</p>");
+    m_summary->setHtml(html);
+}
+
+void FindingsPanel::refreshSymptoms()
+{
+    m_symptoms->clear();
+    if (!m_session) return;
+    for (const SymptomScore& s : m_session->analysis.symptoms) {
+        auto* item = new QListWidgetItem(QStringLiteral("%1  %2")
+                                             .arg(s.score, 0, 'f', 2)
+                                             .arg(FindingsModel::symptomName(s.symptom)),
+                                         m_symptoms);
+        item->setToolTip(QString::fromStdString(s.symptom));
+    }
+}
+
+} // namespace rankscope

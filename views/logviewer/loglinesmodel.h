@@ -1,0 +1,34 @@
+#pragma once
+
+#include "model/trace/ranklog.h"
+
+#include <QAbstractListModel>
+#include <QSet>
+
+namespace rankscope {
+
+// One RankLog's lines as rows ("  123  text"); the line text is produced only for visible rows,
+// so a log of millions of lines costs nothing up front. Cited lines are drawn in the palette's
+// highlight colours.
+class LogLinesModel : public QAbstractListModel {
+    Q_OBJECT
+public:
+    enum Role { LineNumberRole = Qt::UserRole + 1, CitedRole };
+
+    explicit LogLinesModel(QObject* parent = nullptr);
+
+    // The log must outlive the model or be replaced first (the session keeps it).
+    void setLog(const RankLog* log, QSet<int> citedLineNumbers);
+    const RankLog* log() const { return m_log; }
+    bool isCited(int lineNumber) const { return m_cited.contains(lineNumber); }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+
+private:
+    const RankLog* m_log = nullptr;
+    QSet<int> m_cited;
+    int m_numberWidth = 1;
+};
+
+} // namespace rankscope

@@ -1,0 +1,192 @@
+#include "views/logviewer/logviewer.h"
+
+#include "views/logviewer/loglinesmodel.h"
+
+#include <QComboBox>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QListView>
+#include <QPushButton>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <climits>
+
+namespace rankscope {
+
+LogViewer::LogViewer(QWidget* parent) : QWidget(parent), m_model(new LogLinesModel(this))
+{
+    m_logBox = new QComboBox(this);
+    m_logBox->setObjectName(QStringLiteral("logBox"));
+    m_logBox->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_logBox->setMinimumContentsLength(24);
+    m_prev = new QPushButton(tr("Previous cited"), this);
+    m_prev->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F3));
+    m_next = new QPushButton(tr("Next cited"), this);
+    m_next->setShortcut(QKeySequence(Qt::Key_F3));
+    m_status = new QLabel(this);
+    m_view = new QListView(this);
+    m_view->setObjectName(QStringLiteral("logLines"));
+    m_view->setModel(m_model);
+    m_view->setUniformItemSizes(true);
+    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_view->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_logBox, 1);
+    bar->addWidget(m_prev);
+    bar->addWidget(m_next);
+    bar->addWidget(m_status);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(bar);
+    layout->addWidget(m_view, 1);
+
+    connect(m_prev, &QPushButton::clicked, this, &LogViewer::previousCited);
+    connect(m_next, &QPushButton::clicked, this, &LogViewer::nextCited);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this] { updateStatus(); });
+    connect(m_logBox, &QComboBox::activated, this, [this](int i) { showLog(i); });
+    updateStatus();
+}
+
+void LogViewer::setSession(SessionPtr session)
+{
+    m_session = std::move(session);
+    m_citations.clear();
+    m_logIndex = -1;
+    m_model->setLog(nullptr, {});
+    m_logBox->clear();
+    if (m_session)
+        for (const RankLog& log : m_session->logs)
+            m_logBox->addItem(log.rank ? tr("rank %1: %2").arg(*log.rank).arg(log.sourcePath)
+                                       : log.sourcePath);
+    if (m_session && !m_session->logs.empty()) showLog(0);
+    updateStatus();
+}
+
+void LogViewer::setCitations(const std::vector<Evidence>& evidence)
+{
+    m_citations.clear();
+    for (const Evidence& e : evidence)
+        if (e.line > 0) m_citations.push_back(e);
+    if (m_logIndex >= 0) showLog(m_logIndex);
+}
+
+bool LogViewer::openAt(const QString& path, int line, int rank)
+{
+    if (!m_session) return false;
+    const auto& logs = m_session->logs;
+    int fallback = -1;
+    for (int i = 0; i < int(logs.size()); ++i) {
+        const RankLog& log = logs[std::size_t(i)];
+        if (log.sourcePath != path || log.indexOfLineNumber(line) < 0) continue;
+        if (rank < 0 || (log.rank && *log.rank == rank)) {
+            fallback = i;
+            break;
+        }
+        if (fallback < 0) fallback = i;
+    }
+    if (fallback < 0) return false;
+    showLog(fallback);
+    goToRow(logs[std::size_t(fallback)].indexOfLineNumber(line));
+    return true;
+}
+
+const RankLog* LogViewer::currentLog() const
+{
+    return m_model->log();
+}
+
+int LogViewer::currentLineNumber() const
+{
+    const QModelIndex current = m_view->currentIndex();
+    return current.isValid() ? current.data(LogLinesModel::LineNumberRole).toInt() : -1;
+}
+
+bool LogViewer::isHighlighted(int lineNumber) const
+{
+    return m_model->isCited(lineNumber);
+}
+
+QList<int> LogViewer::citedLineNumbers() const
+{
+    QList<int> numbers;
+    for (int row : m_citedRows)
+        numbers << m_model->log()->lineNumber(row);
+    return numbers;
+}
+
+void LogViewer::nextCited()
+{
+    const int row = m_view->currentIndex().isValid() ? m_view->currentIndex().row() : -1;
+    const auto it = std::upper_bound(m_citedRows.begin(), m_citedRows.end(), row);
+    if (it != m_citedRows.end()) goToRow(*it);
+}
+
+void LogViewer::previousCited()
+{
+    const int row =
+        m_view->currentIndex().isValid() ? m_view->currentIndex().row() : m_model->rowCount();
+    const auto it = std::lower_bound(m_citedRows.begin(), m_citedRows.end(), row);
+    if (it != m_citedRows.begin()) goToRow(*std::prev(it));
+}
+
+void LogViewer::showLog(int logIndex)
+{
+    if (!m_session || logIndex < 0 || logIndex >= int(m_session->logs.size())) return;
+    const RankLog& log = m_session->logs[std::size_t(logIndex)];
+    QSet<int> cited;
+    m_citedRows.clear();
+    for (const Evidence& e : m_citations) {
+        if (QString::fromStdString(e.path) != log.sourcePath) continue;
+        // A combined log is split per rank; a citation names the rank it was read from.
+        if (e.rank >= 0 && log.rank && *log.rank != e.rank) continue;
+        const int row = log.indexOfLineNumber(e.line);
+        if (row < 0) continue;
+        cited.insert(e.line);
+        m_citedRows.append(row);
+    }
+    std::sort(m_citedRows.begin(), m_citedRows.end());
+    m_citedRows.erase(std::unique(m_citedRows.begin(), m_citedRows.end()), m_citedRows.end());
+    if (logIndex != m_logIndex || m_model->log() != &log) {
+        m_logIndex = logIndex;
+        m_model->setLog(&log, std::move(cited));
+    } else {
+        const int row = m_view->currentIndex().row();
+        m_model->setLog(&log, std::move(cited));
+        if (row >= 0) m_view->setCurrentIndex(m_model->index(row));
+    }
+    m_logBox->setCurrentIndex(logIndex);
+    updateStatus();
+}
+
+void LogViewer::goToRow(int row)
+{
+    const QModelIndex index = m_model->index(row);
+    if (!index.isValid()) return;
+    m_view->setCurrentIndex(index);
+    m_view->scrollTo(index, QAbstractItemView::PositionAtCenter);
+    updateStatus();
+}
+
+void LogViewer::updateStatus()
+{
+    const int row = m_view->currentIndex().isValid() ? m_view->currentIndex().row() : -1;
+    const int at =
+        int(std::find(m_citedRows.begin(), m_citedRows.end(), row) - m_citedRows.begin());
+    m_prev->setEnabled(!m_citedRows.isEmpty() && m_citedRows.first() < (row < 0 ? INT_MAX : row));
+    m_next->setEnabled(!m_citedRows.isEmpty() && m_citedRows.last() > row);
+    if (!m_session || m_session->logs.empty())
+        m_status->setText(tr("No logs in this folder"));
+    else if (m_citedRows.isEmpty())
+        m_status->setText(tr("No cited lines in this log"));
+    else if (at < int(m_citedRows.size()))
+        m_status->setText(tr("cited line %1 of %2").arg(at + 1).arg(m_citedRows.size()));
+    else
+        m_status->setText(tr("%n cited line(s)", nullptr, int(m_citedRows.size())));
+}
+
+} // namespace rankscope
