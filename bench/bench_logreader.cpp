@@ -15,10 +15,13 @@ int main(int argc, char** argv)
     const qsizetype megabytes = argc > 1 ? QByteArray(argv[1]).toLongLong() : 200;
     const QByteArray block =
         "2026-12-02 13:41:34.916 [rank0] INFO train: step 12 loss 33.91161 avg_loss 33.10142\n"
-        "I20261202 13:35:55.418524 28405 reducer.cpp:126] Reducer initialized with bucket_bytes_cap_\n"
-        "node7:12345:12345 [0] NCCL INFO AllReduce: opCount 1a sendbuff 0x7f00 recvbuff 0x7f00 count 6792 datatype 7 op 0 root 0 comm 0x55d5c8a0 [nranks=8] stream 0x5600\n"
+        "I20261202 13:35:55.418524 28405 reducer.cpp:126] Reducer initialized with "
+        "bucket_bytes_cap_\n"
+        "node7:12345:12345 [0] NCCL INFO AllReduce: opCount 1a sendbuff 0x7f00 recvbuff 0x7f00 "
+        "count 6792 datatype 7 op 0 root 0 comm 0x55d5c8a0 [nranks=8] stream 0x5600\n"
         "node7:12345:12400 [0] NCCL INFO Channel 00/02 :    0   1   2   3   4   5   6   7\n"
-        "2026-12-02 13:41:34.917 [rank0] INFO torch.nn.parallel.distributed: Reducer buckets have been rebuilt in this iteration.\n"
+        "2026-12-02 13:41:34.917 [rank0] INFO torch.nn.parallel.distributed: Reducer buckets have "
+        "been rebuilt in this iteration.\n"
         "some plain output line of a training script without anything of note in it at all\n";
     QByteArray log;
     log.reserve(megabytes * 1024 * 1024 + block.size());
