@@ -1,3 +1,5 @@
+#include "tests/support/clirun.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -17,36 +19,19 @@ private Q_SLOTS:
     void analyzeText();
 };
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out, err;
-};
-
-static Run run(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(RANKSCOPE_BINARY), args);
-    Run r;
-    if (!p.waitForFinished(60000)) return r;
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
-
 void TestCli::version()
 {
-    const Run r = run({QStringLiteral("--version")});
+    const CliRun r = runCli({QStringLiteral("--version")});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.startsWith("rankscope " RANKSCOPE_VERSION));
 }
 
 void TestCli::help()
 {
-    const Run r = run({QStringLiteral("--help")});
+    const CliRun r = runCli({QStringLiteral("--help")});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains("analyze"));
-    const Run sub = run({QStringLiteral("analyze"), QStringLiteral("--help")});
+    const CliRun sub = runCli({QStringLiteral("analyze"), QStringLiteral("--help")});
     QCOMPARE(sub.exitCode, 0);
     QVERIFY(sub.out.contains("--json"));
 }
@@ -68,7 +53,7 @@ void TestCli::badUsageExitsTwo_data()
 void TestCli::badUsageExitsTwo()
 {
     QFETCH(QStringList, args);
-    const Run r = run(args);
+    const CliRun r = runCli(args);
     QCOMPARE(r.exitCode, 2);
     QVERIFY(r.err.startsWith("rankscope: "));
     QVERIFY(r.out.isEmpty());
@@ -76,8 +61,8 @@ void TestCli::badUsageExitsTwo()
 
 void TestCli::missingFolderExitsThree()
 {
-    const Run r = run({QStringLiteral("analyze"), QStringLiteral("/nonexistent/folder"),
-                       QStringLiteral("--json")});
+    const CliRun r = runCli({QStringLiteral("analyze"), QStringLiteral("/nonexistent/folder"),
+                             QStringLiteral("--json")});
     QCOMPARE(r.exitCode, 3);
     QCOMPARE(r.err.count('\n'), 1);
     QVERIFY(r.err.contains("no such folder"));
@@ -86,9 +71,9 @@ void TestCli::missingFolderExitsThree()
 
 void TestCli::analyzeJson()
 {
-    const Run r =
-        run({QStringLiteral("analyze"), QStringLiteral(RANKSCOPE_TEST_DATA "/traces/rank_crash"),
-             QStringLiteral("--json")});
+    const CliRun r =
+        runCli({QStringLiteral("analyze"), QStringLiteral(RANKSCOPE_TEST_DATA "/traces/rank_crash"),
+                QStringLiteral("--json")});
     QCOMPARE(r.exitCode, 0);
     QJsonParseError error;
     const QJsonObject doc = QJsonDocument::fromJson(r.out, &error).object();
@@ -116,8 +101,8 @@ void TestCli::analyzeJson()
 
 void TestCli::analyzeText()
 {
-    const Run r =
-        run({QStringLiteral("analyze"), QStringLiteral(RANKSCOPE_TEST_DATA "/traces/healthy")});
+    const CliRun r =
+        runCli({QStringLiteral("analyze"), QStringLiteral(RANKSCOPE_TEST_DATA "/traces/healthy")});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains("Ranks: 2"));
     QVERIFY(r.out.contains("rank0.pt.trace.json"));

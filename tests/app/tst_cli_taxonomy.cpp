@@ -1,3 +1,5 @@
+#include "tests/support/clirun.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -19,23 +21,6 @@ private Q_SLOTS:
     void help();
 };
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out, err;
-};
-
-static Run run(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(RANKSCOPE_BINARY), args);
-    Run r;
-    if (!p.waitForFinished(60000)) return r;
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
-
 static void collect(const QJsonArray& nodes, QHash<QString, QJsonObject>& byId)
 {
     for (const QJsonValue& v : nodes) {
@@ -47,7 +32,7 @@ static void collect(const QJsonArray& nodes, QHash<QString, QJsonObject>& byId)
 
 void TestCliTaxonomy::json()
 {
-    const Run r = run({QStringLiteral("taxonomy"), QStringLiteral("--json")});
+    const CliRun r = runCli({QStringLiteral("taxonomy"), QStringLiteral("--json")});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.err.isEmpty());
     QJsonParseError error;
@@ -116,7 +101,7 @@ void TestCliTaxonomy::json()
 
 void TestCliTaxonomy::text()
 {
-    const Run r = run({QStringLiteral("taxonomy")});
+    const CliRun r = runCli({QStringLiteral("taxonomy")});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains("  communication setup  [communication-setup]  133"));
     QVERIFY(
@@ -127,8 +112,8 @@ void TestCliTaxonomy::text()
 
 void TestCliTaxonomy::walkthroughJson()
 {
-    const Run r = run({QStringLiteral("taxonomy"), QStringLiteral("--walkthrough"),
-                       QStringLiteral("fix-network-setting"), QStringLiteral("--json")});
+    const CliRun r = runCli({QStringLiteral("taxonomy"), QStringLiteral("--walkthrough"),
+                             QStringLiteral("fix-network-setting"), QStringLiteral("--json")});
     QCOMPARE(r.exitCode, 0);
     const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
     QCOMPARE(doc.value(QLatin1String("schema")).toString(),
@@ -148,8 +133,8 @@ void TestCliTaxonomy::walkthroughJson()
 
 void TestCliTaxonomy::walkthroughText()
 {
-    const Run r = run({QStringLiteral("taxonomy"), QStringLiteral("--walkthrough"),
-                       QStringLiteral("fix-communication-configuration")});
+    const CliRun r = runCli({QStringLiteral("taxonomy"), QStringLiteral("--walkthrough"),
+                             QStringLiteral("fix-communication-configuration")});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains("1. "));
     QVERIFY(r.out.contains("Why: "));
@@ -159,15 +144,15 @@ void TestCliTaxonomy::walkthroughText()
 void TestCliTaxonomy::node()
 {
     const QString id = QStringLiteral("training-and-evaluation/program-failure/out-of-memory");
-    const Run text = run({QStringLiteral("taxonomy"), QStringLiteral("--node"), id});
+    const CliRun text = runCli({QStringLiteral("taxonomy"), QStringLiteral("--node"), id});
     QCOMPARE(text.exitCode, 0);
     const QByteArray head = QByteArray("out of memory  [") + id.toUtf8() + QByteArray("]");
     QVERIFY(text.out.startsWith(head));
     QVERIFY(text.out.contains("21 fault rows"));
     QVERIFY(text.out.contains("Typical messages:"));
     QVERIFY(text.out.contains("CUDA out of memory"));
-    const Run json = run({QStringLiteral("taxonomy"), QStringLiteral("--node"),
-                          QStringLiteral("communication-setup"), QStringLiteral("--json")});
+    const CliRun json = runCli({QStringLiteral("taxonomy"), QStringLiteral("--node"),
+                                QStringLiteral("communication-setup"), QStringLiteral("--json")});
     QCOMPARE(json.exitCode, 0);
     const QJsonObject doc = QJsonDocument::fromJson(json.out).object();
     QCOMPARE(doc.value(QLatin1String("schema")).toString(),
@@ -198,7 +183,7 @@ void TestCliTaxonomy::badUsageExitsTwo_data()
 void TestCliTaxonomy::badUsageExitsTwo()
 {
     QFETCH(QStringList, args);
-    const Run r = run(args);
+    const CliRun r = runCli(args);
     QCOMPARE(r.exitCode, 2);
     QVERIFY(r.err.startsWith("rankscope: "));
     QVERIFY(r.out.isEmpty());
@@ -206,9 +191,9 @@ void TestCliTaxonomy::badUsageExitsTwo()
 
 void TestCliTaxonomy::help()
 {
-    const Run top = run({QStringLiteral("--help")});
+    const CliRun top = runCli({QStringLiteral("--help")});
     QVERIFY(top.out.contains("taxonomy"));
-    const Run r = run({QStringLiteral("taxonomy"), QStringLiteral("--help")});
+    const CliRun r = runCli({QStringLiteral("taxonomy"), QStringLiteral("--help")});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains("--walkthrough"));
     QVERIFY(r.out.contains("rankscope taxonomy"));

@@ -1,3 +1,5 @@
+#include "tests/support/clirun.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -19,33 +21,12 @@ private Q_SLOTS:
     void issuesErrors();
 };
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out, err;
-};
-
-static Run run(const QStringList& args, const QByteArray& input = {},
-               const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
-{
-    QProcess p;
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(RANKSCOPE_BINARY), args);
-    p.write(input);
-    p.closeWriteChannel();
-    Run r;
-    if (!p.waitForFinished(60000)) return r;
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
-
 void TestCliClassify::classifyJson()
 {
-    const Run r =
-        run({QStringLiteral("classify"),
-             QStringLiteral(RANKSCOPE_TEST_DATA "/classifier/ddp-checkpoint-module-prefix.md"),
-             QStringLiteral("--json"), QStringLiteral("--top"), QStringLiteral("2")});
+    const CliRun r =
+        runCli({QStringLiteral("classify"),
+                QStringLiteral(RANKSCOPE_TEST_DATA "/classifier/ddp-checkpoint-module-prefix.md"),
+                QStringLiteral("--json"), QStringLiteral("--top"), QStringLiteral("2")});
     QCOMPARE(r.exitCode, 0);
     const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
     QCOMPARE(doc[QLatin1String("schema")].toString(), QStringLiteral("rankscope.classification/1"));
@@ -66,8 +47,9 @@ void TestCliClassify::classifyJson()
 
 void TestCliClassify::classifyStdinNothingMatched()
 {
-    const Run r = run({QStringLiteral("classify"), QStringLiteral("-"), QStringLiteral("--json")},
-                      "epoch 1 done\nepoch 2 done\n");
+    const CliRun r =
+        runCli({QStringLiteral("classify"), QStringLiteral("-"), QStringLiteral("--json")},
+               "epoch 1 done\nepoch 2 done\n");
     QCOMPARE(r.exitCode, 0);
     const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
     QVERIFY(doc[QLatin1String("candidates")].isArray());
@@ -76,7 +58,7 @@ void TestCliClassify::classifyStdinNothingMatched()
 
 void TestCliClassify::classifyText()
 {
-    const Run r = run({QStringLiteral("classify")}, "Segmentation fault (core dumped)\n");
+    const CliRun r = runCli({QStringLiteral("classify")}, "Segmentation fault (core dumped)\n");
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains("training-and-evaluation/program-failure/segmentation-fault"));
     QVERIFY(r.out.contains("line 1"));
@@ -96,7 +78,7 @@ void TestCliClassify::classifyErrors()
 {
     QFETCH(QStringList, args);
     QFETCH(int, exitCode);
-    const Run r = run(QStringList{QStringLiteral("classify")} + args);
+    const CliRun r = runCli(QStringList{QStringLiteral("classify")} + args);
     QCOMPARE(r.exitCode, exitCode);
     QVERIFY(r.err.startsWith("rankscope: "));
 }
@@ -111,14 +93,15 @@ static QProcessEnvironment dbEnv(const QTemporaryDir& dir)
 void TestCliClassify::issuesImportAndSearch()
 {
     QTemporaryDir dir;
-    const Run imported = run({QStringLiteral("issues"), QStringLiteral("import"),
-                              QStringLiteral(RANKSCOPE_TEST_DATA "/classifier/import/rest.json")},
-                             {}, dbEnv(dir));
+    const CliRun imported =
+        runCli({QStringLiteral("issues"), QStringLiteral("import"),
+                QStringLiteral(RANKSCOPE_TEST_DATA "/classifier/import/rest.json")},
+               {}, dbEnv(dir));
     QCOMPARE(imported.exitCode, 0);
     QVERIFY(imported.out.contains("Imported 2"));
-    const Run found = run({QStringLiteral("issues"), QStringLiteral("search"),
-                           QStringLiteral("wheel"), QStringLiteral("--json")},
-                          {}, dbEnv(dir));
+    const CliRun found = runCli({QStringLiteral("issues"), QStringLiteral("search"),
+                                 QStringLiteral("wheel"), QStringLiteral("--json")},
+                                {}, dbEnv(dir));
     QCOMPARE(found.exitCode, 0);
     const QJsonObject doc = QJsonDocument::fromJson(found.out).object();
     QCOMPARE(doc[QLatin1String("schema")].toString(), QStringLiteral("rankscope.issues/1"));
@@ -131,9 +114,10 @@ void TestCliClassify::issuesImportAndSearch()
              QStringLiteral("package-build-and-import/installation-and-build-failure"));
     QVERIFY(best[QLatin1String("fix_patterns")].isArray());
     // The study's rows are searchable by their labels and link words.
-    const Run study = run({QStringLiteral("issues"), QStringLiteral("search"),
-                           QStringLiteral("horovod segmentation fault"), QStringLiteral("--json")},
-                          {}, dbEnv(dir));
+    const CliRun study =
+        runCli({QStringLiteral("issues"), QStringLiteral("search"),
+                QStringLiteral("horovod segmentation fault"), QStringLiteral("--json")},
+               {}, dbEnv(dir));
     const QJsonArray results =
         QJsonDocument::fromJson(study.out).object()[QLatin1String("results")].toArray();
     QVERIFY(!results.isEmpty());
@@ -166,7 +150,7 @@ void TestCliClassify::issuesErrors()
     QFETCH(int, exitCode);
     QFETCH(QByteArray, message);
     QTemporaryDir dir;
-    const Run r = run(QStringList{QStringLiteral("issues")} + args, {}, dbEnv(dir));
+    const CliRun r = runCli(QStringList{QStringLiteral("issues")} + args, {}, dbEnv(dir));
     QCOMPARE(r.exitCode, exitCode);
     QVERIFY2(r.err.contains(message), r.err.constData());
 }
