@@ -22,6 +22,19 @@ inline const char* skipWs(const char* p, const char* end)
 
 // `p` at the opening quote. `raw` is the content between the quotes, escapes untouched.
 Scan scanString(const char*& p, const char* end, std::string_view& raw, bool& escaped);
+// `p` at an object member's opening quote: scans the key and the colon and leaves `p` at the
+// value (whitespace skipped).
+inline Scan scanMemberKey(const char*& p, const char* end, std::string_view& key, bool& escaped)
+{
+    if (*p != '"') return Scan::Error;
+    const Scan s = scanString(p, end, key, escaped);
+    if (s != Scan::Ok) return s;
+    p = skipWs(p, end);
+    if (p >= end) return Scan::NeedMore;
+    if (*p != ':') return Scan::Error;
+    p = skipWs(p + 1, end);
+    return p >= end ? Scan::NeedMore : Scan::Ok;
+}
 // `p` at a value; skips it (nesting limited to `maxDepth`).
 Scan skipValue(const char*& p, const char* end, int maxDepth = 512);
 // `p` at a number; `token` is its text. NeedMore when the number touches `end`.

@@ -482,16 +482,10 @@ Scan Parser::step(const char*& p, const char* end)
 
 Scan Parser::rootMember(const char*& p, const char* end)
 {
-    if (*p != '"') return Scan::Error;
     std::string_view key;
     bool esc = false;
-    Scan s = json::scanString(p, end, key, esc);
+    Scan s = json::scanMemberKey(p, end, key, esc);
     if (s != Scan::Ok) return s;
-    p = json::skipWs(p, end);
-    if (p >= end) return Scan::NeedMore;
-    if (*p != ':') return Scan::Error;
-    p = json::skipWs(p + 1, end);
-    if (p >= end) return Scan::NeedMore;
     if (key == "traceEvents") {
         if (*p != '[') {
             fail(p, "traceEvents is not an array");
@@ -675,16 +669,10 @@ Scan Parser::event(const char*& p, const char* end)
             if (p >= end) return Scan::NeedMore;
         }
         first = false;
-        if (*p != '"') return Scan::Error;
         std::string_view key;
         bool esc = false;
-        Scan s = json::scanString(p, end, key, esc);
+        Scan s = json::scanMemberKey(p, end, key, esc);
         if (s != Scan::Ok) return s;
-        p = json::skipWs(p, end);
-        if (p >= end) return Scan::NeedMore;
-        if (*p != ':') return Scan::Error;
-        p = json::skipWs(p + 1, end);
-        if (p >= end) return Scan::NeedMore;
         const char* valueAt = p;
         const auto wantString = [&](std::string_view& out, bool& escOut) {
             if (*p != '"') {
