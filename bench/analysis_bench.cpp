@@ -3,13 +3,16 @@
 // Usage: analysis_bench [ranks] [collectives]
 #include "model/analysis/analysiscontext.h"
 #include "model/analysis/analyzer.h"
+#include "tests/support/syntheticjob.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <random>
-#include <tuple>
+#include <string>
+#include <vector>
 
 using namespace rankscope;
 
@@ -26,98 +29,31 @@ double cpuSeconds()
     return double(std::clock()) / CLOCKS_PER_SEC;
 }
 
-EventStore build(int ranks, int collectives)
+constexpr int kPerStep = 10;
+
+// The job through the tests' builder (tests/support/syntheticjob.h): GPU lanes, steps of
+// kPerStep all_reduce, per-rank clock skew up to 50 s, arrival jitter, a straggler 6 ms late at
+// every collective and, as the last collective, one rank that never arrives while the others
+// wait 600 s in it.
+test::SyntheticJob build(int ranks, int collectives)
 {
-    EventStore s;
-    const StringId op = s.strings.intern("all_reduce");
-    const StringId pg = s.strings.intern("0");
-    const StringId dtype = s.strings.intern("Float");
-    const StringId kernel = s.strings.intern("ncclDevKernel_AllReduce_Sum_f32_RING_LL");
-    const StringId gemm = s.strings.intern("sm80_xmma_gemm");
-    constexpr int kPerStep = 10;
-    std::vector<StringId> stepNames;
-    for (int st = 0; st <= collectives / kPerStep; ++st)
-        stepNames.push_back(s.strings.intern("ProfilerStep#" + std::to_string(st)));
+    test::SyntheticJob job(ranks, true, true);
+    job.setMembersInRecords(false);
     std::mt19937_64 rng(42);
-    std::uniform_int_distribution<std::int64_t> jitter(0, 200'000);
     std::uniform_int_distribution<std::int64_t> skew(0, 50'000'000'000);
-    const int straggler = ranks / 3;
-    const int missing = ranks - 2;
-    std::vector<std::int64_t> offset(static_cast<std::size_t>(ranks));
-    for (auto& o : offset)
-        o = skew(rng);
-    s.collectives.reserve(std::size_t(ranks) * std::size_t(collectives));
-    s.lanes.resize(std::size_t(ranks) * 2);
-    // Reference-clock times per collective: each starts when the last rank arrives.
-    std::vector<std::int64_t> arrive(static_cast<std::size_t>(ranks));
-    std::int64_t t = 1'000'000'000;
-    std::vector<std::vector<std::int64_t>> ends(static_cast<std::size_t>(ranks));
-    for (int c = 0; c < collectives; ++c) {
-        std::int64_t last = 0;
-        for (int r = 0; r < ranks; ++r) {
-            arrive[std::size_t(r)] = t + 1'000'000 + jitter(rng) + (r == straggler ? 6'000'000 : 0);
-            last = std::max(last, arrive[std::size_t(r)]);
-        }
-        const std::int64_t end = last + 300'000;
-        for (int r = 0; r < ranks; ++r) {
-            if (r == missing && c == collectives - 1) continue;
-            const bool open = c == collectives - 1;
-            const std::int64_t o = offset[std::size_t(r)];
-            CollectiveRecord rec;
-            rec.rank = r;
-            rec.op = op;
-            rec.processGroupName = pg;
-            rec.groupSize = ranks;
-            rec.seq = c;
-            rec.seqFromSource = true;
-            rec.inNelems = rec.outNelems = 1 << 20;
-            rec.dtype = dtype;
-            rec.issueStartNs = arrive[std::size_t(r)] - 50'000 + o;
-            rec.issueEndNs = rec.issueStartNs + 10'000;
-            rec.execStartNs = arrive[std::size_t(r)] + o;
-            rec.execEndNs = (open ? end + 600'000'000'000 : end) + o;
-            rec.state =
-                open ? CollectiveRecord::State::Started : CollectiveRecord::State::Completed;
-            rec.step = c / kPerStep;
-            rec.laneIndex = 2 * r + 1;
-            Lane& gpu = s.lanes[std::size_t(2 * r + 1)];
-            rec.eventIndex = std::int64_t(gpu.size());
-            // A compute kernel before the collective, then the collective's kernel.
-            for (auto [a, b, name, cat] :
-                 {std::tuple{t + o + 100'000, arrive[std::size_t(r)] + o - 100'000, gemm,
-                             EventCategory::Kernel},
-                  std::tuple{rec.execStartNs, rec.execEndNs, kernel, EventCategory::CommKernel}}) {
-                gpu.startNs.push_back(a);
-                gpu.endNs.push_back(b);
-                gpu.nameId.push_back(name);
-                gpu.category.push_back(cat);
-                gpu.depth.push_back(0);
-                gpu.sourceOffset.push_back(0);
-            }
-            s.collectives.push_back(rec);
-            ends[std::size_t(r)].push_back(rec.execEndNs);
-        }
-        t = end + 50'000;
+    for (int r = 0; r < ranks; ++r)
+        job.setClockOffset(r, skew(rng));
+    job.setArrivalDelay(ranks / 3, 6'000'000);
+    job.setArrivalJitter(200'000, 42);
+    const std::vector<std::int64_t> compute = test::uniform(ranks, 1'000'000);
+    for (int done = 0; done < collectives - 1;) {
+        const int n = std::min(kPerStep, collectives - 1 - done);
+        job.step(compute, std::vector<std::string>(std::size_t(n), "all_reduce"), 300'000);
+        done += n;
     }
-    for (int r = 0; r < ranks; ++r) {
-        Lane& cpu = s.lanes[std::size_t(2 * r)];
-        Lane& gpu = s.lanes[std::size_t(2 * r + 1)];
-        cpu.rank = gpu.rank = r;
-        cpu.sourceIndex = gpu.sourceIndex = r;
-        gpu.kind = LaneKind::GpuStream;
-        const auto& e = ends[std::size_t(r)];
-        std::int64_t stepStart = gpu.startNs.empty() ? 0 : gpu.startNs.front() - 100'000;
-        for (std::size_t i = kPerStep - 1; i < e.size(); i += kPerStep) {
-            cpu.startNs.push_back(stepStart);
-            cpu.endNs.push_back(e[i] + 10'000);
-            cpu.nameId.push_back(stepNames[i / kPerStep]);
-            cpu.category.push_back(EventCategory::UserAnnotation);
-            cpu.depth.push_back(0);
-            cpu.sourceOffset.push_back(0);
-            stepStart = e[i] + 20'000;
-        }
-    }
-    return s;
+    job.step(compute, {"all_reduce"}, 300'000, {ranks - 2}, 600'000'000'000);
+    job.finish();
+    return job;
 }
 
 } // namespace
@@ -127,14 +63,13 @@ int main(int argc, char** argv)
     const int ranks = argc > 1 ? std::atoi(argv[1]) : 1024;
     const int collectives = argc > 2 ? std::atoi(argv[2]) : 10000;
     auto t0 = std::chrono::steady_clock::now();
-    const EventStore store = build(ranks, collectives);
+    const test::SyntheticJob job = build(ranks, collectives);
+    const EventStore& store = job.store;
     std::printf(
         "synthetic store: %d ranks x %d collectives = %zu records, %lld events (%.2f s to build)\n",
         ranks, collectives, store.collectives.size(), static_cast<long long>(store.eventCount()),
         secondsSince(t0));
-    std::vector<std::string> paths;
-    for (int r = 0; r < ranks; ++r)
-        paths.push_back("rank" + std::to_string(r) + ".json");
+    const std::vector<std::string> paths = job.sourcePaths();
 
     t0 = std::chrono::steady_clock::now();
     const auto groups = CollectiveMatcher::match(store);

@@ -7,6 +7,8 @@ namespace rankscope {
 
 namespace {
 
+constexpr std::size_t kRowBlock = 64;
+
 std::int64_t median(std::vector<std::int64_t>& v)
 {
     const auto mid = v.begin() + std::ptrdiff_t(v.size() / 2);
@@ -81,17 +83,24 @@ ClockAlignment ClockAligner::align(const EventStore& store,
             for (std::size_t s = 0; s < g.members.size(); ++s)
                 done[s] = out.offsetNs[g.members[s]].has_value();
             std::vector<std::vector<std::int64_t>> diffs(g.members.size());
-            for (const auto& row : g.collectives) {
-                const std::int32_t a = row.records[std::size_t(anchorSlot)];
-                if (a < 0) continue;
-                const std::int64_t ta = completionNs(store.collectives[std::size_t(a)]);
-                if (ta < 0) continue;
+            std::vector<std::int64_t> anchorNs(g.collectives.size(), -1);
+            for (std::size_t k = 0; k < g.collectives.size(); ++k) {
+                const std::int32_t a = g.collectives[k].records[std::size_t(anchorSlot)];
+                if (a >= 0) anchorNs[k] = completionNs(store.collectives[std::size_t(a)]);
+            }
+            // Blocks of rows, member by member inside a block: a member's records of
+            // consecutive rows are neighbours in the store, a row's records are not.
+            for (std::size_t k0 = 0; k0 < g.collectives.size(); k0 += kRowBlock) {
+                const std::size_t k1 = std::min(g.collectives.size(), k0 + kRowBlock);
                 for (std::size_t s = 0; s < g.members.size(); ++s) {
                     if (done[s]) continue;
-                    const std::int32_t b = row.records[s];
-                    if (b < 0) continue;
-                    const std::int64_t tb = completionNs(store.collectives[std::size_t(b)]);
-                    if (tb >= 0) diffs[s].push_back(tb - ta);
+                    for (std::size_t k = k0; k < k1; ++k) {
+                        if (anchorNs[k] < 0) continue;
+                        const std::int32_t b = g.collectives[k].records[s];
+                        if (b < 0) continue;
+                        const std::int64_t tb = completionNs(store.collectives[std::size_t(b)]);
+                        if (tb >= 0) diffs[s].push_back(tb - anchorNs[k]);
+                    }
                 }
             }
             for (std::size_t s = 0; s < g.members.size(); ++s) {

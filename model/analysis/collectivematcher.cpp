@@ -234,8 +234,47 @@ void alignByOrdinal(const EventStore& store, CollectiveGroup& group,
     }
 }
 
+// What a clean row has in common on every member; a member that differs in any of these sends
+// the row through the full check().
+struct RowRef {
+    StringId op = 0, dtype = 0;
+    std::int64_t inNelems = -1, outNelems = -1;
+    State state = State::Issued;
+
+    bool sameAs(const CollectiveRecord& c) const
+    {
+        return c.op == op && c.dtype == dtype && c.inNelems == inNelems &&
+               c.outNelems == outNelems && c.state == state;
+    }
+};
+
+// Whether check() can find anything in a row where every member holds exactly `ref`: only the
+// per-op size rules, which a uniform row can still break.
+bool uniformRowCanMismatch(const EventStore& store, const RowRef& ref, std::int64_t groupSize)
+{
+    if (ref.inNelems < 0 || ref.outNelems < 0) return false;
+    switch (sizeRuleOf(store.strings.view(ref.op))) {
+    case SizeRule::AllGather:
+        return ref.outNelems != ref.inNelems * groupSize;
+    case SizeRule::ReduceScatter:
+        return ref.inNelems != ref.outNelems * groupSize;
+    case SizeRule::Same:
+        return !(ref.inNelems == ref.outNelems || ref.outNelems == 0);
+    case SizeRule::AllToAll:
+        return ref.inNelems != ref.outNelems;
+    case SizeRule::Gather:
+    case SizeRule::Scatter:
+        return false;
+    }
+    return true;
+}
+
+// Rows by seq. Large jobs hold millions of records laid out rank by rank, so every pass walks
+// one member's records in store order (sequential memory) rather than a row across members
+// (one cache miss per member); `seqs[m]` is member m's sequence numbers, copied once.
 void alignBySeq(const EventStore& store, CollectiveGroup& group,
-                const std::vector<std::vector<std::int32_t>>& perMember)
+                const std::vector<std::vector<std::int32_t>>& perMember,
+                const std::vector<std::vector<std::int64_t>>& seqsOf)
 {
     const auto& recs = store.collectives;
     const std::size_t n = group.members.size();
@@ -244,43 +283,61 @@ void alignBySeq(const EventStore& store, CollectiveGroup& group,
     std::int64_t from = std::numeric_limits<std::int64_t>::min();
     std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = from;
     std::size_t total = 0;
-    for (const auto& list : perMember) {
+    for (const auto& list : seqsOf) {
         if (list.empty()) continue;
-        from = std::max(from, recs[std::size_t(list.front())].seq);
-        lo = std::min(lo, recs[std::size_t(list.front())].seq);
-        hi = std::max(hi, recs[std::size_t(list.back())].seq);
+        from = std::max(from, list.front());
+        lo = std::min(lo, list.front());
+        hi = std::max(hi, list.back());
         total += list.size();
     }
     std::vector<std::int64_t> seqs;
     if (total > 0 && std::uint64_t(hi - lo) < 4 * std::uint64_t(total) + 64) {
         // Dense sequence numbers (the normal case): mark them instead of sorting them all.
         std::vector<char> seen(std::size_t(hi - lo + 1), 0);
-        for (const auto& list : perMember)
-            for (std::int32_t i : list)
-                seen[std::size_t(recs[std::size_t(i)].seq - lo)] = 1;
+        for (const auto& list : seqsOf)
+            for (std::int64_t s : list)
+                seen[std::size_t(s - lo)] = 1;
         for (std::size_t k = 0; k < seen.size(); ++k)
-            if (seen[k]) seqs.push_back(lo + std::int64_t(k));
+            if (seen[k] && lo + std::int64_t(k) >= from) seqs.push_back(lo + std::int64_t(k));
     } else {
-        for (const auto& list : perMember)
-            for (std::int32_t i : list)
-                seqs.push_back(recs[std::size_t(i)].seq);
+        for (const auto& list : seqsOf)
+            for (std::int64_t s : list)
+                if (s >= from) seqs.push_back(s);
         std::sort(seqs.begin(), seqs.end());
         seqs.erase(std::unique(seqs.begin(), seqs.end()), seqs.end());
     }
-    std::vector<std::size_t> cursor(n, 0);
-    for (std::int64_t seq : seqs) {
-        if (seq < from) continue;
-        MatchedCollective row;
-        row.seq = seq;
-        row.records.assign(n, -1);
-        for (std::size_t m = 0; m < n; ++m) {
-            const auto& list = perMember[m];
-            while (cursor[m] < list.size() && recs[std::size_t(list[cursor[m]])].seq < seq)
-                ++cursor[m];
-            if (cursor[m] < list.size() && recs[std::size_t(list[cursor[m]])].seq == seq)
-                row.records[m] = list[cursor[m]];
+    group.collectives.resize(seqs.size());
+    for (std::size_t k = 0; k < seqs.size(); ++k) {
+        group.collectives[k].seq = seqs[k];
+        group.collectives[k].records.assign(n, -1);
+    }
+    std::vector<RowRef> ref(seqs.size());
+    std::vector<std::uint32_t> present(seqs.size(), 0);
+    std::vector<char> differs(seqs.size(), 0);
+    for (std::size_t m = 0; m < n; ++m) {
+        const auto& list = perMember[m];
+        const auto& mine = seqsOf[m];
+        std::size_t k = 0;
+        for (std::size_t j = 0; j < list.size(); ++j) {
+            if (mine[j] < from) continue;
+            while (seqs[k] < mine[j])
+                ++k;
+            group.collectives[k].records[m] = list[j];
+            const CollectiveRecord& c = recs[std::size_t(list[j])];
+            if (present[k]++ == 0)
+                ref[k] = {c.op, c.dtype, c.inNelems, c.outNelems, c.state};
+            else if (!ref[k].sameAs(c))
+                differs[k] = 1;
         }
-        group.collectives.push_back(std::move(row));
+    }
+    for (std::size_t k = 0; k < seqs.size(); ++k) {
+        MatchedCollective& row = group.collectives[k];
+        if (present[k] == n && !differs[k] &&
+            !uniformRowCanMismatch(store, ref[k], std::int64_t(n))) {
+            row.op = ref[k].op; // what check() concludes for a row where all members agree
+            continue;
+        }
+        check(store, group, row);
     }
 }
 
@@ -315,51 +372,69 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
                                                       std::vector<int> worldRanks)
 {
     const auto& recs = store.collectives;
-    for (const CollectiveRecord& c : recs)
+    // One pass over the records: the runs of consecutive records of one rank in one group
+    // (a trace holds one rank's records together, so a group has about one run per rank).
+    struct Run {
+        int rank;
+        std::size_t begin, end;
+    };
+    struct Pending {
+        std::vector<Run> runs;
+        bool anySeq = false;
+    };
+    std::map<std::pair<std::string, std::vector<int>>, Pending> byKey;
+    Pending* last = nullptr;
+    const CollectiveRecord* lastRec = nullptr;
+    for (std::size_t i = 0; i < recs.size(); ++i) {
+        const CollectiveRecord& c = recs[i];
         if (worldRanks.empty() || worldRanks.back() != c.rank) worldRanks.push_back(c.rank);
+        if (c.rank < 0) continue;
+        // Consecutive records of a rank are mostly in the same group: skip the key lookup.
+        if (!lastRec || lastRec->processGroupName != c.processGroupName ||
+            lastRec->groupRanks != c.groupRanks) {
+            std::vector<int> members = c.groupRanks;
+            std::sort(members.begin(), members.end());
+            last =
+                &byKey[{std::string(store.strings.view(c.processGroupName)), std::move(members)}];
+            lastRec = &c;
+        }
+        last->anySeq = last->anySeq || c.seqFromSource;
+        if (!last->runs.empty() && last->runs.back().rank == c.rank && last->runs.back().end == i)
+            ++last->runs.back().end;
+        else
+            last->runs.push_back({c.rank, i, i + 1});
+    }
     std::sort(worldRanks.begin(), worldRanks.end());
     worldRanks.erase(std::unique(worldRanks.begin(), worldRanks.end()), worldRanks.end());
     worldRanks.erase(
         std::remove_if(worldRanks.begin(), worldRanks.end(), [](int r) { return r < 0; }),
         worldRanks.end());
 
-    // Group identity = name + member set; a group without either is the "unknown" group.
-    std::map<std::pair<std::string, std::vector<int>>, std::vector<std::int32_t>> byKey;
-    std::vector<std::int32_t>* lastList = nullptr;
-    const CollectiveRecord* lastRec = nullptr;
-    for (std::size_t i = 0; i < recs.size(); ++i) {
-        const CollectiveRecord& c = recs[i];
-        if (c.rank < 0) continue;
-        // Consecutive records of a rank are mostly in the same group: skip the key lookup.
-        if (lastRec && lastRec->processGroupName == c.processGroupName &&
-            lastRec->groupRanks == c.groupRanks) {
-            lastList->push_back(std::int32_t(i));
-            continue;
-        }
-        std::vector<int> members = c.groupRanks;
-        std::sort(members.begin(), members.end());
-        lastList =
-            &byKey[{std::string(store.strings.view(c.processGroupName)), std::move(members)}];
-        lastList->push_back(std::int32_t(i));
-        lastRec = &c;
-    }
-
     std::vector<CollectiveGroup> groups;
-    for (auto& [key, indices] : byKey) {
+    for (auto& [key, pending] : byKey) {
         CollectiveGroup g;
         g.name = key.first;
         g.membersFromSource = !key.second.empty();
         g.members = g.membersFromSource ? key.second : worldRanks;
-        bool anySeq = false;
-        for (std::int32_t i : indices)
-            anySeq = anySeq || recs[std::size_t(i)].seqFromSource;
-        g.byOrdinal = g.name.empty() && !g.membersFromSource && !anySeq;
-        std::vector<std::vector<std::int32_t>> perMember(g.members.size());
-        for (std::int32_t i : indices) {
-            const int slot = g.slotOf(recs[std::size_t(i)].rank);
-            if (slot >= 0) perMember[std::size_t(slot)].push_back(i);
+        g.byOrdinal = g.name.empty() && !g.membersFromSource && !pending.anySeq;
+        std::vector<std::size_t> counts(g.members.size(), 0);
+        std::vector<int> slotOfRun;
+        for (const Run& run : pending.runs) {
+            slotOfRun.push_back(g.slotOf(run.rank));
+            if (slotOfRun.back() >= 0) counts[std::size_t(slotOfRun.back())] += run.end - run.begin;
         }
-        for (auto& list : perMember) {
+        std::vector<std::vector<std::int32_t>> perMember(g.members.size());
+        for (std::size_t m = 0; m < perMember.size(); ++m)
+            perMember[m].reserve(counts[m]);
+        for (std::size_t r = 0; r < pending.runs.size(); ++r) {
+            if (slotOfRun[r] < 0) continue;
+            auto& list = perMember[std::size_t(slotOfRun[r])];
+            for (std::size_t i = pending.runs[r].begin; i < pending.runs[r].end; ++i)
+                list.push_back(std::int32_t(i));
+        }
+        std::vector<std::vector<std::int64_t>> seqsOf(g.members.size());
+        for (std::size_t m = 0; m < perMember.size(); ++m) {
+            auto& list = perMember[m];
             if (g.byOrdinal) {
                 std::stable_sort(list.begin(), list.end(), [&](std::int32_t a, std::int32_t b) {
                     return orderTime(recs[std::size_t(a)]) < orderTime(recs[std::size_t(b)]);
@@ -373,24 +448,30 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
                 std::stable_sort(list.begin(), list.end(), bySeq);
             // Several sources of one rank may describe the same collective: keep the record
             // that got furthest (it carries the execution). In place: large jobs have millions.
+            auto& seqs = seqsOf[m];
+            seqs.reserve(list.size());
             std::size_t w = 0;
             for (std::size_t k = 0; k < list.size(); ++k) {
                 const std::int32_t i = list[k];
-                if (w > 0 && recs[std::size_t(list[w - 1])].seq == recs[std::size_t(i)].seq) {
+                const std::int64_t seq = recs[std::size_t(i)].seq;
+                if (w > 0 && seqs.back() == seq) {
                     if (recs[std::size_t(i)].state > recs[std::size_t(list[w - 1])].state)
                         list[w - 1] = i;
                     continue;
                 }
                 list[w++] = i;
+                seqs.push_back(seq);
             }
             list.resize(w);
         }
-        if (g.byOrdinal)
+        if (g.byOrdinal) {
             alignByOrdinal(store, g, perMember);
-        else
-            alignBySeq(store, g, perMember);
+            for (MatchedCollective& row : g.collectives)
+                check(store, g, row);
+        } else {
+            alignBySeq(store, g, perMember, seqsOf);
+        }
         for (std::size_t k = 0; k < g.collectives.size(); ++k) {
-            check(store, g, g.collectives[k]);
             if (g.collectives[k].mismatch == MismatchKind::None) continue;
             ++g.mismatchCount;
             if (g.firstMismatch < 0) g.firstMismatch = int(k);

@@ -138,14 +138,10 @@ void participation(const AnalysisContext& ctx, const CollectiveGroup& g, std::si
     std::map<int, std::size_t> lastPresent;
     for (int r : row.culprits) {
         const int slot = g.slotOf(r);
-        std::size_t last = 0;
-        bool any = false;
-        for (std::size_t j = 0; j < g.collectives.size(); ++j)
-            if (g.collectives[j].records[std::size_t(slot)] >= 0) {
-                last = j;
-                any = true;
-            }
-        lastPresent[r] = any ? last + 1 : 0;
+        std::size_t p = g.collectives.size();
+        while (p > 0 && g.collectives[p - 1].records[std::size_t(slot)] < 0)
+            --p;
+        lastPresent[r] = p;
     }
     std::size_t lowest = SIZE_MAX;
     for (const auto& [r, p] : lastPresent)
@@ -333,13 +329,16 @@ HangDetector::Result HangDetector::detect(const AnalysisContext& ctx,
         for (std::size_t m = 0; m < g.members.size(); ++m) {
             RankProgress rp;
             rp.rank = g.members[m];
-            for (const auto& row : g.collectives) {
-                const std::int32_t i = row.records[m];
+            // From the end: a member's last rows are all that decide, and large jobs have
+            // millions of cells.
+            for (auto row = g.collectives.rbegin();
+                 row != g.collectives.rend() && rp.lastCompleted < 0; ++row) {
+                const std::int32_t i = row->records[m];
                 if (i < 0) continue;
                 const CollectiveRecord& c = ctx.store.collectives[std::size_t(i)];
-                rp.lastIssued = row.seq;
-                if (c.state >= State::Started) rp.lastStarted = row.seq;
-                if (c.state == State::Completed) rp.lastCompleted = row.seq;
+                if (rp.lastIssued < 0) rp.lastIssued = row->seq;
+                if (c.state >= State::Started && rp.lastStarted < 0) rp.lastStarted = row->seq;
+                if (c.state == State::Completed) rp.lastCompleted = row->seq;
             }
             p.wavefront = std::max(p.wavefront, rp.lastIssued);
             p.ranks.push_back(rp);

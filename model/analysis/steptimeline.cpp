@@ -46,20 +46,28 @@ StepTimeline StepTimeline::build(const EventStore& store)
         std::sort(steps.begin(), steps.end(),
                   [](const StepSpan& a, const StepSpan& b) { return a.startNs < b.startNs; });
     // Communication time inside each step: the union of the rank's collective executions.
-    std::map<int, std::vector<std::pair<std::int64_t, std::int64_t>>> comm;
-    std::vector<std::pair<std::int64_t, std::int64_t>>* into = nullptr;
-    int intoRank = -1;
-    for (const CollectiveRecord& c : store.collectives) {
-        if (c.execStartNs < 0 || c.execEndNs <= c.execStartNs) continue;
-        if (!into || c.rank != intoRank) {
-            into = &comm[c.rank];
-            intoRank = c.rank;
-        }
-        into->emplace_back(c.execStartNs, c.execEndNs);
+    // A rank's records are a few runs of the store (one per source), so its spans are gathered
+    // run by run into one buffer reused for every rank.
+    std::map<int, std::vector<std::pair<std::size_t, std::size_t>>> runsOf;
+    for (std::size_t i = 0; i < store.collectives.size();) {
+        std::size_t j = i + 1;
+        while (j < store.collectives.size() &&
+               store.collectives[j].rank == store.collectives[i].rank)
+            ++j;
+        runsOf[store.collectives[i].rank].emplace_back(i, j);
+        i = j;
     }
-    for (auto& [rank, spans] : comm) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> spans;
+    for (const auto& [rank, runs] : runsOf) {
         const auto it = t.m_steps.find(rank);
         if (it == t.m_steps.end()) continue;
+        spans.clear();
+        for (const auto& [from, to] : runs)
+            for (std::size_t i = from; i < to; ++i) {
+                const CollectiveRecord& c = store.collectives[i];
+                if (c.execStartNs < 0 || c.execEndNs <= c.execStartNs) continue;
+                spans.emplace_back(c.execStartNs, c.execEndNs);
+            }
         if (!std::is_sorted(spans.begin(), spans.end())) std::sort(spans.begin(), spans.end());
         for (StepSpan& s : it->second) {
             std::int64_t covered = 0, reach = s.startNs;

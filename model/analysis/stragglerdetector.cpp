@@ -48,6 +48,8 @@ constexpr int kMinSamples = 5;
 constexpr double kAlpha = 0.01;
 // Ranks in lock-step differ by microseconds; a wait shorter than this is not a straggler's.
 constexpr std::int64_t kMinSkewNs = 1'000'000;
+constexpr std::size_t kRowBlock = 64;
+constexpr std::int64_t kNoArrival = std::numeric_limits<std::int64_t>::min();
 
 } // namespace
 
@@ -77,23 +79,17 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
             const auto off = ctx.clock.offsetNs.find(r);
             offsets.push_back(off == ctx.clock.offsetNs.end() ? std::nullopt : off->second);
         }
-        for (const MatchedCollective& row : g.collectives) {
+        const auto judgeRow = [&](const MatchedCollective& row, const std::int64_t* rowTimes) {
             arrivals.clear();
-            for (std::size_t m = 0; m < g.members.size(); ++m) {
-                const std::int32_t i = row.records[m];
-                if (i < 0) continue;
-                const CollectiveRecord& c = ctx.store.collectives[std::size_t(i)];
-                if (c.state != CollectiveRecord::State::Completed || c.execStartNs < 0) continue;
-                if (!offsets[m]) continue;
-                arrivals.emplace_back(c.execStartNs - *offsets[m], int(m));
-            }
-            if (arrivals.size() < 2) continue;
+            for (std::size_t m = 0; m < g.members.size(); ++m)
+                if (rowTimes[m] != kNoArrival) arrivals.emplace_back(rowTimes[m], int(m));
+            if (arrivals.size() < 2) return;
             const auto lastIt = std::max_element(arrivals.begin(), arrivals.end());
             std::int64_t second = std::numeric_limits<std::int64_t>::min();
             for (auto it = arrivals.begin(); it != arrivals.end(); ++it)
                 if (it != lastIt) second = std::max(second, it->first);
             // Arrivals that tie carry no information on who was waited for.
-            if (lastIt->first - second <= 0) continue;
+            if (lastIt->first - second <= 0) return;
             const bool waited = lastIt->first - second >= kMinSkewNs;
             const double p = 1.0 / double(arrivals.size());
             for (const auto& [t, m] : arrivals) {
@@ -111,11 +107,31 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
             ++a.last;
             const std::int64_t delay = lastIt->first - second;
             a.delaySum += delay;
-            if (!waited) continue;
+            if (!waited) return;
             ++a.waitedLast;
             a.waitedDelaySum += delay;
             a.delays.emplace_back(c.step >= 0 ? c.step : ctx.steps.stepAt(c.rank, c.execStartNs),
                                   delay, rec);
+        };
+        // Arrival times are gathered for blocks of rows member by member (a member's records
+        // of consecutive rows are neighbours in the store), then each row is judged.
+        const std::size_t n = g.members.size();
+        std::vector<std::int64_t> times(kRowBlock * n);
+        for (std::size_t k0 = 0; k0 < g.collectives.size(); k0 += kRowBlock) {
+            const std::size_t k1 = std::min(g.collectives.size(), k0 + kRowBlock);
+            for (std::size_t m = 0; m < n; ++m)
+                for (std::size_t k = k0; k < k1; ++k) {
+                    std::int64_t& t = times[(k - k0) * n + m];
+                    t = kNoArrival;
+                    const std::int32_t i = g.collectives[k].records[m];
+                    if (i < 0 || !offsets[m]) continue;
+                    const CollectiveRecord& c = ctx.store.collectives[std::size_t(i)];
+                    if (c.state != CollectiveRecord::State::Completed || c.execStartNs < 0)
+                        continue;
+                    t = c.execStartNs - *offsets[m];
+                }
+            for (std::size_t k = k0; k < k1; ++k)
+                judgeRow(g.collectives[k], &times[(k - k0) * n]);
         }
         for (std::size_t m = 0; m < g.members.size(); ++m) {
             Acc& from = bySlot[m];

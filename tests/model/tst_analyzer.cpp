@@ -2,7 +2,7 @@
 #include "model/analysis/symptomids.h"
 #include "model/analysisreport.h"
 #include "model/kb/taxonomy.h"
-#include "syntheticjob.h"
+#include "tests/support/syntheticjob.h"
 
 #include <QFile>
 #include <QTest>

@@ -1,5 +1,5 @@
 #include "model/analysis/clockaligner.h"
-#include "syntheticjob.h"
+#include "tests/support/syntheticjob.h"
 
 #include <QTest>
 

@@ -1,5 +1,5 @@
 #include "model/analysis/collectivematcher.h"
-#include "syntheticjob.h"
+#include "tests/support/syntheticjob.h"
 
 #include <QTest>
 

@@ -1,6 +1,6 @@
 #include "model/analysis/hangdetector.h"
 #include "model/analysis/symptomids.h"
-#include "syntheticjob.h"
+#include "tests/support/syntheticjob.h"
 
 #include <QTest>
 

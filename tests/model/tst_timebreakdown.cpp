@@ -1,5 +1,5 @@
 #include "model/analysis/timebreakdown.h"
-#include "syntheticjob.h"
+#include "tests/support/syntheticjob.h"
 
 #include <QTest>
 

@@ -3,12 +3,17 @@
 // Builds EventStores the way the trace readers will: per rank a main CPU thread with
 // ProfilerStep#N spans and the c10d:: call of each collective, and an execution lane (a gloo
 // worker thread or a GPU stream) holding the collective's execution span.
+// The one synthetic-job builder of the analysis tests and of bench/analysis_bench: it has to
+// build 1,024 ranks x 10,000 collectives in seconds, hence names interned once and per-rank
+// vectors.
 
 #include "model/store/eventstore.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -16,29 +21,51 @@ namespace rankscope::test {
 
 struct PendingEvent {
     std::int64_t startNs, endNs;
-    std::string name;
+    StringId name;
     EventCategory category;
 };
 
 class SyntheticJob {
 public:
     explicit SyntheticJob(int worldSize, bool withGroups = true, bool gpu = false)
-        : m_world(worldSize), m_groups(withGroups), m_gpu(gpu)
+        : m_world(worldSize), m_groups(withGroups), m_gpu(gpu),
+          m_offsetNs(std::size_t(worldSize), 0), m_delayNs(std::size_t(worldSize), 0),
+          m_seq(std::size_t(worldSize), 0), m_records(std::size_t(worldSize)),
+          m_main(std::size_t(worldSize)), m_exec(std::size_t(worldSize))
     {
-        for (int r = 0; r < worldSize; ++r)
-            m_offsetNs[r] = 0;
+        if (m_groups) {
+            m_defaultGroup = store.strings.intern("0");
+            m_groupRanks.resize(std::size_t(worldSize));
+            std::iota(m_groupRanks.begin(), m_groupRanks.end(), 0);
+        }
     }
 
-    void setClockOffset(int rank, std::int64_t ns) { m_offsetNs[rank] = ns; }
+    void setClockOffset(int rank, std::int64_t ns) { m_offsetNs[std::size_t(rank)] = ns; }
+    // Whether records list their group's members (Flight Recorder, Kineto's record_param_comms)
+    // or only name the group; large jobs without member lists save 4 bytes x ranks per record.
+    void setMembersInRecords(bool on) { m_membersInRecords = on; }
+    // In step(), `rank` reaches every collective `ns` after it would have (a straggler).
+    void setArrivalDelay(int rank, std::int64_t ns) { m_delayNs[std::size_t(rank)] = ns; }
+    // In step(), every arrival is late by a uniform random 0..maxNs (scheduling noise).
+    void setArrivalJitter(std::int64_t maxNs, std::uint64_t seed)
+    {
+        m_jitterNs = maxNs;
+        m_rng.seed(seed);
+    }
     int worldSize() const { return m_world; }
     std::int64_t nowNs() const { return m_nowNs; }
 
-    void event(int rank, bool mainLane, std::int64_t startNs, std::int64_t endNs, std::string name,
+    void event(int rank, bool mainLane, std::int64_t startNs, std::int64_t endNs,
+               const std::string& name, EventCategory cat)
+    {
+        event(rank, mainLane, startNs, endNs, store.strings.intern(name), cat);
+    }
+    void event(int rank, bool mainLane, std::int64_t startNs, std::int64_t endNs, StringId name,
                EventCategory cat)
     {
-        auto& lane = mainLane ? m_main[rank] : m_exec[rank];
-        lane.push_back(
-            {startNs + m_offsetNs[rank], endNs + m_offsetNs[rank], std::move(name), cat});
+        auto& lane = mainLane ? m_main[std::size_t(rank)] : m_exec[std::size_t(rank)];
+        const std::int64_t off = m_offsetNs[std::size_t(rank)];
+        lane.push_back({startNs + off, endNs + off, name, cat});
     }
 
     // One collective on one rank; times are on the true (reference) clock.
@@ -47,34 +74,33 @@ public:
                     std::int64_t nelems = 1024, std::string dtype = "Float",
                     std::int64_t outNelems = -2)
     {
+        const OpNames& names = namesOf(op);
         CollectiveRecord c;
         c.rank = rank;
-        c.op = store.strings.intern(op);
+        c.op = names.op;
         if (m_groups) {
-            c.processGroupName = store.strings.intern("0");
-            c.groupRanks.resize(std::size_t(m_world));
-            std::iota(c.groupRanks.begin(), c.groupRanks.end(), 0);
+            c.processGroupName = m_defaultGroup;
+            if (m_membersInRecords) c.groupRanks = m_groupRanks;
             c.groupSize = m_world;
-            c.seq = m_seq[rank]++;
+            c.seq = m_seq[std::size_t(rank)]++;
             c.seqFromSource = true;
         }
         c.inNelems = nelems;
         c.outNelems =
             outNelems == -2 ? (op == "all_gather" ? nelems * m_world : nelems) : outNelems;
         c.dtype = store.strings.intern(dtype);
-        const std::int64_t off = m_offsetNs[rank];
+        const std::int64_t off = m_offsetNs[std::size_t(rank)];
         c.issueStartNs = issueNs + off;
         c.issueEndNs = issueNs + off + 20'000;
-        event(rank, true, issueNs, issueNs + 20'000, "c10d::" + op + "_", EventCategory::CpuOp);
+        event(rank, true, issueNs, issueNs + 20'000, names.call, EventCategory::CpuOp);
         if (execStartNs >= 0) {
             c.execStartNs = execStartNs + off;
             c.execEndNs = execEndNs + off;
-            event(rank, false, execStartNs, execEndNs, (m_gpu ? "ncclKernel_" : "gloo:") + op,
-                  EventCategory::CommKernel);
+            event(rank, false, execStartNs, execEndNs, names.exec, EventCategory::CommKernel);
         }
         c.state = state;
         c.step = step;
-        store.collectives.push_back(c);
+        m_records[std::size_t(rank)].push_back(std::move(c));
     }
 
     // A synchronous step: rank r computes computeNs[r], then every op in `ops` runs as a blocking
@@ -87,17 +113,23 @@ public:
     {
         const std::int64_t t0 = m_nowNs;
         std::vector<std::int64_t> cursor(std::size_t(m_world), t0);
+        const StringId mm = store.strings.intern("aten::mm");
+        const StringId sgemm = store.strings.intern("volta_sgemm");
         for (int r = 0; r < m_world; ++r) {
             cursor[std::size_t(r)] += computeNs[std::size_t(r)];
-            event(r, true, t0 + 1000, t0 + computeNs[std::size_t(r)] - 1000, "aten::mm",
-                  m_gpu ? EventCategory::CpuOp : EventCategory::CpuOp);
+            event(r, true, t0 + 1000, t0 + computeNs[std::size_t(r)] - 1000, mm,
+                  EventCategory::CpuOp);
             if (m_gpu)
-                event(r, false, t0 + 2000, t0 + computeNs[std::size_t(r)] - 2000, "volta_sgemm",
+                event(r, false, t0 + 2000, t0 + computeNs[std::size_t(r)] - 2000, sgemm,
                       EventCategory::Kernel);
         }
         std::int64_t end = t0;
         const bool hang = !absent.empty();
+        std::uniform_int_distribution<std::int64_t> jitter(0, m_jitterNs);
         for (const std::string& op : ops) {
+            for (int r = 0; r < m_world; ++r)
+                cursor[std::size_t(r)] +=
+                    m_delayNs[std::size_t(r)] + (m_jitterNs > 0 ? jitter(m_rng) : 0);
             std::int64_t last = 0;
             for (int r = 0; r < m_world; ++r)
                 if (!isIn(absent, r)) last = std::max(last, cursor[std::size_t(r)]);
@@ -117,11 +149,11 @@ public:
         for (int r = 0; r < m_world; ++r)
             end = std::max(end,
                            isIn(absent, r) ? t0 + hangNs + 4'000'000'000 : cursor[std::size_t(r)]);
+        const StringId stepName = store.strings.intern("ProfilerStep#" + std::to_string(m_stepNo));
         for (int r = 0; r < m_world; ++r) {
             const std::int64_t stepEnd =
                 hang ? (isIn(absent, r) ? end : cursor[std::size_t(r)]) : end + 10'000;
-            event(r, true, t0, stepEnd, "ProfilerStep#" + std::to_string(m_stepNo),
-                  EventCategory::UserAnnotation);
+            event(r, true, t0, stepEnd, stepName, EventCategory::UserAnnotation);
         }
         m_nowNs = end + 20'000;
         ++m_stepNo;
@@ -134,19 +166,30 @@ public:
     EventStore& finish()
     {
         int source = 0;
-        std::map<int, int> execLane;
+        std::vector<int> execLane(std::size_t(m_world), -1);
         for (int r = 0; r < m_world; ++r) {
-            addLane(r, LaneKind::CpuThread, 1, m_main[r], source);
-            execLane[r] = addLane(r, m_gpu ? LaneKind::GpuStream : LaneKind::CpuThread,
-                                  m_gpu ? 7 : 2, m_exec[r], source);
+            addLane(r, LaneKind::CpuThread, 1, m_main[std::size_t(r)], source);
+            execLane[std::size_t(r)] = addLane(r, m_gpu ? LaneKind::GpuStream : LaneKind::CpuThread,
+                                               m_gpu ? 7 : 2, m_exec[std::size_t(r)], source);
             ++source;
         }
+        std::size_t total = store.collectives.size();
+        for (const auto& list : m_records)
+            total += list.size();
+        store.collectives.reserve(total);
+        for (auto& list : m_records) {
+            for (CollectiveRecord& c : list)
+                store.collectives.push_back(std::move(c));
+            list.clear();
+            list.shrink_to_fit();
+        }
         for (CollectiveRecord& c : store.collectives)
-            c.laneIndex = execLane[c.rank];
-        std::sort(store.collectives.begin(), store.collectives.end(),
-                  [](const CollectiveRecord& a, const CollectiveRecord& b) {
-                      return a.rank != b.rank ? a.rank < b.rank : a.issueStartNs < b.issueStartNs;
-                  });
+            c.laneIndex = c.rank >= 0 && c.rank < m_world ? execLane[std::size_t(c.rank)] : -1;
+        const auto byRankThenIssue = [](const CollectiveRecord& a, const CollectiveRecord& b) {
+            return a.rank != b.rank ? a.rank < b.rank : a.issueStartNs < b.issueStartNs;
+        };
+        if (!std::is_sorted(store.collectives.begin(), store.collectives.end(), byRankThenIssue))
+            std::sort(store.collectives.begin(), store.collectives.end(), byRankThenIssue);
         return store;
     }
 
@@ -164,6 +207,23 @@ public:
     CollectiveRecord::State hangState = CollectiveRecord::State::Started;
 
 private:
+    struct OpNames {
+        StringId op, call, exec;
+    };
+
+    const OpNames& namesOf(const std::string& op)
+    {
+        auto it = m_names.find(op);
+        if (it == m_names.end())
+            it = m_names
+                     .emplace(op,
+                              OpNames{store.strings.intern(op),
+                                      store.strings.intern("c10d::" + op + "_"),
+                                      store.strings.intern((m_gpu ? "ncclKernel_" : "gloo:") + op)})
+                     .first;
+        return it->second;
+    }
+
     static bool isIn(const std::vector<int>& v, int r)
     {
         return std::find(v.begin(), v.end(), r) != v.end();
@@ -189,13 +249,15 @@ private:
                 open.pop_back();
             lane.startNs.push_back(e.startNs);
             lane.endNs.push_back(e.endNs);
-            lane.nameId.push_back(store.strings.intern(e.name));
+            lane.nameId.push_back(e.name);
             lane.category.push_back(e.category);
             lane.depth.push_back(std::uint8_t(open.size()));
             lane.sourceOffset.push_back(0);
             lane.maxDepth = std::max(lane.maxDepth, std::uint8_t(open.size()));
             open.push_back(e.endNs);
         }
+        events.clear();
+        events.shrink_to_fit();
         store.lanes.push_back(std::move(lane));
         return int(store.lanes.size()) - 1;
     }
@@ -203,9 +265,17 @@ private:
     int m_world;
     bool m_groups;
     bool m_gpu;
-    std::map<int, std::int64_t> m_offsetNs;
-    std::map<int, std::int64_t> m_seq;
-    std::map<int, std::vector<PendingEvent>> m_main, m_exec;
+    std::vector<std::int64_t> m_offsetNs;
+    std::vector<std::int64_t> m_delayNs;
+    std::vector<std::int64_t> m_seq;
+    std::vector<std::vector<CollectiveRecord>> m_records;
+    std::vector<std::vector<PendingEvent>> m_main, m_exec;
+    std::vector<int> m_groupRanks;
+    StringId m_defaultGroup = 0;
+    std::map<std::string, OpNames> m_names;
+    bool m_membersInRecords = true;
+    std::int64_t m_jitterNs = 0;
+    std::mt19937_64 m_rng;
     std::int64_t m_nowNs = 1'000'000;
     int m_stepNo = 0;
 };
