@@ -273,6 +273,13 @@ void MainWindow::createFindings()
         QAction* logsTab =
             view->addAction(tr("Lo&gs"), this, [this] { m_pages->setCurrentWidget(m_logViewer); });
         logsTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_4));
+        // The charts sit under the timeline, so that a click on a bar shows its rank there.
+        QAction* charts = view->addAction(tr("Timeline C&harts"), this, [this] {
+            m_pages->setCurrentWidget(m_timeline);
+            m_timeline->showCharts();
+        });
+        charts->setObjectName(QStringLiteral("actionTimelineCharts"));
+        charts->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_H));
     }
 }
 
