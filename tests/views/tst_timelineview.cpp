@@ -88,6 +88,56 @@ private Q_SLOTS:
         QVERIFY(ov.pixelColor(overviewX(0.3), 3) != bar);
     }
 
+    void instantEventsStayVisibleZoomedOut_data()
+    {
+        QTest::addColumn<bool>("cpu");
+        QTest::addRow("gpu-stream") << false;
+        QTest::addRow("cpu-thread-nested") << true;
+    }
+
+    void instantEventsStayVisibleZoomedOut()
+    {
+        QFETCH(bool, cpu);
+        // 100 k tiny events in the first 40 % of 1 ms force the pyramid; then zero-duration
+        // events alone in the empty rest (on a CPU thread nested under a parent's row).
+        auto s = std::make_shared<TraceSession>();
+        std::vector<synthetic::Span> spans;
+        const auto kind = cpu ? EventCategory::CpuOp : EventCategory::Kernel;
+        const std::uint8_t depth = cpu ? 1 : 0;
+        if (cpu) spans.push_back({0, 1'000'000, "parent", kind, 0});
+        for (int i = 0; i < 100'000; ++i)
+            spans.push_back({i * 4 + 1, i * 4 + 3, "busy", kind, depth});
+        const std::int64_t instants[] = {600'000, 750'000, 900'000};
+        for (std::int64_t t : instants)
+            spans.push_back({t, t, "mark", EventCategory::Memcpy, depth});
+        spans.push_back({999'000, 1'000'000, "tail", kind, depth});
+        s->events.lanes.push_back(synthetic::makeLane(
+            s->events.strings, 0, cpu ? LaneKind::CpuThread : LaneKind::GpuStream, 0, 7, spans));
+        TimelineView view;
+        view.resize(700, 200);
+        view.setSession(synthetic::finish(s));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QImage img = view.viewport()->grab().toImage();
+        QVERIFY(img.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT) +
+                         QStringLiteral("/timeline_instants_%1.png").arg(cpu ? 1 : 0)));
+        const int y = view.yForLane(0, depth);
+        const QColor mark = view.colorForEvent({0, std::int64_t(spans.size() - 4)});
+        for (std::int64_t t : instants) {
+            const int x = view.xForTime(t);
+            // In the instant's own hue (not a neighbour's, nor a grid line), within a pixel
+            // either side of its time (the pixel boundary).
+            bool shown = false;
+            for (int dx = -1; dx <= 1; ++dx) {
+                const QColor c = img.pixelColor(x + dx, y);
+                shown |= c.hsvSaturation() > 40 && std::abs(c.hsvHue() - mark.hsvHue()) <= 12;
+            }
+            QVERIFY2(shown, qPrintable(QString::number(t)));
+            QVERIFY(isBackground(img.pixelColor(x + 6, y)));
+            QVERIFY(isBackground(img.pixelColor(x - 6, y)));
+        }
+    }
+
     void zoomedOutUsesTheLevelOfDetail()
     {
         // 200 k tiny events in the first half of 1 ms: far more events than pixels.

@@ -855,10 +855,12 @@ void TimelineView::renderLane(QPainter& p, int laneIndex, int firstRow, int last
                 std::int64_t b0 = std::max<std::int64_t>(0, std::int64_t(std::floor(ta / bw)));
                 const std::int64_t b1 = std::min<std::int64_t>(n, std::int64_t(std::ceil(tb / bw)));
                 double busy = 0, best = -1;
+                bool starts = false;
                 StringId dom = 0;
                 for (std::int64_t b = b0; b < b1; ++b) {
                     const LodBucket& bk = buckets[std::size_t(b)];
-                    if (bk.busy <= 0) continue;
+                    starts |= bk.count > 0;
+                    if (bk.busy <= 0 && bk.count == 0) continue;
                     const double cover = std::min(tb, (b + 1) * bw) - std::max(ta, b * bw);
                     busy += bk.busy * cover;
                     if (bk.busy > best) {
@@ -870,8 +872,10 @@ void TimelineView::renderLane(QPainter& p, int laneIndex, int firstRow, int last
                     flush(run, rects);
                     continue;
                 }
-                const QRgb c =
-                    colors::shadedColumn(nameColor(dom), bg, float(std::min(1.0, busy / npp)));
+                // A pixel where an event starts is at least half shaded, so that instant and
+                // sub-pixel events stay visible however far out the view is.
+                const double shade = std::max(std::min(1.0, busy / npp), starts ? 0.5 : 0.0);
+                const QRgb c = colors::shadedColumn(nameColor(dom), bg, float(shade));
                 extendOrFlush(run, kLabelWidth + x, kLabelWidth + x + 1, c, rects);
             }
             flush(run, rects);
