@@ -138,6 +138,56 @@ private Q_SLOTS:
         }
     }
 
+    void clickingAMarkerReportsIt()
+    {
+        TimelineView view;
+        view.resize(800, 300);
+        view.setSession(pixelSession());
+        // On rank 1 only: 300-350 µs is before its kernel, 650-700 µs over it.
+        view.setMarkers({{300'000,
+                          350'000,
+                          {1},
+                          QColor(230, 0, 0),
+                          QStringLiteral("F1 stall"),
+                          QStringLiteral("F1")},
+                         {650'000,
+                          700'000,
+                          {1},
+                          QColor(230, 120, 0),
+                          QStringLiteral("F2 skew"),
+                          QStringLiteral("F2")}});
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy clicked(&view, &TimelineView::markerClicked);
+        // The label in rank 1's header row: the first y from the top that finds F2 at its x.
+        const int x2 = view.xForTime(660'000);
+        int headerY = -1;
+        for (int y = TimelineView::kHeaderHeight; y < view.yForLane(2) && headerY < 0; ++y)
+            if (view.markerAt({x2, y}) == 1) headerY = y;
+        QVERIFY(headerY > view.yForLane(1)); // below rank 0's lanes, so in rank 1's header
+        QCOMPARE(view.markerAt({x2, view.yForLane(0)}), -1); // not on rank 0
+        QCOMPARE(view.markerAt({view.xForTime(800'000), headerY}), -1);
+        sendMouse(view.viewport(), QEvent::MouseButtonPress, {x2, headerY}, Qt::LeftButton);
+        sendMouse(view.viewport(), QEvent::MouseButtonRelease, {x2, headerY}, Qt::NoButton);
+        QCOMPARE(clicked.size(), 1);
+        QCOMPARE(clicked[0][0].toInt(), 1);
+        QCOMPARE(clicked[0][1].toString(), QStringLiteral("F2"));
+        // Over an event the event wins; where the lane is empty the marker does.
+        const QPoint onEvent(x2, view.yForLane(2));
+        QCOMPARE(view.markerAt(onEvent), -1);
+        sendMouse(view.viewport(), QEvent::MouseButtonPress, onEvent, Qt::LeftButton);
+        sendMouse(view.viewport(), QEvent::MouseButtonRelease, onEvent, Qt::NoButton);
+        QCOMPARE(clicked.size(), 1);
+        QCOMPARE(view.selected(), (TimelineEventRef{2, 0}));
+        const QPoint empty(view.xForTime(320'000), view.yForLane(2));
+        QCOMPARE(view.markerAt(empty), 0);
+        sendMouse(view.viewport(), QEvent::MouseButtonPress, empty, Qt::LeftButton);
+        sendMouse(view.viewport(), QEvent::MouseButtonRelease, empty, Qt::NoButton);
+        QCOMPARE(clicked.size(), 2);
+        QCOMPARE(clicked[1][1].toString(), QStringLiteral("F1"));
+        QVERIFY(!view.selected().isValid());
+    }
+
     void zoomedOutUsesTheLevelOfDetail()
     {
         // 200 k tiny events in the first half of 1 ms: far more events than pixels.
