@@ -235,6 +235,15 @@ void MainWindow::createFindings()
         tabifyDockWidget(files, dock);
         dock->raise();
     }
+    // A finding's marker on the timeline selects that finding in the dock.
+    connect(m_timeline->view(), &TimelineView::markerClicked, this,
+            [this, dock](int, const QString& id) {
+                const int row = m_findings->model()->rowOfFinding(id);
+                if (row < 0) return;
+                dock->show();
+                dock->raise();
+                m_findings->selectFinding(row);
+            });
     connect(m_findings, &FindingsPanel::logViewerShown, this,
             [this] { m_pages->setCurrentWidget(m_logViewer); });
     connect(m_findings, &FindingsPanel::timelineShown, this,
@@ -273,6 +282,13 @@ void MainWindow::createFindings()
         QAction* logsTab =
             view->addAction(tr("Lo&gs"), this, [this] { m_pages->setCurrentWidget(m_logViewer); });
         logsTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_4));
+        // The charts sit under the timeline, so that a click on a bar shows its rank there.
+        QAction* charts = view->addAction(tr("Timeline C&harts"), this, [this] {
+            m_pages->setCurrentWidget(m_timeline);
+            m_timeline->showCharts();
+        });
+        charts->setObjectName(QStringLiteral("actionTimelineCharts"));
+        charts->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_H));
     }
 }
 

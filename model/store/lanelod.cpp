@@ -73,8 +73,10 @@ LodRow buildRow(const Lane& lane, const std::vector<std::size_t>& events)
             coarse[b].busy = (a.busy + c.busy) / 2.0f;
             coarse[b].count = a.count + c.count;
             // The finer bucket that is busier wins: an approximation of the name covering most of
-            // the coarse bucket that needs no per-name table.
-            coarse[b].dominant = c.busy > a.busy ? c.dominant : a.dominant;
+            // the coarse bucket that needs no per-name table. On a tie (both idle, say, one
+            // holding an instant event) the one where an event starts names it.
+            const bool second = c.busy > a.busy || (c.busy == a.busy && a.count == 0);
+            coarse[b].dominant = second ? c.dominant : a.dominant;
         }
         row.levels.push_back(std::move(coarse));
     }

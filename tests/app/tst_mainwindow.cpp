@@ -264,6 +264,24 @@ void TestMainWindow::findingsDockAndTimelineShowTheDiagnosis()
     QTest::qWait(50);
     QVERIFY(window.grab().toImage().save(
         QStringLiteral(RANKSCOPE_TEST_OUTPUT "/mainwindow-findings-hang_timeout.png")));
+    // Clicking the hang's marker on the timeline selects the hang in the findings dock.
+    window.findingsPanel()->selectFinding(hang == 0 ? 1 : 0);
+    TimelineView* tl = window.timeline()->view();
+    const QString hangId = QString::fromStdString(model->finding(hang)->id);
+    int markerIndex = -1;
+    for (int i = 0; i < tl->markers().size(); ++i)
+        if (tl->markers()[i].id == hangId) markerIndex = i;
+    QVERIFY(markerIndex >= 0);
+    const int mx = std::max(TimelineView::kLabelWidth + 2,
+                            tl->xForTime(tl->markers()[markerIndex].startNs) + 3);
+    QPoint markerPos;
+    for (int y = TimelineView::kHeaderHeight; y < tl->viewport()->height() && markerPos.isNull();
+         ++y)
+        if (tl->markerAt({mx, y}) == markerIndex) markerPos = QPoint(mx, y);
+    QVERIFY(!markerPos.isNull());
+    QTest::mouseClick(tl->viewport(), Qt::LeftButton, Qt::NoModifier, markerPos);
+    QVERIFY(window.findingsPanel()->currentFinding());
+    QCOMPARE(QString::fromStdString(window.findingsPanel()->currentFinding()->id), hangId);
     QVERIFY(window.findingsPanel()->showEvidence());
     QCOMPARE(window.pages()->currentWidget(), static_cast<QWidget*>(window.logViewer()));
     QVERIFY(window.grab().toImage().save(

@@ -96,6 +96,29 @@ private Q_SLOTS:
         QVERIFY(memoryBytes(session->laneLods) > 0);
     }
 
+    void instantEventsKeepTheirNameAtEveryLevel()
+    {
+        StringTable strings;
+        // Long spans early, then two zero-duration markers alone in the second half.
+        std::vector<synthetic::Span> spans;
+        for (int i = 0; i < 50; ++i)
+            spans.push_back({i * 1'000, i * 1'000 + 900, "kernel"});
+        spans.push_back({70'000, 70'000, "instant"});
+        spans.push_back({90'000, 90'000, "instant"});
+        spans.push_back({100'000, 100'100, "tail"});
+        const Lane lane = synthetic::makeLane(strings, 0, LaneKind::GpuStream, 0, 7, spans);
+        const LaneLod lod = buildLaneLod(lane);
+        const LodRow& row = lod.rows[0];
+        const StringId instant = strings.find("instant");
+        for (std::size_t level = 0; level + 1 < row.levels.size(); ++level) {
+            const std::int64_t bw = row.bucketNs(int(level));
+            const LodBucket& b = row.levels[level][std::size_t((70'000 - row.originNs) / bw)];
+            QVERIFY2(b.count >= 1, qPrintable(QString::number(level)));
+            // Where nothing busier shares the bucket, the instant names it.
+            if (b.busy == 0.0f) QCOMPARE(b.dominant, instant);
+        }
+    }
+
     void emptyLaneHasNoRows()
     {
         Lane lane;

@@ -88,6 +88,106 @@ private Q_SLOTS:
         QVERIFY(ov.pixelColor(overviewX(0.3), 3) != bar);
     }
 
+    void instantEventsStayVisibleZoomedOut_data()
+    {
+        QTest::addColumn<bool>("cpu");
+        QTest::addRow("gpu-stream") << false;
+        QTest::addRow("cpu-thread-nested") << true;
+    }
+
+    void instantEventsStayVisibleZoomedOut()
+    {
+        QFETCH(bool, cpu);
+        // 100 k tiny events in the first 40 % of 1 ms force the pyramid; then zero-duration
+        // events alone in the empty rest (on a CPU thread nested under a parent's row).
+        auto s = std::make_shared<TraceSession>();
+        std::vector<synthetic::Span> spans;
+        const auto kind = cpu ? EventCategory::CpuOp : EventCategory::Kernel;
+        const std::uint8_t depth = cpu ? 1 : 0;
+        if (cpu) spans.push_back({0, 1'000'000, "parent", kind, 0});
+        for (int i = 0; i < 100'000; ++i)
+            spans.push_back({i * 4 + 1, i * 4 + 3, "busy", kind, depth});
+        const std::int64_t instants[] = {600'000, 750'000, 900'000};
+        for (std::int64_t t : instants)
+            spans.push_back({t, t, "mark", EventCategory::Memcpy, depth});
+        spans.push_back({999'000, 1'000'000, "tail", kind, depth});
+        s->events.lanes.push_back(synthetic::makeLane(
+            s->events.strings, 0, cpu ? LaneKind::CpuThread : LaneKind::GpuStream, 0, 7, spans));
+        TimelineView view;
+        view.resize(700, 200);
+        view.setSession(synthetic::finish(s));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QImage img = view.viewport()->grab().toImage();
+        QVERIFY(img.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT) +
+                         QStringLiteral("/timeline_instants_%1.png").arg(cpu ? 1 : 0)));
+        const int y = view.yForLane(0, depth);
+        const QColor mark = view.colorForEvent({0, std::int64_t(spans.size() - 4)});
+        for (std::int64_t t : instants) {
+            const int x = view.xForTime(t);
+            // In the instant's own hue (not a neighbour's, nor a grid line), within a pixel
+            // either side of its time (the pixel boundary).
+            bool shown = false;
+            for (int dx = -1; dx <= 1; ++dx) {
+                const QColor c = img.pixelColor(x + dx, y);
+                shown |= c.hsvSaturation() > 40 && std::abs(c.hsvHue() - mark.hsvHue()) <= 12;
+            }
+            QVERIFY2(shown, qPrintable(QString::number(t)));
+            QVERIFY(isBackground(img.pixelColor(x + 6, y)));
+            QVERIFY(isBackground(img.pixelColor(x - 6, y)));
+        }
+    }
+
+    void clickingAMarkerReportsIt()
+    {
+        TimelineView view;
+        view.resize(800, 300);
+        view.setSession(pixelSession());
+        // On rank 1 only: 300-350 µs is before its kernel, 650-700 µs over it.
+        view.setMarkers({{300'000,
+                          350'000,
+                          {1},
+                          QColor(230, 0, 0),
+                          QStringLiteral("F1 stall"),
+                          QStringLiteral("F1")},
+                         {650'000,
+                          700'000,
+                          {1},
+                          QColor(230, 120, 0),
+                          QStringLiteral("F2 skew"),
+                          QStringLiteral("F2")}});
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy clicked(&view, &TimelineView::markerClicked);
+        // The label in rank 1's header row: the first y from the top that finds F2 at its x.
+        const int x2 = view.xForTime(660'000);
+        int headerY = -1;
+        for (int y = TimelineView::kHeaderHeight; y < view.yForLane(2) && headerY < 0; ++y)
+            if (view.markerAt({x2, y}) == 1) headerY = y;
+        QVERIFY(headerY > view.yForLane(1)); // below rank 0's lanes, so in rank 1's header
+        QCOMPARE(view.markerAt({x2, view.yForLane(0)}), -1); // not on rank 0
+        QCOMPARE(view.markerAt({view.xForTime(800'000), headerY}), -1);
+        sendMouse(view.viewport(), QEvent::MouseButtonPress, {x2, headerY}, Qt::LeftButton);
+        sendMouse(view.viewport(), QEvent::MouseButtonRelease, {x2, headerY}, Qt::NoButton);
+        QCOMPARE(clicked.size(), 1);
+        QCOMPARE(clicked[0][0].toInt(), 1);
+        QCOMPARE(clicked[0][1].toString(), QStringLiteral("F2"));
+        // Over an event the event wins; where the lane is empty the marker does.
+        const QPoint onEvent(x2, view.yForLane(2));
+        QCOMPARE(view.markerAt(onEvent), -1);
+        sendMouse(view.viewport(), QEvent::MouseButtonPress, onEvent, Qt::LeftButton);
+        sendMouse(view.viewport(), QEvent::MouseButtonRelease, onEvent, Qt::NoButton);
+        QCOMPARE(clicked.size(), 1);
+        QCOMPARE(view.selected(), (TimelineEventRef{2, 0}));
+        const QPoint empty(view.xForTime(320'000), view.yForLane(2));
+        QCOMPARE(view.markerAt(empty), 0);
+        sendMouse(view.viewport(), QEvent::MouseButtonPress, empty, Qt::LeftButton);
+        sendMouse(view.viewport(), QEvent::MouseButtonRelease, empty, Qt::NoButton);
+        QCOMPARE(clicked.size(), 2);
+        QCOMPARE(clicked[1][1].toString(), QStringLiteral("F1"));
+        QVERIFY(!view.selected().isValid());
+    }
+
     void zoomedOutUsesTheLevelOfDetail()
     {
         // 200 k tiny events in the first half of 1 ms: far more events than pixels.

@@ -94,6 +94,7 @@ QList<TimelineMarker> FindingsModel::timelineMarkers(const AnalysisResult& analy
         if (!m.color.isValid()) m.color = severityColor("info");
         m.label = QStringLiteral("%1 %2").arg(QString::fromStdString(f.id),
                                               QString::fromStdString(f.kind));
+        m.id = QString::fromStdString(f.id);
         markers.append(m);
     }
     return markers;

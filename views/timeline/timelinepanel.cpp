@@ -1,5 +1,7 @@
 #include "views/timeline/timelinepanel.h"
 
+#include "views/charts/collectivechart.h"
+#include "views/charts/rankbreakdownchart.h"
 #include "views/timeline/timelineview.h"
 
 #include <QCheckBox>
@@ -11,6 +13,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
@@ -85,11 +88,22 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     m_details->setObjectName(QStringLiteral("timelineDetails"));
     m_details->setHtml(m_view->selectionDetailsHtml());
 
+    m_breakdown = new RankBreakdownChart(this);
+    m_breakdown->setObjectName(QStringLiteral("rankBreakdownChart"));
+    m_collective = new CollectiveChart(this);
+    m_collective->setObjectName(QStringLiteral("collectiveChart"));
+    m_bottom = new QTabWidget(this);
+    m_bottom->setObjectName(QStringLiteral("timelineBottomTabs"));
+    m_bottom->setDocumentMode(true);
+    m_bottom->addTab(m_details, tr("Details"));
+    m_bottom->addTab(m_breakdown, tr("Time per rank"));
+    m_bottom->addTab(m_collective, tr("Collective by rank"));
+
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_view);
-    splitter->addWidget(m_details);
-    splitter->setStretchFactor(0, 4);
-    splitter->setStretchFactor(1, 1);
+    splitter->addWidget(m_bottom);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -117,14 +131,35 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     });
     connect(m_find, &QLineEdit::textChanged, m_view, &TimelineView::setFindText);
     connect(m_view, &TimelineView::findHitsChanged, this, &TimelinePanel::updateFindStatus);
-    connect(m_view, &TimelineView::selectionChanged, this,
-            [this] { m_details->setHtml(m_view->selectionDetailsHtml()); });
+    connect(m_view, &TimelineView::selectionChanged, this, [this] {
+        m_details->setHtml(m_view->selectionDetailsHtml());
+        const std::vector<std::size_t> peers = m_view->selectedCollectivePeers();
+        if (!peers.empty()) m_collective->showRecord(peers.front());
+    });
+    connect(m_breakdown, &RankBreakdownChart::rankClicked, m_view, &TimelineView::selectRank);
+    connect(m_collective, &CollectiveChart::collectiveClicked, this, [this](int rank, int record) {
+        const SessionPtr s = m_view->session();
+        if (s && record >= 0 && std::size_t(record) < s->events.collectives.size()) {
+            const CollectiveRecord& c = s->events.collectives[std::size_t(record)];
+            const TimelineEventRef ref{c.laneIndex, c.eventIndex};
+            m_view->revealEvent(ref);
+            if (m_view->selected() == ref) return;
+        }
+        m_view->selectRank(rank); // no event of it in the store: at least show the rank
+    });
 }
 
 void TimelinePanel::setSession(SessionPtr session)
 {
-    m_view->setSession(std::move(session));
+    m_view->setSession(session);
     m_details->setHtml(m_view->selectionDetailsHtml());
+    m_breakdown->setSession(session);
+    m_collective->setSession(std::move(session));
+}
+
+void TimelinePanel::showCharts()
+{
+    m_bottom->setCurrentWidget(m_breakdown);
 }
 
 bool TimelinePanel::exportPng(const QString& path, QString* error)

@@ -7,15 +7,19 @@
 class QCheckBox;
 class QLabel;
 class QLineEdit;
+class QTabWidget;
 class QTextBrowser;
 class QToolButton;
 
 namespace rankscope {
 
+class CollectiveChart;
+class RankBreakdownChart;
 class TimelineView;
 
-// The Timeline tab: the view, a find bar (Ctrl+F), the clock-alignment toggle, PNG export and
-// a details pane for the selected event.
+// The Timeline tab: the view, a find bar (Ctrl+F), the clock-alignment toggle, PNG export and,
+// under the view, the selected event's details and the charts (time per rank, a collective by
+// rank), whose bars select on the view.
 class TimelinePanel : public QWidget {
     Q_OBJECT
 public:
@@ -25,6 +29,11 @@ public:
     TimelineView* view() const { return m_view; }
     QLineEdit* findEdit() const { return m_find; }
     QTextBrowser* details() const { return m_details; }
+    QTabWidget* bottomTabs() const { return m_bottom; }
+    RankBreakdownChart* breakdownChart() const { return m_breakdown; }
+    CollectiveChart* collectiveChart() const { return m_collective; }
+    // Raises the time-per-rank chart under the view.
+    void showCharts();
     // Saves what the view shows; false (with the reason in `error`) when the file cannot be
     // written.
     bool exportPng(const QString& path, QString* error = nullptr);
@@ -40,6 +49,9 @@ private:
     QLabel* m_findStatus = nullptr;
     QCheckBox* m_aligned = nullptr;
     QTextBrowser* m_details = nullptr;
+    QTabWidget* m_bottom = nullptr;
+    RankBreakdownChart* m_breakdown = nullptr;
+    CollectiveChart* m_collective = nullptr;
 };
 
 } // namespace rankscope

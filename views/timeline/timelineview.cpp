@@ -438,6 +438,7 @@ QRectF TimelineView::eventRect(TimelineEventRef ref) const
 void TimelineView::select(TimelineEventRef ref)
 {
     m_selected = ref;
+    m_selectedRank = -1;
     m_peers.clear();
     if (m_session && ref.isValid()) {
         const EventStore& store = m_session->events;
@@ -584,6 +585,70 @@ void TimelineView::findPrevious()
     Q_EMIT findHitsChanged(findHitCount(), m_currentHit);
 }
 
+void TimelineView::revealEvent(TimelineEventRef ref)
+{
+    if (!m_session || !ref.isValid() || std::size_t(ref.lane) >= m_session->events.lanes.size() ||
+        std::size_t(ref.event) >= m_session->events.lanes[std::size_t(ref.lane)].size())
+        return;
+    select(ref);
+    ensureVisible(ref);
+}
+
+void TimelineView::selectRank(int rank)
+{
+    if (rank >= 0 && std::find(m_ranks.begin(), m_ranks.end(), rank) == m_ranks.end()) rank = -1;
+    if (rank >= 0 && m_collapsed.remove(rank)) {
+        relayout();
+        contentChanged();
+    }
+    m_selected = {};
+    m_peers.clear();
+    m_selectedRank = rank;
+    if (rank >= 0) verticalScrollBar()->setValue(rankContentRange(rank).first);
+    viewport()->update();
+    Q_EMIT selectionChanged(m_selected);
+}
+
+std::pair<int, int> TimelineView::rankContentRange(int rank) const
+{
+    int top = -1, bottom = -1;
+    for (const Row& row : m_rows)
+        if (row.rank == rank) {
+            if (top < 0) top = row.y;
+            bottom = row.y + row.height;
+        }
+    return {top, bottom};
+}
+
+std::pair<int, int> TimelineView::markerXRange(const TimelineMarker& m, int rank,
+                                               bool withLabel) const
+{
+    const int w = viewport()->width();
+    const std::int64_t shift = m_useOffsets ? 0 : -m_offsetNs.value(rank, 0);
+    const int x1 = std::max(kLabelWidth, xForTime(m.startNs + shift));
+    int x2 = std::min(w, std::max(xForTime(m.endNs + shift), x1 + 2));
+    if (withLabel)
+        x2 = std::min(w, std::max(x2, x1 + 8 + fontMetrics().horizontalAdvance(m.label)));
+    return {x1, x2};
+}
+
+int TimelineView::markerAt(QPoint pos) const
+{
+    if (!m_session || pos.x() < kLabelWidth || pos.y() < kHeaderHeight) return -1;
+    const Row* row = rowAt(pos.y());
+    if (!row) return -1;
+    const bool header = row->lane < 0;
+    if (!header && hitTest(pos).isValid()) return -1;
+    // The last drawn marker is on top.
+    for (int i = int(m_markers.size()) - 1; i >= 0; --i) {
+        const TimelineMarker& m = m_markers[i];
+        if (!m.ranks.isEmpty() && !m.ranks.contains(row->rank)) continue;
+        const auto [x1, x2] = markerXRange(m, row->rank, header);
+        if (x2 > kLabelWidth && pos.x() >= x1 && pos.x() < x2) return i;
+    }
+    return -1;
+}
+
 void TimelineView::ensureVisible(TimelineEventRef ref)
 {
     const Lane& lane = m_session->events.lanes[std::size_t(ref.lane)];
@@ -723,16 +788,9 @@ void TimelineView::renderBase()
         for (std::size_t r = 0; r < m_ranks.size(); ++r) {
             const int rank = m_ranks[r];
             if (!m.ranks.isEmpty() && !m.ranks.contains(rank)) continue;
-            const std::int64_t shift = m_useOffsets ? 0 : -m_offsetNs.value(rank, 0);
-            const int x1 = std::max(kLabelWidth, xForTime(m.startNs + shift));
-            const int x2 = std::min(w, std::max(xForTime(m.endNs + shift), x1 + 2));
+            const auto [x1, x2] = markerXRange(m, rank, false);
             if (x2 <= kLabelWidth || x1 >= w) continue;
-            int top = -1, bottom = -1;
-            for (const Row& row : m_rows)
-                if (row.rank == rank) {
-                    if (top < 0) top = row.y;
-                    bottom = row.y + row.height;
-                }
+            const auto [top, bottom] = rankContentRange(rank);
             const int yt = kHeaderHeight + top - sy, yb = kHeaderHeight + bottom - sy;
             QColor fill = m.color;
             fill.setAlpha(60);
@@ -797,10 +855,12 @@ void TimelineView::renderLane(QPainter& p, int laneIndex, int firstRow, int last
                 std::int64_t b0 = std::max<std::int64_t>(0, std::int64_t(std::floor(ta / bw)));
                 const std::int64_t b1 = std::min<std::int64_t>(n, std::int64_t(std::ceil(tb / bw)));
                 double busy = 0, best = -1;
+                bool starts = false;
                 StringId dom = 0;
                 for (std::int64_t b = b0; b < b1; ++b) {
                     const LodBucket& bk = buckets[std::size_t(b)];
-                    if (bk.busy <= 0) continue;
+                    starts |= bk.count > 0;
+                    if (bk.busy <= 0 && bk.count == 0) continue;
                     const double cover = std::min(tb, (b + 1) * bw) - std::max(ta, b * bw);
                     busy += bk.busy * cover;
                     if (bk.busy > best) {
@@ -812,8 +872,10 @@ void TimelineView::renderLane(QPainter& p, int laneIndex, int firstRow, int last
                     flush(run, rects);
                     continue;
                 }
-                const QRgb c =
-                    colors::shadedColumn(nameColor(dom), bg, float(std::min(1.0, busy / npp)));
+                // A pixel where an event starts is at least half shaded, so that instant and
+                // sub-pixel events stay visible however far out the view is.
+                const double shade = std::max(std::min(1.0, busy / npp), starts ? 0.5 : 0.0);
+                const QRgb c = colors::shadedColumn(nameColor(dom), bg, float(shade));
                 extendOrFlush(run, kLabelWidth + x, kLabelWidth + x + 1, c, rects);
             }
             flush(run, rects);
@@ -993,6 +1055,16 @@ void TimelineView::renderOverlay(QPainter& p)
             p.drawText(box, Qt::AlignCenter, text);
         }
     }
+    if (m_selectedRank >= 0) {
+        const auto [top, bottom] = rankContentRange(m_selectedRank);
+        if (top >= 0) {
+            const int sy = scrollY();
+            p.setClipRect(0, kHeaderHeight, w, h - kHeaderHeight);
+            p.setPen(QPen(colors::kSelection, 2));
+            p.drawRect(QRect(1, kHeaderHeight + top - sy + 1, w - 2, bottom - top - 2));
+            p.setClipRect(kLabelWidth, kHeaderHeight, w - kLabelWidth, h - kHeaderHeight);
+        }
+    }
     if (m_selected.isValid()) {
         const QRectF r = eventRect(m_selected);
         if (!r.isNull()) {
@@ -1131,7 +1203,10 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
     const QPoint pos = event->position().toPoint();
     if (drag == Drag::Pan && (pos - m_pressPos).manhattanLength() < 4) {
         m_zoom.clearSelection();
-        select(hitTest(pos));
+        const TimelineEventRef hit = hitTest(pos);
+        const int marker = hit.isValid() ? -1 : markerAt(pos);
+        select(hit);
+        if (marker >= 0) Q_EMIT markerClicked(marker, m_markers[marker].id);
     }
 }
 

@@ -30,6 +30,7 @@ struct TimelineMarker {
     QList<int> ranks;
     QColor color;
     QString label;
+    QString id = {}; // what it stands for (a finding id), reported by markerClicked
 };
 
 // Extra key/value details (e.g. the event's args, read back from its source) for the details
@@ -88,6 +89,15 @@ public:
 
     void select(TimelineEventRef ref);
     TimelineEventRef selected() const { return m_selected; }
+    // Selects `ref` and scrolls and pans so that it is on screen.
+    void revealEvent(TimelineEventRef ref);
+    // Outlines `rank`'s group and scrolls to it (expanding it); -1 clears. Selecting an event
+    // clears it.
+    void selectRank(int rank);
+    int selectedRank() const { return m_selectedRank; }
+    // Index into markers() of the marker under `viewportPos`: its label in the rank header, or
+    // its span where no event is; -1 when none.
+    int markerAt(QPoint viewportPos) const;
     // Indices into events.collectives of the same collective (group + seq) on every rank, when
     // the selection is the execution or issue of one; empty otherwise.
     std::vector<std::size_t> selectedCollectivePeers() const { return m_peers; }
@@ -108,6 +118,7 @@ Q_SIGNALS:
     void rangeChanged(qint64 startNs, qint64 endNs);
     void findHitsChanged(int count, int current);
     void findRequested();
+    void markerClicked(int index, const QString& id);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -146,6 +157,10 @@ private:
     void ensureVisible(TimelineEventRef ref);
     void fitSelectionOrAll();
     std::pair<std::int64_t, std::int64_t> collectiveArrival(const CollectiveRecord& c) const;
+    // Viewport x range of marker `m` over `rank`'s group (label included when `withLabel`).
+    std::pair<int, int> markerXRange(const TimelineMarker& m, int rank, bool withLabel) const;
+    // Content y range [top, bottom) of `rank`'s group; top = -1 when the rank is unknown.
+    std::pair<int, int> rankContentRange(int rank) const;
 
     SessionPtr m_session;
     ZoomState m_zoom;
@@ -165,6 +180,7 @@ private:
 
     QHash<qint64, std::size_t> m_collectiveAt; // (lane << 40 | event) -> collective index
     TimelineEventRef m_selected;
+    int m_selectedRank = -1;
     std::vector<std::size_t> m_peers;
     TimelineEventRef m_hover;
 

@@ -1,0 +1,264 @@
+#include "model/analysis/collectivematcher.h"
+#include "model/analysis/timebreakdown.h"
+#include "tests/support/syntheticsession.h"
+#include "views/charts/chartdata.h"
+#include "views/charts/collectivechart.h"
+#include "views/charts/rankbreakdownchart.h"
+#include "views/timeline/timelinepanel.h"
+#include "views/timeline/timelineview.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QLabel>
+#include <QStackedBarSeries>
+#include <QTabWidget>
+#include <QtTest>
+
+using namespace rankscope;
+
+namespace {
+
+// Four ranks, a GPU stream (kernels, memcpy, an all-reduce every 5th event (40 per rank)) and a CPU
+// thread each, with the analysis' breakdown and collective matching run on it.
+std::shared_ptr<TraceSession> analysedSession(int ranks = 4)
+{
+    synthetic::Spec spec;
+    spec.ranks = ranks;
+    spec.gpuLanesPerRank = 1;
+    spec.cpuLanesPerRank = 1;
+    spec.eventsPerLane = 200;
+    spec.spanNs = 20'000'000;
+    spec.collectiveEvery = 5;
+    auto s = synthetic::makeSession(spec);
+    s->analysis.breakdown = TimeBreakdown::compute(s->events);
+    std::vector<int> world;
+    for (int r = 0; r < ranks; ++r)
+        world.push_back(r);
+    s->analysis.groups = CollectiveMatcher::match(s->events, world);
+    return s;
+}
+
+std::shared_ptr<TraceSession> cpuOnlySession()
+{
+    auto s = std::make_shared<TraceSession>();
+    for (int r = 0; r < 2; ++r)
+        s->events.lanes.push_back(
+            synthetic::makeLane(s->events.strings, r, LaneKind::CpuThread, 100 + r, 1,
+                                {{0, 400'000, "aten::mm", EventCategory::CpuOp},
+                                 {600'000, 900'000, "c10d::allreduce_", EventCategory::CpuOp}}));
+    synthetic::finish(s);
+    s->analysis.breakdown = TimeBreakdown::compute(s->events);
+    return s;
+}
+
+std::pair<std::int64_t, std::int64_t> enterExit(const CollectiveRecord& c)
+{
+    return {c.issueStartNs >= 0 ? c.issueStartNs : c.execStartNs,
+            c.execEndNs >= 0 ? c.execEndNs : c.issueEndNs};
+}
+
+void clickAt(QChartView* view, QPoint pos)
+{
+    QVERIFY(!pos.isNull());
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, pos);
+}
+
+} // namespace
+
+class TestCharts : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void breakdownSeriesAreTheAnalysisNumbers()
+    {
+        const auto s = analysedSession();
+        RankBreakdownChart chart;
+        chart.setSession(s);
+        QStackedBarSeries* series = chart.series();
+        QVERIFY(series);
+        const QList<QBarSet*> sets = series->barSets();
+        QCOMPARE(sets.size(), qsizetype(RankBreakdownChart::SetCount));
+        const auto& bd = s->analysis.breakdown;
+        QCOMPARE(std::size_t(sets[0]->count()), bd.size());
+        const double unit = chart.bars().unit.nsPerUnit;
+        QCOMPARE(chart.bars().unit.name, QStringLiteral("ms")); // 20 ms windows
+        for (std::size_t i = 0; i < bd.size(); ++i) {
+            const int k = int(i);
+            QVERIFY(bd[i].computeNs > 0 && bd[i].commNs > 0 && bd[i].memNs > 0);
+            QCOMPARE(sets[RankBreakdownChart::ComputeSet]->at(k), double(bd[i].computeNs) / unit);
+            QCOMPARE(sets[RankBreakdownChart::CommSet]->at(k), double(bd[i].commNs) / unit);
+            QCOMPARE(sets[RankBreakdownChart::MemSet]->at(k), double(bd[i].memNs) / unit);
+            QCOMPARE(sets[RankBreakdownChart::IdleSet]->at(k), double(bd[i].idleNs) / unit);
+        }
+        auto* axis = qobject_cast<QBarCategoryAxis*>(chart.chart()->axes(Qt::Horizontal)[0]);
+        QVERIFY(axis);
+        QCOMPARE(axis->categories(), (QStringList{QStringLiteral("0"), QStringLiteral("1"),
+                                                  QStringLiteral("2"), QStringLiteral("3")}));
+        QVERIFY(chart.note()->text().contains(QStringLiteral("GPU streams")));
+    }
+
+    void emptyStatesSayWhy_data()
+    {
+        QTest::addColumn<SessionPtr>("session");
+        QTest::addColumn<QString>("noteContains");
+        QTest::addColumn<bool>("chartShown");
+        QTest::addRow("no-folder")
+            << SessionPtr() << QStringLiteral("Open a trace folder") << false;
+        QTest::addRow("no-events") << SessionPtr(std::make_shared<TraceSession>())
+                                   << QStringLiteral("No trace events") << false;
+        auto unanalysed = analysedSession();
+        unanalysed->analysis = {};
+        QTest::addRow("no-analysis")
+            << SessionPtr(unanalysed) << QStringLiteral("No analysis") << false;
+        QTest::addRow("cpu-only") << SessionPtr(cpuOnlySession()) << QStringLiteral("no GPU lanes")
+                                  << true;
+    }
+
+    void emptyStatesSayWhy()
+    {
+        QFETCH(SessionPtr, session);
+        QFETCH(QString, noteContains);
+        QFETCH(bool, chartShown);
+        RankBreakdownChart chart;
+        chart.setSession(session);
+        chart.show();
+        QVERIFY2(chart.note()->text().contains(noteContains), qPrintable(chart.note()->text()));
+        QCOMPARE(chart.chartView()->isVisible(), chartShown);
+        QCOMPARE(chart.series() != nullptr, chartShown);
+    }
+
+    void collectiveEmptyStatesSayWhy()
+    {
+        CollectiveChart chart;
+        QVERIFY(chart.note()->text().contains(QStringLiteral("Open a trace folder")));
+        chart.setSession(cpuOnlySession());
+        QVERIFY(chart.note()->text().contains(QStringLiteral("No collectives")));
+        auto unmatched = analysedSession();
+        unmatched->analysis.groups.clear();
+        chart.setSession(unmatched);
+        QVERIFY(chart.note()->text().contains(QStringLiteral("No analysis")));
+        QVERIFY(!chart.series());
+        QVERIFY(!chart.choice()->isEnabled());
+    }
+
+    void collectiveBarsAreArrivalAndDuration()
+    {
+        const auto s = analysedSession();
+        const auto slowest = ChartData::slowestCollectives(*s, 5);
+        QCOMPARE(slowest.size(), std::size_t(5));
+        for (std::size_t i = 1; i < slowest.size(); ++i)
+            QVERIFY(slowest[i - 1].spanNs >= slowest[i].spanNs);
+        // No matched collective outside the list is slower than the last one in it.
+        const auto all = ChartData::slowestCollectives(*s, 1000);
+        QCOMPARE(all.size(), s->analysis.groups[0].collectives.size());
+        QCOMPARE(all[4].spanNs, slowest[4].spanNs);
+
+        const CollectiveBars& b = slowest[0];
+        QCOMPARE(b.ranks, (QList<int>{0, 1, 2, 3}));
+        std::int64_t first = INT64_MAX, lastEnter = -1, lastExit = -1;
+        int lastRank = -1;
+        for (int rec : b.records) {
+            QVERIFY(rec >= 0);
+            const auto [enter, exit] = enterExit(s->events.collectives[std::size_t(rec)]);
+            first = std::min(first, enter);
+            lastExit = std::max(lastExit, exit);
+            if (enter > lastEnter) {
+                lastEnter = enter;
+                lastRank = s->events.collectives[std::size_t(rec)].rank;
+            }
+        }
+        QCOMPARE(b.spanNs, lastExit - first);
+        QCOMPARE(b.lastArrivingRank, lastRank);
+        for (qsizetype i = 0; i < b.ranks.size(); ++i) {
+            const CollectiveRecord& c = s->events.collectives[std::size_t(b.records[i])];
+            QCOMPARE(c.rank, b.ranks[i]);
+            const auto [enter, exit] = enterExit(c);
+            QCOMPARE(b.arrival[i], double(enter - first) / b.unit.nsPerUnit);
+            QCOMPARE(b.duration[i], double(exit - enter) / b.unit.nsPerUnit);
+        }
+
+        CollectiveChart chart;
+        chart.setSession(s);
+        QCOMPARE(chart.choice()->count(), CollectiveChart::kSlowestCount);
+        QVERIFY(chart.series());
+        const QList<QBarSet*> sets = chart.series()->barSets();
+        for (qsizetype i = 0; i < b.ranks.size(); ++i) {
+            QCOMPARE(sets[CollectiveChart::ArrivalSet]->at(i), b.arrival[i]);
+            QCOMPARE(sets[CollectiveChart::DurationSet]->at(i), b.duration[i]);
+        }
+    }
+
+    void clickOnBreakdownBarSelectsRank()
+    {
+        TimelinePanel panel;
+        panel.resize(1100, 800);
+        panel.setSession(analysedSession(6));
+        panel.showCharts();
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        RankBreakdownChart* chart = panel.breakdownChart();
+        QVERIFY(chart->isVisible());
+        QSignalSpy clicked(chart, &RankBreakdownChart::rankClicked);
+        clickAt(chart->chartView(), chart->barCentre(4));
+        QCOMPARE(clicked.size(), 1);
+        QCOMPARE(clicked[0][0].toInt(), 4);
+        QCOMPARE(panel.view()->selectedRank(), 4);
+        // The view scrolled to the rank's group: its first lane is on screen.
+        const int y = panel.view()->yForLane(8); // rank 4's GPU lane (two lanes per rank)
+        QVERIFY(y >= TimelineView::kHeaderHeight && y < panel.view()->viewport()->height());
+        clickAt(chart->chartView(), chart->barCentre(1));
+        QCOMPARE(panel.view()->selectedRank(), 1);
+    }
+
+    void clickOnCollectiveBarSelectsItOnTheTimeline()
+    {
+        TimelinePanel panel;
+        panel.resize(1100, 800);
+        const auto s = analysedSession();
+        panel.setSession(s);
+        panel.bottomTabs()->setCurrentWidget(panel.collectiveChart());
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        CollectiveChart* chart = panel.collectiveChart();
+        const CollectiveBars shown = chart->bars();
+        QVERIFY(shown.group >= 0);
+        clickAt(chart->chartView(), chart->barCentre(2));
+        const CollectiveRecord& c = s->events.collectives[std::size_t(shown.records[2])];
+        QCOMPARE(c.rank, 2);
+        QCOMPARE(panel.view()->selected(), (TimelineEventRef{c.laneIndex, c.eventIndex}));
+        QCOMPARE(panel.view()->selectedCollectivePeers().size(), std::size_t(4));
+        // Still the same collective (the click must not rebuild the chart under itself).
+        QCOMPARE(chart->bars().group, shown.group);
+        QCOMPARE(chart->bars().index, shown.index);
+    }
+
+    void timelineSelectionShowsItsCollective()
+    {
+        TimelinePanel panel;
+        const auto s = analysedSession();
+        panel.setSession(s);
+        CollectiveChart* chart = panel.collectiveChart();
+        // The fastest matched collective is not among the slowest listed.
+        const auto all = ChartData::slowestCollectives(*s, 1000);
+        QVERIFY(all.size() > std::size_t(CollectiveChart::kSlowestCount) + 2);
+        const CollectiveBars& fastest = all.back();
+        const CollectiveRecord& c = s->events.collectives[std::size_t(fastest.records[1])];
+        panel.view()->select({c.laneIndex, c.eventIndex});
+        QCOMPARE(chart->bars().group, fastest.group);
+        QCOMPARE(chart->bars().index, fastest.index);
+        QCOMPARE(chart->choice()->currentIndex(), 0);
+        QVERIFY(chart->choice()->currentText().contains(QStringLiteral("selected")));
+        QCOMPARE(chart->choice()->count(), CollectiveChart::kSlowestCount + 1);
+        // A second selection replaces the first instead of growing the list.
+        const CollectiveBars& next = all[all.size() - 2];
+        const CollectiveRecord& d = s->events.collectives[std::size_t(next.records[0])];
+        panel.view()->select({d.laneIndex, d.eventIndex});
+        QCOMPARE(chart->bars().index, next.index);
+        QCOMPARE(chart->choice()->count(), CollectiveChart::kSlowestCount + 1);
+    }
+};
+
+QTEST_MAIN(TestCharts)
+#include "tst_charts.moc"

@@ -1,0 +1,235 @@
+#include "views/charts/collectivechart.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLegend>
+#include <QSignalBlocker>
+#include <QStackedBarSeries>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <algorithm>
+
+namespace rankscope {
+
+namespace {
+
+const QColor kArrivalColor(200, 0, 160); // the timeline's arrival-skew colour
+const QColor kDurationColor(225, 100, 50);
+
+QString formatNs(std::int64_t ns)
+{
+    const ChartUnit u = ChartData::unitFor(ns);
+    return QStringLiteral("%1 %2").arg(double(ns) / u.nsPerUnit, 0, 'f', 2).arg(u.name);
+}
+
+} // namespace
+
+CollectiveChart::CollectiveChart(QWidget* parent) : QWidget(parent)
+{
+    m_choice = new QComboBox(this);
+    m_choice->setObjectName(QStringLiteral("collectiveChoice"));
+    m_choice->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_note = new QLabel(this);
+    m_note->setObjectName(QStringLiteral("collectiveNote"));
+    m_note->setWordWrap(true);
+    m_chart = new QChart;
+    m_chart->legend()->setAlignment(Qt::AlignTop);
+    m_chart->setMargins(QMargins(4, 4, 4, 4));
+    m_chartView = new QChartView(m_chart, this);
+    m_chartView->setObjectName(QStringLiteral("collectiveChart"));
+    m_chartView->setRenderHint(QPainter::Antialiasing);
+    m_chartView->setMinimumHeight(fontMetrics().height() * 10);
+    auto* top = new QHBoxLayout;
+    top->setContentsMargins(6, 4, 6, 4);
+    top->addWidget(new QLabel(tr("Collective:"), this));
+    top->addWidget(m_choice);
+    top->addWidget(m_note, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(top);
+    layout->addWidget(m_chartView, 1);
+    connect(m_choice, &QComboBox::currentIndexChanged, this, &CollectiveChart::showChoice);
+    setSession({});
+}
+
+void CollectiveChart::setSession(SessionPtr session)
+{
+    m_session = std::move(session);
+    m_hasSelectedEntry = false;
+    m_choices = m_session ? ChartData::slowestCollectives(*m_session, kSlowestCount)
+                          : std::vector<CollectiveBars>{};
+    {
+        const QSignalBlocker quiet(m_choice);
+        m_choice->clear();
+        for (const CollectiveBars& b : m_choices)
+            m_choice->addItem(tr("%1 — %2").arg(b.title, formatNs(b.spanNs)));
+    }
+    m_choice->setEnabled(!m_choices.empty());
+    if (!m_choices.empty()) {
+        showChoice(0);
+        return;
+    }
+    clearChart();
+    if (!m_session)
+        m_note->setText(tr("Open a trace folder to compare ranks in a collective."));
+    else if (m_session->events.collectives.empty())
+        m_note->setText(tr("No collectives in this folder's traces (no NCCL/gloo kernels, "
+                           "c10d calls or Flight Recorder entries)."));
+    else
+        m_note->setText(tr("No analysis: the collectives were not matched across ranks, so "
+                           "there is nothing to compare."));
+}
+
+bool CollectiveChart::showRecord(std::size_t record)
+{
+    if (!m_session) return false;
+    const auto found = ChartData::findCollective(m_session->analysis, record);
+    if (!found) return false;
+    // Already shown (e.g. the click on its bar selected it on the timeline): keep the series,
+    // whose signal may still be on the stack.
+    if (m_bars.group == found->first && m_bars.index == found->second) return true;
+    for (std::size_t i = 0; i < m_choices.size(); ++i)
+        if (m_choices[i].group == found->first && m_choices[i].index == found->second) {
+            m_choice->setCurrentIndex(int(i)); // plots through showChoice when it changes
+            if (m_bars.group != found->first || m_bars.index != found->second) showChoice(int(i));
+            return true;
+        }
+    // Not among the slowest: list it first, as the timeline's selection.
+    CollectiveBars bars = ChartData::collective(*m_session, found->first, found->second);
+    const QSignalBlocker quiet(m_choice);
+    if (m_hasSelectedEntry) {
+        m_choices.erase(m_choices.begin());
+        m_choice->removeItem(0);
+    }
+    m_hasSelectedEntry = true;
+    m_choices.insert(m_choices.begin(), bars);
+    m_choice->insertItem(0, tr("%1 — %2 (selected)").arg(bars.title, formatNs(bars.spanNs)));
+    m_choice->setCurrentIndex(0);
+    m_choice->setEnabled(true);
+    showChoice(0);
+    return true;
+}
+
+void CollectiveChart::showChoice(int index)
+{
+    if (index < 0 || std::size_t(index) >= m_choices.size()) return;
+    plot(m_choices[std::size_t(index)]);
+}
+
+void CollectiveChart::clearChart()
+{
+    m_chart->removeAllSeries();
+    m_series = nullptr;
+    for (QAbstractAxis* axis : m_chart->axes()) {
+        m_chart->removeAxis(axis);
+        delete axis;
+    }
+    m_bars = {};
+    m_chartView->hide();
+}
+
+void CollectiveChart::plot(const CollectiveBars& bars)
+{
+    clearChart();
+    m_bars = bars;
+    const int missing = int(std::count(bars.records.begin(), bars.records.end(), -1));
+    QString note = tr("%1 from the first rank's arrival to the last exit; rank %2 arrived last.")
+                       .arg(formatNs(bars.spanNs))
+                       .arg(bars.lastArrivingRank);
+    if (missing > 0) note += tr(" %n member rank(s) have no record of it.", nullptr, missing);
+    m_note->setText(note);
+    m_series = new QStackedBarSeries;
+    auto* arrival = new QBarSet(tr("Arrived after the first rank"));
+    auto* duration = new QBarSet(tr("In the collective (enter → exit)"));
+    QList<qreal> a, d;
+    double maxTotal = 0;
+    for (qsizetype i = 0; i < bars.ranks.size(); ++i) {
+        a.append(bars.arrival[i]);
+        d.append(bars.duration[i]);
+        maxTotal = std::max(maxTotal, bars.arrival[i] + bars.duration[i]);
+    }
+    arrival->append(a);
+    duration->append(d);
+    m_series->append(arrival);
+    m_series->append(duration);
+    m_series->setBarWidth(0.8);
+    m_chart->addSeries(m_series);
+    auto* categories = new QBarCategoryAxis;
+    QStringList labels;
+    for (qsizetype i = 0; i < bars.ranks.size(); ++i)
+        labels << (bars.records[i] < 0 ? tr("%1 (none)").arg(bars.ranks[i])
+                                       : QString::number(bars.ranks[i]));
+    categories->append(labels);
+    categories->setTitleText(tr("rank"));
+    auto* axis = new QValueAxis;
+    axis->setRange(0, maxTotal > 0 ? maxTotal * 1.05 : 1.0);
+    axis->applyNiceNumbers();
+    axis->setTitleText(bars.unit.name);
+    m_chart->addAxis(categories, Qt::AlignBottom);
+    m_chart->addAxis(axis, Qt::AlignLeft);
+    m_series->attachAxis(categories);
+    m_series->attachAxis(axis);
+    connect(m_series, &QStackedBarSeries::clicked, this, [this](int index, QBarSet*) {
+        if (index >= 0 && index < m_bars.ranks.size())
+            Q_EMIT collectiveClicked(m_bars.ranks[index], m_bars.records[index]);
+    });
+    connect(m_series, &QStackedBarSeries::hovered, this, [this](bool on, int index, QBarSet*) {
+        if (!on || index < 0 || index >= m_bars.ranks.size()) {
+            m_chartView->setToolTip({});
+            return;
+        }
+        m_chartView->setToolTip(tr("Rank %1: arrived %2 %4 after the first, inside %3 %4")
+                                    .arg(m_bars.ranks[index])
+                                    .arg(m_bars.arrival[index], 0, 'f', 3)
+                                    .arg(m_bars.duration[index], 0, 'f', 3)
+                                    .arg(m_bars.unit.name));
+    });
+    m_chartView->show();
+    style();
+}
+
+QPoint CollectiveChart::barCentre(int index) const
+{
+    if (!m_series || index < 0 || index >= m_bars.ranks.size()) return {};
+    const double total = m_bars.arrival[index] + m_bars.duration[index];
+    const QPointF scene =
+        m_chart->mapToScene(m_chart->mapToPosition(QPointF(index, total / 2), m_series));
+    return m_chartView->mapFromScene(scene);
+}
+
+void CollectiveChart::style()
+{
+    const QPalette pal = palette();
+    m_chart->setBackgroundBrush(pal.base());
+    m_chart->legend()->setLabelBrush(pal.text());
+    for (QAbstractAxis* axis : m_chart->axes()) {
+        axis->setLabelsBrush(pal.text());
+        axis->setTitleBrush(pal.text());
+        axis->setLinePenColor(pal.color(QPalette::Mid));
+        axis->setGridLineColor(pal.color(QPalette::Midlight));
+    }
+    if (m_series) {
+        const QList<QBarSet*> sets = m_series->barSets();
+        const QColor colors[SetCount] = {kArrivalColor, kDurationColor};
+        for (int s = 0; s < int(sets.size()) && s < SetCount; ++s) {
+            sets[s]->setBrush(colors[s]);
+            sets[s]->setPen(Qt::NoPen);
+        }
+    }
+    m_chartView->setBackgroundBrush(pal.base());
+}
+
+void CollectiveChart::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange) style();
+    QWidget::changeEvent(event);
+}
+
+} // namespace rankscope
