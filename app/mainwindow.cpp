@@ -3,6 +3,7 @@
 #include "model/analysisreport.h"
 #include "model/export/chrometraceexporter.h"
 #include "model/investigation/investigationstore.h"
+#include "model/report/investigationreport.h"
 #include "model/trace/kinetoreader.h"
 #include "model/traceloader.h"
 #include "views/findings/findingsmodel.h"
@@ -18,6 +19,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QBuffer>
 #include <QCloseEvent>
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -26,9 +28,11 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -45,6 +49,7 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <utility>
 
 namespace rankscope {
 
@@ -116,7 +121,8 @@ MainWindow::MainWindow(QWidget* parent)
 
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
+    m_layoutRestored =
+        restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
     m_taxonomy->restoreState(settings.value(QStringLiteral("mainWindow/taxonomy")).toByteArray());
     m_walkthrough->restoreState(
         settings.value(QStringLiteral("mainWindow/walkthrough")).toByteArray());
@@ -196,12 +202,49 @@ void MainWindow::createTriage()
     connect(m_notesTimer, &QTimer::timeout, this, &MainWindow::saveNotes);
     auto* notesDock = new QDockWidget(tr("Investigation notes"), this);
     notesDock->setObjectName(QStringLiteral("notesDock"));
-    notesDock->setWidget(m_notes);
+    // Bookmarks sit under the notes: both are what the user keeps of an investigation.
+    auto* notesPane = new QWidget(notesDock);
+    auto* notesLayout = new QVBoxLayout(notesPane);
+    notesLayout->setContentsMargins(0, 0, 0, 0);
+    notesLayout->addWidget(m_notes, 3);
+    auto* bookmarksHead = new QHBoxLayout;
+    bookmarksHead->addWidget(new QLabel(tr("Timeline bookmarks:"), notesPane), 1);
+    auto* removeBookmark = new QPushButton(tr("Remove"), notesPane);
+    removeBookmark->setObjectName(QStringLiteral("removeBookmark"));
+    bookmarksHead->addWidget(removeBookmark);
+    notesLayout->addLayout(bookmarksHead);
+    m_bookmarks = new QListWidget(notesPane);
+    m_bookmarks->setObjectName(QStringLiteral("bookmarkList"));
+    m_bookmarks->setToolTip(tr("Click a bookmark to show its range on the timeline."));
+    notesLayout->addWidget(m_bookmarks, 1);
+    connect(m_bookmarks, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
+        const qint64 t0 = item->data(Qt::UserRole).toLongLong();
+        const qint64 t1 = item->data(Qt::UserRole + 1).toLongLong();
+        m_pages->setCurrentWidget(m_timeline);
+        m_timeline->view()->setVisibleRange(t0, t1);
+    });
+    connect(removeBookmark, &QPushButton::clicked, this, &MainWindow::removeSelectedBookmark);
+    auto* deleteBookmark = new QAction(tr("Remove Bookmark"), m_bookmarks);
+    deleteBookmark->setShortcut(QKeySequence::Delete);
+    deleteBookmark->setShortcutContext(Qt::WidgetShortcut);
+    connect(deleteBookmark, &QAction::triggered, this, &MainWindow::removeSelectedBookmark);
+    m_bookmarks->addAction(deleteBookmark);
+    notesDock->setWidget(notesPane);
     addDockWidget(Qt::RightDockWidgetArea, notesDock);
     tabifyDockWidget(dock, notesDock);
     dock->raise();
-    if (QMenu* view = menuBar()->findChild<QMenu*>(QStringLiteral("menuView")))
+    if (QMenu* view = menuBar()->findChild<QMenu*>(QStringLiteral("menuView"))) {
         view->insertAction(toggle, notesDock->toggleViewAction());
+        QAction* bookmark =
+            view->addAction(tr("&Bookmark Timeline Range"), this, [this, notesDock] {
+                if (bookmarkTimelineRange() > 0) {
+                    notesDock->show();
+                    notesDock->raise();
+                }
+            });
+        bookmark->setObjectName(QStringLiteral("actionBookmarkRange"));
+        bookmark->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    }
 
     connect(m_taxonomy, &TaxonomyBrowser::walkthroughRequested, this,
             [this, dock](const QString& id) {
@@ -397,6 +440,10 @@ void MainWindow::createActions()
             QMessageBox::warning(this, tr("Export failed"), error);
     });
     exportPng->setObjectName(QStringLiteral("actionExportTimelinePng"));
+    QAction* exportReport =
+        file->addAction(tr("Export &Report…"), this, &MainWindow::chooseReportFile);
+    exportReport->setObjectName(QStringLiteral("actionExportReport"));
+    exportReport->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -473,8 +520,10 @@ void MainWindow::onLoaded(const SessionPtr& session)
         m_notes->setEnabled(m_investigationId > 0);
         m_notes->setPlaceholderText(tr("What you tried, what you saw, what is next…"));
         refreshStartPage();
+        refreshBookmarks();
     }
     showAnalysis(previous);
+    m_walkthrough->setAutoCheckResults(session->autoChecks);
     const TraceFolder& folder = session->folder;
     setWindowTitle(tr("%1 — RankScope").arg(QFileInfo(folder.path()).fileName()));
     m_statusLabel->setText(tr("%1: %2 ranks, %3 files")
@@ -502,6 +551,88 @@ void MainWindow::exportChromeTrace()
     ChromeTraceExporter exporter(m_session->events, offsets);
     if (!exporter.writeFile(path))
         QMessageBox::warning(this, tr("Export failed"), exporter.errorString());
+}
+
+void MainWindow::chooseReportFile()
+{
+    if (!m_session) {
+        QMessageBox::information(this, tr("Export Report"), tr("Open a trace folder first."));
+        return;
+    }
+    QString filter;
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Report"),
+        QFileInfo(m_session->folder.path()).fileName() + QStringLiteral("-report.html"),
+        tr("Self-contained HTML (*.html);;Markdown (*.md)"), &filter);
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += filter.contains(QLatin1String("*.md")) ? QStringLiteral(".md")
+                                                       : QStringLiteral(".html");
+    QString error;
+    if (!exportReport(path, &error))
+        QMessageBox::warning(this, tr("Export failed"), error);
+    else
+        m_statusLabel->setText(tr("Report written to %1").arg(path));
+}
+
+bool MainWindow::exportReport(const QString& path, QString* error)
+{
+    if (!m_session) {
+        if (error) *error = tr("No folder is open.");
+        return false;
+    }
+    // What the user typed a moment ago belongs in the report.
+    m_walkthrough->flush();
+    saveNotes();
+    InvestigationReport report(*m_session);
+    if (m_investigationId > 0)
+        report.readInvestigation(*m_store, m_investigationId);
+    else
+        report.setNotes(m_notes->toPlainText());
+    if (m_session->events.eventCount() > 0) {
+        QByteArray png;
+        QBuffer buffer(&png);
+        buffer.open(QIODevice::WriteOnly);
+        if (m_timeline->view()->renderImage().save(&buffer, "PNG")) report.setTimelinePng(png);
+    }
+    return report.writeFile(path, error);
+}
+
+qint64 MainWindow::bookmarkTimelineRange()
+{
+    if (!m_session || m_investigationId <= 0) {
+        m_statusLabel->setText(tr("Open a folder with a trace to bookmark its timeline."));
+        return -1;
+    }
+    const ZoomState& zoom = m_timeline->view()->zoom();
+    const qint64 t0 = zoom.visibleStartNs();
+    const qint64 t1 = zoom.visibleEndNs();
+    if (t1 <= t0) return -1;
+    const qint64 id = m_store->addBookmark(
+        m_investigationId, t0, t1,
+        tr("%1 – %2 ms").arg(double(t0) / 1e6, 0, 'f', 3).arg(double(t1) / 1e6, 0, 'f', 3));
+    refreshBookmarks();
+    return id;
+}
+
+void MainWindow::refreshBookmarks()
+{
+    m_bookmarks->clear();
+    if (m_investigationId <= 0) return;
+    for (const TimelineBookmark& b : m_store->bookmarks(m_investigationId)) {
+        auto* item = new QListWidgetItem(b.label, m_bookmarks);
+        item->setData(Qt::UserRole, b.t0Ns);
+        item->setData(Qt::UserRole + 1, b.t1Ns);
+        item->setData(Qt::UserRole + 2, b.id);
+    }
+}
+
+void MainWindow::removeSelectedBookmark()
+{
+    const QListWidgetItem* item = m_bookmarks->currentItem();
+    if (!item) return;
+    m_store->removeBookmark(item->data(Qt::UserRole + 2).toLongLong());
+    refreshBookmarks();
 }
 
 void MainWindow::onFailed(const QString& reason)
@@ -558,6 +689,19 @@ void MainWindow::dropEvent(QDropEvent* event)
     if (dir.isEmpty()) return;
     event->acceptProposedAction();
     openFolder(dir);
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    if (std::exchange(m_shown, true) || m_layoutRestored) return;
+    // First run: docks sized before the window had a geometry get squeezed; give the findings
+    // their readable width now that the real one is known.
+    // Queued: the layout applies its own sizes when the window is first laid out.
+    QTimer::singleShot(0, this, [this] {
+        if (auto* findings = findChild<QDockWidget*>(QStringLiteral("findingsDock")))
+            resizeDocks({findings}, {m_findings->sizeHint().width()}, Qt::Horizontal);
+    });
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

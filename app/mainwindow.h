@@ -6,6 +6,7 @@
 #include <memory>
 
 class QLabel;
+class QListWidget;
 class QMenu;
 class QProgressBar;
 class QPlainTextEdit;
@@ -50,6 +51,12 @@ public:
     qint64 investigationId() const { return m_investigationId; }
     // Every action with a shortcut, as (text, shortcut) rows for Help > Keyboard Shortcuts.
     QList<std::pair<QString, QString>> shortcutList() const;
+    // Writes the investigation report (HTML for .html/.htm, else Markdown) with a snapshot of
+    // the timeline as it is shown now; what File > Export Report… does after its dialog.
+    bool exportReport(const QString& path, QString* error);
+    // Bookmarks the timeline's visible range in the investigation; returns the bookmark id.
+    qint64 bookmarkTimelineRange();
+    QListWidget* bookmarkList() const { return m_bookmarks; }
 
     static constexpr int kMaxRecentFolders = 8;
 
@@ -60,6 +67,7 @@ protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     void createActions();
@@ -78,6 +86,9 @@ private:
     void saveNotes();
     void createFindings();
     void showAnalysis(const SessionPtr& previous);
+    void chooseReportFile();
+    void refreshBookmarks();
+    void removeSelectedBookmark();
 
     TraceLoader* m_loader = nullptr;
     SessionPtr m_session;
@@ -101,6 +112,9 @@ private:
     QTimer* m_notesTimer = nullptr;
     FindingsPanel* m_findings = nullptr;
     LogViewer* m_logViewer = nullptr;
+    QListWidget* m_bookmarks = nullptr;
+    bool m_layoutRestored = false; // a saved window state was applied; keep its dock sizes
+    bool m_shown = false;
 };
 
 } // namespace rankscope

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/analysis/analyzer.h"
+#include "model/analysis/autocheckevaluator.h"
 #include "model/store/eventstore.h"
 #include "model/store/lanelod.h"
 #include "model/trace/elasticerrorreader.h"
@@ -22,6 +23,7 @@ struct TraceSession {
     std::vector<ElasticError> errors;      // error files and the launcher's failure box
     QStringList warnings;                  // folder-level problems (folder.warnings() and more)
     AnalysisResult analysis;               // the cross-rank checks, run once at the end of the load
+    std::vector<AutoCheckResult> autoChecks; // the walkthroughs' auto-checks, after the analysis
     std::vector<LaneLod> laneLods; // same index as events.lanes; built at the end of the load
 };
 

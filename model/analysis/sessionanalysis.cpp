@@ -1,6 +1,7 @@
 #include "model/analysis/sessionanalysis.h"
 
 #include "model/analysis/analyzer.h"
+#include "model/analysis/autocheckevaluator.h"
 #include "model/kb/signatureset.h"
 #include "model/kb/symptomclassifier.h"
 #include "model/tracesession.h"
@@ -118,8 +119,9 @@ void analyzeSession(TraceSession& session)
     std::vector<int> ranks;
     for (int r : session.folder.ranks())
         ranks.push_back(r);
-    session.analysis =
-        Analyzer::run(session.events, std::move(paths), std::move(ranks), classifyLogs(session));
+    const std::vector<LogEvidence> logs = classifyLogs(session);
+    session.analysis = Analyzer::run(session.events, std::move(paths), std::move(ranks), logs);
+    session.autoChecks = AutoCheckEvaluator::evaluateAll(session, logs);
 }
 
 } // namespace rankscope

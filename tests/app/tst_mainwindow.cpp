@@ -1,6 +1,7 @@
 #include "app/mainwindow.h"
 #include "model/investigation/investigationstore.h"
 #include "model/kb/taxonomy.h"
+#include "model/zoomstate.h"
 #include "views/findings/findingsmodel.h"
 #include "views/findings/findingspanel.h"
 #include "views/folderoverview.h"
@@ -16,8 +17,12 @@
 #include <QAction>
 #include <QDir>
 #include <QDockWidget>
+#include <QFile>
+#include <QHeaderView>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSplitter>
 #include <QTabWidget>
@@ -41,6 +46,8 @@ private Q_SLOTS:
     void taxonomyTabOpensAWalkthrough();
     void layoutIsRestored();
     void findingsDockAndTimelineShowTheDiagnosis();
+    void mainFlowFromFindingToChecklistSurvivesReopening();
+    void findingsDockIsReadableOnFirstRun();
 
 private:
     QTemporaryDir m_db;
@@ -163,9 +170,9 @@ void TestMainWindow::shortcutsAreListed()
         QVERIFY(!key.isEmpty());
         actions << text;
     }
-    for (const char* expected :
-         {"Open Folder…", "Walkthrough", "Keyboard Shortcuts", "Find", "Taxonomy", "Timeline",
-          "Next step", "Previous step", "Mark step done"})
+    for (const char* expected : {"Open Folder…", "Walkthrough", "Keyboard Shortcuts", "Find",
+                                 "Taxonomy", "Timeline", "Next step", "Previous step",
+                                 "Mark step done", "Export Report…", "Bookmark Timeline Range"})
         QVERIFY2(actions.contains(QString::fromUtf8(expected)), expected);
 }
 
@@ -286,6 +293,137 @@ void TestMainWindow::findingsDockAndTimelineShowTheDiagnosis()
     QCOMPARE(window.pages()->currentWidget(), static_cast<QWidget*>(window.logViewer()));
     QVERIFY(window.grab().toImage().save(
         QStringLiteral(RANKSCOPE_TEST_OUTPUT "/mainwindow-findings-logs.png")));
+}
+
+// The main flow with the user's inputs: open the example, select a finding, "Fix it", tick a
+// step, write a note, bookmark the timeline, export the report; close; reopen: all is back.
+void TestMainWindow::mainFlowFromFindingToChecklistSurvivesReopening()
+{
+    QTemporaryDir copy;
+    QVERIFY(copy.isValid());
+    const QDir example(QStringLiteral(RANKSCOPE_EXAMPLES "/hang_timeout"));
+    for (const QString& name : example.entryList(QDir::Files))
+        QVERIFY(QFile::copy(example.filePath(name), copy.filePath(name)));
+    QString pattern;
+    int step = -1;
+    {
+        MainWindow window;
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy changed(&window, &MainWindow::sessionChanged);
+        window.openFolder(copy.path());
+        QVERIFY(changed.wait(10000));
+        QCOMPARE(window.session()->autoChecks.size(),
+                 std::size_t(Taxonomy::instance().autoChecks().size()));
+
+        FindingsPanel* findings = window.findingsPanel();
+        int row = -1;
+        for (int r = 0; r < findings->model()->rowCount() && row < 0; ++r)
+            if (!findings->model()->finding(r)->fixPatterns.empty()) row = r;
+        QVERIFY(row >= 0);
+        QTest::mouseClick(findings->table()->viewport(), Qt::LeftButton, {},
+                          findings->table()->visualRect(findings->model()->index(row, 0)).center());
+        QCOMPARE(findings->currentFinding(), findings->model()->finding(row));
+        QVERIFY(findings->fixButton()->isEnabled());
+        QTest::mouseClick(findings->fixButton(), Qt::LeftButton);
+        WalkthroughPanel* panel = window.walkthroughPanel();
+        QTRY_VERIFY(panel->isVisible());
+        pattern = panel->patternId();
+        QVERIFY(!pattern.isEmpty());
+        const Walkthrough* w = Taxonomy::instance().walkthrough(pattern);
+        QVERIFY(w);
+        step = int(w->steps.size()) - 1;
+        panel->setCurrentStep(step);
+        QTest::mouseClick(panel->statusButton(StepStatus::Skipped), Qt::LeftButton);
+        panel->noteEdit()->setFocus();
+        QTest::keyClicks(panel->noteEdit(), QStringLiteral("not applicable: gloo backend"));
+
+        window.pages()->setCurrentWidget(window.timeline());
+        TimelineView* view = window.timeline()->view();
+        const qint64 mid = (view->zoom().traceStartNs() + view->zoom().traceEndNs()) / 2;
+        view->setVisibleRange(mid, mid + 2'000'000);
+        auto* bookmark = window.findChild<QAction*>(QStringLiteral("actionBookmarkRange"));
+        QVERIFY(bookmark);
+        bookmark->trigger();
+        QCOMPARE(window.bookmarkList()->count(), 1);
+
+        QTemporaryDir out;
+        QString error;
+        const QString report = out.filePath(QStringLiteral("report.html"));
+        QVERIFY2(window.exportReport(report, &error), qPrintable(error));
+        QFile html(report);
+        QVERIFY(html.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(html.readAll());
+        QVERIFY(text.contains(QLatin1String("not applicable: gloo backend")));
+        QVERIFY(text.contains(QLatin1String("src=\"data:image/png;base64,")));
+        QVERIFY(window.findChild<QAction*>(QStringLiteral("actionExportReport")));
+        QVERIFY(window.close());
+    }
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy changed(&window, &MainWindow::sessionChanged);
+    window.openFolder(copy.path());
+    QVERIFY(changed.wait(10000));
+    WalkthroughPanel* panel = window.walkthroughPanel();
+    QCOMPARE(panel->patternId(), pattern);
+    QCOMPARE(panel->currentStep(), step);
+    QCOMPARE(panel->stepStatus(step), StepStatus::Skipped);
+    QCOMPARE(panel->noteEdit()->toPlainText(), QStringLiteral("not applicable: gloo backend"));
+    QCOMPARE(window.bookmarkList()->count(), 1);
+    // A click on the bookmark shows its range on the timeline.
+    window.pages()->setCurrentIndex(0);
+    QListWidgetItem* item = window.bookmarkList()->item(0);
+    const qint64 t0 = item->data(Qt::UserRole).toLongLong();
+    Q_EMIT window.bookmarkList()->itemClicked(item);
+    QCOMPARE(window.pages()->currentWidget(), static_cast<QWidget*>(window.timeline()));
+    QCOMPARE(window.timeline()->view()->zoom().visibleStartNs(), t0);
+    QVERIFY(window.grab().toImage().save(
+        QStringLiteral(RANKSCOPE_TEST_OUTPUT "/mainwindow-mainflow.png")));
+}
+
+// Without a saved layout the Findings dock opens at its readable width with the summary column
+// visible; a saved layout still wins over that.
+void TestMainWindow::findingsDockIsReadableOnFirstRun()
+{
+    QSettings().remove(QStringLiteral("mainWindow"));
+    int narrow = 0;
+    {
+        MainWindow window;
+        window.resize(1600, 1000);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy changed(&window, &MainWindow::sessionChanged);
+        window.openFolder(QStringLiteral(RANKSCOPE_EXAMPLES "/hang_timeout"));
+        QVERIFY(changed.wait(10000));
+        auto* dock = window.findChild<QDockWidget*>(QStringLiteral("findingsDock"));
+        QVERIFY(dock && dock->isVisible());
+        const FindingsPanel* panel = window.findingsPanel();
+        QVERIFY2(dock->width() >= panel->sizeHint().width() - 20,
+                 qPrintable(
+                     QStringLiteral("%1 < %2").arg(dock->width()).arg(panel->sizeHint().width())));
+        const QHeaderView* header = panel->table()->horizontalHeader();
+        const int chars = panel->fontMetrics().averageCharWidth();
+        QVERIFY2(header->sectionSize(FindingsModel::SummaryColumn) >= chars * 15,
+                 qPrintable(QString::number(header->sectionSize(FindingsModel::SummaryColumn))));
+        QVERIFY(header->sectionSize(FindingsModel::SymptomColumn) >= chars * 12);
+        // Every column fits: no horizontal scrolling to reach the summary.
+        QVERIFY(header->length() <= panel->table()->viewport()->width());
+        QVERIFY(window.grab().toImage().save(
+            QStringLiteral(RANKSCOPE_TEST_OUTPUT "/mainwindow-firstrun.png")));
+        narrow = panel->sizeHint().width() * 3 / 4;
+        window.resizeDocks({dock}, {narrow}, Qt::Horizontal);
+        QCoreApplication::processEvents();
+        narrow = dock->width();
+        QVERIFY(window.close());
+    }
+    MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QCOMPARE(window.findChild<QDockWidget*>(QStringLiteral("findingsDock"))->width(), narrow);
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -1,5 +1,6 @@
 #include "model/investigation/investigationstore.h"
 #include "model/kb/taxonomy.h"
+#include "model/tracesession.h"
 #include "views/walkthrough/walkthroughpanel.h"
 
 #include <QAbstractButton>
@@ -35,6 +36,7 @@ private Q_SLOTS:
     void frameworkSelectsTheCodeShown();
     void autoCheckShowsIdDescriptionAndEvidence();
     void fixItOpensTheMostUsedWalkthroughOfASymptom();
+    void autoChecksPrefillSteps();
     void screenshot();
 };
 
@@ -197,6 +199,71 @@ void TestWalkthroughPanel::fixItOpensTheMostUsedWalkthroughOfASymptom()
     QVERIFY(panel.openWalkthrough(ws.at(1)->patternId));
     QVERIFY(!panel.alternativesLabel()->isVisible());
     QVERIFY(!panel.openForSymptom(QStringLiteral("no/such/node")));
+}
+
+// Steps whose auto-check decided are pre-filled from a real evaluation of a fixture folder; a
+// status or a note from the user takes over, and a re-evaluation moves only untouched steps.
+void TestWalkthroughPanel::autoChecksPrefillSteps()
+{
+    const SessionPtr session = loadSession(QStringLiteral(RANKSCOPE_TEST_DATA "/traces/healthy"));
+    QVERIFY(session);
+    const QString pattern = QStringLiteral("fix-communication-configuration");
+    const Walkthrough* w = Taxonomy::instance().walkthrough(pattern);
+    QVERIFY(w);
+    int envStep = -1;
+    for (int s = 0; s < int(w->steps.size()); ++s)
+        if (w->steps[size_t(s)].autoCheck == QLatin1String("rendezvous_env_consistent"))
+            envStep = s;
+    QVERIFY(envStep >= 0);
+
+    QTemporaryDir db, folder;
+    InvestigationStore store(db.path());
+    const qint64 id = store.openInvestigation(folder.path());
+    WalkthroughPanel panel;
+    panel.show();
+    panel.setInvestigation(&store, id);
+    QVERIFY(panel.openWalkthrough(pattern));
+    panel.setAutoCheckResults(session->autoChecks);
+    panel.setCurrentStep(envStep);
+    QCOMPARE(panel.stepStatus(envStep), StepStatus::Done);
+    QVERIFY(panel.isStepPrefilled(envStep));
+    QVERIFY(panel.statusButton(StepStatus::Done)->isChecked());
+    QVERIFY(panel.autoCheckLabel()->text().contains(QLatin1String("Passed")));
+    QVERIFY(panel.autoCheckLabel()->text().contains(QLatin1String("pre-filled")));
+    QVERIFY(panel.autoCheckLabel()->text().contains(QLatin1String("rank0.log:")));
+    QVERIFY(panel.stepList()->item(envStep)->text().contains(QLatin1String("check passed")));
+    QVERIFY(panel.doneCount() >= 1);
+    // Nothing was written: the store holds only what the user did.
+    QVERIFY(!store.checklist(id, pattern).contains(envStep));
+
+    // A failed re-evaluation (the folder was reloaded) moves the untouched step.
+    AutoCheckResult failed;
+    failed.checkId = QStringLiteral("rendezvous_env_consistent");
+    failed.outcome = AutoCheckOutcome::Failed;
+    failed.summary = QStringLiteral("MASTER_PORT differs");
+    panel.setAutoCheckResults({failed});
+    QCOMPARE(panel.stepStatus(envStep), StepStatus::Failed);
+    QVERIFY(panel.statusButton(StepStatus::Failed)->isChecked());
+
+    // The user overrides; the override is stored and survives another evaluation.
+    QTest::mouseClick(panel.statusButton(StepStatus::Skipped), Qt::LeftButton);
+    QCOMPARE(panel.stepStatus(envStep), StepStatus::Skipped);
+    QVERIFY(!panel.isStepPrefilled(envStep));
+    panel.setAutoCheckResults(session->autoChecks);
+    QCOMPARE(panel.stepStatus(envStep), StepStatus::Skipped);
+    QCOMPARE(store.checklist(id, pattern).value(envStep).status, StepStatus::Skipped);
+
+    // A note on a pre-filled step keeps the pre-filled status as the user's.
+    int other = -1;
+    for (int s = 0; s < int(w->steps.size()); ++s)
+        if (s != envStep && panel.isStepPrefilled(s)) other = s;
+    QVERIFY(other >= 0); // all_ranks_present passes on the healthy run too
+    const StepStatus before = panel.stepStatus(other);
+    panel.setStepNote(other, QStringLiteral("seen"));
+    QVERIFY(!panel.isStepPrefilled(other));
+    QCOMPARE(store.checklist(id, pattern).value(other).status, before);
+    panel.clearAutoCheckResults();
+    QCOMPARE(panel.stepStatus(envStep), StepStatus::Skipped);
 }
 
 void TestWalkthroughPanel::screenshot()

@@ -54,6 +54,14 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent), m_model(new Fin
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(FindingsModel::SummaryColumn,
                                                       QHeaderView::Stretch);
+    // Leaf names run long ("unexpected intermediate result"): sized to be read, elided past
+    // that (the tool tip has the whole id), so the summary keeps room in a narrow dock.
+    m_table->horizontalHeader()->setSectionResizeMode(FindingsModel::SymptomColumn,
+                                                      QHeaderView::Interactive);
+    m_table->horizontalHeader()->resizeSection(FindingsModel::SymptomColumn,
+                                               fontMetrics().averageCharWidth() * 18);
+    m_table->horizontalHeader()->setMinimumSectionSize(fontMetrics().averageCharWidth() * 6);
+    m_table->setTextElideMode(Qt::ElideRight);
 
     auto* detail = new QWidget(this);
     // A text browser, not a label: a long summary scrolls instead of being clipped in a short

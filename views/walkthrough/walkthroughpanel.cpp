@@ -209,6 +209,7 @@ WalkthroughPanel::WalkthroughPanel(QWidget* parent) : QWidget(parent)
             [this](int id) { setStepStatus(m_step, StepStatus(id)); });
     connect(m_note, &QPlainTextEdit::textChanged, this, [this] {
         if (m_updating || !walkthrough()) return;
+        adoptPrefill(m_step);
         m_state[m_step].note = m_note->toPlainText();
         m_noteStep = m_step;
         m_noteTimer->start();
@@ -374,6 +375,7 @@ void WalkthroughPanel::setStepStatus(int step, StepStatus status)
 void WalkthroughPanel::setStepNote(int step, const QString& note)
 {
     if (step < 0 || step >= stepCount()) return;
+    adoptPrefill(step);
     m_state[step].note = note;
     saveStep(step);
     if (step == m_step) refreshStep();
@@ -384,7 +386,7 @@ int WalkthroughPanel::doneCount() const
 {
     int done = 0;
     for (int i = 0; i < stepCount(); ++i)
-        done += m_state.value(i).status == StepStatus::Done ? 1 : 0;
+        done += stepStatus(i) == StepStatus::Done ? 1 : 0;
     return done;
 }
 
@@ -401,11 +403,48 @@ void WalkthroughPanel::setAutoCheckResult(const QString& checkId, AutoCheckOutco
     refreshStep();
 }
 
+void WalkthroughPanel::setAutoCheckResults(const std::vector<AutoCheckResult>& results)
+{
+    m_checks.clear();
+    for (const AutoCheckResult& r : results)
+        m_checks.insert(r.checkId, {r.outcome, r.evidenceText()});
+    refreshList();
+    refreshStep();
+    refreshProgress();
+    Q_EMIT stateChanged();
+}
+
 void WalkthroughPanel::clearAutoCheckResults()
 {
     m_checks.clear();
     refreshList();
     refreshStep();
+    refreshProgress();
+}
+
+std::optional<StepStatus> WalkthroughPanel::prefill(int step) const
+{
+    const Walkthrough* w = walkthrough();
+    if (!w || step < 0 || step >= int(w->steps.size())) return std::nullopt;
+    const QString& check = w->steps[size_t(step)].autoCheck;
+    if (check.isEmpty() || !m_checks.contains(check)) return std::nullopt;
+    return suggestedStepStatus(m_checks.value(check).outcome);
+}
+
+bool WalkthroughPanel::isStepPrefilled(int step) const
+{
+    return !m_state.contains(step) && prefill(step).has_value();
+}
+
+StepStatus WalkthroughPanel::stepStatus(int step) const
+{
+    if (m_state.contains(step)) return m_state.value(step).status;
+    return prefill(step).value_or(StepStatus::ToDo);
+}
+
+void WalkthroughPanel::adoptPrefill(int step)
+{
+    if (!m_state.contains(step)) m_state[step].status = stepStatus(step);
 }
 
 void WalkthroughPanel::refreshList()
@@ -416,10 +455,8 @@ void WalkthroughPanel::refreshList()
     if (w)
         for (int i = 0; i < int(w->steps.size()); ++i) {
             const WalkthroughStep& s = w->steps[size_t(i)];
-            QString text = QStringLiteral("%1  %2. %3")
-                               .arg(statusMark(m_state.value(i).status))
-                               .arg(i + 1)
-                               .arg(s.title);
+            QString text =
+                QStringLiteral("%1  %2. %3").arg(statusMark(stepStatus(i))).arg(i + 1).arg(s.title);
             if (!s.autoCheck.isEmpty() && m_checks.contains(s.autoCheck)) {
                 const AutoCheckOutcome o = m_checks.value(s.autoCheck).outcome;
                 text += o == AutoCheckOutcome::Passed   ? tr("  [check passed]")
@@ -427,7 +464,10 @@ void WalkthroughPanel::refreshList()
                                                         : tr("  [check undecided]");
             }
             auto* item = new QListWidgetItem(text, m_steps);
-            item->setToolTip(stepStatusLabel(m_state.value(i).status));
+            item->setToolTip(isStepPrefilled(i)
+                                 ? tr("%1 (from the auto-check; set a status to override)")
+                                       .arg(stepStatusLabel(stepStatus(i)))
+                                 : stepStatusLabel(stepStatus(i)));
         }
     m_steps->setCurrentRow(w ? m_step : -1);
     m_updating = false;
@@ -501,6 +541,11 @@ void WalkthroughPanel::refreshStep()
                     : r.outcome == AutoCheckOutcome::Failed
                         ? tr("<b>Failed</b>")
                         : tr("<b>Undecided</b> (the folder lacks the facts it needs)");
+            if (isStepPrefilled(m_step))
+                text += tr(" — the step is pre-filled as “%1”; choose a status to override it.")
+                            .arg(stepStatusLabel(stepStatus(m_step)));
+            else if (prefill(m_step) && *prefill(m_step) != stepStatus(m_step))
+                text += tr(" — you set “%1”.").arg(stepStatusLabel(stepStatus(m_step)));
             if (!r.evidence.isEmpty())
                 text += QStringLiteral("<pre style=\"white-space: pre-wrap\">%1</pre>")
                             .arg(esc(r.evidence));
@@ -509,7 +554,7 @@ void WalkthroughPanel::refreshStep()
         m_autoCheck->show();
     }
     const StepState st = m_state.value(m_step);
-    statusButton(st.status)->setChecked(true);
+    statusButton(stepStatus(m_step))->setChecked(true);
     if (m_note->toPlainText() != st.note) m_note->setPlainText(st.note);
     m_updating = false;
 }

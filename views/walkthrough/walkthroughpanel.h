@@ -1,9 +1,12 @@
 #pragma once
 
+#include "model/analysis/autocheckevaluator.h"
 #include "model/investigation/investigation.h"
 
 #include <QHash>
 #include <QWidget>
+#include <optional>
+#include <vector>
 
 class QAbstractButton;
 class QButtonGroup;
@@ -50,7 +53,11 @@ public:
     int currentStep() const { return m_step; }
     void setCurrentStep(int step);
 
-    StepStatus stepStatus(int step) const { return m_state.value(step).status; }
+    // The user's status of a step, or for a step the user never touched, what its auto-check
+    // concluded (passed: done, failed: failed); a status the user sets always wins.
+    StepStatus stepStatus(int step) const;
+    // True when stepStatus(step) comes from the auto-check rather than from the user.
+    bool isStepPrefilled(int step) const;
     QString stepNote(int step) const { return m_state.value(step).note; }
     void setStepStatus(int step, StepStatus status);
     void setStepNote(int step, const QString& note);
@@ -82,6 +89,8 @@ public Q_SLOTS:
     // Called by the analysis when it has evaluated an auto-check on the loaded folder.
     void setAutoCheckResult(const QString& checkId, rankscope::AutoCheckOutcome outcome,
                             const QString& evidence);
+    // Replaces every result: what AutoCheckEvaluator concluded on the loaded folder.
+    void setAutoCheckResults(const std::vector<rankscope::AutoCheckResult>& results);
     void clearAutoCheckResults();
     void next();
     void previous();
@@ -98,6 +107,10 @@ private:
         QString evidence;
     };
     const Walkthrough* walkthrough() const;
+    // The status the auto-check of `step` suggests, if it decided.
+    std::optional<StepStatus> prefill(int step) const;
+    // Makes a pre-filled status the user's own before the step is first written.
+    void adoptPrefill(int step);
     void loadState();
     void saveStep(int step);
     void refreshList();

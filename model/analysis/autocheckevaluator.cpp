@@ -1,0 +1,942 @@
+#include "model/analysis/autocheckevaluator.h"
+
+#include "model/analysis/logtriage.h"
+#include "model/analysis/sessionanalysis.h"
+#include "model/tracesession.h"
+
+#include <QRegularExpression>
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace rankscope {
+
+namespace {
+
+// Evidence lists stay readable on a 1,024-rank job: the first few lines make the point.
+constexpr std::size_t kMaxEvidence = 8;
+
+QString rankList(const std::vector<int>& ranks)
+{
+    QStringList parts;
+    for (std::size_t i = 0; i < ranks.size() && i < 12; ++i)
+        parts << QString::number(ranks[i]);
+    if (ranks.size() > 12) parts << QStringLiteral("… (%1 ranks)").arg(ranks.size());
+    return (ranks.size() == 1 ? QStringLiteral("rank ") : QStringLiteral("ranks ")) +
+           parts.join(QStringLiteral(", "));
+}
+
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+void addEvidence(AutoCheckResult& r, const Evidence& e)
+{
+    if (r.evidence.size() < kMaxEvidence) r.evidence.push_back(e);
+}
+
+struct Value {
+    std::string value;
+    Evidence evidence;
+};
+using PerRank = std::map<int, Value>;
+
+// The facts a session has, per rank, in the shape the checks read them.
+class Facts {
+public:
+    explicit Facts(const TraceSession& s, const std::vector<LogEvidence>& classified)
+        : session(s), classified(classified)
+    {
+        for (int r : s.folder.ranks())
+            ranks.push_back(r);
+        // A rank's own log says the same as its tagged lines in the launcher's console; the
+        // tagged lines count only for ranks without a log of their own.
+        std::set<int> own;
+        for (const RankLog& log : s.logs)
+            if (log.rank && !log.splitFromCombined) own.insert(*log.rank);
+        for (const RankLog& log : s.logs)
+            if (log.rank && (!log.splitFromCombined || !own.count(*log.rank)))
+                logs[*log.rank].push_back(&log);
+    }
+
+    const TraceSession& session;
+    const std::vector<LogEvidence>& classified;
+    std::vector<int> ranks;
+    std::map<int, std::vector<const RankLog*>> logs;
+
+    bool hasLog(int rank) const { return logs.count(rank) > 0; }
+
+    static Evidence lineEvidence(const RankLog& log, int index)
+    {
+        Evidence e;
+        e.path = log.sourcePath.toStdString();
+        e.line = log.lineNumber(index);
+        e.text = log.lineText(index).trimmed().toStdString();
+        e.rank = log.rank.value_or(-1);
+        return e;
+    }
+
+    // Per rank, the first fact of `kind` for which `pick` yields a value.
+    PerRank first(LogFactKind kind, const std::function<std::string(const LogFact&)>& pick) const
+    {
+        PerRank out;
+        for (const auto& [rank, streams] : logs)
+            for (const RankLog* log : streams) {
+                if (out.count(rank)) break;
+                for (const LogFact* f : log->factsOfKind(kind)) {
+                    std::string v = pick(*f);
+                    if (v.empty()) continue;
+                    out[rank] = {std::move(v), lineEvidence(*log, f->line)};
+                    break;
+                }
+            }
+        return out;
+    }
+
+    // A logged environment variable, whatever case the line printed its name in.
+    PerRank environment(const QString& name) const
+    {
+        const std::string upper = name.toUpper().toStdString();
+        return first(LogFactKind::Environment, [&](const LogFact& f) {
+            for (const auto& [k, v] : f.fields)
+                if (QString::fromStdString(k).toUpper().toStdString() == upper) return v;
+            return std::string();
+        });
+    }
+
+    QString tracePath(int rank) const
+    {
+        for (const SourceFile& s : session.folder.sources())
+            if (s.rank == rank &&
+                (s.kind == SourceKind::Kineto || s.kind == SourceKind::HorovodTimeline))
+                return s.relativePath;
+        return {};
+    }
+
+    Evidence traceEvidence(int rank, std::int64_t timeNs, const QString& text) const
+    {
+        Evidence e;
+        e.path = tracePath(rank).toStdString();
+        e.timeNs = timeNs;
+        e.text = text.toStdString();
+        e.rank = rank;
+        return e;
+    }
+
+    std::vector<int> ranksWithout(const PerRank& values) const
+    {
+        std::vector<int> out;
+        for (int r : ranks)
+            if (!values.count(r)) out.push_back(r);
+        return out;
+    }
+
+    std::vector<int> ranksWithoutLog() const
+    {
+        std::vector<int> out;
+        for (int r : ranks)
+            if (!hasLog(r)) out.push_back(r);
+        return out;
+    }
+};
+
+// A fact compared across ranks.
+struct Compared {
+    QString factId;
+    QString label; // for people: "torch version"
+    PerRank values;
+};
+
+// The common shape of "equal on every rank": a disagreement fails, a gap is unknown.
+AutoCheckResult compareAcrossRanks(const Facts& facts, const QString& id,
+                                   const std::vector<Compared>& compared)
+{
+    AutoCheckResult r;
+    r.checkId = id;
+    if (facts.ranks.empty()) {
+        r.summary = QStringLiteral("The folder has no file attributed to a rank.");
+        return r;
+    }
+    QStringList differ;
+    QStringList agree;
+    std::vector<Evidence> agreeing;
+    for (const Compared& c : compared) {
+        std::map<std::string, std::vector<int>> byValue;
+        for (const auto& [rank, v] : c.values)
+            if (std::binary_search(facts.ranks.begin(), facts.ranks.end(), rank))
+                byValue[v.value].push_back(rank);
+        if (const std::vector<int> gap = facts.ranksWithout(c.values); !gap.empty())
+            r.missing << QStringLiteral("%1 absent on %2").arg(c.factId, rankList(gap));
+        if (byValue.size() > 1) {
+            QStringList parts;
+            for (const auto& [value, ranks] : byValue) {
+                parts << QStringLiteral("%1 on %2").arg(qs(value), rankList(ranks));
+                addEvidence(r, c.values.at(ranks.front()).evidence);
+            }
+            differ
+                << QStringLiteral("%1 differs: %2").arg(c.label, parts.join(QStringLiteral("; ")));
+        } else if (byValue.size() == 1) {
+            agree << QStringLiteral("%1 %2").arg(c.label, qs(byValue.begin()->first));
+            agreeing.push_back(c.values.begin()->second.evidence);
+        }
+    }
+    if (!differ.isEmpty()) {
+        r.outcome = AutoCheckOutcome::Failed;
+        r.summary = differ.join(QStringLiteral(". ")) + QLatin1Char('.');
+        r.missing.clear(); // the disagreement decides, whatever the gaps
+        return r;
+    }
+    for (const Evidence& e : agreeing)
+        addEvidence(r, e);
+    if (!r.missing.isEmpty()) {
+        r.summary = agree.isEmpty()
+                        ? QStringLiteral("Not every rank logged what the check compares.")
+                        : QStringLiteral("Agree where known (%1), but not every rank logged it.")
+                              .arg(agree.join(QStringLiteral(", ")));
+        return r;
+    }
+    r.outcome = AutoCheckOutcome::Passed;
+    r.summary = QStringLiteral("%1 on all %2 ranks.")
+                    .arg(agree.join(QStringLiteral(", ")))
+                    .arg(facts.ranks.size());
+    return r;
+}
+
+std::string field(const LogFact& f, const char* key)
+{
+    return f.value(key);
+}
+
+PerRank frameworkVersions(const Facts& facts)
+{
+    return facts.first(LogFactKind::Version, [](const LogFact& f) {
+        return f.value("component") == "torch" ? f.value("version") : std::string();
+    });
+}
+
+PerRank ncclVersions(const Facts& facts)
+{
+    return facts.first(LogFactKind::NcclVersion, [](const LogFact& f) {
+        const std::string v = f.value("version");
+        return v.substr(0, v.find('+')); // "2.18.1+cuda12.1": the CUDA part is compared apart
+    });
+}
+
+PerRank cudaVersions(const Facts& facts)
+{
+    PerRank out = facts.first(LogFactKind::Version, [](const LogFact& f) {
+        return f.value("component") == "cuda" ? f.value("version") : std::string();
+    });
+    // NCCL names the CUDA it was built for; only where the rank printed no runtime version.
+    for (auto& [rank, v] :
+         facts.first(LogFactKind::NcclVersion, [](const LogFact& f) { return field(f, "cuda"); }))
+        out.emplace(rank, std::move(v));
+    return out;
+}
+
+AutoCheckResult sameFrameworkVersion(const Facts& facts)
+{
+    return compareAcrossRanks(
+        facts, QStringLiteral("same_framework_version"),
+        {{QStringLiteral("rank.framework_version"), QStringLiteral("torch version"),
+          frameworkVersions(facts)},
+         {QStringLiteral("rank.nccl_version"), QStringLiteral("NCCL version"), ncclVersions(facts)},
+         {QStringLiteral("rank.cuda_version"), QStringLiteral("CUDA version"),
+          cudaVersions(facts)}});
+}
+
+// WORLD_SIZE as each rank printed it, else the largest communicator NCCL reported on it.
+PerRank worldSizes(const Facts& facts)
+{
+    PerRank out = facts.environment(QStringLiteral("WORLD_SIZE"));
+    for (const auto& [rank, streams] : facts.logs) {
+        if (out.count(rank)) continue;
+        int best = -1;
+        for (const RankLog* log : streams)
+            for (const LogFact* f : log->factsOfKind(LogFactKind::NcclInit)) {
+                const int n = QString::fromStdString(f->value("nranks")).toInt();
+                if (n > best) {
+                    best = n;
+                    out[rank] = {std::to_string(n), Facts::lineEvidence(*log, f->line)};
+                }
+            }
+    }
+    return out;
+}
+
+AutoCheckResult rendezvousEnvConsistent(const Facts& facts)
+{
+    const PerRank world = worldSizes(facts);
+    AutoCheckResult r = compareAcrossRanks(
+        facts, QStringLiteral("rendezvous_env_consistent"),
+        {{QStringLiteral("rank.env.MASTER_ADDR"), QStringLiteral("MASTER_ADDR"),
+          facts.environment(QStringLiteral("MASTER_ADDR"))},
+         {QStringLiteral("rank.env.MASTER_PORT"), QStringLiteral("MASTER_PORT"),
+          facts.environment(QStringLiteral("MASTER_PORT"))},
+         {QStringLiteral("rank.env.WORLD_SIZE"), QStringLiteral("WORLD_SIZE"), world}});
+    if (r.outcome == AutoCheckOutcome::Failed || world.empty()) return r;
+    // WORLD_SIZE agrees where printed; it must also match the ranks the folder has.
+    const int stated = QString::fromStdString(world.begin()->second.value).toInt();
+    if (stated != int(facts.ranks.size())) {
+        r.outcome = AutoCheckOutcome::Failed;
+        r.summary = QStringLiteral("WORLD_SIZE is %1 but the folder has files for %2 (%3).")
+                        .arg(stated)
+                        .arg(facts.ranks.size())
+                        .arg(rankList(facts.ranks));
+        r.missing.clear();
+    }
+    return r;
+}
+
+AutoCheckResult allRanksPresent(const Facts& facts)
+{
+    AutoCheckResult r;
+    r.checkId = QStringLiteral("all_ranks_present");
+    const PerRank world = worldSizes(facts);
+    int worldSize = 0;
+    for (const auto& [rank, v] : world)
+        worldSize = std::max(worldSize, QString::fromStdString(v.value).toInt());
+    if (worldSize > 0) {
+        for (const auto& [rank, v] : world)
+            if (QString::fromStdString(v.value).toInt() == worldSize) {
+                addEvidence(r, v.evidence);
+                break;
+            }
+    } else if (facts.session.folder.worldSize() > 0) {
+        worldSize = facts.session.folder.worldSize(); // distributedInfo.world_size of the traces
+    }
+    if (worldSize <= 0) {
+        r.missing << QStringLiteral("rank.env.WORLD_SIZE absent on every rank");
+        r.summary = QStringLiteral("No rank printed WORLD_SIZE (nor NCCL nranks, nor a trace "
+                                   "world_size), so the expected ranks are not known.");
+        return r;
+    }
+    std::vector<int> absent;
+    for (int rank = 0; rank < worldSize; ++rank)
+        if (!std::binary_search(facts.ranks.begin(), facts.ranks.end(), rank))
+            absent.push_back(rank);
+
+    // Reached initialisation: NCCL said Init COMPLETE, or the rank issued a collective. A rank
+    // that logged NCCL output but neither did not get there; one without NCCL output is unknown.
+    std::vector<int> stuck;
+    std::vector<int> unknown;
+    for (int rank : facts.ranks) {
+        if (rank >= worldSize) continue;
+        bool complete = facts.session.events.collectiveCountOfRank(rank) > 0;
+        bool ncclOutput = false;
+        const auto it = facts.logs.find(rank);
+        if (it != facts.logs.end())
+            for (const RankLog* log : it->second)
+                for (const LogFact& f : log->facts()) {
+                    if (f.kind == LogFactKind::NcclInit ||
+                        f.kind == LogFactKind::NcclNetInterface ||
+                        f.kind == LogFactKind::NcclVersion || f.kind == LogFactKind::NcclColl)
+                        ncclOutput = true;
+                    if ((f.kind == LogFactKind::NcclInit && f.value("status") == "complete") ||
+                        f.kind == LogFactKind::NcclColl)
+                        complete = true;
+                }
+        if (complete) continue;
+        (ncclOutput ? stuck : unknown).push_back(rank);
+        if (ncclOutput && it != facts.logs.end()) {
+            const RankLog& log = *it->second.front();
+            addEvidence(r, Facts::lineEvidence(log, log.lastLine()));
+        }
+    }
+    QStringList problems;
+    if (!absent.empty())
+        problems << QStringLiteral("WORLD_SIZE is %1 but %2 left no log or trace")
+                        .arg(worldSize)
+                        .arg(rankList(absent));
+    if (!stuck.empty())
+        problems << QStringLiteral("%1 logged NCCL output but no Init COMPLETE and no collective")
+                        .arg(rankList(stuck));
+    if (!problems.isEmpty()) {
+        r.outcome = AutoCheckOutcome::Failed;
+        r.summary = problems.join(QStringLiteral("; ")) + QLatin1Char('.');
+        return r;
+    }
+    if (!unknown.empty()) {
+        r.missing << QStringLiteral("rank.nccl.init_complete absent on %1").arg(rankList(unknown));
+        r.summary = QStringLiteral("All %1 ranks left files, but %2 neither logged NCCL "
+                                   "initialisation nor recorded a collective.")
+                        .arg(worldSize)
+                        .arg(rankList(unknown));
+        return r;
+    }
+    r.outcome = AutoCheckOutcome::Passed;
+    r.summary = QStringLiteral("All %1 ranks left files and reached process-group initialisation.")
+                    .arg(worldSize);
+    return r;
+}
+
+// "[0]eth0:10.0.0.1<0>" -> "eth0"; "[0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ..." -> "mlx5_0,mlx5_1".
+std::string interfaceNames(const std::string& using_)
+{
+    static const QRegularExpression device(QStringLiteral("\\[\\d+\\]([^:\\s<;]+)"));
+    QStringList names;
+    auto it = device.globalMatch(QString::fromStdString(using_));
+    while (it.hasNext())
+        names << it.next().captured(1);
+    return names.isEmpty() ? using_ : names.join(QLatin1Char(',')).toStdString();
+}
+
+AutoCheckResult sameNcclInterface(const Facts& facts)
+{
+    const PerRank interfaces = facts.first(LogFactKind::NcclNetInterface, [](const LogFact& f) {
+        return f.has("transport") ? f.value("transport") + " " + interfaceNames(f.value("using"))
+                                  : std::string();
+    });
+    return compareAcrossRanks(
+        facts, QStringLiteral("same_nccl_interface"),
+        {{QStringLiteral("rank.nccl.net_interface"), QStringLiteral("NCCL network"), interfaces}});
+}
+
+AutoCheckResult ncclTransportNotSocket(const Facts& facts)
+{
+    AutoCheckResult r;
+    r.checkId = QStringLiteral("nccl_transport_not_socket");
+    // Every NET line of a rank counts: one communicator may use IB and another fall back.
+    std::map<int, std::set<std::string>> transports;
+    std::vector<Evidence> ib;
+    std::vector<Evidence> socket;
+    for (const auto& [rank, streams] : facts.logs)
+        for (const RankLog* log : streams)
+            for (const LogFact* f : log->factsOfKind(LogFactKind::NcclNetInterface)) {
+                const std::string t = f->value("transport");
+                if (t.empty()) continue;
+                transports[rank].insert(t);
+                if (t == "IB" && ib.size() < kMaxEvidence / 2)
+                    ib.push_back(Facts::lineEvidence(*log, f->line));
+                if (t == "Socket" && socket.size() < kMaxEvidence / 2)
+                    socket.push_back(Facts::lineEvidence(*log, f->line));
+            }
+    std::vector<int> ibRanks;
+    std::vector<int> socketRanks;
+    std::vector<int> unknown;
+    for (int rank : facts.ranks) {
+        const auto it = transports.find(rank);
+        if (it == transports.end()) {
+            unknown.push_back(rank);
+            continue;
+        }
+        if (it->second.count("IB")) ibRanks.push_back(rank);
+        if (it->second.count("Socket")) socketRanks.push_back(rank);
+    }
+    if (!ibRanks.empty() && !socketRanks.empty()) {
+        r.outcome = AutoCheckOutcome::Failed;
+        r.summary = QStringLiteral("%1 used InfiniBand/RoCE but %2 fell back to NET/Socket.")
+                        .arg(rankList(ibRanks), rankList(socketRanks));
+        for (const Evidence& e : ib)
+            addEvidence(r, e);
+        for (const Evidence& e : socket)
+            addEvidence(r, e);
+        return r;
+    }
+    for (const Evidence& e : ib.empty() ? socket : ib)
+        addEvidence(r, e);
+    if (facts.ranks.empty() || !unknown.empty()) {
+        if (!unknown.empty())
+            r.missing
+                << QStringLiteral("rank.nccl.net_transport absent on %1").arg(rankList(unknown));
+        r.summary = QStringLiteral("Not every rank logged which NCCL network it chose "
+                                   "(NCCL_DEBUG=INFO prints the NET/ lines).");
+        return r;
+    }
+    r.outcome = AutoCheckOutcome::Passed;
+    r.summary = ibRanks.empty()
+                    ? QStringLiteral("No rank reported an InfiniBand/RoCE device; all %1 ranks "
+                                     "use NET/Socket, so none fell back.")
+                          .arg(facts.ranks.size())
+                    : QStringLiteral("All %1 ranks use InfiniBand/RoCE.").arg(facts.ranks.size());
+    return r;
+}
+
+AutoCheckResult noPortInUse(const Facts& facts)
+{
+    AutoCheckResult r;
+    r.checkId = QStringLiteral("no_port_in_use");
+    // The store's server side is often only in the launcher's own lines: read every stream.
+    std::set<int> ranks;
+    for (const RankLog& log : facts.session.logs)
+        for (int i = 0; i < log.lineCount(); ++i) {
+            const QByteArrayView line = log.lineBytes(i);
+            if (line.contains("Address already in use") || line.contains("errno: 98") ||
+                line.contains("EADDRINUSE")) {
+                addEvidence(r, Facts::lineEvidence(log, i));
+                ranks.insert(log.rank.value_or(-1));
+            }
+        }
+    if (!r.evidence.empty()) {
+        std::vector<int> named;
+        for (int rank : ranks)
+            if (rank >= 0) named.push_back(rank);
+        r.outcome = AutoCheckOutcome::Failed;
+        r.summary = QStringLiteral("A bind failed with “Address already in use”%1: a process "
+                                   "from an earlier run, or another job, holds the port.")
+                        .arg(named.empty() ? QStringLiteral(" (in the launcher's output)")
+                                           : QStringLiteral(" on ") + rankList(named));
+        return r;
+    }
+    if (const std::vector<int> gap = facts.ranksWithoutLog(); !gap.empty() || facts.ranks.empty()) {
+        if (!gap.empty())
+            r.missing
+                << QStringLiteral("rank.log.bind_errors absent on %1 (no log)").arg(rankList(gap));
+        r.summary = QStringLiteral("No bind failure in the logs there are, but not every rank "
+                                   "left a log.");
+        return r;
+    }
+    r.outcome = AutoCheckOutcome::Passed;
+    r.summary =
+        QStringLiteral("No bind failure in the logs of all %1 ranks.").arg(facts.ranks.size());
+    return r;
+}
+
+bool isMemoryKill(const LogEvidence& e)
+{
+    const auto endsWith = [&](const char* leaf) {
+        const std::string s = leaf;
+        return e.symptom.size() >= s.size() &&
+               e.symptom.compare(e.symptom.size() - s.size(), s.size(), s) == 0;
+    };
+    return endsWith("/out-of-memory") || endsWith("/memory-issue");
+}
+
+Evidence evidenceOf(const LogEvidence& e)
+{
+    Evidence out;
+    out.path = e.path;
+    out.line = e.line;
+    out.text = e.text;
+    out.rank = e.rank;
+    return out;
+}
+
+AutoCheckResult noOomBeforeHang(const Facts& facts)
+{
+    AutoCheckResult r;
+    r.checkId = QStringLiteral("no_oom_before_hang");
+    const LogEvidence* firstTimeout = nullptr;
+    for (const LogEvidence& e : facts.classified)
+        if (!e.cascade && LogTriage::isWaiting(e.symptom) && e.timeNs >= 0 &&
+            (!firstTimeout || e.timeNs < firstTimeout->timeNs))
+            firstTimeout = &e;
+    std::vector<const LogEvidence*> before;
+    std::vector<const LogEvidence*> undated;
+    std::vector<const LogEvidence*> after;
+    for (const LogEvidence& e : facts.classified) {
+        if (!isMemoryKill(e)) continue;
+        if (!firstTimeout)
+            before.push_back(&e); // no hang: any OOM or kill is the story
+        else if (e.timeNs < 0)
+            undated.push_back(&e);
+        else
+            (e.timeNs <= firstTimeout->timeNs ? before : after).push_back(&e);
+    }
+    if (!before.empty()) {
+        r.outcome = AutoCheckOutcome::Failed;
+        for (const LogEvidence* e : before)
+            addEvidence(r, evidenceOf(*e));
+        if (firstTimeout) addEvidence(r, evidenceOf(*firstTimeout));
+        r.summary = firstTimeout
+                        ? QStringLiteral("Rank %1 ran out of memory or was killed before the first "
+                                         "collective timeout: the hang follows from it.")
+                              .arg(before.front()->rank)
+                        : QStringLiteral("Rank %1 ran out of memory or was killed (no collective "
+                                         "timeout was reported).")
+                              .arg(before.front()->rank);
+        return r;
+    }
+    if (firstTimeout) addEvidence(r, evidenceOf(*firstTimeout));
+    if (!undated.empty()) {
+        addEvidence(r, evidenceOf(*undated.front()));
+        r.missing << QStringLiteral("rank.errors.time absent for the memory error on rank %1")
+                         .arg(undated.front()->rank);
+        r.summary = QStringLiteral("A memory error has no timestamp, so it cannot be placed "
+                                   "before or after the first timeout.");
+        return r;
+    }
+    if (const std::vector<int> gap = facts.ranksWithoutLog(); !gap.empty() || facts.ranks.empty()) {
+        if (!gap.empty())
+            r.missing
+                << QStringLiteral("rank.errors.kind absent on %1 (no log)").arg(rankList(gap));
+        r.summary = QStringLiteral("No memory error in the logs there are, but not every rank "
+                                   "left a log.");
+        return r;
+    }
+    r.outcome = AutoCheckOutcome::Passed;
+    r.summary = after.empty()
+                    ? QStringLiteral("No rank reported a CUDA OOM, a host OOM kill or SIGKILL.")
+                    : QStringLiteral("Memory errors come only after the first collective timeout "
+                                     "(consequences, not the cause).");
+    for (const LogEvidence* e : after)
+        addEvidence(r, evidenceOf(*e));
+    return r;
+}
+
+// The last training step each rank reached: its log's step lines when every rank has them (the
+// numbers the user printed), else its trace's ProfilerStep#N spans.
+PerRank lastSteps(const Facts& facts)
+{
+    PerRank fromLogs;
+    for (const auto& [rank, streams] : facts.logs)
+        for (const RankLog* log : streams)
+            if (!log->steps().empty()) {
+                const LogStep& s = log->steps().back();
+                fromLogs[rank] = {std::to_string(s.step), Facts::lineEvidence(*log, s.line)};
+                break;
+            }
+    PerRank fromTrace;
+    for (const auto& [rank, spans] : facts.session.analysis.steps.all()) {
+        if (spans.empty()) continue;
+        const auto last =
+            std::max_element(spans.begin(), spans.end(), [](const StepSpan& a, const StepSpan& b) {
+                return a.number < b.number;
+            });
+        fromTrace[rank] = {
+            std::to_string(last->number),
+            facts.traceEvidence(rank, last->startNs,
+                                QStringLiteral("ProfilerStep#%1").arg(last->number))};
+    }
+    if (facts.ranksWithout(fromLogs).empty() || fromLogs.size() >= fromTrace.size())
+        return fromLogs;
+    return fromTrace;
+}
+
+AutoCheckResult allRanksSameStepCount(const Facts& facts)
+{
+    return compareAcrossRanks(
+        facts, QStringLiteral("all_ranks_same_step_count"),
+        {{QStringLiteral("rank.step_count"), QStringLiteral("last step"), lastSteps(facts)}});
+}
+
+AutoCheckResult sameCollectiveSequence(const Facts& facts)
+{
+    AutoCheckResult r;
+    r.checkId = QStringLiteral("same_collective_sequence");
+    for (const Finding& f : facts.session.analysis.findings) {
+        if (f.kind != "collective_mismatch" && f.kind != "desync") continue;
+        if (r.outcome != AutoCheckOutcome::Failed)
+            r.summary = QStringLiteral("%1 (%2).").arg(qs(f.summary), qs(f.id));
+        r.outcome = AutoCheckOutcome::Failed;
+        for (const Evidence& e : f.evidence)
+            addEvidence(r, e);
+    }
+    if (r.outcome == AutoCheckOutcome::Failed) return r;
+    std::vector<int> without;
+    for (int rank : facts.ranks)
+        if (facts.session.events.collectiveCountOfRank(rank) == 0) without.push_back(rank);
+    if (facts.ranks.empty() || !without.empty()) {
+        if (!without.empty())
+            r.missing << QStringLiteral("rank.collectives.seq absent on %1 (no trace or Flight "
+                                        "Recorder collective)")
+                             .arg(rankList(without));
+        r.summary = QStringLiteral("The collectives cannot be compared: not every rank recorded "
+                                   "them.");
+        return r;
+    }
+    r.outcome = AutoCheckOutcome::Passed;
+    r.summary = QStringLiteral("%1 collectives matched across %2 ranks without an op, size, "
+                               "dtype or order mismatch.")
+                    .arg(facts.session.analysis.collectiveCount)
+                    .arg(facts.ranks.size());
+    return r;
+}
+
+AutoCheckResult uniqueGpuPerRank(const Facts& facts)
+{
+    AutoCheckResult r;
+    r.checkId = QStringLiteral("unique_gpu_per_rank");
+    PerRank hosts;
+    for (const auto& [rank, streams] : facts.logs)
+        for (const RankLog* log : streams)
+            if (!log->host.empty() && !hosts.count(rank)) {
+                Evidence e;
+                e.path = log->sourcePath.toStdString();
+                e.rank = rank;
+                e.text = "host " + log->host;
+                hosts[rank] = {log->host, e};
+            }
+    for (const ElasticError& err : facts.session.errors)
+        if (err.rank && !err.host.empty() && !hosts.count(*err.rank)) {
+            Evidence e;
+            const auto& sources = facts.session.folder.sources();
+            if (err.sourceIndex >= 0 && err.sourceIndex < sources.size())
+                e.path = sources[err.sourceIndex].relativePath.toStdString();
+            e.rank = *err.rank;
+            e.text = "host " + err.host;
+            hosts[*err.rank] = {err.host, e};
+        }
+    // NCCL's init line names the device; its line prefix does too; else the GPU streams the
+    // rank's trace recorded, when they are all on one device.
+    PerRank devices =
+        facts.first(LogFactKind::NcclInit, [](const LogFact& f) { return f.value("cudaDev"); });
+    for (const LogFactKind kind : {LogFactKind::NcclVersion, LogFactKind::NcclWarn})
+        for (auto& [rank, v] :
+             facts.first(kind, [](const LogFact& f) { return f.value("cudaDev"); }))
+            devices.emplace(rank, std::move(v));
+    std::map<int, std::set<std::int64_t>> streams;
+    std::map<int, int> laneOf;
+    for (std::size_t i = 0; i < facts.session.events.lanes.size(); ++i) {
+        const Lane& lane = facts.session.events.lanes[i];
+        if (lane.kind != LaneKind::GpuStream || lane.rank < 0) continue;
+        streams[lane.rank].insert(lane.pid);
+        laneOf.emplace(lane.rank, int(i));
+    }
+    for (const auto& [rank, devs] : streams)
+        if (devs.size() == 1 && !devices.count(rank)) {
+            const Lane& lane = facts.session.events.lanes[std::size_t(laneOf[rank])];
+            devices[rank] = {
+                std::to_string(*devs.begin()),
+                facts.traceEvidence(rank, lane.startNs.empty() ? -1 : lane.startNs.front(),
+                                    QStringLiteral("GPU stream on device %1").arg(*devs.begin()))};
+        }
+
+    std::map<std::pair<std::string, std::string>, std::vector<int>> byGpu;
+    for (int rank : facts.ranks)
+        if (hosts.count(rank) && devices.count(rank))
+            byGpu[{hosts[rank].value, devices[rank].value}].push_back(rank);
+    QStringList shared;
+    for (const auto& [gpu, ranks] : byGpu)
+        if (ranks.size() > 1) {
+            shared << QStringLiteral("%1 share device %2 on %3")
+                          .arg(rankList(ranks), qs(gpu.second), qs(gpu.first));
+            for (int rank : ranks)
+                addEvidence(r, devices[rank].evidence);
+        }
+    if (!shared.isEmpty()) {
+        r.outcome = AutoCheckOutcome::Failed;
+        r.summary = shared.join(QStringLiteral("; ")) + QLatin1Char('.');
+        return r;
+    }
+    const std::vector<int> noHost = facts.ranksWithout(hosts);
+    const std::vector<int> noDevice = facts.ranksWithout(devices);
+    if (!noHost.empty())
+        r.missing << QStringLiteral("rank.host absent on %1").arg(rankList(noHost));
+    if (!noDevice.empty())
+        r.missing << QStringLiteral("rank.cuda_device absent on %1").arg(rankList(noDevice));
+    if (facts.ranks.empty() || !r.missing.isEmpty()) {
+        r.summary = QStringLiteral("No two ranks are known to share a GPU, but not every rank's "
+                                   "host and device are known.");
+        return r;
+    }
+    for (int rank : facts.ranks)
+        addEvidence(r, devices[rank].evidence);
+    r.outcome = AutoCheckOutcome::Passed;
+    r.summary = QStringLiteral("Each of the %1 ranks has a GPU of its own on its host.")
+                    .arg(facts.ranks.size());
+    return r;
+}
+
+// The lower middle for an even count: with two ranks the faster one is the reference, so the
+// slow one is what stands out.
+std::int64_t median(std::vector<std::int64_t> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[(v.size() - 1) / 2];
+}
+
+AutoCheckResult noStragglerRank(const Facts& facts)
+{
+    AutoCheckResult r;
+    r.checkId = QStringLiteral("no_straggler_rank");
+    // Synchronous ranks wait for the slowest, so whole steps last alike everywhere; the time a
+    // rank spends outside collectives is what tells the slow one apart.
+    std::map<int, std::int64_t> perRank;
+    std::vector<int> without;
+    for (int rank : facts.ranks) {
+        std::vector<std::int64_t> busy;
+        for (const StepSpan& s : facts.session.analysis.steps.stepsOf(rank))
+            busy.push_back(s.nonCommNs());
+        if (busy.empty())
+            without.push_back(rank);
+        else
+            perRank[rank] = median(std::move(busy));
+    }
+    if (facts.ranks.empty() || !without.empty()) {
+        if (!without.empty())
+            r.missing << QStringLiteral("rank.step_durations absent on %1 (no ProfilerStep "
+                                        "spans)")
+                             .arg(rankList(without));
+        r.summary = QStringLiteral("Step times are not known on every rank.");
+        return r;
+    }
+    std::vector<std::int64_t> all;
+    for (const auto& [rank, ns] : perRank)
+        all.push_back(ns);
+    const std::int64_t overall = median(all);
+    std::vector<int> off;
+    for (const auto& [rank, ns] : perRank)
+        if (std::abs(double(ns - overall)) > 0.2 * double(overall)) {
+            off.push_back(rank);
+            const auto& spans = facts.session.analysis.steps.stepsOf(rank);
+            addEvidence(
+                r, facts.traceEvidence(rank, spans.front().startNs,
+                                       QStringLiteral("median step time outside collectives %1 ms "
+                                                      "(median over ranks %2 ms)")
+                                           .arg(double(ns) / 1e6, 0, 'f', 2)
+                                           .arg(double(overall) / 1e6, 0, 'f', 2)));
+        }
+    if (!off.empty()) {
+        r.outcome = AutoCheckOutcome::Failed;
+        r.summary = QStringLiteral("%1 spend more than 20% more or less time per step outside "
+                                   "collectives than the median rank (%2 ms).")
+                        .arg(rankList(off))
+                        .arg(double(overall) / 1e6, 0, 'f', 2);
+        return r;
+    }
+    r.outcome = AutoCheckOutcome::Passed;
+    r.summary = QStringLiteral("Every rank's median step time outside collectives is within 20% "
+                               "of the median over ranks (%1 ms).")
+                    .arg(double(overall) / 1e6, 0, 'f', 2);
+    return r;
+}
+
+AutoCheckResult rootErrorBeforeCascade(const Facts& facts)
+{
+    AutoCheckResult r;
+    r.checkId = QStringLiteral("root_error_before_cascade");
+    const LogEvidence* earliest = nullptr;
+    bool undated = false;
+    for (const LogEvidence& e : facts.classified) {
+        if (e.timeNs < 0) {
+            undated = true;
+            continue;
+        }
+        if (!earliest || e.timeNs < earliest->timeNs) earliest = &e;
+    }
+    if (!earliest) {
+        if (undated)
+            r.missing << QStringLiteral("rank.errors.time absent (no error line has a timestamp)");
+        r.summary = undated ? QStringLiteral("The error lines have no timestamps to order them.")
+                            : QStringLiteral("No rank logged an error the classifier knows.");
+        return r;
+    }
+    addEvidence(r, evidenceOf(*earliest));
+    if (earliest->cascade) {
+        r.outcome = AutoCheckOutcome::Failed;
+        r.summary = QStringLiteral("The earliest error (rank %1) is a consequence of another "
+                                   "failure: the failing rank left no error of its own.")
+                        .arg(earliest->rank);
+        return r;
+    }
+    if (const std::vector<int> gap = facts.ranksWithoutLog(); !gap.empty()) {
+        r.missing << QStringLiteral("rank.errors.time absent on %1 (no log)").arg(rankList(gap));
+        r.summary = QStringLiteral("The earliest logged error is not a cascade, but %1 left no "
+                                   "log that could hold an earlier one.")
+                        .arg(rankList(gap));
+        return r;
+    }
+    r.outcome = AutoCheckOutcome::Passed;
+    r.summary = QStringLiteral("The earliest error, on rank %1, is a root error, not a cascade.")
+                    .arg(earliest->rank);
+    return r;
+}
+
+using CheckFn = AutoCheckResult (*)(const Facts&);
+
+const std::vector<std::pair<QString, CheckFn>>& checks()
+{
+    static const std::vector<std::pair<QString, CheckFn>> table = {
+        {QStringLiteral("same_framework_version"), &sameFrameworkVersion},
+        {QStringLiteral("rendezvous_env_consistent"), &rendezvousEnvConsistent},
+        {QStringLiteral("all_ranks_present"), &allRanksPresent},
+        {QStringLiteral("same_nccl_interface"), &sameNcclInterface},
+        {QStringLiteral("nccl_transport_not_socket"), &ncclTransportNotSocket},
+        {QStringLiteral("no_port_in_use"), &noPortInUse},
+        {QStringLiteral("no_oom_before_hang"), &noOomBeforeHang},
+        {QStringLiteral("all_ranks_same_step_count"), &allRanksSameStepCount},
+        {QStringLiteral("same_collective_sequence"), &sameCollectiveSequence},
+        {QStringLiteral("unique_gpu_per_rank"), &uniqueGpuPerRank},
+        {QStringLiteral("no_straggler_rank"), &noStragglerRank},
+        {QStringLiteral("root_error_before_cascade"), &rootErrorBeforeCascade},
+    };
+    return table;
+}
+
+} // namespace
+
+QString autoCheckOutcomeLabel(AutoCheckOutcome outcome)
+{
+    switch (outcome) {
+    case AutoCheckOutcome::Passed:
+        return QStringLiteral("Passed");
+    case AutoCheckOutcome::Failed:
+        return QStringLiteral("Failed");
+    case AutoCheckOutcome::Unknown:
+        break;
+    }
+    return QStringLiteral("Unknown");
+}
+
+std::optional<StepStatus> suggestedStepStatus(AutoCheckOutcome outcome)
+{
+    switch (outcome) {
+    case AutoCheckOutcome::Passed: return StepStatus::Done;
+    case AutoCheckOutcome::Failed: return StepStatus::Failed;
+    case AutoCheckOutcome::Unknown: break;
+    }
+    return std::nullopt;
+}
+
+QString AutoCheckResult::evidenceText() const
+{
+    QStringList lines;
+    if (!summary.isEmpty()) lines << summary;
+    for (const QString& m : missing)
+        lines << QStringLiteral("Missing: %1").arg(m);
+    for (const Evidence& e : evidence) {
+        QString where = qs(e.path);
+        if (e.line > 0)
+            where += QStringLiteral(":%1").arg(e.line);
+        else if (e.timeNs >= 0)
+            where += QStringLiteral(" @%1 ns").arg(e.timeNs);
+        lines << QStringLiteral("%1: %2").arg(where, qs(e.text));
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+QStringList AutoCheckEvaluator::checkIds()
+{
+    QStringList ids;
+    for (const auto& [id, fn] : checks())
+        ids << id;
+    return ids;
+}
+
+bool AutoCheckEvaluator::canEvaluate(const QString& checkId)
+{
+    return checkIds().contains(checkId);
+}
+
+AutoCheckResult AutoCheckEvaluator::evaluate(const TraceSession& session, const QString& checkId,
+                                             const std::vector<LogEvidence>& logs)
+{
+    const Facts facts(session, logs);
+    for (const auto& [id, fn] : checks())
+        if (id == checkId) return fn(facts);
+    AutoCheckResult r;
+    r.checkId = checkId;
+    r.summary = QStringLiteral("RankScope has no evaluation for this check.");
+    return r;
+}
+
+std::vector<AutoCheckResult> AutoCheckEvaluator::evaluateAll(const TraceSession& session,
+                                                             const std::vector<LogEvidence>& logs)
+{
+    const Facts facts(session, logs);
+    std::vector<AutoCheckResult> out;
+    for (const auto& [id, fn] : checks())
+        out.push_back(fn(facts));
+    return out;
+}
+
+std::vector<AutoCheckResult> AutoCheckEvaluator::evaluateAll(const TraceSession& session)
+{
+    return evaluateAll(session, classifyLogs(session));
+}
+
+} // namespace rankscope

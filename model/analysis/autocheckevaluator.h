@@ -1,0 +1,56 @@
+#pragma once
+
+#include "model/analysis/finding.h"
+#include "model/analysis/logevidence.h"
+#include "model/investigation/investigation.h"
+
+#include <QString>
+#include <QStringList>
+#include <optional>
+#include <vector>
+
+namespace rankscope {
+
+struct TraceSession;
+
+// What one auto-check of taxonomy/walkthroughs.json concluded on a loaded folder.
+struct AutoCheckResult {
+    QString checkId;
+    AutoCheckOutcome outcome = AutoCheckOutcome::Unknown;
+    QString summary;                // one or two sentences for people: why this outcome
+    std::vector<Evidence> evidence; // the lines and trace events the outcome rests on
+    // When Unknown: which rank lacks which fact ("rank 2: rank.env.MASTER_PORT").
+    QStringList missing;
+
+    // The summary, the missing facts and the evidence as "path:line: text" lines.
+    QString evidenceText() const;
+};
+
+QString autoCheckOutcomeLabel(AutoCheckOutcome outcome); // "Passed", "Failed", "Unknown"
+// The status a checklist step is pre-filled with: passed is done, failed is failed; nothing for
+// unknown (the user has to look).
+std::optional<StepStatus> suggestedStepStatus(AutoCheckOutcome outcome);
+
+// Evaluates the auto-checks over the facts a session actually has: each rank's log facts
+// (versions, logged environment, NCCL lines, steps), its trace (steps, collectives, GPU
+// streams), the classified log lines, the analysis' findings and the folder's sources.
+//
+// A check fails on a contradiction it can show (two ranks disagree, a rank is missing); it is
+// Unknown when a fact it needs is absent on some rank and nothing contradicts it yet; it passes
+// only when every rank has every fact and they agree.
+class AutoCheckEvaluator {
+public:
+    // The check ids this evaluator implements (every auto_check the walkthroughs declare).
+    static QStringList checkIds();
+    static bool canEvaluate(const QString& checkId);
+
+    // `logs` are the session's classified log lines (classifyLogs(session)).
+    static AutoCheckResult evaluate(const TraceSession& session, const QString& checkId,
+                                    const std::vector<LogEvidence>& logs);
+    // Every check of checkIds(), in that order.
+    static std::vector<AutoCheckResult> evaluateAll(const TraceSession& session,
+                                                    const std::vector<LogEvidence>& logs);
+    static std::vector<AutoCheckResult> evaluateAll(const TraceSession& session);
+};
+
+} // namespace rankscope

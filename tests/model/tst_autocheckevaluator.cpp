@@ -1,0 +1,444 @@
+#include "model/analysis/autocheckevaluator.h"
+#include "model/kb/taxonomy.h"
+#include "model/tracesession.h"
+
+#include <QDir>
+#include <QFile>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace rankscope;
+
+Q_DECLARE_METATYPE(rankscope::AutoCheckOutcome)
+
+namespace {
+
+// One rank's console as a DDP job with NCCL_DEBUG=INFO writes it; every field can be changed or
+// dropped (empty) so a row makes exactly one fact differ or go missing.
+struct RankLines {
+    int rank = 0;
+    int world = 2;
+    QString torch = QStringLiteral("2.1.0");
+    QString cuda = QStringLiteral("12.1");
+    QString nccl = QStringLiteral("2.18.1+cuda12.1");
+    QString masterAddr = QStringLiteral("10.0.0.1");
+    QString masterPort = QStringLiteral("29500");
+    QString host = QStringLiteral("node1");
+    int device = -1; // -1: the rank number
+    QString net = QStringLiteral("Socket : Using [0]eth0:10.0.0.1<0>");
+    bool initComplete = true;
+    bool ncclOutput = true;
+    int lastStep = 9;
+    QStringList extra; // "HH:MM:SS.mmm text" lines appended after the steps
+
+    QByteArray text() const
+    {
+        const int dev = device < 0 ? rank : device;
+        const QString prefix =
+            QStringLiteral("%1:%2:%2 [%3] NCCL INFO ").arg(host).arg(100 + rank).arg(dev);
+        QStringList out;
+        QString start =
+            QStringLiteral("2026-01-01 10:00:00.000 [rank%1] INFO train: starting: rank=%1")
+                .arg(rank);
+        if (world > 0) start += QStringLiteral(" WORLD_SIZE=%1").arg(world);
+        if (!masterAddr.isEmpty()) start += QStringLiteral(" MASTER_ADDR=%1").arg(masterAddr);
+        if (!masterPort.isEmpty()) start += QStringLiteral(" MASTER_PORT=%1").arg(masterPort);
+        if (!torch.isEmpty()) start += QStringLiteral(" torch=%1").arg(torch);
+        out << start;
+        if (!cuda.isEmpty())
+            out << QStringLiteral("2026-01-01 10:00:00.010 [rank%1] INFO train: CUDA version: %2")
+                       .arg(rank)
+                       .arg(cuda);
+        if (ncclOutput) {
+            if (!nccl.isEmpty()) out << prefix + QStringLiteral("NCCL version %1").arg(nccl);
+            if (!net.isEmpty()) out << prefix + QStringLiteral("NET/%1").arg(net);
+            out << prefix +
+                       QStringLiteral("comm 0x1 rank %1 nranks %2 cudaDev %3 busId 1000 - Init %4")
+                           .arg(rank)
+                           .arg(std::max(world, 1))
+                           .arg(dev)
+                           .arg(initComplete ? QStringLiteral("COMPLETE")
+                                             : QStringLiteral("START"));
+        }
+        for (int s = 0; s <= lastStep; ++s)
+            out << QStringLiteral("2026-01-01 10:00:%1.000 [rank%2] INFO train: step %3 loss 1.0")
+                       .arg(10 + s, 2, 10, QLatin1Char('0'))
+                       .arg(rank)
+                       .arg(s);
+        for (const QString& e : extra)
+            out << QStringLiteral("2026-01-01 10:01:%1 [rank%2] %3")
+                       .arg(e.section(QLatin1Char(' '), 0, 0))
+                       .arg(rank)
+                       .arg(e.section(QLatin1Char(' '), 1));
+        return out.join(QLatin1Char('\n')).toUtf8() + '\n';
+    }
+};
+
+// A Kineto trace of ProfilerStep#N spans of `stepUs` each, for the step-time checks.
+QByteArray stepTrace(int rank, int steps, int stepUs)
+{
+    QStringList events;
+    for (int s = 0; s < steps; ++s)
+        events << QStringLiteral("{\"name\": \"ProfilerStep#%1\", \"ph\": \"X\", \"ts\": %2, "
+                                 "\"dur\": %3, \"pid\": 1, \"tid\": 1, \"args\": {}}")
+                      .arg(s)
+                      .arg(1000 + s * (stepUs + 10))
+                      .arg(stepUs);
+    return QStringLiteral("{\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %1, "
+                          "\"world_size\": 2}, \"traceEvents\": [%2]}")
+        .arg(rank)
+        .arg(events.join(QStringLiteral(", ")))
+        .toUtf8();
+}
+
+using Files = QMap<QString, QByteArray>;
+
+Files logsOf(const QList<RankLines>& ranks)
+{
+    Files files;
+    for (const RankLines& r : ranks)
+        files.insert(QStringLiteral("rank%1.log").arg(r.rank), r.text());
+    return files;
+}
+
+QList<RankLines> pair()
+{
+    RankLines r0;
+    RankLines r1;
+    r1.rank = 1;
+    return {r0, r1};
+}
+
+} // namespace
+
+class TestAutoCheckEvaluator : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void everyDeclaredCheckIsEvaluated();
+    void synthetic_data();
+    void synthetic();
+    void fixtures_data();
+    void fixtures();
+    void evidenceText();
+};
+
+void TestAutoCheckEvaluator::everyDeclaredCheckIsEvaluated()
+{
+    QSet<QString> declared;
+    for (const AutoCheck& c : Taxonomy::instance().autoChecks())
+        declared.insert(c.id);
+    const QStringList ids = AutoCheckEvaluator::checkIds();
+    QCOMPARE(QSet<QString>(ids.begin(), ids.end()), declared);
+    for (const Walkthrough& w : Taxonomy::instance().walkthroughs())
+        for (const WalkthroughStep& s : w.steps)
+            if (!s.autoCheck.isEmpty())
+                QVERIFY2(AutoCheckEvaluator::canEvaluate(s.autoCheck), qPrintable(s.autoCheck));
+}
+
+void TestAutoCheckEvaluator::synthetic_data()
+{
+    QTest::addColumn<QString>("check");
+    QTest::addColumn<Files>("files");
+    QTest::addColumn<AutoCheckOutcome>("outcome");
+    QTest::addColumn<QString>("says"); // in the summary, the missing facts or the evidence
+
+    const auto P = AutoCheckOutcome::Passed;
+    const auto F = AutoCheckOutcome::Failed;
+    const auto U = AutoCheckOutcome::Unknown;
+    const QString v = QStringLiteral("same_framework_version");
+    QTest::newRow("versions pass")
+        << v << logsOf(pair()) << P << QStringLiteral("torch version 2.1.0");
+    {
+        auto r = pair();
+        r[1].torch = QStringLiteral("2.0.1");
+        QTest::newRow("versions fail torch")
+            << v << logsOf(r) << F << QStringLiteral("2.0.1 on rank 1");
+    }
+    {
+        auto r = pair();
+        r[1].nccl = QStringLiteral("2.14.3+cuda12.1");
+        QTest::newRow("versions fail nccl")
+            << v << logsOf(r) << F << QStringLiteral("NCCL version differs");
+    }
+    {
+        auto r = pair();
+        r[1].nccl.clear();
+        QTest::newRow("versions unknown")
+            << v << logsOf(r) << U << QStringLiteral("rank.nccl_version absent on rank 1");
+    }
+
+    const QString env = QStringLiteral("rendezvous_env_consistent");
+    QTest::newRow("env pass") << env << logsOf(pair()) << P << QStringLiteral("MASTER_PORT 29500");
+    {
+        auto r = pair();
+        r[1].masterPort = QStringLiteral("29501");
+        QTest::newRow("env fail port")
+            << env << logsOf(r) << F << QStringLiteral("29501 on rank 1");
+    }
+    {
+        auto r = pair();
+        r[0].world = r[1].world = 4;
+        QTest::newRow("env fail world")
+            << env << logsOf(r) << F
+            << QStringLiteral("WORLD_SIZE is 4 but the folder has files for 2");
+    }
+    {
+        auto r = pair();
+        r[0].masterAddr.clear();
+        QTest::newRow("env unknown")
+            << env << logsOf(r) << U << QStringLiteral("rank.env.MASTER_ADDR absent on rank 0");
+    }
+
+    const QString present = QStringLiteral("all_ranks_present");
+    QTest::newRow("present pass") << present << logsOf(pair()) << P
+                                  << QStringLiteral("All 2 ranks");
+    {
+        auto r = pair();
+        r[0].world = r[1].world = 3;
+        QTest::newRow("present fail absent")
+            << present << logsOf(r) << F << QStringLiteral("rank 2 left no log");
+    }
+    {
+        auto r = pair();
+        r[1].initComplete = false;
+        QTest::newRow("present fail init")
+            << present << logsOf(r) << F << QStringLiteral("rank 1 logged NCCL output");
+    }
+    {
+        auto r = pair();
+        r[1].ncclOutput = false;
+        QTest::newRow("present unknown")
+            << present << logsOf(r) << U
+            << QStringLiteral("rank.nccl.init_complete absent on rank 1");
+    }
+
+    const QString iface = QStringLiteral("same_nccl_interface");
+    QTest::newRow("iface pass") << iface << logsOf(pair()) << P << QStringLiteral("Socket eth0");
+    {
+        auto r = pair();
+        r[1].net = QStringLiteral("Socket : Using [0]ens5:10.0.0.2<0>");
+        QTest::newRow("iface fail")
+            << iface << logsOf(r) << F << QStringLiteral("Socket ens5 on rank 1");
+    }
+    {
+        auto r = pair();
+        r[0].net.clear();
+        QTest::newRow("iface unknown")
+            << iface << logsOf(r) << U
+            << QStringLiteral("rank.nccl.net_interface absent on rank 0");
+    }
+
+    const QString socket = QStringLiteral("nccl_transport_not_socket");
+    {
+        auto r = pair();
+        r[0].net = r[1].net = QStringLiteral("IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>");
+        QTest::newRow("socket pass") << socket << logsOf(r) << P << QStringLiteral("InfiniBand");
+        r[1].net = QStringLiteral("Socket : Using [0]eth0:10.0.0.2<0>");
+        QTest::newRow("socket fail")
+            << socket << logsOf(r) << F << QStringLiteral("rank 1 fell back to NET/Socket");
+        r[1].net.clear();
+        QTest::newRow("socket unknown")
+            << socket << logsOf(r) << U
+            << QStringLiteral("rank.nccl.net_transport absent on rank 1");
+    }
+
+    const QString port = QStringLiteral("no_port_in_use");
+    QTest::newRow("port pass") << port << logsOf(pair()) << P << QStringLiteral("No bind failure");
+    {
+        auto r = pair();
+        r[0].extra << QStringLiteral(
+            "00.000 ERROR c10d: The server socket has failed to bind to [::]:29500 (errno: 98 - "
+            "Address already in use).");
+        QTest::newRow("port fail") << port << logsOf(r) << F << QStringLiteral("rank0.log:");
+    }
+    {
+        auto r = pair();
+        r.removeLast();
+        r[0].world = 2;
+        Files files = logsOf(r);
+        files.insert(QStringLiteral("rank1.pt.trace.json"), stepTrace(1, 2, 1000));
+        QTest::newRow("port unknown")
+            << port << files << U << QStringLiteral("rank.log.bind_errors absent on rank 1");
+    }
+
+    const QString oom = QStringLiteral("no_oom_before_hang");
+    const QString timeout = QStringLiteral(
+        "30.000 ERROR torch.distributed: [Rank 0] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=7, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600010 milliseconds "
+        "before timing out.");
+    const QString cudaOom = QStringLiteral(
+        "%1 ERROR train: torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 "
+        "GiB (GPU 1; 15.78 GiB total capacity)");
+    QTest::newRow("oom pass") << oom << logsOf(pair()) << P << QStringLiteral("No rank reported");
+    {
+        auto r = pair();
+        r[0].extra << timeout;
+        r[1].extra << cudaOom.arg(QStringLiteral("10.000"));
+        QTest::newRow("oom fail") << oom << logsOf(r) << F << QStringLiteral("CUDA out of memory");
+        r[1].extra = {cudaOom.arg(QStringLiteral("50.000"))};
+        QTest::newRow("oom after hang passes")
+            << oom << logsOf(r) << P << QStringLiteral("only after the first");
+    }
+    {
+        auto r = pair();
+        r.removeLast();
+        Files files = logsOf(r);
+        files.insert(QStringLiteral("rank1.pt.trace.json"), stepTrace(1, 2, 1000));
+        QTest::newRow("oom unknown")
+            << oom << files << U << QStringLiteral("rank.errors.kind absent on rank 1");
+    }
+
+    const QString steps = QStringLiteral("all_ranks_same_step_count");
+    QTest::newRow("steps pass") << steps << logsOf(pair()) << P << QStringLiteral("last step 9");
+    {
+        auto r = pair();
+        r[1].lastStep = 5;
+        QTest::newRow("steps fail") << steps << logsOf(r) << F << QStringLiteral("5 on rank 1");
+        r[1].lastStep = -1;
+        QTest::newRow("steps unknown")
+            << steps << logsOf(r) << U << QStringLiteral("rank.step_count absent on rank 1");
+    }
+
+    const QString gpu = QStringLiteral("unique_gpu_per_rank");
+    QTest::newRow("gpu pass") << gpu << logsOf(pair()) << P << QStringLiteral("GPU of its own");
+    {
+        auto r = pair();
+        r[1].device = 0;
+        QTest::newRow("gpu fail") << gpu << logsOf(r) << F
+                                  << QStringLiteral("share device 0 on node1");
+        r[1].host = QStringLiteral("node2");
+        QTest::newRow("gpu other host passes")
+            << gpu << logsOf(r) << P << QStringLiteral("GPU of its own");
+        r[1].ncclOutput = false;
+        QTest::newRow("gpu unknown")
+            << gpu << logsOf(r) << U << QStringLiteral("rank.cuda_device absent on rank 1");
+    }
+
+    const QString straggler = QStringLiteral("no_straggler_rank");
+    {
+        Files files = logsOf(pair());
+        files.insert(QStringLiteral("rank0.pt.trace.json"), stepTrace(0, 5, 10'000));
+        files.insert(QStringLiteral("rank1.pt.trace.json"), stepTrace(1, 5, 10'500));
+        QTest::newRow("straggler pass") << straggler << files << P << QStringLiteral("within 20%");
+        files.insert(QStringLiteral("rank1.pt.trace.json"), stepTrace(1, 5, 20'000));
+        QTest::newRow("straggler fail")
+            << straggler << files << F << QStringLiteral("rank 1 spend more");
+        files.remove(QStringLiteral("rank1.pt.trace.json"));
+        QTest::newRow("straggler unknown")
+            << straggler << files << U << QStringLiteral("rank.step_durations absent on rank 1");
+    }
+
+    const QString root = QStringLiteral("root_error_before_cascade");
+    const QString cascade = QStringLiteral(
+        "05.000 ERROR c10d: HorovodInternalError: Horovod has been shut down. This was caused by "
+        "an exception on one of the ranks");
+    {
+        auto r = pair();
+        r[0].extra << cudaOom.arg(QStringLiteral("01.000"));
+        r[1].extra << cascade;
+        QTest::newRow("root pass")
+            << root << logsOf(r) << P << QStringLiteral("on rank 0, is a root");
+        r[0].extra = {cudaOom.arg(QStringLiteral("09.000"))};
+        QTest::newRow("root fail")
+            << root << logsOf(r) << F << QStringLiteral("(rank 1) is a consequence");
+        QTest::newRow("root unknown no errors")
+            << root << logsOf(pair()) << U << QStringLiteral("No rank logged an error");
+    }
+}
+
+static SessionPtr loadFiles(const QTemporaryDir& dir, const Files& files)
+{
+    for (auto it = files.begin(); it != files.end(); ++it) {
+        QFile f(dir.filePath(it.key()));
+        if (!f.open(QIODevice::WriteOnly) || f.write(it.value()) != it.value().size()) return {};
+    }
+    return loadSession(dir.path());
+}
+
+static const AutoCheckResult* resultOf(const TraceSession& session, const QString& id)
+{
+    for (const AutoCheckResult& r : session.autoChecks)
+        if (r.checkId == id) return &r;
+    return nullptr;
+}
+
+void TestAutoCheckEvaluator::synthetic()
+{
+    QFETCH(QString, check);
+    QFETCH(Files, files);
+    QFETCH(AutoCheckOutcome, outcome);
+    QFETCH(QString, says);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const SessionPtr session = loadFiles(dir, files);
+    QVERIFY(session);
+    // The loader evaluates every check once; it must agree with a direct evaluation.
+    QCOMPARE(session->autoChecks.size(), std::size_t(AutoCheckEvaluator::checkIds().size()));
+    const AutoCheckResult* r = resultOf(*session, check);
+    QVERIFY(r);
+    const QString text = r->evidenceText();
+    QVERIFY2(r->outcome == outcome,
+             qPrintable(autoCheckOutcomeLabel(r->outcome) + QLatin1Char('\n') + text));
+    QVERIFY2(text.contains(says), qPrintable(text));
+    if (outcome == AutoCheckOutcome::Unknown)
+        QVERIFY2(!r->missing.isEmpty() || r->summary.contains(QLatin1String("No rank")),
+                 qPrintable(text));
+    if (outcome == AutoCheckOutcome::Failed) QVERIFY2(!r->evidence.empty(), qPrintable(text));
+    for (const Evidence& e : r->evidence)
+        QVERIFY2(!e.path.empty(), qPrintable(text));
+}
+
+void TestAutoCheckEvaluator::fixtures_data()
+{
+    QTest::addColumn<QString>("folder");
+    QTest::addColumn<QString>("check");
+    QTest::addColumn<AutoCheckOutcome>("outcome");
+    const auto P = AutoCheckOutcome::Passed;
+    const auto F = AutoCheckOutcome::Failed;
+    const auto U = AutoCheckOutcome::Unknown;
+    QTest::newRow("healthy collectives")
+        << QStringLiteral("healthy") << QStringLiteral("same_collective_sequence") << P;
+    QTest::newRow("mismatch collectives") << QStringLiteral("mismatched_collective")
+                                          << QStringLiteral("same_collective_sequence") << F;
+    QTest::newRow("no traces collectives")
+        << QStringLiteral("setup_failure") << QStringLiteral("same_collective_sequence") << U;
+    QTest::newRow("straggler steps")
+        << QStringLiteral("straggler") << QStringLiteral("no_straggler_rank") << F;
+    QTest::newRow("healthy steps")
+        << QStringLiteral("healthy") << QStringLiteral("no_straggler_rank") << P;
+    QTest::newRow("healthy env") << QStringLiteral("healthy")
+                                 << QStringLiteral("rendezvous_env_consistent") << P;
+    QTest::newRow("gloo has no nccl version")
+        << QStringLiteral("healthy") << QStringLiteral("same_framework_version") << U;
+}
+
+void TestAutoCheckEvaluator::fixtures()
+{
+    QFETCH(QString, folder);
+    QFETCH(QString, check);
+    QFETCH(AutoCheckOutcome, outcome);
+    const SessionPtr session = loadSession(QStringLiteral(RANKSCOPE_TEST_DATA "/traces/") + folder);
+    QVERIFY(session);
+    const AutoCheckResult* r = resultOf(*session, check);
+    QVERIFY(r);
+    QVERIFY2(r->outcome == outcome,
+             qPrintable(autoCheckOutcomeLabel(r->outcome) + QLatin1Char('\n') + r->evidenceText()));
+}
+
+void TestAutoCheckEvaluator::evidenceText()
+{
+    AutoCheckResult r;
+    r.summary = QStringLiteral("MASTER_PORT differs.");
+    r.missing << QStringLiteral("rank.env.WORLD_SIZE absent on rank 3");
+    Evidence e;
+    e.path = "rank1.log";
+    e.line = 4;
+    e.text = "MASTER_PORT=29501";
+    r.evidence.push_back(e);
+    QCOMPARE(r.evidenceText(), QStringLiteral("MASTER_PORT differs.\nMissing: rank.env.WORLD_SIZE "
+                                              "absent on rank 3\nrank1.log:4: MASTER_PORT=29501"));
+}
+
+QTEST_GUILESS_MAIN(TestAutoCheckEvaluator)
+#include "tst_autocheckevaluator.moc"
