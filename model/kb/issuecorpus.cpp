@@ -8,13 +8,11 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QStringDecoder>
 #include <QUrl>
+#include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
 namespace rankscope {
@@ -68,6 +66,16 @@ bool decodeUtf8(const QByteArray& bytes, QString* out)
     QStringDecoder decoder(QStringDecoder::Utf8);
     *out = decoder(bytes);
     return !decoder.hasError();
+}
+
+// A string member of a JSON object; null, absent or another type reads as empty (the REST API
+// sends "body": null for an issue without a description).
+QString stringMember(const nlohmann::json& o, const char* key)
+{
+    if (!o.is_object()) return {};
+    const auto it = o.find(key);
+    return it != o.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
+                                            : QString();
 }
 
 } // namespace
@@ -296,33 +304,37 @@ int IssueCorpus::importPath(const QString& path)
     } else {
         QString text;
         if (!readUtf8(path, &text)) return -1;
-        QJsonParseError parseError;
-        const QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8(), &parseError);
-        if (parseError.error != QJsonParseError::NoError) {
+        const QByteArray utf8 = text.toUtf8();
+        nlohmann::json doc;
+        try {
+            doc = nlohmann::json::parse(utf8.constData(), utf8.constData() + utf8.size());
+        } catch (const nlohmann::json::parse_error& e) {
             m_error = QStringLiteral("%1 is not valid JSON (offset %2): %3")
                           .arg(path)
-                          .arg(parseError.offset)
-                          .arg(parseError.errorString());
+                          .arg(e.byte)
+                          .arg(QString::fromUtf8(e.what()));
             return -1;
         }
-        if (!doc.isArray()) {
+        if (!doc.is_array()) {
             m_error = QStringLiteral("%1: expected a JSON array of GitHub issues").arg(path);
             return -1;
         }
-        for (const QJsonValue& v : doc.array()) {
-            const QJsonObject o = v.toObject();
+        for (const nlohmann::json& o : doc) {
             Report r;
-            r.link = o.value(QLatin1String("html_url"))
-                         .toString(o.value(QLatin1String("url")).toString());
-            if (r.link.isEmpty() && o.contains(QLatin1String("number")))
-                r.link =
-                    QStringLiteral("%1#%2").arg(path).arg(o.value(QLatin1String("number")).toInt());
-            r.title = o.value(QLatin1String("title")).toString();
-            r.body = o.value(QLatin1String("body")).toString();
+            r.link = stringMember(o, "html_url");
+            if (r.link.isEmpty()) r.link = stringMember(o, "url");
+            const auto number = o.is_object() ? o.find("number") : o.end();
+            if (r.link.isEmpty() && number != o.end() && number->is_number_integer())
+                r.link = QStringLiteral("%1#%2").arg(path).arg(number->get<qint64>());
+            r.title = stringMember(o, "title");
+            r.body = stringMember(o, "body");
             QStringList labels;
-            for (const QJsonValue& l : o.value(QLatin1String("labels")).toArray())
-                labels << (l.isString() ? l.toString()
-                                        : l.toObject().value(QLatin1String("name")).toString());
+            const auto list = o.is_object() ? o.find("labels") : o.end();
+            if (list != o.end() && list->is_array())
+                for (const nlohmann::json& l : *list)
+                    labels << (l.is_string() ? QString::fromStdString(l.get<std::string>())
+                                             : stringMember(l, "name"));
+            labels.removeAll(QString());
             r.labels = labels.join(QLatin1Char(' '));
             if (r.link.isEmpty() || (r.title.isEmpty() && r.body.isEmpty())) {
                 m_error =
