@@ -8,33 +8,59 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
+#include <QHash>
 #include <QRegularExpression>
+#include <QSet>
 #include <QStandardPaths>
 #include <QStringDecoder>
 #include <QUrl>
+#include <algorithm>
+#include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
 namespace rankscope {
 
 namespace {
 
-// "GitHub-horovod" -> "horovod"; "SO-tensorflow & SO-keras" -> "tensorflow, keras".
-QString frameworkOf(const QString& source)
-{
-    QStringList out;
-    for (const QString& part : source.split(QLatin1Char('&')))
-        out << part.trimmed().section(QLatin1Char('-'), 1);
-    return out.join(QLatin1String(", "));
-}
+constexpr QLatin1Char kListSeparator('\n');
+// SQLite's bound-parameter limit is far higher; this keeps one statement small.
+constexpr qsizetype kIdsPerStatement = 500;
 
 // Link words are searchable: "https://github.com/horovod/horovod/issues/100" -> "github com ...".
 QString linkWords(const QString& link)
 {
     static const QRegularExpression sep(QStringLiteral("[^A-Za-z0-9]+"));
     return QString(link).replace(sep, QStringLiteral(" ")).trimmed();
+}
+
+// The frameworks the study saw, by lower-case name ("pytorch" -> "PyTorch").
+const QHash<QString, QString>& studyFrameworks()
+{
+    static const QHash<QString, QString> names = [] {
+        QHash<QString, QString> out;
+        const Taxonomy& t = Taxonomy::instance();
+        for (const QString& stage : t.stages())
+            for (const KeyCount& f : t.node(stage)->frameworks)
+                out.insert(f.key.toLower(), f.key);
+        return out;
+    }();
+    return names;
+}
+
+// An imported issue of a framework's own repository is about that framework
+// (github.com/pytorch/pytorch/issues/1 -> PyTorch); anything else is not guessed.
+QStringList frameworksOfLink(const QString& link)
+{
+    const QUrl url(link);
+    if (url.host() != QLatin1String("github.com")) return {};
+    const QStringList parts = url.path().split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    if (parts.size() < 2) return {};
+    const QHash<QString, QString>& known = studyFrameworks();
+    for (const QString& part : {parts[1], parts[0]}) {
+        const auto it = known.find(part.toLower());
+        if (it != known.end()) return {*it};
+    }
+    return {};
 }
 
 // The study's sheets as a table (header row dropped), read with the knowledge base's parser.
@@ -47,7 +73,13 @@ CsvTable readCsv(const QString& resource)
 struct Statement {
     sqlite3_stmt* s = nullptr;
     Statement(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &s, nullptr); }
+    Statement(sqlite3* db, const QString& sql)
+    {
+        sqlite3_prepare_v2(db, sql.toUtf8().constData(), -1, &s, nullptr);
+    }
     ~Statement() { sqlite3_finalize(s); }
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
     void bind(int i, const QString& v)
     {
         const QByteArray u = v.toUtf8();
@@ -57,10 +89,12 @@ struct Statement {
     {
         return QString::fromUtf8(reinterpret_cast<const char*>(sqlite3_column_text(s, i)));
     }
+    QStringList list(int i) const { return text(i).split(kListSeparator, Qt::SkipEmptyParts); }
 };
 
 struct Report {
-    QString link, title, body, labels;
+    QString link, title, body;
+    QStringList labels;
 };
 
 bool decodeUtf8(const QByteArray& bytes, QString* out)
@@ -69,6 +103,40 @@ bool decodeUtf8(const QByteArray& bytes, QString* out)
     *out = decoder(bytes);
     return !decoder.hasError();
 }
+
+// A string member of a JSON object; null, absent or another type reads as empty (the REST API
+// sends "body": null for an issue without a description).
+QString stringMember(const nlohmann::json& o, const char* key)
+{
+    if (!o.is_object()) return {};
+    const auto it = o.find(key);
+    return it != o.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
+                                            : QString();
+}
+
+// A .md/.txt report: the first non-empty line (without a Markdown heading mark) is its title.
+Report textReport(const QString& file, const QString& text)
+{
+    static const QRegularExpression heading(QStringLiteral("^#+\\s*"));
+    Report r;
+    r.link = QUrl::fromLocalFile(file).toString();
+    for (const QString& line : text.split(QLatin1Char('\n')))
+        if (!line.trimmed().isEmpty()) {
+            r.title = line.trimmed().remove(heading);
+            break;
+        }
+    r.body = text;
+    return r;
+}
+
+bool isTextReport(const QFileInfo& info)
+{
+    const QString suffix = info.suffix().toLower();
+    return suffix == QLatin1String("md") || suffix == QLatin1String("txt");
+}
+
+// "\n" + column + "\n" holds "\n" + value + "\n": one entry of a newline-joined list.
+constexpr const char* kListHas = "instr(char(10) || %1 || char(10), char(10) || ? || char(10)) > 0";
 
 } // namespace
 
@@ -97,6 +165,7 @@ bool IssueCorpus::exec(const char* sql)
 bool IssueCorpus::open(const QString& path)
 {
     const QFileInfo info(path);
+    m_path = path;
     if (!QDir().mkpath(info.absolutePath())) {
         m_error = QStringLiteral("cannot create the folder of the issue database %1").arg(path);
         return false;
@@ -105,6 +174,8 @@ bool IssueCorpus::open(const QString& path)
                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
         m_error = QStringLiteral("cannot open the issue database %1: %2")
                       .arg(path, QString::fromUtf8(sqlite3_errmsg(m_db)));
+        sqlite3_close(m_db);
+        m_db = nullptr;
         return false;
     }
     sqlite3_busy_timeout(m_db, 5000);
@@ -114,18 +185,34 @@ bool IssueCorpus::open(const QString& path)
         if (sqlite3_step(version.s) == SQLITE_ROW) current = sqlite3_column_int(version.s, 0);
     }
     if (current == kSchemaVersion) return true;
+    const auto fail = [&](const QString& what) {
+        const QString why = m_error;
+        exec("ROLLBACK");
+        m_error = QStringLiteral("cannot %1 the issue database %2: %3").arg(what, path, why);
+        sqlite3_close(m_db);
+        m_db = nullptr;
+        return false;
+    };
     if (current > kSchemaVersion) {
         m_error =
             QStringLiteral("the issue database %1 has schema %2, newer than this program's %3")
                 .arg(path)
                 .arg(current)
                 .arg(kSchemaVersion);
+        sqlite3_close(m_db);
+        m_db = nullptr;
         return false;
+    }
+    if (current > 0) {
+        if (!exec("BEGIN IMMEDIATE") || !migrate(current) || !exec("PRAGMA user_version=2") ||
+            !exec("COMMIT"))
+            return fail(QStringLiteral("upgrade"));
+        return true;
     }
     if (!exec("PRAGMA journal_mode=WAL") || !exec("BEGIN IMMEDIATE") ||
         !exec("CREATE TABLE issue(id INTEGER PRIMARY KEY, link TEXT UNIQUE NOT NULL, title TEXT, "
               "body TEXT, source TEXT, framework TEXT, origin TEXT NOT NULL, "
-              "distributed_specific INTEGER, symptoms TEXT, fix_patterns TEXT);"
+              "distributed_specific INTEGER, symptoms TEXT, fix_patterns TEXT, labels TEXT);"
               "CREATE TABLE label(issue_id INTEGER REFERENCES issue(id) ON DELETE CASCADE, "
               "stage TEXT, inner_category TEXT, leaf TEXT, symptom TEXT, fix_pattern TEXT);"
               "CREATE TABLE howto(issue_id INTEGER REFERENCES issue(id) ON DELETE CASCADE, "
@@ -133,11 +220,38 @@ bool IssueCorpus::open(const QString& path)
               "CREATE TABLE candidate(issue_id INTEGER REFERENCES issue(id) ON DELETE CASCADE, "
               "rank INTEGER, symptom TEXT, score REAL);"
               "CREATE VIRTUAL TABLE issue_fts USING fts5(title, body, labels, link);") ||
-        !seed() || !exec("PRAGMA user_version=1") || !exec("COMMIT")) {
-        const QString why = m_error;
-        exec("ROLLBACK");
-        m_error = QStringLiteral("cannot create the issue database %1: %2").arg(path, why);
-        return false;
+        !seed() || !exec("PRAGMA user_version=2") || !exec("COMMIT"))
+        return fail(QStringLiteral("create"));
+    return true;
+}
+
+bool IssueCorpus::migrate(int from)
+{
+    // 1 -> 2: frameworks as the taxonomy names them (one per line), imports' source "imported",
+    // an imported issue's own labels kept apart (those imported under 1 have none recorded).
+    if (from < 2) {
+        if (!exec("ALTER TABLE issue ADD COLUMN labels TEXT") ||
+            !exec("UPDATE issue SET source = 'imported' WHERE origin = 'import'"))
+            return false;
+        QList<std::pair<sqlite3_int64, QString>> frameworks;
+        {
+            Statement rows(m_db, "SELECT id, link, source, origin FROM issue");
+            while (sqlite3_step(rows.s) == SQLITE_ROW)
+                frameworks.append({sqlite3_column_int64(rows.s, 0),
+                                   (rows.text(3) == QLatin1String("import")
+                                        ? frameworksOfLink(rows.text(1))
+                                        : Taxonomy::frameworksOfSource(rows.text(2)))
+                                       .join(kListSeparator)});
+        }
+        for (const auto& [id, names] : std::as_const(frameworks)) {
+            Statement up(m_db, "UPDATE issue SET framework = ?1 WHERE id = ?2");
+            up.bind(1, names);
+            sqlite3_bind_int64(up.s, 2, id);
+            if (sqlite3_step(up.s) != SQLITE_DONE) {
+                m_error = QString::fromUtf8(sqlite3_errmsg(m_db));
+                return false;
+            }
+        }
     }
     return true;
 }
@@ -145,7 +259,8 @@ bool IssueCorpus::open(const QString& path)
 bool IssueCorpus::insertIssue(const QString& link, const QString& title, const QString& body,
                               const QString& source, const QString& origin,
                               const QStringList& symptoms, const QStringList& fixes,
-                              const QString& labels)
+                              const QString& labels, const QStringList& frameworks,
+                              const QStringList& issueLabels)
 {
     // Re-importing a link replaces the earlier copy.
     Statement existing(m_db, "SELECT id FROM issue WHERE link = ?1");
@@ -165,15 +280,16 @@ bool IssueCorpus::insertIssue(const QString& link, const QString& title, const Q
         }
     }
     Statement ins(m_db, "INSERT INTO issue(link, title, body, source, framework, origin, symptoms, "
-                        "fix_patterns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+                        "fix_patterns, labels) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
     ins.bind(1, link);
     ins.bind(2, title);
     ins.bind(3, body);
     ins.bind(4, source);
-    ins.bind(5, frameworkOf(source));
+    ins.bind(5, frameworks.join(kListSeparator));
     ins.bind(6, origin);
-    ins.bind(7, symptoms.join(QLatin1Char('\n')));
-    ins.bind(8, fixes.join(QLatin1Char('\n')));
+    ins.bind(7, symptoms.join(kListSeparator));
+    ins.bind(8, fixes.join(kListSeparator));
+    ins.bind(9, issueLabels.join(kListSeparator));
     if (sqlite3_step(ins.s) != SQLITE_DONE) {
         m_error = QString::fromUtf8(sqlite3_errmsg(m_db));
         return false;
@@ -225,7 +341,7 @@ bool IssueCorpus::seed()
     for (const QString& link : std::as_const(order)) {
         const Labelled& l = byLink[link];
         if (!insertIssue(link, {}, {}, l.source, QStringLiteral("study"), l.symptoms, l.fixes,
-                         l.words.join(QLatin1Char(' '))))
+                         l.words.join(QLatin1Char(' ')), Taxonomy::frameworksOfSource(l.source)))
             return false;
         const sqlite3_int64 id = sqlite3_last_insert_rowid(m_db);
         Statement d(m_db, "UPDATE issue SET distributed_specific = ?1 WHERE id = ?2");
@@ -245,7 +361,8 @@ bool IssueCorpus::seed()
         const QStringList& h = howto.row(i);
         if (h.size() < 4 || byLink.contains(h[1])) continue;
         if (!insertIssue(h[1], {}, {}, h[0], QStringLiteral("howto"), {}, {},
-                         QStringLiteral("how-to %1 %2").arg(h[2], h[3])))
+                         QStringLiteral("how-to %1 %2").arg(h[2], h[3]),
+                         Taxonomy::frameworksOfSource(h[0])))
             return false;
         Statement t(m_db, "INSERT INTO howto VALUES(?1, ?2, ?3)");
         sqlite3_bind_int64(t.s, 1, sqlite3_last_insert_rowid(m_db));
@@ -256,7 +373,7 @@ bool IssueCorpus::seed()
     return true;
 }
 
-int IssueCorpus::importPath(const QString& path)
+int IssueCorpus::importPath(const QString& path, const ImportProgress& progress)
 {
     QList<Report> reports;
     const QFileInfo info(path);
@@ -272,58 +389,61 @@ int IssueCorpus::importPath(const QString& path)
         }
         return true;
     };
+    const auto cancelled = [&](qsizetype done, qsizetype total) {
+        if (!progress || progress(done, total)) return false;
+        m_error = QStringLiteral("import cancelled, nothing was changed");
+        return true;
+    };
     if (info.isDir()) {
         const QFileInfoList files = QDir(path).entryInfoList(
             {QStringLiteral("*.md"), QStringLiteral("*.txt")}, QDir::Files, QDir::Name);
         for (const QFileInfo& file : files) {
+            if (cancelled(0, files.size())) return -1;
             QString text;
             if (!readUtf8(file.absoluteFilePath(), &text)) return -1;
-            Report r;
-            r.link = QUrl::fromLocalFile(file.absoluteFilePath()).toString();
-            const QStringList lines = text.split(QLatin1Char('\n'));
-            for (const QString& line : lines)
-                if (!line.trimmed().isEmpty()) {
-                    r.title = line.trimmed().remove(QRegularExpression(QStringLiteral("^#+\\s*")));
-                    break;
-                }
-            r.body = text;
-            reports << r;
+            reports << textReport(file.absoluteFilePath(), text);
         }
         if (reports.isEmpty()) {
             m_error = QStringLiteral("%1 holds no .md or .txt reports").arg(path);
             return -1;
         }
+    } else if (isTextReport(info)) {
+        QString text;
+        if (!readUtf8(path, &text)) return -1;
+        reports << textReport(info.absoluteFilePath(), text);
     } else {
         QString text;
         if (!readUtf8(path, &text)) return -1;
-        QJsonParseError parseError;
-        const QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8(), &parseError);
-        if (parseError.error != QJsonParseError::NoError) {
+        const QByteArray utf8 = text.toUtf8();
+        nlohmann::json doc;
+        try {
+            doc = nlohmann::json::parse(utf8.constData(), utf8.constData() + utf8.size());
+        } catch (const nlohmann::json::parse_error& e) {
             m_error = QStringLiteral("%1 is not valid JSON (offset %2): %3")
                           .arg(path)
-                          .arg(parseError.offset)
-                          .arg(parseError.errorString());
+                          .arg(e.byte)
+                          .arg(QString::fromUtf8(e.what()));
             return -1;
         }
-        if (!doc.isArray()) {
+        if (!doc.is_array()) {
             m_error = QStringLiteral("%1: expected a JSON array of GitHub issues").arg(path);
             return -1;
         }
-        for (const QJsonValue& v : doc.array()) {
-            const QJsonObject o = v.toObject();
+        for (const nlohmann::json& o : doc) {
             Report r;
-            r.link = o.value(QLatin1String("html_url"))
-                         .toString(o.value(QLatin1String("url")).toString());
-            if (r.link.isEmpty() && o.contains(QLatin1String("number")))
-                r.link =
-                    QStringLiteral("%1#%2").arg(path).arg(o.value(QLatin1String("number")).toInt());
-            r.title = o.value(QLatin1String("title")).toString();
-            r.body = o.value(QLatin1String("body")).toString();
-            QStringList labels;
-            for (const QJsonValue& l : o.value(QLatin1String("labels")).toArray())
-                labels << (l.isString() ? l.toString()
-                                        : l.toObject().value(QLatin1String("name")).toString());
-            r.labels = labels.join(QLatin1Char(' '));
+            r.link = stringMember(o, "html_url");
+            if (r.link.isEmpty()) r.link = stringMember(o, "url");
+            const auto number = o.is_object() ? o.find("number") : o.end();
+            if (r.link.isEmpty() && number != o.end() && number->is_number_integer())
+                r.link = QStringLiteral("%1#%2").arg(path).arg(number->get<qint64>());
+            r.title = stringMember(o, "title");
+            r.body = stringMember(o, "body");
+            const auto list = o.is_object() ? o.find("labels") : o.end();
+            if (list != o.end() && list->is_array())
+                for (const nlohmann::json& l : *list)
+                    r.labels << (l.is_string() ? QString::fromStdString(l.get<std::string>())
+                                               : stringMember(l, "name"));
+            r.labels.removeAll(QString());
             if (r.link.isEmpty() || (r.title.isEmpty() && r.body.isEmpty())) {
                 m_error =
                     QStringLiteral("%1: an entry lacks a url/number or a title and body").arg(path);
@@ -334,15 +454,25 @@ int IssueCorpus::importPath(const QString& path)
     }
 
     if (!exec("BEGIN IMMEDIATE")) return -1;
-    for (const Report& r : std::as_const(reports)) {
+    const auto rollback = [&](bool wasCancelled) {
+        const QString why = m_error;
+        exec("ROLLBACK");
+        m_error =
+            wasCancelled ? why : QStringLiteral("import failed, nothing was changed: %1").arg(why);
+        return -1;
+    };
+    for (qsizetype n = 0; n < reports.size(); ++n) {
+        if (cancelled(n, reports.size())) return rollback(true);
+        const Report& r = reports[n];
         const QList<Candidate> candidates =
             SymptomClassifier::instance().classify((r.title + QLatin1Char('\n') + r.body).toUtf8());
         QStringList symptoms;
         for (int i = 0; i < std::min<qsizetype>(3, candidates.size()); ++i)
             symptoms << candidates[i].symptom;
-        bool ok = insertIssue(r.link, r.title, r.body, QStringLiteral("import"),
-                              QStringLiteral("import"), symptoms, {},
-                              r.labels + QLatin1Char(' ') + symptoms.join(QLatin1Char(' ')));
+        bool ok = insertIssue(
+            r.link, r.title, r.body, kImportedSource, QStringLiteral("import"), symptoms, {},
+            r.labels.join(QLatin1Char(' ')) + QLatin1Char(' ') + symptoms.join(QLatin1Char(' ')),
+            frameworksOfLink(r.link), r.labels);
         const sqlite3_int64 id = sqlite3_last_insert_rowid(m_db);
         for (int i = 0; ok && i < candidates.size(); ++i) {
             Statement c(m_db, "INSERT INTO candidate VALUES(?1, ?2, ?3, ?4)");
@@ -353,19 +483,10 @@ int IssueCorpus::importPath(const QString& path)
             ok = sqlite3_step(c.s) == SQLITE_DONE;
             if (!ok) m_error = QString::fromUtf8(sqlite3_errmsg(m_db));
         }
-        if (!ok) {
-            const QString why = m_error;
-            exec("ROLLBACK");
-            m_error = QStringLiteral("import failed, nothing was changed: %1").arg(why);
-            return -1;
-        }
+        if (!ok) return rollback(false);
     }
-    if (!exec("COMMIT")) {
-        const QString why = m_error;
-        exec("ROLLBACK");
-        m_error = QStringLiteral("import failed, nothing was changed: %1").arg(why);
-        return -1;
-    }
+    if (cancelled(reports.size(), reports.size())) return rollback(true);
+    if (!exec("COMMIT")) return rollback(false);
     return int(reports.size());
 }
 
@@ -386,9 +507,7 @@ QList<IssueResult> IssueCorpus::search(const QString& query, int limit)
         s.bind(1, terms.join(joiner));
         sqlite3_bind_int(s.s, 2, limit);
         while (sqlite3_step(s.s) == SQLITE_ROW) {
-            IssueResult r{s.text(0), s.text(1), s.text(2),
-                          s.text(3).split(QLatin1Char('\n'), Qt::SkipEmptyParts),
-                          s.text(4).split(QLatin1Char('\n'), Qt::SkipEmptyParts)};
+            IssueResult r{s.text(0), s.text(1), s.text(2), s.list(3), s.list(4)};
             results << r;
         }
         if (!results.isEmpty() || terms.size() == 1) break;
@@ -401,6 +520,188 @@ int IssueCorpus::count(const QString& origin) const
     Statement s(m_db, "SELECT count(*) FROM issue WHERE origin = ?1");
     s.bind(1, origin);
     return sqlite3_step(s.s) == SQLITE_ROW ? sqlite3_column_int(s.s, 0) : 0;
+}
+
+QString IssueCorpus::matchExpression(const QString& text)
+{
+    static const QRegularExpression word(QStringLiteral("[\\p{L}\\p{N}_]+"));
+    QStringList terms;
+    for (auto it = word.globalMatch(text); it.hasNext();)
+        terms << QLatin1Char('"') + it.next().captured() + QLatin1String("\"*");
+    return terms.join(QLatin1Char(' '));
+}
+
+QList<qint64> IssueCorpus::matchingIds(const IssueFilter& filter) const
+{
+    QList<qint64> ids;
+    if (!m_db) return ids;
+    const QString match = matchExpression(filter.text);
+    if (!filter.text.trimmed().isEmpty() && match.isEmpty()) return ids; // only punctuation
+    QStringList where, values;
+    const auto listHas = [&](const char* column, const QString& value) {
+        where << QString::fromLatin1(kListHas).arg(QLatin1String(column));
+        values << value;
+    };
+    if (!match.isEmpty()) {
+        where << QStringLiteral("issue_fts MATCH ?");
+        values << match;
+    }
+    if (!filter.framework.isEmpty()) listHas("i.framework", filter.framework);
+    if (!filter.source.isEmpty()) {
+        where << QStringLiteral("i.source = ?");
+        values << filter.source;
+    }
+    if (filter.stage == kHowToStage) {
+        where << QStringLiteral("i.origin = 'howto'");
+    } else if (!filter.stage.isEmpty()) {
+        where << QStringLiteral("instr(char(10) || i.symptoms, char(10) || ? || '/') > 0");
+        values << filter.stage;
+    }
+    if (!filter.leaf.isEmpty()) listHas("i.symptoms", filter.leaf);
+    if (!filter.fixPattern.isEmpty()) listHas("i.fix_patterns", filter.fixPattern);
+    if (filter.distributed == IssueFilter::Distributed::Yes)
+        where << QStringLiteral("i.distributed_specific = 1");
+    else if (filter.distributed == IssueFilter::Distributed::No)
+        where << QStringLiteral("i.distributed_specific = 0");
+
+    QString sql = match.isEmpty() ? QStringLiteral("SELECT i.id FROM issue i")
+                                  : QStringLiteral("SELECT i.id FROM issue_fts f "
+                                                   "JOIN issue i ON i.id = f.rowid");
+    if (!where.isEmpty()) sql += QLatin1String(" WHERE ") + where.join(QLatin1String(" AND "));
+    sql += match.isEmpty() ? QStringLiteral(" ORDER BY i.id")
+                           : QStringLiteral(" ORDER BY bm25(issue_fts, 4.0, 1.0, 2.0, 1.0), i.id");
+    Statement s(m_db, sql);
+    if (!s.s) {
+        m_error = QString::fromUtf8(sqlite3_errmsg(m_db));
+        return ids;
+    }
+    for (int i = 0; i < values.size(); ++i)
+        s.bind(i + 1, values[i]);
+    while (sqlite3_step(s.s) == SQLITE_ROW)
+        ids << sqlite3_column_int64(s.s, 0);
+    return ids;
+}
+
+QList<IssueRecord> IssueCorpus::records(const QList<qint64>& ids, const QString& text) const
+{
+    QList<IssueRecord> out;
+    if (!m_db || ids.isEmpty()) return out;
+    const QString match = matchExpression(text);
+    QHash<qint64, IssueRecord> byId;
+    for (qsizetype first = 0; first < ids.size(); first += kIdsPerStatement) {
+        const QList<qint64> chunk = ids.mid(first, kIdsPerStatement);
+        QStringList marks(chunk.size(), QStringLiteral("?"));
+        const QString in = marks.join(QLatin1Char(','));
+        Statement s(m_db, QStringLiteral("SELECT id, link, title, source, origin, framework, "
+                                         "symptoms, fix_patterns, distributed_specific "
+                                         "FROM issue WHERE id IN (%1)")
+                              .arg(in));
+        for (int i = 0; i < chunk.size(); ++i)
+            sqlite3_bind_int64(s.s, i + 1, chunk[i]);
+        while (sqlite3_step(s.s) == SQLITE_ROW) {
+            IssueRecord r;
+            r.id = sqlite3_column_int64(s.s, 0);
+            r.link = s.text(1);
+            r.title = s.text(2);
+            r.source = s.text(3);
+            r.origin = s.text(4);
+            r.frameworks = s.list(5);
+            r.symptoms = s.list(6);
+            r.fixPatterns = s.list(7);
+            if (sqlite3_column_type(s.s, 8) != SQLITE_NULL)
+                r.distributedSpecific = sqlite3_column_int(s.s, 8) != 0;
+            byId.insert(r.id, r);
+        }
+        if (match.isEmpty()) continue;
+        Statement snip(m_db, QStringLiteral("SELECT rowid, snippet(issue_fts, -1, char(2), "
+                                            "char(3), '…', 16) FROM issue_fts "
+                                            "WHERE issue_fts MATCH ? AND rowid IN (%1)")
+                                 .arg(in));
+        snip.bind(1, match);
+        for (int i = 0; i < chunk.size(); ++i)
+            sqlite3_bind_int64(snip.s, i + 2, chunk[i]);
+        while (sqlite3_step(snip.s) == SQLITE_ROW) {
+            const auto it = byId.find(sqlite3_column_int64(snip.s, 0));
+            if (it != byId.end()) it->snippet = snip.text(1).simplified();
+        }
+    }
+    for (qint64 id : ids) {
+        const auto it = byId.constFind(id);
+        if (it != byId.constEnd()) out << *it;
+    }
+    return out;
+}
+
+std::optional<IssueRecord> IssueCorpus::record(qint64 id, const QString& text) const
+{
+    const QList<IssueRecord> found = records({id}, text);
+    if (found.isEmpty()) return std::nullopt;
+    IssueRecord r = found.first();
+    {
+        Statement s(m_db, "SELECT body, labels FROM issue WHERE id = ?1");
+        sqlite3_bind_int64(s.s, 1, id);
+        if (sqlite3_step(s.s) == SQLITE_ROW) {
+            r.body = s.text(0);
+            r.labels = s.list(1);
+        }
+    }
+    {
+        Statement s(m_db, "SELECT stage, inner_category, leaf, symptom, fix_pattern FROM label "
+                          "WHERE issue_id = ?1 ORDER BY rowid");
+        sqlite3_bind_int64(s.s, 1, id);
+        while (sqlite3_step(s.s) == SQLITE_ROW)
+            r.studyLabels << IssueLabel{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4)};
+    }
+    {
+        Statement s(m_db, "SELECT topic, subtopic FROM howto WHERE issue_id = ?1 ORDER BY rowid");
+        sqlite3_bind_int64(s.s, 1, id);
+        while (sqlite3_step(s.s) == SQLITE_ROW)
+            r.howTo << s.text(0) + QLatin1String(" / ") + s.text(1);
+    }
+    {
+        Statement s(m_db, "SELECT symptom, score FROM candidate WHERE issue_id = ?1 ORDER BY rank");
+        sqlite3_bind_int64(s.s, 1, id);
+        while (sqlite3_step(s.s) == SQLITE_ROW)
+            r.candidates << IssueCandidate{s.text(0), sqlite3_column_double(s.s, 1)};
+    }
+    return r;
+}
+
+IssueFacets IssueCorpus::facets() const
+{
+    IssueFacets f;
+    if (!m_db) return f;
+    QSet<QString> frameworks, sources, stages, leaves, patterns;
+    Statement s(m_db, "SELECT framework, source, symptoms, fix_patterns, origin, "
+                      "distributed_specific FROM issue");
+    while (sqlite3_step(s.s) == SQLITE_ROW) {
+        for (const QString& v : s.list(0))
+            frameworks.insert(v);
+        if (!s.text(1).isEmpty()) sources.insert(s.text(1));
+        for (const QString& leaf : s.list(2)) {
+            leaves.insert(leaf);
+            stages.insert(leaf.section(QLatin1Char('/'), 0, 0));
+        }
+        for (const QString& v : s.list(3))
+            patterns.insert(v);
+        f.hasHowTo = f.hasHowTo || s.text(4) == QLatin1String("howto");
+        f.hasDistributedLabels =
+            f.hasDistributedLabels || sqlite3_column_type(s.s, 5) != SQLITE_NULL;
+    }
+    const auto sorted = [](const QSet<QString>& set) {
+        QStringList l(set.begin(), set.end());
+        l.sort();
+        return l;
+    };
+    f.frameworks = sorted(frameworks);
+    f.sources = sorted(sources);
+    // Stages in the study's order, then any the taxonomy does not know.
+    for (const QString& stage : Taxonomy::instance().stages())
+        if (stages.remove(stage)) f.stages << stage;
+    f.stages << sorted(stages);
+    f.leaves = sorted(leaves);
+    f.fixPatterns = sorted(patterns);
+    return f;
 }
 
 } // namespace rankscope

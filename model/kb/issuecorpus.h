@@ -1,7 +1,10 @@
 #pragma once
 
+#include <QList>
 #include <QString>
 #include <QStringList>
+#include <functional>
+#include <optional>
 
 struct sqlite3;
 
@@ -13,12 +16,73 @@ struct IssueResult {
     QStringList fixPatterns; // the study's fix-pattern labels as written in the CSV
 };
 
+// What the issue browser filters on; an empty field matches everything.
+struct IssueFilter {
+    enum class Distributed { Any, Yes, No };
+    QString text; // full-text words, all required, each also matching as a prefix
+    QString framework;
+    QString source;
+    QString stage; // a stage id, or IssueCorpus::kHowToStage for the how-to questions
+    QString leaf;
+    QString fixPattern;
+    Distributed distributed = Distributed::Any;
+};
+
+// One study label row of a fault issue (an issue may carry several).
+struct IssueLabel {
+    QString stage, innerCategory, leaf; // as the study spells them
+    QString symptom;                    // the leaf id
+    QString fixLabel;                   // the raw fix label
+};
+
+struct IssueCandidate {
+    QString symptom;
+    double score = 0;
+};
+
+struct IssueRecord {
+    qint64 id = 0;
+    QString link, title, source;
+    QString origin; // "study", "howto" or "import"
+    QStringList frameworks;
+    QStringList symptoms;    // leaf ids
+    QStringList fixPatterns; // pattern ids
+    std::optional<bool> distributedSpecific;
+    // Filled by IssueCorpus::record() only (the table does not need them):
+    QString body;
+    QStringList labels; // GitHub labels of an import
+    QList<IssueLabel> studyLabels;
+    QStringList howTo; // "topic / subtopic"
+    QList<IssueCandidate> candidates;
+    // Filled when the record was read with a search text: an excerpt with the matched words
+    // between kSnippetOpen and kSnippetClose.
+    QString snippet;
+};
+
+// Distinct values of the corpus for the browser's filters.
+struct IssueFacets {
+    QStringList frameworks, sources, stages, leaves, fixPatterns; // sorted; ids for the last three
+    bool hasHowTo = false;
+    bool hasDistributedLabels = false;
+};
+
 // The study's labelled issues and how-to questions plus the user's imported reports, in SQLite
 // with an FTS5 index. Created and filled from the CSV resources on first open; WAL journal;
-// schema version in PRAGMA user_version.
+// schema version in PRAGMA user_version (older versions are migrated in place).
+//
+// One IssueCorpus is one connection: use it from one thread at a time. A second IssueCorpus
+// on the same file (another thread) sees committed imports.
 class IssueCorpus {
 public:
-    static constexpr int kSchemaVersion = 1;
+    static constexpr int kSchemaVersion = 2;
+    static constexpr QChar kSnippetOpen = QChar(0x2);
+    static constexpr QChar kSnippetClose = QChar(0x3);
+    static inline const QString kHowToStage = QStringLiteral("how-to");
+    static inline const QString kImportedSource = QStringLiteral("imported");
+
+    // Called while importing with the reports done and the total; returning false cancels the
+    // import (nothing is changed).
+    using ImportProgress = std::function<bool(qsizetype done, qsizetype total)>;
 
     IssueCorpus() = default;
     ~IssueCorpus();
@@ -30,26 +94,45 @@ public:
 
     // Opens (creating and seeding if needed). False with error() on failure.
     bool open(const QString& path);
+    bool isOpen() const { return m_db != nullptr; }
+    QString path() const { return m_path; }
     QString error() const { return m_error; }
 
     // Imports a GitHub issue JSON array (REST API or `gh issue list --json ...`), or a folder of
-    // .md/.txt reports; classifies each; all or nothing. Returns the number imported, -1 on error.
-    int importPath(const QString& path);
+    // .md/.txt reports; classifies each; all or nothing. Returns the number imported, -1 on error
+    // or when `progress` cancelled (error() says which).
+    int importPath(const QString& path, const ImportProgress& progress = {});
 
     // Full-text search over titles, bodies, labels and link words; best match first.
     QList<IssueResult> search(const QString& query, int limit = 20);
 
     int count(const QString& origin) const; // "study", "howto" or "import"
 
+    // The ids matching a filter: best match first when it has text, else corpus order.
+    QList<qint64> matchingIds(const IssueFilter& filter) const;
+    // The table's fields of these issues, in the order given; with `text`, each carries the
+    // snippet of its best match.
+    QList<IssueRecord> records(const QList<qint64>& ids, const QString& text = {}) const;
+    // Everything about one issue; nullopt when there is no such id.
+    std::optional<IssueRecord> record(qint64 id, const QString& text = {}) const;
+    IssueFacets facets() const;
+
+    // The FTS5 query of a search text (every word required, as a prefix); empty when it has no
+    // word.
+    static QString matchExpression(const QString& text);
+
 private:
     bool exec(const char* sql);
     bool seed();
+    bool migrate(int from);
     bool insertIssue(const QString& link, const QString& title, const QString& body,
                      const QString& source, const QString& origin, const QStringList& symptoms,
-                     const QStringList& fixes, const QString& labels);
+                     const QStringList& fixes, const QString& labels, const QStringList& frameworks,
+                     const QStringList& issueLabels = {});
 
     sqlite3* m_db = nullptr;
-    QString m_error;
+    QString m_path;
+    mutable QString m_error;
 };
 
 } // namespace rankscope

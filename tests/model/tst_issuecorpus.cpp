@@ -1,11 +1,19 @@
+#include "model/kb/csvtable.h"
 #include "model/kb/issuecorpus.h"
+#include "model/kb/slug.h"
+#include "model/kb/taxonomy.h"
 
 #include <QDir>
 #include <QFile>
+#include <QRegularExpression>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
+#include <sqlite3.h>
 
 using namespace rankscope;
+
+Q_DECLARE_METATYPE(rankscope::IssueFilter)
 
 class TestIssueCorpus : public QObject {
     Q_OBJECT
@@ -19,6 +27,14 @@ private Q_SLOTS:
     void failedImportChangesNothing();
     void unwritablePathIsReported_data();
     void unwritablePathIsReported();
+    void filtersMatchTheSheets_data();
+    void filtersMatchTheSheets();
+    void facetsComeFromTheData();
+    void recordHoldsTheDetails();
+    void importReportsProgressAndCancels();
+    void importsOneTextReport();
+    void migratesSchemaOne();
+    void newerSchemaIsRefused();
 };
 
 static QString importData(const char* name)
@@ -85,7 +101,7 @@ void TestIssueCorpus::importsGitHubJson()
     QCOMPARE(corpus.count(QStringLiteral("import")), count);
     const QList<IssueResult> found = corpus.search(query);
     QVERIFY(!found.isEmpty());
-    QCOMPARE(found.first().source, QStringLiteral("import"));
+    QCOMPARE(found.first().source, IssueCorpus::kImportedSource);
     QVERIFY(!found.first().title.isEmpty());
     QCOMPARE(found.first().symptoms.value(0), symptom);
     // Importing again replaces rather than duplicates.
@@ -171,6 +187,299 @@ void TestIssueCorpus::unwritablePathIsReported()
     if (opened && !parentIsFile) QSKIP("running as root: a read-only folder is writable anyway");
     QVERIFY(!opened);
     QVERIFY2(corpus.error().contains(QLatin1String("issue database")), qPrintable(corpus.error()));
+}
+
+namespace {
+
+// What the sheets say about one link, derived here independently of IssueCorpus::seed().
+struct SheetIssue {
+    QString origin, source;
+    QStringList frameworks;
+    QSet<QString> symptoms, fixPatterns;
+    QString words;        // the labels and link text full-text search sees
+    int distributed = -1; // -1: not labelled (how-to)
+};
+
+QList<SheetIssue> sheetIssues()
+{
+    const Taxonomy& t = Taxonomy::instance();
+    QList<SheetIssue> out;
+    QHash<QString, qsizetype> index;
+    QFile faultsFile(QStringLiteral(":/taxonomy/tosem23_faults.csv"));
+    QFile howtoFile(QStringLiteral(":/taxonomy/tosem23_howto.csv"));
+    if (!faultsFile.open(QIODevice::ReadOnly) || !howtoFile.open(QIODevice::ReadOnly)) return out;
+    const CsvTable faults = CsvTable::parse(faultsFile.readAll());
+    for (qsizetype i = 0; i < faults.rowCount(); ++i) {
+        const QStringList& f = faults.row(i);
+        if (!index.contains(f[1])) {
+            index.insert(f[1], out.size());
+            SheetIssue s;
+            s.origin = QStringLiteral("study");
+            s.source = f[0];
+            s.frameworks = Taxonomy::frameworksOfSource(f[0]);
+            s.words = f[1];
+            s.distributed = 0;
+            out << s;
+        }
+        SheetIssue& s = out[index[f[1]]];
+        QString leaf = slugify(f[3]) +
+                       (f[4].isEmpty() ? QString() : QLatin1Char('/') + slugify(f[4])) +
+                       QLatin1Char('/') + slugify(f[5]);
+        s.symptoms.insert(leaf);
+        for (const QString& p : t.fixPatternIdsOfLabel(f[6]))
+            s.fixPatterns.insert(p);
+        s.words += QLatin1Char(' ') + f.mid(3).join(QLatin1Char(' ')) + QLatin1Char(' ') + leaf;
+        if (f[2] == QLatin1String("1")) s.distributed = 1;
+    }
+    const CsvTable howto = CsvTable::parse(howtoFile.readAll());
+    for (qsizetype i = 0; i < howto.rowCount(); ++i) {
+        const QStringList& h = howto.row(i);
+        if (index.contains(h[1])) continue;
+        index.insert(h[1], out.size());
+        SheetIssue s;
+        s.origin = QStringLiteral("howto");
+        s.source = h[0];
+        s.frameworks = Taxonomy::frameworksOfSource(h[0]);
+        s.words = QStringLiteral("how-to %1 %2 %3").arg(h[1], h[2], h[3]);
+        out << s;
+    }
+    return out;
+}
+
+// FTS5's unicode61 tokens, case-folded; a query word matches a token it begins.
+bool wordsHavePrefix(const QString& words, const QString& prefix)
+{
+    static const QRegularExpression sep(QStringLiteral("[^A-Za-z0-9]+"));
+    for (const QString& token : words.toLower().split(sep, Qt::SkipEmptyParts))
+        if (token.startsWith(prefix.toLower())) return true;
+    return false;
+}
+
+} // namespace
+
+void TestIssueCorpus::filtersMatchTheSheets_data()
+{
+    QTest::addColumn<IssueFilter>("filter");
+    const auto add = [](const char* name, auto change) {
+        IssueFilter f;
+        change(f);
+        QTest::addRow("%s", name) << f;
+    };
+    add("everything", [](IssueFilter&) {});
+    add("framework-horovod", [](IssueFilter& f) { f.framework = QStringLiteral("Horovod"); });
+    add("framework-keras", [](IssueFilter& f) { f.framework = QStringLiteral("Keras"); });
+    add("source-so-tensorflow", [](IssueFilter& f) { f.source = QStringLiteral("SO-tensorflow"); });
+    add("stage-training",
+        [](IssueFilter& f) { f.stage = QStringLiteral("training-and-evaluation"); });
+    add("stage-how-to", [](IssueFilter& f) { f.stage = IssueCorpus::kHowToStage; });
+    add("leaf-hang", [](IssueFilter& f) {
+        f.leaf = QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    });
+    add("fix-pattern-of-the-most-rows",
+        [](IssueFilter& f) { f.fixPattern = Taxonomy::instance().fixPatterns().front().id; });
+    add("distributed-yes", [](IssueFilter& f) { f.distributed = IssueFilter::Distributed::Yes; });
+    add("distributed-no", [](IssueFilter& f) { f.distributed = IssueFilter::Distributed::No; });
+    add("text-hang", [](IssueFilter& f) { f.text = QStringLiteral("hang"); });
+    add("text-two-words-prefix", [](IssueFilter& f) { f.text = QStringLiteral("horovod versi"); });
+    add("text-and-filters", [](IssueFilter& f) {
+        f.text = QStringLiteral("timeout");
+        f.framework = QStringLiteral("PyTorch");
+        f.distributed = IssueFilter::Distributed::Yes;
+    });
+    add("text-punctuation-only", [](IssueFilter& f) { f.text = QStringLiteral("?!"); });
+}
+
+void TestIssueCorpus::filtersMatchTheSheets()
+{
+    QFETCH(IssueFilter, filter);
+    QTemporaryDir dir;
+    IssueCorpus corpus;
+    QVERIFY(corpus.open(dir.filePath(QStringLiteral("db.sqlite"))));
+    const QStringList words =
+        filter.text.split(QRegularExpression(QStringLiteral("[^A-Za-z0-9]+")), Qt::SkipEmptyParts);
+    int expected = 0;
+    for (const SheetIssue& s : sheetIssues()) {
+        if (!filter.framework.isEmpty() && !s.frameworks.contains(filter.framework)) continue;
+        if (!filter.source.isEmpty() && s.source != filter.source) continue;
+        if (filter.stage == IssueCorpus::kHowToStage && s.origin != QLatin1String("howto"))
+            continue;
+        if (!filter.stage.isEmpty() && filter.stage != IssueCorpus::kHowToStage &&
+            std::none_of(s.symptoms.begin(), s.symptoms.end(), [&](const QString& leaf) {
+                return leaf.startsWith(filter.stage + QLatin1Char('/'));
+            }))
+            continue;
+        if (!filter.leaf.isEmpty() && !s.symptoms.contains(filter.leaf)) continue;
+        if (!filter.fixPattern.isEmpty() && !s.fixPatterns.contains(filter.fixPattern)) continue;
+        if (filter.distributed == IssueFilter::Distributed::Yes && s.distributed != 1) continue;
+        if (filter.distributed == IssueFilter::Distributed::No && s.distributed != 0) continue;
+        if (!filter.text.isEmpty() && words.isEmpty()) continue;
+        if (std::any_of(words.begin(), words.end(),
+                        [&](const QString& w) { return !wordsHavePrefix(s.words, w); }))
+            continue;
+        ++expected;
+    }
+    const QList<qint64> ids = corpus.matchingIds(filter);
+    QCOMPARE(ids.size(), expected);
+    if (filter.text.isEmpty()) QVERIFY(std::is_sorted(ids.begin(), ids.end()));
+    const QList<IssueRecord> rows = corpus.records(ids, filter.text);
+    QCOMPARE(rows.size(), ids.size());
+    for (qsizetype i = 0; i < rows.size(); ++i) {
+        QCOMPARE(rows[i].id, ids[i]);
+        if (!words.isEmpty())
+            QVERIFY2(rows[i].snippet.contains(IssueCorpus::kSnippetOpen), qPrintable(rows[i].link));
+    }
+}
+
+void TestIssueCorpus::facetsComeFromTheData()
+{
+    QTemporaryDir dir;
+    IssueCorpus corpus;
+    QVERIFY(corpus.open(dir.filePath(QStringLiteral("db.sqlite"))));
+    QSet<QString> frameworks, sources, leaves, patterns;
+    for (const SheetIssue& s : sheetIssues()) {
+        for (const QString& f : s.frameworks)
+            frameworks.insert(f);
+        sources.insert(s.source);
+        leaves.unite(s.symptoms);
+        patterns.unite(s.fixPatterns);
+    }
+    const IssueFacets f = corpus.facets();
+    QCOMPARE(QSet<QString>(f.frameworks.begin(), f.frameworks.end()), frameworks);
+    QCOMPARE(QSet<QString>(f.sources.begin(), f.sources.end()), sources);
+    QCOMPARE(QSet<QString>(f.leaves.begin(), f.leaves.end()), leaves);
+    QCOMPARE(QSet<QString>(f.fixPatterns.begin(), f.fixPatterns.end()), patterns);
+    QCOMPARE(f.stages, Taxonomy::instance().stages());
+    QVERIFY(f.hasHowTo);
+    QVERIFY(f.hasDistributedLabels);
+    QVERIFY(!f.sources.contains(IssueCorpus::kImportedSource));
+    QCOMPARE(corpus.importPath(importData("rest.json")), 2);
+    QVERIFY(corpus.facets().sources.contains(IssueCorpus::kImportedSource));
+}
+
+void TestIssueCorpus::recordHoldsTheDetails()
+{
+    QTemporaryDir dir;
+    IssueCorpus corpus;
+    QVERIFY(corpus.open(dir.filePath(QStringLiteral("db.sqlite"))));
+    QCOMPARE(corpus.importPath(importData("rest.json")), 2);
+    IssueFilter filter;
+    filter.source = IssueCorpus::kImportedSource;
+    filter.text = QStringLiteral("allreduce");
+    const QList<qint64> ids = corpus.matchingIds(filter);
+    QCOMPARE(ids.size(), 1);
+    const std::optional<IssueRecord> r = corpus.record(ids.first(), filter.text);
+    QVERIFY(r);
+    QCOMPARE(r->link, QStringLiteral("https://github.com/example/trainer/issues/7"));
+    QCOMPARE(r->labels, (QStringList{QStringLiteral("bug"), QStringLiteral("distributed")}));
+    QVERIFY(r->body.contains(QLatin1String("Watchdog caught collective operation timeout")));
+    QVERIFY(!r->candidates.isEmpty());
+    QCOMPARE(r->candidates.first().symptom, r->symptoms.first());
+    QVERIFY(r->frameworks.isEmpty()); // example/trainer is no framework's own repository
+    QVERIFY(!r->distributedSpecific);
+    QVERIFY(r->snippet.contains(IssueCorpus::kSnippetOpen + QStringLiteral("allreduce"),
+                                Qt::CaseInsensitive));
+    // A study issue carries its label rows.
+    filter = {};
+    filter.text = QStringLiteral("horovod issues 100");
+    const QList<IssueRecord> study = corpus.records(corpus.matchingIds(filter));
+    const auto hundred = std::find_if(study.begin(), study.end(), [](const IssueRecord& r) {
+        return r.link == QLatin1String("https://github.com/horovod/horovod/issues/100");
+    });
+    QVERIFY(hundred != study.end());
+    const std::optional<IssueRecord> s = corpus.record(hundred->id);
+    QVERIFY(s);
+    QVERIFY(!s->studyLabels.isEmpty());
+    QCOMPARE(s->studyLabels.first().symptom, s->symptoms.first());
+    QCOMPARE(s->frameworks, QStringList{QStringLiteral("Horovod")});
+    QVERIFY(!corpus.record(-5));
+}
+
+void TestIssueCorpus::importReportsProgressAndCancels()
+{
+    QTemporaryDir dir;
+    IssueCorpus corpus;
+    QVERIFY(corpus.open(dir.filePath(QStringLiteral("db.sqlite"))));
+    const QString folder = QStringLiteral(RANKSCOPE_TEST_DATA "/classifier");
+    const qsizetype files =
+        QDir(folder)
+            .entryList({QStringLiteral("*.md"), QStringLiteral("*.txt")}, QDir::Files)
+            .size();
+    QList<qsizetype> done;
+    const auto stopAfter = [&](qsizetype limit) {
+        return [&done, limit](qsizetype d, qsizetype total) {
+            if (total > 0 && d > 0) done << d;
+            return d < limit;
+        };
+    };
+    QCOMPARE(corpus.importPath(folder, stopAfter(3)), -1);
+    QVERIFY2(corpus.error().contains(QLatin1String("cancelled")), qPrintable(corpus.error()));
+    QCOMPARE(corpus.count(QStringLiteral("import")), 0);
+    done.clear();
+    QCOMPARE(corpus.importPath(folder, stopAfter(files + 1)), int(files));
+    QCOMPARE(done.last(), files);
+    QVERIFY(std::is_sorted(done.begin(), done.end()));
+    QCOMPARE(corpus.count(QStringLiteral("import")), int(files));
+}
+
+void TestIssueCorpus::importsOneTextReport()
+{
+    QTemporaryDir dir;
+    IssueCorpus corpus;
+    QVERIFY(corpus.open(dir.filePath(QStringLiteral("db.sqlite"))));
+    QCOMPARE(
+        corpus.importPath(QStringLiteral(RANKSCOPE_TEST_DATA "/classifier/horovod-segfault.md")),
+        1);
+    const QList<IssueResult> found = corpus.search(QStringLiteral("segfault"));
+    QVERIFY(!found.isEmpty());
+    QVERIFY(found.first().link.endsWith(QLatin1String("horovod-segfault.md")));
+}
+
+void TestIssueCorpus::migratesSchemaOne()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("v1.sqlite"));
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
+    const char* v1 =
+        "CREATE TABLE issue(id INTEGER PRIMARY KEY, link TEXT UNIQUE NOT NULL, title TEXT, "
+        "body TEXT, source TEXT, framework TEXT, origin TEXT NOT NULL, "
+        "distributed_specific INTEGER, symptoms TEXT, fix_patterns TEXT);"
+        "CREATE TABLE label(issue_id INTEGER, stage TEXT, inner_category TEXT, leaf TEXT, "
+        "symptom TEXT, fix_pattern TEXT);"
+        "CREATE TABLE howto(issue_id INTEGER, topic TEXT, subtopic TEXT);"
+        "CREATE TABLE candidate(issue_id INTEGER, rank INTEGER, symptom TEXT, score REAL);"
+        "CREATE VIRTUAL TABLE issue_fts USING fts5(title, body, labels, link);"
+        "INSERT INTO issue(link, source, framework, origin) VALUES"
+        " ('https://github.com/horovod/horovod/issues/1', 'GitHub-horovod', 'horovod', 'study'),"
+        " ('https://github.com/pytorch/pytorch/issues/2', 'import', '', 'import');"
+        "PRAGMA user_version=1;";
+    QCOMPARE(sqlite3_exec(db, v1, nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+    IssueCorpus corpus;
+    QVERIFY2(corpus.open(path), qPrintable(corpus.error()));
+    const QList<IssueRecord> rows = corpus.records(corpus.matchingIds({}));
+    QCOMPARE(rows.size(), 2);
+    QCOMPARE(rows[0].frameworks, QStringList{QStringLiteral("Horovod")});
+    QCOMPARE(rows[1].source, IssueCorpus::kImportedSource);
+    QCOMPARE(rows[1].frameworks, QStringList{QStringLiteral("PyTorch")});
+    IssueCorpus again;
+    QVERIFY(again.open(path));
+    QCOMPARE(again.count(QStringLiteral("import")), 1);
+}
+
+void TestIssueCorpus::newerSchemaIsRefused()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("future.sqlite"));
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(db, "PRAGMA user_version=99", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+    IssueCorpus corpus;
+    QVERIFY(!corpus.open(path));
+    QVERIFY(!corpus.isOpen());
+    QVERIFY2(corpus.error().contains(QLatin1String("newer")), qPrintable(corpus.error()));
+    QVERIFY(corpus.matchingIds({}).isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestIssueCorpus)
