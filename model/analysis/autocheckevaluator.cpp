@@ -35,6 +35,11 @@ QString qs(const std::string& s)
 
 void addEvidence(AutoCheckResult& r, const Evidence& e)
 {
+    // One line often shows several facts (MASTER_ADDR, MASTER_PORT and WORLD_SIZE together).
+    for (const Evidence& have : r.evidence)
+        if (have.path == e.path && have.line == e.line && have.timeNs == e.timeNs &&
+            have.text == e.text)
+            return;
     if (r.evidence.size() < kMaxEvidence) r.evidence.push_back(e);
 }
 
@@ -875,9 +880,12 @@ QString autoCheckOutcomeLabel(AutoCheckOutcome outcome)
 std::optional<StepStatus> suggestedStepStatus(AutoCheckOutcome outcome)
 {
     switch (outcome) {
-    case AutoCheckOutcome::Passed: return StepStatus::Done;
-    case AutoCheckOutcome::Failed: return StepStatus::Failed;
-    case AutoCheckOutcome::Unknown: break;
+    case AutoCheckOutcome::Passed:
+        return StepStatus::Done;
+    case AutoCheckOutcome::Failed:
+        return StepStatus::Failed;
+    case AutoCheckOutcome::Unknown:
+        break;
     }
     return std::nullopt;
 }

@@ -385,8 +385,16 @@ void TestAutoCheckEvaluator::synthetic()
         QVERIFY2(!r->missing.isEmpty() || r->summary.contains(QLatin1String("No rank")),
                  qPrintable(text));
     if (outcome == AutoCheckOutcome::Failed) QVERIFY2(!r->evidence.empty(), qPrintable(text));
-    for (const Evidence& e : r->evidence)
+    QSet<QString> cited;
+    for (const Evidence& e : r->evidence) {
         QVERIFY2(!e.path.empty(), qPrintable(text));
+        const QString key = QStringLiteral("%1:%2:%3")
+                                .arg(QString::fromStdString(e.path))
+                                .arg(e.line)
+                                .arg(e.timeNs);
+        QVERIFY2(!cited.contains(key), qPrintable(text)); // each line cited once
+        cited.insert(key);
+    }
 }
 
 void TestAutoCheckEvaluator::fixtures_data()
