@@ -17,6 +17,7 @@
 #include "views/timeline/timelineview.h"
 #include "views/walkthrough/walkthroughpanel.h"
 
+#include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
 #include <QBuffer>
@@ -367,6 +368,13 @@ QList<std::pair<QString, QString>> MainWindow::shortcutList() const
         QString text = a->text();
         text.remove(QLatin1Char('&'));
         rows.append({text, a->shortcut().toString(QKeySequence::NativeText)});
+    }
+    // Buttons carry shortcuts of their own (the log viewer's next/previous cited line).
+    for (const QAbstractButton* b : findChildren<QAbstractButton*>()) {
+        if (b->shortcut().isEmpty()) continue;
+        QString text = b->text().isEmpty() ? b->toolTip() : b->text();
+        text.remove(QLatin1Char('&'));
+        rows.append({text, b->shortcut().toString(QKeySequence::NativeText)});
     }
     std::sort(rows.begin(), rows.end());
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
