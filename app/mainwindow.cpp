@@ -29,6 +29,7 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -40,6 +41,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QStackedWidget>
@@ -91,6 +93,9 @@ MainWindow::MainWindow(QWidget* parent)
     m_timeline->setObjectName(QStringLiteral("timelinePanel"));
     m_pages->addTab(m_timeline, tr("Timeline"));
     setCentralWidget(m_pages);
+    // The pages' own minimum (the timeline's tool row with its key hints) would otherwise
+    // squeeze the docks on a 1280-1440 px screen; past this width the hints are clipped instead.
+    m_pages->setMinimumWidth(fontMetrics().averageCharWidth() * 80);
 
     createActions();
     createDocks();
@@ -121,7 +126,13 @@ MainWindow::MainWindow(QWidget* parent)
     });
 
     QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray());
+    if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
+        if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+            // First run: three docks and a timeline need room; take most of a large screen.
+            const QSize room = screen->availableSize() * 0.9;
+            resize(std::max(width(), std::min(room.width(), 1800)),
+                   std::max(height(), std::min(room.height(), 1100)));
+        }
     m_layoutRestored =
         restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
     m_taxonomy->restoreState(settings.value(QStringLiteral("mainWindow/taxonomy")).toByteArray());
@@ -691,8 +702,13 @@ void MainWindow::showEvent(QShowEvent* event)
     // their readable width now that the real one is known.
     // Queued: the layout applies its own sizes when the window is first laid out.
     QTimer::singleShot(0, this, [this] {
-        if (auto* findings = findChild<QDockWidget*>(QStringLiteral("findingsDock")))
-            resizeDocks({findings}, {m_findings->sizeHint().width()}, Qt::Horizontal);
+        auto* findings = findChild<QDockWidget*>(QStringLiteral("findingsDock"));
+        auto* walkthrough = findChild<QDockWidget*>(QStringLiteral("walkthroughDock"));
+        if (!findings || !walkthrough) return;
+        // The checklist is empty until "Fix it"; the findings are what the user reads first.
+        resizeDocks({findings, walkthrough},
+                    {m_findings->sizeHint().width(), fontMetrics().averageCharWidth() * 36},
+                    Qt::Horizontal);
     });
 }
 
