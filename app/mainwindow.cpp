@@ -412,7 +412,11 @@ void MainWindow::showShortcuts()
     auto* layout = new QVBoxLayout(&dialog);
     layout->addWidget(table);
     layout->addWidget(buttons);
-    dialog.resize(dialog.fontMetrics().averageCharWidth() * 60, dialog.fontMetrics().height() * 24);
+    // Compact rows, and tall enough to show every row without scrolling where the screen allows.
+    table->verticalHeader()->setDefaultSectionSize(dialog.fontMetrics().height() + 8);
+    const int rowsHeight = (dialog.fontMetrics().height() + 8) * (int(rows.size()) + 1);
+    dialog.resize(dialog.fontMetrics().averageCharWidth() * 64,
+                  std::min(rowsHeight + dialog.fontMetrics().height() * 5, height() * 9 / 10));
     dialog.exec();
 }
 
