@@ -828,6 +828,14 @@ AutoCheckResult rootErrorBeforeCascade(const Facts& facts)
                         .arg(earliest->rank);
         return r;
     }
+    // A collective timeout names the rank that waited, not the one it waited for.
+    if (LogTriage::isWaiting(earliest->symptom)) {
+        r.outcome = AutoCheckOutcome::Failed;
+        r.summary = QStringLiteral("The earliest error (rank %1) is a timeout waiting for a peer: "
+                                   "the rank that stalled left no error of its own.")
+                        .arg(earliest->rank);
+        return r;
+    }
     if (const std::vector<int> gap = facts.ranksWithoutLog(); !gap.empty()) {
         r.missing << QStringLiteral("rank.errors.time absent on %1 (no log)").arg(rankList(gap));
         r.summary = QStringLiteral("The earliest logged error is not a cascade, but %1 left no "

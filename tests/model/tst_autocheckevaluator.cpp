@@ -342,6 +342,10 @@ void TestAutoCheckEvaluator::synthetic_data()
         r[0].extra = {cudaOom.arg(QStringLiteral("09.000"))};
         QTest::newRow("root fail")
             << root << logsOf(r) << F << QStringLiteral("(rank 1) is a consequence");
+        r[0].extra = {timeout};
+        r[1].extra.clear();
+        QTest::newRow("root fail timeout")
+            << root << logsOf(r) << F << QStringLiteral("timeout waiting for a peer");
         QTest::newRow("root unknown no errors")
             << root << logsOf(pair()) << U << QStringLiteral("No rank logged an error");
     }
