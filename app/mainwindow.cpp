@@ -17,6 +17,7 @@
 #include "views/timeline/timelineview.h"
 #include "views/walkthrough/walkthroughpanel.h"
 
+#include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
 #include <QBuffer>
@@ -28,6 +29,7 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -39,6 +41,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QStackedWidget>
@@ -90,6 +93,9 @@ MainWindow::MainWindow(QWidget* parent)
     m_timeline->setObjectName(QStringLiteral("timelinePanel"));
     m_pages->addTab(m_timeline, tr("Timeline"));
     setCentralWidget(m_pages);
+    // The pages' own minimum (the timeline's tool row with its key hints) would otherwise
+    // squeeze the docks on a 1280-1440 px screen; past this width the hints are clipped instead.
+    m_pages->setMinimumWidth(fontMetrics().averageCharWidth() * 80);
 
     createActions();
     createDocks();
@@ -120,7 +126,13 @@ MainWindow::MainWindow(QWidget* parent)
     });
 
     QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray());
+    if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
+        if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+            // First run: three docks and a timeline need room; take most of a large screen.
+            const QSize room = screen->availableSize() * 0.9;
+            resize(std::max(width(), std::min(room.width(), 1800)),
+                   std::max(height(), std::min(room.height(), 1100)));
+        }
     m_layoutRestored =
         restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
     m_taxonomy->restoreState(settings.value(QStringLiteral("mainWindow/taxonomy")).toByteArray());
@@ -384,6 +396,13 @@ QList<std::pair<QString, QString>> MainWindow::shortcutList() const
         text.remove(QLatin1Char('&'));
         rows.append({text, a->shortcut().toString(QKeySequence::NativeText)});
     }
+    // Buttons carry shortcuts of their own (the log viewer's next/previous cited line).
+    for (const QAbstractButton* b : findChildren<QAbstractButton*>()) {
+        if (b->shortcut().isEmpty()) continue;
+        QString text = b->text().isEmpty() ? b->toolTip() : b->text();
+        text.remove(QLatin1Char('&'));
+        rows.append({text, b->shortcut().toString(QKeySequence::NativeText)});
+    }
     std::sort(rows.begin(), rows.end());
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
     return rows;
@@ -409,7 +428,11 @@ void MainWindow::showShortcuts()
     auto* layout = new QVBoxLayout(&dialog);
     layout->addWidget(table);
     layout->addWidget(buttons);
-    dialog.resize(dialog.fontMetrics().averageCharWidth() * 60, dialog.fontMetrics().height() * 24);
+    // Compact rows, and tall enough to show every row without scrolling where the screen allows.
+    table->verticalHeader()->setDefaultSectionSize(dialog.fontMetrics().height() + 8);
+    const int rowsHeight = (dialog.fontMetrics().height() + 8) * (int(rows.size()) + 1);
+    dialog.resize(dialog.fontMetrics().averageCharWidth() * 64,
+                  std::min(rowsHeight + dialog.fontMetrics().height() * 5, height() * 9 / 10));
     dialog.exec();
 }
 
@@ -699,8 +722,13 @@ void MainWindow::showEvent(QShowEvent* event)
     // their readable width now that the real one is known.
     // Queued: the layout applies its own sizes when the window is first laid out.
     QTimer::singleShot(0, this, [this] {
-        if (auto* findings = findChild<QDockWidget*>(QStringLiteral("findingsDock")))
-            resizeDocks({findings}, {m_findings->sizeHint().width()}, Qt::Horizontal);
+        auto* findings = findChild<QDockWidget*>(QStringLiteral("findingsDock"));
+        auto* walkthrough = findChild<QDockWidget*>(QStringLiteral("walkthroughDock"));
+        if (!findings || !walkthrough) return;
+        // The checklist is empty until "Fix it"; the findings are what the user reads first.
+        resizeDocks({findings, walkthrough},
+                    {m_findings->sizeHint().width(), fontMetrics().averageCharWidth() * 36},
+                    Qt::Horizontal);
     });
 }
 

@@ -35,6 +35,11 @@ QString qs(const std::string& s)
 
 void addEvidence(AutoCheckResult& r, const Evidence& e)
 {
+    // One line often shows several facts (MASTER_ADDR, MASTER_PORT and WORLD_SIZE together).
+    for (const Evidence& have : r.evidence)
+        if (have.path == e.path && have.line == e.line && have.timeNs == e.timeNs &&
+            have.text == e.text)
+            return;
     if (r.evidence.size() < kMaxEvidence) r.evidence.push_back(e);
 }
 
@@ -823,6 +828,14 @@ AutoCheckResult rootErrorBeforeCascade(const Facts& facts)
                         .arg(earliest->rank);
         return r;
     }
+    // A collective timeout names the rank that waited, not the one it waited for.
+    if (LogTriage::isWaiting(earliest->symptom)) {
+        r.outcome = AutoCheckOutcome::Failed;
+        r.summary = QStringLiteral("The earliest error (rank %1) is a timeout waiting for a peer: "
+                                   "the rank that stalled left no error of its own.")
+                        .arg(earliest->rank);
+        return r;
+    }
     if (const std::vector<int> gap = facts.ranksWithoutLog(); !gap.empty()) {
         r.missing << QStringLiteral("rank.errors.time absent on %1 (no log)").arg(rankList(gap));
         r.summary = QStringLiteral("The earliest logged error is not a cascade, but %1 left no "
@@ -875,9 +888,12 @@ QString autoCheckOutcomeLabel(AutoCheckOutcome outcome)
 std::optional<StepStatus> suggestedStepStatus(AutoCheckOutcome outcome)
 {
     switch (outcome) {
-    case AutoCheckOutcome::Passed: return StepStatus::Done;
-    case AutoCheckOutcome::Failed: return StepStatus::Failed;
-    case AutoCheckOutcome::Unknown: break;
+    case AutoCheckOutcome::Passed:
+        return StepStatus::Done;
+    case AutoCheckOutcome::Failed:
+        return StepStatus::Failed;
+    case AutoCheckOutcome::Unknown:
+        break;
     }
     return std::nullopt;
 }

@@ -170,9 +170,10 @@ void TestMainWindow::shortcutsAreListed()
         QVERIFY(!key.isEmpty());
         actions << text;
     }
-    for (const char* expected : {"Open Folder…", "Walkthrough", "Keyboard Shortcuts", "Find",
-                                 "Taxonomy", "Timeline", "Next step", "Previous step",
-                                 "Mark step done", "Export Report…", "Bookmark Timeline Range"})
+    for (const char* expected :
+         {"Open Folder…", "Walkthrough", "Keyboard Shortcuts", "Find", "Taxonomy", "Timeline",
+          "Next step", "Previous step", "Mark step done", "Export Report…",
+          "Bookmark Timeline Range", "Next cited", "Previous cited", "Remove Bookmark"})
         QVERIFY2(actions.contains(QString::fromUtf8(expected)), expected);
 }
 

@@ -342,6 +342,10 @@ void TestAutoCheckEvaluator::synthetic_data()
         r[0].extra = {cudaOom.arg(QStringLiteral("09.000"))};
         QTest::newRow("root fail")
             << root << logsOf(r) << F << QStringLiteral("(rank 1) is a consequence");
+        r[0].extra = {timeout};
+        r[1].extra.clear();
+        QTest::newRow("root fail timeout")
+            << root << logsOf(r) << F << QStringLiteral("timeout waiting for a peer");
         QTest::newRow("root unknown no errors")
             << root << logsOf(pair()) << U << QStringLiteral("No rank logged an error");
     }
@@ -385,8 +389,16 @@ void TestAutoCheckEvaluator::synthetic()
         QVERIFY2(!r->missing.isEmpty() || r->summary.contains(QLatin1String("No rank")),
                  qPrintable(text));
     if (outcome == AutoCheckOutcome::Failed) QVERIFY2(!r->evidence.empty(), qPrintable(text));
-    for (const Evidence& e : r->evidence)
+    QSet<QString> cited;
+    for (const Evidence& e : r->evidence) {
         QVERIFY2(!e.path.empty(), qPrintable(text));
+        const QString key = QStringLiteral("%1:%2:%3")
+                                .arg(QString::fromStdString(e.path))
+                                .arg(e.line)
+                                .arg(e.timeNs);
+        QVERIFY2(!cited.contains(key), qPrintable(text)); // each line cited once
+        cited.insert(key);
+    }
 }
 
 void TestAutoCheckEvaluator::fixtures_data()

@@ -406,8 +406,20 @@ void WalkthroughPanel::setAutoCheckResult(const QString& checkId, AutoCheckOutco
 void WalkthroughPanel::setAutoCheckResults(const std::vector<AutoCheckResult>& results)
 {
     m_checks.clear();
-    for (const AutoCheckResult& r : results)
-        m_checks.insert(r.checkId, {r.outcome, r.evidenceText()});
+    // The box sits above the status buttons: a few short lines, so the step's text keeps room.
+    constexpr int kLines = 2;
+    constexpr int kChars = 100;
+    for (const AutoCheckResult& r : results) {
+        AutoCheckResult brief = r;
+        brief.evidence.resize(std::min<std::size_t>(r.evidence.size(), kLines));
+        for (Evidence& e : brief.evidence)
+            if (e.text.size() > std::size_t(kChars)) e.text = e.text.substr(0, kChars) + "…";
+        QString text = brief.evidenceText();
+        if (r.evidence.size() > brief.evidence.size())
+            text += tr("\n(%1 more in the exported report)")
+                        .arg(r.evidence.size() - brief.evidence.size());
+        m_checks.insert(r.checkId, {r.outcome, text});
+    }
     refreshList();
     refreshStep();
     refreshProgress();
