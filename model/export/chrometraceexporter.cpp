@@ -187,6 +187,37 @@ bool ChromeTraceExporter::write(QIODevice& out)
             if (buf.size() > (1 << 20) && !flush()) return false;
         }
     }
+    // Flows (kernel launch -> kernel, ...) as flow-v1 pairs: the start binds to the source slice
+    // that encloses its ts, the finish ("bp":"e") to the destination slice starting at its ts.
+    std::int64_t flowId = 0;
+    const auto validEvent = [&](std::int32_t lane, std::uint32_t event) {
+        return lane >= 0 && std::size_t(lane) < m_store.lanes.size() &&
+               event < m_store.lanes[std::size_t(lane)].size();
+    };
+    for (const FlowLink& f : m_store.flows) {
+        if (!validEvent(f.fromLane, f.fromEvent) || !validEvent(f.toLane, f.toEvent)) continue;
+        ++flowId;
+        const std::string& cat = names[std::size_t(f.category)];
+        const bool emptyCat = cat.size() <= 2; // the escaped "" of an unnamed category
+        for (int end = 0; end < 2; ++end) {
+            const std::int32_t li = end ? f.toLane : f.fromLane;
+            const Lane& lane = m_store.lanes[std::size_t(li)];
+            const std::size_t i = end ? f.toEvent : f.fromEvent;
+            sep();
+            buf += end ? "{\"ph\":\"f\",\"bp\":\"e\",\"id\":" : "{\"ph\":\"s\",\"id\":";
+            appendInt(buf, flowId);
+            buf += ",\"pid\":";
+            appendInt(buf, lane.rank);
+            buf += ",\"tid\":";
+            appendInt(buf, std::int64_t(li));
+            buf += ",\"ts\":";
+            appendMicros(buf, lane.startNs[i] + m_offsetNs.value(lane.rank, 0));
+            buf += ",\"name\":\"flow\",\"cat\":";
+            buf += emptyCat ? std::string("\"flow\"") : cat;
+            buf += '}';
+        }
+        if (buf.size() > (1 << 20) && !flush()) return false;
+    }
     buf += "\n]}\n";
     return flush();
 }

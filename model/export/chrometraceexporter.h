@@ -11,8 +11,8 @@ namespace rankscope {
 
 // Writes all ranks of a store as one Chrome-trace JSON (the "JSON Object Format" Perfetto and
 // chrome://tracing read): one process per rank (pid = rank), one thread per lane, complete
-// ("X") events with the rank's clock offset added, and the collective's group and sequence in
-// the args of the events that execute a collective.
+// ("X") events with the rank's clock offset added, the collective's group and sequence in
+// the args of the events that execute a collective, and the store's flows as "s"/"f" pairs.
 class ChromeTraceExporter {
 public:
     // offsetNs[rank] is added to that rank's timestamps; ranks without an entry keep theirs.

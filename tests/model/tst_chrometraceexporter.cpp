@@ -86,6 +86,96 @@ private Q_SLOTS:
         QVERIFY(found);
     }
 
+    // What Perfetto's JSON importer relies on (Perfetto itself cannot be run here): every event
+    // has ph/pid/tid with numeric values, timed events a numeric ts, one process per rank named
+    // by metadata, clock-aligned timestamps, and flows as s/f pairs bound to real slices.
+    void isWhatAChromeTraceReaderNeeds()
+    {
+        const int ranks = 3;
+        auto session = synthetic::makeSession({ranks, 1, 1, 40, 1'000'000, 10, 1000, 3});
+        EventStore& store = session->events;
+        // A launch -> kernel flow per rank: CPU lane event 2 (runtime) to GPU lane event 5.
+        const StringId ac2g = store.strings.intern("ac2g");
+        for (int r = 0; r < ranks; ++r)
+            store.flows.push_back({std::int32_t(2 * r + 1), std::int32_t(2 * r), 2, 5, ac2g});
+        store.flows.push_back({0, 999, 0, 0, ac2g}); // points outside the store: left out
+        QHash<int, qint64> offsets{{1, 5'000'123}, {2, -777}};
+        QBuffer buffer;
+        buffer.open(QIODevice::WriteOnly);
+        ChromeTraceExporter exporter(store, offsets);
+        QVERIFY(exporter.write(buffer));
+        const nlohmann::json doc = nlohmann::json::parse(buffer.data().toStdString());
+        QVERIFY(doc.at("traceEvents").is_array());
+
+        std::map<int, int> processNameCount;
+        std::map<std::int64_t, std::vector<nlohmann::json>> flows;
+        // (pid, tid) -> X slices as (ts, dur) in ns
+        std::map<std::pair<int, int>, std::vector<std::pair<std::int64_t, std::int64_t>>> slices;
+        const auto ns = [](const nlohmann::json& v) {
+            return std::llround(v.get<double>() * 1000);
+        };
+        for (const auto& e : doc.at("traceEvents")) {
+            QVERIFY(e.is_object());
+            QVERIFY(e.contains("ph") && e.at("ph").is_string());
+            QVERIFY(e.contains("pid") && e.at("pid").is_number_integer());
+            QVERIFY(e.contains("tid") && e.at("tid").is_number_integer());
+            QVERIFY(e.contains("name") && e.at("name").is_string());
+            const std::string ph = e.at("ph");
+            QVERIFY2(ph == "M" || ph == "X" || ph == "s" || ph == "f", ph.c_str());
+            const int pid = e.at("pid");
+            if (ph == "M") {
+                QVERIFY(e.at("args").is_object());
+                if (e.at("name") == "process_name") {
+                    ++processNameCount[pid];
+                    QVERIFY(e.at("args").at("name").is_string());
+                }
+                continue;
+            }
+            QVERIFY(e.contains("ts") && e.at("ts").is_number());
+            QVERIFY(processNameCount.count(pid)); // metadata comes first
+            if (ph == "X") {
+                QVERIFY(e.contains("dur") && e.at("dur").is_number());
+                QVERIFY(e.at("dur").get<double>() >= 0);
+                slices[{pid, e.at("tid").get<int>()}].push_back({ns(e.at("ts")), ns(e.at("dur"))});
+            } else {
+                QVERIFY(e.at("id").is_number_integer());
+                QVERIFY(e.at("cat").is_string());
+                flows[e.at("id").get<std::int64_t>()].push_back(e);
+            }
+        }
+        QCOMPARE(int(processNameCount.size()), ranks);
+        for (const auto& [pid, count] : processNameCount)
+            QCOMPARE(count, 1);
+        // Clock-aligned: every slice of a lane is the store's event plus its rank's offset.
+        for (std::size_t li = 0; li < store.lanes.size(); ++li) {
+            const Lane& lane = store.lanes[li];
+            const auto& got = slices[{lane.rank, int(li)}];
+            QCOMPARE(got.size(), lane.size());
+            for (std::size_t i = 0; i < lane.size(); ++i) {
+                QCOMPARE(got[i].first, lane.startNs[i] + offsets.value(lane.rank, 0));
+                QCOMPARE(got[i].second, lane.endNs[i] - lane.startNs[i]);
+            }
+        }
+        // Flows: one s and one f per id, each inside a slice of its own lane.
+        QCOMPARE(int(flows.size()), ranks);
+        for (const auto& [id, pair] : flows) {
+            QCOMPARE(pair.size(), std::size_t(2));
+            QCOMPARE(pair[0].at("ph").get<std::string>(), std::string("s"));
+            QCOMPARE(pair[1].at("ph").get<std::string>(), std::string("f"));
+            QCOMPARE(pair[1].at("bp").get<std::string>(), std::string("e"));
+            QCOMPARE(pair[0].at("cat"), pair[1].at("cat"));
+            QCOMPARE(pair[0].at("pid"), pair[1].at("pid"));
+            for (const auto& end : pair) {
+                const std::int64_t t = ns(end.at("ts"));
+                const auto& lane = slices[{end.at("pid").get<int>(), end.at("tid").get<int>()}];
+                const bool inside = std::any_of(lane.begin(), lane.end(), [&](const auto& sl) {
+                    return sl.first <= t && t <= sl.first + sl.second;
+                });
+                QVERIFY2(inside, end.dump().c_str());
+            }
+        }
+    }
+
     void escapesNamesAndWritesFiles()
     {
         auto session = std::make_shared<TraceSession>();
