@@ -96,7 +96,7 @@ private Q_SLOTS:
         QVERIFY(axis);
         QCOMPARE(axis->categories(), (QStringList{QStringLiteral("0"), QStringLiteral("1"),
                                                   QStringLiteral("2"), QStringLiteral("3")}));
-        QVERIFY(chart.note()->text().contains(QStringLiteral("GPU streams")));
+        QVERIFY(chart.note()->text().contains(QStringLiteral("GPU stream time")));
     }
 
     void emptyStatesSayWhy_data()
@@ -188,6 +188,25 @@ private Q_SLOTS:
             QCOMPARE(sets[CollectiveChart::ArrivalSet]->at(i), b.arrival[i]);
             QCOMPARE(sets[CollectiveChart::DurationSet]->at(i), b.duration[i]);
         }
+    }
+
+    void aRankWithoutARecordIsNamedAsTheOneNotArrived()
+    {
+        auto s = analysedSession();
+        MatchedCollective& m = s->analysis.groups[0].collectives[3];
+        m.records[2] = -1; // rank 2 never issued it
+        CollectiveChart chart;
+        chart.setSession(s);
+        const auto found = ChartData::findCollective(s->analysis, std::size_t(m.records[0]));
+        QVERIFY(found);
+        QVERIFY(chart.showRecord(std::size_t(m.records[0])));
+        QCOMPARE(chart.bars().records[2], -1);
+        QCOMPARE(chart.bars().duration[2], 0.0);
+        QVERIFY2(chart.note()->text().contains(QStringLiteral("Rank(s) 2 never arrived")),
+                 qPrintable(chart.note()->text()));
+        auto* axis =
+            qobject_cast<QBarCategoryAxis*>(chart.chartView()->chart()->axes(Qt::Horizontal)[0]);
+        QCOMPARE(axis->at(2), QStringLiteral("2 (none)"));
     }
 
     void clickOnBreakdownBarSelectsRank()

@@ -139,11 +139,20 @@ void CollectiveChart::plot(const CollectiveBars& bars)
 {
     clearChart();
     m_bars = bars;
-    const int missing = int(std::count(bars.records.begin(), bars.records.end(), -1));
-    QString note = tr("%1 from the first rank's arrival to the last exit; rank %2 arrived last.")
-                       .arg(formatNs(bars.spanNs))
-                       .arg(bars.lastArrivingRank);
-    if (missing > 0) note += tr(" %n member rank(s) have no record of it.", nullptr, missing);
+    QStringList missing;
+    for (qsizetype i = 0; i < bars.ranks.size(); ++i)
+        if (bars.records[i] < 0) missing << QString::number(bars.ranks[i]);
+    // A rank that never arrived is the one the others wait for; the latest arrival among the
+    // rest matters only after it.
+    QString note = missing.isEmpty()
+                       ? tr("%1 from the first rank's arrival to the last exit; rank %2 arrived "
+                            "last.")
+                             .arg(formatNs(bars.spanNs))
+                             .arg(bars.lastArrivingRank)
+                       : tr("Rank(s) %1 never arrived (no record of it); the others spent up to "
+                            "%2 in it. Of those that arrived, rank %3 was last.")
+                             .arg(missing.join(QStringLiteral(", ")), formatNs(bars.spanNs))
+                             .arg(bars.lastArrivingRank);
     m_note->setText(note);
     m_series = new QStackedBarSeries;
     auto* arrival = new QBarSet(tr("Arrived after the first rank"));

@@ -77,13 +77,16 @@ void RankBreakdownChart::rebuild()
     for (qsizetype i = 0; i < m_bars.ranks.size(); ++i)
         if (!m_bars.gpu[i]) cpuRanks << QString::number(m_bars.ranks[i]);
     if (m_bars.allGpu())
-        m_note->setText(tr("Time of each rank's GPU streams over its busy window (%1). "
+        m_note->setText(tr("GPU stream time of each rank (%1), from its first to its last "
+                           "measured event, so a rank that stopped early has a shorter bar. "
                            "Communication hidden under compute counts in both. Click a bar "
                            "to show the rank on the timeline.")
                             .arg(m_bars.unit.name));
     else if (m_bars.noGpu())
         m_note->setText(tr("This folder has no GPU lanes: the bars show CPU thread time of "
-                           "each rank (%1). Click a bar to show the rank on the timeline.")
+                           "each rank (%1), from its first to its last measured event, so a "
+                           "rank that stopped early has a shorter bar. Click a bar to show the "
+                           "rank on the timeline.")
                             .arg(m_bars.unit.name));
     else
         m_note->setText(tr("GPU stream time per rank (%1); rank(s) %2 have no GPU lanes and "

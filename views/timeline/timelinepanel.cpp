@@ -103,7 +103,9 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     splitter->addWidget(m_view);
     splitter->addWidget(m_bottom);
     splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
+    splitter->setStretchFactor(1, 1);
+    // The timeline gets most of the height; the charts keep their minimum (ten lines).
+    splitter->setSizes({3 * fontMetrics().height() * 30, fontMetrics().height() * 14});
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
