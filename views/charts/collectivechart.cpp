@@ -39,12 +39,12 @@ CollectiveChart::CollectiveChart(QWidget* parent) : QWidget(parent)
     m_note->setObjectName(QStringLiteral("collectiveNote"));
     m_note->setWordWrap(true);
     m_chart = new QChart;
-    m_chart->legend()->setAlignment(Qt::AlignTop);
+    m_chart->legend()->setAlignment(Qt::AlignRight); // the pane is wider than tall
     m_chart->setMargins(QMargins(4, 4, 4, 4));
     m_chartView = new QChartView(m_chart, this);
     m_chartView->setObjectName(QStringLiteral("collectiveChart"));
     m_chartView->setRenderHint(QPainter::Antialiasing);
-    m_chartView->setMinimumHeight(fontMetrics().height() * 10);
+    m_chartView->setMinimumHeight(fontMetrics().height() * 13);
     auto* top = new QHBoxLayout;
     top->setContentsMargins(6, 4, 6, 4);
     top->addWidget(new QLabel(tr("Collective:"), this));
@@ -177,6 +177,7 @@ void CollectiveChart::plot(const CollectiveBars& bars)
                                        : QString::number(bars.ranks[i]));
     categories->append(labels);
     categories->setTitleText(tr("rank"));
+    categories->setTruncateLabels(false);
     auto* axis = new QValueAxis;
     axis->setRange(0, maxTotal > 0 ? maxTotal * 1.05 : 1.0);
     axis->applyNiceNumbers();
