@@ -15,6 +15,7 @@
 #include <QLabel>
 #include <QStackedBarSeries>
 #include <QTabWidget>
+#include <QTextBrowser>
 #include <QtTest>
 
 using namespace rankscope;
@@ -227,8 +228,11 @@ private Q_SLOTS:
         // The view scrolled to the rank's group: its first lane is on screen.
         const int y = panel.view()->yForLane(8); // rank 4's GPU lane (two lanes per rank)
         QVERIFY(y >= TimelineView::kHeaderHeight && y < panel.view()->viewport()->height());
+        QVERIFY(panel.details()->toPlainText().startsWith(QStringLiteral("Rank 4")));
         clickAt(chart->chartView(), chart->barCentre(1));
         QCOMPARE(panel.view()->selectedRank(), 1);
+        QVERIFY(panel.details()->toPlainText().contains(
+            QStringLiteral("1 GPU stream(s), 1 CPU thread(s)")));
     }
 
     void clickOnCollectiveBarSelectsItOnTheTimeline()
