@@ -49,9 +49,9 @@ private Q_SLOTS:
                 threadNames[{pid, e.at("tid").get<int>()}] = e.at("args").at("name");
             if (ph != "X") continue;
             ++complete;
-            const int lane = e.at("tid");
+            const int lane = e.at("tid").get<int>() - 1;
             QVERIFY(lane >= 0 && lane < int(store.lanes.size()));
-            QCOMPARE(store.lanes[std::size_t(lane)].rank, pid);
+            QCOMPARE(store.lanes[std::size_t(lane)].rank + 1, pid);
             if (e.contains("args") && e.at("args").contains("seq")) {
                 ++withSeq;
                 seqs.insert(e.at("args").at("seq").get<std::int64_t>());
@@ -64,17 +64,22 @@ private Q_SLOTS:
         QCOMPARE(seqs.size(), std::size_t(6)); // 60 events, one collective every 10
         QCOMPARE(int(processNames.size()), ranks);
         for (int r = 0; r < ranks; ++r)
-            QCOMPARE(processNames[r], "Rank " + std::to_string(r));
+            QCOMPARE(processNames[r + 1], "Rank " + std::to_string(r));
         QCOMPARE(threadNames.size(), store.lanes.size());
-        QCOMPARE(threadNames[std::pair(0, 0)], store.lanes[0].name);
+        QCOMPARE(threadNames[std::pair(1, 1)], store.lanes[0].name);
 
-        // Timestamps: microseconds with the rank's offset added, to the nanosecond.
+        // Timestamps: microseconds with the rank's offset added, to the nanosecond, all shifted
+        // by the same amount when some would be negative.
+        std::int64_t minNs = 0;
+        for (const Lane& l : store.lanes)
+            minNs = std::min<std::int64_t>(minNs, l.startNs.front() + offsets.value(l.rank));
+        QCOMPARE(exporter.shiftNs(), -minNs);
+        QCOMPARE(doc.at("otherData").at("rankscope_shift_ns").get<std::int64_t>(), -minNs);
         const Lane& last = store.lanes.back();
-        const std::int64_t wantNs = last.startNs[3] + offsets.value(last.rank);
+        const std::int64_t wantNs = last.startNs[3] + offsets.value(last.rank) - minNs;
         bool found = false;
         for (const auto& e : events) {
-            if (e.at("ph") != "X" || e.at("tid").get<int>() != int(store.lanes.size() - 1))
-                continue;
+            if (e.at("ph") != "X" || e.at("tid").get<int>() != int(store.lanes.size())) continue;
             if (std::llround(e.at("ts").get<double>() * 1000) == wantNs) {
                 found = true;
                 QCOMPARE(std::llround(e.at("dur").get<double>() * 1000),
@@ -99,11 +104,13 @@ private Q_SLOTS:
         for (int r = 0; r < ranks; ++r)
             store.flows.push_back({std::int32_t(2 * r + 1), std::int32_t(2 * r), 2, 5, ac2g});
         store.flows.push_back({0, 999, 0, 0, ac2g}); // points outside the store: left out
-        QHash<int, qint64> offsets{{1, 5'000'123}, {2, -777}};
+        // Rank 2's offset puts its first events before zero: the export shifts everything.
+        QHash<int, qint64> offsets{{1, 5'000'123}, {2, -40'000'000}};
         QBuffer buffer;
         buffer.open(QIODevice::WriteOnly);
         ChromeTraceExporter exporter(store, offsets);
         QVERIFY(exporter.write(buffer));
+        QVERIFY(exporter.shiftNs() > 0);
         const nlohmann::json doc = nlohmann::json::parse(buffer.data().toStdString());
         QVERIFY(doc.at("traceEvents").is_array());
 
@@ -117,8 +124,10 @@ private Q_SLOTS:
         for (const auto& e : doc.at("traceEvents")) {
             QVERIFY(e.is_object());
             QVERIFY(e.contains("ph") && e.at("ph").is_string());
-            QVERIFY(e.contains("pid") && e.at("pid").is_number_integer());
+            // Perfetto treats pid/tid 0 as the kernel's idle task.
+            QVERIFY(e.contains("pid") && e.at("pid").is_number_integer() && e.at("pid") >= 1);
             QVERIFY(e.contains("tid") && e.at("tid").is_number_integer());
+            QVERIFY(e.at("ph") == "M" || e.at("tid") >= 1);
             QVERIFY(e.contains("name") && e.at("name").is_string());
             const std::string ph = e.at("ph");
             QVERIFY2(ph == "M" || ph == "X" || ph == "s" || ph == "f", ph.c_str());
@@ -132,7 +141,8 @@ private Q_SLOTS:
                 continue;
             }
             QVERIFY(e.contains("ts") && e.at("ts").is_number());
-            QVERIFY(processNameCount.count(pid)); // metadata comes first
+            QVERIFY(e.at("ts").get<double>() >= 0); // the trace processor rejects negative ts
+            QVERIFY(processNameCount.count(pid));   // metadata comes first
             if (ph == "X") {
                 QVERIFY(e.contains("dur") && e.at("dur").is_number());
                 QVERIFY(e.at("dur").get<double>() >= 0);
@@ -149,10 +159,11 @@ private Q_SLOTS:
         // Clock-aligned: every slice of a lane is the store's event plus its rank's offset.
         for (std::size_t li = 0; li < store.lanes.size(); ++li) {
             const Lane& lane = store.lanes[li];
-            const auto& got = slices[{lane.rank, int(li)}];
+            const auto& got = slices[{lane.rank + 1, int(li) + 1}];
             QCOMPARE(got.size(), lane.size());
             for (std::size_t i = 0; i < lane.size(); ++i) {
-                QCOMPARE(got[i].first, lane.startNs[i] + offsets.value(lane.rank, 0));
+                QCOMPARE(got[i].first,
+                         lane.startNs[i] + offsets.value(lane.rank, 0) + exporter.shiftNs());
                 QCOMPARE(got[i].second, lane.endNs[i] - lane.startNs[i]);
             }
         }
@@ -191,7 +202,8 @@ private Q_SLOTS:
         const nlohmann::json doc = nlohmann::json::parse(file.readAll().toStdString());
         const auto& x = doc.at("traceEvents").back();
         QCOMPARE(x.at("name").get<std::string>(), std::string("say \"hi\"\n\\ \xc3\xa9"));
-        QCOMPARE(x.at("ts").get<double>(), -1.5);
+        QCOMPARE(x.at("ts").get<double>(), 0.0); // -1.5 µs, shifted so that none is negative
+        QCOMPARE(exporter.shiftNs(), qint64(1500));
         QCOMPARE(x.at("dur").get<double>(), 4.0);
         QCOMPARE(x.at("cat").get<std::string>(), std::string("cpu_op"));
 
