@@ -89,6 +89,11 @@ bool ChromeTraceExporter::writeFile(const QString& path)
     return true;
 }
 
+std::int64_t ChromeTraceExporter::offsetOf(int rank) const
+{
+    return m_offsetNs.value(rank, 0);
+}
+
 bool ChromeTraceExporter::write(QIODevice& out)
 {
     m_error.clear();
@@ -99,6 +104,13 @@ bool ChromeTraceExporter::write(QIODevice& out)
     std::map<std::pair<int, std::int64_t>, const CollectiveRecord*> collectiveAt;
     for (const CollectiveRecord& c : m_store.collectives)
         if (c.laneIndex >= 0 && c.eventIndex >= 0) collectiveAt[{c.laneIndex, c.eventIndex}] = &c;
+
+    // Perfetto's trace processor rejects negative timestamps and treats pid/tid 0 as the
+    // kernel's idle task, so everything is shifted to start at >= 0 and numbered from 1.
+    std::int64_t minNs = 0;
+    for (const Lane& lane : m_store.lanes)
+        if (lane.size() > 0) minNs = std::min(minNs, lane.startNs.front() + offsetOf(lane.rank));
+    m_shiftNs = -minNs;
 
     std::string buf;
     buf.reserve(1 << 20);
@@ -115,7 +127,10 @@ bool ChromeTraceExporter::write(QIODevice& out)
         if (!first) buf += ",\n";
         first = false;
     };
-    buf += "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+    buf += "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"rankscope_pid\":\"rank + 1\","
+           "\"rankscope_tid\":\"lane index + 1\",\"rankscope_shift_ns\":";
+    appendInt(buf, m_shiftNs);
+    buf += "},\"traceEvents\":[\n";
 
     std::set<int> ranks;
     for (const Lane& lane : m_store.lanes)
@@ -123,11 +138,11 @@ bool ChromeTraceExporter::write(QIODevice& out)
     for (int rank : ranks) {
         sep();
         buf += "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":";
-        appendInt(buf, rank);
+        appendInt(buf, pidOf(rank));
         buf += ",\"tid\":0,\"args\":{\"name\":\"Rank ";
         appendInt(buf, rank);
         buf += "\"}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":";
-        appendInt(buf, rank);
+        appendInt(buf, pidOf(rank));
         buf += ",\"tid\":0,\"args\":{\"sort_index\":";
         appendInt(buf, rank);
         buf += "}}";
@@ -141,26 +156,26 @@ bool ChromeTraceExporter::write(QIODevice& out)
                         : "thread " + std::to_string(lane.tid);
         sep();
         buf += "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":";
-        appendInt(buf, lane.rank);
+        appendInt(buf, pidOf(lane.rank));
         buf += ",\"tid\":";
-        appendInt(buf, std::int64_t(li));
+        appendInt(buf, std::int64_t(li) + 1);
         buf += ",\"args\":{\"name\":";
         buf += jsonString(label);
         buf += "}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":";
-        appendInt(buf, lane.rank);
+        appendInt(buf, pidOf(lane.rank));
         buf += ",\"tid\":";
-        appendInt(buf, std::int64_t(li));
+        appendInt(buf, std::int64_t(li) + 1);
         buf += ",\"args\":{\"sort_index\":";
         appendInt(buf, (gpu ? 0 : 1'000'000) + std::int64_t(li));
         buf += "}}";
 
-        const std::int64_t offset = m_offsetNs.value(lane.rank, 0);
+        const std::int64_t offset = offsetOf(lane.rank) + m_shiftNs;
         for (std::size_t i = 0; i < lane.size(); ++i) {
             sep();
             buf += "{\"ph\":\"X\",\"pid\":";
-            appendInt(buf, lane.rank);
+            appendInt(buf, pidOf(lane.rank));
             buf += ",\"tid\":";
-            appendInt(buf, std::int64_t(li));
+            appendInt(buf, std::int64_t(li) + 1);
             buf += ",\"ts\":";
             appendMicros(buf, lane.startNs[i] + offset);
             buf += ",\"dur\":";
@@ -186,6 +201,37 @@ bool ChromeTraceExporter::write(QIODevice& out)
             buf += '}';
             if (buf.size() > (1 << 20) && !flush()) return false;
         }
+    }
+    // Flows (kernel launch -> kernel, ...) as flow-v1 pairs: the start binds to the source slice
+    // that encloses its ts, the finish ("bp":"e") to the destination slice starting at its ts.
+    std::int64_t flowId = 0;
+    const auto validEvent = [&](std::int32_t lane, std::uint32_t event) {
+        return lane >= 0 && std::size_t(lane) < m_store.lanes.size() &&
+               event < m_store.lanes[std::size_t(lane)].size();
+    };
+    for (const FlowLink& f : m_store.flows) {
+        if (!validEvent(f.fromLane, f.fromEvent) || !validEvent(f.toLane, f.toEvent)) continue;
+        ++flowId;
+        const std::string& cat = names[std::size_t(f.category)];
+        const bool emptyCat = cat.size() <= 2; // the escaped "" of an unnamed category
+        for (int end = 0; end < 2; ++end) {
+            const std::int32_t li = end ? f.toLane : f.fromLane;
+            const Lane& lane = m_store.lanes[std::size_t(li)];
+            const std::size_t i = end ? f.toEvent : f.fromEvent;
+            sep();
+            buf += end ? "{\"ph\":\"f\",\"bp\":\"e\",\"id\":" : "{\"ph\":\"s\",\"id\":";
+            appendInt(buf, flowId);
+            buf += ",\"pid\":";
+            appendInt(buf, pidOf(lane.rank));
+            buf += ",\"tid\":";
+            appendInt(buf, std::int64_t(li) + 1);
+            buf += ",\"ts\":";
+            appendMicros(buf, lane.startNs[i] + offsetOf(lane.rank) + m_shiftNs);
+            buf += ",\"name\":\"flow\",\"cat\":";
+            buf += emptyCat ? std::string("\"flow\"") : cat;
+            buf += '}';
+        }
+        if (buf.size() > (1 << 20) && !flush()) return false;
     }
     buf += "\n]}\n";
     return flush();

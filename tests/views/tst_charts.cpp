@@ -15,6 +15,7 @@
 #include <QLabel>
 #include <QStackedBarSeries>
 #include <QTabWidget>
+#include <QTextBrowser>
 #include <QtTest>
 
 using namespace rankscope;
@@ -96,7 +97,7 @@ private Q_SLOTS:
         QVERIFY(axis);
         QCOMPARE(axis->categories(), (QStringList{QStringLiteral("0"), QStringLiteral("1"),
                                                   QStringLiteral("2"), QStringLiteral("3")}));
-        QVERIFY(chart.note()->text().contains(QStringLiteral("GPU streams")));
+        QVERIFY(chart.note()->text().contains(QStringLiteral("GPU stream time")));
     }
 
     void emptyStatesSayWhy_data()
@@ -190,6 +191,25 @@ private Q_SLOTS:
         }
     }
 
+    void aRankWithoutARecordIsNamedAsTheOneNotArrived()
+    {
+        auto s = analysedSession();
+        MatchedCollective& m = s->analysis.groups[0].collectives[3];
+        m.records[2] = -1; // rank 2 never issued it
+        CollectiveChart chart;
+        chart.setSession(s);
+        const auto found = ChartData::findCollective(s->analysis, std::size_t(m.records[0]));
+        QVERIFY(found);
+        QVERIFY(chart.showRecord(std::size_t(m.records[0])));
+        QCOMPARE(chart.bars().records[2], -1);
+        QCOMPARE(chart.bars().duration[2], 0.0);
+        QVERIFY2(chart.note()->text().contains(QStringLiteral("Rank(s) 2 never arrived")),
+                 qPrintable(chart.note()->text()));
+        auto* axis =
+            qobject_cast<QBarCategoryAxis*>(chart.chartView()->chart()->axes(Qt::Horizontal)[0]);
+        QCOMPARE(axis->at(2), QStringLiteral("2 (none)"));
+    }
+
     void clickOnBreakdownBarSelectsRank()
     {
         TimelinePanel panel;
@@ -208,8 +228,11 @@ private Q_SLOTS:
         // The view scrolled to the rank's group: its first lane is on screen.
         const int y = panel.view()->yForLane(8); // rank 4's GPU lane (two lanes per rank)
         QVERIFY(y >= TimelineView::kHeaderHeight && y < panel.view()->viewport()->height());
+        QVERIFY(panel.details()->toPlainText().startsWith(QStringLiteral("Rank 4")));
         clickAt(chart->chartView(), chart->barCentre(1));
         QCOMPARE(panel.view()->selectedRank(), 1);
+        QVERIFY(panel.details()->toPlainText().contains(
+            QStringLiteral("1 GPU stream(s), 1 CPU thread(s)")));
     }
 
     void clickOnCollectiveBarSelectsItOnTheTimeline()

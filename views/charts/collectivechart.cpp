@@ -39,12 +39,12 @@ CollectiveChart::CollectiveChart(QWidget* parent) : QWidget(parent)
     m_note->setObjectName(QStringLiteral("collectiveNote"));
     m_note->setWordWrap(true);
     m_chart = new QChart;
-    m_chart->legend()->setAlignment(Qt::AlignTop);
+    m_chart->legend()->setAlignment(Qt::AlignRight); // the pane is wider than tall
     m_chart->setMargins(QMargins(4, 4, 4, 4));
     m_chartView = new QChartView(m_chart, this);
     m_chartView->setObjectName(QStringLiteral("collectiveChart"));
     m_chartView->setRenderHint(QPainter::Antialiasing);
-    m_chartView->setMinimumHeight(fontMetrics().height() * 10);
+    m_chartView->setMinimumHeight(fontMetrics().height() * 13);
     auto* top = new QHBoxLayout;
     top->setContentsMargins(6, 4, 6, 4);
     top->addWidget(new QLabel(tr("Collective:"), this));
@@ -139,11 +139,20 @@ void CollectiveChart::plot(const CollectiveBars& bars)
 {
     clearChart();
     m_bars = bars;
-    const int missing = int(std::count(bars.records.begin(), bars.records.end(), -1));
-    QString note = tr("%1 from the first rank's arrival to the last exit; rank %2 arrived last.")
-                       .arg(formatNs(bars.spanNs))
-                       .arg(bars.lastArrivingRank);
-    if (missing > 0) note += tr(" %n member rank(s) have no record of it.", nullptr, missing);
+    QStringList missing;
+    for (qsizetype i = 0; i < bars.ranks.size(); ++i)
+        if (bars.records[i] < 0) missing << QString::number(bars.ranks[i]);
+    // A rank that never arrived is the one the others wait for; the latest arrival among the
+    // rest matters only after it.
+    QString note = missing.isEmpty()
+                       ? tr("%1 from the first rank's arrival to the last exit; rank %2 arrived "
+                            "last.")
+                             .arg(formatNs(bars.spanNs))
+                             .arg(bars.lastArrivingRank)
+                       : tr("Rank(s) %1 never arrived (no record of it); the others spent up to "
+                            "%2 in it. Of those that arrived, rank %3 was last.")
+                             .arg(missing.join(QStringLiteral(", ")), formatNs(bars.spanNs))
+                             .arg(bars.lastArrivingRank);
     m_note->setText(note);
     m_series = new QStackedBarSeries;
     auto* arrival = new QBarSet(tr("Arrived after the first rank"));
@@ -168,6 +177,7 @@ void CollectiveChart::plot(const CollectiveBars& bars)
                                        : QString::number(bars.ranks[i]));
     categories->append(labels);
     categories->setTitleText(tr("rank"));
+    categories->setTruncateLabels(false);
     auto* axis = new QValueAxis;
     axis->setRange(0, maxTotal > 0 ? maxTotal * 1.05 : 1.0);
     axis->applyNiceNumbers();

@@ -30,12 +30,12 @@ RankBreakdownChart::RankBreakdownChart(QWidget* parent) : QWidget(parent)
     m_note->setWordWrap(true);
     m_note->setContentsMargins(6, 4, 6, 4);
     m_chart = new QChart;
-    m_chart->legend()->setAlignment(Qt::AlignTop);
+    m_chart->legend()->setAlignment(Qt::AlignRight); // the pane is wider than tall
     m_chart->setMargins(QMargins(4, 4, 4, 4));
     m_chartView = new QChartView(m_chart, this);
     m_chartView->setObjectName(QStringLiteral("breakdownChart"));
     m_chartView->setRenderHint(QPainter::Antialiasing);
-    m_chartView->setMinimumHeight(fontMetrics().height() * 10);
+    m_chartView->setMinimumHeight(fontMetrics().height() * 13);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
@@ -77,17 +77,17 @@ void RankBreakdownChart::rebuild()
     for (qsizetype i = 0; i < m_bars.ranks.size(); ++i)
         if (!m_bars.gpu[i]) cpuRanks << QString::number(m_bars.ranks[i]);
     if (m_bars.allGpu())
-        m_note->setText(tr("Time of each rank's GPU streams over its busy window (%1). "
-                           "Communication hidden under compute counts in both. Click a bar "
-                           "to show the rank on the timeline.")
+        m_note->setText(tr("GPU stream time per rank (%1), each over its own first to last "
+                           "event; communication hidden under compute counts in both. Click "
+                           "a bar to show the rank.")
                             .arg(m_bars.unit.name));
     else if (m_bars.noGpu())
-        m_note->setText(tr("This folder has no GPU lanes: the bars show CPU thread time of "
-                           "each rank (%1). Click a bar to show the rank on the timeline.")
+        m_note->setText(tr("This folder has no GPU lanes: CPU thread time per rank (%1), each "
+                           "over its own first to last event. Click a bar to show the rank.")
                             .arg(m_bars.unit.name));
     else
         m_note->setText(tr("GPU stream time per rank (%1); rank(s) %2 have no GPU lanes and "
-                           "show CPU thread time. Click a bar to show the rank on the timeline.")
+                           "show CPU thread time. Click a bar to show the rank.")
                             .arg(m_bars.unit.name, cpuRanks.join(QStringLiteral(", "))));
 
     const QString names[SetCount] = {tr("Compute"), tr("Communication"), tr("Memcpy/memset"),
@@ -116,6 +116,7 @@ void RankBreakdownChart::rebuild()
         labels << QString::number(r);
     categories->append(labels);
     categories->setTitleText(tr("rank"));
+    categories->setTruncateLabels(false);
     auto* axis = new QValueAxis;
     axis->setRange(0, maxTotal > 0 ? maxTotal * 1.05 : 1.0);
     axis->applyNiceNumbers();

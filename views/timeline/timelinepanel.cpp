@@ -103,7 +103,9 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     splitter->addWidget(m_view);
     splitter->addWidget(m_bottom);
     splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
+    splitter->setStretchFactor(1, 1);
+    // The timeline gets most of the height; the charts about what their bars need.
+    splitter->setSizes({fontMetrics().height() * 50, fontMetrics().height() * 18});
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);

@@ -470,6 +470,23 @@ TimelineView::collectiveArrival(const CollectiveRecord& c) const
 
 QString TimelineView::selectionDetailsHtml() const
 {
+    if (m_session && !m_selected.isValid() && m_selectedRank >= 0) {
+        // A rank picked from the charts: what its group holds.
+        const EventStore& store = m_session->events;
+        int gpu = 0, cpu = 0;
+        for (const Lane& lane : store.lanes)
+            if (lane.rank == m_selectedRank) ++(lane.kind == LaneKind::GpuStream ? gpu : cpu);
+        QString html = tr("<h3>Rank %1</h3><p>%2 GPU stream(s), %3 CPU thread(s), %4 events, "
+                          "%5 collectives.</p>")
+                           .arg(m_selectedRank)
+                           .arg(gpu)
+                           .arg(cpu)
+                           .arg(store.eventCountOfRank(m_selectedRank))
+                           .arg(store.collectiveCountOfRank(m_selectedRank));
+        const QString banner = m_banners.value(m_selectedRank);
+        if (!banner.isEmpty()) html += QStringLiteral("<p>%1</p>").arg(banner.toHtmlEscaped());
+        return html;
+    }
     if (!m_session || !m_selected.isValid()) return tr("<i>Click an event to see its details.</i>");
     const EventStore& store = m_session->events;
     const Lane& lane = store.lanes[std::size_t(m_selected.lane)];
