@@ -21,6 +21,7 @@ class FindingsPanel;
 class FolderOverview;
 class LogViewer;
 class InvestigationStore;
+class IssueBrowser;
 class StartPage;
 class TaxonomyBrowser;
 class WalkthroughPanel;
@@ -47,6 +48,7 @@ public:
     InvestigationStore* investigations() const { return m_store.get(); }
     FindingsPanel* findingsPanel() const { return m_findings; }
     LogViewer* logViewer() const { return m_logViewer; }
+    IssueBrowser* issueBrowser() const { return m_issues; }
     qint64 investigationId() const { return m_investigationId; }
     // Every action with a shortcut, as (text, shortcut) rows for Help > Keyboard Shortcuts.
     QList<std::pair<QString, QString>> shortcutList() const;
@@ -77,6 +79,7 @@ private:
     void showShortcuts();
     void saveNotes();
     void createFindings();
+    void createIssues();
     void showAnalysis(const SessionPtr& previous);
 
     TraceLoader* m_loader = nullptr;
@@ -101,6 +104,7 @@ private:
     QTimer* m_notesTimer = nullptr;
     FindingsPanel* m_findings = nullptr;
     LogViewer* m_logViewer = nullptr;
+    IssueBrowser* m_issues = nullptr;
 };
 
 } // namespace rankscope
