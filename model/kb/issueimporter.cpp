@@ -73,7 +73,8 @@ void IssueImporter::onFinished()
     if (!outcome) return;
     // The outcome, not the future's state, says what happened: a cancel that came after the
     // commit did not undo the import.
-    if (outcome->cancelled)
+    // A cancel before the pool ran the task leaves the outcome untouched.
+    if (outcome->cancelled || (outcome->imported < 0 && m_watcher.future().isCanceled()))
         Q_EMIT canceled();
     else if (outcome->imported < 0)
         Q_EMIT failed(outcome->error);
