@@ -34,6 +34,7 @@ private Q_SLOTS:
     void filtersAndSearchCountWhatTheSheetsSay_data();
     void filtersAndSearchCountWhatTheSheetsSay();
     void combosComeFromTheData();
+    void noMatchSaysWhy();
     void detailShowsTheIssueAndLinksItsLeaf();
     void classifyBoxRanksTheKnownSymptom_data();
     void classifyBoxRanksTheKnownSymptom();
@@ -184,6 +185,17 @@ void TestIssueBrowser::combosComeFromTheData()
     QVERIFY(browser.filterCombo(IssueBrowser::LeafFilter)->itemData(0).toString().isEmpty());
     QVERIFY(!values(browser.filterCombo(IssueBrowser::SourceFilter))
                  .contains(IssueCorpus::kImportedSource));
+}
+
+void TestIssueBrowser::noMatchSaysWhy()
+{
+    IssueBrowser browser;
+    QVERIFY(browser.openCorpus(m_dir.filePath(QStringLiteral("nomatch.sqlite"))));
+    browser.setSearchText(QStringLiteral("qqzzxxunlikely"));
+    QCOMPARE(browser.model()->matchCount(), 0);
+    QCOMPARE(browser.currentIssueId(), qint64(0));
+    QVERIFY(browser.detail()->toPlainText().contains(QLatin1String("No issue matches")));
+    QVERIFY(browser.detail()->toPlainText().contains(QLatin1String("qqzzxxunlikely")));
 }
 
 void TestIssueBrowser::detailShowsTheIssueAndLinksItsLeaf()

@@ -49,7 +49,7 @@ QVariant ClassificationModel::data(const QModelIndex& index, int role) const
         if (role == Qt::DisplayRole) {
             switch (index.column()) {
             case SymptomColumn:
-                return tr("line %1").arg(e.line);
+                return tr("line %1 · %2").arg(e.line).arg(e.signature);
             case ScoreColumn:
                 return QString::number(e.weight, 'f', 2);
             case EvidenceColumn:

@@ -10,6 +10,7 @@
 #include <QDataStream>
 #include <QDesktopServices>
 #include <QFileDialog>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -118,16 +119,17 @@ IssueBrowser::IssueBrowser(QWidget* parent)
     const QString tips[FilterCount] = {tr("Framework"),   tr("Source"),
                                        tr("Stage"),       tr("Leaf symptom"),
                                        tr("Fix pattern"), tr("Distributed-specific")};
-    auto* filters = new QHBoxLayout;
+    // Two rows of three: the tab shares the window with the docks, so the table side stays narrow.
+    auto* filters = new QGridLayout;
     for (int f = 0; f < FilterCount; ++f) {
         auto* combo = new QComboBox(this);
         combo->setObjectName(QLatin1String(names[f]));
         combo->setToolTip(tips[f]);
         combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        combo->setMinimumContentsLength(f == LeafFilter || f == FixPatternFilter ? 18 : 10);
+        combo->setMinimumContentsLength(f == LeafFilter || f == FixPatternFilter ? 10 : 6);
         connect(combo, &QComboBox::currentIndexChanged, this, &IssueBrowser::applyFilter);
         m_filters[f] = combo;
-        filters->addWidget(combo, f == LeafFilter || f == FixPatternFilter ? 2 : 1);
+        filters->addWidget(combo, f / 3, f % 3);
     }
 
     m_table = new QTableView(this);
@@ -143,7 +145,7 @@ IssueBrowser::IssueBrowser(QWidget* parent)
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setHighlightSections(false);
     const int ch = fontMetrics().averageCharWidth();
-    const int widths[IssueTableModel::ColumnCount] = {28, 10, 13, 14, 22, 22, 10, 30};
+    const int widths[IssueTableModel::ColumnCount] = {22, 11, 13, 14, 22, 22, 11, 40};
     for (int c = 0; c < IssueTableModel::ColumnCount; ++c)
         m_table->setColumnWidth(c, widths[c] * ch);
     m_table->setItemDelegateForColumn(
@@ -174,7 +176,6 @@ IssueBrowser::IssueBrowser(QWidget* parent)
     m_classifyEdit->setObjectName(QStringLiteral("classifyEdit"));
     m_classifyEdit->setPlaceholderText(
         tr("Paste an error message, a log or a whole issue; Ctrl+Enter ranks the symptoms."));
-    m_classifyEdit->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_classifyButton = new QPushButton(tr("Classify"), classifyBox);
     m_classifyButton->setObjectName(QStringLiteral("classifyButton"));
     connect(m_classifyButton, &QPushButton::clicked, this,
@@ -206,6 +207,7 @@ IssueBrowser::IssueBrowser(QWidget* parent)
     auto* classifyHint =
         new QLabel(tr("Double-click a symptom to open it in the Taxonomy tab."), classifyBox);
     classifyHint->setEnabled(false);
+    classifyHint->setWordWrap(true);
     auto* classifyButtons = new QHBoxLayout;
     classifyButtons->addWidget(classifyHint, 1);
     classifyButtons->addWidget(m_classifyButton);
@@ -274,6 +276,12 @@ void IssueBrowser::setCorpusPath(const QString& path)
 void IssueBrowser::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
+    if (!m_sized) {
+        // Size hints would give the detail and classify panes only their minimum.
+        m_sized = true;
+        const int w = m_split->width();
+        m_split->setSizes({w * 11 / 20, w * 9 / 20});
+    }
     if (!m_pendingPath.isEmpty() && !m_corpus.isOpen()) openCorpus(m_pendingPath);
 }
 
@@ -356,6 +364,8 @@ void IssueBrowser::applyFilter()
     m_searchTimer->stop();
     const qint64 keep = m_currentId;
     m_model->setFilter(currentFilter());
+    m_table->setColumnHidden(IssueTableModel::MatchColumn,
+                             m_model->filter().text.trimmed().isEmpty());
     if (keep && selectIssue(keep)) return;
     if (m_model->rowCount() == 0) m_model->fetchMore({});
     if (m_model->rowCount() > 0)
@@ -395,6 +405,17 @@ void IssueBrowser::showIssue(qint64 id)
         id ? m_corpus.record(id, m_search->text()) : std::nullopt;
     if (!found) {
         if (!m_corpus.isOpen() && !m_corpus.error().isEmpty()) return showCorpusError();
+        if (m_model->matchCount() == 0 && m_corpus.count(QStringLiteral("study")) > 0) {
+            const QString words = m_search->text().trimmed();
+            m_detail->setHtml(
+                tr("<h3>No issue matches</h3><p>%1Every word must appear (as a word or the start "
+                   "of one) in an issue's title, text, labels or link, and every filter must "
+                   "hold. The study records labels and links, not the text of its issues: try "
+                   "fewer or more general words, or clear a filter.</p>")
+                    .arg(words.isEmpty() ? QString()
+                                         : tr("Searched for <b>%1</b>. ").arg(esc(words))));
+            return;
+        }
         m_detail->setHtml(
             tr("<h3>Issues</h3><p>The study's %1 labelled fault issues and %2 how-to questions, "
                "and the reports you import. Search and filter on the left; select an issue to "
@@ -550,6 +571,7 @@ void IssueBrowser::restoreState(const QByteArray& state)
     QByteArray a, b;
     s >> a >> b;
     if (s.status() != QDataStream::Ok) return;
+    m_sized = true;
     m_split->restoreState(a);
     m_rightSplit->restoreState(b);
 }

@@ -129,6 +129,7 @@ private:
     QSplitter* m_split = nullptr;
     QSplitter* m_rightSplit = nullptr;
     qint64 m_currentId = 0;
+    bool m_sized = false; // splitter sizes set (restored, or shared out on the first show)
 };
 
 } // namespace rankscope
