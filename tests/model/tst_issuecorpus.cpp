@@ -394,6 +394,10 @@ void TestIssueCorpus::newerSchemaIsRefused()
     QVERIFY(!corpus.isOpen());
     QVERIFY2(corpus.error().contains(QLatin1String("newer")), qPrintable(corpus.error()));
     QVERIFY(corpus.matchingIds({}).isEmpty());
+    QCOMPARE(corpus.count(QStringLiteral("study")), 0);
+    QVERIFY(corpus.search(QStringLiteral("hang")).isEmpty());
+    QVERIFY(corpus.facets().sources.isEmpty());
+    QCOMPARE(corpus.importPath(importData("rest.json")), -1);
 }
 
 QTEST_GUILESS_MAIN(TestIssueCorpus)
