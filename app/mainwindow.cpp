@@ -3,12 +3,14 @@
 #include "model/analysisreport.h"
 #include "model/export/chrometraceexporter.h"
 #include "model/investigation/investigationstore.h"
+#include "model/kb/issuecorpus.h"
 #include "model/report/investigationreport.h"
 #include "model/trace/kinetoreader.h"
 #include "model/traceloader.h"
 #include "views/findings/findingsmodel.h"
 #include "views/findings/findingspanel.h"
 #include "views/folderoverview.h"
+#include "views/issues/issuebrowser.h"
 #include "views/logviewer/logviewer.h"
 #include "views/models/sourcetreemodel.h"
 #include "views/startpage/startpage.h"
@@ -101,6 +103,7 @@ MainWindow::MainWindow(QWidget* parent)
     createDocks();
     createTriage();
     createFindings();
+    createIssues();
 
     m_statusLabel = new QLabel(tr("Open a trace folder to begin."), this);
     m_progress = new QProgressBar(this);
@@ -138,6 +141,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_taxonomy->restoreState(settings.value(QStringLiteral("mainWindow/taxonomy")).toByteArray());
     m_walkthrough->restoreState(
         settings.value(QStringLiteral("mainWindow/walkthrough")).toByteArray());
+    m_issues->restoreState(settings.value(QStringLiteral("mainWindow/issues")).toByteArray());
 }
 
 MainWindow::~MainWindow()
@@ -344,6 +348,30 @@ void MainWindow::createFindings()
         });
         charts->setObjectName(QStringLiteral("actionTimelineCharts"));
         charts->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_H));
+    }
+}
+
+void MainWindow::createIssues()
+{
+    m_issues = new IssueBrowser(m_pages);
+    m_issues->setObjectName(QStringLiteral("issueBrowser"));
+    m_issues->setCorpusPath(IssueCorpus::defaultPath()); // opened (and seeded) on first show
+    m_pages->addTab(m_issues, tr("Issues"));
+    connect(m_issues, &IssueBrowser::nodeRequested, this, [this](const QString& id) {
+        m_pages->setCurrentWidget(m_taxonomy);
+        m_taxonomy->selectNode(id);
+    });
+    connect(m_issues, &IssueBrowser::walkthroughRequested, this, [this](const QString& id) {
+        if (auto* w = findChild<QDockWidget*>(QStringLiteral("walkthroughDock"))) {
+            w->show();
+            w->raise();
+        }
+        m_walkthrough->openWalkthrough(id, {});
+    });
+    if (QMenu* view = menuBar()->findChild<QMenu*>(QStringLiteral("menuView"))) {
+        QAction* issuesTab =
+            view->addAction(tr("&Issues"), this, [this] { m_pages->setCurrentWidget(m_issues); });
+        issuesTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_5));
     }
 }
 
@@ -740,6 +768,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     settings.setValue(QStringLiteral("mainWindow/state"), saveState());
     settings.setValue(QStringLiteral("mainWindow/taxonomy"), m_taxonomy->saveState());
     settings.setValue(QStringLiteral("mainWindow/walkthrough"), m_walkthrough->saveState());
+    settings.setValue(QStringLiteral("mainWindow/issues"), m_issues->saveState());
     m_walkthrough->flush();
     saveNotes();
     QMainWindow::closeEvent(event);

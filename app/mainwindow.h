@@ -22,6 +22,7 @@ class FindingsPanel;
 class FolderOverview;
 class LogViewer;
 class InvestigationStore;
+class IssueBrowser;
 class StartPage;
 class TaxonomyBrowser;
 class WalkthroughPanel;
@@ -48,6 +49,7 @@ public:
     InvestigationStore* investigations() const { return m_store.get(); }
     FindingsPanel* findingsPanel() const { return m_findings; }
     LogViewer* logViewer() const { return m_logViewer; }
+    IssueBrowser* issueBrowser() const { return m_issues; }
     qint64 investigationId() const { return m_investigationId; }
     // Every action with a shortcut, as (text, shortcut) rows for Help > Keyboard Shortcuts.
     QList<std::pair<QString, QString>> shortcutList() const;
@@ -85,6 +87,7 @@ private:
     void showShortcuts();
     void saveNotes();
     void createFindings();
+    void createIssues();
     void showAnalysis(const SessionPtr& previous);
     void chooseReportFile();
     void refreshBookmarks();
@@ -115,6 +118,7 @@ private:
     QListWidget* m_bookmarks = nullptr;
     bool m_layoutRestored = false; // a saved window state was applied; keep its dock sizes
     bool m_shown = false;
+    IssueBrowser* m_issues = nullptr;
 };
 
 } // namespace rankscope

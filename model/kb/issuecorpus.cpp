@@ -375,6 +375,10 @@ bool IssueCorpus::seed()
 
 int IssueCorpus::importPath(const QString& path, const ImportProgress& progress)
 {
+    if (!m_db) {
+        m_error = QStringLiteral("the issue database is not open");
+        return -1;
+    }
     QList<Report> reports;
     const QFileInfo info(path);
     auto readUtf8 = [&](const QString& file, QString* text) {
@@ -493,6 +497,7 @@ int IssueCorpus::importPath(const QString& path, const ImportProgress& progress)
 QList<IssueResult> IssueCorpus::search(const QString& query, int limit)
 {
     QList<IssueResult> results;
+    if (!m_db) return results;
     static const QRegularExpression word(QStringLiteral("[A-Za-z0-9_]+"));
     QStringList terms;
     for (auto it = word.globalMatch(query); it.hasNext();)
@@ -517,6 +522,7 @@ QList<IssueResult> IssueCorpus::search(const QString& query, int limit)
 
 int IssueCorpus::count(const QString& origin) const
 {
+    if (!m_db) return 0;
     Statement s(m_db, "SELECT count(*) FROM issue WHERE origin = ?1");
     s.bind(1, origin);
     return sqlite3_step(s.s) == SQLITE_ROW ? sqlite3_column_int(s.s, 0) : 0;

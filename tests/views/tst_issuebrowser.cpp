@@ -1,0 +1,373 @@
+#include "app/mainwindow.h"
+#include "model/kb/issueimporter.h"
+#include "model/kb/symptomclassifier.h"
+#include "tests/support/issuesheets.h"
+#include "views/issues/classificationmodel.h"
+#include "views/issues/issuebrowser.h"
+#include "views/issues/issuetablemodel.h"
+#include "views/taxonomy/taxonomybrowser.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextBrowser>
+#include <QTreeView>
+#include <nlohmann/json.hpp>
+
+using namespace rankscope;
+using namespace rankscope::testing;
+
+class TestIssueBrowser : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void tableModelPassesTheTester();
+    void filtersAndSearchCountWhatTheSheetsSay_data();
+    void filtersAndSearchCountWhatTheSheetsSay();
+    void combosComeFromTheData();
+    void noMatchSaysWhy();
+    void detailShowsTheIssueAndLinksItsLeaf();
+    void classifyBoxRanksTheKnownSymptom_data();
+    void classifyBoxRanksTheKnownSymptom();
+    void importShowsProgressAndTheImportedRows();
+    void importCanBeCancelled_data();
+    void importCanBeCancelled();
+    void mainWindowWiresTheTab();
+    void screenshot();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+namespace {
+
+// Many GitHub issues in one REST-style array: enough classification work that progress is seen
+// and a cancel lands mid-import.
+QString writeIssues(const QString& dir, int count)
+{
+    nlohmann::json list = nlohmann::json::array();
+    for (int i = 0; i < count; ++i)
+        list.push_back(
+            {{"html_url", "https://github.com/example/bulk/issues/" + std::to_string(i)},
+             {"number", i},
+             {"title", "Training hangs at allreduce on node " + std::to_string(i)},
+             {"body", "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective "
+                      "operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE) ran for 600012 "
+                      "milliseconds before timing out.\nSegmentation fault (core dumped)\n"},
+             {"labels", {{{"name", "bug"}}}}});
+    const QString path = dir + QStringLiteral("/bulk.json");
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) return {};
+    f.write(QByteArray::fromStdString(list.dump()));
+    return path;
+}
+
+void fetchAll(IssueTableModel* model)
+{
+    while (model->canFetchMore({}))
+        model->fetchMore({});
+}
+
+} // namespace
+
+void TestIssueBrowser::tableModelPassesTheTester()
+{
+    IssueCorpus corpus;
+    QVERIFY(corpus.open(m_dir.filePath(QStringLiteral("tester.sqlite"))));
+    IssueTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setCorpus(&corpus);
+    QVERIFY(model.matchCount() > IssueTableModel::kBatchRows); // lazy: not all rows at once
+    QCOMPARE(model.rowCount(), 0);
+    QVERIFY(model.canFetchMore({}));
+    model.fetchMore({});
+    QCOMPARE(model.rowCount(), IssueTableModel::kBatchRows);
+    IssueFilter f;
+    f.text = QStringLiteral("hang");
+    model.setFilter(f);
+    fetchAll(&model);
+    QCOMPARE(model.rowCount(), model.matchCount());
+    QVERIFY(!model.index(0, IssueTableModel::MatchColumn)
+                 .data(IssueTableModel::SnippetHtmlRole)
+                 .toString()
+                 .isEmpty());
+    QVERIFY(model.index(0, IssueTableModel::MatchColumn)
+                .data(IssueTableModel::SnippetHtmlRole)
+                .toString()
+                .contains(QLatin1String("<b>")));
+    const int last = model.matchCount() - 1;
+    QCOMPARE(model.rowOfId(model.idAt(last)), last);
+
+    ClassificationModel classification;
+    QAbstractItemModelTester tester2(&classification,
+                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
+    classification.setCandidates(SymptomClassifier::instance().classify(
+        "NCCL error: unhandled system error\nWatchdog caught collective operation timeout\n"));
+    QVERIFY(classification.rowCount() > 0);
+    QVERIFY(classification.rowCount(classification.index(0, 0)) > 0);
+    classification.setCandidates({});
+    QCOMPARE(classification.rowCount(), 0);
+}
+
+void TestIssueBrowser::filtersAndSearchCountWhatTheSheetsSay_data()
+{
+    QTest::addColumn<int>("filter");
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("text");
+    const QString hang = QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    QTest::addRow("nothing") << -1 << QString() << QString();
+    QTest::addRow("framework") << int(IssueBrowser::FrameworkFilter) << QStringLiteral("PyTorch")
+                               << QString();
+    QTest::addRow("source") << int(IssueBrowser::SourceFilter) << QStringLiteral("GitHub-keras")
+                            << QString();
+    QTest::addRow("stage") << int(IssueBrowser::StageFilter)
+                           << QStringLiteral("package-build-and-import") << QString();
+    QTest::addRow("how-to") << int(IssueBrowser::StageFilter) << IssueCorpus::kHowToStage
+                            << QString();
+    QTest::addRow("leaf") << int(IssueBrowser::LeafFilter) << hang << QString();
+    QTest::addRow("fix-pattern") << int(IssueBrowser::FixPatternFilter)
+                                 << Taxonomy::instance().fixPatterns().front().id << QString();
+    QTest::addRow("distributed") << int(IssueBrowser::DistributedFilter) << QStringLiteral("yes")
+                                 << QString();
+    QTest::addRow("search") << -1 << QString() << QStringLiteral("versio");
+    QTest::addRow("search-and-leaf")
+        << int(IssueBrowser::LeafFilter) << hang << QStringLiteral("horovod");
+}
+
+void TestIssueBrowser::filtersAndSearchCountWhatTheSheetsSay()
+{
+    QFETCH(int, filter);
+    QFETCH(QString, value);
+    QFETCH(QString, text);
+    IssueBrowser browser;
+    QVERIFY(browser.openCorpus(m_dir.filePath(QStringLiteral("filters.sqlite"))));
+    const int all = browser.model()->matchCount();
+    if (filter >= 0) QVERIFY(browser.setFilterValue(IssueBrowser::Filter(filter), value));
+    browser.setSearchText(text);
+    const int expected = expectedMatches(browser.currentFilter());
+    QCOMPARE(browser.model()->matchCount(), expected);
+    QCOMPARE(browser.countLabel()->text(), QStringLiteral("%1 issue(s)").arg(expected));
+    if (filter >= 0 || !text.isEmpty()) QVERIFY(expected < all);
+    QVERIFY(expected > 0);
+    fetchAll(browser.model());
+    QCOMPARE(browser.model()->rowCount(), expected);
+    // The first match is selected and shown.
+    QVERIFY(browser.model()->rowOfId(browser.currentIssueId()) >= 0);
+}
+
+void TestIssueBrowser::combosComeFromTheData()
+{
+    IssueBrowser browser;
+    QVERIFY(browser.openCorpus(m_dir.filePath(QStringLiteral("combos.sqlite"))));
+    QSet<QString> frameworks, leaves;
+    for (const SheetIssue& s : sheetIssues()) {
+        for (const QString& f : s.frameworks)
+            frameworks.insert(f);
+        leaves.unite(s.symptoms);
+    }
+    const auto values = [](QComboBox* c) {
+        QSet<QString> out;
+        for (int i = 1; i < c->count(); ++i)
+            out.insert(c->itemData(i).toString());
+        return out;
+    };
+    QCOMPARE(values(browser.filterCombo(IssueBrowser::FrameworkFilter)), frameworks);
+    QCOMPARE(values(browser.filterCombo(IssueBrowser::LeafFilter)), leaves);
+    QVERIFY(browser.filterCombo(IssueBrowser::LeafFilter)->itemData(0).toString().isEmpty());
+    QVERIFY(!values(browser.filterCombo(IssueBrowser::SourceFilter))
+                 .contains(IssueCorpus::kImportedSource));
+}
+
+void TestIssueBrowser::noMatchSaysWhy()
+{
+    IssueBrowser browser;
+    QVERIFY(browser.openCorpus(m_dir.filePath(QStringLiteral("nomatch.sqlite"))));
+    browser.setSearchText(QStringLiteral("qqzzxxunlikely"));
+    QCOMPARE(browser.model()->matchCount(), 0);
+    QCOMPARE(browser.currentIssueId(), qint64(0));
+    QVERIFY(browser.detail()->toPlainText().contains(QLatin1String("No issue matches")));
+    QVERIFY(browser.detail()->toPlainText().contains(QLatin1String("qqzzxxunlikely")));
+}
+
+void TestIssueBrowser::detailShowsTheIssueAndLinksItsLeaf()
+{
+    IssueBrowser browser;
+    QVERIFY(browser.openCorpus(m_dir.filePath(QStringLiteral("detail.sqlite"))));
+    browser.setSearchText(QStringLiteral("horovod issues 100"));
+    fetchAll(browser.model());
+    int row = -1;
+    for (int r = 0; r < browser.model()->rowCount(); ++r)
+        if (browser.model()->recordAt(r)->link ==
+            QLatin1String("https://github.com/horovod/horovod/issues/100"))
+            row = r;
+    QVERIFY(row >= 0);
+    QVERIFY(browser.selectIssue(browser.model()->idAt(row)));
+    const QString html = browser.detail()->toHtml();
+    QVERIFY(html.contains(QLatin1String("https://github.com/horovod/horovod/issues/100")));
+    const IssueRecord* r = browser.model()->recordAt(row);
+    QVERIFY(html.contains(QStringLiteral("node:") + r->symptoms.first()));
+    QSignalSpy node(&browser, &IssueBrowser::nodeRequested);
+    Q_EMIT browser.detail()->anchorClicked(QUrl(QStringLiteral("node:") + r->symptoms.first()));
+    QCOMPARE(node.size(), 1);
+    QCOMPARE(node.first().first().toString(), r->symptoms.first());
+    // Activating the leaf cell asks for the same node.
+    Q_EMIT browser.table()->activated(browser.model()->index(row, IssueTableModel::LeafColumn));
+    QCOMPARE(node.size(), 2);
+    QCOMPARE(node.last().first().toString(), r->symptoms.first());
+}
+
+void TestIssueBrowser::classifyBoxRanksTheKnownSymptom_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("symptom");
+    QTest::addRow("nccl-watchdog-timeout")
+        << QStringLiteral("[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught "
+                          "collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, "
+                          "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600012 "
+                          "milliseconds before timing out.")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    QTest::addRow("segfault")
+        << QStringLiteral("Segfault in zerocopy collective\nSegmentation fault (core dumped) when "
+                          "calling all_gather")
+        << QStringLiteral("training-and-evaluation/program-failure/segmentation-fault");
+}
+
+void TestIssueBrowser::classifyBoxRanksTheKnownSymptom()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, symptom);
+    IssueBrowser browser;
+    QSignalSpy done(&browser, &IssueBrowser::classified);
+    browser.classifyEdit()->setPlainText(text);
+    QTest::mouseClick(browser.classifyButton(), Qt::LeftButton);
+    QVERIFY(!browser.classifyButton()->isEnabled() || done.size() == 1);
+    QVERIFY(done.size() == 1 || done.wait(10000));
+    ClassificationModel* m = browser.classificationModel();
+    QVERIFY(m->rowCount() > 0);
+    QCOMPARE(m->index(0, 0).data(ClassificationModel::SymptomIdRole).toString(), symptom);
+    QVERIFY(m->index(0, ClassificationModel::ScoreColumn).data().toDouble() > 0);
+    QVERIFY(m->rowCount(m->index(0, 0)) > 0); // the evidence lines
+    QVERIFY(browser.classifyButton()->isEnabled());
+    QSignalSpy node(&browser, &IssueBrowser::nodeRequested);
+    Q_EMIT browser.classificationView()->activated(m->index(0, 0));
+    QCOMPARE(node.size(), 1);
+    QCOMPARE(node.first().first().toString(), symptom);
+}
+
+void TestIssueBrowser::importShowsProgressAndTheImportedRows()
+{
+    QTemporaryDir dir;
+    const QString file = writeIssues(dir.path(), 120);
+    IssueBrowser browser;
+    QVERIFY(browser.openCorpus(dir.filePath(QStringLiteral("import.sqlite"))));
+    QSignalSpy progress(browser.importer(), &IssueImporter::progressChanged);
+    QSignalSpy finished(browser.importer(), &IssueImporter::finished);
+    QVERIFY(browser.importPath(file));
+    QVERIFY(!browser.importProgress()->isHidden());
+    QVERIFY(!browser.cancelImportButton()->isHidden());
+    QVERIFY(!browser.importPath(file)); // one at a time
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.first().first().toInt(), 120);
+    QVERIFY(progress.size() > 1);
+    QCOMPARE(progress.last().at(1).toInt(), 120);
+    QVERIFY(browser.importProgress()->isHidden());
+    QCOMPARE(browser.filterCombo(IssueBrowser::SourceFilter)->currentData().toString(),
+             IssueCorpus::kImportedSource);
+    QCOMPARE(browser.model()->matchCount(), 120);
+    QCOMPARE(browser.model()->index(0, IssueTableModel::SourceColumn).data().toString(),
+             IssueCorpus::kImportedSource);
+    QVERIFY(!browser.model()->index(0, IssueTableModel::LeafColumn).data().toString().isEmpty());
+    QVERIFY(browser.statusLabel()->text().contains(QLatin1String("120")));
+}
+
+void TestIssueBrowser::importCanBeCancelled_data()
+{
+    QTest::addColumn<bool>("waitForProgress");
+    QTest::addRow("at-once") << false;
+    QTest::addRow("mid-import") << true;
+}
+
+void TestIssueBrowser::importCanBeCancelled()
+{
+    QFETCH(bool, waitForProgress);
+    QTemporaryDir dir;
+    const QString file = writeIssues(dir.path(), 5000);
+    IssueBrowser browser;
+    QVERIFY(browser.openCorpus(dir.filePath(QStringLiteral("cancel.sqlite"))));
+    QSignalSpy progress(browser.importer(), &IssueImporter::progressChanged);
+    QSignalSpy canceled(browser.importer(), &IssueImporter::canceled);
+    QSignalSpy finished(browser.importer(), &IssueImporter::finished);
+    QVERIFY(browser.importPath(file));
+    // The worker reports every report it classifies; the first one arrives long before the
+    // last of 5,000 is done.
+    if (waitForProgress) QVERIFY(progress.wait(30000));
+    QTest::mouseClick(browser.cancelImportButton(), Qt::LeftButton);
+    QVERIFY(canceled.wait(30000));
+    QCOMPARE(finished.size(), 0);
+    QCOMPARE(browser.corpus().count(QStringLiteral("import")), 0);
+    QVERIFY(browser.statusLabel()->text().contains(QLatin1String("cancelled")));
+    QVERIFY(browser.importProgress()->isHidden());
+    QVERIFY(browser.importPath(file)); // a cancelled import does not block the next
+    QTest::mouseClick(browser.cancelImportButton(), Qt::LeftButton);
+    QVERIFY(canceled.wait(30000));
+}
+
+void TestIssueBrowser::mainWindowWiresTheTab()
+{
+    qputenv("RANKSCOPE_DB", m_dir.filePath(QStringLiteral("window.sqlite")).toUtf8());
+    MainWindow window;
+    IssueBrowser* issues = window.issueBrowser();
+    QVERIFY(issues);
+    QVERIFY(!issues->corpus().isOpen()); // not before the tab is shown
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QAction* tab = nullptr;
+    for (QAction* a : window.findChildren<QAction*>())
+        if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_5)) tab = a;
+    QVERIFY(tab);
+    tab->trigger();
+    QCOMPARE(window.pages()->currentWidget(), issues);
+    QVERIFY2(issues->corpus().isOpen(), qPrintable(issues->error()));
+    QVERIFY(issues->model()->matchCount() > 0);
+    const QString leaf = QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    Q_EMIT issues->nodeRequested(leaf);
+    QCOMPARE(window.pages()->currentWidget(), window.taxonomyBrowser());
+    QCOMPARE(window.taxonomyBrowser()->currentNodeId(), leaf);
+    qunsetenv("RANKSCOPE_DB");
+}
+
+void TestIssueBrowser::screenshot()
+{
+    IssueBrowser browser;
+    QVERIFY(browser.openCorpus(m_dir.filePath(QStringLiteral("shot.sqlite"))));
+    browser.resize(1400, 800);
+    browser.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&browser));
+    browser.setSearchText(QStringLiteral("timeout"));
+    browser.classifyText(QStringLiteral("Watchdog caught collective operation timeout"));
+    QSignalSpy done(&browser, &IssueBrowser::classified);
+    QVERIFY(done.wait(10000));
+    const QImage img = browser.grab().toImage();
+    QVERIFY(img.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/issuebrowser.png")));
+    // The table is not blank: the selected first row is drawn in the highlight colour.
+    const QRect row = browser.table()->visualRect(browser.model()->index(0, 0));
+    const QPoint at =
+        browser.table()->viewport()->mapTo(&browser, QPoint(row.left() + 1, row.center().y()));
+    const QColor pixel = img.pixelColor(at * img.devicePixelRatio());
+    const QPalette pal = browser.table()->palette();
+    QVERIFY2(pixel == pal.color(QPalette::Active, QPalette::Highlight) ||
+                 pixel == pal.color(QPalette::Inactive, QPalette::Highlight),
+             qPrintable(pixel.name()));
+}
+
+QTEST_MAIN(TestIssueBrowser)
+#include "tst_issuebrowser.moc"

@@ -1,0 +1,92 @@
+#include "views/issues/classificationmodel.h"
+
+#include "views/issues/issuetablemodel.h"
+
+namespace rankscope {
+
+ClassificationModel::ClassificationModel(QObject* parent) : QAbstractItemModel(parent) {}
+
+void ClassificationModel::setCandidates(const QList<Candidate>& candidates)
+{
+    beginResetModel();
+    m_candidates = candidates;
+    endResetModel();
+}
+
+QModelIndex ClassificationModel::index(int row, int column, const QModelIndex& parent) const
+{
+    if (!hasIndex(row, column, parent)) return {};
+    return createIndex(row, column, parent.isValid() ? quintptr(parent.row() + 1) : quintptr(0));
+}
+
+QModelIndex ClassificationModel::parent(const QModelIndex& child) const
+{
+    if (!child.isValid() || child.internalId() == 0) return {};
+    return createIndex(int(child.internalId() - 1), 0, quintptr(0));
+}
+
+int ClassificationModel::rowCount(const QModelIndex& parent) const
+{
+    if (!parent.isValid()) return int(m_candidates.size());
+    if (parent.internalId() != 0 || parent.column() != 0) return 0;
+    return int(m_candidates[parent.row()].evidence.size());
+}
+
+int ClassificationModel::columnCount(const QModelIndex&) const
+{
+    return ColumnCount;
+}
+
+QVariant ClassificationModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
+    const bool isEvidence = index.internalId() != 0;
+    const Candidate& c = m_candidates[isEvidence ? int(index.internalId() - 1) : index.row()];
+    if (role == SymptomIdRole) return c.symptom;
+    if (role == ScoreRole) return c.score;
+    if (isEvidence) {
+        const CandidateEvidence& e = c.evidence[index.row()];
+        if (role == Qt::DisplayRole) {
+            switch (index.column()) {
+            case SymptomColumn:
+                return tr("line %1 · %2").arg(e.line).arg(e.signature);
+            case ScoreColumn:
+                return QString::number(e.weight, 'f', 2);
+            case EvidenceColumn:
+                return e.text.trimmed();
+            }
+        }
+        if (role == Qt::ToolTipRole)
+            return tr("%1 (%2)").arg(
+                e.signature, e.role == SignatureRole::Root ? tr("root signature") : tr("cascade"));
+        return {};
+    }
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+        case SymptomColumn:
+            return IssueTableModel::leafLabel(c.symptom);
+        case ScoreColumn:
+            return QString::number(c.score, 'f', 2);
+        case EvidenceColumn:
+            return c.evidence.isEmpty() ? QString() : c.evidence.first().text.trimmed();
+        }
+    }
+    if (role == Qt::ToolTipRole) return c.symptom;
+    return {};
+}
+
+QVariant ClassificationModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    switch (section) {
+    case SymptomColumn:
+        return tr("Symptom");
+    case ScoreColumn:
+        return tr("Score");
+    case EvidenceColumn:
+        return tr("Evidence");
+    }
+    return {};
+}
+
+} // namespace rankscope

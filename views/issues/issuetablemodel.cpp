@@ -1,0 +1,233 @@
+#include "views/issues/issuetablemodel.h"
+
+#include "model/kb/taxonomy.h"
+
+#include <QFileInfo>
+#include <QHash>
+#include <QUrl>
+
+namespace rankscope {
+
+namespace {
+
+QString plainSnippet(QString s)
+{
+    s.remove(IssueCorpus::kSnippetOpen);
+    s.remove(IssueCorpus::kSnippetClose);
+    return s;
+}
+
+} // namespace
+
+IssueTableModel::IssueTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void IssueTableModel::setCorpus(const IssueCorpus* corpus)
+{
+    m_corpus = corpus;
+    refresh();
+}
+
+void IssueTableModel::setFilter(const IssueFilter& filter)
+{
+    m_filter = filter;
+    refresh();
+}
+
+void IssueTableModel::refresh()
+{
+    m_changing = true;
+    beginResetModel();
+    m_rows.clear();
+    m_ids = m_corpus && m_corpus->isOpen() ? m_corpus->matchingIds(m_filter) : QList<qint64>{};
+    endResetModel();
+    m_changing = false;
+    Q_EMIT matchCountChanged(matchCount());
+}
+
+qint64 IssueTableModel::idAt(int row) const
+{
+    return row >= 0 && row < m_rows.size() ? m_rows[row].id : 0;
+}
+
+const IssueRecord* IssueTableModel::recordAt(int row) const
+{
+    return row >= 0 && row < m_rows.size() ? &m_rows[row] : nullptr;
+}
+
+int IssueTableModel::rowOfId(qint64 id)
+{
+    const qsizetype at = m_ids.indexOf(id);
+    if (at < 0) return -1;
+    while (m_rows.size() <= at && canFetchMore({}))
+        fetchMore({});
+    return int(at);
+}
+
+int IssueTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int IssueTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+bool IssueTableModel::canFetchMore(const QModelIndex& parent) const
+{
+    return !parent.isValid() && m_rows.size() < m_ids.size();
+}
+
+void IssueTableModel::fetchMore(const QModelIndex& parent)
+{
+    if (m_changing || !canFetchMore(parent)) return;
+    const QList<qint64> next = m_ids.mid(m_rows.size(), kBatchRows);
+    QList<IssueRecord> rows = m_corpus->records(next, m_filter.text);
+    if (rows.size() != next.size()) {
+        // The corpus changed under the ids (another connection deleted some): read them again.
+        refresh();
+        return;
+    }
+    m_changing = true;
+    beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + rows.size() - 1));
+    m_rows << rows;
+    endInsertRows();
+    m_changing = false;
+}
+
+QString IssueTableModel::shortReference(const QString& link)
+{
+    const QUrl url(link);
+    if (url.isLocalFile()) return QFileInfo(url.toLocalFile()).fileName();
+    const QStringList parts = url.path().split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    if (url.host() == QLatin1String("github.com") && parts.size() >= 4)
+        return QStringLiteral("%1/%2 #%3").arg(parts[0], parts[1], parts[3]);
+    if (url.host().endsWith(QLatin1String("stackoverflow.com")) && parts.size() >= 2 &&
+        parts[0] == QLatin1String("questions"))
+        return QStringLiteral("Stack Overflow #%1").arg(parts[1]);
+    return link;
+}
+
+QString IssueTableModel::leafLabel(const QString& leafId)
+{
+    static const QHash<QString, int> nameUses = [] {
+        QHash<QString, int> uses;
+        const Taxonomy& t = Taxonomy::instance();
+        for (const QString& leaf : t.leaves())
+            ++uses[t.node(leaf)->name];
+        return uses;
+    }();
+    const TaxonomyNode* node = Taxonomy::instance().node(leafId);
+    if (!node) return leafId;
+    if (nameUses.value(node->name) < 2) return node->name;
+    return QStringLiteral("%1 (%2)").arg(node->name,
+                                         stageLabel(leafId.section(QLatin1Char('/'), 0, 0)));
+}
+
+QString IssueTableModel::stageLabel(const QString& stageId)
+{
+    if (stageId == IssueCorpus::kHowToStage) return tr("how-to question");
+    const TaxonomyNode* node = Taxonomy::instance().node(stageId);
+    return node ? node->name : stageId;
+}
+
+QString IssueTableModel::fixPatternLabel(const QString& patternId)
+{
+    const FixPattern* p = Taxonomy::instance().fixPattern(patternId);
+    return p ? p->name : patternId;
+}
+
+QString IssueTableModel::snippetHtml(const QString& snippet)
+{
+    QString html = snippet.toHtmlEscaped();
+    html.replace(IssueCorpus::kSnippetOpen, QLatin1String("<b>"));
+    html.replace(IssueCorpus::kSnippetClose, QLatin1String("</b>"));
+    return html;
+}
+
+QString IssueTableModel::text(const IssueRecord& r, int column) const
+{
+    const auto mapped = [](const QStringList& ids, QString (*label)(const QString&)) {
+        QStringList out;
+        for (const QString& id : ids) {
+            const QString l = label(id);
+            if (!out.contains(l)) out << l;
+        }
+        return out.join(QLatin1String("; "));
+    };
+    switch (column) {
+    case IssueColumn:
+        return r.title.isEmpty() ? shortReference(r.link) : r.title;
+    case FrameworkColumn:
+        return r.frameworks.join(QLatin1String(", "));
+    case SourceColumn:
+        return r.source;
+    case StageColumn: {
+        if (r.origin == QLatin1String("howto")) return stageLabel(IssueCorpus::kHowToStage);
+        QStringList stages;
+        for (const QString& s : r.symptoms)
+            stages << s.section(QLatin1Char('/'), 0, 0);
+        stages.removeDuplicates();
+        return mapped(stages, &IssueTableModel::stageLabel);
+    }
+    case LeafColumn:
+        return mapped(r.symptoms, &IssueTableModel::leafLabel);
+    case FixPatternColumn:
+        return mapped(r.fixPatterns, &IssueTableModel::fixPatternLabel);
+    case DistributedColumn:
+        return !r.distributedSpecific ? QString() : *r.distributedSpecific ? tr("yes") : tr("no");
+    case MatchColumn:
+        return plainSnippet(r.snippet);
+    }
+    return {};
+}
+
+QVariant IssueTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const IssueRecord& r = m_rows[index.row()];
+    switch (role) {
+    case Qt::DisplayRole:
+        return text(r, index.column());
+    case Qt::ToolTipRole:
+        if (index.column() == IssueColumn) return r.link;
+        if (index.column() == LeafColumn && r.origin == QLatin1String("import"))
+            return tr("Ranked by the symptom classifier (not a study label)");
+        return text(r, index.column());
+    case IdRole:
+        return r.id;
+    case LinkRole:
+        return r.link;
+    case SnippetHtmlRole:
+        return snippetHtml(r.snippet);
+    default:
+        return {};
+    }
+}
+
+QVariant IssueTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    switch (section) {
+    case IssueColumn:
+        return tr("Issue");
+    case FrameworkColumn:
+        return tr("Framework");
+    case SourceColumn:
+        return tr("Source");
+    case StageColumn:
+        return tr("Stage");
+    case LeafColumn:
+        return tr("Leaf symptom");
+    case FixPatternColumn:
+        return tr("Fix pattern");
+    case DistributedColumn:
+        return tr("Distributed");
+    case MatchColumn:
+        return tr("Match");
+    }
+    return {};
+}
+
+} // namespace rankscope

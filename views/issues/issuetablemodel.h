@@ -1,0 +1,82 @@
+#pragma once
+
+#include "model/kb/issuecorpus.h"
+
+#include <QAbstractTableModel>
+
+namespace rankscope {
+
+// The issues of a corpus that match a filter, as a table. The matching ids are read at once (one
+// integer per issue); the rows themselves are read in batches as the view scrolls (fetchMore), so
+// a corpus of any size opens at the speed of its first screen.
+class IssueTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        IssueColumn,
+        FrameworkColumn,
+        SourceColumn,
+        StageColumn,
+        LeafColumn,
+        FixPatternColumn,
+        DistributedColumn,
+        MatchColumn,
+        ColumnCount
+    };
+    enum Role {
+        IdRole = Qt::UserRole, // qint64
+        LinkRole,
+        // The match excerpt as HTML with the matched words in <b>; empty without a search.
+        SnippetHtmlRole,
+    };
+    static constexpr int kBatchRows = 200;
+
+    explicit IssueTableModel(QObject* parent = nullptr);
+
+    // Not owned; must outlive the model (or be replaced with nullptr first).
+    void setCorpus(const IssueCorpus* corpus);
+    void setFilter(const IssueFilter& filter);
+    const IssueFilter& filter() const { return m_filter; }
+    // Re-reads the matches (after an import).
+    void refresh();
+
+    // Issues that match, fetched or not.
+    int matchCount() const { return int(m_ids.size()); }
+    qint64 idAt(int row) const;
+    const IssueRecord* recordAt(int row) const;
+    // Row of an id among the fetched rows, fetching further batches as needed; -1 if no match.
+    int rowOfId(qint64 id);
+
+    // "horovod/horovod #100" for a GitHub link, the file name for a local report, else the link.
+    static QString shortReference(const QString& link);
+    // "hang" for a leaf id; a name shared by leaves of several stages gets its stage appended.
+    static QString leafLabel(const QString& leafId);
+    static QString stageLabel(const QString& stageId);
+    static QString fixPatternLabel(const QString& patternId);
+    // The snippet's markers as <b>…</b> around HTML-escaped text.
+    static QString snippetHtml(const QString& snippet);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+    bool canFetchMore(const QModelIndex& parent) const override;
+    void fetchMore(const QModelIndex& parent) override;
+
+Q_SIGNALS:
+    void matchCountChanged(int count);
+
+private:
+    QString text(const IssueRecord& r, int column) const;
+
+    const IssueCorpus* m_corpus = nullptr;
+    IssueFilter m_filter;
+    QList<qint64> m_ids;
+    QList<IssueRecord> m_rows;
+    // Views and testers call fetchMore() from their handlers of our own reset and insert
+    // signals; inserting then would nest one change inside another.
+    bool m_changing = false;
+};
+
+} // namespace rankscope
