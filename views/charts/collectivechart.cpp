@@ -1,5 +1,7 @@
 #include "views/charts/collectivechart.h"
 
+#include "views/charts/chartstyle.h"
+
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
@@ -217,14 +219,7 @@ QPoint CollectiveChart::barCentre(int index) const
 void CollectiveChart::style()
 {
     const QPalette pal = palette();
-    m_chart->setBackgroundBrush(pal.base());
-    m_chart->legend()->setLabelBrush(pal.text());
-    for (QAbstractAxis* axis : m_chart->axes()) {
-        axis->setLabelsBrush(pal.text());
-        axis->setTitleBrush(pal.text());
-        axis->setLinePenColor(pal.color(QPalette::Mid));
-        axis->setGridLineColor(pal.color(QPalette::Midlight));
-    }
+    applyChartPalette(m_chart, m_chartView, pal);
     if (m_series) {
         const QList<QBarSet*> sets = m_series->barSets();
         const QColor colors[SetCount] = {kArrivalColor, kDurationColor};
@@ -233,7 +228,6 @@ void CollectiveChart::style()
             sets[s]->setPen(Qt::NoPen);
         }
     }
-    m_chartView->setBackgroundBrush(pal.base());
 }
 
 void CollectiveChart::changeEvent(QEvent* event)

@@ -1,5 +1,7 @@
 #include "views/charts/rankbreakdownchart.h"
 
+#include "views/charts/chartstyle.h"
+
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
@@ -164,14 +166,7 @@ QPoint RankBreakdownChart::barCentre(int index) const
 void RankBreakdownChart::style()
 {
     const QPalette pal = palette();
-    m_chart->setBackgroundBrush(pal.base());
-    m_chart->legend()->setLabelBrush(pal.text());
-    for (QAbstractAxis* axis : m_chart->axes()) {
-        axis->setLabelsBrush(pal.text());
-        axis->setTitleBrush(pal.text());
-        axis->setLinePenColor(pal.color(QPalette::Mid));
-        axis->setGridLineColor(pal.color(QPalette::Midlight));
-    }
+    applyChartPalette(m_chart, m_chartView, pal);
     if (m_series) {
         const QList<QBarSet*> sets = m_series->barSets();
         for (int s = 0; s < int(sets.size()) && s < SetCount; ++s) {
@@ -179,7 +174,6 @@ void RankBreakdownChart::style()
             sets[s]->setPen(Qt::NoPen);
         }
     }
-    m_chartView->setBackgroundBrush(pal.base());
 }
 
 void RankBreakdownChart::changeEvent(QEvent* event)

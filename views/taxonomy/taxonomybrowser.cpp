@@ -1,6 +1,7 @@
 #include "views/taxonomy/taxonomybrowser.h"
 
 #include "model/kb/taxonomy.h"
+#include "views/charts/chartstyle.h"
 #include "views/taxonomy/taxonomyfilterproxy.h"
 #include "views/taxonomy/taxonomymodel.h"
 
@@ -346,13 +347,7 @@ void TaxonomyBrowser::styleChart()
 {
     // Follow the widget palette, so a dark desktop gets a dark chart.
     const QPalette pal = palette();
-    m_chart->setBackgroundBrush(pal.base());
-    m_chart->setTitleBrush(pal.text());
-    for (QAbstractAxis* axis : m_chart->axes()) {
-        axis->setLabelsBrush(pal.text());
-        axis->setLinePenColor(pal.color(QPalette::Mid));
-        axis->setGridLineColor(pal.color(QPalette::Midlight));
-    }
+    applyChartPalette(m_chart, m_chartView, pal);
     for (QAbstractSeries* s : m_chart->series())
         if (auto* bars = qobject_cast<QHorizontalBarSeries*>(s))
             for (QBarSet* set : bars->barSets()) {
@@ -360,7 +355,6 @@ void TaxonomyBrowser::styleChart()
                 set->setPen(Qt::NoPen);
                 set->setLabelBrush(pal.text());
             }
-    m_chartView->setBackgroundBrush(pal.base());
 }
 
 void TaxonomyBrowser::changeEvent(QEvent* event)
