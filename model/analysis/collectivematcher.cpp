@@ -290,6 +290,7 @@ void alignBySeq(const EventStore& store, CollectiveGroup& group,
         hi = std::max(hi, list.back());
         total += list.size();
     }
+    if (total > 0 && from > lo) group.comparedFromSeq = from;
     std::vector<std::int64_t> seqs;
     if (total > 0 && std::uint64_t(hi - lo) < 4 * std::uint64_t(total) + 64) {
         // Dense sequence numbers (the normal case): mark them instead of sorting them all.

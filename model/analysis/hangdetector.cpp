@@ -346,8 +346,18 @@ HangDetector::Result HangDetector::detect(const AnalysisContext& ctx,
         res.progress.push_back(std::move(p));
         if (g.members.size() < 2 || g.collectives.empty()) continue;
 
+        const std::size_t before = res.findings.size();
+        const auto noteWindow = [&] {
+            if (g.comparedFromSeq < 0) return;
+            for (std::size_t i = before; i < res.findings.size(); ++i)
+                res.findings[i].summary +=
+                    " (compared from #" + std::to_string(g.comparedFromSeq) +
+                    " on, the window every rank's records still hold; older collectives are "
+                    "not checked)";
+        };
         if (g.firstMismatch < 0) {
             stuckEverywhere(ctx, g, res.findings);
+            noteWindow();
             continue;
         }
         const std::size_t k = std::size_t(g.firstMismatch);
@@ -366,6 +376,7 @@ HangDetector::Result HangDetector::detect(const AnalysisContext& ctx,
         case MismatchKind::None:
             break;
         }
+        noteWindow();
     }
     return res;
 }

@@ -118,8 +118,8 @@ void analyzeSession(TraceSession& session)
     std::vector<int> ranks;
     for (int r : session.folder.ranks())
         ranks.push_back(r);
-    session.analysis =
-        Analyzer::run(session.events, std::move(paths), std::move(ranks), classifyLogs(session));
+    session.analysis = Analyzer::run(session.events, std::move(paths), std::move(ranks),
+                                     classifyLogs(session), session.dumps);
 }
 
 } // namespace rankscope
