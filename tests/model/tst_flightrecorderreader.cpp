@@ -5,6 +5,7 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 
 using namespace rankscope;
 
@@ -19,6 +20,8 @@ private Q_SLOTS:
     void rankFromFileName_data();
     void rankFromFileName();
     void sessionKeepsOtherFiles();
+    void scenarios_data();
+    void scenarios();
 };
 
 static QString frDir()
@@ -169,6 +172,73 @@ void TestFlightRecorderReader::sessionKeepsOtherFiles()
     QVERIFY(std::any_of(session->warnings.begin(), session->warnings.end(), [](const QString& w) {
         return w.contains(QLatin1String("rank 0")) && w.contains(QLatin1String("flight_recorder"));
     }));
+}
+
+// One hand-built 4-rank job per fault kind (tests/data/flight_recorder/make_scenarios.py), in
+// pickle and JSON form, through the loader and the analysis: the top finding names the fault.
+void TestFlightRecorderReader::scenarios_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("findingKind");
+    QTest::addColumn<QString>("severity");
+    QTest::addColumn<std::vector<int>>("ranks");
+    QTest::addColumn<QString>("group");
+    QTest::addColumn<qint64>("seq");
+    QTest::addColumn<QString>("says");
+    struct Row {
+        const char* kind;
+        const char* findingKind;
+        const char* severity;
+        std::vector<int> ranks;
+        const char* group;
+        qint64 seq;
+        const char* says;
+    };
+    const Row rows[] = {
+        {"op_type", "desync", "error", {2}, "0", 3, "broadcast"},
+        {"size", "collective_mismatch", "error", {1}, "0", 2, "size mismatch"},
+        {"dtype", "collective_mismatch", "error", {3}, "0", 4, "dtype mismatch"},
+        {"missing_rank", "desync", "error", {2}, "0", 4, "never issued"},
+        {"state", "hang", "error", {2}, "0", 5, "completed on some ranks but not on rank 2"},
+        {"hang", "desync", "error", {3}, "0", 3, "pg_status agrees"},
+        {"trimmed", "desync", "error", {3}, "0", 4, "compared from #2 on"},
+        {"version", "config_mismatch", "warning", {1}, "", -1, "version 3.0"},
+    };
+    for (const Row& r : rows)
+        for (const char* form : {"pickle", "json"})
+            QTest::addRow("%s_%s", r.kind, form)
+                << QStringLiteral("%1_%2").arg(QLatin1String(r.kind), QLatin1String(form))
+                << QString::fromLatin1(r.findingKind) << QString::fromLatin1(r.severity) << r.ranks
+                << QString::fromLatin1(r.group) << r.seq << QString::fromLatin1(r.says);
+}
+
+void TestFlightRecorderReader::scenarios()
+{
+    QFETCH(QString, kind);
+    QFETCH(QString, findingKind);
+    QFETCH(QString, severity);
+    QFETCH(std::vector<int>, ranks);
+    QFETCH(QString, group);
+    QFETCH(qint64, seq);
+    QFETCH(QString, says);
+    const SessionPtr session =
+        loadSession(QStringLiteral(RANKSCOPE_TEST_DATA "/fr_scenarios/") + kind);
+    QCOMPARE(session->dumps.size(), std::size_t(4));
+    const auto& findings = session->analysis.findings;
+    QVERIFY(!findings.empty());
+    const Finding& top = findings.front();
+    QCOMPARE(QString::fromStdString(top.kind), findingKind);
+    QCOMPARE(QString::fromStdString(top.severity), severity);
+    QCOMPARE(top.ranks, ranks);
+    QCOMPARE(QString::fromStdString(top.processGroup), group);
+    QCOMPARE(qint64(top.seq), seq);
+    QVERIFY2(QString::fromStdString(top.summary).contains(says), top.summary.c_str());
+    // Only the one fault: no other rank is blamed by an error finding.
+    for (const Finding& f : findings)
+        if (f.severity == "error")
+            for (int r : f.ranks)
+                QVERIFY2(std::find(ranks.begin(), ranks.end(), r) != ranks.end(),
+                         f.summary.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestFlightRecorderReader)
