@@ -8,7 +8,15 @@
 
 namespace rankscope {
 
-enum class MismatchKind : std::uint8_t { None, Participation, OpType, Size, Dtype, State };
+enum class MismatchKind : std::uint8_t {
+    None,
+    Participation,
+    OpType,
+    Size,
+    Dtype,
+    State,
+    GroupSize, // members disagree on the group size the source gave (CollectiveRecord::groupSize)
+};
 
 const char* mismatchKindName(MismatchKind kind);
 

@@ -7,6 +7,8 @@
 #include <charconv>
 #include <map>
 #include <optional>
+#include <set>
+#include <tuple>
 
 namespace rankscope {
 
@@ -147,6 +149,65 @@ void checkRetired(const std::vector<FlightRecorderDump>& dumps,
     }
 }
 
+// Point-to-point: the k-th send a->b of a group pairs with the k-th recv b<-a (the per-peer
+// order is fixed; p2p_seq_id counts all of a rank's p2p ops, so it cannot pair them itself).
+// A send left over means its peer never posted the recv, and the other way round.
+void checkP2p(const std::vector<FlightRecorderDump>& dumps, const std::vector<std::string>& paths,
+              std::vector<Finding>& out)
+{
+    struct Side {
+        const FlightRecorderDump* dump;
+        const FlightRecorderEntry* entry;
+    };
+    // (group, src, dst) -> sends, recvs in dump order
+    std::map<std::tuple<std::string, int, int>, std::pair<std::vector<Side>, std::vector<Side>>>
+        links;
+    for (const FlightRecorderDump& d : dumps) {
+        if (!d.rank) continue;
+        for (const FlightRecorderEntry& e : d.entries) {
+            if (e.p2pPeer < 0 || (e.op != "send" && e.op != "recv")) continue;
+            if (e.op == "send")
+                std::get<0>(links[{e.pgName, *d.rank, e.p2pPeer}]).push_back({&d, &e});
+            else
+                std::get<1>(links[{e.pgName, e.p2pPeer, *d.rank}]).push_back({&d, &e});
+        }
+    }
+    std::set<int> ranksWithDumps;
+    for (const FlightRecorderDump& d : dumps)
+        if (d.rank) ranksWithDumps.insert(*d.rank);
+    for (const auto& [key, sides] : links) {
+        const auto& [group, src, dst] = key;
+        const auto& [sends, recvs] = sides;
+        if (sends.size() == recvs.size()) continue;
+        const bool sendsLeft = sends.size() > recvs.size();
+        const int blamed = sendsLeft ? dst : src;
+        // Without the peer's dump its side is unknown, not missing.
+        if (!ranksWithDumps.count(blamed)) continue;
+        const Side& first = sendsLeft ? sends[recvs.size()] : recvs[sends.size()];
+        Finding f;
+        f.kind = "desync";
+        f.symptom = symptoms::kHang;
+        f.severity = "error";
+        f.confidence = 0.8;
+        f.ranks = {blamed};
+        f.processGroup = group;
+        f.seq = first.entry->p2pSeqId;
+        const std::size_t extra =
+            sendsLeft ? sends.size() - recvs.size() : recvs.size() - sends.size();
+        f.summary = (sendsLeft ? "send " + std::to_string(src) + "->" + std::to_string(dst)
+                               : "recv " + std::to_string(dst) + "<-" + std::to_string(src)) +
+                    " (p2p #" + std::to_string(first.entry->p2pSeqId) + ") has no matching " +
+                    (sendsLeft ? "recv" : "send") + " on rank " + std::to_string(blamed) +
+                    (extra > 1 ? " (" + std::to_string(extra) + " unpaired)" : "") +
+                    ": the ranks disagree on the point-to-point schedule";
+        f.evidence.push_back(dumpEvidence(*first.dump, paths,
+                                          "record_id " + std::to_string(first.entry->recordId) +
+                                              ": " + first.entry->profilingName + " in state " +
+                                              first.entry->state));
+        out.push_back(std::move(f));
+    }
+}
+
 void checkPgStatus(const std::vector<FlightRecorderDump>& dumps,
                    const std::vector<std::string>& paths, FlightRecorderChecks::Result& res)
 {
@@ -243,6 +304,7 @@ FlightRecorderChecks::check(const std::vector<FlightRecorderDump>& dumps,
     Result res;
     checkVersions(dumps, sourcePaths, res.findings);
     checkRetired(dumps, sourcePaths, res.findings);
+    checkP2p(dumps, sourcePaths, res.findings);
     checkPgStatus(dumps, sourcePaths, res);
     return res;
 }

@@ -272,7 +272,9 @@ void contentMismatch(const AnalysisContext& ctx, const CollectiveGroup& g, std::
         f.symptom = symptoms::kTensorMismatch;
         f.severity = "error";
         f.confidence = 0.9;
-        f.summary = std::string(row.mismatch == MismatchKind::Size ? "size" : "dtype") +
+        f.summary = std::string(row.mismatch == MismatchKind::Size        ? "size"
+                                : row.mismatch == MismatchKind::GroupSize ? "group size"
+                                                                          : "dtype") +
                     " mismatch in " + where + ": " + row.detail + "; " + formatRanks(f.ranks) +
                     " deviates";
     }
@@ -371,6 +373,7 @@ HangDetector::Result HangDetector::detect(const AnalysisContext& ctx,
         case MismatchKind::Size:
         case MismatchKind::Dtype:
         case MismatchKind::State:
+        case MismatchKind::GroupSize:
             contentMismatch(ctx, g, k, res.findings);
             break;
         case MismatchKind::None:

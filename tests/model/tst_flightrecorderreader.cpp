@@ -200,8 +200,10 @@ void TestFlightRecorderReader::scenarios_data()
         {"dtype", "collective_mismatch", "error", {3}, "0", 4, "dtype mismatch"},
         {"missing_rank", "desync", "error", {2}, "0", 4, "never issued"},
         {"state", "hang", "error", {2}, "0", 5, "completed on some ranks but not on rank 2"},
+        {"not_started", "hang", "error", {2}, "0", 5, "never started (still scheduled) on rank 2"},
         {"hang", "desync", "error", {3}, "0", 3, "pg_status agrees"},
         {"trimmed", "desync", "error", {3}, "0", 4, "compared from #2 on"},
+        {"p2p_unpaired", "desync", "error", {1}, "0", 2, "has no matching recv on rank 1"},
         {"version", "config_mismatch", "warning", {1}, "", -1, "version 3.0"},
     };
     for (const Row& r : rows)

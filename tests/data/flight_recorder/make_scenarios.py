@@ -10,8 +10,10 @@ Every job runs all_reduce on the default group "0"; each kind breaks one thing:
   dtype        rank 3 sends Half at seq 4, the others Float
   missing_rank rank 2 never issues seq 4, the others wait in it (retired, timed out)
   state        seq 5: rank 2 never started it, the others completed it
+  not_started  seq 5: rank 2 never started it, the others started it and wait
   hang         rank 3 stops after seq 2 (its pg_status says so), the others wait in seq 3
   trimmed      rank 0's ring buffer dropped seqs 0-1; rank 3 never issues seq 4
+  p2p_unpaired rank 0 sends to rank 1 twice (p2p_seq_id 1, 2), rank 1 posts one recv
   version      rank 1 wrote dump version 3.0, the others 2.5; no fault in the entries
 Run: python3 make_scenarios.py (from this folder). Output is committed with this script.
 """
@@ -47,7 +49,17 @@ def waiting(rank, seq, **kw):
     return entry(rank, seq, state="started", retired=True, **kw)
 
 
+def p2p(rank, peer, op, p2p_seq, state="started"):
+    e = entry(rank, 4 + p2p_seq, state=state, retired=True)
+    e["collective_seq_id"] = 3  # the last collective: p2p ops do not advance it
+    e["p2p_seq_id"] = p2p_seq
+    e["is_p2p"] = True
+    e["profiling_name"] = "nccl:%s %d%s%d" % (op, rank, "->" if op == "send" else "<-", peer)
+    return e
+
+
 def status(entries):
+    entries = [e for e in entries if not e["is_p2p"]]
     done = [e["collective_seq_id"] for e in entries if e["state"] == "completed"]
     started = [e["collective_seq_id"] for e in entries if e["state"] != "scheduled"]
     enq = [e["collective_seq_id"] for e in entries]
@@ -97,6 +109,11 @@ def scenarios():
     out["state"] = jobs
     jobs = {}
     for r in range(WORLD):
+        last = entry(r, 5, state="scheduled", retired=False) if r == 2 else waiting(r, 5)
+        jobs[r] = dump(healthy(r, 5) + [last])
+    out["not_started"] = jobs
+    jobs = {}
+    for r in range(WORLD):
         e = healthy(r, 3) + ([] if r == 3 else [waiting(r, 3)])
         jobs[r] = dump(e)
     out["hang"] = jobs
@@ -107,6 +124,15 @@ def scenarios():
             e = e[2:]  # ring buffer full: the oldest entries are gone
         jobs[r] = dump(e)
     out["trimmed"] = jobs
+    jobs = {}
+    for r in range(WORLD):
+        e = healthy(r, 4)
+        if r == 0:
+            e += [p2p(0, 1, "send", 1, state="completed"), p2p(0, 1, "send", 2)]
+        if r == 1:
+            e += [p2p(1, 0, "recv", 1, state="completed")]
+        jobs[r] = dump(e)
+    out["p2p_unpaired"] = jobs
     jobs = {}
     for r in range(WORLD):
         jobs[r] = dump(healthy(r, 4), version="3.0" if r == 1 else "2.5")
