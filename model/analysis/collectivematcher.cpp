@@ -495,6 +495,16 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
                 std::stable_sort(list.begin(), list.end(), bySeq);
             // Several sources of one rank may describe the same collective: keep the record
             // that got furthest (it carries the execution). In place: large jobs have millions.
+            // How seq sources merge: records meet in one row only when their group key (name +
+            // members) and seq are equal, so every source that shares a key must share the
+            // numbering. Kineto's Seq, Flight Recorder's collective_seq_id and the watchdog's
+            // WorkNCCL SeqNum all come from ProcessGroupNCCL's per-group counter and merge
+            // here; a counter of another kind (NCCL's opCount per communicator, which also
+            // counts point-to-point and grouped calls) must reach the matcher under its own
+            // group name (its commId) unless the reader has mapped it onto the c10d seq.
+            // Records without a source seq carry their reader's per-group ordinal and align by
+            // it like a seq; only a group with no name, no members and no source seq at all is
+            // aligned by issue order (byOrdinal). Point-to-point records are left out above.
             auto& seqs = seqsOf[m];
             seqs.reserve(list.size());
             std::size_t w = 0;
