@@ -48,7 +48,8 @@ bool isWaitLikeSymptom(const std::string& s)
 } // namespace
 
 AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> sourcePaths,
-                             std::vector<int> ranks, const std::vector<LogEvidence>& logs)
+                             std::vector<int> ranks, const std::vector<LogEvidence>& logs,
+                             const std::vector<FlightRecorderDump>& dumps)
 {
     AnalysisResult res;
     for (const Lane& lane : store.lanes)
@@ -60,6 +61,7 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     ranks.erase(std::remove_if(ranks.begin(), ranks.end(), [](int r) { return r < 0; }),
                 ranks.end());
 
+    FlightRecorderChecks::Result fr = FlightRecorderChecks::check(dumps, sourcePaths);
     AnalysisContext ctx(store, std::move(sourcePaths));
     res.groups = CollectiveMatcher::match(store, ranks);
     ctx.clock = ClockAligner::align(store, res.groups, ranks);
@@ -77,6 +79,28 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     std::vector<Finding> trace = std::move(hang.findings);
     trace.insert(trace.end(), straggler.findings.begin(), straggler.findings.end());
     trace.insert(trace.end(), idle.begin(), idle.end());
+    // pg_status tells the same story as the matched entries when they still hold the wavefront:
+    // then it corroborates the trace's finding for that group instead of repeating it.
+    for (Finding& f : fr.findings) {
+        const auto same = std::find_if(trace.begin(), trace.end(), [&](const Finding& t) {
+            return isTraceHang(t) && t.processGroup == f.processGroup && !f.processGroup.empty() &&
+                   f.severity == "error" && t.ranks == f.ranks;
+        });
+        if (same == trace.end()) {
+            trace.push_back(std::move(f));
+            continue;
+        }
+        same->summary += "; Flight Recorder pg_status agrees";
+        same->confidence = std::min(1.0, same->confidence + 0.05);
+    }
+    for (GroupProgress& p : fr.progress) {
+        const auto it = std::find_if(hang.progress.begin(), hang.progress.end(),
+                                     [&](const GroupProgress& h) { return h.group == p.group; });
+        if (it != hang.progress.end())
+            *it = std::move(p); // the watchdog's counters outlive the ring buffer's entries
+        else
+            hang.progress.push_back(std::move(p));
+    }
     std::vector<Finding> fromLogs = std::move(log.findings);
 
     // The logs' collective timeouts corroborate the trace's hang.

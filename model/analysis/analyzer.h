@@ -3,6 +3,7 @@
 #include "model/analysis/clockaligner.h"
 #include "model/analysis/collectivematcher.h"
 #include "model/analysis/finding.h"
+#include "model/analysis/flightrecorderchecks.h"
 #include "model/analysis/hangdetector.h"
 #include "model/analysis/logevidence.h"
 #include "model/analysis/steptimeline.h"
@@ -35,9 +36,11 @@ struct AnalysisResult {
 class Analyzer {
 public:
     // `sourcePaths[i]` is the folder-relative path of source i (Lane::sourceIndex);
-    // `ranks` are the job's ranks as far as the folder tells.
+    // `ranks` are the job's ranks as far as the folder tells; `dumps` are the folder's Flight
+    // Recorder dumps (their entries are also in `store`), for the checks only dumps can feed.
     static AnalysisResult run(const EventStore& store, std::vector<std::string> sourcePaths,
-                              std::vector<int> ranks, const std::vector<LogEvidence>& logs);
+                              std::vector<int> ranks, const std::vector<LogEvidence>& logs,
+                              const std::vector<FlightRecorderDump>& dumps = {});
 };
 
 } // namespace rankscope

@@ -30,6 +30,11 @@ SizeRule sizeRuleOf(std::string_view op)
     return SizeRule::Same;
 }
 
+bool isPointToPoint(std::string_view op)
+{
+    return op == "send" || op == "recv" || op == "isend" || op == "irecv";
+}
+
 std::string rankList(const std::vector<int>& ranks)
 {
     std::string s;
@@ -102,6 +107,23 @@ void check(const EventStore& store, const CollectiveGroup& group, MatchedCollect
         for (const auto& [rank, o] : ops) {
             if (!row.detail.empty()) row.detail += ", ";
             row.detail += "rank " + std::to_string(rank) + " " + std::string(store.strings.view(o));
+        }
+        return;
+    }
+    // A rank that built its communicator with another world size: the size rules below
+    // would only echo it.
+    std::vector<std::pair<int, int>> groupSizes;
+    for (std::size_t m = 0; m < group.members.size(); ++m) {
+        const CollectiveRecord& c = recs[std::size_t(row.records[m])];
+        if (c.groupSize >= 0) groupSizes.emplace_back(group.members[m], c.groupSize);
+    }
+    std::vector<int> otherSize = deviants(groupSizes, static_cast<int*>(nullptr));
+    if (!otherSize.empty()) {
+        row.mismatch = MismatchKind::GroupSize;
+        row.culprits = otherSize;
+        for (const auto& [rank, n] : groupSizes) {
+            if (!row.detail.empty()) row.detail += ", ";
+            row.detail += "rank " + std::to_string(rank) + " group size " + std::to_string(n);
         }
         return;
     }
@@ -179,6 +201,19 @@ void check(const EventStore& store, const CollectiveGroup& group, MatchedCollect
         row.culprits = notCompleted;
         row.detail = "completed on some ranks but not on rank" +
                      std::string(notCompleted.size() > 1 ? "s " : " ") + rankList(notCompleted);
+        return;
+    }
+    // Nobody finished: the ranks still waiting to start it are held up by earlier work on
+    // their own stream, the ones that started wait for them.
+    std::vector<int> notStarted;
+    for (std::size_t m = 0; m < group.members.size(); ++m)
+        if (recs[std::size_t(row.records[m])].state == State::Issued)
+            notStarted.push_back(group.members[m]);
+    if (!anyCompleted && !notStarted.empty() && notStarted.size() < group.members.size()) {
+        row.mismatch = MismatchKind::State;
+        row.culprits = notStarted;
+        row.detail = "started on some ranks but never started (still scheduled) on rank" +
+                     std::string(notStarted.size() > 1 ? "s " : " ") + rankList(notStarted);
     }
 }
 
@@ -240,11 +275,12 @@ struct RowRef {
     StringId op = 0, dtype = 0;
     std::int64_t inNelems = -1, outNelems = -1;
     State state = State::Issued;
+    int groupSize = -1;
 
     bool sameAs(const CollectiveRecord& c) const
     {
         return c.op == op && c.dtype == dtype && c.inNelems == inNelems &&
-               c.outNelems == outNelems && c.state == state;
+               c.outNelems == outNelems && c.state == state && c.groupSize == groupSize;
     }
 };
 
@@ -290,6 +326,7 @@ void alignBySeq(const EventStore& store, CollectiveGroup& group,
         hi = std::max(hi, list.back());
         total += list.size();
     }
+    if (total > 0 && from > lo) group.comparedFromSeq = from;
     std::vector<std::int64_t> seqs;
     if (total > 0 && std::uint64_t(hi - lo) < 4 * std::uint64_t(total) + 64) {
         // Dense sequence numbers (the normal case): mark them instead of sorting them all.
@@ -325,7 +362,7 @@ void alignBySeq(const EventStore& store, CollectiveGroup& group,
             group.collectives[k].records[m] = list[j];
             const CollectiveRecord& c = recs[std::size_t(list[j])];
             if (present[k]++ == 0)
-                ref[k] = {c.op, c.dtype, c.inNelems, c.outNelems, c.state};
+                ref[k] = {c.op, c.dtype, c.inNelems, c.outNelems, c.state, c.groupSize};
             else if (!ref[k].sameAs(c))
                 differs[k] = 1;
         }
@@ -358,6 +395,8 @@ const char* mismatchKindName(MismatchKind kind)
         return "dtype";
     case MismatchKind::State:
         return "state";
+    case MismatchKind::GroupSize:
+        return "group_size";
     }
     return "none";
 }
@@ -385,10 +424,18 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
     std::map<std::pair<std::string, std::vector<int>>, Pending> byKey;
     Pending* last = nullptr;
     const CollectiveRecord* lastRec = nullptr;
+    // Point-to-point ops involve two members, not all, and count in their own sequence
+    // (Flight Recorder's p2p_seq_id): they would collide with the group's collectives.
+    std::vector<std::int8_t> pointToPoint(store.strings.size(), -1);
     for (std::size_t i = 0; i < recs.size(); ++i) {
         const CollectiveRecord& c = recs[i];
         if (worldRanks.empty() || worldRanks.back() != c.rank) worldRanks.push_back(c.rank);
         if (c.rank < 0) continue;
+        if (std::size_t(c.op) < pointToPoint.size()) {
+            std::int8_t& p2p = pointToPoint[std::size_t(c.op)];
+            if (p2p < 0) p2p = isPointToPoint(store.strings.view(c.op)) ? 1 : 0;
+            if (p2p == 1) continue;
+        }
         // Consecutive records of a rank are mostly in the same group: skip the key lookup.
         if (!lastRec || lastRec->processGroupName != c.processGroupName ||
             lastRec->groupRanks != c.groupRanks) {
@@ -448,6 +495,16 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
                 std::stable_sort(list.begin(), list.end(), bySeq);
             // Several sources of one rank may describe the same collective: keep the record
             // that got furthest (it carries the execution). In place: large jobs have millions.
+            // How seq sources merge: records meet in one row only when their group key (name +
+            // members) and seq are equal, so every source that shares a key must share the
+            // numbering. Kineto's Seq, Flight Recorder's collective_seq_id and the watchdog's
+            // WorkNCCL SeqNum all come from ProcessGroupNCCL's per-group counter and merge
+            // here; a counter of another kind (NCCL's opCount per communicator, which also
+            // counts point-to-point and grouped calls) must reach the matcher under its own
+            // group name (its commId) unless the reader has mapped it onto the c10d seq.
+            // Records without a source seq carry their reader's per-group ordinal and align by
+            // it like a seq; only a group with no name, no members and no source seq at all is
+            // aligned by issue order (byOrdinal). Point-to-point records are left out above.
             auto& seqs = seqsOf[m];
             seqs.reserve(list.size());
             std::size_t w = 0;

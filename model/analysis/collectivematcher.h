@@ -8,7 +8,15 @@
 
 namespace rankscope {
 
-enum class MismatchKind : std::uint8_t { None, Participation, OpType, Size, Dtype, State };
+enum class MismatchKind : std::uint8_t {
+    None,
+    Participation,
+    OpType,
+    Size,
+    Dtype,
+    State,
+    GroupSize, // members disagree on the group size the source gave (CollectiveRecord::groupSize)
+};
 
 const char* mismatchKindName(MismatchKind kind);
 
@@ -35,6 +43,10 @@ struct CollectiveGroup {
     std::vector<MatchedCollective> collectives;
     int firstMismatch = -1; // index into collectives of the earliest mismatch (the cause)
     int mismatchCount = 0;  // all mismatching collectives; those after the first are consequences
+    // When members' records start at different seqs (ring buffers trimmed, a profiler started
+    // late) rows start at the first seq every member still holds; older ones are not compared,
+    // so a rank is never called missing from a collective its buffer dropped. -1: not trimmed.
+    std::int64_t comparedFromSeq = -1;
 
     int slotOf(int rank) const;
 };

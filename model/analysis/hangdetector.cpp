@@ -272,7 +272,9 @@ void contentMismatch(const AnalysisContext& ctx, const CollectiveGroup& g, std::
         f.symptom = symptoms::kTensorMismatch;
         f.severity = "error";
         f.confidence = 0.9;
-        f.summary = std::string(row.mismatch == MismatchKind::Size ? "size" : "dtype") +
+        f.summary = std::string(row.mismatch == MismatchKind::Size        ? "size"
+                                : row.mismatch == MismatchKind::GroupSize ? "group size"
+                                                                          : "dtype") +
                     " mismatch in " + where + ": " + row.detail + "; " + formatRanks(f.ranks) +
                     " deviates";
     }
@@ -346,8 +348,18 @@ HangDetector::Result HangDetector::detect(const AnalysisContext& ctx,
         res.progress.push_back(std::move(p));
         if (g.members.size() < 2 || g.collectives.empty()) continue;
 
+        const std::size_t before = res.findings.size();
+        const auto noteWindow = [&] {
+            if (g.comparedFromSeq < 0) return;
+            for (std::size_t i = before; i < res.findings.size(); ++i)
+                res.findings[i].summary +=
+                    " (compared from #" + std::to_string(g.comparedFromSeq) +
+                    " on, the window every rank's records still hold; older collectives are "
+                    "not checked)";
+        };
         if (g.firstMismatch < 0) {
             stuckEverywhere(ctx, g, res.findings);
+            noteWindow();
             continue;
         }
         const std::size_t k = std::size_t(g.firstMismatch);
@@ -361,11 +373,13 @@ HangDetector::Result HangDetector::detect(const AnalysisContext& ctx,
         case MismatchKind::Size:
         case MismatchKind::Dtype:
         case MismatchKind::State:
+        case MismatchKind::GroupSize:
             contentMismatch(ctx, g, k, res.findings);
             break;
         case MismatchKind::None:
             break;
         }
+        noteWindow();
     }
     return res;
 }

@@ -120,7 +120,8 @@ void analyzeSession(TraceSession& session)
     for (int r : session.folder.ranks())
         ranks.push_back(r);
     const std::vector<LogEvidence> logs = classifyLogs(session);
-    session.analysis = Analyzer::run(session.events, std::move(paths), std::move(ranks), logs);
+    session.analysis =
+        Analyzer::run(session.events, std::move(paths), std::move(ranks), logs, session.dumps);
     session.autoChecks = AutoCheckEvaluator::evaluateAll(session, logs);
 }
 

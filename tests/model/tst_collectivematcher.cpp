@@ -78,6 +78,8 @@ void TestCollectiveMatcher::findsMismatch_data()
         QTest::addRow("%s state", mode)
             << g << "state" << 1 << 5 << MismatchKind::State << std::vector<int>{1};
     }
+    QTest::newRow("seq group size")
+        << true << "group size" << 2 << 3 << MismatchKind::GroupSize << std::vector<int>{2};
     QTest::newRow("seq missing rank")
         << true << "drop" << 2 << 7 << MismatchKind::Participation << std::vector<int>{2};
 }
@@ -98,6 +100,8 @@ void TestCollectiveMatcher::findsMismatch()
         c.inNelems = c.outNelems = 512;
     else if (change == QLatin1String("dtype"))
         c.dtype = job.store.strings.intern("Half");
+    else if (change == QLatin1String("group size"))
+        c.groupSize = 2;
     else if (change == QLatin1String("state"))
         c.state = CollectiveRecord::State::Started;
     else if (change == QLatin1String("drop"))

@@ -5,6 +5,7 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 
 using namespace rankscope;
 
@@ -19,6 +20,8 @@ private Q_SLOTS:
     void rankFromFileName_data();
     void rankFromFileName();
     void sessionKeepsOtherFiles();
+    void scenarios_data();
+    void scenarios();
 };
 
 static QString frDir()
@@ -169,6 +172,83 @@ void TestFlightRecorderReader::sessionKeepsOtherFiles()
     QVERIFY(std::any_of(session->warnings.begin(), session->warnings.end(), [](const QString& w) {
         return w.contains(QLatin1String("rank 0")) && w.contains(QLatin1String("flight_recorder"));
     }));
+}
+
+// One hand-built 4-rank job per fault kind (tests/data/flight_recorder/make_scenarios.py), in
+// pickle and JSON form, through the loader and the analysis: the top finding names the fault.
+void TestFlightRecorderReader::scenarios_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("findingKind");
+    QTest::addColumn<QString>("severity");
+    QTest::addColumn<std::vector<int>>("ranks");
+    QTest::addColumn<QString>("group");
+    QTest::addColumn<qint64>("seq");
+    QTest::addColumn<QString>("says");
+    QTest::addColumn<bool>("timedOut"); // some entry was retired without completing
+    struct Row {
+        const char* kind;
+        const char* findingKind;
+        const char* severity;
+        std::vector<int> ranks;
+        const char* group;
+        qint64 seq;
+        const char* says;
+        bool timedOut;
+    };
+    const Row rows[] = {
+        {"op_type", "desync", "error", {2}, "0", 3, "broadcast", true},
+        {"size", "collective_mismatch", "error", {1}, "0", 2, "size mismatch", true},
+        {"dtype", "collective_mismatch", "error", {3}, "0", 4, "dtype mismatch", true},
+        {"missing_rank", "desync", "error", {2}, "0", 4, "never issued", true},
+        {"state", "hang", "error", {2}, "0", 5, "completed on some ranks but not on rank 2", false},
+        {"not_started", "hang", "error", {2}, "0", 5, "never started (still scheduled)", true},
+        {"hang", "desync", "error", {3}, "0", 3, "pg_status agrees", true},
+        {"trimmed", "desync", "error", {3}, "0", 4, "compared from #2 on", true},
+        {"p2p_unpaired", "desync", "error", {1}, "0", 2, "has no matching recv on rank 1", true},
+        {"version", "config_mismatch", "warning", {1}, "", -1, "version 3.0", false},
+    };
+    for (const Row& r : rows)
+        for (const char* form : {"pickle", "json"})
+            QTest::addRow("%s_%s", r.kind, form)
+                << QStringLiteral("%1_%2").arg(QLatin1String(r.kind), QLatin1String(form))
+                << QString::fromLatin1(r.findingKind) << QString::fromLatin1(r.severity) << r.ranks
+                << QString::fromLatin1(r.group) << r.seq << QString::fromLatin1(r.says)
+                << r.timedOut;
+}
+
+void TestFlightRecorderReader::scenarios()
+{
+    QFETCH(QString, kind);
+    QFETCH(QString, findingKind);
+    QFETCH(QString, severity);
+    QFETCH(std::vector<int>, ranks);
+    QFETCH(QString, group);
+    QFETCH(qint64, seq);
+    QFETCH(QString, says);
+    QFETCH(bool, timedOut);
+    const SessionPtr session =
+        loadSession(QStringLiteral(RANKSCOPE_TEST_DATA "/fr_scenarios/") + kind);
+    QCOMPARE(session->dumps.size(), std::size_t(4));
+    const auto& findings = session->analysis.findings;
+    QVERIFY(!findings.empty());
+    const Finding& top = findings.front();
+    QCOMPARE(QString::fromStdString(top.kind), findingKind);
+    QCOMPARE(QString::fromStdString(top.severity), severity);
+    QCOMPARE(top.ranks, ranks);
+    QCOMPARE(QString::fromStdString(top.processGroup), group);
+    QCOMPARE(qint64(top.seq), seq);
+    QVERIFY2(QString::fromStdString(top.summary).contains(says), top.summary.c_str());
+    const bool retiredFinding = std::any_of(findings.begin(), findings.end(), [](const Finding& f) {
+        return f.summary.find("retired without completing") != std::string::npos;
+    });
+    QCOMPARE(retiredFinding, timedOut);
+    // Only the one fault: no other rank is blamed by an error finding.
+    for (const Finding& f : findings)
+        if (f.severity == "error")
+            for (int r : f.ranks)
+                QVERIFY2(std::find(ranks.begin(), ranks.end(), r) != ranks.end(),
+                         f.summary.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestFlightRecorderReader)

@@ -1,0 +1,312 @@
+#include "model/analysis/flightrecorderchecks.h"
+
+#include "model/analysis/analysiscontext.h"
+#include "model/analysis/symptomids.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+namespace rankscope {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::optional<int> majorOf(const std::string& version)
+{
+    int major = -1;
+    const char* end = version.data() + version.size();
+    const auto [ptr, ec] = std::from_chars(version.data(), end, major);
+    if (ec != std::errc() || (ptr != end && *ptr != '.')) return std::nullopt;
+    return major;
+}
+
+// pg_status values are ints in the pickle form and strings in the JSON form.
+std::int64_t seqOf(const json& status, const char* key)
+{
+    const auto it = status.find(key);
+    if (it == status.end()) return -1;
+    if (it->is_number_integer()) return it->get<std::int64_t>();
+    if (it->is_string()) {
+        const std::string s = it->get<std::string>();
+        std::int64_t v = -1;
+        const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        return ec == std::errc() && ptr == s.data() + s.size() ? v : -1;
+    }
+    return -1;
+}
+
+std::string pathOf(const FlightRecorderDump& d, const std::vector<std::string>& paths)
+{
+    return d.sourceIndex >= 0 && std::size_t(d.sourceIndex) < paths.size()
+               ? paths[std::size_t(d.sourceIndex)]
+               : std::string();
+}
+
+Evidence dumpEvidence(const FlightRecorderDump& d, const std::vector<std::string>& paths,
+                      std::string text)
+{
+    Evidence e;
+    e.path = pathOf(d, paths);
+    e.rank = d.rank.value_or(-1);
+    e.text = std::move(text);
+    return e;
+}
+
+void checkVersions(const std::vector<FlightRecorderDump>& dumps,
+                   const std::vector<std::string>& paths, std::vector<Finding>& out)
+{
+    std::map<std::string, std::vector<const FlightRecorderDump*>> byVersion;
+    for (const FlightRecorderDump& d : dumps) {
+        byVersion[d.version].push_back(&d);
+        const std::optional<int> major = majorOf(d.version);
+        if (major && *major == FlightRecorderChecks::kKnownMajorVersion) continue;
+        Finding f;
+        f.kind = "config_mismatch";
+        f.severity = "warning";
+        f.confidence = 0.5;
+        if (d.rank) f.ranks = {*d.rank};
+        f.summary = pathOf(d, paths) + ": Flight Recorder dump version \"" + d.version + "\" " +
+                    (major ? "has major version " + std::to_string(*major) : "is not major.minor") +
+                    ", this reader knows " +
+                    std::to_string(FlightRecorderChecks::kKnownMajorVersion) +
+                    ".x; its entries may be misread and the checks on them are unreliable";
+        f.evidence.push_back(dumpEvidence(d, paths, "version " + d.version));
+        out.push_back(std::move(f));
+    }
+    if (byVersion.size() < 2) return;
+    auto common = byVersion.begin();
+    for (auto it = byVersion.begin(); it != byVersion.end(); ++it)
+        if (it->second.size() > common->second.size()) common = it;
+    for (const auto& [version, list] : byVersion) {
+        if (version == common->first) continue;
+        Finding f;
+        f.kind = "config_mismatch";
+        f.symptom = symptoms::kSetupFailure;
+        f.severity = "warning";
+        f.confidence = 0.6;
+        for (const FlightRecorderDump* d : list) {
+            if (d->rank) f.ranks.push_back(*d->rank);
+            f.evidence.push_back(dumpEvidence(*d, paths, "version " + version));
+        }
+        std::sort(f.ranks.begin(), f.ranks.end());
+        f.summary = formatRanks(f.ranks) + " wrote Flight Recorder version " + version +
+                    ", the others " + common->first + ": the ranks run different PyTorch builds";
+        out.push_back(std::move(f));
+    }
+}
+
+// Retired without completing: the watchdog gave up on the entry, i.e. it timed out there.
+void checkRetired(const std::vector<FlightRecorderDump>& dumps,
+                  const std::vector<std::string>& paths, std::vector<Finding>& out)
+{
+    struct First {
+        std::int64_t seq = -1;
+        std::string op;
+        std::vector<int> ranks;
+        std::vector<Evidence> evidence;
+    };
+    std::map<std::string, First> byGroup; // the earliest timed-out collective per group
+    for (const FlightRecorderDump& d : dumps) {
+        for (const FlightRecorderEntry& e : d.entries) {
+            if (!e.timedOut()) continue;
+            const std::int64_t seq = e.isP2p ? e.p2pSeqId : e.collectiveSeqId;
+            First& f = byGroup[e.pgName];
+            if (f.seq >= 0 && seq > f.seq) continue;
+            if (seq != f.seq) {
+                f = First{};
+                f.seq = seq;
+                f.op = e.op;
+            }
+            if (d.rank) f.ranks.push_back(*d.rank);
+            f.evidence.push_back(dumpEvidence(
+                d, paths,
+                "record_id " + std::to_string(e.recordId) + ": " + e.profilingName + " #" +
+                    std::to_string(seq) + " retired in state " + e.state +
+                    (e.timeoutMs >= 0 ? " (timeout " + std::to_string(e.timeoutMs) + " ms)" : "")));
+            break; // a rank's later entries wait behind its first timed-out one
+        }
+    }
+    for (auto& [group, first] : byGroup) {
+        std::sort(first.ranks.begin(), first.ranks.end());
+        Finding f;
+        f.kind = "hang";
+        f.symptom = symptoms::kHang;
+        f.severity = "warning";
+        f.confidence = 0.5;
+        f.processGroup = group;
+        f.seq = first.seq;
+        // Those ranks waited; the rank they waited for is the participation finding's.
+        f.summary = first.op + " #" + std::to_string(first.seq) + " timed out on " +
+                    formatRanks(first.ranks) +
+                    " (retired without completing in the Flight Recorder); these ranks waited";
+        f.evidence = std::move(first.evidence);
+        out.push_back(std::move(f));
+    }
+}
+
+// Point-to-point: the k-th send a->b of a group pairs with the k-th recv b<-a (the per-peer
+// order is fixed; p2p_seq_id counts all of a rank's p2p ops, so it cannot pair them itself).
+// A send left over means its peer never posted the recv, and the other way round.
+void checkP2p(const std::vector<FlightRecorderDump>& dumps, const std::vector<std::string>& paths,
+              std::vector<Finding>& out)
+{
+    struct Side {
+        const FlightRecorderDump* dump;
+        const FlightRecorderEntry* entry;
+    };
+    // (group, src, dst) -> sends, recvs in dump order
+    std::map<std::tuple<std::string, int, int>, std::pair<std::vector<Side>, std::vector<Side>>>
+        links;
+    for (const FlightRecorderDump& d : dumps) {
+        if (!d.rank) continue;
+        for (const FlightRecorderEntry& e : d.entries) {
+            if (e.p2pPeer < 0 || (e.op != "send" && e.op != "recv")) continue;
+            if (e.op == "send")
+                std::get<0>(links[{e.pgName, *d.rank, e.p2pPeer}]).push_back({&d, &e});
+            else
+                std::get<1>(links[{e.pgName, e.p2pPeer, *d.rank}]).push_back({&d, &e});
+        }
+    }
+    std::set<int> ranksWithDumps;
+    for (const FlightRecorderDump& d : dumps)
+        if (d.rank) ranksWithDumps.insert(*d.rank);
+    for (const auto& [key, sides] : links) {
+        const auto& [group, src, dst] = key;
+        const auto& [sends, recvs] = sides;
+        if (sends.size() == recvs.size()) continue;
+        const bool sendsLeft = sends.size() > recvs.size();
+        const int blamed = sendsLeft ? dst : src;
+        // Without the peer's dump its side is unknown, not missing.
+        if (!ranksWithDumps.count(blamed)) continue;
+        const Side& first = sendsLeft ? sends[recvs.size()] : recvs[sends.size()];
+        Finding f;
+        f.kind = "desync";
+        f.symptom = symptoms::kHang;
+        f.severity = "error";
+        f.confidence = 0.8;
+        f.ranks = {blamed};
+        f.processGroup = group;
+        f.seq = first.entry->p2pSeqId;
+        const std::size_t extra =
+            sendsLeft ? sends.size() - recvs.size() : recvs.size() - sends.size();
+        f.summary = (sendsLeft ? "send " + std::to_string(src) + "->" + std::to_string(dst)
+                               : "recv " + std::to_string(dst) + "<-" + std::to_string(src)) +
+                    " (p2p #" + std::to_string(first.entry->p2pSeqId) + ") has no matching " +
+                    (sendsLeft ? "recv" : "send") + " on rank " + std::to_string(blamed) +
+                    (extra > 1 ? " (" + std::to_string(extra) + " unpaired)" : "") +
+                    ": the ranks disagree on the point-to-point schedule";
+        f.evidence.push_back(dumpEvidence(*first.dump, paths,
+                                          "record_id " + std::to_string(first.entry->recordId) +
+                                              ": " + first.entry->profilingName + " in state " +
+                                              first.entry->state));
+        out.push_back(std::move(f));
+    }
+}
+
+void checkPgStatus(const std::vector<FlightRecorderDump>& dumps,
+                   const std::vector<std::string>& paths, FlightRecorderChecks::Result& res)
+{
+    std::map<std::string, GroupProgress> byGroup;
+    std::map<std::string, std::vector<const FlightRecorderDump*>> dumpsOf;
+    for (const FlightRecorderDump& d : dumps) {
+        if (!d.rank || !d.pgStatus.is_object()) continue;
+        std::map<std::int64_t, std::string> nameOfId;
+        for (const FlightRecorderEntry& e : d.entries)
+            if (e.pgId >= 0) nameOfId.emplace(e.pgId, e.pgName);
+        for (const auto& [key, status] : d.pgStatus.items()) {
+            if (!status.is_object()) continue;
+            std::int64_t id = -1;
+            std::from_chars(key.data(), key.data() + key.size(), id);
+            const auto named = nameOfId.find(id);
+            const std::string group = named != nameOfId.end() ? named->second : key;
+            RankProgress p;
+            p.rank = *d.rank;
+            p.lastIssued = seqOf(status, "last_enqueued_collective");
+            p.lastStarted = seqOf(status, "last_started_collective");
+            p.lastCompleted = seqOf(status, "last_completed_collective");
+            GroupProgress& g = byGroup[group];
+            g.group = group;
+            g.ranks.push_back(p);
+            g.wavefront = std::max(g.wavefront, p.lastIssued);
+            dumpsOf[group].push_back(&d);
+        }
+    }
+    for (auto& [group, g] : byGroup) {
+        std::sort(g.ranks.begin(), g.ranks.end(),
+                  [](const RankProgress& a, const RankProgress& b) { return a.rank < b.rank; });
+        std::int64_t lowest = g.wavefront;
+        for (const RankProgress& p : g.ranks)
+            lowest = std::min(lowest, p.lastIssued);
+        std::vector<int> behind, stuck, started;
+        for (const RankProgress& p : g.ranks) {
+            if (p.lastIssued == lowest) behind.push_back(p.rank);
+            if (p.lastIssued == g.wavefront && p.lastCompleted < g.wavefront)
+                stuck.push_back(p.rank);
+            if (p.lastStarted >= g.wavefront) started.push_back(p.rank);
+        }
+        Finding f;
+        f.processGroup = group;
+        f.kind = "hang";
+        f.symptom = symptoms::kHang;
+        for (const FlightRecorderDump* d : dumpsOf[group])
+            f.evidence.push_back(dumpEvidence(
+                *d, paths, "pg_status of group " + group + " on rank " + std::to_string(*d->rank)));
+        if (lowest < g.wavefront && !stuck.empty()) {
+            f.severity = "error";
+            f.confidence = 0.85;
+            f.ranks = behind;
+            f.seq = lowest + 1;
+            f.summary = formatRanks(behind) + " last enqueued collective #" +
+                        std::to_string(lowest) + " of group " + group + " while " +
+                        formatRanks(stuck) + " enqueued #" + std::to_string(g.wavefront) +
+                        " and did not complete it (Flight Recorder pg_status): the rank that "
+                        "never issued the next collective";
+        } else if (lowest == g.wavefront && !stuck.empty() && started.size() == g.ranks.size() &&
+                   g.ranks.size() > 1) {
+            f.severity = "warning";
+            f.confidence = 0.4;
+            f.seq = g.wavefront;
+            f.summary = "every rank of group " + group + " started collective #" +
+                        std::to_string(g.wavefront) +
+                        " and none completed it (Flight Recorder pg_status): suspect the "
+                        "network or a dead peer";
+        } else if (lowest == g.wavefront && !stuck.empty() && !started.empty() &&
+                   started.size() < g.ranks.size()) {
+            f.severity = "warning";
+            f.confidence = 0.5;
+            f.seq = g.wavefront;
+            for (const RankProgress& p : g.ranks)
+                if (p.lastStarted < g.wavefront) f.ranks.push_back(p.rank);
+            f.summary = formatRanks(f.ranks) + " enqueued collective #" +
+                        std::to_string(g.wavefront) + " of group " + group +
+                        " but never started it (Flight Recorder pg_status): its GPU was blocked "
+                        "by earlier work";
+        } else {
+            res.progress.push_back(std::move(g));
+            continue;
+        }
+        res.findings.push_back(std::move(f));
+        res.progress.push_back(std::move(g));
+    }
+}
+
+} // namespace
+
+FlightRecorderChecks::Result
+FlightRecorderChecks::check(const std::vector<FlightRecorderDump>& dumps,
+                            const std::vector<std::string>& sourcePaths)
+{
+    Result res;
+    checkVersions(dumps, sourcePaths, res.findings);
+    checkRetired(dumps, sourcePaths, res.findings);
+    checkP2p(dumps, sourcePaths, res.findings);
+    checkPgStatus(dumps, sourcePaths, res);
+    return res;
+}
+
+} // namespace rankscope

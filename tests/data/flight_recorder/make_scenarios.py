@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Writes one hand-built 4-rank Flight Recorder job per fault kind, in both forms torch writes.
+
+../fr_scenarios/<kind>_pickle/nccl_trace_rank_N: the dict pickled with protocol 2 (what the
+watchdog's timeout dump is); ../fr_scenarios/<kind>_json/nccl_trace_rank_N.json: the JSON form
+(process_group a list, no frames, unknown times 0, pg_status values strings).
+Every job runs all_reduce on the default group "0"; each kind breaks one thing:
+  op_type      rank 2 issues broadcast at seq 3 where the others issue all_reduce
+  size         rank 1 reduces 1000 elements at seq 2, the others 6792
+  dtype        rank 3 sends Half at seq 4, the others Float
+  missing_rank rank 2 never issues seq 4, the others wait in it (retired, timed out)
+  state        seq 5: rank 2 never started it, the others completed it
+  not_started  seq 5: rank 2 never started it, the others started it and wait
+  hang         rank 3 stops after seq 2 (its pg_status says so), the others wait in seq 3
+  trimmed      rank 0's ring buffer dropped seqs 0-1; rank 3 never issues seq 4
+  p2p_unpaired rank 0 sends to rank 1 twice (p2p_seq_id 1, 2), rank 1 posts one recv
+  version      rank 1 wrote dump version 3.0, the others 2.5; no fault in the entries
+Run: python3 make_scenarios.py (from this folder). Output is committed with this script.
+"""
+import json
+import os
+import pickle
+import shutil
+
+T0 = 1796218894000000000
+WORLD = 4
+NUMEL = 6792
+
+
+def entry(rank, seq, op="all_reduce", numel=NUMEL, dtype="Float", state="completed",
+          retired=True):
+    t = T0 + seq * 50000000 + rank * 3000
+    return {
+        "record_id": seq, "pg_id": 0, "process_group": ("0", "default_pg"),
+        "thread_id": 140245, "thread_name": "pt_main_thread",
+        "collective_seq_id": seq, "p2p_seq_id": 0, "op_id": seq,
+        "profiling_name": "nccl:" + op, "time_created_ns": t,
+        "input_sizes": [[numel]], "input_dtypes": [dtype],
+        "output_sizes": [[numel]], "output_dtypes": [dtype], "state": state,
+        "time_discovered_started_ns": t + 5000 if state != "scheduled" else None,
+        "time_discovered_completed_ns": t + 900000 if state == "completed" else None,
+        "retired": retired, "timeout_ms": 600000, "is_p2p": False,
+        "frames": [{"name": "train_step", "filename": "/home/user/job/train.py", "line": 87}],
+    }
+
+
+def waiting(rank, seq, **kw):
+    # Still in the collective when the watchdog dumped: started, retired without completing.
+    return entry(rank, seq, state="started", retired=True, **kw)
+
+
+def p2p(rank, peer, op, p2p_seq, state="started"):
+    e = entry(rank, 4 + p2p_seq, state=state, retired=True)
+    e["collective_seq_id"] = 3  # the last collective: p2p ops do not advance it
+    e["p2p_seq_id"] = p2p_seq
+    e["is_p2p"] = True
+    e["profiling_name"] = "nccl:%s %d%s%d" % (op, rank, "->" if op == "send" else "<-", peer)
+    return e
+
+
+def status(entries):
+    entries = [e for e in entries if not e["is_p2p"]]
+    done = [e["collective_seq_id"] for e in entries if e["state"] == "completed"]
+    started = [e["collective_seq_id"] for e in entries if e["state"] != "scheduled"]
+    enq = [e["collective_seq_id"] for e in entries]
+    return {"0": {"last_enqueued_collective": max(enq, default=-1),
+                  "last_started_collective": max(started, default=-1),
+                  "last_completed_collective": max(done, default=-1)}}
+
+
+def dump(entries, version="2.5", pg_status=None):
+    return {"version": version, "comm_lib_version": "2.21.5",
+            "pg_config": {"0": {"name": "0", "desc": "default_pg",
+                                "ranks": str(list(range(WORLD)))}},
+            "pg_status": pg_status if pg_status is not None else status(entries),
+            "entries": entries}
+
+
+def healthy(rank, n):
+    return [entry(rank, s) for s in range(n)]
+
+
+def scenarios():
+    out = {}
+    jobs = {}
+    for r in range(WORLD):
+        e = healthy(r, 3) + [waiting(r, 3, op="broadcast" if r == 2 else "all_reduce")]
+        jobs[r] = dump(e)
+    out["op_type"] = jobs
+    jobs = {}
+    for r in range(WORLD):
+        e = healthy(r, 2) + [waiting(r, 2, numel=1000 if r == 1 else NUMEL)]
+        jobs[r] = dump(e)
+    out["size"] = jobs
+    jobs = {}
+    for r in range(WORLD):
+        e = healthy(r, 4) + [waiting(r, 4, dtype="Half" if r == 3 else "Float")]
+        jobs[r] = dump(e)
+    out["dtype"] = jobs
+    jobs = {}
+    for r in range(WORLD):
+        e = healthy(r, 4) + ([] if r == 2 else [waiting(r, 4)])
+        jobs[r] = dump(e)
+    out["missing_rank"] = jobs
+    jobs = {}
+    for r in range(WORLD):
+        last = entry(r, 5, state="scheduled", retired=False) if r == 2 else entry(r, 5)
+        jobs[r] = dump(healthy(r, 5) + [last])
+    out["state"] = jobs
+    jobs = {}
+    for r in range(WORLD):
+        last = entry(r, 5, state="scheduled", retired=False) if r == 2 else waiting(r, 5)
+        jobs[r] = dump(healthy(r, 5) + [last])
+    out["not_started"] = jobs
+    jobs = {}
+    for r in range(WORLD):
+        e = healthy(r, 3) + ([] if r == 3 else [waiting(r, 3)])
+        jobs[r] = dump(e)
+    out["hang"] = jobs
+    jobs = {}
+    for r in range(WORLD):
+        e = healthy(r, 4) + ([] if r == 3 else [waiting(r, 4)])
+        if r == 0:
+            e = e[2:]  # ring buffer full: the oldest entries are gone
+        jobs[r] = dump(e)
+    out["trimmed"] = jobs
+    jobs = {}
+    for r in range(WORLD):
+        e = healthy(r, 4)
+        if r == 0:
+            e += [p2p(0, 1, "send", 1, state="completed"), p2p(0, 1, "send", 2)]
+        if r == 1:
+            e += [p2p(1, 0, "recv", 1, state="completed")]
+        jobs[r] = dump(e)
+    out["p2p_unpaired"] = jobs
+    jobs = {}
+    for r in range(WORLD):
+        jobs[r] = dump(healthy(r, 4), version="3.0" if r == 1 else "2.5")
+    out["version"] = jobs
+    return out
+
+
+def as_json(d):
+    j = json.loads(json.dumps(d))  # tuples become lists
+    for e in j["entries"]:
+        e.pop("frames", None)
+        for k in ("time_discovered_started_ns", "time_discovered_completed_ns"):
+            if e[k] is None:
+                e[k] = 0
+    j["pg_status"] = {k: {kk: str(vv) for kk, vv in v.items()} for k, v in j["pg_status"].items()}
+    return j
+
+
+root = os.path.join("..", "fr_scenarios")  # beside this folder: its loader test reads every file here
+if os.path.isdir(root):
+    shutil.rmtree(root)
+for kind, jobs in scenarios().items():
+    os.makedirs(os.path.join(root, kind + "_pickle"))
+    os.makedirs(os.path.join(root, kind + "_json"))
+    for r, d in jobs.items():
+        with open(os.path.join(root, kind + "_pickle", "nccl_trace_rank_%d" % r), "wb") as f:
+            pickle.dump(d, f, protocol=2)
+        with open(os.path.join(root, kind + "_json", "nccl_trace_rank_%d.json" % r), "w") as f:
+            json.dump(as_json(d), f, indent=1)
