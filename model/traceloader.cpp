@@ -2,6 +2,7 @@
 
 #include "model/analysis/sessionanalysis.h"
 #include "model/trace/diagnosticsloader.h"
+#include "model/trace/horovodtimelinereader.h"
 #include "model/trace/kinetoreader.h"
 
 #include <QPromise>
@@ -23,10 +24,10 @@ bool isLog(SourceKind kind)
            kind == SourceKind::LauncherLog;
 }
 
-// Reads every Kineto source and every log, a worker per core taking the next file (largest
-// first, so one big file does not start last); each trace goes into a store of its own (so memory
-// is the events plus one read window per worker), and everything is merged in folder order once
-// all files are read. Progress and cancellation stay on the calling thread, which polls the
+// Reads every Kineto source, Horovod timeline and log, a worker per core taking the next file
+// (largest first, so one big file does not start last); each trace goes into a store of its own (so
+// memory is the events plus one read window per worker), and everything is merged in folder order
+// once all files are read. Progress and cancellation stay on the calling thread, which polls the
 // workers' per-file counters. Returns false when cancelled; the session is then left untouched.
 bool readSources(TraceSession& session, const ProgressFn& progress, const CancelFn& cancelled,
                  const FileProgressFn& fileProgress)
@@ -35,7 +36,8 @@ bool readSources(TraceSession& session, const ProgressFn& progress, const Cancel
     std::vector<int> todo;
     for (int i = 0; i < int(sources.size()); ++i) {
         const SourceFile& s = sources[i];
-        if (s.kind == SourceKind::Kineto || (isLog(s.kind) && s.status != SourceStatus::Error))
+        if (s.kind == SourceKind::Kineto || s.kind == SourceKind::HorovodTimeline ||
+            (isLog(s.kind) && s.status != SourceStatus::Error))
             todo.push_back(i);
     }
     std::vector<std::size_t> order(todo.size());
@@ -51,6 +53,7 @@ bool readSources(TraceSession& session, const ProgressFn& progress, const Cancel
     std::vector<EventStore> stores(todo.size());
     std::vector<KinetoReadResult> traces(todo.size());
     std::vector<LogReader::Result> logs(todo.size());
+    std::vector<HorovodReadResult> timelines(todo.size());
     const auto done = std::make_unique<std::atomic<std::int64_t>[]>(todo.size());
     std::atomic<std::size_t> next{0};
     std::atomic<bool> cancel{false};
@@ -66,6 +69,13 @@ bool readSources(TraceSession& session, const ProgressFn& progress, const Cancel
                 opt.cancel = &cancel;
                 opt.progressBytes = &done[k];
                 traces[k] = KinetoReader::readFile(s.absolutePath.toStdString(), stores[k], opt);
+            } else if (s.kind == SourceKind::HorovodTimeline) {
+                HorovodTimelineReader::Options opt;
+                opt.coordinatorRank = s.rank.value_or(0);
+                opt.sourceIndex = todo[k];
+                opt.cancel = &cancel;
+                opt.progressBytes = &done[k];
+                timelines[k] = HorovodTimelineReader::readFile(s.absolutePath, stores[k], opt);
             } else {
                 LogReader::Control control;
                 control.cancel = &cancel;
@@ -109,6 +119,11 @@ bool readSources(TraceSession& session, const ProgressFn& progress, const Cancel
         if (kind == SourceKind::Kineto) {
             session.folder.setSourceStatus(index, traces[k].status,
                                            QString::fromStdString(traces[k].message));
+            session.events.merge(std::move(stores[k]));
+        } else if (kind == SourceKind::HorovodTimeline) {
+            session.folder.setSourceStatus(index, timelines[k].status,
+                                           QString::fromStdString(timelines[k].message));
+            session.folder.noteWorldSize(timelines[k].worldSize);
             session.events.merge(std::move(stores[k]));
         } else {
             session.folder.setSourceStatus(
