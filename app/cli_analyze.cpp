@@ -37,7 +37,9 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
         return Cli::usageError(
             err, QStringLiteral("unknown format '%1' (text, json or markdown)").arg(fmt));
 
-    const SessionPtr session = loadSession(positional.first());
+    LoadOptions options;
+    options.buildLaneLods = false; // no timeline is drawn
+    const SessionPtr session = loadSession(positional.first(), {}, {}, options);
     if (!session->folder.isValid()) {
         err << "rankscope: " << session->folder.error() << "\n";
         return Cli::Unreadable;

@@ -2,47 +2,87 @@
 
 #include "model/analysis/sessionanalysis.h"
 #include "model/trace/diagnosticsloader.h"
+#include "model/trace/horovodtimelinereader.h"
 #include "model/trace/kinetoreader.h"
 
 #include <QPromise>
 #include <QThread>
 #include <QtConcurrent>
 #include <atomic>
+#include <map>
+#include <memory>
+#include <numeric>
 #include <thread>
 
 namespace rankscope {
 
 namespace {
 
-// Reads every Kineto source, a worker per core taking the next file; each file goes into a store
-// of its own (so memory is the events plus one read window per worker), merged in folder order.
-// Progress and cancellation stay on the calling thread, which polls the workers' counters.
-void readTraces(TraceSession& session, const ProgressFn& progress, const CancelFn& cancelled)
+bool isLog(SourceKind kind)
+{
+    return kind == SourceKind::Log || kind == SourceKind::NcclLog ||
+           kind == SourceKind::LauncherLog;
+}
+
+// Reads every Kineto source, Horovod timeline and log, a worker per core taking the next file
+// (largest first, so one big file does not start last); each trace goes into a store of its own (so
+// memory is the events plus one read window per worker), and everything is merged in folder order
+// once all files are read. Progress and cancellation stay on the calling thread, which polls the
+// workers' per-file counters. Returns false when cancelled; the session is then left untouched.
+bool readSources(TraceSession& session, const ProgressFn& progress, const CancelFn& cancelled,
+                 const FileProgressFn& fileProgress)
 {
     const QList<SourceFile>& sources = session.folder.sources();
     std::vector<int> todo;
-    for (int i = 0; i < int(sources.size()); ++i)
-        if (sources[i].kind == SourceKind::Kineto) todo.push_back(i);
+    for (int i = 0; i < int(sources.size()); ++i) {
+        const SourceFile& s = sources[i];
+        if (s.kind == SourceKind::Kineto || s.kind == SourceKind::HorovodTimeline ||
+            (isLog(s.kind) && s.status != SourceStatus::Error))
+            todo.push_back(i);
+    }
+    std::vector<std::size_t> order(todo.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return sources[todo[a]].sizeBytes > sources[todo[b]].sizeBytes;
+    });
     const qint64 total = session.folder.totalBytes();
-    qint64 otherBytes = 0;
-    for (const SourceFile& s : sources)
-        if (s.kind != SourceKind::Kineto) otherBytes += s.sizeBytes;
+    qint64 otherBytes = total;
+    for (const int i : todo)
+        otherBytes -= sources[i].sizeBytes;
 
     std::vector<EventStore> stores(todo.size());
-    std::vector<KinetoReadResult> results(todo.size());
+    std::vector<KinetoReadResult> traces(todo.size());
+    std::vector<LogReader::Result> logs(todo.size());
+    std::vector<HorovodReadResult> timelines(todo.size());
+    const auto done = std::make_unique<std::atomic<std::int64_t>[]>(todo.size());
     std::atomic<std::size_t> next{0};
-    std::atomic<std::int64_t> bytesDone{0};
     std::atomic<bool> cancel{false};
     std::atomic<int> running{0};
     const auto worker = [&] {
-        for (std::size_t k; (k = next.fetch_add(1)) < todo.size() && !cancel.load();) {
+        for (std::size_t n; (n = next.fetch_add(1)) < todo.size() && !cancel.load();) {
+            const std::size_t k = order[n];
             const SourceFile& s = sources[todo[k]];
-            KinetoReader::Options opt;
-            opt.rank = s.rank.value_or(-1);
-            opt.sourceIndex = todo[k];
-            opt.cancel = &cancel;
-            opt.progressBytes = &bytesDone;
-            results[k] = KinetoReader::readFile(s.absolutePath.toStdString(), stores[k], opt);
+            if (s.kind == SourceKind::Kineto) {
+                KinetoReader::Options opt;
+                opt.rank = s.rank.value_or(-1);
+                opt.sourceIndex = todo[k];
+                opt.cancel = &cancel;
+                opt.progressBytes = &done[k];
+                traces[k] = KinetoReader::readFile(s.absolutePath.toStdString(), stores[k], opt);
+            } else if (s.kind == SourceKind::HorovodTimeline) {
+                HorovodTimelineReader::Options opt;
+                opt.coordinatorRank = s.rank.value_or(0);
+                opt.sourceIndex = todo[k];
+                opt.cancel = &cancel;
+                opt.progressBytes = &done[k];
+                timelines[k] = HorovodTimelineReader::readFile(s.absolutePath, stores[k], opt);
+            } else {
+                LogReader::Control control;
+                control.cancel = &cancel;
+                control.progressBytes = &done[k];
+                logs[k] = LogReader::readFile(s.absolutePath, s.relativePath, todo[k], s.rank,
+                                              s.kind == SourceKind::LauncherLog, control);
+            }
         }
         running.fetch_sub(1);
     };
@@ -51,33 +91,71 @@ void readTraces(TraceSession& session, const ProgressFn& progress, const CancelF
     running = threads;
     for (int t = 0; t < threads; ++t)
         pool.emplace_back(worker);
+    std::vector<qint64> reported(todo.size(), 0);
+    const auto report = [&] {
+        qint64 sum = otherBytes;
+        for (std::size_t k = 0; k < todo.size(); ++k) {
+            const SourceFile& s = sources[todo[k]];
+            const qint64 d = std::min<qint64>(done[k].load(), s.sizeBytes);
+            sum += d;
+            if (fileProgress && d != reported[k])
+                fileProgress(todo[k], s.relativePath, d, s.sizeBytes);
+            reported[k] = d;
+        }
+        if (progress) progress(sum, total);
+    };
     while (running.load() > 0) {
         if (cancelled && cancelled()) cancel = true;
-        if (progress) progress(otherBytes + bytesDone.load(), total);
+        report();
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     for (std::thread& t : pool)
         t.join();
-    if (cancel.load()) return;
+    if (cancel.load() || (cancelled && cancelled())) return false;
+    report();
     for (std::size_t k = 0; k < todo.size(); ++k) {
-        session.folder.setSourceStatus(todo[k], results[k].status,
-                                       QString::fromStdString(results[k].message));
-        session.events.merge(std::move(stores[k]));
+        const int index = todo[k];
+        const SourceKind kind = sources[index].kind;
+        if (kind == SourceKind::Kineto) {
+            session.folder.setSourceStatus(index, traces[k].status,
+                                           QString::fromStdString(traces[k].message));
+            session.events.merge(std::move(stores[k]));
+        } else if (kind == SourceKind::HorovodTimeline) {
+            session.folder.setSourceStatus(index, timelines[k].status,
+                                           QString::fromStdString(timelines[k].message));
+            session.folder.noteWorldSize(timelines[k].worldSize);
+            session.events.merge(std::move(stores[k]));
+        } else {
+            session.folder.setSourceStatus(
+                index, logs[k].ok ? SourceStatus::Ok : SourceStatus::Error, logs[k].message);
+            addLogStreams(session, std::move(logs[k]), kind);
+        }
     }
+    return true;
 }
 
 } // namespace
 
-SessionPtr loadSession(const QString& dir, const ProgressFn& progress, const CancelFn& cancelled)
+SessionPtr loadSession(const QString& dir, const ProgressFn& progress, const CancelFn& cancelled,
+                       const LoadOptions& options)
 {
+    const auto isCancelled = [&] { return cancelled && cancelled(); };
     auto session = std::make_shared<TraceSession>();
     session->folder = TraceFolder::discover(dir, cancelled);
     readDiagnosticSources(*session, cancelled);
-    if (session->folder.isValid() && !(cancelled && cancelled()))
-        readTraces(*session, progress, cancelled);
+    const bool complete =
+        !isCancelled() && (!session->folder.isValid() ||
+                           readSources(*session, progress, cancelled, options.fileProgress));
+    if (!complete) {
+        // Nothing half-way: what was read before the cancel goes with the partial session.
+        auto empty = std::make_shared<TraceSession>();
+        empty->folder = std::move(session->folder);
+        empty->cancelled = true;
+        return empty;
+    }
     if (progress) progress(session->folder.totalBytes(), session->folder.totalBytes());
-    if (!(cancelled && cancelled())) analyzeSession(*session);
-    session->laneLods = buildLaneLods(session->events);
+    analyzeSession(*session);
+    if (options.buildLaneLods) session->laneLods = buildLaneLods(session->events);
     return session;
 }
 
@@ -86,13 +164,31 @@ namespace {
 void loadInPromise(QPromise<SessionPtr>& promise, const QString& dir)
 {
     promise.setProgressRange(0, 1000);
-    const auto progress = [&promise](qint64 done, qint64 total) {
-        const int permille = total > 0 ? int(1000 * done / total) : 1000;
-        promise.setProgressValueAndText(
-            permille,
-            QStringLiteral("%1 of %2 MB").arg(done / 1e6, 0, 'f', 1).arg(total / 1e6, 0, 'f', 1));
+    // Files being read (started, not finished), named in the progress text.
+    std::map<int, std::pair<QString, std::pair<qint64, qint64>>> reading;
+    LoadOptions options;
+    options.fileProgress = [&reading](int source, const QString& path, qint64 done, qint64 total) {
+        if (done >= total)
+            reading.erase(source);
+        else
+            reading[source] = {path.section(QLatin1Char('/'), -1), {done, total}};
     };
-    SessionPtr session = loadSession(dir, progress, [&promise] { return promise.isCanceled(); });
+    const auto progress = [&promise, &reading](qint64 done, qint64 total) {
+        const int permille = total > 0 ? int(1000 * done / total) : 1000;
+        QString text =
+            QStringLiteral("%1 of %2 MB").arg(done / 1e6, 0, 'f', 1).arg(total / 1e6, 0, 'f', 1);
+        QStringList files;
+        for (const auto& [source, file] : reading)
+            files.append(QStringLiteral("%1 %2%")
+                             .arg(file.first)
+                             .arg(file.second.second > 0
+                                      ? 100 * file.second.first / file.second.second
+                                      : 0));
+        if (!files.isEmpty()) text += QStringLiteral(" (%1)").arg(files.join(QStringLiteral(", ")));
+        promise.setProgressValueAndText(permille, text);
+    };
+    SessionPtr session = loadSession(
+        dir, progress, [&promise] { return promise.isCanceled(); }, options);
     if (!promise.isCanceled()) promise.addResult(std::move(session));
 }
 

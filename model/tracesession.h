@@ -25,6 +25,8 @@ struct TraceSession {
     AnalysisResult analysis;               // the cross-rank checks, run once at the end of the load
     std::vector<AutoCheckResult> autoChecks; // the walkthroughs' auto-checks, after the analysis
     std::vector<LaneLod> laneLods; // same index as events.lanes; built at the end of the load
+    // The load was cancelled: nothing of any source is kept (folder may list only part of it).
+    bool cancelled = false;
 };
 
 using SessionPtr = std::shared_ptr<const TraceSession>;
@@ -33,7 +35,14 @@ using SessionPtr = std::shared_ptr<const TraceSession>;
 // `progress(done, total)` is in bytes; `cancelled` is polled and ends the load early (nullptr).
 using ProgressFn = std::function<void(qint64 done, qint64 total)>;
 using CancelFn = std::function<bool()>;
+// Per file, from the thread that called loadSession: bytes of `source` read so far of `total`.
+using FileProgressFn =
+    std::function<void(int sourceIndex, const QString& relativePath, qint64 done, qint64 total)>;
+struct LoadOptions {
+    bool buildLaneLods = true; // the timeline's pyramids; the headless CLI draws no timeline
+    FileProgressFn fileProgress;
+};
 SessionPtr loadSession(const QString& dir, const ProgressFn& progress = {},
-                       const CancelFn& cancelled = {});
+                       const CancelFn& cancelled = {}, const LoadOptions& options = {});
 
 } // namespace rankscope

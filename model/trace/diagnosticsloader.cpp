@@ -39,22 +39,6 @@ void readDiagnosticSources(TraceSession& session, const std::function<bool()>& c
         const SourceFile& s = sources[i];
         if (s.status == SourceStatus::Error) continue; // discovery already said why
         switch (s.kind) {
-        case SourceKind::Log:
-        case SourceKind::NcclLog:
-        case SourceKind::LauncherLog: {
-            const bool combined = s.kind == SourceKind::LauncherLog;
-            LogReader::Result r =
-                LogReader::readFile(s.absolutePath, s.relativePath, i, s.rank, combined);
-            folder.setSourceStatus(i, r.ok ? SourceStatus::Ok : SourceStatus::Error, r.message);
-            for (RankLog& log : r.streams) {
-                if (combined && !log.rank) {
-                    std::vector<ElasticError> box = ElasticErrorReader::readLauncherLog(log);
-                    session.errors.insert(session.errors.end(), box.begin(), box.end());
-                }
-                session.logs.push_back(std::move(log));
-            }
-            break;
-        }
         case SourceKind::FlightRecorder: {
             QString error;
             const QByteArray bytes = readAll(s, &error);
@@ -110,6 +94,18 @@ void readDiagnosticSources(TraceSession& session, const std::function<bool()>& c
         default:
             break;
         }
+    }
+}
+
+void addLogStreams(TraceSession& session, LogReader::Result result, SourceKind kind)
+{
+    const bool combined = kind == SourceKind::LauncherLog;
+    for (RankLog& log : result.streams) {
+        if (combined && !log.rank) {
+            std::vector<ElasticError> box = ElasticErrorReader::readLauncherLog(log);
+            session.errors.insert(session.errors.end(), box.begin(), box.end());
+        }
+        session.logs.push_back(std::move(log));
     }
 }
 

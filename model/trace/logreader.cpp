@@ -5,6 +5,7 @@
 #include <QSet>
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <map>
 
@@ -73,6 +74,175 @@ std::string_view view(QByteArrayView b)
 std::string str(const QString& s)
 {
     return s.toStdString();
+}
+
+// Bytes of a line as a field value. Lines are UTF-8 as written; an invalid sequence goes through
+// QString so that it reads as U+FFFD, as the text view shows it.
+std::string utf8(std::string_view s)
+{
+    for (const char c : s)
+        if (static_cast<unsigned char>(c) >= 0x80)
+            return QString::fromUtf8(s.data(), qsizetype(s.size())).toStdString();
+    return std::string(s);
+}
+
+// ASCII classes as QRegularExpression reads \w, \s and \d without UseUnicodePropertiesOption.
+bool isWord(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || isDigit(c) || c == '_';
+}
+
+bool isSpace(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+char lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
+}
+
+// Case-insensitive: does `s` hold the lower-case `word` at `p`?
+bool startsWithNoCase(std::string_view s, std::size_t p, std::string_view word)
+{
+    if (p + word.size() > s.size()) return false;
+    for (std::size_t k = 0; k < word.size(); ++k)
+        if (lower(s[p + k]) != word[k]) return false;
+    return true;
+}
+
+bool startsWith(std::string_view s, std::size_t p, std::string_view word)
+{
+    if (p + word.size() > s.size()) return false;
+    for (std::size_t k = 0; k < word.size(); ++k) // short literals: cheaper than a memcmp call
+        if (s[p + k] != word[k]) return false;
+    return true;
+}
+
+std::size_t skipSpaces(std::string_view s, std::size_t p)
+{
+    while (p < s.size() && isSpace(s[p]))
+        ++p;
+    return p;
+}
+
+// The literals the line facts hinge on, found in one pass over the line so that the common line
+// (none of them) costs one table lookup per byte and no regex.
+enum Needle : std::uint32_t {
+    kSeqNum = 1u << 1,             // "SeqNum="
+    kFingerprint = 1u << 2,        // "CollectiveFingerPrint("
+    kEquals = 1u << 3,             // '='
+    kOrch = 1u << 4,               // "orch" (torch, Torch, PyTorch)
+    kOrchEquals = 1u << 5,         // "orch="
+    kErsion = 1u << 6,             // "ersion"
+    kCudaUpper = 1u << 7,          // "CUDA"
+    kCudaLower = 1u << 8,          // "cuda"
+    kCudaUpperEqOrSpace = 1u << 9, // "CUDA=" or "CUDA "
+    kCudaLowerEq = 1u << 10,       // "cuda="
+    kSignal = 1u << 11,            // "ignal" or "SIG"
+    kStep = 1u << 12,              // "step", "Step" or "iter"
+    kHost = 1u << 13,              // "host"
+    kNcclInfo = 1u << 14,          // "NCCL INFO"
+    kNcclWarn = 1u << 15,          // "NCCL WARN"
+    kNcclVersion = 1u << 16,       // "NCCL version"
+    kNetSlash = 1u << 17,          // "NET/"
+    kIfname = 1u << 18,            // "IFNAME"
+    kOpCount = 1u << 19,           // "opCount"
+    kNranks = 1u << 20,            // " nranks "
+};
+
+// `at` starts with the literal `word` (a compile-time length, so the compare is inlined).
+template <std::size_t N> bool hasPrefix(std::string_view at, const char (&word)[N])
+{
+    return at.size() >= N - 1 && std::memcmp(at.data(), word, N - 1) == 0;
+}
+
+std::uint32_t findNeedles(std::string_view s)
+{
+    static const std::array<bool, 256> first = [] {
+        std::array<bool, 256> t{};
+        for (const unsigned char c : std::string_view("NSC=oecisInh"))
+            t[c] = true;
+        return t;
+    }();
+    std::uint32_t found = 0;
+    const std::size_t n = s.size();
+    const char* d = s.data();
+    for (std::size_t p = 0; p < n; ++p) {
+        if (!first[static_cast<unsigned char>(d[p])]) continue;
+        const std::string_view at(d + p, n - p);
+        switch (d[p]) {
+        case 'N':
+            if (hasPrefix(at, "NCCL")) {
+                if (hasPrefix(at, "NCCL INFO"))
+                    found |= kNcclInfo;
+                else if (hasPrefix(at, "NCCL WARN"))
+                    found |= kNcclWarn;
+                else if (hasPrefix(at, "NCCL version"))
+                    found |= kNcclVersion;
+            } else if (hasPrefix(at, "NET/")) {
+                found |= kNetSlash;
+            }
+            break;
+        case 'I':
+            if (hasPrefix(at, "IFNAME")) found |= kIfname;
+            break;
+        case 'n':
+            if (p > 0 && d[p - 1] == ' ' && hasPrefix(at, "nranks ")) found |= kNranks;
+            break;
+        case 'S':
+            if (hasPrefix(at, "SeqNum="))
+                found |= kSeqNum;
+            else if (hasPrefix(at, "SIG"))
+                found |= kSignal;
+            else if (hasPrefix(at, "Step"))
+                found |= kStep;
+            break;
+        case 'C':
+            if (hasPrefix(at, "CUDA")) {
+                found |= kCudaUpper;
+                if (at.size() > 4 && (at[4] == '=' || at[4] == ' ')) found |= kCudaUpperEqOrSpace;
+            } else if (hasPrefix(at, "CollectiveFingerPrint(")) {
+                found |= kFingerprint;
+            }
+            break;
+        case '=':
+            found |= kEquals;
+            break;
+        case 'o':
+            if (hasPrefix(at, "orch")) {
+                found |= kOrch;
+                if (at.size() > 4 && at[4] == '=') found |= kOrchEquals;
+            } else if (hasPrefix(at, "opCount")) {
+                found |= kOpCount;
+            }
+            break;
+        case 'e':
+            if (hasPrefix(at, "ersion")) found |= kErsion;
+            break;
+        case 'c':
+            if (hasPrefix(at, "cuda")) {
+                found |= kCudaLower;
+                if (at.size() > 4 && at[4] == '=') found |= kCudaLowerEq;
+            }
+            break;
+        case 'i':
+            if (hasPrefix(at, "iter"))
+                found |= kStep;
+            else if (hasPrefix(at, "ignal"))
+                found |= kSignal;
+            break;
+        case 's':
+            if (hasPrefix(at, "step")) found |= kStep;
+            break;
+        case 'h':
+            if (hasPrefix(at, "host")) found |= kHost;
+            break;
+        default:
+            break;
+        }
+    }
+    return found;
 }
 
 bool contains(std::string_view s, std::string_view what)
@@ -229,7 +399,7 @@ private:
 
     void fact(LogFactKind kind, int index, std::vector<std::pair<std::string, std::string>> fields)
     {
-        m_log.m_facts.push_back(LogFact{kind, index, std::move(fields)});
+        m_log.m_facts.emplace_back(kind, index, fields);
     }
 
     void noteWorldSize(const std::string& v)
@@ -240,99 +410,226 @@ private:
             m_log.worldSize = std::max(m_log.worldSize.value_or(0), n);
     }
 
-    void nccl(int index, std::string_view bytes, const QString& line)
+    // The "host:pid:tid [dev] [file:line ]NCCL INFO|WARN" prefix NCCL puts on its lines, matched
+    // by hand: it is tried on every NCCL line of a log whose host is not known yet.
+    struct NcclPrefix {
+        std::string_view host, pid, tid, dev, level;
+    };
+    static std::optional<NcclPrefix> ncclPrefix(std::string_view s)
     {
-        static const QRegularExpression prefix(
-            QStringLiteral("(?:^|\\s)([\\w.\\-]+):(\\d+):(\\d+) \\[(\\d+)\\] (?:\\S+:\\d+ )?NCCL "
-                           "(INFO|WARN) ?(.*)$"));
-        // The prefix names the host: needed once, and for WARN and init lines.
-        const bool warn = contains(bytes, "NCCL WARN");
-        const bool isInit = contains(bytes, " nranks ");
-        const QRegularExpressionMatch p =
-            m_log.host.empty() || warn || isInit ? prefix.match(line) : QRegularExpressionMatch();
-        qsizetype level = line.indexOf(QLatin1String("NCCL INFO "));
-        if (level < 0) level = line.indexOf(QLatin1String("NCCL WARN "));
-        const QString body = level >= 0 ? line.mid(level + 10) : line;
-        std::vector<std::pair<std::string, std::string>> origin;
-        if (p.hasMatch()) {
-            if (m_log.host.empty()) m_log.host = str(p.captured(1));
-            origin = {{"host", str(p.captured(1))},
-                      {"pid", str(p.captured(2))},
-                      {"tid", str(p.captured(3))},
-                      {"cudaDev", str(p.captured(4))}};
+        const auto digitsAt = [&](std::size_t p) {
+            std::size_t q = p;
+            while (q < s.size() && isDigit(s[q]))
+                ++q;
+            return q;
+        };
+        const auto tryAt = [&](std::size_t p) -> std::optional<NcclPrefix> {
+            NcclPrefix out;
+            std::size_t q = p;
+            while (q < s.size() && (isWord(s[q]) || s[q] == '.' || s[q] == '-'))
+                ++q;
+            if (q == p || q >= s.size() || s[q] != ':') return std::nullopt;
+            out.host = s.substr(p, q - p);
+            std::size_t e = digitsAt(++q);
+            if (e == q || e >= s.size() || s[e] != ':') return std::nullopt;
+            out.pid = s.substr(q, e - q);
+            q = e + 1;
+            e = digitsAt(q);
+            if (e == q || !startsWith(s, e, " [")) return std::nullopt;
+            out.tid = s.substr(q, e - q);
+            q = e + 2;
+            e = digitsAt(q);
+            if (e == q || !startsWith(s, e, "] ")) return std::nullopt;
+            out.dev = s.substr(q, e - q);
+            q = e + 2;
+            const auto level = [&](std::size_t at) -> bool {
+                if (!startsWith(s, at, "NCCL ")) return false;
+                if (startsWith(s, at + 5, "INFO") || startsWith(s, at + 5, "WARN")) {
+                    out.level = s.substr(at + 5, 4);
+                    return true;
+                }
+                return false;
+            };
+            // An optional "file.cc:123 " source location sits before NCCL in WARN lines.
+            std::size_t token = q;
+            while (token < s.size() && !isSpace(s[token]))
+                ++token;
+            if (token < s.size() && s[token] == ' ') {
+                const std::size_t colon = s.substr(q, token - q).rfind(':');
+                if (colon != std::string_view::npos && colon > 0 &&
+                    digitsAt(q + colon + 1) == token && token > q + colon + 1 && level(token + 1))
+                    return out;
+            }
+            if (level(q)) return out;
+            return std::nullopt;
+        };
+        if (auto m = tryAt(0)) return m;
+        for (std::size_t p = 0; p < s.size(); ++p)
+            if (isSpace(s[p]))
+                if (auto m = tryAt(p + 1)) return m;
+        return std::nullopt;
+    }
+
+    // "AllReduce: opCount 1a sendbuff 0x.. recvbuff 0x.. count N datatype T op O root R comm C
+    // [nranks=N] stream S", the line NCCL_DEBUG_SUBSYS=COLL prints per collective.
+    void ncclColl(int index, std::string_view body)
+    {
+        std::size_t p = skipSpaces(body, 0);
+        const std::size_t opStart = p;
+        while (p < body.size() && isWord(body[p]))
+            ++p;
+        if (p == opStart || !startsWith(body, p, ": opCount ")) return;
+        const std::string_view op = body.substr(opStart, p - opStart);
+        p += 10;
+        const std::size_t countStart = p;
+        while (p < body.size() && isWord(body[p]))
+            ++p;
+        if (p == countStart) return;
+        LogFact f(LogFactKind::NcclColl, index);
+        f.reserve(body.size() + 24); // the line's text plus two size bytes per field
+        f.add("op", op);
+        f.add("opCount", body.substr(countStart, p - countStart));
+        const std::string_view rest = body.substr(p);
+        static constexpr std::array<std::string_view, 8> keys = {
+            "sendbuff", "recvbuff", "count", "datatype", "op", "root", "comm", "stream"};
+        for (std::size_t k = 0; k < rest.size();) {
+            if (!isWord(rest[k]) || (k > 0 && isWord(rest[k - 1]))) {
+                ++k;
+                continue;
+            }
+            std::size_t end = 0;
+            for (const std::string_view key : keys) {
+                if (!startsWith(rest, k, key)) continue;
+                const std::size_t v = skipSpaces(rest, k + key.size());
+                if (v == k + key.size() || v >= rest.size()) break;
+                end = v;
+                while (end < rest.size() && !isSpace(rest[end]))
+                    ++end;
+                f.add(key, utf8(rest.substr(v, end - v)));
+                break;
+            }
+            k = end ? end : k + 1;
         }
-        if (p.hasMatch() && p.captured(5) == QLatin1String("WARN")) {
+        for (std::size_t at = rest.find("[nranks="); at != std::string_view::npos;
+             at = rest.find("[nranks=", at + 1)) {
+            const std::size_t d = at + 8;
+            std::size_t e = d;
+            while (e < rest.size() && isDigit(rest[e]))
+                ++e;
+            if (e > d && e < rest.size() && rest[e] == ']') {
+                f.add("nranks", rest.substr(d, e - d));
+                break;
+            }
+        }
+        m_log.m_facts.push_back(std::move(f));
+    }
+
+    // A match only when `wanted`: most NCCL lines are none of the rare kinds, and even an empty
+    // QRegularExpressionMatch costs an allocation.
+    template <typename Text>
+    static std::optional<QRegularExpressionMatch> matchIf(bool wanted, const QRegularExpression& re,
+                                                          const Text& text)
+    {
+        if (!wanted) return std::nullopt;
+        return re.match(text());
+    }
+
+    void nccl(int index, std::string_view bytes, std::uint32_t needles)
+    {
+        // The prefix names the host: needed once, and for WARN and init lines.
+        const bool warn = needles & kNcclWarn;
+        const bool isInit = needles & kNranks;
+        std::optional<NcclPrefix> p;
+        if (m_log.host.empty() || warn || isInit) p = ncclPrefix(bytes);
+        std::size_t level =
+            (needles & kNcclInfo) ? bytes.find("NCCL INFO ") : std::string_view::npos;
+        if (level == std::string_view::npos && warn) level = bytes.find("NCCL WARN ");
+        const std::string_view bodyBytes =
+            level != std::string_view::npos ? bytes.substr(level + 10) : bytes;
+        const auto body = [&] {
+            return QString::fromUtf8(bodyBytes.data(), qsizetype(bodyBytes.size()));
+        };
+        std::vector<std::pair<std::string, std::string>> origin;
+        if (p) {
+            if (m_log.host.empty()) m_log.host = utf8(p->host);
+            origin = {{"host", utf8(p->host)},
+                      {"pid", std::string(p->pid)},
+                      {"tid", std::string(p->tid)},
+                      {"cudaDev", std::string(p->dev)}};
+        }
+        if (p && p->level == "WARN") {
             auto f = origin;
-            f.emplace_back("text", str(body));
+            f.emplace_back("text", utf8(bodyBytes));
             fact(LogFactKind::NcclWarn, index, std::move(f));
         }
         static const QRegularExpression version(QStringLiteral("NCCL version (\\S+)"));
-        if (const auto m =
-                contains(bytes, "NCCL version") ? version.match(body) : QRegularExpressionMatch();
-            m.hasMatch()) {
+        if (const auto m = matchIf(needles & kNcclVersion, version, body); m && m->hasMatch()) {
             auto f = origin;
-            f.emplace_back("version", str(m.captured(1)));
+            f.emplace_back("version", str(m->captured(1)));
             static const QRegularExpression cuda(QStringLiteral("\\+cuda(\\d+(?:\\.\\d+)*)"));
-            if (const auto c = cuda.match(m.captured(1)); c.hasMatch())
+            if (const auto c = cuda.match(m->captured(1)); c.hasMatch())
                 f.emplace_back("cuda", str(c.captured(1)));
             fact(LogFactKind::NcclVersion, index, std::move(f));
             return;
         }
         static const QRegularExpression init(QStringLiteral("\\brank (\\d+) nranks (\\d+)\\b"));
-        if (isInit && init.match(body).hasMatch()) {
-            std::vector<std::pair<std::string, std::string>> f;
-            static const QRegularExpression pair(
-                QStringLiteral("\\b(comm|rank|nranks|cudaDev|nvmlDev|busId|commId|localRank|"
-                               "localRanks|nNodes)\\s+(\\S+)"));
-            auto it = pair.globalMatch(body);
-            while (it.hasNext()) {
-                const auto m = it.next();
-                f.emplace_back(str(m.captured(1)), str(m.captured(2)));
+        if (isInit) {
+            const QString text = body();
+            if (init.match(text).hasMatch()) {
+                std::vector<std::pair<std::string, std::string>> f;
+                static const QRegularExpression pair(
+                    QStringLiteral("\\b(comm|rank|nranks|cudaDev|nvmlDev|busId|commId|localRank|"
+                                   "localRanks|nNodes)\\s+(\\S+)"));
+                auto it = pair.globalMatch(text);
+                while (it.hasNext()) {
+                    const auto m = it.next();
+                    f.emplace_back(str(m.captured(1)), str(m.captured(2)));
+                }
+                if (text.contains(QLatin1String("Init COMPLETE")))
+                    f.emplace_back("status", "complete");
+                else if (text.contains(QLatin1String("Init START")))
+                    f.emplace_back("status", "start");
+                for (const auto& kv : origin)
+                    if (kv.first == "host") f.push_back(kv);
+                noteWorldSize(LogFact(LogFactKind::NcclInit, index, f).value("nranks"));
+                fact(LogFactKind::NcclInit, index, std::move(f));
+                return;
             }
-            if (body.contains(QLatin1String("Init COMPLETE")))
-                f.emplace_back("status", "complete");
-            else if (body.contains(QLatin1String("Init START")))
-                f.emplace_back("status", "start");
-            for (const auto& kv : origin)
-                if (kv.first == "host") f.push_back(kv);
-            noteWorldSize(LogFact{LogFactKind::NcclInit, index, f}.value("nranks"));
-            fact(LogFactKind::NcclInit, index, std::move(f));
-            return;
         }
         static const QRegularExpression net(QStringLiteral("NET/(\\w+)\\s*:\\s*Using\\s+(.*)$"));
-        if (const auto m = contains(bytes, "NET/") ? net.match(body) : QRegularExpressionMatch();
-            m.hasMatch()) {
+        if (const auto m = matchIf(needles & kNetSlash, net, body); m && m->hasMatch()) {
             fact(LogFactKind::NcclNetInterface, index,
-                 {{"transport", str(m.captured(1))}, {"using", str(m.captured(2).trimmed())}});
+                 {{"transport", str(m->captured(1))}, {"using", str(m->captured(2).trimmed())}});
             return;
         }
         static const QRegularExpression ifname(
             QStringLiteral("NCCL_SOCKET_IFNAME set (?:by environment )?to (\\S+)"));
-        if (const auto m =
-                contains(bytes, "IFNAME") ? ifname.match(body) : QRegularExpressionMatch();
-            m.hasMatch()) {
+        if (const auto m = matchIf(needles & kIfname, ifname, body); m && m->hasMatch()) {
             fact(LogFactKind::NcclNetInterface, index,
-                 {{"NCCL_SOCKET_IFNAME", str(m.captured(1))}});
+                 {{"NCCL_SOCKET_IFNAME", str(m->captured(1))}});
             return;
         }
-        static const QRegularExpression coll(QStringLiteral("^\\s*(\\w+): opCount (\\w+)(.*)$"));
-        if (const auto m =
-                contains(bytes, "opCount") ? coll.match(body) : QRegularExpressionMatch();
-            m.hasMatch()) {
-            std::vector<std::pair<std::string, std::string>> f = {{"op", str(m.captured(1))},
-                                                                  {"opCount", str(m.captured(2))}};
-            static const QRegularExpression pair(QStringLiteral(
-                "\\b(sendbuff|recvbuff|count|datatype|op|root|comm|stream)\\s+(\\S+)"));
-            auto it = pair.globalMatch(m.captured(3));
-            while (it.hasNext()) {
-                const auto kv = it.next();
-                f.emplace_back(str(kv.captured(1)), str(kv.captured(2)));
+        if (needles & kOpCount) ncclColl(index, bodyBytes);
+    }
+
+    // `\bhost(?:name)?\s*[=:]\s*([\w.\-]+)`: the first host name a line states.
+    static std::string_view hostKey(std::string_view s)
+    {
+        for (std::size_t at = s.find("host"); at != std::string_view::npos;
+             at = s.find("host", at + 1)) {
+            if (at > 0 && isWord(s[at - 1])) continue;
+            for (const std::size_t key : {at + 8, at + 4}) {
+                if (key == at + 8 && !startsWith(s, at + 4, "name")) continue;
+                std::size_t p = skipSpaces(s, key);
+                if (p >= s.size() || (s[p] != '=' && s[p] != ':')) continue;
+                p = skipSpaces(s, p + 1);
+                std::size_t e = p;
+                while (e < s.size() && (isWord(s[e]) || s[e] == '.' || s[e] == '-'))
+                    ++e;
+                if (e > p) return s.substr(p, e - p);
             }
-            static const QRegularExpression nranks(QStringLiteral("\\[nranks=(\\d+)\\]"));
-            if (const auto n = nranks.match(m.captured(3)); n.hasMatch())
-                f.emplace_back("nranks", str(n.captured(1)));
-            fact(LogFactKind::NcclColl, index, std::move(f));
         }
+        return {};
     }
 
     void parse(int index, QByteArrayView content, bool timestamped)
@@ -341,19 +638,17 @@ private:
         if (traceback(index, line, timestamped)) return;
         if (line.empty()) return;
 
-        const bool hasNccl = contains(line, "NCCL");
+        const std::uint32_t needles = findNeedles(line);
         QString text;
         const auto qtext = [&]() -> const QString& {
             if (text.isNull()) text = QString::fromUtf8(content);
             return text;
         };
-        if (hasNccl && (contains(line, "NCCL INFO") || contains(line, "NCCL WARN") ||
-                        contains(line, "NCCL version")))
-            nccl(index, line, qtext());
+        if (needles & (kNcclInfo | kNcclWarn | kNcclVersion)) nccl(index, line, needles);
 
         bool structured = false;
-        if (const std::size_t w = line.find("Work");
-            w != std::string_view::npos && contains(line, "SeqNum=")) {
+        if (const std::size_t w = (needles & kSeqNum) ? line.find("Work") : std::string_view::npos;
+            w != std::string_view::npos) {
             const std::size_t open = line.find('(', w);
             if (open != std::string_view::npos) {
                 auto f = keyValues(parenBody(line, open));
@@ -373,8 +668,9 @@ private:
                 structured = true;
             }
         }
-        for (std::size_t at = line.find("CollectiveFingerPrint("); at != std::string_view::npos;
-             at = line.find("CollectiveFingerPrint(", at + 1)) {
+        for (std::size_t at = (needles & kFingerprint) ? line.find("CollectiveFingerPrint(")
+                                                       : std::string_view::npos;
+             at != std::string_view::npos; at = line.find("CollectiveFingerPrint(", at + 1)) {
             auto f = keyValues(parenBody(line, at + std::strlen("CollectiveFingerPrint")));
             // "Rank 1 is running collective: CollectiveFingerPrint(...)" names whose it is.
             static const QRegularExpression who(QStringLiteral(
@@ -385,48 +681,65 @@ private:
             fact(LogFactKind::Fingerprint, index, std::move(f));
             structured = true;
         }
-        if (!structured && contains(line, "=")) environment(index, qtext());
+        if (!structured && (needles & kEquals)) environment(index, line);
         // Versions are printed as "torch=2.1", "torch==2.1", "PyTorch version: 2.1", "CUDA 12.1".
-        const bool torchVersion =
-            contains(line, "orch") && (contains(line, "ersion") || contains(line, "orch="));
-        const bool cudaVersion = (contains(line, "CUDA") || contains(line, "cuda")) &&
-                                 (contains(line, "ersion") || contains(line, "CUDA=") ||
-                                  contains(line, "CUDA ") || contains(line, "cuda="));
+        const bool torchVersion = (needles & kOrch) && (needles & (kErsion | kOrchEquals));
+        const bool cudaVersion = (needles & (kCudaUpper | kCudaLower)) &&
+                                 (needles & (kErsion | kCudaUpperEqOrSpace | kCudaLowerEq));
         if (torchVersion || cudaVersion) versions(index, qtext());
-        if (contains(line, "ignal") || contains(line, "SIG")) signal(index, qtext());
-        if (contains(line, "step") || contains(line, "Step") || contains(line, "iter"))
-            step(index, qtext());
-        static const QRegularExpression hostKey(
-            QStringLiteral("\\bhost(?:name)?\\s*[=:]\\s*([\\w.\\-]+)"));
-        if (m_log.host.empty() && contains(line, "host"))
-            if (const auto m = hostKey.match(qtext()); m.hasMatch())
-                m_log.host = str(m.captured(1));
+        if (needles & kSignal) signal(index, qtext());
+        if (needles & kStep) step(index, line);
+        if (m_log.host.empty() && (needles & kHost))
+            if (const std::string_view h = hostKey(line); !h.empty()) m_log.host = utf8(h);
     }
 
-    void environment(int index, const QString& line)
+    // `(?<![\w.\-/])([A-Za-z_][\w.]*)=("[^"]*"|'[^']*'|[^\s,;()\[\]]+)`, every match, by hand:
+    // a line with '=' is common (loss=0.5) and must not cost a regex.
+    void environment(int index, std::string_view line)
     {
-        static const QRegularExpression pair(QStringLiteral(
-            "(?<![\\w.\\-/])([A-Za-z_][\\w.]*)=(\"[^\"]*\"|'[^']*'|[^\\s,;()\\[\\]]+)"));
+        const auto keyChar = [](char c) { return isWord(c) || c == '.'; };
+        const auto valueChar = [](char c) {
+            return !isSpace(c) && c != ',' && c != ';' && c != '(' && c != ')' && c != '[' &&
+                   c != ']';
+        };
         std::vector<std::pair<std::string, std::string>> f;
         bool known = false;
-        auto it = pair.globalMatch(line);
-        while (it.hasNext()) {
-            const auto m = it.next();
-            QString value = m.captured(2);
-            if (value.size() >= 2 &&
-                (value.front() == QLatin1Char('"') || value.front() == QLatin1Char('\'')))
-                value = value.mid(1, value.size() - 2);
-            const QString key = m.captured(1);
-            known |= environmentKeys().contains(key) || key.startsWith(QLatin1String("NCCL_")) ||
-                     key.startsWith(QLatin1String("TORCH_"));
-            f.emplace_back(str(key), str(value));
+        std::size_t from = 0; // matches do not overlap
+        for (std::size_t eq = line.find('='); eq != std::string_view::npos;
+             eq = line.find('=', std::max(eq + 1, from))) {
+            if (eq < from) break;
+            std::size_t k = eq;
+            while (k > 0 && keyChar(line[k - 1]))
+                --k;
+            if (k == eq || k < from) continue;
+            if (!(isWord(line[k]) && !isDigit(line[k]))) continue;
+            if (k > 0 && (line[k - 1] == '-' || line[k - 1] == '/')) continue;
+            const std::size_t v = eq + 1;
+            std::size_t end = v;
+            if (v < line.size() && (line[v] == '"' || line[v] == '\'')) {
+                const std::size_t close = line.find(line[v], v + 1);
+                if (close != std::string_view::npos) end = close + 1;
+            }
+            if (end == v)
+                while (end < line.size() && valueChar(line[end]))
+                    ++end;
+            if (end == v) continue;
+            from = end;
+            std::string_view value = line.substr(v, end - v);
+            if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
+                value = value.substr(1, value.size() - 2);
+            const std::string_view key = line.substr(k, eq - k);
+            known |= environmentKeys().contains(QLatin1String(key.data(), qsizetype(key.size()))) ||
+                     key.starts_with("NCCL_") || key.starts_with("TORCH_");
+            f.emplace_back(std::string(key), utf8(value));
         }
         if (f.size() < 2 && !known) return;
         std::vector<std::pair<std::string, std::string>> derived;
         for (const auto& [k, v] : f) {
-            const QString key = QString::fromStdString(k).toLower();
-            if (key == QLatin1String("world_size")) noteWorldSize(v);
-            if (key == QLatin1String("master")) {
+            std::string key = k;
+            std::transform(key.begin(), key.end(), key.begin(), lower);
+            if (key == "world_size") noteWorldSize(v);
+            if (key == "master") {
                 // master=host:port, as launch scripts print it.
                 const std::size_t colon = v.rfind(':');
                 if (colon != std::string::npos) {
@@ -434,9 +747,7 @@ private:
                     derived.emplace_back("master_port", v.substr(colon + 1));
                 }
             }
-            if ((key == QLatin1String("host") || key == QLatin1String("hostname")) &&
-                m_log.host.empty())
-                m_log.host = v;
+            if ((key == "host" || key == "hostname") && m_log.host.empty()) m_log.host = v;
         }
         f.insert(f.end(), derived.begin(), derived.end());
         fact(LogFactKind::Environment, index, std::move(f));
@@ -477,16 +788,33 @@ private:
         }
     }
 
-    void step(int index, const QString& line)
+    // `(?<![\w\-])(?<!before )(?:step|iter(?:ation)?)[\s:=#]*(\d+)\b`, case-insensitive, first
+    // match. DDP's logger prints "[before iteration N]": a step that has not run yet.
+    void step(int index, std::string_view s)
     {
-        static const QRegularExpression stepLine(
-            // DDP's logger prints "[before iteration N]": a step that has not run yet.
-            QStringLiteral("(?<![\\w\\-])(?<!before )(?:step|iter(?:ation)?)[\\s:=#]*(\\d+)\\b"),
-            QRegularExpression::CaseInsensitiveOption);
-        if (const auto m = stepLine.match(line); m.hasMatch()) {
-            bool ok = false;
-            const int n = m.captured(1).toInt(&ok);
-            if (ok) m_log.m_steps.push_back({n, index});
+        for (std::size_t p = 0; p + 4 <= s.size(); ++p) {
+            const char c = lower(s[p]);
+            if (c != 's' && c != 'i') continue;
+            const bool isStep = startsWithNoCase(s, p, "step");
+            if (!isStep && !startsWithNoCase(s, p, "iter")) continue;
+            if (p > 0 && (isWord(s[p - 1]) || s[p - 1] == '-')) continue;
+            if (p >= 7 && startsWithNoCase(s, p - 7, "before ")) continue;
+            // iter(?:ation)? is greedy: "iteration" first, then "iter".
+            const bool ation = !isStep && startsWithNoCase(s, p + 4, "ation");
+            const std::array<std::size_t, 2> ends = {ation ? p + 9 : p + 4, p + 4};
+            for (std::size_t e = 0; e < (ation ? 2u : 1u); ++e) {
+                std::size_t q = ends[e];
+                while (q < s.size() && (isSpace(s[q]) || s[q] == ':' || s[q] == '=' || s[q] == '#'))
+                    ++q;
+                const std::size_t d = q;
+                while (q < s.size() && isDigit(s[q]))
+                    ++q;
+                if (q == d || (q < s.size() && isWord(s[q]))) continue;
+                bool ok = false;
+                const int n = QByteArrayView(s.data() + d, qsizetype(q - d)).toInt(&ok);
+                if (ok) m_log.m_steps.push_back({n, index});
+                return;
+            }
         }
     }
 
@@ -592,6 +920,13 @@ std::optional<int> LogReader::rankTag(QByteArrayView line, qsizetype* contentSta
 LogReader::Result LogReader::read(const QByteArray& bytes, const QString& sourcePath,
                                   int sourceIndex, std::optional<int> rank, bool splitByTag)
 {
+    return read(bytes, sourcePath, sourceIndex, rank, splitByTag, Control{});
+}
+
+LogReader::Result LogReader::read(const QByteArray& bytes, const QString& sourcePath,
+                                  int sourceIndex, std::optional<int> rank, bool splitByTag,
+                                  const Control& control)
+{
     Result result;
     auto shared = std::make_shared<const QByteArray>(bytes);
     std::vector<RankLog> streams;
@@ -612,33 +947,83 @@ LogReader::Result LogReader::read(const QByteArray& bytes, const QString& source
     };
     const char* data = shared->constData();
     const qsizetype size = shared->size();
+    // Cancellation and progress are looked at once per kPollBytes of input.
+    qint64 reported = 0;
+    std::atomic<std::int64_t>* progress = control.progressBytes;
+    const auto poll = [&](qint64 at) {
+        if (at - reported < kPollBytes && at < size) return true;
+        if (progress) progress->fetch_add(at - reported);
+        reported = at;
+        return !(control.cancel && control.cancel->load(std::memory_order_relaxed));
+    };
+    const auto cancelledResult = [&] {
+        Result r;
+        r.ok = false;
+        r.cancelled = true;
+        r.message = QStringLiteral("cancelled");
+        return r;
+    };
     qsizetype pos = 0;
     int number = 0;
-    std::vector<std::pair<std::size_t, std::array<std::int64_t, 3>>>
-        lines; // stream, start, end, no
-    lines.reserve(std::size_t(size / 80 + 1));
-    while (pos < size) {
-        const void* nl = std::memchr(data + pos, '\n', std::size_t(size - pos));
-        const qsizetype end = nl ? static_cast<const char*>(nl) - data : size;
-        qsizetype contentEnd = end;
-        if (contentEnd > pos && data[contentEnd - 1] == '\r') --contentEnd;
-        ++number;
-        std::optional<int> r = rank;
-        qsizetype skip = 0;
-        if (splitByTag) {
-            const QByteArrayView head(data + pos, std::min<qsizetype>(contentEnd - pos, 256));
-            r = rankTag(head, &skip);
+    // Calls `line(start, contentEnd, number)` per line, '\n' or "\r\n" terminated or not.
+    const auto eachLine = [&](auto&& line) {
+        while (pos < size) {
+            const void* nl = std::memchr(data + pos, '\n', std::size_t(size - pos));
+            const qsizetype end = nl ? static_cast<const char*>(nl) - data : size;
+            qsizetype contentEnd = end;
+            if (contentEnd > pos && data[contentEnd - 1] == '\r') --contentEnd;
+            ++number;
+            line(pos, contentEnd, number);
+            pos = end + 1;
+            if (!poll(std::min(pos, size))) return false;
         }
-        lines.push_back({streamOf(r), {pos + skip, contentEnd, number}});
-        pos = end + 1;
-    }
-    if (streams.empty()) streamOf(rank);
-    builders.reserve(streams.size());
-    for (RankLog& s : streams)
-        builders.emplace_back(s);
-    for (const auto& [stream, l] : lines) {
-        const QByteArrayView content(data + l[0], l[1] - l[0]);
-        builders[stream].addLine(l[0], l[1], int(l[2]), content, 0);
+        return poll(size);
+    };
+    if (!splitByTag) {
+        // One stream: lines go straight into it, no intermediate table.
+        streamOf(rank);
+        RankLog& log = streams.front();
+        const std::size_t expected = std::size_t(size / 64 + 1);
+        log.m_start.reserve(expected);
+        log.m_end.reserve(expected);
+        log.m_number.reserve(expected);
+        log.m_timeNs.reserve(expected);
+        log.m_timeHasDate.reserve(expected);
+        builders.emplace_back(log);
+        const bool complete = eachLine([&](qsizetype start, qsizetype end, int no) {
+            builders.front().addLine(start, end, no, QByteArrayView(data + start, end - start), 0);
+        });
+        if (!complete) return cancelledResult();
+    } else {
+        // Streams appear as tags are met, so lines are first assigned, then parsed per stream.
+        struct Line {
+            std::uint32_t stream;
+            std::int32_t number;
+            std::int64_t start, end;
+        };
+        std::vector<Line> lines;
+        lines.reserve(std::size_t(size / 80 + 1));
+        // Splitting is a small part of the work; progress counts the parsing that follows.
+        progress = nullptr;
+        const bool split = eachLine([&](qsizetype start, qsizetype end, int no) {
+            qsizetype skip = 0;
+            const QByteArrayView head(data + start, std::min<qsizetype>(end - start, 256));
+            const std::optional<int> r = rankTag(head, &skip);
+            lines.push_back({std::uint32_t(streamOf(r)), no, start + skip, end});
+        });
+        progress = control.progressBytes;
+        if (!split) return cancelledResult();
+        if (streams.empty()) streamOf(rank);
+        builders.reserve(streams.size());
+        for (RankLog& s : streams)
+            builders.emplace_back(s);
+        reported = 0;
+        for (const Line& l : lines) {
+            builders[l.stream].addLine(l.start, l.end, l.number,
+                                       QByteArrayView(data + l.start, l.end - l.start), 0);
+            if (!poll(l.end)) return cancelledResult();
+        }
+        if (!poll(size)) return cancelledResult();
     }
     for (RankLogBuilder& b : builders)
         b.finish();
@@ -663,14 +1048,42 @@ LogReader::Result LogReader::read(const QByteArray& bytes, const QString& source
 LogReader::Result LogReader::readFile(const QString& absolutePath, const QString& sourcePath,
                                       int sourceIndex, std::optional<int> rank, bool splitByTag)
 {
+    return readFile(absolutePath, sourcePath, sourceIndex, rank, splitByTag, Control{});
+}
+
+LogReader::Result LogReader::readFile(const QString& absolutePath, const QString& sourcePath,
+                                      int sourceIndex, std::optional<int> rank, bool splitByTag,
+                                      const Control& control)
+{
+    Result r;
     QFile file(absolutePath);
     if (!file.open(QIODevice::ReadOnly)) {
-        Result r;
         r.ok = false;
         r.message = QStringLiteral("cannot open: %1").arg(file.errorString());
         return r;
     }
-    return read(file.readAll(), sourcePath, sourceIndex, rank, splitByTag);
+    // Read in slices so that a cancel during a multi-GB read is seen within one slice.
+    QByteArray bytes;
+    const qint64 size = file.size();
+    if (size > 0) bytes.reserve(size);
+    QByteArray slice;
+    while (!file.atEnd()) {
+        if (control.cancel && control.cancel->load(std::memory_order_relaxed)) {
+            r.ok = false;
+            r.cancelled = true;
+            r.message = QStringLiteral("cancelled");
+            return r;
+        }
+        slice = file.read(kPollBytes * 4);
+        if (slice.isEmpty()) break;
+        bytes.append(slice);
+    }
+    if (file.error() != QFileDevice::NoError) {
+        r.ok = false;
+        r.message = QStringLiteral("cannot read: %1").arg(file.errorString());
+        return r;
+    }
+    return read(bytes, sourcePath, sourceIndex, rank, splitByTag, control);
 }
 
 } // namespace rankscope

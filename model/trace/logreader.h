@@ -4,6 +4,8 @@
 
 #include <QByteArray>
 #include <QString>
+#include <atomic>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -15,10 +17,20 @@ class LogReader {
 public:
     static constexpr qsizetype kParseLimitBytes = 64 * 1024; // per line; longer lines: head only
 
+    static constexpr qint64 kPollBytes = 1024 * 1024; // cancel and progress granularity
+
     struct Result {
         std::vector<RankLog> streams;
         QString message; // one line for the source: what was read, or why nothing was
         bool ok = true;
+        bool cancelled = false; // `Control::cancel` was seen; nothing of the file is kept
+    };
+
+    // For loads that run beside others: `cancel` is polled and `progressBytes` advanced (by the
+    // bytes indexed so far, the file size in the end) once per kPollBytes.
+    struct Control {
+        const std::atomic<bool>* cancel = nullptr;
+        std::atomic<std::int64_t>* progressBytes = nullptr;
     };
 
     // A per-rank log: one stream with `rank` (may be empty). A combined log (`splitByTag`):
@@ -28,6 +40,10 @@ public:
                        std::optional<int> rank, bool splitByTag);
     static Result readFile(const QString& absolutePath, const QString& sourcePath, int sourceIndex,
                            std::optional<int> rank, bool splitByTag);
+    static Result read(const QByteArray& bytes, const QString& sourcePath, int sourceIndex,
+                       std::optional<int> rank, bool splitByTag, const Control& control);
+    static Result readFile(const QString& absolutePath, const QString& sourcePath, int sourceIndex,
+                           std::optional<int> rank, bool splitByTag, const Control& control);
 
     // Rank tag at the start of a combined-log line; `contentStart` is where the rank's own text
     // begins (after the tag, or 0 when the tag is part of the text).

@@ -31,17 +31,81 @@ QString logFactKindName(LogFactKind kind)
     return QStringLiteral("unknown");
 }
 
-std::string LogFact::value(std::string_view key) const
+namespace {
+
+void putSize(std::string& out, std::size_t n)
+{
+    do {
+        const auto low = static_cast<unsigned char>(n & 0x7f);
+        n >>= 7;
+        out.push_back(static_cast<char>(n ? low | 0x80 : low));
+    } while (n);
+}
+
+std::size_t getSize(const std::string& in, std::size_t& p)
+{
+    std::size_t n = 0;
+    for (int shift = 0; p < in.size(); shift += 7) {
+        const auto c = static_cast<unsigned char>(in[p++]);
+        n |= std::size_t(c & 0x7f) << shift;
+        if (!(c & 0x80)) break;
+    }
+    return n;
+}
+
+} // namespace
+
+LogFact::LogFact(LogFactKind kind, int line, const Fields& fields) : kind(kind), line(line)
 {
     for (const auto& [k, v] : fields)
-        if (k == key) return v;
-    return {};
+        add(k, v);
+}
+
+void LogFact::add(std::string_view key, std::string_view value)
+{
+    putSize(m_packed, key.size());
+    putSize(m_packed, value.size());
+    m_packed.append(key);
+    m_packed.append(value);
+}
+
+template <typename Fn> bool LogFact::forEach(Fn&& fn) const
+{
+    for (std::size_t p = 0; p < m_packed.size();) {
+        const std::size_t k = getSize(m_packed, p);
+        const std::size_t v = getSize(m_packed, p);
+        const std::string_view key(m_packed.data() + p, k);
+        const std::string_view value(m_packed.data() + p + k, v);
+        p += k + v;
+        if (fn(key, value)) return true;
+    }
+    return false;
+}
+
+LogFact::Fields LogFact::fields() const
+{
+    Fields out;
+    forEach([&](std::string_view k, std::string_view v) {
+        out.emplace_back(std::string(k), std::string(v));
+        return false;
+    });
+    return out;
+}
+
+std::string LogFact::value(std::string_view key) const
+{
+    std::string out;
+    forEach([&](std::string_view k, std::string_view v) {
+        if (k != key) return false;
+        out = std::string(v);
+        return true;
+    });
+    return out;
 }
 
 bool LogFact::has(std::string_view key) const
 {
-    return std::any_of(fields.begin(), fields.end(),
-                       [&](const auto& kv) { return kv.first == key; });
+    return forEach([&](std::string_view k, std::string_view) { return k == key; });
 }
 
 QByteArrayView RankLog::lineBytes(int i) const

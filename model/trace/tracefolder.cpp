@@ -160,6 +160,12 @@ std::optional<int> TraceFolder::attributeRank(const QString& fileName, SourceKin
             return r;
         }
     }
+    if (kind == SourceKind::HorovodTimeline) {
+        // Horovod writes its timeline on the coordinator only: the file's spans are rank 0's;
+        // the other ranks appear in it only as readiness ticks, which the reader attributes.
+        *evidence = QStringLiteral("Horovod timeline, written by the coordinator (rank 0)");
+        return 0;
+    }
     if (kind == SourceKind::NcclLog) {
         // Every communicator this process joined has an init line; the rank in the largest one
         // (the world) is the process's rank. Disagreeing world-sized lines: not one rank's log.

@@ -5,6 +5,7 @@
 #include <QList>
 #include <QString>
 #include <QStringList>
+#include <algorithm>
 #include <functional>
 
 namespace rankscope {
@@ -43,6 +44,9 @@ public:
     const QStringList& warnings() const { return m_warnings; }
     // The readers report what they found in a source; index into sources().
     void setSourceStatus(int index, SourceStatus status, const QString& message);
+    // A reader found ranks beyond what discovery saw (a Horovod timeline names every rank that
+    // reported ready); the world size grows to `worldSize`, never shrinks.
+    void noteWorldSize(int worldSize) { m_worldSize = std::max(m_worldSize, worldSize); }
 
 private:
     QString m_path;

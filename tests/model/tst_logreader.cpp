@@ -31,6 +31,8 @@ private Q_SLOTS:
     void badInput();
     void hundredMegabyteSingleLine();
     void fuzzRegressions();
+    void controlCancelsAndCountsBytes_data();
+    void controlCancelsAndCountsBytes();
 };
 
 static QString fixture(const QString& name)
@@ -454,6 +456,37 @@ void TestLogReader::fuzzRegressions()
                     QVERIFY(log.timestampNs(i) == -1 || log.timestampNs(i) >= 0);
         }
     }
+}
+
+void TestLogReader::controlCancelsAndCountsBytes_data()
+{
+    QTest::addColumn<bool>("split");
+    QTest::newRow("per-rank") << false;
+    QTest::newRow("combined") << true;
+}
+
+// Progress ends at the byte size; a cancel seen while reading keeps nothing of the file.
+void TestLogReader::controlCancelsAndCountsBytes()
+{
+    QFETCH(bool, split);
+    QByteArray bytes;
+    while (bytes.size() < 3 * LogReader::kPollBytes)
+        bytes += "[rank1]:step 3 loss=1 lr=2\n[rank0]:node:1:1 [0] NCCL INFO Channel 00\n";
+    std::atomic<std::int64_t> progress{0};
+    std::atomic<bool> cancel{false};
+    LogReader::Control control;
+    control.progressBytes = &progress;
+    control.cancel = &cancel;
+    const LogReader::Result whole =
+        LogReader::read(bytes, QStringLiteral("x.log"), 0, 0, split, control);
+    QVERIFY(whole.ok && !whole.cancelled);
+    QCOMPARE(qint64(progress.load()), qint64(bytes.size()));
+    cancel = true;
+    const LogReader::Result none =
+        LogReader::read(bytes, QStringLiteral("x.log"), 0, 0, split, control);
+    QVERIFY(none.cancelled);
+    QVERIFY(!none.ok);
+    QVERIFY(none.streams.empty());
 }
 
 QTEST_GUILESS_MAIN(TestLogReader)

@@ -4,6 +4,8 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
+#include <map>
 
 using namespace rankscope;
 
@@ -27,6 +29,8 @@ private Q_SLOTS:
     void sessionReadsEveryFixtureSource_data();
     void sessionReadsEveryFixtureSource();
     void badFilesDoNotStopTheSession();
+    void horovodTimeline();
+    void horovodTimelineCutMidWrite();
 };
 
 static QString scenarioDir(const char* name)
@@ -361,6 +365,98 @@ void TestTraceFolder::badFilesDoNotStopTheSession()
         if (log.rank) lastStep[*log.rank] = log.lastStep().value_or(-1);
     QCOMPARE(lastStep[1], 2);
     QCOMPARE(lastStep[5], 7);
+}
+
+// tests/data/horovod/stalled_tensor/README.md says what the hand-written timeline holds.
+void TestTraceFolder::horovodTimeline()
+{
+    const QString dir = QStringLiteral(RANKSCOPE_TEST_DATA "/horovod/stalled_tensor");
+    const SessionPtr session = loadSession(dir);
+    const QList<SourceFile>& sources = session->folder.sources();
+    const auto timeline = std::find_if(sources.begin(), sources.end(), [](const SourceFile& s) {
+        return s.kind == SourceKind::HorovodTimeline;
+    });
+    QVERIFY(timeline != sources.end());
+    QCOMPARE(timeline->rank.value_or(-1), 0);
+    QVERIFY(timeline->rankEvidence.contains(QLatin1String("coordinator")));
+    QCOMPARE(timeline->status, SourceStatus::Ok);
+    QVERIFY2(timeline->message.contains(QLatin1String("2 events skipped")),
+             qPrintable(timeline->message));
+
+    const EventStore& store = session->events;
+    QCOMPARE(store.lanes.size(), std::size_t(2));
+    QCOMPARE(store.eventCount(), std::int64_t(54));
+    for (const Lane& lane : store.lanes) {
+        QCOMPARE(lane.rank, 0);
+        QVERIFY(QString::fromStdString(lane.name).startsWith(
+            QLatin1String("DistributedAdamOptimizer_Allreduce/")));
+        QVERIFY(std::is_sorted(lane.startNs.begin(), lane.startNs.end()));
+        QCOMPARE(int(lane.maxDepth), 1); // NCCL_ALLREDUCE in ALLREDUCE, a tick in NEGOTIATE_
+    }
+    // The open negotiation is the bias tensor's and is the lane's only unfinished event.
+    const Lane& bias =
+        store
+            .lanes[QString::fromStdString(store.lanes[0].name).contains(QLatin1String("bias")) ? 0
+                                                                                               : 1];
+    QCOMPARE(bias.unfinished.size(), std::size_t(1));
+    QCOMPARE(store.strings.view(bias.nameId[std::size_t(bias.unfinished[0])]),
+             std::string_view("NEGOTIATE_ALLREDUCE"));
+
+    QCOMPARE(store.collectives.size(), std::size_t(23));
+    std::map<int, int> perRank;
+    int open = 0;
+    for (const CollectiveRecord& c : store.collectives) {
+        ++perRank[c.rank];
+        QCOMPARE(store.strings.view(c.op), std::string_view("all_reduce"));
+        QVERIFY(c.seq >= 0 && c.seq <= 2);
+        QVERIFY(c.issueStartNs > 1'764'682'894'000'000'000LL); // epoch from the pid 0 metadata
+        const bool kernel =
+            store.strings.view(c.processGroupName).find("kernel") != std::string_view::npos;
+        if (c.state != CollectiveRecord::State::Completed) {
+            ++open;
+            QVERIFY(!kernel);
+            QCOMPARE(c.seq, std::int64_t(2));
+            QCOMPARE(c.inNelems, std::int64_t(-1));
+            continue;
+        }
+        QCOMPARE(store.strings.view(c.dtype), std::string_view("float32"));
+        QCOMPARE(c.inNelems, std::int64_t(kernel ? 784 * 128 : 128));
+        // Only the coordinator's own execution is in the file.
+        QCOMPARE(c.execStartNs >= 0, c.rank == 0);
+        if (c.rank == 0) QVERIFY(c.execEndNs - c.execStartNs == 410'000);
+    }
+    QCOMPARE(open, 3);
+    QCOMPARE(perRank, (std::map<int, int>{{0, 6}, {1, 6}, {2, 5}, {3, 6}}));
+    QCOMPARE(session->folder.worldSize(), 4); // the ticks name ranks no file stands for
+
+    // The matcher sees the tensor's negotiations as a group: rank 2 never joined the third.
+    const auto& findings = session->analysis.findings;
+    const auto stalled = std::find_if(findings.begin(), findings.end(), [](const Finding& f) {
+        return (f.kind == "desync" || f.kind == "hang") && f.ranks == std::vector<int>{2};
+    });
+    QVERIFY2(stalled != findings.end(), "no hang/desync blaming rank 2");
+    QVERIFY(stalled->processGroup.find("bias") != std::string::npos);
+}
+
+// Horovod rewrites the closing bracket after every event; a job killed mid-write leaves a cut
+// object. Everything before it is kept and the source says where the cut is.
+void TestTraceFolder::horovodTimelineCutMidWrite()
+{
+    QFile in(QStringLiteral(RANKSCOPE_TEST_DATA "/horovod/stalled_tensor/horovod_timeline.json"));
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    const QByteArray whole = in.readAll();
+    const qsizetype cut = whole.lastIndexOf("{\"ph\": \"X\"") + 10;
+    QTemporaryDir dir;
+    writeFile(dir.filePath(QStringLiteral("timeline.json")), whole.left(cut));
+    const SessionPtr session = loadSession(dir.path());
+    QCOMPARE(session->folder.sources().size(), qsizetype(1));
+    const SourceFile& s = session->folder.sources().front();
+    QCOMPARE(s.kind, SourceKind::HorovodTimeline);
+    QCOMPARE(s.status, SourceStatus::Truncated);
+    QVERIFY2(s.message.contains(QStringLiteral("cut at byte %1").arg(cut - 10)),
+             qPrintable(s.message));
+    QCOMPARE(session->events.eventCount(), std::int64_t(53));
+    QCOMPARE(session->events.collectives.size(), std::size_t(22));
 }
 
 QTEST_GUILESS_MAIN(TestTraceFolder)

@@ -4,6 +4,10 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <thread>
 
 using namespace rankscope;
 
@@ -14,6 +18,9 @@ private Q_SLOTS:
     void missingFolderFails();
     void cancelReportsCanceledAndNoResult();
     void newerStartSupersedesOlder();
+    void perFileProgressReachesEveryFile();
+    void cancelDuringLogHeavyLoadIsPromptAndKeepsNothing();
+    void cliLoadSkipsLaneLods();
 };
 
 static const QString kHealthy = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/healthy");
@@ -71,6 +78,112 @@ void TestTraceLoader::newerStartSupersedesOlder()
     QTest::qWait(100);
     QCOMPARE(loaded.size(), 1);
     QCOMPARE(loaded.first().first().value<SessionPtr>()->folder.worldSize(), 3);
+}
+
+// Every trace and log of the folder reports its own bytes, ending at its size, and the folder's
+// progress ends at the folder's size.
+void TestTraceLoader::perFileProgressReachesEveryFile()
+{
+    std::map<int, std::pair<qint64, qint64>> last;
+    LoadOptions options;
+    options.fileProgress = [&](int source, const QString&, qint64 done, qint64 total) {
+        QVERIFY(done <= total);
+        QVERIFY(done >= last[source].first);
+        last[source] = {done, total};
+    };
+    qint64 folderDone = 0, folderTotal = -1;
+    const SessionPtr session = loadSession(
+        kStraggler,
+        [&](qint64 done, qint64 total) {
+            folderDone = done;
+            folderTotal = total;
+        },
+        {}, options);
+    QVERIFY(!session->cancelled);
+    int files = 0;
+    const QList<SourceFile>& sources = session->folder.sources();
+    for (int i = 0; i < sources.size(); ++i) {
+        const SourceKind k = sources[i].kind;
+        if (k != SourceKind::Kineto && k != SourceKind::Log && k != SourceKind::LauncherLog &&
+            k != SourceKind::NcclLog)
+            continue;
+        ++files;
+        QVERIFY2(last.count(i), qPrintable(sources[i].relativePath));
+        QCOMPARE(last[i].first, sources[i].sizeBytes);
+        QCOMPARE(last[i].second, sources[i].sizeBytes);
+    }
+    QVERIFY(files >= 6); // three traces, three rank logs, the launcher log
+    QCOMPARE(folderDone, session->folder.totalBytes());
+    QCOMPARE(folderTotal, session->folder.totalBytes());
+    QVERIFY(!session->logs.empty());
+    QVERIFY(!session->laneLods.empty());
+}
+
+// Four logs of 24 MB: the cancel comes at the first bytes a worker reports, and the load must
+// come back within a fraction of the time the rest would take, with nothing of any file kept.
+void TestTraceLoader::cancelDuringLogHeavyLoadIsPromptAndKeepsNothing()
+{
+    QTemporaryDir dir;
+    QByteArray block;
+    for (int i = 0; i < 64; ++i)
+        block += "node1:100:100 [0] NCCL INFO AllReduce: opCount " + QByteArray::number(i, 16) +
+                 " sendbuff 0x7f00 recvbuff 0x7f00 count 6792 datatype 7 op 0 root 0 comm "
+                 "0x55d5c8a0 [nranks=4] stream 0x5600\n"
+                 "2026-12-02 13:41:34.916 [rank0] INFO train: step 12 loss=33.9 lr=0.1\n";
+    QByteArray content;
+    while (content.size() < 24 * 1024 * 1024)
+        content += block;
+    for (int r = 0; r < 4; ++r) {
+        QFile f(dir.filePath(QStringLiteral("rank%1.log").arg(r)));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        QCOMPARE(f.write(content), content.size());
+    }
+    std::atomic<bool> cancel{false};
+    std::chrono::steady_clock::time_point cancelledAt;
+    std::map<int, qint64> doneByFile;
+    const auto sum = [&] {
+        qint64 n = 0;
+        for (const auto& [file, done] : doneByFile)
+            n += done;
+        return n;
+    };
+    qint64 doneAtCancel = -1;
+    LoadOptions options;
+    options.fileProgress = [&](int source, const QString&, qint64 done, qint64 total) {
+        doneByFile[source] = done;
+        if (!cancel.load() && done > 0 && done < total) {
+            doneAtCancel = sum();
+            cancelledAt = std::chrono::steady_clock::now();
+            cancel = true;
+        }
+    };
+    const SessionPtr session = loadSession(
+        dir.path(), {}, [&] { return cancel.load(); }, options);
+    const auto returnedAt = std::chrono::steady_clock::now();
+    QVERIFY2(doneAtCancel > 0, "no file reported progress part-way");
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(returnedAt - cancelledAt).count();
+    QVERIFY2(ms < 1500, qPrintable(QStringLiteral("cancel took %1 ms").arg(ms)));
+    // Within a few MB: each of the two workers stops at its next 1 MB poll.
+    const qint64 after = sum() - doneAtCancel;
+    QVERIFY2(after < 8 * 1024 * 1024,
+             qPrintable(QStringLiteral("%1 MB read after the cancel").arg(after / 1e6)));
+    QVERIFY(session->cancelled);
+    QVERIFY(session->logs.empty());
+    QCOMPARE(session->events.lanes.size(), std::size_t(0));
+    QVERIFY(session->errors.empty());
+    QVERIFY(session->laneLods.empty());
+}
+
+// The headless commands never draw a timeline, so they do not pay for its pyramids.
+void TestTraceLoader::cliLoadSkipsLaneLods()
+{
+    LoadOptions options;
+    options.buildLaneLods = false;
+    const SessionPtr session = loadSession(kHealthy, {}, {}, options);
+    QVERIFY(!session->events.lanes.empty());
+    QVERIFY(session->laneLods.empty());
+    QCOMPARE(loadSession(kHealthy)->laneLods.size(), session->events.lanes.size());
 }
 
 QTEST_GUILESS_MAIN(TestTraceLoader)
