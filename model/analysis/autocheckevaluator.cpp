@@ -106,7 +106,7 @@ public:
     {
         const std::string upper = name.toUpper().toStdString();
         return first(LogFactKind::Environment, [&](const LogFact& f) {
-            for (const auto& [k, v] : f.fields)
+            for (const auto& [k, v] : f.fields())
                 if (QString::fromStdString(k).toUpper().toStdString() == upper) return v;
             return std::string();
         });
