@@ -73,9 +73,13 @@ SourceKind TraceFolder::sniffKind(const QString& fileName, const QByteArray& hea
         if (head.contains("NEGOTIATE_") || head.contains("start_time_since_epoch_in_micros"))
             return SourceKind::HorovodTimeline;
         if (start == "[" && head.contains("\"ph\"")) return SourceKind::Kineto;
-        // Console output whose lines start with a rank tag ([rank3]:, [1,3]<stderr>:) is text.
-        const bool taggedText = start == "[" && (head.contains("]:") || head.contains("]<std"));
-        if (!taggedText) return SourceKind::Unknown;
+        // A JSON document that is not one of the above is not ours. Text that merely starts
+        // with '[' (a rank tag "[rank3]:", a timestamp "[2024-05-01 12:00:00,123]", glog's
+        // "[W socket.cpp:…]") is a log: a JSON array holds objects, arrays or strings.
+        const QByteArray second = firstNonSpace(firstNonSpace(head, head.size()).mid(1), 1);
+        const bool jsonArray = start == "[" && (second.isEmpty() || second == "{" ||
+                                                second == "[" || second == "\"" || second == "]");
+        if (start == "{" || jsonArray) return SourceKind::Unknown;
     }
     if (!looksLikeText(head)) return SourceKind::Unknown;
 

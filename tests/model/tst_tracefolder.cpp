@@ -144,6 +144,15 @@ void TestTraceFolder::sniffKind_data()
         << "console.log" << QByteArray("[rank1]:[W1218 x] y\n") << int(SourceKind::LauncherLog);
     QTest::addRow("plain log") << "rank0.log" << QByteArray("2026-01-01 step 0 loss 1\n")
                                << int(SourceKind::Log);
+    QTest::addRow("bracketed timestamp log")
+        << "rank2.log"
+        << QByteArray("[2026-12-02 21:01:02,345] INFO train (rank 2): it 3/8 loss=0.5\n")
+        << int(SourceKind::Log);
+    QTest::addRow("glog bracket log")
+        << "worker.txt" << QByteArray("[W socket.cpp:601] [c10d] The server socket failed\n")
+        << int(SourceKind::Log);
+    QTest::addRow("string array") << "names.json" << QByteArray(R"(["a", "b"])")
+                                  << int(SourceKind::Unknown);
     QTest::addRow("binary") << "blob.bin" << QByteArray("\x00\x01\x02\x03", 4)
                             << int(SourceKind::Unknown);
     QTest::addRow("other json") << "config.json" << QByteArray(R"({"lr": 0.1})")
