@@ -4,6 +4,7 @@
 #include "model/trace/diagnosticsloader.h"
 #include "model/trace/horovodtimelinereader.h"
 #include "model/trace/kinetoreader.h"
+#include "model/trace/ncclcollectives.h"
 
 #include <QPromise>
 #include <QThread>
@@ -154,6 +155,12 @@ SessionPtr loadSession(const QString& dir, const ProgressFn& progress, const Can
         return empty;
     }
     if (progress) progress(session->folder.totalBytes(), session->folder.totalBytes());
+    const NcclCollectives::Result nccl = NcclCollectives::append(session->logs, session->events);
+    if (nccl.withoutCommId > 0)
+        session->warnings.append(
+            QStringLiteral("%1 NCCL collective line(s) name a communicator whose init line has no "
+                           "commId (or is missing): they cannot be matched across ranks")
+                .arg(nccl.withoutCommId));
     analyzeSession(*session);
     if (options.buildLaneLods) session->laneLods = buildLaneLods(session->events);
     return session;

@@ -53,6 +53,10 @@ Evidence AnalysisContext::evidenceOf(std::int32_t recordIndex, const std::string
     Evidence e;
     e.rank = c.rank;
     e.path = pathOfLane(c.laneIndex);
+    // Records read from a dump or a log have no lane: cite their file (and line).
+    if (e.path.empty() && c.sourceIndex >= 0 && std::size_t(c.sourceIndex) < sourcePaths.size())
+        e.path = sourcePaths[std::size_t(c.sourceIndex)];
+    e.line = c.sourceLine;
     e.timeNs = c.execStartNs >= 0 ? c.execStartNs : c.issueStartNs;
     e.text = "rank " + std::to_string(c.rank) + ": " + std::string(store.strings.view(c.op));
     if (c.seq >= 0) e.text += " #" + std::to_string(c.seq);

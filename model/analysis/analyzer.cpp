@@ -49,7 +49,8 @@ bool isWaitLikeSymptom(const std::string& s)
 
 AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> sourcePaths,
                              std::vector<int> ranks, const std::vector<LogEvidence>& logs,
-                             const std::vector<FlightRecorderDump>& dumps)
+                             const std::vector<FlightRecorderDump>& dumps,
+                             std::vector<Finding> config)
 {
     AnalysisResult res;
     for (const Lane& lane : store.lanes)
@@ -139,6 +140,31 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
         }
     }
 
+    // Every rank failing "the same way" with a timeout or a lost connection singles out no
+    // rank: it is what ranks waiting in different collectives see. When the trace names the
+    // ranks that stopped early and they are among the ones that failed waiting, they were
+    // waiting too, elsewhere: a desync (uneven inputs, a barrier the others never reach).
+    for (Finding& t : trace) {
+        if (!isTraceHang(t) || t.ranks.empty() || t.ranks.size() >= ranks.size()) continue;
+        for (Finding& l : fromLogs) {
+            if (l.severity != "error" || !isWaitLikeSymptom(l.symptom) || l.ranks != ranks)
+                continue;
+            l.severity = "warning";
+            l.confidence = 0.4;
+            l.summary += " (every rank failed waiting; the trace shows " + formatRanks(t.ranks) +
+                         " stopping earlier than the others)";
+            const bool blamedWaited = std::all_of(t.ranks.begin(), t.ranks.end(), [&](int r) {
+                return std::find(l.ranks.begin(), l.ranks.end(), r) != l.ranks.end();
+            });
+            if (t.kind == "hang" && blamedWaited) {
+                t.kind = "desync";
+                t.summary += "; " + formatRanks(t.ranks) +
+                             " failed waiting as well, so it waited in another collective than "
+                             "the others (desync)";
+            }
+        }
+    }
+
     // A rank that only waited for the one that never arrived is not a root, whatever its log
     // says; a hang caused by a rank's crash is a consequence of the crash.
     // Likewise, timeouts on every rank of a desync are what the ranks' waiting in different
@@ -171,6 +197,22 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
         t.confidence = std::min(t.confidence, 0.5);
         t.summary +=
             "; consistent with " + formatRanks(root->ranks) + " failing (" + root->kind + ")";
+    }
+
+    // A rendezvous setting some ranks got wrong is why the setup failed: the failure is theirs.
+    for (Finding& c : config) {
+        const auto setup = std::find_if(fromLogs.begin(), fromLogs.end(), [](const Finding& l) {
+            return l.severity == "error" && l.kind == "setup_failure";
+        });
+        if (setup == fromLogs.end() || c.severity != "error" || c.confidence < 0.8) {
+            fromLogs.push_back(std::move(c));
+            continue;
+        }
+        setup->ranks = c.ranks;
+        setup->summary = c.summary + "; " + setup->summary;
+        setup->confidence = std::max(setup->confidence, c.confidence);
+        setup->evidence.insert(setup->evidence.begin(), c.evidence.begin(), c.evidence.end());
+        if (setup->fixPatterns.empty()) setup->fixPatterns = c.fixPatterns;
     }
 
     // A rank's trace is exported when it dies, so the last profiler step of the blamed ranks is

@@ -37,10 +37,12 @@ class Analyzer {
 public:
     // `sourcePaths[i]` is the folder-relative path of source i (Lane::sourceIndex);
     // `ranks` are the job's ranks as far as the folder tells; `dumps` are the folder's Flight
-    // Recorder dumps (their entries are also in `store`), for the checks only dumps can feed.
+    // Recorder dumps (their entries are also in `store`), for the checks only dumps can feed;
+    // `config` the settings the ranks' logs disagree on (ConfigCheck).
     static AnalysisResult run(const EventStore& store, std::vector<std::string> sourcePaths,
                               std::vector<int> ranks, const std::vector<LogEvidence>& logs,
-                              const std::vector<FlightRecorderDump>& dumps = {});
+                              const std::vector<FlightRecorderDump>& dumps = {},
+                              std::vector<Finding> config = {});
 };
 
 } // namespace rankscope

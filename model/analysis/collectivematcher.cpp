@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -28,6 +29,12 @@ SizeRule sizeRuleOf(std::string_view op)
     if (contains(op, "gather")) return SizeRule::Gather;
     if (contains(op, "scatter")) return SizeRule::Scatter;
     return SizeRule::Same;
+}
+
+// Ops whose root must be the same rank everywhere (all_reduce's NCCL root field is unused).
+bool hasRoot(std::string_view op)
+{
+    return op == "broadcast" || op == "reduce" || op == "gather" || op == "scatter";
 }
 
 bool isPointToPoint(std::string_view op)
@@ -80,6 +87,23 @@ std::vector<int> deviants(const std::vector<std::pair<int, Value>>& values, Valu
     return out;
 }
 
+// Flags `kind` on the row when some members' value differs from the majority's; `describe`
+// says what each member's value is.
+template <typename Value, typename Describe>
+bool flagDeviants(MatchedCollective& row, MismatchKind kind,
+                  const std::vector<std::pair<int, Value>>& values, Describe&& describe)
+{
+    std::vector<int> odd = deviants(values, static_cast<Value*>(nullptr));
+    if (odd.empty()) return false;
+    row.mismatch = kind;
+    row.culprits = std::move(odd);
+    for (const auto& [rank, v] : values) {
+        if (!row.detail.empty()) row.detail += ", ";
+        row.detail += "rank " + std::to_string(rank) + " " + describe(v);
+    }
+    return true;
+}
+
 void check(const EventStore& store, const CollectiveGroup& group, MatchedCollective& row)
 {
     const auto& recs = store.collectives;
@@ -92,7 +116,7 @@ void check(const EventStore& store, const CollectiveGroup& group, MatchedCollect
             ops.emplace_back(group.members[m], recs[std::size_t(row.records[m])].op);
     }
     StringId op = 0;
-    std::vector<int> otherOp = deviants(ops, &op);
+    deviants(ops, &op);
     row.op = op;
     if (!missing.empty()) {
         row.mismatch = MismatchKind::Participation;
@@ -101,32 +125,24 @@ void check(const EventStore& store, const CollectiveGroup& group, MatchedCollect
                      " did not issue this collective";
         return;
     }
-    if (!otherOp.empty()) {
-        row.mismatch = MismatchKind::OpType;
-        row.culprits = otherOp;
-        for (const auto& [rank, o] : ops) {
-            if (!row.detail.empty()) row.detail += ", ";
-            row.detail += "rank " + std::to_string(rank) + " " + std::string(store.strings.view(o));
-        }
-        return;
-    }
+    const auto name = [&](StringId id) { return std::string(store.strings.view(id)); };
+    if (flagDeviants(row, MismatchKind::OpType, ops, name)) return;
+    // Every member's value of one field, where the source gave it (`get` returns nullopt).
+    const auto valuesOf = [&](auto get) {
+        std::vector<std::pair<int, typename decltype(get(recs.front()))::value_type>> out;
+        for (std::size_t m = 0; m < group.members.size(); ++m)
+            if (const auto v = get(recs[std::size_t(row.records[m])]))
+                out.emplace_back(group.members[m], *v);
+        return out;
+    };
     // A rank that built its communicator with another world size: the size rules below
     // would only echo it.
-    std::vector<std::pair<int, int>> groupSizes;
-    for (std::size_t m = 0; m < group.members.size(); ++m) {
-        const CollectiveRecord& c = recs[std::size_t(row.records[m])];
-        if (c.groupSize >= 0) groupSizes.emplace_back(group.members[m], c.groupSize);
-    }
-    std::vector<int> otherSize = deviants(groupSizes, static_cast<int*>(nullptr));
-    if (!otherSize.empty()) {
-        row.mismatch = MismatchKind::GroupSize;
-        row.culprits = otherSize;
-        for (const auto& [rank, n] : groupSizes) {
-            if (!row.detail.empty()) row.detail += ", ";
-            row.detail += "rank " + std::to_string(rank) + " group size " + std::to_string(n);
-        }
+    const auto groupSizes = valuesOf([](const CollectiveRecord& c) {
+        return c.groupSize >= 0 ? std::optional<int>(c.groupSize) : std::nullopt;
+    });
+    if (flagDeviants(row, MismatchKind::GroupSize, groupSizes,
+                     [](int n) { return "group size " + std::to_string(n); }))
         return;
-    }
     const SizeRule rule = sizeRuleOf(store.strings.view(op));
     const auto groupSize = std::int64_t(group.members.size());
     std::vector<std::pair<int, std::int64_t>> ins, outs;
@@ -172,21 +188,23 @@ void check(const EventStore& store, const CollectiveGroup& group, MatchedCollect
         }
         return;
     }
-    std::vector<std::pair<int, StringId>> dtypes;
-    for (std::size_t m = 0; m < group.members.size(); ++m) {
-        const CollectiveRecord& c = recs[std::size_t(row.records[m])];
-        if (c.dtype != 0) dtypes.emplace_back(group.members[m], c.dtype);
-    }
-    std::vector<int> otherDtype = deviants(dtypes, static_cast<StringId*>(nullptr));
-    if (!otherDtype.empty()) {
-        row.mismatch = MismatchKind::Dtype;
-        row.culprits = otherDtype;
-        for (const auto& [rank, d] : dtypes) {
-            if (!row.detail.empty()) row.detail += ", ";
-            row.detail += "rank " + std::to_string(rank) + " " + std::string(store.strings.view(d));
-        }
+    const auto interned = [](StringId CollectiveRecord::*field) {
+        return [field](const CollectiveRecord& c) {
+            return c.*field != 0 ? std::optional<StringId>(c.*field) : std::nullopt;
+        };
+    };
+    if (flagDeviants(row, MismatchKind::Dtype, valuesOf(interned(&CollectiveRecord::dtype)), name))
         return;
-    }
+    if (flagDeviants(row, MismatchKind::ReduceOp, valuesOf(interned(&CollectiveRecord::reduceOp)),
+                     name))
+        return;
+    const bool rooted = hasRoot(store.strings.view(op));
+    const auto roots = valuesOf([rooted](const CollectiveRecord& c) {
+        return rooted && c.root >= 0 ? std::optional<int>(c.root) : std::nullopt;
+    });
+    if (flagDeviants(row, MismatchKind::Root, roots,
+                     [](int r) { return "root " + std::to_string(r); }))
+        return;
     bool anyCompleted = false;
     std::vector<int> notCompleted;
     for (std::size_t m = 0; m < group.members.size(); ++m) {
@@ -272,15 +290,16 @@ void alignByOrdinal(const EventStore& store, CollectiveGroup& group,
 // What a clean row has in common on every member; a member that differs in any of these sends
 // the row through the full check().
 struct RowRef {
-    StringId op = 0, dtype = 0;
+    StringId op = 0, dtype = 0, reduceOp = 0;
     std::int64_t inNelems = -1, outNelems = -1;
     State state = State::Issued;
-    int groupSize = -1;
+    int groupSize = -1, root = -1;
 
     bool sameAs(const CollectiveRecord& c) const
     {
         return c.op == op && c.dtype == dtype && c.inNelems == inNelems &&
-               c.outNelems == outNelems && c.state == state && c.groupSize == groupSize;
+               c.outNelems == outNelems && c.state == state && c.groupSize == groupSize &&
+               c.reduceOp == reduceOp && c.root == root;
     }
 };
 
@@ -362,7 +381,8 @@ void alignBySeq(const EventStore& store, CollectiveGroup& group,
             group.collectives[k].records[m] = list[j];
             const CollectiveRecord& c = recs[std::size_t(list[j])];
             if (present[k]++ == 0)
-                ref[k] = {c.op, c.dtype, c.inNelems, c.outNelems, c.state, c.groupSize};
+                ref[k] = {c.op,        c.dtype, c.reduceOp,  c.inNelems,
+                          c.outNelems, c.state, c.groupSize, c.root};
             else if (!ref[k].sameAs(c))
                 differs[k] = 1;
         }
@@ -397,6 +417,10 @@ const char* mismatchKindName(MismatchKind kind)
         return "state";
     case MismatchKind::GroupSize:
         return "group_size";
+    case MismatchKind::ReduceOp:
+        return "reduce_op";
+    case MismatchKind::Root:
+        return "root";
     }
     return "none";
 }

@@ -16,6 +16,8 @@ enum class MismatchKind : std::uint8_t {
     Dtype,
     State,
     GroupSize, // members disagree on the group size the source gave (CollectiveRecord::groupSize)
+    ReduceOp,  // sum on some ranks, max on others
+    Root,      // a rooted collective (broadcast, reduce, gather, scatter) with different roots
 };
 
 const char* mismatchKindName(MismatchKind kind);

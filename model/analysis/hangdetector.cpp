@@ -151,6 +151,11 @@ void participation(const AnalysisContext& ctx, const CollectiveGroup& g, std::si
         if (p == lowest) blamed.push_back(r);
 
     const bool atFrontier = k + 1 == g.collectives.size();
+    // The blamed ranks issued nothing of this group from here on while the others went on:
+    // collectives are enqueued asynchronously, so peers run ahead of a rank that stopped (the
+    // wavefront of Flight Recorder's analyzer). Only a gap followed by later records is a
+    // record the source lost.
+    const bool stopped = lowest == k;
     const std::int64_t typical = medianExecNs(ctx, g);
     const bool longWait = facts.maxHeldNs >= std::max(kMinHangNs, kHangFactor * typical);
     Finding f = base(g, row, facts);
@@ -159,7 +164,17 @@ void participation(const AnalysisContext& ctx, const CollectiveGroup& g, std::si
     const std::string op = opName(ctx, row.op);
     const std::string seq = (g.byOrdinal ? "collective " : "collective #") +
                             std::to_string(row.seq) + (g.byOrdinal ? " (in issue order)" : "");
-    if (atFrontier) {
+    if (!atFrontier && stopped) {
+        const std::size_t ahead = g.collectives.size() - k;
+        f.kind = longWait ? "hang" : "desync";
+        f.severity = "error";
+        f.confidence = longWait ? 0.85 : 0.6;
+        f.summary = formatRanks(blamed) + " stopped before " + op + " " + seq + ", while " +
+                    formatRanks(facts.present) + " went on to issue " + std::to_string(ahead) +
+                    " collective" + (ahead > 1 ? "s" : "") + " of this group";
+        if (longWait)
+            f.summary += "; they waited " + formatDurationNs(facts.maxHeldNs) + " in " + seq;
+    } else if (atFrontier) {
         f.kind = longWait ? "hang" : "desync";
         f.severity = "error";
         f.confidence = longWait ? 0.9 : 0.7;
@@ -274,6 +289,8 @@ void contentMismatch(const AnalysisContext& ctx, const CollectiveGroup& g, std::
         f.confidence = 0.9;
         f.summary = std::string(row.mismatch == MismatchKind::Size        ? "size"
                                 : row.mismatch == MismatchKind::GroupSize ? "group size"
+                                : row.mismatch == MismatchKind::ReduceOp  ? "reduce op"
+                                : row.mismatch == MismatchKind::Root      ? "root"
                                                                           : "dtype") +
                     " mismatch in " + where + ": " + row.detail + "; " + formatRanks(f.ranks) +
                     " deviates";
@@ -374,6 +391,8 @@ HangDetector::Result HangDetector::detect(const AnalysisContext& ctx,
         case MismatchKind::Dtype:
         case MismatchKind::State:
         case MismatchKind::GroupSize:
+        case MismatchKind::ReduceOp:
+        case MismatchKind::Root:
             contentMismatch(ctx, g, k, res.findings);
             break;
         case MismatchKind::None:

@@ -2,11 +2,13 @@
 
 #include "model/analysis/analyzer.h"
 #include "model/analysis/autocheckevaluator.h"
+#include "model/analysis/configcheck.h"
 #include "model/kb/signatureset.h"
 #include "model/kb/symptomclassifier.h"
 #include "model/tracesession.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace rankscope {
@@ -19,7 +21,18 @@ namespace {
 // distributed setup.
 constexpr const char* kUnknownProgramFailure = "training-and-evaluation/program-failure/others";
 
-void classifyStream(const RankLog& log, const SignatureSet& signatures,
+// The symptom of a failure's text: the first classifier candidate that has a root cause.
+std::string symptomOf(const QByteArray& text)
+{
+    SymptomClassifier::Options options;
+    options.useCues = false;
+    for (const Candidate& c : SymptomClassifier::instance().classify(text, options))
+        if (c.hasRoot) return c.symptom.toStdString();
+    return kUnknownProgramFailure;
+}
+
+// `diedAtNs`: when torchelastic's error file says the rank died (whole seconds), or -1.
+void classifyStream(const RankLog& log, const SignatureSet& signatures, std::int64_t diedAtNs,
                     std::vector<LogEvidence>& out)
 {
     // Split streams are not contiguous in their file: scan a copy of just their lines.
@@ -41,6 +54,13 @@ void classifyStream(const RankLog& log, const SignatureSet& signatures,
     for (int i = 0; i < log.lineCount(); ++i) {
         if (log.timestampNs(i) >= 0 && log.timestampHasDate(i)) last = log.timestampNs(i);
         timeNs[std::size_t(i)] = last;
+    }
+    // The final traceback is printed without timestamps, so the last stamped line is only a
+    // lower bound for it, possibly long before; the error file's time is a later lower bound.
+    if (diedAtNs >= 0 && !log.exceptions().empty()) {
+        const LogException& died = log.exceptions().back();
+        for (int i = std::max(0, died.firstLine); i <= died.lastLine && i < log.lineCount(); ++i)
+            timeNs[std::size_t(i)] = std::max(timeNs[std::size_t(i)], diedAtNs);
     }
 
     const int rank = log.rank.value_or(-1);
@@ -73,24 +93,58 @@ void classifyStream(const RankLog& log, const SignatureSet& signatures,
     const qsizetype begin = starts[from];
     const qsizetype end =
         died.lastLine + 1 < starts.size() ? starts[died.lastLine + 1] : text.size();
-    SymptomClassifier::Options options;
-    options.useCues = false;
-    const QList<Candidate> candidates =
-        SymptomClassifier::instance().classify(text.mid(begin, end - begin), options);
     LogEvidence e;
     e.rank = rank;
     e.path = log.sourcePath.toStdString();
     e.line = log.lineNumber(died.lastLine);
     e.text = died.text();
-    e.symptom = kUnknownProgramFailure;
-    for (const Candidate& c : candidates)
-        if (c.hasRoot) {
-            e.symptom = c.symptom.toStdString();
-            break;
-        }
+    e.symptom = symptomOf(text.mid(begin, end - begin));
     e.fatal = true;
     e.timeNs = timeNs[std::size_t(died.lastLine)];
     out.push_back(std::move(e));
+}
+
+// What torchelastic recorded of a rank's death (its error file, or its entry in torchrun's
+// ChildFailedError box) is the only record of it when the rank's own log is missing or stops
+// before the traceback. A rank whose log already shows how it died is not cited twice.
+void addElasticErrors(const TraceSession& session, std::vector<LogEvidence>& out)
+{
+    std::set<int> explained, cascading;
+    for (const LogEvidence& e : out) {
+        if (e.rank < 0) continue;
+        if (e.fatal) explained.insert(e.rank);
+        if (e.cascade) cascading.insert(e.rank);
+    }
+    for (const RankLog& log : session.logs)
+        if (log.rank && !log.exceptions().empty()) explained.insert(*log.rank);
+    // Error files first: they hold the exception itself; the box often only an exit code.
+    std::vector<const ElasticError*> ordered;
+    for (const ElasticError& e : session.errors)
+        if (e.origin == ElasticError::Origin::ErrorFile) ordered.push_back(&e);
+    for (const ElasticError& e : session.errors)
+        if (e.origin != ElasticError::Origin::ErrorFile) ordered.push_back(&e);
+    const QList<SourceFile> sources = session.folder.sources();
+    for (const ElasticError* e : ordered) {
+        if (!e->rank || explained.count(*e->rank)) continue;
+        if (e->sourceIndex < 0 || e->sourceIndex >= sources.size()) continue;
+        std::string text =
+            e->exceptionType.empty() ? e->message : e->exceptionType + ": " + e->message;
+        if (text.empty() && !e->signal.empty()) text = "killed by " + e->signal;
+        if (text.empty() && e->exitCode) text = "exit code " + std::to_string(*e->exitCode);
+        if (text.empty()) continue;
+        LogEvidence ev;
+        ev.rank = *e->rank;
+        ev.path = sources.at(e->sourceIndex).relativePath.toStdString();
+        ev.line = e->origin == ElasticError::Origin::ErrorFile ? 1 : e->line;
+        ev.text = text.substr(0, text.find('\n'));
+        ev.symptom = symptomOf(QByteArray::fromStdString(e->traceback + "\n" + text));
+        ev.fatal = true;
+        // A rank that was already being torn down died of the teardown.
+        ev.cascade = cascading.count(*e->rank) > 0;
+        ev.timeNs = e->timestampS >= 0 ? e->timestampS * 1'000'000'000 : -1;
+        out.push_back(std::move(ev));
+        explained.insert(*e->rank);
+    }
 }
 
 } // namespace
@@ -101,13 +155,20 @@ std::vector<LogEvidence> classifyLogs(const TraceSession& session)
     for (const RankLog& log : session.logs)
         if (log.rank && !log.splitFromCombined) ranksWithOwnLog.insert(*log.rank);
 
+    std::map<int, std::int64_t> diedAtNs;
+    for (const ElasticError& e : session.errors)
+        if (e.origin == ElasticError::Origin::ErrorFile && e.rank && e.timestampS >= 0)
+            diedAtNs[*e.rank] = e.timestampS * 1'000'000'000;
+
     const SignatureSet& signatures = SignatureSet::builtin();
     std::vector<LogEvidence> evidence;
     for (const RankLog& log : session.logs) {
         if (log.rank && log.splitFromCombined && ranksWithOwnLog.count(*log.rank)) continue;
         if (!log.rank && !ranksWithOwnLog.empty()) continue;
-        classifyStream(log, signatures, evidence);
+        const auto died = log.rank ? diedAtNs.find(*log.rank) : diedAtNs.end();
+        classifyStream(log, signatures, died == diedAtNs.end() ? -1 : died->second, evidence);
     }
+    addElasticErrors(session, evidence);
     return evidence;
 }
 
@@ -120,8 +181,8 @@ void analyzeSession(TraceSession& session)
     for (int r : session.folder.ranks())
         ranks.push_back(r);
     const std::vector<LogEvidence> logs = classifyLogs(session);
-    session.analysis =
-        Analyzer::run(session.events, std::move(paths), std::move(ranks), logs, session.dumps);
+    session.analysis = Analyzer::run(session.events, std::move(paths), std::move(ranks), logs,
+                                     session.dumps, ConfigCheck::check(session.logs));
     session.autoChecks = AutoCheckEvaluator::evaluateAll(session, logs);
 }
 

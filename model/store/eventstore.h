@@ -68,6 +68,8 @@ struct CollectiveRecord {
     std::int64_t inNelems = -1;
     std::int64_t outNelems = -1;
     StringId dtype = 0;
+    StringId reduceOp = 0;          // sum, max, ... where the source says (NCCL COLL lines)
+    int root = -1;                  // broadcast/reduce/gather/scatter root, where the source says
     std::int64_t issueStartNs = -1; // the call on the CPU (c10d::*, record_param_comms)
     std::int64_t issueEndNs = -1;
     std::int64_t execStartNs = -1; // the execution: GPU kernel or gloo worker span
@@ -77,6 +79,7 @@ struct CollectiveRecord {
     int laneIndex = -1;           // the lane and event in the store that show the execution,
     std::int64_t eventIndex = -1; // or the issue when nothing executed
     int sourceIndex = -1;         // the SourceFile it came from (e.g. a Flight Recorder dump)
+    int sourceLine = -1;          // 1-based line in that source, for records read from a log
 };
 
 // A flow arrow (`s` -> `f`), e.g. a CPU kernel launch to its GPU kernel (cat `ac2g`, id = the

@@ -505,7 +505,8 @@ private:
                 end = v;
                 while (end < rest.size() && !isSpace(rest[end]))
                     ++end;
-                f.add(key, utf8(rest.substr(v, end - v)));
+                // The line's second "op" is the reduction; the first (the call) is "op".
+                f.add(key == "op" ? std::string_view("redOp") : key, utf8(rest.substr(v, end - v)));
                 break;
             }
             k = end ? end : k + 1;

@@ -289,6 +289,7 @@ void TestLogReader::ncclLines()
     QCOMPARE(coll[0]->value("count"), std::string("6792"));
     QCOMPARE(coll[0]->value("datatype"), std::string("7"));
     QCOMPARE(coll[0]->value("root"), std::string("0"));
+    QCOMPARE(coll[0]->value("redOp"), std::string("0"));
     QCOMPARE(coll[0]->value("comm"), std::string("0x55d5c8a0"));
     QCOMPARE(coll[0]->value("nranks"), std::string("8"));
     const auto warn = log.factsOfKind(LogFactKind::NcclWarn);

@@ -1,0 +1,104 @@
+#include "model/analysis/configcheck.h"
+#include "model/trace/logreader.h"
+
+#include <QTest>
+
+using namespace rankscope;
+
+// Settings the ranks must share, compared across their logs.
+class TestConfigCheck : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void agreeingRanksYieldNothing();
+    void minorityPortIsBlamed();
+    void tieOnMasterUsesRankZero();
+    void tieOnVersionNamesEveryRank();
+    void splitLauncherLinesAreNotCountedTwice();
+};
+
+namespace {
+
+RankLog logOf(int rank, const QByteArray& text, bool split = false)
+{
+    LogReader::Result r =
+        LogReader::read(text, QStringLiteral("rank%1.log").arg(rank), rank, rank, false);
+    RankLog log = std::move(r.streams.front());
+    log.splitFromCombined = split;
+    return log;
+}
+
+QByteArray start(const char* port, const char* torch = "2.1.0")
+{
+    return QByteArray("2026-01-01 10:00:00.000 INFO job: MASTER_ADDR=10.0.0.1 MASTER_PORT=") +
+           port + " WORLD_SIZE=3\n2026-01-01 10:00:00.001 INFO job: torch==" + torch + "\n";
+}
+
+} // namespace
+
+void TestConfigCheck::agreeingRanksYieldNothing()
+{
+    std::vector<RankLog> logs;
+    for (int r = 0; r < 3; ++r)
+        logs.push_back(logOf(r, start("29500")));
+    QVERIFY(ConfigCheck::check(logs).empty());
+}
+
+void TestConfigCheck::minorityPortIsBlamed()
+{
+    std::vector<RankLog> logs;
+    logs.push_back(logOf(0, start("29500")));
+    logs.push_back(logOf(1, start("29500")));
+    logs.push_back(logOf(2, start("29501")));
+    const std::vector<Finding> found = ConfigCheck::check(logs);
+    QCOMPARE(found.size(), std::size_t(1));
+    const Finding& f = found.front();
+    QCOMPARE(f.kind, std::string("config_mismatch"));
+    QCOMPARE(f.severity, std::string("error"));
+    QCOMPARE(f.ranks, std::vector<int>{2});
+    QVERIFY2(f.summary.find("MASTER_PORT 29501 where ranks 0, 1 use 29500") != std::string::npos,
+             f.summary.c_str());
+    QCOMPARE(f.evidence.front().path, std::string("rank2.log"));
+    QCOMPARE(f.evidence.front().line, 1);
+    QCOMPARE(f.fixPatterns, std::vector<std::string>{"fix-communication-configuration"});
+}
+
+void TestConfigCheck::tieOnMasterUsesRankZero()
+{
+    std::vector<RankLog> logs;
+    logs.push_back(logOf(0, start("29500")));
+    logs.push_back(logOf(1, start("31000")));
+    const std::vector<Finding> found = ConfigCheck::check(logs);
+    QCOMPARE(found.size(), std::size_t(1));
+    QCOMPARE(found.front().ranks, std::vector<int>{1});
+    QVERIFY(found.front().confidence < 0.95);
+}
+
+void TestConfigCheck::tieOnVersionNamesEveryRank()
+{
+    std::vector<RankLog> logs;
+    logs.push_back(logOf(0, start("29500", "2.1.0")));
+    logs.push_back(logOf(1, start("29500", "2.2.1")));
+    const std::vector<Finding> found = ConfigCheck::check(logs);
+    QCOMPARE(found.size(), std::size_t(1));
+    const Finding& f = found.front();
+    QCOMPARE(f.severity, std::string("warning"));
+    QCOMPARE(f.ranks, (std::vector<int>{0, 1}));
+    QVERIFY2(f.summary.find("no value has a majority") != std::string::npos, f.summary.c_str());
+    QCOMPARE(f.fixPatterns, std::vector<std::string>{"fix-framework-version"});
+}
+
+void TestConfigCheck::splitLauncherLinesAreNotCountedTwice()
+{
+    // Rank 2's own log says 29501; a launcher line tagged [rank2] that repeats another value
+    // (a line printed before a re-launch, say) does not outvote it.
+    std::vector<RankLog> logs;
+    logs.push_back(logOf(2, start("29501"), true));
+    logs.push_back(logOf(0, start("29500")));
+    logs.push_back(logOf(1, start("29500")));
+    logs.push_back(logOf(2, start("29500")));
+    const std::vector<Finding> found = ConfigCheck::check(logs);
+    QVERIFY(found.empty());
+}
+
+QTEST_GUILESS_MAIN(TestConfigCheck)
+#include "tst_configcheck.moc"
