@@ -2,7 +2,9 @@
 
 #include <QStringList>
 #include <QTextStream>
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace rankscope {
 
@@ -100,6 +102,44 @@ nlohmann::ordered_json hostOf(const TraceSession& session, int rank)
     return nullptr;
 }
 
+// Every rank the folder tells of: ranks of files, and ranks known only from a combined launcher
+// log's tagged lines, a Horovod coordinator's readiness ticks or another rank's trace.
+std::vector<int> ranksOf(const TraceSession& session)
+{
+    std::set<int> ranks;
+    for (int r : session.folder.ranks())
+        ranks.insert(r);
+    for (const RankLog& log : session.logs)
+        if (log.rank) ranks.insert(*log.rank);
+    for (const Lane& lane : session.events.lanes)
+        if (lane.rank >= 0) ranks.insert(lane.rank);
+    for (const CollectiveRecord& c : session.events.collectives)
+        if (c.rank >= 0) ranks.insert(c.rank);
+    return {ranks.begin(), ranks.end()};
+}
+
+int worldSizeOf(const TraceSession& session, const std::vector<int>& ranks)
+{
+    return std::max(session.folder.worldSize(), ranks.empty() ? 0 : ranks.back() + 1);
+}
+
+// A rank's files, and the combined logs its tagged lines came from.
+QList<SourceFile> sourcesOf(const TraceSession& session, int rank)
+{
+    QList<SourceFile> sources = session.folder.sourcesOfRank(rank);
+    const QList<SourceFile>& all = session.folder.sources();
+    for (const RankLog& log : session.logs) {
+        if (log.rank != rank || !log.splitFromCombined) continue;
+        if (log.sourceIndex < 0 || log.sourceIndex >= all.size()) continue;
+        const SourceFile& s = all[log.sourceIndex];
+        const bool listed = std::any_of(sources.begin(), sources.end(), [&](const SourceFile& x) {
+            return x.relativePath == s.relativePath;
+        });
+        if (!listed) sources.append(s);
+    }
+    return sources;
+}
+
 } // namespace
 
 nlohmann::ordered_json AnalysisReport::findingsJson(const AnalysisResult& result)
@@ -155,7 +195,8 @@ QString AnalysisReport::toMarkdown(const TraceSession& session, const AnalysisRe
     QTextStream ts(&out);
     ts << "# RankScope analysis\n\n";
     ts << "- Folder: `" << folder.path() << "`\n";
-    ts << "- Ranks: " << folder.ranks().size() << " (world size " << folder.worldSize() << ")\n";
+    const std::vector<int> ranks = ranksOf(session);
+    ts << "- Ranks: " << ranks.size() << " (world size " << worldSizeOf(session, ranks) << ")\n";
     int errors = 0;
     for (const Finding& f : result.findings)
         errors += f.severity == "error";
@@ -222,14 +263,15 @@ nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session,
     nlohmann::ordered_json doc;
     doc["schema"] = kSchema;
     doc["folder"] = folder.path().toStdString();
-    doc["world_size"] = folder.worldSize();
+    const std::vector<int> known = ranksOf(session);
+    doc["world_size"] = worldSizeOf(session, known);
     auto ranks = nlohmann::ordered_json::array();
-    for (int rank : folder.ranks()) {
+    for (int rank : known) {
         nlohmann::ordered_json r;
         r["rank"] = rank;
         r["host"] = hostOf(session, rank);
         auto sources = nlohmann::ordered_json::array();
-        for (const SourceFile& s : folder.sourcesOfRank(rank))
+        for (const SourceFile& s : sourcesOf(session, rank))
             sources.push_back(sourceJson(s));
         r["sources"] = sources;
         r["events"] = session.events.eventCountOfRank(rank);
@@ -266,10 +308,11 @@ QString AnalysisReport::toText(const TraceSession& session, const AnalysisResult
     QString out;
     QTextStream ts(&out);
     ts << "Folder: " << folder.path() << '\n';
-    ts << "Ranks: " << folder.ranks().size() << " (world size " << folder.worldSize() << ")\n";
-    for (int rank : folder.ranks()) {
+    const std::vector<int> ranks = ranksOf(session);
+    ts << "Ranks: " << ranks.size() << " (world size " << worldSizeOf(session, ranks) << ")\n";
+    for (int rank : ranks) {
         ts << "  rank " << rank << '\n';
-        for (const SourceFile& source : folder.sourcesOfRank(rank)) {
+        for (const SourceFile& source : sourcesOf(session, rank)) {
             const SourceFile& s = source;
             ts << "    " << s.relativePath << "  [" << sourceKindName(s.kind) << ", "
                << sourceStatusName(s.status) << "]"

@@ -61,6 +61,23 @@ EventCategory categoryOf(std::string_view name)
     return EventCategory::Other;
 }
 
+// Microseconds as the file writes them -> ns. Values no clock holds (a corrupt or hostile
+// file) are clamped to +-3e18 ns (95 years), so base + ts + dur cannot overflow.
+std::int64_t usToNs(double us)
+{
+    constexpr double kLimit = 3e18;
+    const double ns = us * 1000.0;
+    if (std::isnan(ns)) return 0;
+    return std::llround(std::clamp(ns, -kLimit, kLimit));
+}
+
+// A string field, "" when absent or of another type (json::value() would throw on a number).
+std::string stringField(const nlohmann::json& object, const char* key)
+{
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 std::optional<int> rankName(std::string_view name)
 {
     if (name.empty() || name.size() > 7) return std::nullopt;
@@ -79,8 +96,8 @@ std::int64_t elementsOf(const nlohmann::json& shape)
     bool any = false;
     if (shape.is_array()) {
         for (const auto& d : shape) {
-            if (!d.is_number_integer()) return -1;
-            n *= d.get<std::int64_t>();
+            if (!d.is_number_integer() || d.get<std::int64_t>() < 0) return -1;
+            if (__builtin_mul_overflow(n, d.get<std::int64_t>(), &n)) return -1;
             any = true;
         }
         return n;
@@ -93,7 +110,7 @@ std::int64_t elementsOf(const nlohmann::json& shape)
             v = (v < 0 ? 0 : v * 10) + (c - '0');
             if (v > (std::int64_t(1) << 40)) return -1;
         } else if (v >= 0) {
-            n *= v;
+            if (__builtin_mul_overflow(n, v, &n)) return -1; // no tensor is that large
             any = true;
             v = -1;
         }
@@ -171,7 +188,7 @@ HorovodReadResult HorovodTimelineReader::readBytes(std::string_view data, EventS
             ++skipped;
             continue;
         }
-        const std::string ph = e.value("ph", std::string());
+        const std::string ph = stringField(e, "ph");
         const nlohmann::json& pidValue = e.contains("pid") ? e["pid"] : nlohmann::json();
         if (!pidValue.is_number_integer()) {
             ++skipped;
@@ -181,22 +198,21 @@ HorovodReadResult HorovodTimelineReader::readBytes(std::string_view data, EventS
         const nlohmann::json args =
             e.contains("args") && e["args"].is_object() ? e["args"] : nlohmann::json::object();
         if (ph == "M") {
-            if (e.value("name", std::string()) == "process_name" && args.contains("name") &&
+            if (stringField(e, "name") == "process_name" && args.contains("name") &&
                 args["name"].is_string())
                 tensors[pid].name = args["name"].get<std::string>();
             if (args.contains("start_time_since_epoch_in_micros") &&
                 args["start_time_since_epoch_in_micros"].is_number())
-                baseNs =
-                    std::llround(args["start_time_since_epoch_in_micros"].get<double>() * 1000.0);
+                baseNs = usToNs(args["start_time_since_epoch_in_micros"].get<double>());
             continue;
         }
         if (!e.contains("ts") || !e["ts"].is_number()) {
             ++skipped;
             continue;
         }
-        const std::int64_t ts = baseNs + std::llround(e["ts"].get<double>() * 1000.0);
+        const std::int64_t ts = baseNs + usToNs(e["ts"].get<double>());
         lastNs = std::max(lastNs, ts);
-        const std::string name = e.value("name", std::string());
+        const std::string name = stringField(e, "name");
         Tensor& t = tensors[pid];
         if (ph == "B") {
             if (name.starts_with("NEGOTIATE_")) {
@@ -218,24 +234,26 @@ HorovodReadResult HorovodTimelineReader::readBytes(std::string_view data, EventS
             }
             OpenSpan s = std::move(t.open.back());
             t.open.pop_back();
+            // An E stamped before its B (a clock step, a corrupt file) closes an empty span.
+            const std::int64_t endNs = std::max(ts, s.startNs);
             if (t.current) {
                 Negotiation& n = *t.current;
                 if (s.name.starts_with("NEGOTIATE_")) n.closed = true;
                 if (t.open.empty() && s.name == n.op && n.opStartNs == s.startNs) {
-                    n.opEndNs = ts;
+                    n.opEndNs = endNs;
                     n.opEvent = t.events.size();
                     if (args.contains("dtype") && args["dtype"].is_string())
                         n.dtype = args["dtype"].get<std::string>();
                     if (args.contains("shape")) n.nelems = elementsOf(args["shape"]);
                 }
                 if (isTransfer(s.name) && n.execEndNs < 0 && n.execStartNs == s.startNs)
-                    n.execEndNs = ts;
+                    n.execEndNs = endNs;
             }
-            t.events.push_back({s.startNs, ts, s.offset, s.name, categoryOf(s.name), false});
+            t.events.push_back({s.startNs, endNs, s.offset, s.name, categoryOf(s.name), false});
         } else if (ph == "X" || ph == "i" || ph == "I") {
             std::int64_t durNs = 0;
             if (ph == "X" && e.contains("dur") && e["dur"].is_number())
-                durNs = std::max<std::int64_t>(0, std::llround(e["dur"].get<double>() * 1000.0));
+                durNs = std::max<std::int64_t>(0, usToNs(e["dur"].get<double>()));
             if (const auto r = rankName(name); r && ph == "X" && t.current && !t.current->closed)
                 t.current->readyNs.emplace(*r, ts);
             t.events.push_back({ts, ts + durNs, offset, name, categoryOf(name), false});
@@ -247,7 +265,10 @@ HorovodReadResult HorovodTimelineReader::readBytes(std::string_view data, EventS
         options.progressBytes->fetch_add(std::int64_t(data.size()) - reported);
 
     const StringId empty = out.strings.intern("");
-    for (auto& [pid, t] : tensors) {
+    for (auto& entry : tensors) {
+        // A named reference, not a structured binding: the sort below captures it.
+        const std::int64_t pid = entry.first;
+        Tensor& t = entry.second;
         for (OpenSpan& s : t.open) // a B without its E: the job stopped inside it
             t.events.push_back({s.startNs, lastNs, s.offset, s.name, categoryOf(s.name), true});
         if (t.current) t.negotiations.push_back(std::move(*t.current));
@@ -324,6 +345,12 @@ HorovodReadResult HorovodTimelineReader::readBytes(std::string_view data, EventS
                 ++result.collectives;
             }
         }
+    }
+    if (result.events == 0 && result.collectives == 0 && skipped > 0) {
+        result.status = SourceStatus::Error;
+        result.message = "not a Horovod timeline: " + std::to_string(skipped) +
+                         " array elements, none of them an event";
+        return result;
     }
     result.message = std::to_string(result.events) + " events, " + std::to_string(result.tensors) +
                      " tensors, " + std::to_string(result.collectives) + " collectives over " +

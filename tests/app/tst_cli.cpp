@@ -1,9 +1,11 @@
 #include "tests/support/clirun.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 
 // Runs the real binary: the CLI contract is its exit codes and its output.
@@ -17,6 +19,7 @@ private Q_SLOTS:
     void missingFolderExitsThree();
     void analyzeJson();
     void analyzeText();
+    void ranksKnownOnlyFromOtherFiles();
 };
 
 void TestCli::version()
@@ -97,6 +100,34 @@ void TestCli::analyzeJson()
     QVERIFY(unattributed.contains(QStringLiteral("launcher.log")));
     QVERIFY(doc.value(QLatin1String("findings")).isArray());
     QVERIFY(doc.value(QLatin1String("symptoms")).isArray());
+}
+
+// A folder with only torchrun's console, ranks tagged [rankN]: the ranks list names every rank
+// the file speaks of, with the file its lines came from.
+void TestCli::ranksKnownOnlyFromOtherFiles()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QFile console(dir.filePath(QStringLiteral("console.txt")));
+    QVERIFY(console.open(QIODevice::WriteOnly));
+    console.write("WARNING:torch.distributed.run:\n*****\n"
+                  "[rank0]: step 1 loss 0.5\n[rank1]: step 1 loss 0.5\n"
+                  "[rank2]: RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n");
+    console.close();
+    const CliRun r = runCli({QStringLiteral("analyze"), dir.path(), QStringLiteral("--json")});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+    QCOMPARE(doc.value(QLatin1String("world_size")).toInt(), 3);
+    const QJsonArray ranks = doc.value(QLatin1String("ranks")).toArray();
+    QCOMPARE(ranks.size(), 3);
+    for (int i = 0; i < 3; ++i) {
+        const QJsonObject rank = ranks.at(i).toObject();
+        QCOMPARE(rank.value(QLatin1String("rank")).toInt(), i);
+        const QJsonArray sources = rank.value(QLatin1String("sources")).toArray();
+        QCOMPARE(sources.size(), 1);
+        QCOMPARE(sources.at(0).toObject().value(QLatin1String("path")).toString(),
+                 QStringLiteral("console.txt"));
+    }
 }
 
 void TestCli::analyzeText()

@@ -1,4 +1,5 @@
 #include "model/trace/logreader.h"
+#include "tests/support/fuzzinputs.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -443,12 +444,9 @@ void TestLogReader::hundredMegabyteSingleLine()
 // Inputs the fuzzer found once (e.g. year 0000 overflowed the ns clock); replayed on every run.
 void TestLogReader::fuzzRegressions()
 {
-    const QDir dir(QStringLiteral(RANKSCOPE_TEST_DATA "/fuzz/logreader"));
-    QVERIFY(!dir.entryList(QDir::Files).isEmpty());
-    for (const QString& name : dir.entryList(QDir::Files)) {
-        QFile f(dir.filePath(name));
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        const QByteArray bytes = f.readAll();
+    const auto inputs = test::fuzzInputs("logreader");
+    QVERIFY(!inputs.empty());
+    for (const auto& [name, bytes] : inputs) {
         for (bool split : {false, true}) {
             const LogReader::Result r = LogReader::read(bytes, name, 0, 0, split);
             QVERIFY(!r.streams.empty());

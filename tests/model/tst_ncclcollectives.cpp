@@ -2,6 +2,7 @@
 #include "model/trace/logreader.h"
 #include "model/trace/ncclcollectives.h"
 #include "model/tracesession.h"
+#include "tests/support/findings.h"
 
 #include <QDir>
 #include <QFile>
@@ -237,12 +238,7 @@ void TestNcclCollectives::folderYieldsHangOnLaggingRank()
     const SessionPtr session = loadSession(dir.path());
     QVERIFY(session);
     QCOMPARE(session->events.collectives.size(), std::size_t(8 + 6 + 8));
-    const Finding* top = nullptr;
-    for (const Finding& f : session->analysis.findings)
-        if (f.severity == "error") {
-            top = &f;
-            break;
-        }
+    const Finding* top = test::topError(session->analysis);
     QVERIFY(top);
     QCOMPARE(top->ranks, std::vector<int>{1});
     QCOMPARE(top->processGroup, std::string("nccl:0xabc123"));

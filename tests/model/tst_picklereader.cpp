@@ -1,4 +1,5 @@
 #include "model/trace/picklereader.h"
+#include "tests/support/fuzzinputs.h"
 
 #include <QDir>
 #include <QFile>
@@ -135,12 +136,11 @@ void TestPickleReader::depthIsBounded()
 // Inputs the fuzzer found once; each must be answered with a value or an error.
 void TestPickleReader::fuzzRegressions()
 {
-    const QDir dir(QStringLiteral(RANKSCOPE_TEST_DATA "/fuzz/pickle"));
-    for (const QString& name : dir.entryList(QDir::Files)) {
-        QFile f(dir.filePath(name));
-        QVERIFY(f.open(QIODevice::ReadOnly));
+    const auto inputs = test::fuzzInputs("pickle");
+    QVERIFY(!inputs.empty());
+    for (const auto& [name, bytes] : inputs) {
         QString error;
-        const auto value = PickleReader::decode(f.readAll(), &error);
+        const auto value = PickleReader::decode(bytes, &error);
         QVERIFY2(value || !error.isEmpty(), qPrintable(name));
     }
 }
