@@ -151,6 +151,16 @@ IssueBrowser::IssueBrowser(QWidget* parent)
     m_table->setItemDelegateForColumn(
         IssueTableModel::MatchColumn,
         new SnippetDelegate(IssueTableModel::SnippetHtmlRole, m_table));
+    // Unsorted first (corpus order, best match first while searching); a third click on a header
+    // goes back to that order.
+    QHeaderView* header = m_table->horizontalHeader();
+    header->setSortIndicatorClearable(true);
+    header->setSortIndicator(-1, Qt::AscendingOrder);
+    m_table->setSortingEnabled(true);
+    // The model resets when it sorts; keep the issue the user was reading selected.
+    connect(header, &QHeaderView::sortIndicatorChanged, this, [this] {
+        if (m_currentId && !selectIssue(m_currentId)) showIssue(0);
+    });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
                 showIssue(current.isValid() ? m_model->idAt(current.row()) : 0);
@@ -561,7 +571,9 @@ QByteArray IssueBrowser::saveState() const
 {
     QByteArray out;
     QDataStream s(&out, QIODevice::WriteOnly);
-    s << m_split->saveState() << m_rightSplit->saveState();
+    const QHeaderView* header = m_table->horizontalHeader();
+    s << m_split->saveState() << m_rightSplit->saveState() << qint32(header->sortIndicatorSection())
+      << qint32(header->sortIndicatorOrder());
     return out;
 }
 
@@ -569,11 +581,16 @@ void IssueBrowser::restoreState(const QByteArray& state)
 {
     QDataStream s(state);
     QByteArray a, b;
+    qint32 sortColumn = -1, sortOrder = Qt::AscendingOrder;
     s >> a >> b;
     if (s.status() != QDataStream::Ok) return;
     m_sized = true;
     m_split->restoreState(a);
     m_rightSplit->restoreState(b);
+    s >> sortColumn >> sortOrder; // absent from states saved before the table sorted
+    if (s.status() != QDataStream::Ok || sortColumn >= IssueTableModel::ColumnCount) return;
+    m_table->sortByColumn(sortColumn, sortOrder == Qt::DescendingOrder ? Qt::DescendingOrder
+                                                                       : Qt::AscendingOrder);
 }
 
 } // namespace rankscope
