@@ -6,6 +6,7 @@
 #include "views/issues/issuetablemodel.h"
 #include "views/issues/snippetdelegate.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QDataStream>
 #include <QDesktopServices>
@@ -21,7 +22,6 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QShortcut>
 #include <QSplitter>
 #include <QTableView>
 #include <QTextBrowser>
@@ -190,9 +190,13 @@ IssueBrowser::IssueBrowser(QWidget* parent)
     m_classifyButton->setObjectName(QStringLiteral("classifyButton"));
     connect(m_classifyButton, &QPushButton::clicked, this,
             [this] { classifyText(m_classifyEdit->toPlainText()); });
-    auto* run = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), m_classifyEdit);
-    run->setContext(Qt::WidgetShortcut);
-    connect(run, &QShortcut::activated, m_classifyButton, &QPushButton::click);
+    // An action rather than a QShortcut, so that Help > Keyboard Shortcuts lists it.
+    auto* run = new QAction(tr("Classify the pasted text"), m_classifyEdit);
+    run->setObjectName(QStringLiteral("actionClassify"));
+    run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    run->setShortcutContext(Qt::WidgetShortcut);
+    connect(run, &QAction::triggered, m_classifyButton, &QPushButton::click);
+    m_classifyEdit->addAction(run);
     m_classificationView = new QTreeView(classifyBox);
     m_classificationView->setObjectName(QStringLiteral("classificationView"));
     m_classificationView->setModel(m_classification);
