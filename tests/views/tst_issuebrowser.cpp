@@ -36,6 +36,9 @@ private Q_SLOTS:
     void filtersAndSearchCountWhatTheSheetsSay_data();
     void filtersAndSearchCountWhatTheSheetsSay();
     void combosComeFromTheData();
+    void shortReference_data();
+    void shortReference();
+    void headersFitTheirColumns();
     void naturalCompare_data();
     void naturalCompare();
     void headerClickSortsEveryMatch_data();
@@ -210,6 +213,53 @@ void TestIssueBrowser::combosComeFromTheData()
     QVERIFY(browser.filterCombo(IssueBrowser::LeafFilter)->itemData(0).toString().isEmpty());
     QVERIFY(!values(browser.filterCombo(IssueBrowser::SourceFilter))
                  .contains(IssueCorpus::kImportedSource));
+}
+
+void TestIssueBrowser::shortReference_data()
+{
+    QTest::addColumn<QString>("link");
+    QTest::addColumn<QString>("shown");
+    QTest::newRow("same owner and repo")
+        << QStringLiteral("https://github.com/horovod/horovod/issues/100")
+        << QStringLiteral("horovod #100");
+    QTest::newRow("case") << QStringLiteral("https://github.com/PyTorch/pytorch/issues/7")
+                          << QStringLiteral("pytorch #7");
+    QTest::newRow("owner and repo")
+        << QStringLiteral("https://github.com/keras-team/keras/issues/12")
+        << QStringLiteral("keras-team/keras #12");
+    QTest::newRow("stack overflow")
+        << QStringLiteral("https://stackoverflow.com/questions/5512/how-to")
+        << QStringLiteral("Stack Overflow #5512");
+    QTest::newRow("local") << QStringLiteral("file:///tmp/r/report.md")
+                           << QStringLiteral("report.md");
+}
+
+void TestIssueBrowser::shortReference()
+{
+    QFETCH(QString, link);
+    QFETCH(QString, shown);
+    QCOMPARE(IssueTableModel::shortReference(link), shown);
+}
+
+// Every column is wide enough for its title and the sort arrow; the Issue column for the
+// study's longest references, so the issue number is never elided away.
+void TestIssueBrowser::headersFitTheirColumns()
+{
+    IssueBrowser browser;
+    QVERIFY(browser.openCorpus(m_dir.filePath(QStringLiteral("widths.sqlite"))));
+    const QHeaderView* header = browser.table()->horizontalHeader();
+    const QFontMetrics fm = header->fontMetrics();
+    for (int c = 0; c < IssueTableModel::ColumnCount - 1; ++c) {
+        const QString title = browser.model()->headerData(c, Qt::Horizontal).toString();
+        QVERIFY2(header->sectionSize(c) >= fm.horizontalAdvance(title) + 3 * fm.averageCharWidth(),
+                 qPrintable(title));
+    }
+    const QFontMetrics cells = browser.table()->fontMetrics();
+    for (const char* ref : {"tensorflow #12345", "keras-team/keras #1234"})
+        QVERIFY2(browser.table()->columnWidth(IssueTableModel::IssueColumn) >=
+                     cells.horizontalAdvance(QString::fromLatin1(ref)) +
+                         2 * cells.averageCharWidth(),
+                 ref);
 }
 
 void TestIssueBrowser::naturalCompare_data()

@@ -11,6 +11,7 @@
 #include <QDataStream>
 #include <QDesktopServices>
 #include <QFileDialog>
+#include <QFontMetrics>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -30,6 +31,7 @@
 #include <QUrl>
 #include <QVBoxLayout>
 #include <QtConcurrent>
+#include <algorithm>
 
 namespace rankscope {
 
@@ -146,8 +148,19 @@ IssueBrowser::IssueBrowser(QWidget* parent)
     m_table->horizontalHeader()->setHighlightSections(false);
     const int ch = fontMetrics().averageCharWidth();
     const int widths[IssueTableModel::ColumnCount] = {22, 11, 13, 14, 22, 22, 11, 40};
+    // Never narrower than the header's title beside its sort arrow.
+    const QFontMetrics headerFont = m_table->horizontalHeader()->fontMetrics();
     for (int c = 0; c < IssueTableModel::ColumnCount; ++c)
-        m_table->setColumnWidth(c, widths[c] * ch);
+        m_table->setColumnWidth(
+            c, std::max(widths[c] * ch, headerFont.horizontalAdvance(
+                                            m_model->headerData(c, Qt::Horizontal).toString()) +
+                                            4 * headerFont.averageCharWidth()));
+    // The study's longest references whole: the issue number at their end tells rows apart.
+    m_table->setColumnWidth(
+        IssueTableModel::IssueColumn,
+        std::max(m_table->columnWidth(IssueTableModel::IssueColumn),
+                 fontMetrics().horizontalAdvance(QStringLiteral("keras-team/keras #12345")) +
+                     2 * ch));
     m_table->setItemDelegateForColumn(
         IssueTableModel::MatchColumn,
         new SnippetDelegate(IssueTableModel::SnippetHtmlRole, m_table));

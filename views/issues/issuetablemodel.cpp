@@ -171,8 +171,11 @@ QString IssueTableModel::shortReference(const QString& link)
     const QUrl url(link);
     if (url.isLocalFile()) return QFileInfo(url.toLocalFile()).fileName();
     const QStringList parts = url.path().split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    // The number is what tells the rows apart; "horovod/horovod #100" would elide it away.
     if (url.host() == QLatin1String("github.com") && parts.size() >= 4)
-        return QStringLiteral("%1/%2 #%3").arg(parts[0], parts[1], parts[3]);
+        return parts[0].compare(parts[1], Qt::CaseInsensitive) == 0
+                   ? QStringLiteral("%1 #%2").arg(parts[1], parts[3])
+                   : QStringLiteral("%1/%2 #%3").arg(parts[0], parts[1], parts[3]);
     if (url.host().endsWith(QLatin1String("stackoverflow.com")) && parts.size() >= 2 &&
         parts[0] == QLatin1String("questions"))
         return QStringLiteral("Stack Overflow #%1").arg(parts[1]);
