@@ -644,6 +644,7 @@ QPalette darkPalette()
 // a pane keeping a light background in a dark palette shows up here, light text does not.
 double lightShare(QWidget* w, const QString& name)
 {
+    QTest::qWait(50); // the charts lay themselves out on later events
     const QImage img = w->grab().toImage().convertToFormat(QImage::Format_RGB32);
     img.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/dark-%1.png").arg(name));
     constexpr int kBlock = 6;

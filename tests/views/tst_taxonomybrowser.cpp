@@ -12,6 +12,7 @@
 #include <QTest>
 #include <QTextBrowser>
 #include <QTreeView>
+#include <cstdlib>
 
 using namespace rankscope;
 
@@ -48,6 +49,8 @@ private Q_SLOTS:
     void leafShowsDescriptionAndOneBarPerFixPattern();
     void walkthroughLinkIsOffered();
     void chartFollowsThePalette();
+    void chartLabelsAreNotClipped();
+    void overviewPageSaysWhatTheChartShows();
     void screenshot();
 };
 
@@ -208,6 +211,41 @@ void TestTaxonomyBrowser::chartFollowsThePalette()
     for (QAbstractSeries* s : browser.chart()->series())
         for (QBarSet* set : qobject_cast<QAbstractBarSeries*>(s)->barSets())
             QCOMPARE(set->brush().color(), QColor(60, 120, 200));
+}
+
+// The fix-pattern names beside the bars stay inside the chart at the width the Taxonomy tab has
+// beside the docks (they ran off its left edge: "tributed API usage (15.8 %)").
+void TestTaxonomyBrowser::chartLabelsAreNotClipped()
+{
+    TaxonomyBrowser browser;
+    browser.resize(760, 800);
+    browser.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&browser));
+    QVERIFY(browser.selectNode(QStringLiteral("data-and-model-preparation")));
+    QVERIFY(browser.chartBarCount() >= 20);
+    QTest::qWait(50);
+    auto* view = browser.findChild<QWidget*>(QStringLiteral("fixPatternChart"));
+    QVERIFY(view && view->width() < 500);
+    const QImage img = view->grab().toImage();
+    const QColor background = img.pixelColor(img.width() - 2, img.height() - 2);
+    int touching = 0;
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < 3; ++x) {
+            const QColor c = img.pixelColor(x, y);
+            touching += std::abs(c.lightness() - background.lightness()) > 40;
+        }
+    img.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/taxonomy-chart-narrow.png"));
+    QCOMPARE(touching, 0);
+}
+
+void TestTaxonomyBrowser::overviewPageSaysWhatTheChartShows()
+{
+    TaxonomyBrowser browser;
+    QVERIFY(browser.currentNodeId().isEmpty());
+    QCOMPARE(browser.chartBarCount(), 0);
+    QVERIFY(browser.chart()->title().contains(QLatin1String("Select a symptom")));
+    QVERIFY(browser.selectNode(Taxonomy::instance().leaves().first()));
+    QVERIFY(!browser.chart()->title().contains(QLatin1String("Select a symptom")));
 }
 
 void TestTaxonomyBrowser::screenshot()
