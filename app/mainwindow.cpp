@@ -267,14 +267,9 @@ void MainWindow::createTriage()
     m_bookmarks->addAction(renameBookmark);
     m_bookmarks->addAction(deleteBookmark);
     m_bookmarks->setContextMenuPolicy(Qt::ActionsContextMenu);
-    const auto enableBookmarkActions = [this, renameBookmark, deleteBookmark, removeBookmark] {
-        const bool any = m_bookmarks->currentItem() != nullptr;
-        renameBookmark->setEnabled(any);
-        deleteBookmark->setEnabled(any);
-        removeBookmark->setEnabled(any);
-    };
-    connect(m_bookmarks, &QListWidget::currentItemChanged, this, enableBookmarkActions);
-    enableBookmarkActions();
+    connect(m_bookmarks, &QListWidget::currentItemChanged, this,
+            &MainWindow::updateBookmarkActions);
+    updateBookmarkActions();
     notesDock->setWidget(notesPane);
     addDockWidget(Qt::RightDockWidgetArea, notesDock);
     tabifyDockWidget(dock, notesDock);
@@ -747,19 +742,30 @@ void MainWindow::refreshBookmarks()
 {
     const QListWidgetItem* current = m_bookmarks->currentItem();
     const qint64 currentId = current ? current->data(Qt::UserRole + 2).toLongLong() : -1;
-    const QSignalBlocker quiet(m_bookmarks); // itemChanged means "the user renamed it"
-    m_bookmarks->clear();
-    if (m_investigationId > 0)
-        for (const TimelineBookmark& b : m_store->bookmarks(m_investigationId)) {
-            auto* item = new QListWidgetItem(b.label, m_bookmarks);
-            item->setFlags(item->flags() | Qt::ItemIsEditable);
-            item->setData(Qt::UserRole, b.t0Ns);
-            item->setData(Qt::UserRole + 1, b.t1Ns);
-            item->setData(Qt::UserRole + 2, b.id);
-            if (b.id == currentId) m_bookmarks->setCurrentItem(item);
-        }
-    // Blocked above, so the actions' enabled state is told here.
-    Q_EMIT m_bookmarks->currentItemChanged(m_bookmarks->currentItem(), nullptr);
+    {
+        const QSignalBlocker quiet(m_bookmarks); // itemChanged means "the user renamed it"
+        m_bookmarks->clear();
+        if (m_investigationId > 0)
+            for (const TimelineBookmark& b : m_store->bookmarks(m_investigationId)) {
+                auto* item = new QListWidgetItem(b.label, m_bookmarks);
+                item->setFlags(item->flags() | Qt::ItemIsEditable);
+                item->setData(Qt::UserRole, b.t0Ns);
+                item->setData(Qt::UserRole + 1, b.t1Ns);
+                item->setData(Qt::UserRole + 2, b.id);
+                if (b.id == currentId) m_bookmarks->setCurrentItem(item);
+            }
+    }
+    updateBookmarkActions(); // the blocked list did not say its current item changed
+}
+
+void MainWindow::updateBookmarkActions()
+{
+    // Rename and Remove act on the current bookmark.
+    const bool any = m_bookmarks->currentItem() != nullptr;
+    for (QAction* a : m_bookmarks->actions())
+        a->setEnabled(any);
+    if (auto* remove = findChild<QPushButton*>(QStringLiteral("removeBookmark")))
+        remove->setEnabled(any);
 }
 
 void MainWindow::removeSelectedBookmark()

@@ -112,6 +112,7 @@ private:
     void chooseReportFile();
     void refreshBookmarks();
     void removeSelectedBookmark();
+    void updateBookmarkActions();
     QString placeOf(const QObject* object) const;
 
     TraceLoader* m_loader = nullptr;

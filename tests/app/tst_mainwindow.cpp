@@ -610,6 +610,9 @@ void TestMainWindow::bookmarksAreRenamedAndRemovedFromTheList()
         QTRY_VERIFY(list->hasFocus());
         QTest::keyClick(list, Qt::Key_Delete);
         QCOMPARE(list->count(), 1);
+        // Nothing is current after the removal: nothing to rename or remove.
+        QVERIFY(!list->currentItem());
+        QVERIFY(!rename->isEnabled() && !remove->isEnabled());
         QVERIFY(window.close());
     }
     MainWindow window;
