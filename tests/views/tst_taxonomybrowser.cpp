@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QTest>
 #include <QTextBrowser>
+#include <QToolTip>
 #include <QTreeView>
 #include <cstdlib>
 
@@ -236,6 +237,21 @@ void TestTaxonomyBrowser::chartLabelsAreNotClipped()
         }
     img.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/taxonomy-chart-narrow.png"));
     QCOMPARE(touching, 0);
+
+    // An elided name is whole in the bar's tooltip (the top bar is the last of the set).
+    const QString top = Taxonomy::instance()
+                            .fixPattern(Taxonomy::instance()
+                                            .node(QStringLiteral("data-and-model-preparation"))
+                                            ->fixPatterns.front()
+                                            .key)
+                            ->name;
+    auto* bars = qobject_cast<QAbstractBarSeries*>(browser.chart()->series().value(0));
+    QVERIFY(bars && bars->count() == 1);
+    QBarSet* set = bars->barSets().front();
+    Q_EMIT set->hovered(true, set->count() - 1);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QVERIFY2(QToolTip::text().startsWith(top + QLatin1Char(':')), qPrintable(QToolTip::text()));
+    Q_EMIT set->hovered(false, set->count() - 1);
 }
 
 void TestTaxonomyBrowser::overviewPageSaysWhatTheChartShows()

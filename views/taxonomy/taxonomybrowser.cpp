@@ -9,6 +9,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QCursor>
 #include <QDataStream>
 #include <QDesktopServices>
 #include <QEvent>
@@ -22,6 +23,7 @@
 #include <QSet>
 #include <QSplitter>
 #include <QTextBrowser>
+#include <QToolTip>
 #include <QTreeView>
 #include <QUrl>
 #include <QVBoxLayout>
@@ -308,7 +310,7 @@ void TaxonomyBrowser::fillChart(const TaxonomyNode* node)
     const QFontMetrics labelFont(categories->labelsFont());
     const int budget = m_chartView->width() * 3 / 8;
     QList<qreal> values;
-    QStringList names;
+    QStringList names, full;
     values.reserve(n);
     // Horizontal bars stack bottom-up: feed them least first so the most used sits on top.
     for (int i = n - 1; i >= 0; --i) {
@@ -318,11 +320,20 @@ void TaxonomyBrowser::fillChart(const TaxonomyNode* node)
             percent(node->issueCount ? double(kc.count) / node->issueCount : 0));
         const int room =
             std::max(budget - labelFont.horizontalAdvance(share), labelFont.averageCharWidth() * 8);
-        names << labelFont.elidedText(p ? p->name : kc.key, Qt::ElideRight, room) + share;
+        const QString name = p ? p->name : kc.key;
+        names << labelFont.elidedText(name, Qt::ElideRight, room) + share;
+        full << tr("%1: %n issue(s)%2", nullptr, kc.count).arg(name, share);
         values << kc.count;
     }
     auto* set = new QBarSet(tr("Issues"));
     set->append(values);
+    // The whole name of an elided label, on the bar under the mouse.
+    connect(set, &QBarSet::hovered, this, [full](bool on, int index) {
+        if (on)
+            QToolTip::showText(QCursor::pos(), full.value(index));
+        else
+            QToolTip::hideText();
+    });
     auto* series = new QHorizontalBarSeries;
     series->append(set);
     series->setLabelsVisible(true);
