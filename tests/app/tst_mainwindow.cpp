@@ -33,9 +33,11 @@
 #include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QTreeView>
 #include <algorithm>
 
@@ -219,6 +221,24 @@ void TestMainWindow::shortcutsAreListed()
                      qPrintable(b->text()));
     for (const ShortcutRow& r : MainWindow::timelineKeys())
         QVERIFY2(rows.contains(r), qPrintable(r.action));
+
+    // Help > Keyboard Shortcuts shows exactly these rows.
+    QAction* help = nullptr;
+    for (QAction* a : window.findChildren<QAction*>())
+        if (a->shortcut() == QKeySequence(QKeySequence::HelpContents)) help = a;
+    QVERIFY(help);
+    QList<ShortcutRow> shown;
+    QTimer::singleShot(0, &window, [&shown] {
+        QWidget* dialog = QApplication::activeModalWidget();
+        auto* table =
+            dialog ? dialog->findChild<QTableWidget*>(QStringLiteral("shortcutTable")) : nullptr;
+        for (int r = 0; table && r < table->rowCount(); ++r)
+            shown.append(
+                {table->item(r, 0)->text(), table->item(r, 1)->text(), table->item(r, 2)->text()});
+        if (dialog) dialog->close();
+    });
+    help->trigger();
+    QCOMPARE(shown, rows);
 
     QStringList names;
     for (const ShortcutRow& r : rows)
