@@ -37,6 +37,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -231,7 +232,11 @@ void MainWindow::createTriage()
     notesLayout->addLayout(bookmarksHead);
     m_bookmarks = new QListWidget(notesPane);
     m_bookmarks->setObjectName(QStringLiteral("bookmarkList"));
-    m_bookmarks->setToolTip(tr("Click a bookmark to show its range on the timeline."));
+    m_bookmarks->setToolTip(tr("Click a bookmark to show its range on the timeline; F2 renames "
+                               "it, Delete removes it (also in its context menu)."));
+    m_bookmarks->setAccessibleName(tr("Timeline bookmarks"));
+    // Renaming is the action's job (F2 or the context menu), not a click: a click jumps there.
+    m_bookmarks->setEditTriggers(QAbstractItemView::NoEditTriggers);
     notesLayout->addWidget(m_bookmarks, 1);
     connect(m_bookmarks, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
         const qint64 t0 = item->data(Qt::UserRole).toLongLong();
@@ -239,12 +244,32 @@ void MainWindow::createTriage()
         m_pages->setCurrentWidget(m_timeline);
         m_timeline->view()->setVisibleRange(t0, t1);
     });
-    connect(removeBookmark, &QPushButton::clicked, this, &MainWindow::removeSelectedBookmark);
+    // Only edits reach here: refreshBookmarks() fills the list with its signals blocked.
+    connect(m_bookmarks, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
+        const QString label = item->text().simplified();
+        if (!label.isEmpty())
+            m_store->renameBookmark(item->data(Qt::UserRole + 2).toLongLong(), label);
+        refreshBookmarks(); // shows the stored label (the old one if the edit was blank)
+    });
+    auto* renameBookmark = new QAction(tr("Rename Bookmark"), m_bookmarks);
+    renameBookmark->setObjectName(QStringLiteral("actionRenameBookmark"));
+    renameBookmark->setShortcut(QKeySequence(Qt::Key_F2));
+    renameBookmark->setShortcutContext(Qt::WidgetShortcut);
+    connect(renameBookmark, &QAction::triggered, this, [this] {
+        if (QListWidgetItem* item = m_bookmarks->currentItem()) m_bookmarks->editItem(item);
+    });
     auto* deleteBookmark = new QAction(tr("Remove Bookmark"), m_bookmarks);
+    deleteBookmark->setObjectName(QStringLiteral("actionRemoveBookmark"));
     deleteBookmark->setShortcut(QKeySequence::Delete);
     deleteBookmark->setShortcutContext(Qt::WidgetShortcut);
     connect(deleteBookmark, &QAction::triggered, this, &MainWindow::removeSelectedBookmark);
+    connect(removeBookmark, &QPushButton::clicked, deleteBookmark, &QAction::trigger);
+    m_bookmarks->addAction(renameBookmark);
     m_bookmarks->addAction(deleteBookmark);
+    m_bookmarks->setContextMenuPolicy(Qt::ActionsContextMenu);
+    connect(m_bookmarks, &QListWidget::currentItemChanged, this,
+            &MainWindow::updateBookmarkActions);
+    updateBookmarkActions();
     notesDock->setWidget(notesPane);
     addDockWidget(Qt::RightDockWidgetArea, notesDock);
     tabifyDockWidget(dock, notesDock);
@@ -415,21 +440,66 @@ void MainWindow::refreshStartPage()
     if (m_store->isOpen()) m_startPage->setInvestigations(m_store->recentInvestigations());
 }
 
-QList<std::pair<QString, QString>> MainWindow::shortcutList() const
+QList<ShortcutRow> MainWindow::timelineKeys()
 {
-    QList<std::pair<QString, QString>> rows;
+    // TimelineView::keyPressEvent/mousePressEvent and the find field's keyPressEvent (views/
+    // timeline) handle these. Ctrl+F is the window's Find action and is listed with the actions.
+    const QString view = tr("Timeline"), find = tr("Timeline find field");
+    return {
+        {view, tr("Zoom in / out (at the mouse pointer)"), tr("W / S")},
+        {view, tr("Pan left / right"), tr("A / D")},
+        {view, tr("Fit the selection, or the whole trace"), tr("F")},
+        {view, tr("Measure a time range"), tr("Shift+drag")},
+        {view, tr("Next / previous find hit"), tr("Enter / Shift+Enter")},
+        {view, tr("Clear the selection"), tr("Esc")},
+        {find, tr("Next / previous hit"), tr("Enter / Shift+Enter")},
+        {find, tr("Back to the timeline"), tr("Esc")},
+    };
+}
+
+QString MainWindow::placeOf(const QObject* object) const
+{
+    // A menu names itself; a widget is named by the tab or dock it sits in.
+    if (const auto* menu = qobject_cast<const QMenu*>(object)) {
+        QString title = menu->title();
+        return title.remove(QLatin1Char('&'));
+    }
+    for (const QObject* o = object; o; o = o->parent()) {
+        if (const auto* dock = qobject_cast<const QDockWidget*>(o)) return dock->windowTitle();
+        if (const auto* w = qobject_cast<const QWidget*>(o))
+            if (const int tab = m_pages->indexOf(const_cast<QWidget*>(w)); tab >= 0)
+                return m_pages->tabText(tab).remove(QLatin1Char('&'));
+    }
+    return tr("Window");
+}
+
+QList<ShortcutRow> MainWindow::shortcutList() const
+{
+    QList<ShortcutRow> rows = timelineKeys();
+    const auto keys = [](const QAction* a) {
+        QStringList out;
+        for (const QKeySequence& k : a->shortcuts())
+            out << k.toString(QKeySequence::NativeText);
+        return out.join(QLatin1String(", "));
+    };
     for (const QAction* a : findChildren<QAction*>()) {
         if (a->shortcut().isEmpty()) continue;
         QString text = a->text();
         text.remove(QLatin1Char('&'));
-        rows.append({text, a->shortcut().toString(QKeySequence::NativeText)});
+        // A window-wide action is where its menu is; a widget's own action where that widget is.
+        const QList<QObject*> users = a->associatedObjects();
+        const QObject* user = a->shortcutContext() == Qt::WindowShortcut ||
+                                      a->shortcutContext() == Qt::ApplicationShortcut
+                                  ? (users.isEmpty() ? a->parent() : users.first())
+                                  : a->parent();
+        rows.append({placeOf(user), text, keys(a)});
     }
     // Buttons carry shortcuts of their own (the log viewer's next/previous cited line).
     for (const QAbstractButton* b : findChildren<QAbstractButton*>()) {
         if (b->shortcut().isEmpty()) continue;
         QString text = b->text().isEmpty() ? b->toolTip() : b->text();
         text.remove(QLatin1Char('&'));
-        rows.append({text, b->shortcut().toString(QKeySequence::NativeText)});
+        rows.append({placeOf(b), text, b->shortcut().toString(QKeySequence::NativeText)});
     }
     std::sort(rows.begin(), rows.end());
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
@@ -441,13 +511,15 @@ void MainWindow::showShortcuts()
     const auto rows = shortcutList();
     QDialog dialog(this);
     dialog.setWindowTitle(tr("Keyboard Shortcuts"));
-    auto* table = new QTableWidget(int(rows.size()), 2, &dialog);
-    table->setHorizontalHeaderLabels({tr("Action"), tr("Shortcut")});
+    auto* table = new QTableWidget(int(rows.size()), 3, &dialog);
+    table->setObjectName(QStringLiteral("shortcutTable"));
+    table->setHorizontalHeaderLabels({tr("Where"), tr("Action"), tr("Shortcut")});
     table->verticalHeader()->hide();
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     for (int r = 0; r < int(rows.size()); ++r) {
-        table->setItem(r, 0, new QTableWidgetItem(rows[r].first));
-        table->setItem(r, 1, new QTableWidgetItem(rows[r].second));
+        table->setItem(r, 0, new QTableWidgetItem(rows[r].where));
+        table->setItem(r, 1, new QTableWidgetItem(rows[r].action));
+        table->setItem(r, 2, new QTableWidgetItem(rows[r].keys));
     }
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table->horizontalHeader()->setStretchLastSection(true);
@@ -459,7 +531,7 @@ void MainWindow::showShortcuts()
     // Compact rows, and tall enough to show every row without scrolling where the screen allows.
     table->verticalHeader()->setDefaultSectionSize(dialog.fontMetrics().height() + 8);
     const int rowsHeight = (dialog.fontMetrics().height() + 8) * (int(rows.size()) + 1);
-    dialog.resize(dialog.fontMetrics().averageCharWidth() * 64,
+    dialog.resize(dialog.fontMetrics().averageCharWidth() * 96,
                   std::min(rowsHeight + dialog.fontMetrics().height() * 5, height() * 9 / 10));
     dialog.exec();
 }
@@ -668,14 +740,32 @@ qint64 MainWindow::bookmarkTimelineRange()
 
 void MainWindow::refreshBookmarks()
 {
-    m_bookmarks->clear();
-    if (m_investigationId <= 0) return;
-    for (const TimelineBookmark& b : m_store->bookmarks(m_investigationId)) {
-        auto* item = new QListWidgetItem(b.label, m_bookmarks);
-        item->setData(Qt::UserRole, b.t0Ns);
-        item->setData(Qt::UserRole + 1, b.t1Ns);
-        item->setData(Qt::UserRole + 2, b.id);
+    const QListWidgetItem* current = m_bookmarks->currentItem();
+    const qint64 currentId = current ? current->data(Qt::UserRole + 2).toLongLong() : -1;
+    {
+        const QSignalBlocker quiet(m_bookmarks); // itemChanged means "the user renamed it"
+        m_bookmarks->clear();
+        if (m_investigationId > 0)
+            for (const TimelineBookmark& b : m_store->bookmarks(m_investigationId)) {
+                auto* item = new QListWidgetItem(b.label, m_bookmarks);
+                item->setFlags(item->flags() | Qt::ItemIsEditable);
+                item->setData(Qt::UserRole, b.t0Ns);
+                item->setData(Qt::UserRole + 1, b.t1Ns);
+                item->setData(Qt::UserRole + 2, b.id);
+                if (b.id == currentId) m_bookmarks->setCurrentItem(item);
+            }
     }
+    updateBookmarkActions(); // the blocked list did not say its current item changed
+}
+
+void MainWindow::updateBookmarkActions()
+{
+    // Rename and Remove act on the current bookmark.
+    const bool any = m_bookmarks->currentItem() != nullptr;
+    for (QAction* a : m_bookmarks->actions())
+        a->setEnabled(any);
+    if (auto* remove = findChild<QPushButton*>(QStringLiteral("removeBookmark")))
+        remove->setEnabled(any);
 }
 
 void MainWindow::removeSelectedBookmark()

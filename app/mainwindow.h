@@ -4,6 +4,7 @@
 
 #include <QMainWindow>
 #include <memory>
+#include <tuple>
 
 class QLabel;
 class QListWidget;
@@ -30,6 +31,21 @@ class SourceTreeModel;
 class TimelinePanel;
 class TraceLoader;
 
+// One row of Help > Keyboard Shortcuts.
+struct ShortcutRow {
+    QString where;  // the menu, tab or dock the shortcut works in
+    QString action; // what it does
+    QString keys;   // as the platform writes them ("Ctrl+F"), or a gesture ("Shift+drag")
+    bool operator<(const ShortcutRow& o) const
+    {
+        return std::tie(where, action, keys) < std::tie(o.where, o.action, o.keys);
+    }
+    bool operator==(const ShortcutRow& o) const
+    {
+        return std::tie(where, action, keys) == std::tie(o.where, o.action, o.keys);
+    }
+};
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -51,8 +67,12 @@ public:
     LogViewer* logViewer() const { return m_logViewer; }
     IssueBrowser* issueBrowser() const { return m_issues; }
     qint64 investigationId() const { return m_investigationId; }
-    // Every action with a shortcut, as (text, shortcut) rows for Help > Keyboard Shortcuts.
-    QList<std::pair<QString, QString>> shortcutList() const;
+    // Help > Keyboard Shortcuts: every action and button of the window that has a shortcut, read
+    // off the widgets themselves, and the keys the timeline handles in its own event handlers.
+    QList<ShortcutRow> shortcutList() const;
+    // The keys TimelineView and its find field handle without a QAction (a table, since they
+    // cannot be read off the widgets); the tests press each one.
+    static QList<ShortcutRow> timelineKeys();
     // Writes the investigation report (HTML for .html/.htm, else Markdown) with a snapshot of
     // the timeline as it is shown now; what File > Export Report… does after its dialog.
     bool exportReport(const QString& path, QString* error);
@@ -92,6 +112,8 @@ private:
     void chooseReportFile();
     void refreshBookmarks();
     void removeSelectedBookmark();
+    void updateBookmarkActions();
+    QString placeOf(const QObject* object) const;
 
     TraceLoader* m_loader = nullptr;
     SessionPtr m_session;

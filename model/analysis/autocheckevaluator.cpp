@@ -65,12 +65,18 @@ public:
         for (const RankLog& log : s.logs)
             if (log.rank && (!log.splitFromCombined || !own.count(*log.rank)))
                 logs[*log.rank].push_back(&log);
+        // Looked up once per rank by the trace-based checks: a scan of every source each time
+        // made them quadratic in the rank count.
+        for (const SourceFile& f : s.folder.sources())
+            if (f.rank && (f.kind == SourceKind::Kineto || f.kind == SourceKind::HorovodTimeline))
+                traces.emplace(*f.rank, f.relativePath); // keeps each rank's first
     }
 
     const TraceSession& session;
     const std::vector<LogEvidence>& classified;
     std::vector<int> ranks;
     std::map<int, std::vector<const RankLog*>> logs;
+    std::map<int, QString> traces; // rank -> its first trace file
 
     bool hasLog(int rank) const { return logs.count(rank) > 0; }
 
@@ -114,11 +120,8 @@ public:
 
     QString tracePath(int rank) const
     {
-        for (const SourceFile& s : session.folder.sources())
-            if (s.rank == rank &&
-                (s.kind == SourceKind::Kineto || s.kind == SourceKind::HorovodTimeline))
-                return s.relativePath;
-        return {};
+        const auto it = traces.find(rank);
+        return it == traces.end() ? QString() : it->second;
     }
 
     Evidence traceEvidence(int rank, std::int64_t timeNs, const QString& text) const

@@ -443,6 +443,21 @@ bool InvestigationStore::removeBookmark(qint64 bookmarkId)
     return q.ok() && q.bind(1, bookmarkId).done() && sqlite3_changes(m_db) > 0;
 }
 
+bool InvestigationStore::renameBookmark(qint64 bookmarkId, const QString& label)
+{
+    if (!usable()) return false;
+    Stmt q(m_db, "UPDATE bookmarks SET label=?1 WHERE id=?2");
+    if (!q.ok() || !q.bind(1, label).bind(2, bookmarkId).done()) {
+        m_error = QString::fromUtf8(sqlite3_errmsg(m_db));
+        return false;
+    }
+    if (sqlite3_changes(m_db) == 0) return false;
+    // A renamed bookmark is work on the investigation: the start page lists it as recent.
+    Stmt owner(m_db, "UPDATE investigations SET updated_ms=?1 "
+                     "WHERE id=(SELECT investigation_id FROM bookmarks WHERE id=?2)");
+    return owner.ok() && owner.bind(1, nowMs()).bind(2, bookmarkId).done();
+}
+
 QList<TimelineBookmark> InvestigationStore::bookmarks(qint64 id) const
 {
     QList<TimelineBookmark> out;

@@ -66,6 +66,8 @@ public:
 
     qint64 addBookmark(qint64 id, qint64 t0Ns, qint64 t1Ns, const QString& label);
     bool removeBookmark(qint64 bookmarkId);
+    // False when there is no such bookmark.
+    bool renameBookmark(qint64 bookmarkId, const QString& label);
     QList<TimelineBookmark> bookmarks(qint64 id) const;
 
 private:

@@ -20,6 +20,7 @@ private Q_SLOTS:
     void oneInvestigationPerCanonicalFolder();
     void checklistRoundTripsAcrossReopen();
     void notesFindingsAndBookmarks();
+    void bookmarkRenameAndDeleteSurviveReopening();
     void recentIsMostRecentlyUpdatedFirst();
     void newerSchemaIsLeftAloneAndAFreshOneUsedBeside();
     void corruptDatabaseIsKeptAndAFreshOneStarted_data();
@@ -105,6 +106,33 @@ void TestInvestigationStore::notesFindingsAndBookmarks()
     QVERIFY(store.removeInvestigation(id));
     QVERIFY(store.bookmarks(id).isEmpty());
     QVERIFY(!store.investigation(id));
+}
+
+void TestInvestigationStore::bookmarkRenameAndDeleteSurviveReopening()
+{
+    QTemporaryDir db;
+    qint64 id = -1, kept = -1, gone = -1;
+    {
+        InvestigationStore store(db.path());
+        id = store.openInvestigation(db.path());
+        kept = store.addBookmark(id, 10, 20, QStringLiteral("10 – 20 ms"));
+        gone = store.addBookmark(id, 30, 40, QStringLiteral("30 – 40 ms"));
+        const QDateTime before = store.investigation(id)->updatedAt;
+        QTest::qWait(5); // updated_ms has millisecond resolution
+        QVERIFY(store.renameBookmark(kept, QStringLiteral("rank 2 stalls here — «NCCL»")));
+        QVERIFY(store.investigation(id)->updatedAt > before);
+        QVERIFY(store.removeBookmark(gone));
+        QVERIFY(!store.renameBookmark(gone, QStringLiteral("deleted")));
+        QVERIFY(!store.renameBookmark(kept + gone + 100, QStringLiteral("never existed")));
+    }
+    InvestigationStore reopened(db.path());
+    QCOMPARE(reopened.openInvestigation(db.path()), id);
+    const QList<TimelineBookmark> marks = reopened.bookmarks(id);
+    QCOMPARE(marks.size(), 1);
+    QCOMPARE(marks.at(0).id, kept);
+    QCOMPARE(marks.at(0).label, QStringLiteral("rank 2 stalls here — «NCCL»"));
+    QCOMPARE(marks.at(0).t0Ns, qint64(10));
+    QCOMPARE(marks.at(0).t1Ns, qint64(20));
 }
 
 void TestInvestigationStore::recentIsMostRecentlyUpdatedFirst()

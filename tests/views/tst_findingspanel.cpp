@@ -1,11 +1,13 @@
 #include "model/kb/taxonomy.h"
 #include "views/findings/findingsmodel.h"
 #include "views/findings/findingspanel.h"
+#include "views/logviewer/loglinesmodel.h"
 #include "views/logviewer/logviewer.h"
 #include "views/timeline/timelineview.h"
 #include "views/walkthrough/walkthroughpanel.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QLabel>
 #include <QListView>
 #include <QListWidget>
@@ -130,10 +132,10 @@ void TestFindingsPanel::evidenceOpensTheLogViewerAtTheCitedLine()
     QCOMPARE(fx.logViewer.currentLog()->sourcePath, QString::fromStdString(cited->path));
     QCOMPARE(fx.logViewer.currentLineNumber(), cited->line);
     QVERIFY(fx.logViewer.isHighlighted(cited->line));
-    // The highlighted row is the one shown, in the palette's highlight colour.
+    // The highlighted row is the one shown, on the cited lines' tint.
     const QModelIndex current = fx.logViewer.lineView()->currentIndex();
-    QCOMPARE(current.data(Qt::BackgroundRole).value<QBrush>().color(),
-             fx.logViewer.palette().color(QPalette::Highlight));
+    QCOMPARE(current.data(Qt::BackgroundRole).value<QColor>(),
+             LogLinesModel::citedBackground(QApplication::palette()));
     QVERIFY(fx.logViewer.lineView()->visualRect(current).intersects(
         fx.logViewer.lineView()->viewport()->rect()));
 }

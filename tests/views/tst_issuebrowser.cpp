@@ -10,6 +10,7 @@
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QComboBox>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -22,6 +23,7 @@
 #include <QTest>
 #include <QTextBrowser>
 #include <QTreeView>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 using namespace rankscope;
@@ -34,6 +36,14 @@ private Q_SLOTS:
     void filtersAndSearchCountWhatTheSheetsSay_data();
     void filtersAndSearchCountWhatTheSheetsSay();
     void combosComeFromTheData();
+    void shortReference_data();
+    void shortReference();
+    void headersFitTheirColumns();
+    void naturalCompare_data();
+    void naturalCompare();
+    void headerClickSortsEveryMatch_data();
+    void headerClickSortsEveryMatch();
+    void issueColumnSortsNumbersAndIsRestored();
     void noMatchSaysWhy();
     void detailShowsTheIssueAndLinksItsLeaf();
     void classifyBoxRanksTheKnownSymptom_data();
@@ -75,6 +85,24 @@ void fetchAll(IssueTableModel* model)
 {
     while (model->canFetchMore({}))
         model->fetchMore({});
+}
+
+QList<qint64> idsOf(IssueTableModel* model)
+{
+    fetchAll(model);
+    QList<qint64> ids;
+    for (int r = 0; r < model->rowCount(); ++r)
+        ids << model->idAt(r);
+    return ids;
+}
+
+// Clicks a column's header as the user does (the table must be shown).
+void clickHeader(QTableView* table, int column)
+{
+    QHeaderView* header = table->horizontalHeader();
+    const QPoint at(header->sectionViewportPosition(column) + header->sectionSize(column) / 2,
+                    header->height() / 2);
+    QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, at);
 }
 
 } // namespace
@@ -185,6 +213,214 @@ void TestIssueBrowser::combosComeFromTheData()
     QVERIFY(browser.filterCombo(IssueBrowser::LeafFilter)->itemData(0).toString().isEmpty());
     QVERIFY(!values(browser.filterCombo(IssueBrowser::SourceFilter))
                  .contains(IssueCorpus::kImportedSource));
+}
+
+void TestIssueBrowser::shortReference_data()
+{
+    QTest::addColumn<QString>("link");
+    QTest::addColumn<QString>("shown");
+    QTest::newRow("same owner and repo")
+        << QStringLiteral("https://github.com/horovod/horovod/issues/100")
+        << QStringLiteral("horovod #100");
+    QTest::newRow("case") << QStringLiteral("https://github.com/PyTorch/pytorch/issues/7")
+                          << QStringLiteral("pytorch #7");
+    QTest::newRow("owner and repo")
+        << QStringLiteral("https://github.com/keras-team/keras/issues/12")
+        << QStringLiteral("keras-team/keras #12");
+    QTest::newRow("stack overflow")
+        << QStringLiteral("https://stackoverflow.com/questions/5512/how-to")
+        << QStringLiteral("Stack Overflow #5512");
+    QTest::newRow("local") << QStringLiteral("file:///tmp/r/report.md")
+                           << QStringLiteral("report.md");
+}
+
+void TestIssueBrowser::shortReference()
+{
+    QFETCH(QString, link);
+    QFETCH(QString, shown);
+    QCOMPARE(IssueTableModel::shortReference(link), shown);
+}
+
+// Every column is wide enough for its title and the sort arrow; the Issue column for the
+// study's longest references, so the issue number is never elided away.
+void TestIssueBrowser::headersFitTheirColumns()
+{
+    IssueBrowser browser;
+    QVERIFY(browser.openCorpus(m_dir.filePath(QStringLiteral("widths.sqlite"))));
+    const QHeaderView* header = browser.table()->horizontalHeader();
+    const QFontMetrics fm = header->fontMetrics();
+    for (int c = 0; c < IssueTableModel::ColumnCount - 1; ++c) {
+        const QString title = browser.model()->headerData(c, Qt::Horizontal).toString();
+        QVERIFY2(header->sectionSize(c) >= fm.horizontalAdvance(title) + 3 * fm.averageCharWidth(),
+                 qPrintable(title));
+    }
+    const QFontMetrics cells = browser.table()->fontMetrics();
+    for (const char* ref : {"tensorflow #12345", "keras-team/keras #1234"})
+        QVERIFY2(browser.table()->columnWidth(IssueTableModel::IssueColumn) >=
+                     cells.horizontalAdvance(QString::fromLatin1(ref)) +
+                         2 * cells.averageCharWidth(),
+                 ref);
+}
+
+void TestIssueBrowser::naturalCompare_data()
+{
+    QTest::addColumn<QString>("a");
+    QTest::addColumn<QString>("b");
+    QTest::addColumn<int>("order");
+    QTest::newRow("numbers") << QStringLiteral("horovod/horovod #20")
+                             << QStringLiteral("horovod/horovod #100") << -1;
+    QTest::newRow("years") << QStringLiteral("2019") << QStringLiteral("2023") << -1;
+    QTest::newRow("leading zeros") << QStringLiteral("#007") << QStringLiteral("#7") << 0;
+    QTest::newRow("words first") << QStringLiteral("pytorch/pytorch #5")
+                                 << QStringLiteral("horovod/horovod #900") << 1;
+    QTest::newRow("case") << QStringLiteral("Keras") << QStringLiteral("keras") << 0;
+    QTest::newRow("prefix") << QStringLiteral("no") << QStringLiteral("no, yes") << -1;
+    QTest::newRow("empty first") << QString() << QStringLiteral("a") << -1;
+}
+
+void TestIssueBrowser::naturalCompare()
+{
+    QFETCH(QString, a);
+    QFETCH(QString, b);
+    QFETCH(int, order);
+    QCOMPARE(IssueTableModel::naturalCompare(a, b), order);
+    QCOMPARE(IssueTableModel::naturalCompare(b, a), -order);
+}
+
+void TestIssueBrowser::headerClickSortsEveryMatch_data()
+{
+    QTest::addColumn<int>("column");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<int>("filter");
+    QTest::addColumn<QString>("value");
+    for (int c = 0; c < IssueTableModel::MatchColumn; ++c)
+        QTest::addRow("column %d", c) << c << QString() << -1 << QString();
+    QTest::addRow("issue, searching, one framework")
+        << int(IssueTableModel::IssueColumn) << QStringLiteral("hang")
+        << int(IssueBrowser::FrameworkFilter) << QStringLiteral("PyTorch");
+    QTest::addRow("leaf, distributed-specific")
+        << int(IssueTableModel::LeafColumn) << QString() << int(IssueBrowser::DistributedFilter)
+        << QStringLiteral("yes");
+    QTest::addRow("relevance") << int(IssueTableModel::MatchColumn) << QStringLiteral("version")
+                               << -1 << QString();
+}
+
+// A click on a header sorts all matches (not only the fetched batches) by what the column shows,
+// with numbers in order; a second click reverses; a third goes back to the corpus (or relevance)
+// order. Search and filters keep the sort and still count what the sheets say.
+void TestIssueBrowser::headerClickSortsEveryMatch()
+{
+    QFETCH(int, column);
+    QFETCH(QString, text);
+    QFETCH(int, filter);
+    QFETCH(QString, value);
+    IssueBrowser browser;
+    QVERIFY(browser.openCorpus(m_dir.filePath(QStringLiteral("sort.sqlite"))));
+    QAbstractItemModelTester tester(browser.model(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    browser.resize(1400, 800);
+    browser.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&browser));
+    if (filter >= 0) QVERIFY(browser.setFilterValue(IssueBrowser::Filter(filter), value));
+    browser.setSearchText(text);
+    const QList<qint64> unsorted = idsOf(browser.model());
+    QCOMPARE(unsorted.size(), expectedMatches(browser.currentFilter()));
+    QVERIFY(unsorted.size() > IssueTableModel::kBatchRows || filter >= 0 || !text.isEmpty());
+
+    const auto shown = [&](int row) {
+        return browser.model()->index(row, column).data().toString();
+    };
+    // The first neighbours out of order ("" when none); `differ` says whether any two differ,
+    // i.e. whether the order was really put to the test.
+    const auto misordered = [&](int sign, bool* differ = nullptr) -> QString {
+        IssueTableModel* m = browser.model();
+        fetchAll(m);
+        if (m->rowCount() != unsorted.size()) return QStringLiteral("rows lost");
+        if (differ) *differ = false;
+        for (int r = 1; r < m->rowCount(); ++r) {
+            const int c = IssueTableModel::naturalCompare(shown(r - 1), shown(r));
+            if (c * sign > 0) return shown(r - 1) + QLatin1String(" | ") + shown(r);
+            if (differ && c != 0) *differ = true;
+        }
+        return {};
+    };
+
+    const qint64 reading = browser.currentIssueId();
+    QVERIFY(reading > 0);
+    clickHeader(browser.table(), column);
+    QCOMPARE(browser.model()->sortColumn(), column);
+    QCOMPARE(browser.model()->sortOrder(), Qt::AscendingOrder);
+    if (column == IssueTableModel::MatchColumn) {
+        // Best match first: the order the search ranked them in.
+        QCOMPARE(idsOf(browser.model()), unsorted);
+    } else {
+        bool differ = false;
+        const QString wrong = misordered(1, &differ);
+        QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
+        QVERIFY(differ);
+        if (column != IssueTableModel::IssueColumn) QVERIFY(idsOf(browser.model()) != unsorted);
+    }
+    // The issue being read stays selected.
+    QCOMPARE(browser.currentIssueId(), reading);
+    QCOMPARE(browser.model()->idAt(browser.table()->currentIndex().row()), reading);
+
+    clickHeader(browser.table(), column);
+    QCOMPARE(browser.model()->sortOrder(), Qt::DescendingOrder);
+    if (column == IssueTableModel::MatchColumn) {
+        QList<qint64> reversed(unsorted.rbegin(), unsorted.rend());
+        QCOMPARE(idsOf(browser.model()), reversed);
+    } else {
+        const QString wrong = misordered(-1);
+        QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
+    }
+    // The sort holds while the search or the filters change.
+    browser.setSearchText(text + QStringLiteral(" "));
+    QCOMPARE(browser.model()->sortColumn(), column);
+    if (column != IssueTableModel::MatchColumn) QCOMPARE(misordered(-1), QString());
+
+    clickHeader(browser.table(), column);
+    QCOMPARE(browser.model()->sortColumn(), -1);
+    QCOMPARE(idsOf(browser.model()), unsorted);
+}
+
+// The study's issues are named "owner/repo #N": sorted by the Issue column, N counts up within
+// a repository (a text sort would put #1009 before #101).
+void TestIssueBrowser::issueColumnSortsNumbersAndIsRestored()
+{
+    QByteArray state;
+    QList<qint64> order;
+    {
+        IssueBrowser browser;
+        QVERIFY(browser.openCorpus(m_dir.filePath(QStringLiteral("sortstate.sqlite"))));
+        browser.table()->sortByColumn(IssueTableModel::IssueColumn, Qt::DescendingOrder);
+        order = idsOf(browser.model());
+        int previous = std::numeric_limits<int>::max();
+        QString repo;
+        int checked = 0;
+        for (int r = 0; r < browser.model()->rowCount(); ++r) {
+            const QString ref =
+                browser.model()->index(r, IssueTableModel::IssueColumn).data().toString();
+            const QString thisRepo = ref.section(QLatin1String(" #"), 0, 0);
+            bool ok = false;
+            const int n = ref.section(QLatin1String(" #"), 1).toInt(&ok);
+            if (!ok) continue;
+            if (thisRepo == repo) {
+                QVERIFY2(n <= previous, qPrintable(ref));
+                ++checked;
+            }
+            repo = thisRepo;
+            previous = n;
+        }
+        QVERIFY(checked > 500);
+        state = browser.saveState();
+    }
+    IssueBrowser browser;
+    browser.restoreState(state);
+    QCOMPARE(browser.table()->horizontalHeader()->sortIndicatorSection(),
+             int(IssueTableModel::IssueColumn));
+    QCOMPARE(browser.table()->horizontalHeader()->sortIndicatorOrder(), Qt::DescendingOrder);
+    QVERIFY(browser.openCorpus(m_dir.filePath(QStringLiteral("sortstate.sqlite"))));
+    QCOMPARE(idsOf(browser.model()), order);
 }
 
 void TestIssueBrowser::noMatchSaysWhy()

@@ -2,13 +2,30 @@
 #include "views/logviewer/logviewer.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QComboBox>
 #include <QListView>
+#include <QPalette>
 #include <QTest>
+#include <algorithm>
+#include <cmath>
 
 using namespace rankscope;
 
 namespace {
+
+// WCAG contrast ratio of two colours (1 to 21).
+double contrast(const QColor& a, const QColor& b)
+{
+    const auto luminance = [](const QColor& c) {
+        const auto lin = [](double v) {
+            return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+        };
+        return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF());
+    };
+    const double x = luminance(a), y = luminance(b);
+    return (std::max(x, y) + 0.05) / (std::min(x, y) + 0.05);
+}
 
 SessionPtr example(const QString& name)
 {
@@ -24,6 +41,8 @@ private Q_SLOTS:
     void opensACitedLineAndSteps_data();
     void opensACitedLineAndSteps();
     void unknownPathOrLineIsRefused();
+    void citedLinesAreReadableAndApartFromTheSelection_data();
+    void citedLinesAreReadableAndApartFromTheSelection();
 };
 
 void TestLogViewer::linesModelPassesTheTester()
@@ -94,6 +113,42 @@ void TestLogViewer::unknownPathOrLineIsRefused()
     QVERIFY(!viewer.openAt(QStringLiteral("no-such.log"), 1));
     const RankLog& log = s->logs.front();
     QVERIFY(!viewer.openAt(log.sourcePath, log.lineNumber(log.lineCount() - 1) + 1000));
+}
+
+void TestLogViewer::citedLinesAreReadableAndApartFromTheSelection_data()
+{
+    QTest::addColumn<QColor>("base");
+    QTest::addColumn<QColor>("text");
+    QTest::addColumn<QColor>("highlight");
+    QTest::newRow("light") << QColor(Qt::white) << QColor(Qt::black) << QColor(0x30, 0x8c, 0xc6);
+    QTest::newRow("dark") << QColor(0x1e, 0x1e, 0x1e) << QColor(0xe6, 0xe6, 0xe6)
+                          << QColor(0x2a, 0x6f, 0xb8);
+}
+
+// A cited line keeps the palette's text colour on a tint that is neither the base (it must
+// stand out) nor the selection colour (the selected line must stand out from it).
+void TestLogViewer::citedLinesAreReadableAndApartFromTheSelection()
+{
+    QFETCH(QColor, base);
+    QFETCH(QColor, text);
+    QFETCH(QColor, highlight);
+    QPalette palette;
+    palette.setColor(QPalette::Base, base);
+    palette.setColor(QPalette::Text, text);
+    palette.setColor(QPalette::Highlight, highlight);
+    const QPalette before = QApplication::palette();
+    QApplication::setPalette(palette);
+    const SessionPtr s = example(QStringLiteral("hang_timeout"));
+    QVERIFY(s && !s->logs.empty());
+    LogLinesModel model;
+    model.setLog(&s->logs.front(), {s->logs.front().lineNumber(0)});
+    const QColor cited = model.index(0).data(Qt::BackgroundRole).value<QColor>();
+    QVERIFY(!model.index(0).data(Qt::ForegroundRole).isValid()); // the palette's Text
+    QVERIFY(!model.index(1).data(Qt::BackgroundRole).isValid());
+    QApplication::setPalette(before);
+    QVERIFY2(contrast(cited, text) >= 4.5, qPrintable(cited.name()));
+    QVERIFY2(contrast(cited, base) >= 1.15, qPrintable(cited.name()));
+    QVERIFY2(contrast(cited, highlight) >= 1.3, qPrintable(cited.name()));
 }
 
 QTEST_MAIN(TestLogViewer)

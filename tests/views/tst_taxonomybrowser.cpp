@@ -11,7 +11,9 @@
 #include <QLineEdit>
 #include <QTest>
 #include <QTextBrowser>
+#include <QToolTip>
 #include <QTreeView>
+#include <cstdlib>
 
 using namespace rankscope;
 
@@ -48,6 +50,8 @@ private Q_SLOTS:
     void leafShowsDescriptionAndOneBarPerFixPattern();
     void walkthroughLinkIsOffered();
     void chartFollowsThePalette();
+    void chartLabelsAreNotClipped();
+    void overviewPageSaysWhatTheChartShows();
     void screenshot();
 };
 
@@ -208,6 +212,56 @@ void TestTaxonomyBrowser::chartFollowsThePalette()
     for (QAbstractSeries* s : browser.chart()->series())
         for (QBarSet* set : qobject_cast<QAbstractBarSeries*>(s)->barSets())
             QCOMPARE(set->brush().color(), QColor(60, 120, 200));
+}
+
+// The fix-pattern names beside the bars stay inside the chart at the width the Taxonomy tab has
+// beside the docks (they ran off its left edge: "tributed API usage (15.8 %)").
+void TestTaxonomyBrowser::chartLabelsAreNotClipped()
+{
+    TaxonomyBrowser browser;
+    browser.resize(760, 800);
+    browser.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&browser));
+    QVERIFY(browser.selectNode(QStringLiteral("data-and-model-preparation")));
+    QVERIFY(browser.chartBarCount() >= 20);
+    QTest::qWait(50);
+    auto* view = browser.findChild<QWidget*>(QStringLiteral("fixPatternChart"));
+    QVERIFY(view && view->width() < 500);
+    const QImage img = view->grab().toImage();
+    const QColor background = img.pixelColor(img.width() - 2, img.height() - 2);
+    int touching = 0;
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < 3; ++x) {
+            const QColor c = img.pixelColor(x, y);
+            touching += std::abs(c.lightness() - background.lightness()) > 40;
+        }
+    img.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/taxonomy-chart-narrow.png"));
+    QCOMPARE(touching, 0);
+
+    // An elided name is whole in the bar's tooltip (the top bar is the last of the set).
+    const QString top = Taxonomy::instance()
+                            .fixPattern(Taxonomy::instance()
+                                            .node(QStringLiteral("data-and-model-preparation"))
+                                            ->fixPatterns.front()
+                                            .key)
+                            ->name;
+    auto* bars = qobject_cast<QAbstractBarSeries*>(browser.chart()->series().value(0));
+    QVERIFY(bars && bars->count() == 1);
+    QBarSet* set = bars->barSets().front();
+    Q_EMIT set->hovered(true, set->count() - 1);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QVERIFY2(QToolTip::text().startsWith(top + QLatin1Char(':')), qPrintable(QToolTip::text()));
+    Q_EMIT set->hovered(false, set->count() - 1);
+}
+
+void TestTaxonomyBrowser::overviewPageSaysWhatTheChartShows()
+{
+    TaxonomyBrowser browser;
+    QVERIFY(browser.currentNodeId().isEmpty());
+    QCOMPARE(browser.chartBarCount(), 0);
+    QVERIFY(browser.chart()->title().contains(QLatin1String("Select a symptom")));
+    QVERIFY(browser.selectNode(Taxonomy::instance().leaves().first()));
+    QVERIFY(!browser.chart()->title().contains(QLatin1String("Select a symptom")));
 }
 
 void TestTaxonomyBrowser::screenshot()

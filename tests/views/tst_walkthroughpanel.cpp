@@ -37,6 +37,7 @@ private Q_SLOTS:
     void autoCheckShowsIdDescriptionAndEvidence();
     void fixItOpensTheMostUsedWalkthroughOfASymptom();
     void autoChecksPrefillSteps();
+    void narrowPanelShowsEveryStep();
     void screenshot();
 };
 
@@ -264,6 +265,42 @@ void TestWalkthroughPanel::autoChecksPrefillSteps()
     QCOMPARE(store.checklist(id, pattern).value(other).status, before);
     panel.clearAutoCheckResults();
     QCOMPARE(panel.stepStatus(envStep), StepStatus::Skipped);
+}
+
+// In a dock as narrow as the main window gives it on first run, the step titles wrap; every
+// step is still in view when the checklist opens.
+void TestWalkthroughPanel::narrowPanelShowsEveryStep()
+{
+    WalkthroughPanel panel;
+    panel.resize(352, 900);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    // Opened from a symptom with many fix patterns, as "Fix it" on a hang does: the list of the
+    // other patterns takes room above the steps.
+    const QString hang = QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    const auto patterns = Taxonomy::instance().walkthroughsForNode(hang);
+    QVERIFY(patterns.size() > 5);
+    const Walkthrough& w = *patterns.front();
+    // Each auto-check shows its evidence under the step, as after loading a folder.
+    for (const WalkthroughStep& step : w.steps)
+        if (!step.autoCheck.isEmpty())
+            panel.setAutoCheckResult(step.autoCheck, AutoCheckOutcome::Passed,
+                                     QStringLiteral("MASTER_ADDR 127.0.0.1, MASTER_PORT 41349, "
+                                                    "WORLD_SIZE 3 on all 3 ranks.\nrank0.log:1: "
+                                                    "INFO train: starting: rank=0 world_size=3"));
+    QVERIFY(panel.openWalkthrough(w.patternId, hang));
+    QListWidget* list = panel.stepList();
+    QCOMPARE(list->count(), int(w.steps.size()));
+    QTest::qWait(20);
+    for (int i = 0; i < list->count(); ++i) {
+        const QRect r = list->visualItemRect(list->item(i));
+        QVERIFY2(r.top() >= 0 && r.bottom() <= list->viewport()->height(),
+                 qPrintable(QStringLiteral("step %1 at %2-%3, list %4 high")
+                                .arg(i + 1)
+                                .arg(r.top())
+                                .arg(r.bottom())
+                                .arg(list->viewport()->height())));
+    }
 }
 
 void TestWalkthroughPanel::screenshot()

@@ -6,10 +6,12 @@
 #include "views/issues/issuetablemodel.h"
 #include "views/issues/snippetdelegate.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QDataStream>
 #include <QDesktopServices>
 #include <QFileDialog>
+#include <QFontMetrics>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -21,7 +23,6 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QShortcut>
 #include <QSplitter>
 #include <QTableView>
 #include <QTextBrowser>
@@ -30,6 +31,7 @@
 #include <QUrl>
 #include <QVBoxLayout>
 #include <QtConcurrent>
+#include <algorithm>
 
 namespace rankscope {
 
@@ -146,11 +148,32 @@ IssueBrowser::IssueBrowser(QWidget* parent)
     m_table->horizontalHeader()->setHighlightSections(false);
     const int ch = fontMetrics().averageCharWidth();
     const int widths[IssueTableModel::ColumnCount] = {22, 11, 13, 14, 22, 22, 11, 40};
+    // Never narrower than the header's title beside its sort arrow.
+    const QFontMetrics headerFont = m_table->horizontalHeader()->fontMetrics();
     for (int c = 0; c < IssueTableModel::ColumnCount; ++c)
-        m_table->setColumnWidth(c, widths[c] * ch);
+        m_table->setColumnWidth(
+            c, std::max(widths[c] * ch, headerFont.horizontalAdvance(
+                                            m_model->headerData(c, Qt::Horizontal).toString()) +
+                                            4 * headerFont.averageCharWidth()));
+    // The study's longest references whole: the issue number at their end tells rows apart.
+    m_table->setColumnWidth(
+        IssueTableModel::IssueColumn,
+        std::max(m_table->columnWidth(IssueTableModel::IssueColumn),
+                 fontMetrics().horizontalAdvance(QStringLiteral("keras-team/keras #12345")) +
+                     2 * ch));
     m_table->setItemDelegateForColumn(
         IssueTableModel::MatchColumn,
         new SnippetDelegate(IssueTableModel::SnippetHtmlRole, m_table));
+    // Unsorted first (corpus order, best match first while searching); a third click on a header
+    // goes back to that order.
+    QHeaderView* header = m_table->horizontalHeader();
+    header->setSortIndicatorClearable(true);
+    header->setSortIndicator(-1, Qt::AscendingOrder);
+    m_table->setSortingEnabled(true);
+    // The model resets when it sorts; keep the issue the user was reading selected.
+    connect(header, &QHeaderView::sortIndicatorChanged, this, [this] {
+        if (m_currentId && !selectIssue(m_currentId)) showIssue(0);
+    });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
                 showIssue(current.isValid() ? m_model->idAt(current.row()) : 0);
@@ -180,9 +203,13 @@ IssueBrowser::IssueBrowser(QWidget* parent)
     m_classifyButton->setObjectName(QStringLiteral("classifyButton"));
     connect(m_classifyButton, &QPushButton::clicked, this,
             [this] { classifyText(m_classifyEdit->toPlainText()); });
-    auto* run = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), m_classifyEdit);
-    run->setContext(Qt::WidgetShortcut);
-    connect(run, &QShortcut::activated, m_classifyButton, &QPushButton::click);
+    // An action rather than a QShortcut, so that Help > Keyboard Shortcuts lists it.
+    auto* run = new QAction(tr("Classify the pasted text"), m_classifyEdit);
+    run->setObjectName(QStringLiteral("actionClassify"));
+    run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    run->setShortcutContext(Qt::WidgetShortcut);
+    connect(run, &QAction::triggered, m_classifyButton, &QPushButton::click);
+    m_classifyEdit->addAction(run);
     m_classificationView = new QTreeView(classifyBox);
     m_classificationView->setObjectName(QStringLiteral("classificationView"));
     m_classificationView->setModel(m_classification);
@@ -561,7 +588,9 @@ QByteArray IssueBrowser::saveState() const
 {
     QByteArray out;
     QDataStream s(&out, QIODevice::WriteOnly);
-    s << m_split->saveState() << m_rightSplit->saveState();
+    const QHeaderView* header = m_table->horizontalHeader();
+    s << m_split->saveState() << m_rightSplit->saveState() << qint32(header->sortIndicatorSection())
+      << qint32(header->sortIndicatorOrder());
     return out;
 }
 
@@ -569,11 +598,16 @@ void IssueBrowser::restoreState(const QByteArray& state)
 {
     QDataStream s(state);
     QByteArray a, b;
+    qint32 sortColumn = -1, sortOrder = Qt::AscendingOrder;
     s >> a >> b;
     if (s.status() != QDataStream::Ok) return;
     m_sized = true;
     m_split->restoreState(a);
     m_rightSplit->restoreState(b);
+    s >> sortColumn >> sortOrder; // absent from states saved before the table sorted
+    if (s.status() != QDataStream::Ok || sortColumn >= IssueTableModel::ColumnCount) return;
+    m_table->sortByColumn(sortColumn, sortOrder == Qt::DescendingOrder ? Qt::DescendingOrder
+                                                                       : Qt::AscendingOrder);
 }
 
 } // namespace rankscope

@@ -5,6 +5,9 @@
 #include <QFileInfo>
 #include <QHash>
 #include <QUrl>
+#include <algorithm>
+#include <utility>
+#include <vector>
 
 namespace rankscope {
 
@@ -39,6 +42,7 @@ void IssueTableModel::refresh()
     beginResetModel();
     m_rows.clear();
     m_ids = m_corpus && m_corpus->isOpen() ? m_corpus->matchingIds(m_filter) : QList<qint64>{};
+    sortIds();
     endResetModel();
     m_changing = false;
     Q_EMIT matchCountChanged(matchCount());
@@ -95,13 +99,83 @@ void IssueTableModel::fetchMore(const QModelIndex& parent)
     m_changing = false;
 }
 
+void IssueTableModel::sort(int column, Qt::SortOrder order)
+{
+    if (column >= ColumnCount) return;
+    m_sortColumn = std::max(column, -1);
+    m_sortOrder = order;
+    refresh();
+}
+
+void IssueTableModel::sortIds()
+{
+    if (m_sortColumn < 0 || m_ids.size() < 2) return;
+    // Relevance is the order matchingIds() returns; the other columns sort by what they show.
+    std::vector<std::pair<QString, qsizetype>> keys;
+    keys.reserve(std::size_t(m_ids.size()));
+    if (m_sortColumn == MatchColumn) {
+        for (qsizetype i = 0; i < m_ids.size(); ++i)
+            keys.emplace_back(QString(), i);
+    } else {
+        const QList<IssueRecord> all = m_corpus->records(m_ids);
+        if (all.size() != m_ids.size()) return; // the corpus changed under us; fetchMore re-reads
+        for (qsizetype i = 0; i < all.size(); ++i)
+            keys.emplace_back(text(all[i], m_sortColumn), i);
+    }
+    const bool descending = m_sortOrder == Qt::DescendingOrder;
+    const bool byRelevance = m_sortColumn == MatchColumn;
+    std::sort(keys.begin(), keys.end(), [=](const auto& a, const auto& b) {
+        if (const int c = naturalCompare(a.first, b.first)) return descending ? c > 0 : c < 0;
+        // Equal text keeps the corpus or relevance order, whichever the direction.
+        return byRelevance && descending ? a.second > b.second : a.second < b.second;
+    });
+    QList<qint64> sorted;
+    sorted.reserve(m_ids.size());
+    for (const auto& k : keys)
+        sorted << m_ids[k.second];
+    m_ids = sorted;
+}
+
+int IssueTableModel::naturalCompare(QStringView a, QStringView b)
+{
+    const auto isDigit = [](QChar c) { return c >= QLatin1Char('0') && c <= QLatin1Char('9'); };
+    qsizetype i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        const bool digits = isDigit(a[i]);
+        if (digits != isDigit(b[j])) break; // a number against a word: plain text order decides
+        qsizetype ie = i, je = j;
+        while (ie < a.size() && isDigit(a[ie]) == digits)
+            ++ie;
+        while (je < b.size() && isDigit(b[je]) == digits)
+            ++je;
+        QStringView x = a.sliced(i, ie - i), y = b.sliced(j, je - j);
+        if (digits) {
+            while (x.size() > 1 && x.front() == QLatin1Char('0'))
+                x = x.sliced(1);
+            while (y.size() > 1 && y.front() == QLatin1Char('0'))
+                y = y.sliced(1);
+            if (x.size() != y.size()) return x.size() < y.size() ? -1 : 1;
+            if (const int c = x.compare(y)) return c < 0 ? -1 : 1;
+        } else if (const int c = x.compare(y, Qt::CaseInsensitive)) {
+            return c < 0 ? -1 : 1;
+        }
+        i = ie;
+        j = je;
+    }
+    const int c = a.sliced(i).compare(b.sliced(j), Qt::CaseInsensitive);
+    return c < 0 ? -1 : c > 0 ? 1 : 0;
+}
+
 QString IssueTableModel::shortReference(const QString& link)
 {
     const QUrl url(link);
     if (url.isLocalFile()) return QFileInfo(url.toLocalFile()).fileName();
     const QStringList parts = url.path().split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    // The number is what tells the rows apart; "horovod/horovod #100" would elide it away.
     if (url.host() == QLatin1String("github.com") && parts.size() >= 4)
-        return QStringLiteral("%1/%2 #%3").arg(parts[0], parts[1], parts[3]);
+        return parts[0].compare(parts[1], Qt::CaseInsensitive) == 0
+                   ? QStringLiteral("%1 #%2").arg(parts[1], parts[3])
+                   : QStringLiteral("%1/%2 #%3").arg(parts[0], parts[1], parts[3]);
     if (url.host().endsWith(QLatin1String("stackoverflow.com")) && parts.size() >= 2 &&
         parts[0] == QLatin1String("questions"))
         return QStringLiteral("Stack Overflow #%1").arg(parts[1]);

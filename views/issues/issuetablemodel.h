@@ -9,6 +9,10 @@ namespace rankscope {
 // The issues of a corpus that match a filter, as a table. The matching ids are read at once (one
 // integer per issue); the rows themselves are read in batches as the view scrolls (fetchMore), so
 // a corpus of any size opens at the speed of its first screen.
+//
+// sort() orders every match, not only the fetched rows: a proxy model would sort just the first
+// batches. Sorting reads the table fields of all matches once (no text, no snippets) and reorders
+// the ids; the order is kept across filter changes and ties keep the corpus (or relevance) order.
 class IssueTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -39,6 +43,11 @@ public:
     const IssueFilter& filter() const { return m_filter; }
     // Re-reads the matches (after an import).
     void refresh();
+    // -1: corpus order, or best match first while searching.
+    int sortColumn() const { return m_sortColumn; }
+    Qt::SortOrder sortOrder() const { return m_sortOrder; }
+    // Orders text with its digit runs compared as numbers ("#20" before "#100"), case-insensitive.
+    static int naturalCompare(QStringView a, QStringView b);
 
     // Issues that match, fetched or not.
     int matchCount() const { return int(m_ids.size()); }
@@ -47,7 +56,8 @@ public:
     // Row of an id among the fetched rows, fetching further batches as needed; -1 if no match.
     int rowOfId(qint64 id);
 
-    // "horovod/horovod #100" for a GitHub link, the file name for a local report, else the link.
+    // "keras-team/keras #12" for a GitHub link ("horovod #100" when owner and repository share
+    // the name), "Stack Overflow #N", the file name for a local report, else the link.
     static QString shortReference(const QString& link);
     // "hang" for a leaf id; a name shared by leaves of several stages gets its stage appended.
     static QString leafLabel(const QString& leafId);
@@ -63,17 +73,22 @@ public:
                         int role = Qt::DisplayRole) const override;
     bool canFetchMore(const QModelIndex& parent) const override;
     void fetchMore(const QModelIndex& parent) override;
+    // The Match column sorts by relevance (best first when ascending), the others by their text.
+    void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
 Q_SIGNALS:
     void matchCountChanged(int count);
 
 private:
     QString text(const IssueRecord& r, int column) const;
+    void sortIds();
 
     const IssueCorpus* m_corpus = nullptr;
     IssueFilter m_filter;
     QList<qint64> m_ids;
     QList<IssueRecord> m_rows;
+    int m_sortColumn = -1;
+    Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
     // Views and testers call fetchMore() from their handlers of our own reset and insert
     // signals; inserting then would nest one change inside another.
     bool m_changing = false;

@@ -23,6 +23,18 @@ int LogLinesModel::rowCount(const QModelIndex& parent) const
     return parent.isValid() || !m_log ? 0 : m_log->lineCount();
 }
 
+QColor LogLinesModel::citedBackground(const QPalette& palette)
+{
+    // A tint of the selection colour over the base, under the palette's own text colour: a
+    // cited line stays apart from the selected one (full Highlight) and readable in light and
+    // dark palettes alike.
+    const QColor h = palette.color(QPalette::Highlight), b = palette.color(QPalette::Base);
+    constexpr double kTint = 0.35;
+    return QColor::fromRgbF(float(b.redF() + (h.redF() - b.redF()) * kTint),
+                            float(b.greenF() + (h.greenF() - b.greenF()) * kTint),
+                            float(b.blueF() + (h.blueF() - b.blueF()) * kTint));
+}
+
 QVariant LogLinesModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
@@ -36,11 +48,7 @@ QVariant LogLinesModel::data(const QModelIndex& index, int role) const
     case Qt::ToolTipRole:
         return m_log->lineText(index.row());
     case Qt::BackgroundRole:
-        if (m_cited.contains(number)) return QApplication::palette().brush(QPalette::Highlight);
-        return {};
-    case Qt::ForegroundRole:
-        if (m_cited.contains(number))
-            return QApplication::palette().brush(QPalette::HighlightedText);
+        if (m_cited.contains(number)) return citedBackground(QApplication::palette());
         return {};
     case LineNumberRole:
         return number;

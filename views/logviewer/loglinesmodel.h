@@ -3,13 +3,16 @@
 #include "model/trace/ranklog.h"
 
 #include <QAbstractListModel>
+#include <QColor>
 #include <QSet>
+
+class QPalette;
 
 namespace rankscope {
 
 // One RankLog's lines as rows ("  123  text"); the line text is produced only for visible rows,
-// so a log of millions of lines costs nothing up front. Cited lines are drawn in the palette's
-// highlight colours.
+// so a log of millions of lines costs nothing up front. Cited lines are drawn on a tint of the
+// palette's highlight colour.
 class LogLinesModel : public QAbstractListModel {
     Q_OBJECT
 public:
@@ -21,6 +24,8 @@ public:
     void setLog(const RankLog* log, QSet<int> citedLineNumbers);
     const RankLog* log() const { return m_log; }
     bool isCited(int lineNumber) const { return m_cited.contains(lineNumber); }
+    // What a cited line is drawn on (BackgroundRole), in the palette's Text colour.
+    static QColor citedBackground(const QPalette& palette);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;

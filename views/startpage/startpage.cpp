@@ -53,6 +53,9 @@ StartPage::StartPage(QWidget* parent) : QWidget(parent)
     column->addWidget(recent);
     column->addWidget(m_empty);
     column->addWidget(m_list, 1);
+    // Takes the height the list leaves when there is no list, so the text stays packed at the
+    // top instead of being spread down the page.
+    column->addStretch(0);
 
     // Keep the text at a readable measure on wide windows, in units of the font.
     auto* body = new QWidget(this);

@@ -9,17 +9,21 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QCursor>
 #include <QDataStream>
 #include <QDesktopServices>
 #include <QEvent>
+#include <QFontMetrics>
 #include <QHeaderView>
 #include <QHorizontalBarSeries>
 #include <QIODevice>
 #include <QLineEdit>
 #include <QRegularExpression>
+#include <QResizeEvent>
 #include <QSet>
 #include <QSplitter>
 #include <QTextBrowser>
+#include <QToolTip>
 #include <QTreeView>
 #include <QUrl>
 #include <QVBoxLayout>
@@ -117,6 +121,7 @@ TaxonomyBrowser::TaxonomyBrowser(QWidget* parent)
     m_chartView->setObjectName(QStringLiteral("fixPatternChart"));
     m_chartView->setRenderHint(QPainter::Antialiasing);
     m_chartView->setMinimumHeight(fontMetrics().height() * 8);
+    m_chartView->installEventFilter(this);
     styleChart();
 
     m_detailSplit = new QSplitter(Qt::Vertical, this);
@@ -291,31 +296,48 @@ void TaxonomyBrowser::fillChart(const TaxonomyNode* node)
     }
     m_barCount = 0;
     if (!node || node->fixPatterns.empty()) {
-        m_chart->setTitle(node ? tr("No fix recorded for this node") : QString());
+        // Never a blank pane: say what would be here.
+        m_chart->setTitle(node ? tr("No fix recorded for this node")
+                               : tr("Select a symptom to chart the fixes of its issues"));
         return;
     }
     const Taxonomy& t = Taxonomy::instance();
     const int n = std::min<int>(kMaxChartBars, int(node->fixPatterns.size()));
-    // Horizontal bars stack bottom-up: feed them least first so the most used sits on top.
+    auto* categories = new QBarCategoryAxis;
+    // The names share the chart's width with the bars: each is elided to 3/8 of it, its share
+    // kept whole (Qt Charts puts the plot about 40 % in and clips longer names at the chart's
+    // left edge). Refilled when the chart's width changes.
+    const QFontMetrics labelFont(categories->labelsFont());
+    const int budget = m_chartView->width() * 3 / 8;
     QList<qreal> values;
-    QStringList names;
+    QStringList names, full;
     values.reserve(n);
+    // Horizontal bars stack bottom-up: feed them least first so the most used sits on top.
     for (int i = n - 1; i >= 0; --i) {
         const KeyCount& kc = node->fixPatterns[size_t(i)];
         const FixPattern* p = t.fixPattern(kc.key);
-        QString name = p ? p->name : kc.key;
-        if (name.size() > 44) name = name.left(43) + QChar(0x2026);
-        names << QStringLiteral("%1 (%2)").arg(
-            name, percent(node->issueCount ? double(kc.count) / node->issueCount : 0));
+        const QString share = QStringLiteral(" (%1)").arg(
+            percent(node->issueCount ? double(kc.count) / node->issueCount : 0));
+        const int room =
+            std::max(budget - labelFont.horizontalAdvance(share), labelFont.averageCharWidth() * 8);
+        const QString name = p ? p->name : kc.key;
+        names << labelFont.elidedText(name, Qt::ElideRight, room) + share;
+        full << tr("%1: %n issue(s)%2", nullptr, kc.count).arg(name, share);
         values << kc.count;
     }
     auto* set = new QBarSet(tr("Issues"));
     set->append(values);
+    // The whole name of an elided label, on the bar under the mouse.
+    connect(set, &QBarSet::hovered, this, [full](bool on, int index) {
+        if (on)
+            QToolTip::showText(QCursor::pos(), full.value(index));
+        else
+            QToolTip::hideText();
+    });
     auto* series = new QHorizontalBarSeries;
     series->append(set);
     series->setLabelsVisible(true);
     m_chart->addSeries(series);
-    auto* categories = new QBarCategoryAxis;
     categories->append(names);
     categories->setTruncateLabels(false);
     auto* counts = new QValueAxis;
@@ -355,6 +377,14 @@ void TaxonomyBrowser::styleChart()
                 set->setPen(Qt::NoPen);
                 set->setLabelBrush(pal.text());
             }
+}
+
+bool TaxonomyBrowser::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_chartView && event->type() == QEvent::Resize &&
+        static_cast<QResizeEvent*>(event)->oldSize().width() != m_chartView->width())
+        fillChart(Taxonomy::instance().node(m_currentId)); // the names' room changed
+    return QWidget::eventFilter(watched, event);
 }
 
 void TaxonomyBrowser::changeEvent(QEvent* event)

@@ -306,6 +306,7 @@ bool WalkthroughPanel::openWalkthrough(const QString& pattern, const QString& sy
     m_symptomId = symptomId;
     if (i != m_patternBox->currentIndex()) m_patternBox->setCurrentIndex(i);
     showAlternatives();
+    fitStepList(); // again: the other patterns' links above the steps took some of the height
     return true;
 }
 
@@ -319,7 +320,25 @@ void WalkthroughPanel::loadState()
     refreshList();
     refreshStep();
     refreshProgress();
+    fitStepList();
     Q_EMIT stateChanged();
+}
+
+void WalkthroughPanel::fitStepList()
+{
+    // A checklist opens with all its steps in view where the panel has room: in a narrow dock
+    // the wrapped titles would otherwise push the last steps behind a scroll bar. The list
+    // only grows (to half the panel at most), so a split the user made larger stays.
+    if (!isVisible() || m_steps->count() == 0) return;
+    layout()->activate(); // the splitter gets its real height first
+    // The laid-out rows, wrapped at the list's width (sizeHintForRow would not wrap them).
+    const QRect first = m_steps->visualItemRect(m_steps->item(0));
+    const QRect last = m_steps->visualItemRect(m_steps->item(m_steps->count() - 1));
+    const int needed = last.bottom() - first.top() + 1 + 2 * m_steps->frameWidth();
+    const QList<int> sizes = m_split->sizes();
+    const int total = sizes.value(0) + sizes.value(1);
+    const int list = std::min(needed, total / 2);
+    if (sizes.value(0) < list) m_split->setSizes({list, total - list});
 }
 
 void WalkthroughPanel::saveStep(int step)

@@ -114,6 +114,7 @@ private:
     void loadState();
     void saveStep(int step);
     void refreshList();
+    void fitStepList();
     void refreshStep();
     void refreshProgress();
     void showAlternatives();
