@@ -96,7 +96,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_pages->addTab(m_timeline, tr("Timeline"));
     setCentralWidget(m_pages);
     // The pages' own minimum (the timeline's tool row with its key hints) would otherwise
-    // squeeze the docks on a 1280-1440 px screen; past this width the hints are clipped instead.
+    // squeeze the docks on a 1280-1440 px screen; past this width the hints are elided instead.
     m_pages->setMinimumWidth(fontMetrics().averageCharWidth() * 80);
 
     createActions();

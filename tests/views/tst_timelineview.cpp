@@ -5,6 +5,7 @@
 
 #include <QApplication>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QTemporaryDir>
 #include <QTextBrowser>
@@ -455,6 +456,60 @@ private Q_SLOTS:
         QCOMPARE(png.size(), panel.view()->viewport()->size());
         QString error;
         QVERIFY(!panel.exportPng(dir.filePath(QStringLiteral("no/such/dir.png")), &error));
+    }
+
+    void keyHintsElideAndHideWhenNarrow()
+    {
+        const QStringList hints{QStringLiteral("W/S zoom"), QStringLiteral("A/D pan"),
+                                QStringLiteral("wheel zooms")};
+        KeyHintLabel label(hints);
+        const QFontMetrics fm = label.fontMetrics();
+        const int full = fm.horizontalAdvance(QStringLiteral("W/S zoom · A/D pan · wheel zooms"));
+        const QString two = QStringLiteral("W/S zoom · A/D pan …");
+        const auto inkColumns = [&] {
+            // Columns holding any pixel other than the background, as painted.
+            const QImage img = label.grab().toImage();
+            const QColor bg = img.pixelColor(0, 0);
+            int first = -1, last = -1;
+            for (int x = 0; x < img.width(); ++x)
+                for (int y = 0; y < img.height(); ++y)
+                    if (img.pixelColor(x, y) != bg) {
+                        if (first < 0) first = x;
+                        last = x;
+                        break;
+                    }
+            return std::pair(first, last);
+        };
+        label.resize(full + 10, fm.height());
+        QCOMPARE(label.shownText(), hints.join(QStringLiteral(" · ")));
+        QVERIFY(label.sizeHint().width() >= full);
+        QCOMPARE(label.minimumSizeHint().width(), 0); // the tool row may shrink it
+        // Between two and three hints: two whole ones and an ellipsis, right-aligned, and no
+        // ink in the columns a third hint would have clipped into on the left.
+        label.resize(fm.horizontalAdvance(two) + 12, fm.height());
+        QCOMPARE(label.shownText(), two);
+        const auto [first, last] = inkColumns();
+        QVERIFY2(first >= 10 && last < label.width(), qPrintable(QString::number(first)));
+        // Narrower than the first hint: nothing at all rather than a cut word.
+        label.resize(fm.horizontalAdvance(QStringLiteral("W/S zoom")) - 2, fm.height());
+        QCOMPARE(label.shownText(), QString());
+        QCOMPARE(inkColumns().first, -1);
+        QCOMPARE(label.toolTip(), hints.join(QStringLiteral(" · ")));
+
+        // In the panel at a narrow width the row fits (the hints no longer set its minimum)
+        // and the hints stay right of the buttons.
+        TimelinePanel panel;
+        panel.resize(560, 500);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QCOMPARE(panel.width(), 560);
+        KeyHintLabel* row = panel.keyHints();
+        QVERIFY(row->shownText().endsWith(QStringLiteral("…")));
+        QVERIFY(row->geometry().right() < panel.width());
+        for (QPushButton* button : panel.findChildren<QPushButton*>())
+            if (button->isVisible()) QVERIFY(!button->geometry().intersects(row->geometry()));
+        panel.resize(1400, 500);
+        QTRY_COMPARE(row->shownText().endsWith(QStringLiteral("Ctrl+F finds")), true);
     }
 
     void screenshotOfASyntheticSession()

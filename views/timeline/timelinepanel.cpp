@@ -11,6 +11,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPainter>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
@@ -47,7 +48,47 @@ private:
     TimelineView* m_view;
 };
 
+const QString kHintSeparator = QStringLiteral(" · ");
+const QString kHintMore = QStringLiteral(" …");
+
 } // namespace
+
+KeyHintLabel::KeyHintLabel(const QStringList& hints, QWidget* parent)
+    : QWidget(parent), m_hints(hints)
+{
+    setToolTip(hints.join(kHintSeparator));
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+}
+
+QString KeyHintLabel::joined(qsizetype count) const
+{
+    const QString text = m_hints.first(count).join(kHintSeparator);
+    return count < m_hints.size() ? text + kHintMore : text;
+}
+
+QString KeyHintLabel::shownText() const
+{
+    const QFontMetrics fm = fontMetrics();
+    for (qsizetype n = m_hints.size(); n > 0; --n) {
+        const QString text = joined(n);
+        if (fm.horizontalAdvance(text) <= width()) return text;
+    }
+    return {};
+}
+
+QSize KeyHintLabel::sizeHint() const
+{
+    const QFontMetrics fm = fontMetrics();
+    return {fm.horizontalAdvance(joined(m_hints.size())), fm.height()};
+}
+
+void KeyHintLabel::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    p.setPen(palette().color(QPalette::Disabled, QPalette::WindowText));
+    // Right-aligned, next to the view's right edge where the eye looks for help.
+    p.drawText(rect(), Qt::AlignVCenter | Qt::AlignRight, shownText());
+}
 
 TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new TimelineView(this))
 {
@@ -59,15 +100,14 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     m_aligned->setToolTip(tr("Apply each rank's clock offset; off shows raw timestamps"));
     auto* fit = new QPushButton(tr("Fit (F)"), this);
     auto* png = new QPushButton(tr("Export PNG…"), this);
-    auto* help = new QLabel(
-        tr("W/S zoom · A/D pan · wheel zooms · drag pans · Shift-drag measures · Ctrl+F finds"),
-        this);
-    help->setEnabled(false);
+    m_keyHints = new KeyHintLabel({tr("W/S zoom"), tr("A/D pan"), tr("wheel zooms"),
+                                   tr("drag pans"), tr("Shift-drag measures"), tr("Ctrl+F finds")},
+                                  this);
+    m_keyHints->setObjectName(QStringLiteral("timelineKeyHints"));
     toolbar->addWidget(m_aligned);
     toolbar->addWidget(fit);
     toolbar->addWidget(png);
-    toolbar->addStretch(1);
-    toolbar->addWidget(help);
+    toolbar->addWidget(m_keyHints, 1);
 
     m_findBar = new QWidget(this);
     auto* findLayout = new QHBoxLayout(m_findBar);
