@@ -41,6 +41,15 @@ void sendMouse(QWidget* w, QEvent::Type type, QPoint pos, Qt::MouseButtons butto
     QApplication::sendEvent(w, &e);
 }
 
+// Shown (offscreen), so that grab() paints it at its real size.
+void showView(TimelineView& view, SessionPtr session, QSize size)
+{
+    view.resize(size);
+    view.setSession(std::move(session));
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+}
+
 bool isBackground(QColor c)
 {
     return c == timelinecolors::kBackgroundEven || c == timelinecolors::kBackgroundOdd;
@@ -54,10 +63,7 @@ private Q_SLOTS:
     void paintsSpansWhereTheyAre()
     {
         TimelineView view;
-        view.resize(800, 300);
-        view.setSession(pixelSession());
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        showView(view, pixelSession(), {800, 300});
         const QImage img = view.viewport()->grab().toImage();
         const int x90 = view.xForTime(900'000), x25 = view.xForTime(300'000);
         QCOMPARE(img.pixelColor(x90, view.yForLane(0)), view.colorForEvent({0, 0}));
@@ -222,10 +228,7 @@ private Q_SLOTS:
     void hitTests()
     {
         TimelineView view;
-        view.resize(800, 300);
-        view.setSession(pixelSession());
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        showView(view, pixelSession(), {800, 300});
         QCOMPARE(view.hitTest({view.xForTime(900'000), view.yForLane(0)}),
                  (TimelineEventRef{0, 0}));
         QCOMPARE(view.hitTest({view.xForTime(100'000), view.yForLane(1, 1)}),
@@ -253,10 +256,7 @@ private Q_SLOTS:
     void keyboardAndMouseNavigate()
     {
         TimelineView view;
-        view.resize(900, 300);
-        view.setSession(pixelSession());
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        showView(view, pixelSession(), {900, 300});
         const ZoomState& z = view.zoom();
         QCOMPARE(z.visibleSpanNs(), qint64(1'000'000));
         QTest::keyClick(&view, Qt::Key_W);
@@ -393,10 +393,7 @@ private Q_SLOTS:
     void clockOffsetsCollapseMarkersAndBanners()
     {
         TimelineView view;
-        view.resize(800, 300);
-        view.setSession(pixelSession());
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        showView(view, pixelSession(), {800, 300});
         view.setClockOffsets({{1, -400'000}}); // rank 1's kernel now covers 100k..600k
         QCOMPARE(view.zoom().traceStartNs(), qint64(0));
         QImage img = view.viewport()->grab().toImage();
@@ -456,6 +453,30 @@ private Q_SLOTS:
         QCOMPARE(png.size(), panel.view()->viewport()->size());
         QString error;
         QVERIFY(!panel.exportPng(dir.filePath(QStringLiteral("no/such/dir.png")), &error));
+    }
+
+    void rulerLabelsAreWholeOrAbsent()
+    {
+        TimelineView view;
+        showView(view, pixelSession(), {800, 300});
+        // 200 µs ticks; the one at 800 µs falls a few pixels before the right edge.
+        view.setVisibleRange(0, 810'000);
+        const int w = view.viewport()->width();
+        const int x = view.xForTime(800'000);
+        QVERIFY(x > w - 20 && x < w - 2);
+        const QImage img = view.viewport()->grab().toImage();
+        const QColor rulerBg(244, 244, 248);
+        // Above the tick marks, nothing right of the last tick: its label would not fit.
+        for (int y = TimelineView::kOverviewHeight + 2;
+             y < TimelineView::kOverviewHeight + TimelineView::kRulerHeight - 8; ++y)
+            for (int px = x + 1; px < w; ++px)
+                QCOMPARE(img.pixelColor(px, y), rulerBg);
+        // The tick before it has its label.
+        const int x6 = view.xForTime(600'000);
+        bool ink = false;
+        for (int px = x6 + 3; px < x6 + 30; ++px)
+            ink |= img.pixelColor(px, TimelineView::kOverviewHeight + 8) != rulerBg;
+        QVERIFY(ink);
     }
 
     void keyHintsElideAndHideWhenNarrow()

@@ -1026,12 +1026,16 @@ void TimelineView::renderRuler(QPainter& p)
     const std::int64_t origin = m_zoom.traceStartNs();
     const std::int64_t firstTick = (m_zoom.visibleStartNs() - origin) / step * step + origin;
     p.setPen(QColor(60, 60, 70));
+    const QFontMetrics fm(font());
     for (std::int64_t t = firstTick; t <= m_zoom.visibleEndNs(); t += step) {
         if (t < m_zoom.visibleStartNs()) continue;
         const int x = xForTime(t);
         p.drawLine(x, y0 + kRulerHeight - 7, x, y0 + kRulerHeight - 1);
+        // A tick near the right edge keeps its mark but not a label cut in half.
+        const QString label = ZoomState::formatNs(t - origin, step);
+        if (x + 3 + fm.horizontalAdvance(label) > w) continue;
         p.drawText(QRect(x + 3, y0, 120, kRulerHeight - 4), Qt::AlignVCenter | Qt::AlignLeft,
-                   ZoomState::formatNs(t - origin, step));
+                   label);
     }
 }
 
