@@ -596,10 +596,7 @@ void MainWindow::exportChromeTrace()
                                                       tr("Chrome trace JSON (*.json)"));
     if (path.isEmpty()) return;
     // The timeline's alignment applies: what the user sees is what Perfetto shows.
-    const TimelineView* view = m_timeline->view();
-    const QHash<int, qint64> offsets =
-        view->useClockOffsets() ? view->clockOffsets() : QHash<int, qint64>{};
-    ChromeTraceExporter exporter(m_session->events, offsets);
+    ChromeTraceExporter exporter(m_session->events, m_timeline->view()->clock().offsetNs);
     if (!exporter.writeFile(path))
         QMessageBox::warning(this, tr("Export failed"), exporter.errorString());
 }

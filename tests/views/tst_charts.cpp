@@ -11,6 +11,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QStackedBarSeries>
@@ -66,6 +67,8 @@ void clickAt(QChartView* view, QPoint pos)
     QVERIFY(!pos.isNull());
     QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, pos);
 }
+
+const TimelineClock kRaw{{}, false};
 
 } // namespace
 
@@ -147,12 +150,12 @@ private Q_SLOTS:
     void collectiveBarsAreArrivalAndDuration()
     {
         const auto s = analysedSession();
-        const auto slowest = ChartData::slowestCollectives(*s, 5);
+        const auto slowest = ChartData::slowestCollectives(*s, 5, {});
         QCOMPARE(slowest.size(), std::size_t(5));
         for (std::size_t i = 1; i < slowest.size(); ++i)
             QVERIFY(slowest[i - 1].spanNs >= slowest[i].spanNs);
         // No matched collective outside the list is slower than the last one in it.
-        const auto all = ChartData::slowestCollectives(*s, 1000);
+        const auto all = ChartData::slowestCollectives(*s, 1000, {});
         QCOMPARE(all.size(), s->analysis.groups[0].collectives.size());
         QCOMPARE(all[4].spanNs, slowest[4].spanNs);
 
@@ -264,7 +267,7 @@ private Q_SLOTS:
         panel.setSession(s);
         CollectiveChart* chart = panel.collectiveChart();
         // The fastest matched collective is not among the slowest listed.
-        const auto all = ChartData::slowestCollectives(*s, 1000);
+        const auto all = ChartData::slowestCollectives(*s, 1000, {});
         QVERIFY(all.size() > std::size_t(CollectiveChart::kSlowestCount) + 2);
         const CollectiveBars& fastest = all.back();
         const CollectiveRecord& c = s->events.collectives[std::size_t(fastest.records[1])];
@@ -280,6 +283,57 @@ private Q_SLOTS:
         panel.view()->select({d.laneIndex, d.eventIndex});
         QCOMPARE(chart->bars().index, next.index);
         QCOMPARE(chart->choice()->count(), CollectiveChart::kSlowestCount + 1);
+    }
+
+    void chartsAndDetailsFollowTheClockToggle()
+    {
+        TimelinePanel panel;
+        panel.resize(1100, 800);
+        const auto s = analysedSession();
+        panel.setSession(s);
+        // Rank 1's clock runs 3 ms behind the common one.
+        const QHash<int, qint64> offsets{{1, 3'000'000}};
+        panel.view()->setClockOffsets(offsets);
+        CollectiveChart* chart = panel.collectiveChart();
+        const int group = chart->bars().group, index = chart->bars().index;
+        const CollectiveRecord& c = s->events.collectives[std::size_t(chart->bars().records[1])];
+        panel.view()->select({c.laneIndex, c.eventIndex});
+        QCOMPARE(chart->clock().offsetNs, offsets);
+        const CollectiveBars aligned = chart->bars();
+        QCOMPARE(aligned.group, group);
+        QCOMPARE(aligned.index, index);
+        const CollectiveBars expected = ChartData::collective(*s, group, index, {offsets, true});
+        QCOMPARE(aligned.arrival, expected.arrival);
+        QVERIFY(chart->note()->text().contains(QStringLiteral("aligned clocks")));
+        QVERIFY(panel.details()->toPlainText().contains(QStringLiteral("aligned clocks")));
+
+        auto* toggle = panel.findChild<QCheckBox*>();
+        QVERIFY(toggle && toggle->isChecked());
+        toggle->click();
+        QVERIFY(!panel.view()->useClockOffsets());
+        QCOMPARE(chart->clock(), kRaw);
+        // The same collective, its arrivals now on the raw timestamps the timeline shows:
+        // rank 1 arrives 3 ms earlier relative to the others.
+        const CollectiveBars raw = chart->bars();
+        QCOMPARE(raw.group, group);
+        QCOMPARE(raw.index, index);
+        QCOMPARE(raw.arrival, ChartData::collective(*s, group, index, kRaw).arrival);
+        const auto gapNs = [](const CollectiveBars& b) {
+            return qRound64((b.arrival[1] - b.arrival[0]) * b.unit.nsPerUnit);
+        };
+        QCOMPARE(gapNs(raw), gapNs(aligned) - 3'000'000);
+        QVERIFY2(chart->note()->text().contains(QStringLiteral("raw timestamps")),
+                 qPrintable(chart->note()->text()));
+        auto* axis = chart->chartView()->chart()->axes(Qt::Vertical)[0];
+        QVERIFY(axis->titleText().contains(QStringLiteral("raw timestamps")));
+        // The details pane's enter times are the timeline's: raw, and say so.
+        const QString details = panel.details()->toPlainText();
+        QVERIFY2(details.contains(QStringLiteral("Enter and exit on raw timestamps")),
+                 qPrintable(details));
+        const auto [enter, exit] = enterExit(c);
+        Q_UNUSED(exit);
+        QVERIFY(details.contains(ZoomState::formatNs(
+            panel.view()->displayTimeNs(1, enter) - panel.view()->zoom().traceStartNs(), 1)));
     }
 };
 

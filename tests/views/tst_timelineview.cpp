@@ -405,7 +405,15 @@ private Q_SLOTS:
         QCOMPARE(img.pixelColor(view.xForTime(300'000), view.yForLane(2)), view.laneBackground(2));
         QCOMPARE(img.pixelColor(view.xForTime(850'000), view.yForLane(2)),
                  view.colorForEvent({2, 0}));
+        // Switching the clock keeps the range in view, so a stall can be compared on both.
+        view.setVisibleRange(300'000, 500'000);
+        QSignalSpy clockChanged(&view, &TimelineView::clockChanged);
         view.setUseClockOffsets(true);
+        QCOMPARE(clockChanged.size(), 1);
+        QCOMPARE(view.zoom().visibleStartNs(), qint64(300'000));
+        QCOMPARE(view.zoom().visibleEndNs(), qint64(500'000));
+        QCOMPARE(view.clock(), (TimelineClock{{{1, -400'000}}, true}));
+        view.setVisibleRange(0, 1'000'000);
 
         view.setMarkers({{650'000, 700'000, {1}, QColor(230, 0, 0), QStringLiteral("stall")}});
         img = view.viewport()->grab().toImage();

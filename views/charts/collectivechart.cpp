@@ -64,8 +64,14 @@ CollectiveChart::CollectiveChart(QWidget* parent) : QWidget(parent)
 void CollectiveChart::setSession(SessionPtr session)
 {
     m_session = std::move(session);
+    m_bars = {};
+    reloadChoices();
+}
+
+void CollectiveChart::reloadChoices()
+{
     m_hasSelectedEntry = false;
-    m_choices = m_session ? ChartData::slowestCollectives(*m_session, kSlowestCount)
+    m_choices = m_session ? ChartData::slowestCollectives(*m_session, kSlowestCount, m_clock)
                           : std::vector<CollectiveBars>{};
     {
         const QSignalBlocker quiet(m_choice);
@@ -89,22 +95,37 @@ void CollectiveChart::setSession(SessionPtr session)
                            "there is nothing to compare."));
 }
 
+void CollectiveChart::setClock(const TimelineClock& clock)
+{
+    if (clock == m_clock) return;
+    m_clock = clock;
+    const int group = m_bars.group, index = m_bars.index;
+    reloadChoices();
+    if (group >= 0) showCollective(group, index);
+}
+
 bool CollectiveChart::showRecord(std::size_t record)
 {
     if (!m_session) return false;
     const auto found = ChartData::findCollective(m_session->analysis, record);
     if (!found) return false;
+    showCollective(found->first, found->second);
+    return true;
+}
+
+void CollectiveChart::showCollective(int group, int index)
+{
     // Already shown (e.g. the click on its bar selected it on the timeline): keep the series,
     // whose signal may still be on the stack.
-    if (m_bars.group == found->first && m_bars.index == found->second) return true;
+    if (m_bars.group == group && m_bars.index == index) return;
     for (std::size_t i = 0; i < m_choices.size(); ++i)
-        if (m_choices[i].group == found->first && m_choices[i].index == found->second) {
+        if (m_choices[i].group == group && m_choices[i].index == index) {
             m_choice->setCurrentIndex(int(i)); // plots through showChoice when it changes
-            if (m_bars.group != found->first || m_bars.index != found->second) showChoice(int(i));
-            return true;
+            if (m_bars.group != group || m_bars.index != index) showChoice(int(i));
+            return;
         }
     // Not among the slowest: list it first, as the timeline's selection.
-    CollectiveBars bars = ChartData::collective(*m_session, found->first, found->second);
+    CollectiveBars bars = ChartData::collective(*m_session, group, index, m_clock);
     const QSignalBlocker quiet(m_choice);
     if (m_hasSelectedEntry) {
         m_choices.erase(m_choices.begin());
@@ -116,7 +137,6 @@ bool CollectiveChart::showRecord(std::size_t record)
     m_choice->setCurrentIndex(0);
     m_choice->setEnabled(true);
     showChoice(0);
-    return true;
 }
 
 void CollectiveChart::showChoice(int index)
@@ -155,6 +175,10 @@ void CollectiveChart::plot(const CollectiveBars& bars)
                             "%2 in it. Of those that arrived, rank %3 was last.")
                              .arg(missing.join(QStringLiteral(", ")), formatNs(bars.spanNs))
                              .arg(bars.lastArrivingRank);
+    // On raw timestamps the arrivals mix the ranks' clocks: say so, as the timeline does.
+    note += bars.clock.aligned ? tr(" Times on aligned clocks.")
+                               : tr(" Times are raw timestamps: the arrival order includes the "
+                                    "ranks' clock offsets.");
     m_note->setText(note);
     m_series = new QStackedBarSeries;
     auto* arrival = new QBarSet(tr("Arrived after the first rank"));
@@ -183,7 +207,7 @@ void CollectiveChart::plot(const CollectiveBars& bars)
     auto* axis = new QValueAxis;
     axis->setRange(0, maxTotal > 0 ? maxTotal * 1.05 : 1.0);
     axis->applyNiceNumbers();
-    axis->setTitleText(bars.unit.name);
+    axis->setTitleText(tr("%1, %2").arg(bars.unit.name, bars.clock.name()));
     m_chart->addAxis(categories, Qt::AlignBottom);
     m_chart->addAxis(axis, Qt::AlignLeft);
     m_series->attachAxis(categories);

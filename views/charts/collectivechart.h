@@ -14,9 +14,9 @@ class QStackedBarSeries;
 namespace rankscope {
 
 // One matched collective by member rank, stacked: how long after the first rank each rank
-// arrived, then how long it spent inside. A straggler shows as the tall first segment (others
-// wait for it in their second). The choice lists the slowest matched collectives and the one
-// selected on the timeline. Clicking a bar emits collectiveClicked.
+// arrived, then how long it spent inside, on the timeline's clock. A straggler shows as the tall
+// first segment (others wait for it in their second). The choice lists the slowest matched
+// collectives and the one selected on the timeline. Clicking a bar emits collectiveClicked.
 class CollectiveChart : public QWidget {
     Q_OBJECT
 public:
@@ -29,6 +29,10 @@ public:
     // Shows the matched collective holding store record `record`; false when the analysis
     // matched none.
     bool showRecord(std::size_t record);
+    // Times follow the timeline's clock: the slowest are ranked again on it, and the collective
+    // shown stays.
+    void setClock(const TimelineClock& clock);
+    const TimelineClock& clock() const { return m_clock; }
     const CollectiveBars& bars() const { return m_bars; }
     QStackedBarSeries* series() const { return m_series; } // null when nothing is shown
     QComboBox* choice() const { return m_choice; }
@@ -44,12 +48,16 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    void reloadChoices();
+    // Shows matched collective (group, index), listing it first when it is not a slowest one.
+    void showCollective(int group, int index);
     void showChoice(int index);
     void plot(const CollectiveBars& bars);
     void clearChart();
     void style();
 
     SessionPtr m_session;
+    TimelineClock m_clock;
     std::vector<CollectiveBars> m_choices;
     CollectiveBars m_bars;
     QComboBox* m_choice = nullptr;

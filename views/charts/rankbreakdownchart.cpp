@@ -60,7 +60,7 @@ void RankBreakdownChart::rebuild()
         m_chart->removeAxis(axis);
         delete axis;
     }
-    m_bars = m_session ? ChartData::breakdown(m_session->analysis) : BreakdownBars{};
+    m_bars = m_session ? ChartData::breakdown(m_session->analysis.breakdown) : BreakdownBars{};
     if (!m_session) {
         m_note->setText(tr("Open a trace folder to see where each rank's time went."));
         m_chartView->hide();

@@ -178,6 +178,10 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
         const std::vector<std::size_t> peers = m_view->selectedCollectivePeers();
         if (!peers.empty()) m_collective->showRecord(peers.front());
     });
+    connect(m_view, &TimelineView::clockChanged, this, [this] {
+        m_details->setHtml(m_view->selectionDetailsHtml());
+        m_collective->setClock(m_view->clock());
+    });
     connect(m_breakdown, &RankBreakdownChart::rankClicked, m_view, &TimelineView::selectRank);
     connect(m_collective, &CollectiveChart::collectiveClicked, this, [this](int rank, int record) {
         const SessionPtr s = m_view->session();
@@ -196,6 +200,7 @@ void TimelinePanel::setSession(SessionPtr session)
     m_view->setSession(session);
     m_details->setHtml(m_view->selectionDetailsHtml());
     m_breakdown->setSession(session);
+    m_collective->setClock(m_view->clock());
     m_collective->setSession(std::move(session));
 }
 

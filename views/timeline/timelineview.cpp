@@ -167,14 +167,24 @@ void TimelineView::setClockOffsets(const QHash<int, qint64>& offsetNs)
     m_offsetNs = offsetNs;
     updateTraceRange();
     contentChanged();
+    Q_EMIT clockChanged();
 }
 
 void TimelineView::setUseClockOffsets(bool use)
 {
     if (use == m_useOffsets) return;
+    const std::int64_t s = m_zoom.visibleStartNs(), e = m_zoom.visibleEndNs();
     m_useOffsets = use;
     updateTraceRange();
+    // Stay at the time range in view: comparing the clocks at a stall must not zoom out.
+    setVisibleRange(s, e);
     contentChanged();
+    Q_EMIT clockChanged();
+}
+
+TimelineClock TimelineView::clock() const
+{
+    return {m_useOffsets ? m_offsetNs : QHash<int, qint64>{}, m_useOffsets};
 }
 
 std::int64_t TimelineView::offsetOf(int rank) const
@@ -503,6 +513,11 @@ QString TimelineView::selectionDetailsHtml() const
     html += line(tr("Lane"), laneLabel(m_selected.lane));
     html += line(tr("Start"), ZoomState::formatNs(startNs - m_zoom.traceStartNs(), 1) +
                                   tr(" (raw %1 ns)").arg(lane.startNs[i]));
+    html +=
+        line(tr("Clock"), m_useOffsets ? tr("aligned clocks: times from the trace start, each rank "
+                                            "shifted by its estimated offset")
+                                       : tr("raw timestamps: times from the trace start, each rank "
+                                            "on its own clock"));
     html += line(tr("Duration"), ZoomState::formatNs(lane.endNs[i] - lane.startNs[i], 1));
     html += line(tr("Depth"), QString::number(lane.depth[i]));
     if (m_detailsProvider) {
@@ -520,6 +535,7 @@ QString TimelineView::selectionDetailsHtml() const
                     .arg(esc(sv(mine.op)), esc(sv(mine.processGroupName)))
                     .arg(mine.seq)
                     .arg(m_peers.size());
+        html += tr("<p>Enter and exit on %1.</p>").arg(clock().name());
         html +=
             tr("<table cellspacing=\"2\" "
                "cellpadding=\"4\"><tr><th>rank</th><th>enter</th><th>exit</th><th>state</th></tr>");
@@ -542,9 +558,13 @@ QString TimelineView::selectionDetailsHtml() const
                         .arg(fmt(enter), fmt(exit), state);
         }
         html += QStringLiteral("</table>");
+        // Raw timestamps mix the ranks' clocks, so the skew then includes their offsets.
         if (last >= first)
-            html += tr("<p>Arrival skew (first to last rank): <b>%1</b></p>")
-                        .arg(ZoomState::formatDuration(last - first));
+            html +=
+                (m_useOffsets ? tr("<p>Arrival skew (first to last rank): <b>%1</b></p>")
+                              : tr("<p>Arrival skew (first to last rank, raw timestamps: includes "
+                                   "the clocks' offsets): <b>%1</b></p>"))
+                    .arg(ZoomState::formatDuration(last - first));
     }
     return html;
 }
@@ -1021,7 +1041,7 @@ void TimelineView::renderRuler(QPainter& p)
     p.fillRect(0, y0 + kRulerHeight - 1, w, 1, QColor(190, 190, 200));
     p.setPen(QColor(90, 90, 100));
     p.drawText(QRect(6, y0, kLabelWidth - 8, kRulerHeight), Qt::AlignVCenter,
-               m_useOffsets ? tr("Time (aligned)") : tr("Time (raw)"));
+               tr("Time, %1").arg(clock().name()));
     const std::int64_t step = ZoomState::tickStepNs(m_zoom.nsPerPx(), 90);
     const std::int64_t origin = m_zoom.traceStartNs();
     const std::int64_t firstTick = (m_zoom.visibleStartNs() - origin) / step * step + origin;
