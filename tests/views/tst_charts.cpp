@@ -2,6 +2,7 @@
 #include "model/analysis/timebreakdown.h"
 #include "tests/support/syntheticsession.h"
 #include "views/charts/chartdata.h"
+#include "views/charts/chartstyle.h"
 #include "views/charts/collectivechart.h"
 #include "views/charts/rankbreakdownchart.h"
 #include "views/timeline/timelinepanel.h"
@@ -66,6 +67,20 @@ void clickAt(QChartView* view, QPoint pos)
 {
     QVERIFY(!pos.isNull());
     QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, pos);
+}
+
+// The bar's colour in the chart as painted (8 bits a channel): one of its sets' colours, or
+// their highlighted variants.
+enum class BarLook { Plain, Highlighted, Neither };
+BarLook barLook(QChartView* view, QAbstractBarSeries* series, QPoint centre)
+{
+    const QColor c = view->viewport()->grab().toImage().pixelColor(centre);
+    for (QBarSet* set : series->barSets()) {
+        if (c.rgb() == set->color().rgb()) return BarLook::Plain;
+        if (c.rgb() == highlightedBarColor(set->color(), view->palette()).rgb())
+            return BarLook::Highlighted;
+    }
+    return BarLook::Neither;
 }
 
 const TimelineClock kRaw{{}, false};
@@ -283,6 +298,52 @@ private Q_SLOTS:
         panel.view()->select({d.laneIndex, d.eventIndex});
         QCOMPARE(chart->bars().index, next.index);
         QCOMPARE(chart->choice()->count(), CollectiveChart::kSlowestCount + 1);
+    }
+
+    void timelineSelectionHighlightsItsBars()
+    {
+        TimelinePanel panel;
+        panel.resize(1100, 800);
+        const auto s = analysedSession();
+        panel.setSession(s);
+        panel.showCharts();
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        RankBreakdownChart* breakdown = panel.breakdownChart();
+        CollectiveChart* collective = panel.collectiveChart();
+        const auto look = [&](int bar) {
+            return barLook(breakdown->chartView(), breakdown->series(), breakdown->barCentre(bar));
+        };
+        QCOMPARE(look(2), BarLook::Plain);
+
+        // A collective's event on rank 2: rank 2's bar in both charts.
+        const CollectiveBars slowest = collective->bars();
+        const CollectiveRecord& c = s->events.collectives[std::size_t(slowest.records[2])];
+        panel.view()->select({c.laneIndex, c.eventIndex});
+        QCOMPARE(breakdown->highlightedBar(), 2);
+        QCOMPARE(look(2), BarLook::Highlighted);
+        QCOMPARE(look(1), BarLook::Plain);
+        QCOMPARE(collective->highlightedBar(), 2);
+        panel.bottomTabs()->setCurrentWidget(collective);
+        const auto collectiveLook = [&](int bar) {
+            return barLook(collective->chartView(), collective->series(),
+                           collective->barCentre(bar));
+        };
+        QTRY_COMPARE(collectiveLook(2), BarLook::Highlighted); // once the chart is laid out
+        QCOMPARE(collectiveLook(0), BarLook::Plain);
+
+        // A rank picked on the timeline (or from the chart).
+        panel.view()->selectRank(3);
+        QCOMPARE(breakdown->highlightedBar(), 3);
+        QCOMPARE(collective->highlightedBar(), 3);
+        QCOMPARE(collectiveLook(3), BarLook::Highlighted);
+        QCOMPARE(collectiveLook(2), BarLook::Plain);
+
+        // Nothing selected: no bar stands out.
+        panel.view()->select({});
+        QCOMPARE(breakdown->highlightedBar(), -1);
+        QCOMPARE(collective->highlightedBar(), -1);
+        QCOMPARE(collectiveLook(3), BarLook::Plain);
     }
 
     void chartsAndDetailsFollowTheClockToggle()

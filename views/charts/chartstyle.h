@@ -1,5 +1,9 @@
 #pragma once
 
+#include <QColor>
+#include <QList>
+
+class QAbstractBarSeries;
 class QChart;
 class QChartView;
 class QPalette;
@@ -9,5 +13,12 @@ namespace rankscope {
 // Paints a chart's background, title, legend and axes from the widget palette, so every chart
 // follows a dark or light desktop the same way. Series colours stay with each chart.
 void applyChartPalette(QChart* chart, QChartView* view, const QPalette& pal);
+
+// Colours the series' sets in order, borderless, and marks bar `highlighted` (-1: none) of
+// every set, so the bar of the timeline's selection stands out: darker on a light base,
+// lighter on a dark one.
+void styleBarSets(QAbstractBarSeries* series, const QList<QColor>& colors, int highlighted,
+                  const QPalette& pal);
+QColor highlightedBarColor(const QColor& color, const QPalette& pal);
 
 } // namespace rankscope

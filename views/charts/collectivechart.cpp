@@ -139,6 +139,22 @@ void CollectiveChart::showCollective(int group, int index)
     showChoice(0);
 }
 
+void CollectiveChart::setHighlight(int rank, int record)
+{
+    m_highlightRank = rank;
+    m_highlightRecord = record;
+    style();
+}
+
+int CollectiveChart::highlightedBar() const
+{
+    if (m_highlightRecord >= 0) {
+        const qsizetype i = m_bars.records.indexOf(m_highlightRecord);
+        if (i >= 0) return int(i);
+    }
+    return m_highlightRank >= 0 ? int(m_bars.ranks.indexOf(m_highlightRank)) : -1;
+}
+
 void CollectiveChart::showChoice(int index)
 {
     if (index < 0 || std::size_t(index) >= m_choices.size()) return;
@@ -244,14 +260,7 @@ void CollectiveChart::style()
 {
     const QPalette pal = palette();
     applyChartPalette(m_chart, m_chartView, pal);
-    if (m_series) {
-        const QList<QBarSet*> sets = m_series->barSets();
-        const QColor colors[SetCount] = {kArrivalColor, kDurationColor};
-        for (int s = 0; s < int(sets.size()) && s < SetCount; ++s) {
-            sets[s]->setBrush(colors[s]);
-            sets[s]->setPen(Qt::NoPen);
-        }
-    }
+    styleBarSets(m_series, {kArrivalColor, kDurationColor}, highlightedBar(), pal);
 }
 
 void CollectiveChart::changeEvent(QEvent* event)

@@ -20,8 +20,8 @@ namespace {
 
 // The timeline's hue families: compute blue, communication red-orange, memory green; idle is
 // a neutral grey that reads on light and dark palettes.
-const QColor kSetColors[RankBreakdownChart::SetCount] = {
-    QColor(70, 120, 200), QColor(225, 100, 50), QColor(80, 165, 90), QColor(175, 175, 180)};
+const QList<QColor> kSetColors = {QColor(70, 120, 200), QColor(225, 100, 50), QColor(80, 165, 90),
+                                  QColor(175, 175, 180)};
 
 } // namespace
 
@@ -50,6 +50,17 @@ void RankBreakdownChart::setSession(SessionPtr session)
 {
     m_session = std::move(session);
     rebuild();
+}
+
+void RankBreakdownChart::setHighlightedRank(int rank)
+{
+    m_highlightRank = rank;
+    style();
+}
+
+int RankBreakdownChart::highlightedBar() const
+{
+    return m_highlightRank >= 0 ? int(m_bars.ranks.indexOf(m_highlightRank)) : -1;
 }
 
 void RankBreakdownChart::rebuild()
@@ -167,13 +178,7 @@ void RankBreakdownChart::style()
 {
     const QPalette pal = palette();
     applyChartPalette(m_chart, m_chartView, pal);
-    if (m_series) {
-        const QList<QBarSet*> sets = m_series->barSets();
-        for (int s = 0; s < int(sets.size()) && s < SetCount; ++s) {
-            sets[s]->setBrush(kSetColors[s]);
-            sets[s]->setPen(Qt::NoPen);
-        }
-    }
+    styleBarSets(m_series, kSetColors, highlightedBar(), pal);
 }
 
 void RankBreakdownChart::changeEvent(QEvent* event)

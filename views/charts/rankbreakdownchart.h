@@ -5,7 +5,6 @@
 
 #include <QWidget>
 
-class QBarSet;
 class QChart;
 class QChartView;
 class QLabel;
@@ -15,7 +14,7 @@ namespace rankscope {
 
 // Per rank, stacked: compute, communication, memcpy/memset and idle time of the analysis' time
 // breakdown (GPU streams, or CPU threads for a rank without GPU lanes). Clicking a bar emits
-// rankClicked.
+// rankClicked; the bar of the timeline's selected rank is highlighted.
 class RankBreakdownChart : public QWidget {
     Q_OBJECT
 public:
@@ -32,6 +31,9 @@ public:
     QLabel* note() const { return m_note; }
     // Centre of rank slot `index`'s bar in chart-view viewport coordinates (for tests).
     QPoint barCentre(int index) const;
+    // The timeline's selected rank (-1: none).
+    void setHighlightedRank(int rank);
+    int highlightedBar() const; // index into bars(), -1 when none
 
 Q_SIGNALS:
     void rankClicked(int rank);
@@ -45,6 +47,7 @@ private:
 
     SessionPtr m_session;
     BreakdownBars m_bars;
+    int m_highlightRank = -1;
     QLabel* m_note = nullptr;
     QChart* m_chart = nullptr;
     QChartView* m_chartView = nullptr;

@@ -173,11 +173,7 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     });
     connect(m_find, &QLineEdit::textChanged, m_view, &TimelineView::setFindText);
     connect(m_view, &TimelineView::findHitsChanged, this, &TimelinePanel::updateFindStatus);
-    connect(m_view, &TimelineView::selectionChanged, this, [this] {
-        m_details->setHtml(m_view->selectionDetailsHtml());
-        const std::vector<std::size_t> peers = m_view->selectedCollectivePeers();
-        if (!peers.empty()) m_collective->showRecord(peers.front());
-    });
+    connect(m_view, &TimelineView::selectionChanged, this, &TimelinePanel::selectionChanged);
     connect(m_view, &TimelineView::clockChanged, this, [this] {
         m_details->setHtml(m_view->selectionDetailsHtml());
         m_collective->setClock(m_view->clock());
@@ -200,8 +196,28 @@ void TimelinePanel::setSession(SessionPtr session)
     m_view->setSession(session);
     m_details->setHtml(m_view->selectionDetailsHtml());
     m_breakdown->setSession(session);
+    m_breakdown->setHighlightedRank(-1);
     m_collective->setClock(m_view->clock());
     m_collective->setSession(std::move(session));
+    m_collective->setHighlight(-1, -1);
+}
+
+void TimelinePanel::selectionChanged()
+{
+    m_details->setHtml(m_view->selectionDetailsHtml());
+    const TimelineEventRef ref = m_view->selected();
+    const SessionPtr s = m_view->session();
+    const int rank =
+        s && ref.isValid() ? s->events.lanes[std::size_t(ref.lane)].rank : m_view->selectedRank();
+    m_breakdown->setHighlightedRank(rank);
+    const std::vector<std::size_t> peers = m_view->selectedCollectivePeers();
+    int record = -1;
+    for (std::size_t p : peers) {
+        const CollectiveRecord& c = s->events.collectives[p];
+        if (c.laneIndex == ref.lane && c.eventIndex == ref.event) record = int(p);
+    }
+    if (!peers.empty()) m_collective->showRecord(peers.front());
+    m_collective->setHighlight(rank, record);
 }
 
 void TimelinePanel::showCharts()

@@ -38,7 +38,7 @@ private:
 
 // The Timeline tab: the view, a find bar (Ctrl+F), the clock-alignment toggle, PNG export and,
 // under the view, the selected event's details and the charts (time per rank, a collective by
-// rank), whose bars select on the view.
+// rank), whose bars select on the view and highlight the view's selection.
 class TimelinePanel : public QWidget {
     Q_OBJECT
 public:
@@ -62,6 +62,8 @@ public:
 
 private:
     void updateFindStatus(int count, int current);
+    // Details of the new selection, and its bars highlighted in the charts.
+    void selectionChanged();
 
     TimelineView* m_view = nullptr;
     QWidget* m_findBar = nullptr;
