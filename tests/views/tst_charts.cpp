@@ -339,11 +339,17 @@ private Q_SLOTS:
         QCOMPARE(collectiveLook(3), BarLook::Highlighted);
         QCOMPARE(collectiveLook(2), BarLook::Plain);
 
-        // Nothing selected: no bar stands out.
+        // Nothing selected: no bar stands out; the highlight survives a rebuild of the chart.
         panel.view()->select({});
         QCOMPARE(breakdown->highlightedBar(), -1);
         QCOMPARE(collective->highlightedBar(), -1);
         QCOMPARE(collectiveLook(3), BarLook::Plain);
+        panel.showCharts();
+        panel.view()->selectRank(1);
+        breakdown->setScope(RankBreakdownChart::VisibleWindow);
+        QTRY_VERIFY(!breakdown->isUpdating());
+        QTRY_COMPARE(look(1), BarLook::Highlighted);
+        QCOMPARE(look(0), BarLook::Plain);
     }
 
     void chartsAndDetailsFollowTheClockToggle()
@@ -395,6 +401,60 @@ private Q_SLOTS:
         Q_UNUSED(exit);
         QVERIFY(details.contains(ZoomState::formatNs(
             panel.view()->displayTimeNs(1, enter) - panel.view()->zoom().traceStartNs(), 1)));
+    }
+
+    void breakdownFollowsTheVisibleWindow()
+    {
+        TimelinePanel panel;
+        panel.resize(1100, 800);
+        const auto s = analysedSession();
+        panel.setSession(s);
+        panel.view()->setClockOffsets({{2, 400'000}});
+        RankBreakdownChart* chart = panel.breakdownChart();
+        QCOMPARE(chart->scope(), RankBreakdownChart::WholeRun);
+        chart->scopeChoice()->setCurrentIndex(RankBreakdownChart::VisibleWindow);
+        QCOMPARE(chart->scope(), RankBreakdownChart::VisibleWindow);
+        // A zoom into the middle: the breakdown is computed once the view pauses.
+        panel.view()->setVisibleRange(7'000'000, 8'000'000);
+        panel.view()->setVisibleRange(7'300'000, 8'100'000);
+        QVERIFY(chart->isUpdating());
+        QTRY_VERIFY(!chart->isUpdating());
+        const std::int64_t t0 = panel.view()->zoom().visibleStartNs();
+        const std::int64_t t1 = panel.view()->zoom().visibleEndNs();
+        QCOMPARE(t1 - t0, std::int64_t(800'000));
+        const auto expected =
+            TimeBreakdown::computeWindow(s->events, t0, t1, panel.view()->clock().offsetNs);
+        const BreakdownBars& bars = chart->bars();
+        QCOMPARE(bars.unit.name, QStringLiteral("µs"));
+        QCOMPARE(std::size_t(bars.ranks.size()), expected.size());
+        const double unit = bars.unit.nsPerUnit;
+        for (qsizetype i = 0; i < bars.ranks.size(); ++i) {
+            const RankTimeBreakdown& e = expected[std::size_t(i)];
+            QCOMPARE(bars.compute[i], double(e.computeNs) / unit);
+            QCOMPARE(bars.comm[i], double(e.commNs) / unit);
+            QCOMPARE(bars.idle[i], double(e.idleNs) / unit);
+            // One stream of back-to-back events per rank: the stack is the window.
+            QCOMPARE(qRound64((bars.compute[i] + bars.comm[i] + bars.mem[i] + bars.idle[i]) * unit),
+                     t1 - t0);
+        }
+        // Rank 2's window is shifted by its offset: not the same numbers as rank 0's clock.
+        QCOMPARE(expected[2].windowStartNs, t0 - 400'000);
+        QVERIFY2(chart->note()->text().contains(QStringLiteral("visible window")),
+                 qPrintable(chart->note()->text()));
+        QVERIFY(chart->note()->text().contains(QStringLiteral("aligned clocks")));
+        // Raw timestamps: every rank over the same raw range.
+        panel.findChild<QCheckBox*>()->click();
+        QTRY_VERIFY(!chart->isUpdating());
+        QVERIFY(chart->note()->text().contains(QStringLiteral("raw timestamps")));
+        const std::int64_t r0 = panel.view()->zoom().visibleStartNs();
+        const auto rawExpected =
+            TimeBreakdown::computeWindow(s->events, r0, panel.view()->zoom().visibleEndNs(), {});
+        QCOMPARE(chart->bars().idle[2],
+                 double(rawExpected[2].idleNs) / chart->bars().unit.nsPerUnit);
+        // Back to the whole run: the analysis' numbers.
+        chart->setScope(RankBreakdownChart::WholeRun);
+        QCOMPARE(chart->bars().compute[0],
+                 double(s->analysis.breakdown[0].computeNs) / chart->bars().unit.nsPerUnit);
     }
 };
 

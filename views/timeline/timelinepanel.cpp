@@ -177,6 +177,11 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     connect(m_view, &TimelineView::clockChanged, this, [this] {
         m_details->setHtml(m_view->selectionDetailsHtml());
         m_collective->setClock(m_view->clock());
+        m_breakdown->setVisibleWindow(m_view->zoom().visibleStartNs(),
+                                      m_view->zoom().visibleEndNs(), m_view->clock());
+    });
+    connect(m_view, &TimelineView::rangeChanged, this, [this](qint64 startNs, qint64 endNs) {
+        m_breakdown->setVisibleWindow(startNs, endNs, m_view->clock());
     });
     connect(m_breakdown, &RankBreakdownChart::rankClicked, m_view, &TimelineView::selectRank);
     connect(m_collective, &CollectiveChart::collectiveClicked, this, [this](int rank, int record) {
@@ -196,6 +201,8 @@ void TimelinePanel::setSession(SessionPtr session)
     m_view->setSession(session);
     m_details->setHtml(m_view->selectionDetailsHtml());
     m_breakdown->setSession(session);
+    m_breakdown->setVisibleWindow(m_view->zoom().visibleStartNs(), m_view->zoom().visibleEndNs(),
+                                  m_view->clock());
     m_breakdown->setHighlightedRank(-1);
     m_collective->setClock(m_view->clock());
     m_collective->setSession(std::move(session));
