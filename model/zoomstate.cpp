@@ -13,6 +13,12 @@ QString TimelineClock::name() const
                    : QCoreApplication::translate("rankscope::TimelineClock", "raw timestamps");
 }
 
+QString TimelineClock::shortName() const
+{
+    return aligned ? QCoreApplication::translate("rankscope::TimelineClock", "aligned")
+                   : QCoreApplication::translate("rankscope::TimelineClock", "raw");
+}
+
 void ZoomState::setTraceRange(std::int64_t startNs, std::int64_t endNs)
 {
     m_traceStartNs = startNs;

@@ -17,8 +17,10 @@ struct TimelineClock {
     {
         return rawNs + offsetNs.value(rank, 0);
     }
-    // "aligned clocks" or "raw timestamps", for labels.
+    // "aligned clocks" or "raw timestamps", for sentences; "aligned" or "raw" where room is
+    // short (a chart's vertical axis).
     QString name() const;
+    QString shortName() const;
     bool operator==(const TimelineClock&) const = default;
 };
 

@@ -148,6 +148,26 @@ private Q_SLOTS:
         QCOMPARE(chart.series() != nullptr, chartShown);
     }
 
+    void aRankWithNothingMeasuredIsNamed()
+    {
+        auto s = std::make_shared<TraceSession>();
+        s->events.lanes.push_back(
+            synthetic::makeLane(s->events.strings, 0, LaneKind::CpuThread, 100, 1,
+                                {{0, 400'000, "aten::mm", EventCategory::CpuOp}}));
+        s->events.lanes.push_back(
+            synthetic::makeLane(s->events.strings, 1, LaneKind::CpuThread, 101, 1,
+                                {{0, 900'000, "ProfilerStep#2", EventCategory::UserAnnotation}}));
+        synthetic::finish(s);
+        s->analysis.breakdown = TimeBreakdown::compute(s->events);
+        RankBreakdownChart chart;
+        chart.setSession(s);
+        auto* axis = qobject_cast<QBarCategoryAxis*>(chart.chart()->axes(Qt::Horizontal)[0]);
+        QCOMPARE(axis->categories(),
+                 (QStringList{QStringLiteral("0"), QStringLiteral("1 (none)")}));
+        QVERIFY2(chart.note()->text().contains(QStringLiteral("Rank(s) 1: no compute")),
+                 qPrintable(chart.note()->text()));
+    }
+
     void collectiveEmptyStatesSayWhy()
     {
         CollectiveChart chart;
@@ -373,6 +393,9 @@ private Q_SLOTS:
         QCOMPARE(aligned.arrival, expected.arrival);
         QVERIFY(chart->note()->text().contains(QStringLiteral("aligned clocks")));
         QVERIFY(panel.details()->toPlainText().contains(QStringLiteral("aligned clocks")));
+        // The group is named as the chart's title names it.
+        QVERIFY(chart->bars().title.contains(QStringLiteral("(group 0)")));
+        QVERIFY(panel.details()->toPlainText().contains(QStringLiteral("all_reduce, group 0,")));
 
         auto* toggle = panel.findChild<QCheckBox*>();
         QVERIFY(toggle && toggle->isChecked());
@@ -392,7 +415,7 @@ private Q_SLOTS:
         QVERIFY2(chart->note()->text().contains(QStringLiteral("raw timestamps")),
                  qPrintable(chart->note()->text()));
         auto* axis = chart->chartView()->chart()->axes(Qt::Vertical)[0];
-        QVERIFY(axis->titleText().contains(QStringLiteral("raw timestamps")));
+        QCOMPARE(axis->titleText(), raw.unit.name + QStringLiteral(" (raw)"));
         // The details pane's enter times are the timeline's: raw, and say so.
         const QString details = panel.details()->toPlainText();
         QVERIFY2(details.contains(QStringLiteral("Enter and exit on raw timestamps")),

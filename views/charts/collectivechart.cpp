@@ -223,7 +223,7 @@ void CollectiveChart::plot(const CollectiveBars& bars)
     auto* axis = new QValueAxis;
     axis->setRange(0, maxTotal > 0 ? maxTotal * 1.05 : 1.0);
     axis->applyNiceNumbers();
-    axis->setTitleText(tr("%1, %2").arg(bars.unit.name, bars.clock.name()));
+    axis->setTitleText(tr("%1 (%2)").arg(bars.unit.name, bars.clock.shortName()));
     m_chart->addAxis(categories, Qt::AlignBottom);
     m_chart->addAxis(axis, Qt::AlignLeft);
     m_series->attachAxis(categories);

@@ -175,9 +175,12 @@ void RankBreakdownChart::rebuild()
         m_chartView->hide();
         return;
     }
-    QStringList cpuRanks;
-    for (qsizetype i = 0; i < m_bars.ranks.size(); ++i)
+    QStringList cpuRanks, emptyRanks;
+    for (qsizetype i = 0; i < m_bars.ranks.size(); ++i) {
         if (!m_bars.gpu[i]) cpuRanks << QString::number(m_bars.ranks[i]);
+        if (m_bars.compute[i] + m_bars.comm[i] + m_bars.mem[i] + m_bars.idle[i] <= 0)
+            emptyRanks << QString::number(m_bars.ranks[i]);
+    }
     // In a window every rank is measured over the same range of the timeline's clock, so the
     // clock is named; over the whole run each rank has its own span and no clock matters.
     const QString over =
@@ -197,6 +200,12 @@ void RankBreakdownChart::rebuild()
         m_note->setText(tr("GPU stream time per rank (%1), %2; rank(s) %3 have no GPU lanes "
                            "and show CPU thread time. Click a bar to show the rank.")
                             .arg(m_bars.unit.name, over, cpuRanks.join(QStringLiteral(", "))));
+    // A rank with only annotations (a hung rank often is one) would be a silent gap.
+    if (!emptyRanks.isEmpty())
+        m_note->setText(m_note->text() +
+                        tr(" Rank(s) %1: no compute, communication or memcpy event in the trace, "
+                           "so no bar.")
+                            .arg(emptyRanks.join(QStringLiteral(", "))));
 
     const QString names[SetCount] = {tr("Compute"), tr("Communication"), tr("Memcpy/memset"),
                                      tr("Idle")};
@@ -221,7 +230,8 @@ void RankBreakdownChart::rebuild()
     auto* categories = new QBarCategoryAxis;
     QStringList labels;
     for (int r : std::as_const(m_bars.ranks))
-        labels << QString::number(r);
+        labels << (emptyRanks.contains(QString::number(r)) ? tr("%1 (none)").arg(r)
+                                                           : QString::number(r));
     categories->append(labels);
     categories->setTitleText(tr("rank"));
     categories->setTruncateLabels(false);

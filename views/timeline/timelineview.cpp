@@ -532,8 +532,11 @@ QString TimelineView::selectionDetailsHtml() const
         const CollectiveRecord& mine =
             store.collectives[m_collectiveAt.value(refKey(m_selected.lane, m_selected.event))];
         const auto sv = [&](StringId id) { return qstr(store.strings.view(id)); };
-        html += tr("<h4>Collective %1, group \"%2\", seq %3 on %4 ranks</h4>")
-                    .arg(esc(sv(mine.op)), esc(sv(mine.processGroupName)))
+        // Named as the collective chart names it, so that the two read as the same group.
+        const QString group = sv(mine.processGroupName);
+        html += tr("<h4>Collective %1, %2, seq %3 on %4 ranks</h4>")
+                    .arg(esc(sv(mine.op)),
+                         group.isEmpty() ? tr("unnamed group") : tr("group %1").arg(esc(group)))
                     .arg(mine.seq)
                     .arg(m_peers.size());
         html += tr("<p>Enter and exit on %1.</p>").arg(clock().name());
