@@ -18,6 +18,7 @@
 #include <QStackedBarSeries>
 #include <QTabWidget>
 #include <QTextBrowser>
+#include <QValueAxis>
 #include <QtTest>
 
 using namespace rankscope;
@@ -116,6 +117,12 @@ private Q_SLOTS:
         QCOMPARE(axis->categories(), (QStringList{QStringLiteral("0"), QStringLiteral("1"),
                                                   QStringLiteral("2"), QStringLiteral("3")}));
         QVERIFY(chart.note()->text().contains(QStringLiteral("GPU stream time")));
+        // Round ticks without trailing zeros ("3000", not "3000.0"), room above the tallest.
+        auto* values = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical)[0]);
+        QVERIFY(values);
+        QCOMPARE(values->labelFormat(), QStringLiteral("%g"));
+        QCOMPARE(values->min(), 0.0);
+        QVERIFY(values->max() >= double(bd[0].windowNs()) / unit);
     }
 
     void emptyStatesSayWhy_data()

@@ -7,6 +7,7 @@
 #include <QChartView>
 #include <QLegend>
 #include <QPalette>
+#include <QValueAxis>
 
 namespace rankscope {
 
@@ -27,6 +28,16 @@ void applyChartPalette(QChart* chart, QChartView* view, const QPalette& pal)
 QColor highlightedBarColor(const QColor& color, const QPalette& pal)
 {
     return pal.color(QPalette::Base).lightness() >= 128 ? color.darker(165) : color.lighter(150);
+}
+
+QValueAxis* barValueAxis(double maxTotal, const QString& title)
+{
+    auto* axis = new QValueAxis;
+    axis->setRange(0, maxTotal > 0 ? maxTotal * 1.05 : 1.0);
+    axis->applyNiceNumbers();
+    axis->setLabelFormat(QStringLiteral("%g"));
+    axis->setTitleText(title);
+    return axis;
 }
 
 void styleBarSets(QAbstractBarSeries* series, const QList<QColor>& colors, int highlighted,

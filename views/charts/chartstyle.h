@@ -4,6 +4,8 @@
 #include <QList>
 
 class QAbstractBarSeries;
+class QString;
+class QValueAxis;
 class QChart;
 class QChartView;
 class QPalette;
@@ -20,5 +22,8 @@ void applyChartPalette(QChart* chart, QChartView* view, const QPalette& pal);
 void styleBarSets(QAbstractBarSeries* series, const QList<QColor>& colors, int highlighted,
                   const QPalette& pal);
 QColor highlightedBarColor(const QColor& color, const QPalette& pal);
+// The value axis of a bar chart whose tallest stack is `maxTotal`: from 0 with a little
+// headroom, round ticks labelled without trailing zeros ("3000", "2.5").
+QValueAxis* barValueAxis(double maxTotal, const QString& title);
 
 } // namespace rankscope

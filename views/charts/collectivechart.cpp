@@ -220,10 +220,8 @@ void CollectiveChart::plot(const CollectiveBars& bars)
     categories->append(labels);
     categories->setTitleText(tr("rank"));
     categories->setTruncateLabels(false);
-    auto* axis = new QValueAxis;
-    axis->setRange(0, maxTotal > 0 ? maxTotal * 1.05 : 1.0);
-    axis->applyNiceNumbers();
-    axis->setTitleText(tr("%1 (%2)").arg(bars.unit.name, bars.clock.shortName()));
+    QValueAxis* axis =
+        barValueAxis(maxTotal, tr("%1 (%2)").arg(bars.unit.name, bars.clock.shortName()));
     m_chart->addAxis(categories, Qt::AlignBottom);
     m_chart->addAxis(axis, Qt::AlignLeft);
     m_series->attachAxis(categories);

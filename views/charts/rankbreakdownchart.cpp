@@ -235,10 +235,7 @@ void RankBreakdownChart::rebuild()
     categories->append(labels);
     categories->setTitleText(tr("rank"));
     categories->setTruncateLabels(false);
-    auto* axis = new QValueAxis;
-    axis->setRange(0, maxTotal > 0 ? maxTotal * 1.05 : 1.0);
-    axis->applyNiceNumbers();
-    axis->setTitleText(m_bars.unit.name);
+    QValueAxis* axis = barValueAxis(maxTotal, m_bars.unit.name);
     m_chart->addAxis(categories, Qt::AlignBottom);
     m_chart->addAxis(axis, Qt::AlignLeft);
     m_series->attachAxis(categories);
