@@ -292,6 +292,10 @@ private Q_SLOTS:
         CollectiveChart* chart = panel.collectiveChart();
         const CollectiveBars shown = chart->bars();
         QVERIFY(shown.group >= 0);
+        // The note runs across the pane under the choice, and the chart fits under both.
+        QVERIFY(chart->note()->geometry().top() >= chart->choice()->geometry().bottom());
+        QCOMPARE(chart->note()->width(), chart->chartView()->width());
+        QVERIFY(chart->chartView()->geometry().bottom() <= chart->rect().bottom());
         clickAt(chart->chartView(), chart->barCentre(2));
         const CollectiveRecord& c = s->events.collectives[std::size_t(shown.records[2])];
         QCOMPARE(c.rank, 2);

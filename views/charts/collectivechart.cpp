@@ -48,14 +48,18 @@ CollectiveChart::CollectiveChart(QWidget* parent) : QWidget(parent)
     m_chartView->setRenderHint(QPainter::Antialiasing);
     m_chartView->setMinimumHeight(fontMetrics().height() * 13);
     auto* top = new QHBoxLayout;
-    top->setContentsMargins(6, 4, 6, 4);
+    top->setContentsMargins(6, 4, 6, 2);
     top->addWidget(new QLabel(tr("Collective:"), this));
     top->addWidget(m_choice);
-    top->addWidget(m_note, 1);
+    top->addStretch(1);
+    // Under the choice, across the pane: beside it the three sentences wrapped into a column
+    // tall enough to push the chart's axis out of a 1280x800 window.
+    m_note->setContentsMargins(6, 0, 6, 2);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addLayout(top);
+    layout->addWidget(m_note);
     layout->addWidget(m_chartView, 1);
     connect(m_choice, &QComboBox::currentIndexChanged, this, &CollectiveChart::showChoice);
     setSession({});
@@ -198,7 +202,7 @@ void CollectiveChart::plot(const CollectiveBars& bars)
     m_note->setText(note);
     m_series = new QStackedBarSeries;
     auto* arrival = new QBarSet(tr("Arrived after the first rank"));
-    auto* duration = new QBarSet(tr("In the collective (enter → exit)"));
+    auto* duration = new QBarSet(tr("Inside (enter → exit)"));
     QList<qreal> a, d;
     double maxTotal = 0;
     for (qsizetype i = 0; i < bars.ranks.size(); ++i) {
