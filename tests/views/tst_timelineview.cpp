@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QtTest>
+#include <limits>
 
 using namespace rankscope;
 
@@ -387,7 +388,17 @@ private Q_SLOTS:
         QCOMPARE(view.selectedCollectivePeers().size(), std::size_t(4));
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
-        QVERIFY(!view.viewport()->grab().isNull());
+        // The skew's length is labelled in the ruler, clear of the lanes' events.
+        std::int64_t first = std::numeric_limits<std::int64_t>::max();
+        for (std::size_t i : view.selectedCollectivePeers()) {
+            const CollectiveRecord& c = broken->events.collectives[i];
+            first = std::min(first, view.displayTimeNs(c.rank, c.execStartNs));
+        }
+        const int x = view.xForTime(first) + 8;
+        const QImage img = view.viewport()->grab().toImage();
+        QCOMPARE(img.pixelColor(x, TimelineView::kOverviewHeight + 3),
+                 timelinecolors::kArrivalSkew);
+        QVERIFY(img.pixelColor(x, TimelineView::kHeaderHeight + 3) != QColor(Qt::white));
     }
 
     void clockOffsetsCollapseMarkersAndBanners()

@@ -1,6 +1,7 @@
 #include "views/charts/collectivechart.h"
 
 #include "views/charts/chartstyle.h"
+#include "views/timeline/timelinecolors.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -21,7 +22,6 @@ namespace rankscope {
 
 namespace {
 
-const QColor kArrivalColor(200, 0, 160); // the timeline's arrival-skew colour
 const QColor kDurationColor(225, 100, 50);
 
 QString formatNs(std::int64_t ns)
@@ -262,7 +262,7 @@ void CollectiveChart::style()
 {
     const QPalette pal = palette();
     applyChartPalette(m_chart, m_chartView, pal);
-    styleBarSets(m_series, {kArrivalColor, kDurationColor}, highlightedBar(), pal);
+    styleBarSets(m_series, {timelinecolors::kArrivalSkew, kDurationColor}, highlightedBar(), pal);
 }
 
 void CollectiveChart::changeEvent(QEvent* event)

@@ -1073,7 +1073,7 @@ void TimelineView::renderOverlay(QPainter& p)
     // The same collective on every rank, and the arrival skew between first and last.
     if (!m_peers.empty()) {
         std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = -1;
-        p.setPen(QPen(QColor(200, 0, 160), 2));
+        p.setPen(QPen(colors::kArrivalSkew, 2));
         for (std::size_t i : m_peers) {
             const CollectiveRecord& c = store.collectives[i];
             const auto [enter, exit] = collectiveArrival(c);
@@ -1088,17 +1088,23 @@ void TimelineView::renderOverlay(QPainter& p)
         }
         if (last >= first) {
             const int x1 = xForTime(first), x2 = std::max(xForTime(last), x1 + 1);
-            p.fillRect(QRect(x1, kHeaderHeight, x2 - x1, h - kHeaderHeight),
-                       QColor(200, 0, 160, 40));
-            p.fillRect(QRect(x1, kHeaderHeight, 1, h), QColor(200, 0, 160));
-            p.fillRect(QRect(x2, kHeaderHeight, 1, h), QColor(200, 0, 160));
+            QColor band = colors::kArrivalSkew;
+            band.setAlpha(40);
+            p.fillRect(QRect(x1, kHeaderHeight, x2 - x1, h - kHeaderHeight), band);
+            p.fillRect(QRect(x1, kHeaderHeight, 1, h), colors::kArrivalSkew);
+            p.fillRect(QRect(x2, kHeaderHeight, 1, h), colors::kArrivalSkew);
+            // In the ruler, as a measured span's length is: over the tracks it hid the top
+            // lane's events once the view was scrolled.
             const QString text = tr("arrival skew %1").arg(ZoomState::formatDuration(last - first));
             const QFontMetrics fm(font());
-            const QRect box(x1 + 4, kHeaderHeight + 2, fm.horizontalAdvance(text) + 8,
-                            fm.height() + 2);
-            p.fillRect(box, QColor(255, 255, 255, 220));
-            p.setPen(QColor(160, 0, 130));
+            const int tw = fm.horizontalAdvance(text) + 10;
+            const QRect box(std::clamp(x1 + 4, kLabelWidth, std::max(kLabelWidth, w - tw)),
+                            kOverviewHeight + 1, tw, kRulerHeight - 3);
+            p.setClipRect(kLabelWidth, kOverviewHeight, w - kLabelWidth, kRulerHeight);
+            p.fillRect(box, colors::kArrivalSkew);
+            p.setPen(Qt::white);
             p.drawText(box, Qt::AlignCenter, text);
+            p.setClipRect(kLabelWidth, kHeaderHeight, w - kLabelWidth, h - kHeaderHeight);
         }
     }
     if (m_selectedRank >= 0) {
