@@ -454,7 +454,12 @@ private Q_SLOTS:
     {
         TimelinePanel panel;
         panel.resize(900, 500);
+        QVERIFY(panel.details()->toPlainText().contains(QStringLiteral("Open a trace folder")));
         panel.setSession(pixelSession());
+        // Before any click the pane says what the folder holds rather than staying blank.
+        QVERIFY2(panel.details()->toPlainText().contains(
+                     QStringLiteral("2 rank(s), 3 lane(s), 4 event(s), 0 collective record(s)")),
+                 qPrintable(panel.details()->toPlainText()));
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         panel.view()->setFocus();

@@ -498,7 +498,20 @@ QString TimelineView::selectionDetailsHtml() const
         if (!banner.isEmpty()) html += QStringLiteral("<p>%1</p>").arg(banner.toHtmlEscaped());
         return html;
     }
-    if (!m_session || !m_selected.isValid()) return tr("<i>Click an event to see its details.</i>");
+    if (!m_session) return tr("<i>Open a trace folder to see its events here.</i>");
+    if (!m_selected.isValid()) {
+        // Nothing picked yet: say what there is to pick instead of leaving the pane blank.
+        const EventStore& store = m_session->events;
+        return tr("<p><i>Click an event to see its details; click a collective to compare its "
+                  "ranks.</i></p><p>%1 rank(s), %2 lane(s), %3 event(s), %4 collective "
+                  "record(s). <b>Time per rank</b> breaks each rank's time down (whole run or "
+                  "the visible window); <b>Collective by rank</b> shows the slowest "
+                  "collectives.</p>")
+            .arg(m_ranks.size())
+            .arg(store.lanes.size())
+            .arg(store.eventCount())
+            .arg(store.collectives.size());
+    }
     const EventStore& store = m_session->events;
     const Lane& lane = store.lanes[std::size_t(m_selected.lane)];
     const auto i = std::size_t(m_selected.event);
