@@ -407,6 +407,8 @@ private Q_SLOTS:
         // The group is named as the chart's title names it.
         QVERIFY(chart->bars().title.contains(QStringLiteral("(group 0)")));
         QVERIFY(panel.details()->toPlainText().contains(QStringLiteral("all_reduce, group 0,")));
+        QVERIFY(panel.details()->toPlainText().contains(
+            QStringLiteral("The analysis matched it across ranks as %1.").arg(aligned.title)));
 
         auto* toggle = panel.findChild<QCheckBox*>();
         QVERIFY(toggle && toggle->isChecked());

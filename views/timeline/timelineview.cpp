@@ -1,5 +1,6 @@
 #include "views/timeline/timelineview.h"
 
+#include "views/charts/chartdata.h"
 #include "views/timeline/timelinecolors.h"
 
 #include <QFontMetrics>
@@ -542,8 +543,8 @@ QString TimelineView::selectionDetailsHtml() const
     }
     html += QStringLiteral("</table>");
     if (!m_peers.empty()) {
-        const CollectiveRecord& mine =
-            store.collectives[m_collectiveAt.value(refKey(m_selected.lane, m_selected.event))];
+        const std::size_t record = m_collectiveAt.value(refKey(m_selected.lane, m_selected.event));
+        const CollectiveRecord& mine = store.collectives[record];
         const auto sv = [&](StringId id) { return qstr(store.strings.view(id)); };
         // Named as the collective chart names it, so that the two read as the same group.
         const QString group = sv(mine.processGroupName);
@@ -553,6 +554,13 @@ QString TimelineView::selectionDetailsHtml() const
                     .arg(mine.seq)
                     .arg(m_peers.size());
         html += tr("<p>Enter and exit on %1.</p>").arg(clock().name());
+        // The analysis may number the collective by issue order where the trace has its own
+        // sequence numbers: name it as the Collective by rank tab (and the findings) do.
+        if (const auto match = ChartData::findCollective(m_session->analysis, record))
+            html +=
+                tr("<p>The analysis matched it across ranks as <b>%1</b>.</p>")
+                    .arg(esc(ChartData::collective(*m_session, match->first, match->second, clock())
+                                 .title));
         html +=
             tr("<table cellspacing=\"2\" "
                "cellpadding=\"4\"><tr><th>rank</th><th>enter</th><th>exit</th><th>state</th></tr>");
