@@ -97,7 +97,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_pages->addTab(m_timeline, tr("Timeline"));
     setCentralWidget(m_pages);
     // The pages' own minimum (the timeline's tool row with its key hints) would otherwise
-    // squeeze the docks on a 1280-1440 px screen; past this width the hints are clipped instead.
+    // squeeze the docks on a 1280-1440 px screen; past this width the hints are elided instead.
     m_pages->setMinimumWidth(fontMetrics().averageCharWidth() * 80);
 
     createActions();
@@ -668,10 +668,7 @@ void MainWindow::exportChromeTrace()
                                                       tr("Chrome trace JSON (*.json)"));
     if (path.isEmpty()) return;
     // The timeline's alignment applies: what the user sees is what Perfetto shows.
-    const TimelineView* view = m_timeline->view();
-    const QHash<int, qint64> offsets =
-        view->useClockOffsets() ? view->clockOffsets() : QHash<int, qint64>{};
-    ChromeTraceExporter exporter(m_session->events, offsets);
+    ChromeTraceExporter exporter(m_session->events, m_timeline->view()->clock().offsetNs);
     if (!exporter.writeFile(path))
         QMessageBox::warning(this, tr("Export failed"), exporter.errorString());
 }

@@ -1,10 +1,23 @@
 #include "model/zoomstate.h"
 
+#include <QCoreApplication>
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
 namespace rankscope {
+
+QString TimelineClock::name() const
+{
+    return aligned ? QCoreApplication::translate("rankscope::TimelineClock", "aligned clocks")
+                   : QCoreApplication::translate("rankscope::TimelineClock", "raw timestamps");
+}
+
+QString TimelineClock::shortName() const
+{
+    return aligned ? QCoreApplication::translate("rankscope::TimelineClock", "aligned")
+                   : QCoreApplication::translate("rankscope::TimelineClock", "raw");
+}
 
 void ZoomState::setTraceRange(std::int64_t startNs, std::int64_t endNs)
 {

@@ -1,9 +1,28 @@
 #pragma once
 
+#include <QHash>
 #include <QString>
 #include <cstdint>
 
 namespace rankscope {
+
+// The clock the timeline's times are on, which the charts and the details pane must share so
+// that their numbers match what the user sees: a rank's raw timestamp plus offsetNs[rank]
+// (absent: 0). Raw timestamps have no offsets.
+struct TimelineClock {
+    QHash<int, qint64> offsetNs;
+    bool aligned = true;
+
+    std::int64_t toDisplay(int rank, std::int64_t rawNs) const
+    {
+        return rawNs + offsetNs.value(rank, 0);
+    }
+    // "aligned clocks" or "raw timestamps", for sentences; "aligned" or "raw" where room is
+    // short (a chart's vertical axis).
+    QString name() const;
+    QString shortName() const;
+    bool operator==(const TimelineClock&) const = default;
+};
 
 // The timeline's horizontal state: the whole trace range, the visible range inside it, the
 // width in pixels it maps to, and a selected time span. Pure arithmetic, testable without a

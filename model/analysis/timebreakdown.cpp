@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iterator>
 #include <map>
+#include <optional>
 
 namespace rankscope {
 
@@ -58,9 +59,14 @@ bool isCommName(std::string_view n)
            n.find("record_param_comms") != n.npos;
 }
 
-} // namespace
+// Shared by the whole-run and the windowed breakdown. `windowOf(rank)` is the rank's window in
+// its own clock, or nullopt for the span of its measured events.
+struct RawWindow {
+    std::int64_t startNs, endNs;
+};
 
-std::vector<RankTimeBreakdown> TimeBreakdown::compute(const EventStore& store)
+template <typename WindowOf>
+std::vector<RankTimeBreakdown> breakdownOf(const EventStore& store, const WindowOf& windowOf)
 {
     std::map<int, std::vector<const Lane*>> lanesOf;
     std::map<int, bool> hasGpu;
@@ -79,12 +85,24 @@ std::vector<RankTimeBreakdown> TimeBreakdown::compute(const EventStore& store)
         compute.clear();
         comm.clear();
         mem.clear();
+        const std::optional<RawWindow> window = windowOf(rank);
         std::int64_t start = INT64_MAX, end = INT64_MIN;
         const bool gpu = hasGpu[rank];
         for (const Lane* lane : lanes) {
             if ((lane->kind == LaneKind::GpuStream) != gpu) continue;
-            for (std::size_t i = 0; i < lane->size(); ++i) {
-                const std::int64_t s = lane->startNs[i], e = lane->endNs[i];
+            std::size_t first = 0, last = lane->size();
+            if (window) {
+                first = firstEndingAfter(*lane, window->startNs);
+                last = std::size_t(
+                    std::lower_bound(lane->startNs.begin(), lane->startNs.end(), window->endNs) -
+                    lane->startNs.begin());
+            }
+            for (std::size_t i = first; i < last; ++i) {
+                std::int64_t s = lane->startNs[i], e = lane->endNs[i];
+                if (window) {
+                    s = std::max(s, window->startNs);
+                    e = std::min(e, window->endNs);
+                }
                 if (e <= s) continue;
                 Intervals* into = nullptr;
                 switch (lane->category[i]) {
@@ -119,12 +137,16 @@ std::vector<RankTimeBreakdown> TimeBreakdown::compute(const EventStore& store)
         RankTimeBreakdown b;
         b.rank = rank;
         b.gpu = gpu;
-        if (start == INT64_MAX) {
+        if (window) {
+            b.windowStartNs = window->startNs;
+            b.windowEndNs = window->endNs;
+        } else if (start == INT64_MAX) {
             out.push_back(b);
             continue;
+        } else {
+            b.windowStartNs = start;
+            b.windowEndNs = end;
         }
-        b.windowStartNs = start;
-        b.windowEndNs = end;
         unite(compute);
         unite(comm);
         unite(mem);
@@ -140,9 +162,14 @@ std::vector<RankTimeBreakdown> TimeBreakdown::compute(const EventStore& store)
         unite(merged);
         b.idleNs = b.windowNs() - length(merged);
         gaps.clear();
-        for (std::size_t i = 1; i < merged.size(); ++i)
-            gaps.push_back({merged[i - 1].second, merged[i].first});
-        const std::size_t keep = std::min(kMaxGaps, gaps.size());
+        // In a window, the stretches before the first and after the last work are gaps too.
+        std::int64_t gapStart = window ? window->startNs : (merged.empty() ? 0 : merged[0].first);
+        for (const auto& [a, z] : merged) {
+            if (a > gapStart) gaps.push_back({gapStart, a});
+            gapStart = z;
+        }
+        if (window && window->endNs > gapStart) gaps.push_back({gapStart, window->endNs});
+        const std::size_t keep = std::min(TimeBreakdown::kMaxGaps, gaps.size());
         std::partial_sort(gaps.begin(), gaps.begin() + std::ptrdiff_t(keep), gaps.end(),
                           [](const IdleGap& x, const IdleGap& y) {
                               return x.endNs - x.startNs > y.endNs - y.startNs;
@@ -151,6 +178,24 @@ std::vector<RankTimeBreakdown> TimeBreakdown::compute(const EventStore& store)
         out.push_back(std::move(b));
     }
     return out;
+}
+
+} // namespace
+
+std::vector<RankTimeBreakdown> TimeBreakdown::compute(const EventStore& store)
+{
+    return breakdownOf(store, [](int) { return std::optional<RawWindow>(); });
+}
+
+std::vector<RankTimeBreakdown> TimeBreakdown::computeWindow(const EventStore& store,
+                                                            std::int64_t startNs,
+                                                            std::int64_t endNs,
+                                                            const QHash<int, qint64>& offsetNs)
+{
+    return breakdownOf(store, [&](int rank) {
+        const std::int64_t off = offsetNs.value(rank, 0);
+        return std::optional<RawWindow>(RawWindow{startNs - off, std::max(startNs, endNs) - off});
+    });
 }
 
 std::vector<Finding> TimeBreakdown::idleFindings(const std::vector<RankTimeBreakdown>& breakdown)

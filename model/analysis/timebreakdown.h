@@ -3,6 +3,7 @@
 #include "model/analysis/finding.h"
 #include "model/store/eventstore.h"
 
+#include <QHash>
 #include <cstdint>
 #include <vector>
 
@@ -41,6 +42,13 @@ class TimeBreakdown {
 public:
     static constexpr std::size_t kMaxGaps = 10;
     static std::vector<RankTimeBreakdown> compute(const EventStore& store);
+    // The same over the window [startNs, endNs) of the common clock, for every rank with
+    // events: a rank's raw times plus offsetNs[rank] (0 when absent) are on that clock. Events
+    // are clipped to the window, so the union of busy time plus idle is the window's length;
+    // the window fields are in each rank's own clock. O(events in the window) per lane.
+    static std::vector<RankTimeBreakdown> computeWindow(const EventStore& store,
+                                                        std::int64_t startNs, std::int64_t endNs,
+                                                        const QHash<int, qint64>& offsetNs);
     // A rank whose GPUs sit idle far more than the others' (starved by input, CPU work or a
     // peer), or every rank mostly idle.
     static std::vector<Finding> idleFindings(const std::vector<RankTimeBreakdown>& breakdown);

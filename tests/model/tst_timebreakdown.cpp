@@ -13,17 +13,33 @@ private Q_SLOTS:
     void cpuOnlyTrace();
     void idleGpuRankIsFlagged();
     void busyGpusAreNotFlagged();
+    void windowSumsToItsLength();
 };
 
 static void add(EventStore& s, Lane& lane, std::int64_t a, std::int64_t b, const char* name,
-                EventCategory c)
+                EventCategory c, std::uint8_t depth = 0)
 {
     lane.startNs.push_back(a);
     lane.endNs.push_back(b);
     lane.nameId.push_back(s.strings.intern(name));
     lane.category.push_back(c);
-    lane.depth.push_back(0);
+    lane.depth.push_back(depth);
     lane.sourceOffset.push_back(0);
+    lane.maxDepth = std::max(lane.maxDepth, depth);
+}
+
+// Rank 0's two GPU streams: compute with a memcpy between, and a communication kernel half
+// under the first kernel.
+static std::pair<Lane, Lane> rank0Streams(EventStore& s)
+{
+    Lane a, b;
+    a.rank = b.rank = 0;
+    a.kind = b.kind = LaneKind::GpuStream;
+    add(s, a, 0, 100, "sgemm", EventCategory::Kernel);
+    add(s, a, 200, 250, "Memcpy HtoD", EventCategory::Memcpy);
+    add(s, a, 400, 500, "sgemm", EventCategory::Kernel);
+    add(s, b, 50, 150, "ncclKernel_AllReduce", EventCategory::CommKernel);
+    return {a, b};
 }
 
 void TestTimeBreakdown::gpuLanes()
@@ -33,13 +49,7 @@ void TestTimeBreakdown::gpuLanes()
     cpu.rank = 0;
     add(s, cpu, 0, 10'000, "aten::mm",
         EventCategory::CpuOp); // CPU lanes do not count when GPUs exist
-    Lane a, b;
-    a.rank = b.rank = 0;
-    a.kind = b.kind = LaneKind::GpuStream;
-    add(s, a, 0, 100, "sgemm", EventCategory::Kernel);
-    add(s, a, 200, 250, "Memcpy HtoD", EventCategory::Memcpy);
-    add(s, a, 400, 500, "sgemm", EventCategory::Kernel);
-    add(s, b, 50, 150, "ncclKernel_AllReduce", EventCategory::CommKernel);
+    auto [a, b] = rank0Streams(s);
     s.lanes = {cpu, a, b};
     const auto bd = TimeBreakdown::compute(s);
     QCOMPARE(bd.size(), std::size_t(1));
@@ -110,6 +120,68 @@ void TestTimeBreakdown::busyGpusAreNotFlagged()
         job.step(uniform(4, 10'000'000), {"all_reduce"}, 1'000'000);
     job.finish();
     QVERIFY(TimeBreakdown::idleFindings(TimeBreakdown::compute(job.store)).empty());
+}
+
+void TestTimeBreakdown::windowSumsToItsLength()
+{
+    EventStore s;
+    auto [a, b] = rank0Streams(s);
+    // Rank 1: one long kernel, its clock 100 ns behind the common one; its CPU lane does not
+    // count (it has a GPU).
+    Lane c, cpu1;
+    c.rank = cpu1.rank = 1;
+    c.kind = LaneKind::GpuStream;
+    add(s, c, 0, 300, "sgemm", EventCategory::Kernel);
+    add(s, cpu1, 0, 1000, "aten::mm", EventCategory::CpuOp);
+    // Rank 2: CPU only, an all-reduce nested in a compute op that spans the whole window.
+    Lane d;
+    d.rank = 2;
+    add(s, d, 0, 500, "aten::linear", EventCategory::CpuOp);
+    add(s, d, 100, 200, "c10d::allreduce_", EventCategory::CpuOp, 1);
+    // Rank 3: GPU work only outside the window.
+    Lane e;
+    e.rank = 3;
+    e.kind = LaneKind::GpuStream;
+    add(s, e, 0, 50, "sgemm", EventCategory::Kernel);
+    add(s, e, 450, 500, "sgemm", EventCategory::Kernel);
+    s.lanes = {a, b, c, cpu1, d, e};
+
+    const std::int64_t t0 = 80, t1 = 420;
+    const auto bd = TimeBreakdown::computeWindow(s, t0, t1, {{1, 100}});
+    QCOMPARE(bd.size(), std::size_t(4));
+    for (const RankTimeBreakdown& r : bd) {
+        QCOMPARE(r.windowNs(), t1 - t0);
+        // Memory never overlaps compute or communication here, so the categories less the
+        // overlap counted twice, plus idle, are the window.
+        QCOMPARE(r.computeNs + r.commNs - r.overlapNs + r.memNs + r.idleNs, t1 - t0);
+    }
+    QVERIFY(bd[0].gpu);
+    QCOMPARE(bd[0].computeNs, std::int64_t(40)); // [80,100) and [400,420)
+    QCOMPARE(bd[0].commNs, std::int64_t(70));    // [80,150)
+    QCOMPARE(bd[0].overlapNs, std::int64_t(20));
+    QCOMPARE(bd[0].memNs, std::int64_t(50));
+    QCOMPARE(bd[0].idleNs, std::int64_t(200));
+    QCOMPARE(bd[0].largestGaps.front().startNs, std::int64_t(250));
+    QCOMPARE(bd[0].largestGaps.front().endNs, std::int64_t(400));
+    // Rank 1's window in its own clock is [-20, 320): the kernel covers 300 of it.
+    QVERIFY(bd[1].gpu);
+    QCOMPARE(bd[1].windowStartNs, std::int64_t(-20));
+    QCOMPARE(bd[1].computeNs, std::int64_t(300));
+    QCOMPARE(bd[1].idleNs, std::int64_t(40));
+    QVERIFY(!bd[2].gpu);
+    QCOMPARE(bd[2].computeNs, t1 - t0);
+    QCOMPARE(bd[2].commNs, std::int64_t(100));
+    QCOMPARE(bd[2].overlapNs, std::int64_t(100));
+    QCOMPARE(bd[2].idleNs, std::int64_t(0));
+    QCOMPARE(bd[3].idleNs, t1 - t0);
+    QCOMPARE(bd[3].largestGaps.size(), std::size_t(1));
+    QCOMPARE(bd[3].largestGaps[0].startNs, t0);
+    QCOMPARE(bd[3].largestGaps[0].endNs, t1);
+
+    // The whole-run breakdown is unchanged by the windowed one: rank 0 from 0 to 500.
+    const auto whole = TimeBreakdown::compute(s);
+    QCOMPARE(whole[0].windowNs(), std::int64_t(500));
+    QCOMPARE(whole[0].idleNs, std::int64_t(200));
 }
 
 QTEST_GUILESS_MAIN(TestTimeBreakdown)

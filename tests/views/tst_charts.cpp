@@ -2,6 +2,7 @@
 #include "model/analysis/timebreakdown.h"
 #include "tests/support/syntheticsession.h"
 #include "views/charts/chartdata.h"
+#include "views/charts/chartstyle.h"
 #include "views/charts/collectivechart.h"
 #include "views/charts/rankbreakdownchart.h"
 #include "views/timeline/timelinepanel.h"
@@ -11,11 +12,13 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QStackedBarSeries>
 #include <QTabWidget>
 #include <QTextBrowser>
+#include <QValueAxis>
 #include <QtTest>
 
 using namespace rankscope;
@@ -67,6 +70,22 @@ void clickAt(QChartView* view, QPoint pos)
     QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, pos);
 }
 
+// The bar's colour in the chart as painted (8 bits a channel): one of its sets' colours, or
+// their highlighted variants.
+enum class BarLook { Plain, Highlighted, Neither };
+BarLook barLook(QChartView* view, QAbstractBarSeries* series, QPoint centre)
+{
+    const QColor c = view->viewport()->grab().toImage().pixelColor(centre);
+    for (QBarSet* set : series->barSets()) {
+        if (c.rgb() == set->color().rgb()) return BarLook::Plain;
+        if (c.rgb() == highlightedBarColor(set->color(), view->palette()).rgb())
+            return BarLook::Highlighted;
+    }
+    return BarLook::Neither;
+}
+
+const TimelineClock kRaw{{}, false};
+
 } // namespace
 
 class TestCharts : public QObject {
@@ -98,6 +117,12 @@ private Q_SLOTS:
         QCOMPARE(axis->categories(), (QStringList{QStringLiteral("0"), QStringLiteral("1"),
                                                   QStringLiteral("2"), QStringLiteral("3")}));
         QVERIFY(chart.note()->text().contains(QStringLiteral("GPU stream time")));
+        // Round ticks without trailing zeros ("3000", not "3000.0"), room above the tallest.
+        auto* values = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical)[0]);
+        QVERIFY(values);
+        QCOMPARE(values->labelFormat(), QStringLiteral("%g"));
+        QCOMPARE(values->min(), 0.0);
+        QVERIFY(values->max() >= double(bd[0].windowNs()) / unit);
     }
 
     void emptyStatesSayWhy_data()
@@ -130,6 +155,26 @@ private Q_SLOTS:
         QCOMPARE(chart.series() != nullptr, chartShown);
     }
 
+    void aRankWithNothingMeasuredIsNamed()
+    {
+        auto s = std::make_shared<TraceSession>();
+        s->events.lanes.push_back(
+            synthetic::makeLane(s->events.strings, 0, LaneKind::CpuThread, 100, 1,
+                                {{0, 400'000, "aten::mm", EventCategory::CpuOp}}));
+        s->events.lanes.push_back(
+            synthetic::makeLane(s->events.strings, 1, LaneKind::CpuThread, 101, 1,
+                                {{0, 900'000, "ProfilerStep#2", EventCategory::UserAnnotation}}));
+        synthetic::finish(s);
+        s->analysis.breakdown = TimeBreakdown::compute(s->events);
+        RankBreakdownChart chart;
+        chart.setSession(s);
+        auto* axis = qobject_cast<QBarCategoryAxis*>(chart.chart()->axes(Qt::Horizontal)[0]);
+        QCOMPARE(axis->categories(),
+                 (QStringList{QStringLiteral("0"), QStringLiteral("1 (none)")}));
+        QVERIFY2(chart.note()->text().contains(QStringLiteral("Rank(s) 1: no compute")),
+                 qPrintable(chart.note()->text()));
+    }
+
     void collectiveEmptyStatesSayWhy()
     {
         CollectiveChart chart;
@@ -147,12 +192,12 @@ private Q_SLOTS:
     void collectiveBarsAreArrivalAndDuration()
     {
         const auto s = analysedSession();
-        const auto slowest = ChartData::slowestCollectives(*s, 5);
+        const auto slowest = ChartData::slowestCollectives(*s, 5, {});
         QCOMPARE(slowest.size(), std::size_t(5));
         for (std::size_t i = 1; i < slowest.size(); ++i)
             QVERIFY(slowest[i - 1].spanNs >= slowest[i].spanNs);
         // No matched collective outside the list is slower than the last one in it.
-        const auto all = ChartData::slowestCollectives(*s, 1000);
+        const auto all = ChartData::slowestCollectives(*s, 1000, {});
         QCOMPARE(all.size(), s->analysis.groups[0].collectives.size());
         QCOMPARE(all[4].spanNs, slowest[4].spanNs);
 
@@ -247,6 +292,10 @@ private Q_SLOTS:
         CollectiveChart* chart = panel.collectiveChart();
         const CollectiveBars shown = chart->bars();
         QVERIFY(shown.group >= 0);
+        // The note runs across the pane under the choice, and the chart fits under both.
+        QVERIFY(chart->note()->geometry().top() >= chart->choice()->geometry().bottom());
+        QCOMPARE(chart->note()->width(), chart->chartView()->width());
+        QVERIFY(chart->chartView()->geometry().bottom() <= chart->rect().bottom());
         clickAt(chart->chartView(), chart->barCentre(2));
         const CollectiveRecord& c = s->events.collectives[std::size_t(shown.records[2])];
         QCOMPARE(c.rank, 2);
@@ -264,7 +313,7 @@ private Q_SLOTS:
         panel.setSession(s);
         CollectiveChart* chart = panel.collectiveChart();
         // The fastest matched collective is not among the slowest listed.
-        const auto all = ChartData::slowestCollectives(*s, 1000);
+        const auto all = ChartData::slowestCollectives(*s, 1000, {});
         QVERIFY(all.size() > std::size_t(CollectiveChart::kSlowestCount) + 2);
         const CollectiveBars& fastest = all.back();
         const CollectiveRecord& c = s->events.collectives[std::size_t(fastest.records[1])];
@@ -280,6 +329,168 @@ private Q_SLOTS:
         panel.view()->select({d.laneIndex, d.eventIndex});
         QCOMPARE(chart->bars().index, next.index);
         QCOMPARE(chart->choice()->count(), CollectiveChart::kSlowestCount + 1);
+    }
+
+    void timelineSelectionHighlightsItsBars()
+    {
+        TimelinePanel panel;
+        panel.resize(1100, 800);
+        const auto s = analysedSession();
+        panel.setSession(s);
+        panel.showCharts();
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        RankBreakdownChart* breakdown = panel.breakdownChart();
+        CollectiveChart* collective = panel.collectiveChart();
+        const auto look = [&](int bar) {
+            return barLook(breakdown->chartView(), breakdown->series(), breakdown->barCentre(bar));
+        };
+        QCOMPARE(look(2), BarLook::Plain);
+
+        // A collective's event on rank 2: rank 2's bar in both charts.
+        const CollectiveBars slowest = collective->bars();
+        const CollectiveRecord& c = s->events.collectives[std::size_t(slowest.records[2])];
+        panel.view()->select({c.laneIndex, c.eventIndex});
+        QCOMPARE(breakdown->highlightedBar(), 2);
+        QCOMPARE(look(2), BarLook::Highlighted);
+        QCOMPARE(look(1), BarLook::Plain);
+        QCOMPARE(collective->highlightedBar(), 2);
+        panel.bottomTabs()->setCurrentWidget(collective);
+        const auto collectiveLook = [&](int bar) {
+            return barLook(collective->chartView(), collective->series(),
+                           collective->barCentre(bar));
+        };
+        QTRY_COMPARE(collectiveLook(2), BarLook::Highlighted); // once the chart is laid out
+        QCOMPARE(collectiveLook(0), BarLook::Plain);
+
+        // A rank picked on the timeline (or from the chart).
+        panel.view()->selectRank(3);
+        QCOMPARE(breakdown->highlightedBar(), 3);
+        QCOMPARE(collective->highlightedBar(), 3);
+        QCOMPARE(collectiveLook(3), BarLook::Highlighted);
+        QCOMPARE(collectiveLook(2), BarLook::Plain);
+
+        // Nothing selected: no bar stands out; the highlight survives a rebuild of the chart.
+        panel.view()->select({});
+        QCOMPARE(breakdown->highlightedBar(), -1);
+        QCOMPARE(collective->highlightedBar(), -1);
+        QCOMPARE(collectiveLook(3), BarLook::Plain);
+        panel.showCharts();
+        panel.view()->selectRank(1);
+        breakdown->setScope(RankBreakdownChart::VisibleWindow);
+        QTRY_VERIFY(!breakdown->isUpdating());
+        QTRY_COMPARE(look(1), BarLook::Highlighted);
+        QCOMPARE(look(0), BarLook::Plain);
+    }
+
+    void chartsAndDetailsFollowTheClockToggle()
+    {
+        TimelinePanel panel;
+        panel.resize(1100, 800);
+        const auto s = analysedSession();
+        panel.setSession(s);
+        // Rank 1's clock runs 3 ms behind the common one.
+        const QHash<int, qint64> offsets{{1, 3'000'000}};
+        panel.view()->setClockOffsets(offsets);
+        CollectiveChart* chart = panel.collectiveChart();
+        const int group = chart->bars().group, index = chart->bars().index;
+        const CollectiveRecord& c = s->events.collectives[std::size_t(chart->bars().records[1])];
+        panel.view()->select({c.laneIndex, c.eventIndex});
+        QCOMPARE(chart->clock().offsetNs, offsets);
+        const CollectiveBars aligned = chart->bars();
+        QCOMPARE(aligned.group, group);
+        QCOMPARE(aligned.index, index);
+        const CollectiveBars expected = ChartData::collective(*s, group, index, {offsets, true});
+        QCOMPARE(aligned.arrival, expected.arrival);
+        QVERIFY(chart->note()->text().contains(QStringLiteral("aligned clocks")));
+        QVERIFY(panel.details()->toPlainText().contains(QStringLiteral("aligned clocks")));
+        // The group is named as the chart's title names it.
+        QVERIFY(chart->bars().title.contains(QStringLiteral("(group 0)")));
+        QVERIFY(panel.details()->toPlainText().contains(QStringLiteral("all_reduce, group 0,")));
+        QVERIFY(panel.details()->toPlainText().contains(
+            QStringLiteral("The analysis matched it across ranks as %1.").arg(aligned.title)));
+
+        auto* toggle = panel.findChild<QCheckBox*>();
+        QVERIFY(toggle && toggle->isChecked());
+        toggle->click();
+        QVERIFY(!panel.view()->useClockOffsets());
+        QCOMPARE(chart->clock(), kRaw);
+        // The same collective, its arrivals now on the raw timestamps the timeline shows:
+        // rank 1 arrives 3 ms earlier relative to the others.
+        const CollectiveBars raw = chart->bars();
+        QCOMPARE(raw.group, group);
+        QCOMPARE(raw.index, index);
+        QCOMPARE(raw.arrival, ChartData::collective(*s, group, index, kRaw).arrival);
+        const auto gapNs = [](const CollectiveBars& b) {
+            return qRound64((b.arrival[1] - b.arrival[0]) * b.unit.nsPerUnit);
+        };
+        QCOMPARE(gapNs(raw), gapNs(aligned) - 3'000'000);
+        QVERIFY2(chart->note()->text().contains(QStringLiteral("raw timestamps")),
+                 qPrintable(chart->note()->text()));
+        auto* axis = chart->chartView()->chart()->axes(Qt::Vertical)[0];
+        QCOMPARE(axis->titleText(), raw.unit.name + QStringLiteral(" (raw)"));
+        // The details pane's enter times are the timeline's: raw, and say so.
+        const QString details = panel.details()->toPlainText();
+        QVERIFY2(details.contains(QStringLiteral("Enter and exit on raw timestamps")),
+                 qPrintable(details));
+        const auto [enter, exit] = enterExit(c);
+        Q_UNUSED(exit);
+        QVERIFY(details.contains(ZoomState::formatNs(
+            panel.view()->displayTimeNs(1, enter) - panel.view()->zoom().traceStartNs(), 1)));
+    }
+
+    void breakdownFollowsTheVisibleWindow()
+    {
+        TimelinePanel panel;
+        panel.resize(1100, 800);
+        const auto s = analysedSession();
+        panel.setSession(s);
+        panel.view()->setClockOffsets({{2, 400'000}});
+        RankBreakdownChart* chart = panel.breakdownChart();
+        QCOMPARE(chart->scope(), RankBreakdownChart::WholeRun);
+        chart->scopeChoice()->setCurrentIndex(RankBreakdownChart::VisibleWindow);
+        QCOMPARE(chart->scope(), RankBreakdownChart::VisibleWindow);
+        // A zoom into the middle: the breakdown is computed once the view pauses.
+        panel.view()->setVisibleRange(7'000'000, 8'000'000);
+        panel.view()->setVisibleRange(7'300'000, 8'100'000);
+        QVERIFY(chart->isUpdating());
+        QTRY_VERIFY(!chart->isUpdating());
+        const std::int64_t t0 = panel.view()->zoom().visibleStartNs();
+        const std::int64_t t1 = panel.view()->zoom().visibleEndNs();
+        QCOMPARE(t1 - t0, std::int64_t(800'000));
+        const auto expected =
+            TimeBreakdown::computeWindow(s->events, t0, t1, panel.view()->clock().offsetNs);
+        const BreakdownBars& bars = chart->bars();
+        QCOMPARE(bars.unit.name, QStringLiteral("µs"));
+        QCOMPARE(std::size_t(bars.ranks.size()), expected.size());
+        const double unit = bars.unit.nsPerUnit;
+        for (qsizetype i = 0; i < bars.ranks.size(); ++i) {
+            const RankTimeBreakdown& e = expected[std::size_t(i)];
+            QCOMPARE(bars.compute[i], double(e.computeNs) / unit);
+            QCOMPARE(bars.comm[i], double(e.commNs) / unit);
+            QCOMPARE(bars.idle[i], double(e.idleNs) / unit);
+            // One stream of back-to-back events per rank: the stack is the window.
+            QCOMPARE(qRound64((bars.compute[i] + bars.comm[i] + bars.mem[i] + bars.idle[i]) * unit),
+                     t1 - t0);
+        }
+        // Rank 2's window is shifted by its offset: not the same numbers as rank 0's clock.
+        QCOMPARE(expected[2].windowStartNs, t0 - 400'000);
+        QVERIFY2(chart->note()->text().contains(QStringLiteral("visible window")),
+                 qPrintable(chart->note()->text()));
+        QVERIFY(chart->note()->text().contains(QStringLiteral("aligned clocks")));
+        // Raw timestamps: every rank over the same raw range.
+        panel.findChild<QCheckBox*>()->click();
+        QTRY_VERIFY(!chart->isUpdating());
+        QVERIFY(chart->note()->text().contains(QStringLiteral("raw timestamps")));
+        const std::int64_t r0 = panel.view()->zoom().visibleStartNs();
+        const auto rawExpected =
+            TimeBreakdown::computeWindow(s->events, r0, panel.view()->zoom().visibleEndNs(), {});
+        QCOMPARE(chart->bars().idle[2],
+                 double(rawExpected[2].idleNs) / chart->bars().unit.nsPerUnit);
+        // Back to the whole run: the analysis' numbers.
+        chart->setScope(RankBreakdownChart::WholeRun);
+        QCOMPARE(chart->bars().compute[0],
+                 double(s->analysis.breakdown[0].computeNs) / chart->bars().unit.nsPerUnit);
     }
 };
 

@@ -5,10 +5,12 @@
 
 #include <QApplication>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QtTest>
+#include <limits>
 
 using namespace rankscope;
 
@@ -40,6 +42,15 @@ void sendMouse(QWidget* w, QEvent::Type type, QPoint pos, Qt::MouseButtons butto
     QApplication::sendEvent(w, &e);
 }
 
+// Shown (offscreen), so that grab() paints it at its real size.
+void showView(TimelineView& view, SessionPtr session, QSize size)
+{
+    view.resize(size);
+    view.setSession(std::move(session));
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+}
+
 bool isBackground(QColor c)
 {
     return c == timelinecolors::kBackgroundEven || c == timelinecolors::kBackgroundOdd;
@@ -53,10 +64,7 @@ private Q_SLOTS:
     void paintsSpansWhereTheyAre()
     {
         TimelineView view;
-        view.resize(800, 300);
-        view.setSession(pixelSession());
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        showView(view, pixelSession(), {800, 300});
         const QImage img = view.viewport()->grab().toImage();
         const int x90 = view.xForTime(900'000), x25 = view.xForTime(300'000);
         QCOMPARE(img.pixelColor(x90, view.yForLane(0)), view.colorForEvent({0, 0}));
@@ -221,10 +229,7 @@ private Q_SLOTS:
     void hitTests()
     {
         TimelineView view;
-        view.resize(800, 300);
-        view.setSession(pixelSession());
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        showView(view, pixelSession(), {800, 300});
         QCOMPARE(view.hitTest({view.xForTime(900'000), view.yForLane(0)}),
                  (TimelineEventRef{0, 0}));
         QCOMPARE(view.hitTest({view.xForTime(100'000), view.yForLane(1, 1)}),
@@ -252,10 +257,7 @@ private Q_SLOTS:
     void keyboardAndMouseNavigate()
     {
         TimelineView view;
-        view.resize(900, 300);
-        view.setSession(pixelSession());
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        showView(view, pixelSession(), {900, 300});
         const ZoomState& z = view.zoom();
         QCOMPARE(z.visibleSpanNs(), qint64(1'000'000));
         QTest::keyClick(&view, Qt::Key_W);
@@ -386,16 +388,23 @@ private Q_SLOTS:
         QCOMPARE(view.selectedCollectivePeers().size(), std::size_t(4));
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
-        QVERIFY(!view.viewport()->grab().isNull());
+        // The skew's length is labelled in the ruler, clear of the lanes' events.
+        std::int64_t first = std::numeric_limits<std::int64_t>::max();
+        for (std::size_t i : view.selectedCollectivePeers()) {
+            const CollectiveRecord& c = broken->events.collectives[i];
+            first = std::min(first, view.displayTimeNs(c.rank, c.execStartNs));
+        }
+        const int x = view.xForTime(first) + 8;
+        const QImage img = view.viewport()->grab().toImage();
+        QCOMPARE(img.pixelColor(x, TimelineView::kOverviewHeight + 3),
+                 timelinecolors::kArrivalSkew);
+        QVERIFY(img.pixelColor(x, TimelineView::kHeaderHeight + 3) != QColor(Qt::white));
     }
 
     void clockOffsetsCollapseMarkersAndBanners()
     {
         TimelineView view;
-        view.resize(800, 300);
-        view.setSession(pixelSession());
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        showView(view, pixelSession(), {800, 300});
         view.setClockOffsets({{1, -400'000}}); // rank 1's kernel now covers 100k..600k
         QCOMPARE(view.zoom().traceStartNs(), qint64(0));
         QImage img = view.viewport()->grab().toImage();
@@ -407,7 +416,15 @@ private Q_SLOTS:
         QCOMPARE(img.pixelColor(view.xForTime(300'000), view.yForLane(2)), view.laneBackground(2));
         QCOMPARE(img.pixelColor(view.xForTime(850'000), view.yForLane(2)),
                  view.colorForEvent({2, 0}));
+        // Switching the clock keeps the range in view, so a stall can be compared on both.
+        view.setVisibleRange(300'000, 500'000);
+        QSignalSpy clockChanged(&view, &TimelineView::clockChanged);
         view.setUseClockOffsets(true);
+        QCOMPARE(clockChanged.size(), 1);
+        QCOMPARE(view.zoom().visibleStartNs(), qint64(300'000));
+        QCOMPARE(view.zoom().visibleEndNs(), qint64(500'000));
+        QCOMPARE(view.clock(), (TimelineClock{{{1, -400'000}}, true}));
+        view.setVisibleRange(0, 1'000'000);
 
         view.setMarkers({{650'000, 700'000, {1}, QColor(230, 0, 0), QStringLiteral("stall")}});
         img = view.viewport()->grab().toImage();
@@ -437,7 +454,12 @@ private Q_SLOTS:
     {
         TimelinePanel panel;
         panel.resize(900, 500);
+        QVERIFY(panel.details()->toPlainText().contains(QStringLiteral("Open a trace folder")));
         panel.setSession(pixelSession());
+        // Before any click the pane says what the folder holds rather than staying blank.
+        QVERIFY2(panel.details()->toPlainText().contains(
+                     QStringLiteral("2 rank(s), 3 lane(s), 4 event(s), 0 collective record(s)")),
+                 qPrintable(panel.details()->toPlainText()));
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         panel.view()->setFocus();
@@ -455,6 +477,84 @@ private Q_SLOTS:
         QCOMPARE(png.size(), panel.view()->viewport()->size());
         QString error;
         QVERIFY(!panel.exportPng(dir.filePath(QStringLiteral("no/such/dir.png")), &error));
+    }
+
+    void rulerLabelsAreWholeOrAbsent()
+    {
+        TimelineView view;
+        showView(view, pixelSession(), {800, 300});
+        // 200 µs ticks; the one at 800 µs falls a few pixels before the right edge.
+        view.setVisibleRange(0, 810'000);
+        const int w = view.viewport()->width();
+        const int x = view.xForTime(800'000);
+        QVERIFY(x > w - 20 && x < w - 2);
+        const QImage img = view.viewport()->grab().toImage();
+        const QColor rulerBg(244, 244, 248);
+        // Above the tick marks, nothing right of the last tick: its label would not fit.
+        for (int y = TimelineView::kOverviewHeight + 2;
+             y < TimelineView::kOverviewHeight + TimelineView::kRulerHeight - 8; ++y)
+            for (int px = x + 1; px < w; ++px)
+                QCOMPARE(img.pixelColor(px, y), rulerBg);
+        // The tick before it has its label.
+        const int x6 = view.xForTime(600'000);
+        bool ink = false;
+        for (int px = x6 + 3; px < x6 + 30; ++px)
+            ink |= img.pixelColor(px, TimelineView::kOverviewHeight + 8) != rulerBg;
+        QVERIFY(ink);
+    }
+
+    void keyHintsElideAndHideWhenNarrow()
+    {
+        const QStringList hints{QStringLiteral("W/S zoom"), QStringLiteral("A/D pan"),
+                                QStringLiteral("wheel zooms")};
+        KeyHintLabel label(hints);
+        const QFontMetrics fm = label.fontMetrics();
+        const int full = fm.horizontalAdvance(QStringLiteral("W/S zoom · A/D pan · wheel zooms"));
+        const QString two = QStringLiteral("W/S zoom · A/D pan …");
+        const auto inkColumns = [&] {
+            // Columns holding any pixel other than the background, as painted.
+            const QImage img = label.grab().toImage();
+            const QColor bg = img.pixelColor(0, 0);
+            int first = -1, last = -1;
+            for (int x = 0; x < img.width(); ++x)
+                for (int y = 0; y < img.height(); ++y)
+                    if (img.pixelColor(x, y) != bg) {
+                        if (first < 0) first = x;
+                        last = x;
+                        break;
+                    }
+            return std::pair(first, last);
+        };
+        label.resize(full + 10, fm.height());
+        QCOMPARE(label.shownText(), hints.join(QStringLiteral(" · ")));
+        QVERIFY(label.sizeHint().width() >= full);
+        QCOMPARE(label.minimumSizeHint().width(), 0); // the tool row may shrink it
+        // Between two and three hints: two whole ones and an ellipsis, right-aligned, and no
+        // ink in the columns a third hint would have clipped into on the left.
+        label.resize(fm.horizontalAdvance(two) + 12, fm.height());
+        QCOMPARE(label.shownText(), two);
+        const auto [first, last] = inkColumns();
+        QVERIFY2(first >= 10 && last < label.width(), qPrintable(QString::number(first)));
+        // Narrower than the first hint: nothing at all rather than a cut word.
+        label.resize(fm.horizontalAdvance(QStringLiteral("W/S zoom")) - 2, fm.height());
+        QCOMPARE(label.shownText(), QString());
+        QCOMPARE(inkColumns().first, -1);
+        QCOMPARE(label.toolTip(), hints.join(QStringLiteral(" · ")));
+
+        // In the panel at a narrow width the row fits (the hints no longer set its minimum)
+        // and the hints stay right of the buttons.
+        TimelinePanel panel;
+        panel.resize(560, 500);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QCOMPARE(panel.width(), 560);
+        KeyHintLabel* row = panel.keyHints();
+        QVERIFY(row->shownText().endsWith(QStringLiteral("…")));
+        QVERIFY(row->geometry().right() < panel.width());
+        for (QPushButton* button : panel.findChildren<QPushButton*>())
+            if (button->isVisible()) QVERIFY(!button->geometry().intersects(row->geometry()));
+        panel.resize(1400, 500);
+        QTRY_COMPARE(row->shownText().endsWith(QStringLiteral("Ctrl+F finds")), true);
     }
 
     void screenshotOfASyntheticSession()

@@ -13,14 +13,14 @@ QString tr(const char* text)
     return QCoreApplication::translate("rankscope::ChartData", text);
 }
 
-// Enter and exit of one record on the common clock; -1 when the source gave no time.
+// Enter and exit of one record on the timeline's clock; -1 when the source gave no time.
 std::pair<std::int64_t, std::int64_t> enterExit(const CollectiveRecord& c,
-                                                const ClockAlignment& clock)
+                                                const TimelineClock& clock)
 {
     const std::int64_t enter = c.issueStartNs >= 0 ? c.issueStartNs : c.execStartNs;
     const std::int64_t exit = c.execEndNs >= 0 ? c.execEndNs : c.issueEndNs;
-    return {enter < 0 ? -1 : clock.toReference(c.rank, enter),
-            exit < 0 ? -1 : clock.toReference(c.rank, exit)};
+    return {enter < 0 ? -1 : clock.toDisplay(c.rank, enter),
+            exit < 0 ? -1 : clock.toDisplay(c.rank, exit)};
 }
 
 // Earliest enter, latest enter and latest exit over the members that have a record.
@@ -32,7 +32,7 @@ struct Span {
     bool valid() const { return lastEnter >= 0; }
 };
 
-Span spanOf(const EventStore& store, const ClockAlignment& clock, const MatchedCollective& m)
+Span spanOf(const EventStore& store, const TimelineClock& clock, const MatchedCollective& m)
 {
     Span s;
     for (std::int32_t rec : m.records) {
@@ -60,15 +60,15 @@ ChartUnit ChartData::unitFor(std::int64_t maxNs)
     return {1.0, QStringLiteral("ns")};
 }
 
-BreakdownBars ChartData::breakdown(const AnalysisResult& analysis)
+BreakdownBars ChartData::breakdown(const std::vector<RankTimeBreakdown>& breakdown)
 {
     BreakdownBars bars;
     std::int64_t maxNs = 0;
-    for (const RankTimeBreakdown& b : analysis.breakdown)
+    for (const RankTimeBreakdown& b : breakdown)
         maxNs = std::max({maxNs, b.computeNs + b.commNs + b.memNs + b.idleNs, b.windowNs()});
     bars.unit = unitFor(maxNs);
     const double d = bars.unit.nsPerUnit;
-    for (const RankTimeBreakdown& b : analysis.breakdown) {
+    for (const RankTimeBreakdown& b : breakdown) {
         bars.ranks.append(b.rank);
         bars.gpu.append(b.gpu);
         bars.compute.append(double(b.computeNs) / d);
@@ -80,9 +80,11 @@ BreakdownBars ChartData::breakdown(const AnalysisResult& analysis)
     return bars;
 }
 
-CollectiveBars ChartData::collective(const TraceSession& session, int group, int index)
+CollectiveBars ChartData::collective(const TraceSession& session, int group, int index,
+                                     const TimelineClock& clock)
 {
     CollectiveBars bars;
+    bars.clock = clock;
     const AnalysisResult& a = session.analysis;
     if (group < 0 || std::size_t(group) >= a.groups.size()) return bars;
     const CollectiveGroup& g = a.groups[std::size_t(group)];
@@ -99,7 +101,7 @@ CollectiveBars ChartData::collective(const TraceSession& session, int group, int
                      .arg(op.isEmpty() ? tr("collective") : op)
                      .arg(m.seq)
                      .arg(groupName);
-    const Span span = spanOf(store, a.clock, m);
+    const Span span = spanOf(store, clock, m);
     bars.spanNs = span.valid() ? span.lastExit - span.firstEnter : 0;
     bars.lastArrivingRank = span.lastRank;
     bars.unit = unitFor(bars.spanNs);
@@ -108,7 +110,7 @@ CollectiveBars ChartData::collective(const TraceSession& session, int group, int
         bars.ranks.append(g.members[slot]);
         const std::int32_t rec = slot < m.records.size() ? m.records[slot] : -1;
         const bool have = rec >= 0 && std::size_t(rec) < store.collectives.size();
-        const auto [enter, exit] = have ? enterExit(store.collectives[std::size_t(rec)], a.clock)
+        const auto [enter, exit] = have ? enterExit(store.collectives[std::size_t(rec)], clock)
                                         : std::pair<std::int64_t, std::int64_t>{-1, -1};
         bars.records.append(have ? rec : -1);
         bars.arrival.append(enter >= 0 ? double(enter - span.firstEnter) / d : 0.0);
@@ -118,7 +120,7 @@ CollectiveBars ChartData::collective(const TraceSession& session, int group, int
 }
 
 std::vector<CollectiveBars> ChartData::slowestCollectives(const TraceSession& session,
-                                                          std::size_t n)
+                                                          std::size_t n, const TimelineClock& clock)
 {
     struct Candidate {
         std::int64_t spanNs;
@@ -128,7 +130,7 @@ std::vector<CollectiveBars> ChartData::slowestCollectives(const TraceSession& se
     const AnalysisResult& a = session.analysis;
     for (std::size_t g = 0; g < a.groups.size(); ++g)
         for (std::size_t i = 0; i < a.groups[g].collectives.size(); ++i) {
-            const Span s = spanOf(session.events, a.clock, a.groups[g].collectives[i]);
+            const Span s = spanOf(session.events, clock, a.groups[g].collectives[i]);
             if (s.valid()) all.push_back({s.lastExit - s.firstEnter, int(g), int(i)});
         }
     const auto longer = [](const Candidate& x, const Candidate& y) {
@@ -140,7 +142,7 @@ std::vector<CollectiveBars> ChartData::slowestCollectives(const TraceSession& se
     std::vector<CollectiveBars> out;
     out.reserve(k);
     for (std::size_t i = 0; i < k; ++i)
-        out.push_back(collective(session, all[i].group, all[i].index));
+        out.push_back(collective(session, all[i].group, all[i].index, clock));
     return out;
 }
 

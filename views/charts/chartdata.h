@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/tracesession.h"
+#include "model/zoomstate.h"
 
 #include <QList>
 #include <QString>
@@ -16,7 +17,7 @@ struct ChartUnit {
     QString name = QStringLiteral("ms");
 };
 
-// The analysis' per-rank time breakdown as the four stacked series of the chart, in `unit`.
+// A per-rank time breakdown as the four stacked series of the chart, in `unit`.
 struct BreakdownBars {
     QList<int> ranks;
     QList<bool> gpu; // per rank: GPU streams measured, else CPU threads
@@ -26,8 +27,8 @@ struct BreakdownBars {
     bool noGpu() const { return !gpu.contains(true); }
 };
 
-// One matched collective across its member ranks. Times are on the timeline's common clock
-// (raw + the analysis' offset), so the arrival order is the one the timeline shows.
+// One matched collective across its member ranks. Times are on the timeline's clock, so the
+// arrival order is the one the timeline shows.
 struct CollectiveBars {
     int group = -1; // index into analysis.groups
     int index = -1; // index into that group's collectives
@@ -39,6 +40,7 @@ struct CollectiveBars {
     std::int64_t spanNs = 0; // latest exit minus earliest enter
     int lastArrivingRank = -1;
     ChartUnit unit;
+    TimelineClock clock;
 };
 
 // What the charts show, prepared from a session without any widget, so it can be tested and
@@ -46,12 +48,13 @@ struct CollectiveBars {
 class ChartData {
 public:
     static ChartUnit unitFor(std::int64_t maxNs);
-    static BreakdownBars breakdown(const AnalysisResult& analysis);
-    static CollectiveBars collective(const TraceSession& session, int group, int index);
-    // The `n` matched collectives with the longest span from first enter to last exit,
-    // longest first.
-    static std::vector<CollectiveBars> slowestCollectives(const TraceSession& session,
-                                                          std::size_t n);
+    static BreakdownBars breakdown(const std::vector<RankTimeBreakdown>& breakdown);
+    static CollectiveBars collective(const TraceSession& session, int group, int index,
+                                     const TimelineClock& clock);
+    // The `n` matched collectives with the longest span from first enter to last exit on
+    // `clock`, longest first.
+    static std::vector<CollectiveBars>
+    slowestCollectives(const TraceSession& session, std::size_t n, const TimelineClock& clock);
     // The matched collective holding store record `record`, as (group, index).
     static std::optional<std::pair<int, int>> findCollective(const AnalysisResult& analysis,
                                                              std::size_t record);

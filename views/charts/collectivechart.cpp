@@ -1,6 +1,7 @@
 #include "views/charts/collectivechart.h"
 
 #include "views/charts/chartstyle.h"
+#include "views/timeline/timelinecolors.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -21,7 +22,6 @@ namespace rankscope {
 
 namespace {
 
-const QColor kArrivalColor(200, 0, 160); // the timeline's arrival-skew colour
 const QColor kDurationColor(225, 100, 50);
 
 QString formatNs(std::int64_t ns)
@@ -48,14 +48,18 @@ CollectiveChart::CollectiveChart(QWidget* parent) : QWidget(parent)
     m_chartView->setRenderHint(QPainter::Antialiasing);
     m_chartView->setMinimumHeight(fontMetrics().height() * 13);
     auto* top = new QHBoxLayout;
-    top->setContentsMargins(6, 4, 6, 4);
+    top->setContentsMargins(6, 4, 6, 2);
     top->addWidget(new QLabel(tr("Collective:"), this));
     top->addWidget(m_choice);
-    top->addWidget(m_note, 1);
+    top->addStretch(1);
+    // Under the choice, across the pane: beside it the three sentences wrapped into a column
+    // tall enough to push the chart's axis out of a 1280x800 window.
+    m_note->setContentsMargins(6, 0, 6, 2);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addLayout(top);
+    layout->addWidget(m_note);
     layout->addWidget(m_chartView, 1);
     connect(m_choice, &QComboBox::currentIndexChanged, this, &CollectiveChart::showChoice);
     setSession({});
@@ -64,8 +68,14 @@ CollectiveChart::CollectiveChart(QWidget* parent) : QWidget(parent)
 void CollectiveChart::setSession(SessionPtr session)
 {
     m_session = std::move(session);
+    m_bars = {};
+    reloadChoices();
+}
+
+void CollectiveChart::reloadChoices()
+{
     m_hasSelectedEntry = false;
-    m_choices = m_session ? ChartData::slowestCollectives(*m_session, kSlowestCount)
+    m_choices = m_session ? ChartData::slowestCollectives(*m_session, kSlowestCount, m_clock)
                           : std::vector<CollectiveBars>{};
     {
         const QSignalBlocker quiet(m_choice);
@@ -89,22 +99,37 @@ void CollectiveChart::setSession(SessionPtr session)
                            "there is nothing to compare."));
 }
 
+void CollectiveChart::setClock(const TimelineClock& clock)
+{
+    if (clock == m_clock) return;
+    m_clock = clock;
+    const int group = m_bars.group, index = m_bars.index;
+    reloadChoices();
+    if (group >= 0) showCollective(group, index);
+}
+
 bool CollectiveChart::showRecord(std::size_t record)
 {
     if (!m_session) return false;
     const auto found = ChartData::findCollective(m_session->analysis, record);
     if (!found) return false;
+    showCollective(found->first, found->second);
+    return true;
+}
+
+void CollectiveChart::showCollective(int group, int index)
+{
     // Already shown (e.g. the click on its bar selected it on the timeline): keep the series,
     // whose signal may still be on the stack.
-    if (m_bars.group == found->first && m_bars.index == found->second) return true;
+    if (m_bars.group == group && m_bars.index == index) return;
     for (std::size_t i = 0; i < m_choices.size(); ++i)
-        if (m_choices[i].group == found->first && m_choices[i].index == found->second) {
+        if (m_choices[i].group == group && m_choices[i].index == index) {
             m_choice->setCurrentIndex(int(i)); // plots through showChoice when it changes
-            if (m_bars.group != found->first || m_bars.index != found->second) showChoice(int(i));
-            return true;
+            if (m_bars.group != group || m_bars.index != index) showChoice(int(i));
+            return;
         }
     // Not among the slowest: list it first, as the timeline's selection.
-    CollectiveBars bars = ChartData::collective(*m_session, found->first, found->second);
+    CollectiveBars bars = ChartData::collective(*m_session, group, index, m_clock);
     const QSignalBlocker quiet(m_choice);
     if (m_hasSelectedEntry) {
         m_choices.erase(m_choices.begin());
@@ -116,7 +141,22 @@ bool CollectiveChart::showRecord(std::size_t record)
     m_choice->setCurrentIndex(0);
     m_choice->setEnabled(true);
     showChoice(0);
-    return true;
+}
+
+void CollectiveChart::setHighlight(int rank, int record)
+{
+    m_highlightRank = rank;
+    m_highlightRecord = record;
+    style();
+}
+
+int CollectiveChart::highlightedBar() const
+{
+    if (m_highlightRecord >= 0) {
+        const qsizetype i = m_bars.records.indexOf(m_highlightRecord);
+        if (i >= 0) return int(i);
+    }
+    return m_highlightRank >= 0 ? int(m_bars.ranks.indexOf(m_highlightRank)) : -1;
 }
 
 void CollectiveChart::showChoice(int index)
@@ -155,10 +195,14 @@ void CollectiveChart::plot(const CollectiveBars& bars)
                             "%2 in it. Of those that arrived, rank %3 was last.")
                              .arg(missing.join(QStringLiteral(", ")), formatNs(bars.spanNs))
                              .arg(bars.lastArrivingRank);
+    // On raw timestamps the arrivals mix the ranks' clocks: say so, as the timeline does.
+    note += bars.clock.aligned ? tr(" Times on aligned clocks.")
+                               : tr(" Times are raw timestamps: the arrival order includes the "
+                                    "ranks' clock offsets.");
     m_note->setText(note);
     m_series = new QStackedBarSeries;
     auto* arrival = new QBarSet(tr("Arrived after the first rank"));
-    auto* duration = new QBarSet(tr("In the collective (enter → exit)"));
+    auto* duration = new QBarSet(tr("Inside (enter → exit)"));
     QList<qreal> a, d;
     double maxTotal = 0;
     for (qsizetype i = 0; i < bars.ranks.size(); ++i) {
@@ -180,10 +224,8 @@ void CollectiveChart::plot(const CollectiveBars& bars)
     categories->append(labels);
     categories->setTitleText(tr("rank"));
     categories->setTruncateLabels(false);
-    auto* axis = new QValueAxis;
-    axis->setRange(0, maxTotal > 0 ? maxTotal * 1.05 : 1.0);
-    axis->applyNiceNumbers();
-    axis->setTitleText(bars.unit.name);
+    QValueAxis* axis =
+        barValueAxis(maxTotal, tr("%1 (%2)").arg(bars.unit.name, bars.clock.shortName()));
     m_chart->addAxis(categories, Qt::AlignBottom);
     m_chart->addAxis(axis, Qt::AlignLeft);
     m_series->attachAxis(categories);
@@ -220,14 +262,7 @@ void CollectiveChart::style()
 {
     const QPalette pal = palette();
     applyChartPalette(m_chart, m_chartView, pal);
-    if (m_series) {
-        const QList<QBarSet*> sets = m_series->barSets();
-        const QColor colors[SetCount] = {kArrivalColor, kDurationColor};
-        for (int s = 0; s < int(sets.size()) && s < SetCount; ++s) {
-            sets[s]->setBrush(colors[s]);
-            sets[s]->setPen(Qt::NoPen);
-        }
-    }
+    styleBarSets(m_series, {timelinecolors::kArrivalSkew, kDurationColor}, highlightedBar(), pal);
 }
 
 void CollectiveChart::changeEvent(QEvent* event)

@@ -14,9 +14,10 @@ class QStackedBarSeries;
 namespace rankscope {
 
 // One matched collective by member rank, stacked: how long after the first rank each rank
-// arrived, then how long it spent inside. A straggler shows as the tall first segment (others
-// wait for it in their second). The choice lists the slowest matched collectives and the one
-// selected on the timeline. Clicking a bar emits collectiveClicked.
+// arrived, then how long it spent inside, on the timeline's clock. A straggler shows as the tall
+// first segment (others wait for it in their second). The choice lists the slowest matched
+// collectives and the one selected on the timeline. Clicking a bar emits collectiveClicked; the
+// bar of the timeline's selection is highlighted.
 class CollectiveChart : public QWidget {
     Q_OBJECT
 public:
@@ -29,6 +30,14 @@ public:
     // Shows the matched collective holding store record `record`; false when the analysis
     // matched none.
     bool showRecord(std::size_t record);
+    // Times follow the timeline's clock: the slowest are ranked again on it, and the collective
+    // shown stays.
+    void setClock(const TimelineClock& clock);
+    const TimelineClock& clock() const { return m_clock; }
+    // The timeline's selection: the bar of store record `record` when the collective shown
+    // holds it, else the bar of `rank` (-1 for either: none).
+    void setHighlight(int rank, int record);
+    int highlightedBar() const; // index into bars(), -1 when none
     const CollectiveBars& bars() const { return m_bars; }
     QStackedBarSeries* series() const { return m_series; } // null when nothing is shown
     QComboBox* choice() const { return m_choice; }
@@ -44,12 +53,18 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    void reloadChoices();
+    // Shows matched collective (group, index), listing it first when it is not a slowest one.
+    void showCollective(int group, int index);
     void showChoice(int index);
     void plot(const CollectiveBars& bars);
     void clearChart();
     void style();
 
     SessionPtr m_session;
+    TimelineClock m_clock;
+    int m_highlightRank = -1;
+    int m_highlightRecord = -1;
     std::vector<CollectiveBars> m_choices;
     CollectiveBars m_bars;
     QComboBox* m_choice = nullptr;

@@ -26,6 +26,8 @@ inline const QColor kRankHeader{228, 230, 238};
 inline const QColor kLabelColumn{240, 240, 244};
 inline const QColor kFindHit{255, 200, 0};
 inline const QColor kSelection{20, 20, 20};
+// A selected collective's peers, its arrival skew, and the chart's "arrived after" bars.
+inline const QColor kArrivalSkew{200, 0, 160};
 
 } // namespace timelinecolors
 } // namespace rankscope

@@ -11,6 +11,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPainter>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
@@ -47,7 +48,47 @@ private:
     TimelineView* m_view;
 };
 
+const QString kHintSeparator = QStringLiteral(" · ");
+const QString kHintMore = QStringLiteral(" …");
+
 } // namespace
+
+KeyHintLabel::KeyHintLabel(const QStringList& hints, QWidget* parent)
+    : QWidget(parent), m_hints(hints)
+{
+    setToolTip(hints.join(kHintSeparator));
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+}
+
+QString KeyHintLabel::joined(qsizetype count) const
+{
+    const QString text = m_hints.first(count).join(kHintSeparator);
+    return count < m_hints.size() ? text + kHintMore : text;
+}
+
+QString KeyHintLabel::shownText() const
+{
+    const QFontMetrics fm = fontMetrics();
+    for (qsizetype n = m_hints.size(); n > 0; --n) {
+        const QString text = joined(n);
+        if (fm.horizontalAdvance(text) <= width()) return text;
+    }
+    return {};
+}
+
+QSize KeyHintLabel::sizeHint() const
+{
+    const QFontMetrics fm = fontMetrics();
+    return {fm.horizontalAdvance(joined(m_hints.size())), fm.height()};
+}
+
+void KeyHintLabel::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    p.setPen(palette().color(QPalette::Disabled, QPalette::WindowText));
+    // Right-aligned, next to the view's right edge where the eye looks for help.
+    p.drawText(rect(), Qt::AlignVCenter | Qt::AlignRight, shownText());
+}
 
 TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new TimelineView(this))
 {
@@ -59,15 +100,14 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     m_aligned->setToolTip(tr("Apply each rank's clock offset; off shows raw timestamps"));
     auto* fit = new QPushButton(tr("Fit (F)"), this);
     auto* png = new QPushButton(tr("Export PNG…"), this);
-    auto* help = new QLabel(
-        tr("W/S zoom · A/D pan · wheel zooms · drag pans · Shift-drag measures · Ctrl+F finds"),
-        this);
-    help->setEnabled(false);
+    m_keyHints = new KeyHintLabel({tr("W/S zoom"), tr("A/D pan"), tr("wheel zooms"),
+                                   tr("drag pans"), tr("Shift-drag measures"), tr("Ctrl+F finds")},
+                                  this);
+    m_keyHints->setObjectName(QStringLiteral("timelineKeyHints"));
     toolbar->addWidget(m_aligned);
     toolbar->addWidget(fit);
     toolbar->addWidget(png);
-    toolbar->addStretch(1);
-    toolbar->addWidget(help);
+    toolbar->addWidget(m_keyHints, 1);
 
     m_findBar = new QWidget(this);
     auto* findLayout = new QHBoxLayout(m_findBar);
@@ -133,10 +173,15 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     });
     connect(m_find, &QLineEdit::textChanged, m_view, &TimelineView::setFindText);
     connect(m_view, &TimelineView::findHitsChanged, this, &TimelinePanel::updateFindStatus);
-    connect(m_view, &TimelineView::selectionChanged, this, [this] {
+    connect(m_view, &TimelineView::selectionChanged, this, &TimelinePanel::selectionChanged);
+    connect(m_view, &TimelineView::clockChanged, this, [this] {
         m_details->setHtml(m_view->selectionDetailsHtml());
-        const std::vector<std::size_t> peers = m_view->selectedCollectivePeers();
-        if (!peers.empty()) m_collective->showRecord(peers.front());
+        m_collective->setClock(m_view->clock());
+        m_breakdown->setVisibleWindow(m_view->zoom().visibleStartNs(),
+                                      m_view->zoom().visibleEndNs(), m_view->clock());
+    });
+    connect(m_view, &TimelineView::rangeChanged, this, [this](qint64 startNs, qint64 endNs) {
+        m_breakdown->setVisibleWindow(startNs, endNs, m_view->clock());
     });
     connect(m_breakdown, &RankBreakdownChart::rankClicked, m_view, &TimelineView::selectRank);
     connect(m_collective, &CollectiveChart::collectiveClicked, this, [this](int rank, int record) {
@@ -156,7 +201,30 @@ void TimelinePanel::setSession(SessionPtr session)
     m_view->setSession(session);
     m_details->setHtml(m_view->selectionDetailsHtml());
     m_breakdown->setSession(session);
+    m_breakdown->setVisibleWindow(m_view->zoom().visibleStartNs(), m_view->zoom().visibleEndNs(),
+                                  m_view->clock());
+    m_breakdown->setHighlightedRank(-1);
+    m_collective->setClock(m_view->clock());
     m_collective->setSession(std::move(session));
+    m_collective->setHighlight(-1, -1);
+}
+
+void TimelinePanel::selectionChanged()
+{
+    m_details->setHtml(m_view->selectionDetailsHtml());
+    const TimelineEventRef ref = m_view->selected();
+    const SessionPtr s = m_view->session();
+    const int rank =
+        s && ref.isValid() ? s->events.lanes[std::size_t(ref.lane)].rank : m_view->selectedRank();
+    m_breakdown->setHighlightedRank(rank);
+    const std::vector<std::size_t> peers = m_view->selectedCollectivePeers();
+    int record = -1;
+    for (std::size_t p : peers) {
+        const CollectiveRecord& c = s->events.collectives[p];
+        if (c.laneIndex == ref.lane && c.eventIndex == ref.event) record = int(p);
+    }
+    if (!peers.empty()) m_collective->showRecord(peers.front());
+    m_collective->setHighlight(rank, record);
 }
 
 void TimelinePanel::showCharts()

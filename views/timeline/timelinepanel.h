@@ -17,9 +17,28 @@ class CollectiveChart;
 class RankBreakdownChart;
 class TimelineView;
 
+// The key hints of the tool row, greyed: as many whole hints as fit, then "…", nothing when not
+// even the first fits; the tooltip lists them all. The row can shrink without a clipped glyph.
+class KeyHintLabel : public QWidget {
+public:
+    KeyHintLabel(const QStringList& hints, QWidget* parent = nullptr);
+    // What is drawn at the current width.
+    QString shownText() const;
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override { return {0, sizeHint().height()}; }
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+
+private:
+    QString joined(qsizetype count) const;
+
+    QStringList m_hints;
+};
+
 // The Timeline tab: the view, a find bar (Ctrl+F), the clock-alignment toggle, PNG export and,
 // under the view, the selected event's details and the charts (time per rank, a collective by
-// rank), whose bars select on the view.
+// rank), whose bars select on the view and highlight the view's selection.
 class TimelinePanel : public QWidget {
     Q_OBJECT
 public:
@@ -28,6 +47,7 @@ public:
     void setSession(SessionPtr session);
     TimelineView* view() const { return m_view; }
     QLineEdit* findEdit() const { return m_find; }
+    KeyHintLabel* keyHints() const { return m_keyHints; }
     QTextBrowser* details() const { return m_details; }
     QTabWidget* bottomTabs() const { return m_bottom; }
     RankBreakdownChart* breakdownChart() const { return m_breakdown; }
@@ -42,12 +62,15 @@ public:
 
 private:
     void updateFindStatus(int count, int current);
+    // Details of the new selection, and its bars highlighted in the charts.
+    void selectionChanged();
 
     TimelineView* m_view = nullptr;
     QWidget* m_findBar = nullptr;
     QLineEdit* m_find = nullptr;
     QLabel* m_findStatus = nullptr;
     QCheckBox* m_aligned = nullptr;
+    KeyHintLabel* m_keyHints = nullptr;
     QTextBrowser* m_details = nullptr;
     QTabWidget* m_bottom = nullptr;
     RankBreakdownChart* m_breakdown = nullptr;

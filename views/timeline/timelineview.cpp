@@ -1,5 +1,6 @@
 #include "views/timeline/timelineview.h"
 
+#include "views/charts/chartdata.h"
 #include "views/timeline/timelinecolors.h"
 
 #include <QFontMetrics>
@@ -19,6 +20,7 @@ namespace colors = timelinecolors;
 namespace {
 
 constexpr double kZoomStep = 0.8;
+constexpr int kRulerLabelMax = 120; // px: wider than any tick label ("999.999 ms")
 constexpr double kPanFraction = 0.1;
 
 QString qstr(std::string_view v)
@@ -167,14 +169,24 @@ void TimelineView::setClockOffsets(const QHash<int, qint64>& offsetNs)
     m_offsetNs = offsetNs;
     updateTraceRange();
     contentChanged();
+    Q_EMIT clockChanged();
 }
 
 void TimelineView::setUseClockOffsets(bool use)
 {
     if (use == m_useOffsets) return;
+    const std::int64_t s = m_zoom.visibleStartNs(), e = m_zoom.visibleEndNs();
     m_useOffsets = use;
     updateTraceRange();
+    // Stay at the time range in view: comparing the clocks at a stall must not zoom out.
+    setVisibleRange(s, e);
     contentChanged();
+    Q_EMIT clockChanged();
+}
+
+TimelineClock TimelineView::clock() const
+{
+    return {m_useOffsets ? m_offsetNs : QHash<int, qint64>{}, m_useOffsets};
 }
 
 std::int64_t TimelineView::offsetOf(int rank) const
@@ -487,7 +499,20 @@ QString TimelineView::selectionDetailsHtml() const
         if (!banner.isEmpty()) html += QStringLiteral("<p>%1</p>").arg(banner.toHtmlEscaped());
         return html;
     }
-    if (!m_session || !m_selected.isValid()) return tr("<i>Click an event to see its details.</i>");
+    if (!m_session) return tr("<i>Open a trace folder to see its events here.</i>");
+    if (!m_selected.isValid()) {
+        // Nothing picked yet: say what there is to pick instead of leaving the pane blank.
+        const EventStore& store = m_session->events;
+        return tr("<p><i>Click an event to see its details; click a collective to compare its "
+                  "ranks.</i></p><p>%1 rank(s), %2 lane(s), %3 event(s), %4 collective "
+                  "record(s). <b>Time per rank</b> breaks each rank's time down (whole run or "
+                  "the visible window); <b>Collective by rank</b> shows the slowest "
+                  "collectives.</p>")
+            .arg(m_ranks.size())
+            .arg(store.lanes.size())
+            .arg(store.eventCount())
+            .arg(store.collectives.size());
+    }
     const EventStore& store = m_session->events;
     const Lane& lane = store.lanes[std::size_t(m_selected.lane)];
     const auto i = std::size_t(m_selected.event);
@@ -503,6 +528,11 @@ QString TimelineView::selectionDetailsHtml() const
     html += line(tr("Lane"), laneLabel(m_selected.lane));
     html += line(tr("Start"), ZoomState::formatNs(startNs - m_zoom.traceStartNs(), 1) +
                                   tr(" (raw %1 ns)").arg(lane.startNs[i]));
+    html +=
+        line(tr("Clock"), m_useOffsets ? tr("aligned clocks: times from the trace start, each rank "
+                                            "shifted by its estimated offset")
+                                       : tr("raw timestamps: times from the trace start, each rank "
+                                            "on its own clock"));
     html += line(tr("Duration"), ZoomState::formatNs(lane.endNs[i] - lane.startNs[i], 1));
     html += line(tr("Depth"), QString::number(lane.depth[i]));
     if (m_detailsProvider) {
@@ -513,13 +543,24 @@ QString TimelineView::selectionDetailsHtml() const
     }
     html += QStringLiteral("</table>");
     if (!m_peers.empty()) {
-        const CollectiveRecord& mine =
-            store.collectives[m_collectiveAt.value(refKey(m_selected.lane, m_selected.event))];
+        const std::size_t record = m_collectiveAt.value(refKey(m_selected.lane, m_selected.event));
+        const CollectiveRecord& mine = store.collectives[record];
         const auto sv = [&](StringId id) { return qstr(store.strings.view(id)); };
-        html += tr("<h4>Collective %1, group \"%2\", seq %3 on %4 ranks</h4>")
-                    .arg(esc(sv(mine.op)), esc(sv(mine.processGroupName)))
+        // Named as the collective chart names it, so that the two read as the same group.
+        const QString group = sv(mine.processGroupName);
+        html += tr("<h4>Collective %1, %2, seq %3 on %4 ranks</h4>")
+                    .arg(esc(sv(mine.op)),
+                         group.isEmpty() ? tr("unnamed group") : tr("group %1").arg(esc(group)))
                     .arg(mine.seq)
                     .arg(m_peers.size());
+        html += tr("<p>Enter and exit on %1.</p>").arg(clock().name());
+        // The analysis may number the collective by issue order where the trace has its own
+        // sequence numbers: name it as the Collective by rank tab (and the findings) do.
+        if (const auto match = ChartData::findCollective(m_session->analysis, record))
+            html +=
+                tr("<p>The analysis matched it across ranks as <b>%1</b>.</p>")
+                    .arg(esc(ChartData::collective(*m_session, match->first, match->second, clock())
+                                 .title));
         html +=
             tr("<table cellspacing=\"2\" "
                "cellpadding=\"4\"><tr><th>rank</th><th>enter</th><th>exit</th><th>state</th></tr>");
@@ -542,9 +583,13 @@ QString TimelineView::selectionDetailsHtml() const
                         .arg(fmt(enter), fmt(exit), state);
         }
         html += QStringLiteral("</table>");
+        // Raw timestamps mix the ranks' clocks, so the skew then includes their offsets.
         if (last >= first)
-            html += tr("<p>Arrival skew (first to last rank): <b>%1</b></p>")
-                        .arg(ZoomState::formatDuration(last - first));
+            html +=
+                (m_useOffsets ? tr("<p>Arrival skew (first to last rank): <b>%1</b></p>")
+                              : tr("<p>Arrival skew (first to last rank, raw timestamps: includes "
+                                   "the clocks' offsets): <b>%1</b></p>"))
+                    .arg(ZoomState::formatDuration(last - first));
     }
     return html;
 }
@@ -1021,17 +1066,22 @@ void TimelineView::renderRuler(QPainter& p)
     p.fillRect(0, y0 + kRulerHeight - 1, w, 1, QColor(190, 190, 200));
     p.setPen(QColor(90, 90, 100));
     p.drawText(QRect(6, y0, kLabelWidth - 8, kRulerHeight), Qt::AlignVCenter,
-               m_useOffsets ? tr("Time (aligned)") : tr("Time (raw)"));
+               tr("Time, %1").arg(clock().name()));
     const std::int64_t step = ZoomState::tickStepNs(m_zoom.nsPerPx(), 90);
     const std::int64_t origin = m_zoom.traceStartNs();
     const std::int64_t firstTick = (m_zoom.visibleStartNs() - origin) / step * step + origin;
     p.setPen(QColor(60, 60, 70));
+    const QFontMetrics fm(font());
     for (std::int64_t t = firstTick; t <= m_zoom.visibleEndNs(); t += step) {
         if (t < m_zoom.visibleStartNs()) continue;
         const int x = xForTime(t);
         p.drawLine(x, y0 + kRulerHeight - 7, x, y0 + kRulerHeight - 1);
-        p.drawText(QRect(x + 3, y0, 120, kRulerHeight - 4), Qt::AlignVCenter | Qt::AlignLeft,
-                   ZoomState::formatNs(t - origin, step));
+        // A tick near the right edge keeps its mark but not a label cut in half. Measured only
+        // there: a text width per tick cost 3-4 ms a frame (bench/timeline_bench).
+        const QString label = ZoomState::formatNs(t - origin, step);
+        if (x + 3 + kRulerLabelMax > w && x + 3 + fm.horizontalAdvance(label) > w) continue;
+        p.drawText(QRect(x + 3, y0, kRulerLabelMax, kRulerHeight - 4),
+                   Qt::AlignVCenter | Qt::AlignLeft, label);
     }
 }
 
@@ -1044,7 +1094,7 @@ void TimelineView::renderOverlay(QPainter& p)
     // The same collective on every rank, and the arrival skew between first and last.
     if (!m_peers.empty()) {
         std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = -1;
-        p.setPen(QPen(QColor(200, 0, 160), 2));
+        p.setPen(QPen(colors::kArrivalSkew, 2));
         for (std::size_t i : m_peers) {
             const CollectiveRecord& c = store.collectives[i];
             const auto [enter, exit] = collectiveArrival(c);
@@ -1059,17 +1109,23 @@ void TimelineView::renderOverlay(QPainter& p)
         }
         if (last >= first) {
             const int x1 = xForTime(first), x2 = std::max(xForTime(last), x1 + 1);
-            p.fillRect(QRect(x1, kHeaderHeight, x2 - x1, h - kHeaderHeight),
-                       QColor(200, 0, 160, 40));
-            p.fillRect(QRect(x1, kHeaderHeight, 1, h), QColor(200, 0, 160));
-            p.fillRect(QRect(x2, kHeaderHeight, 1, h), QColor(200, 0, 160));
+            QColor band = colors::kArrivalSkew;
+            band.setAlpha(40);
+            p.fillRect(QRect(x1, kHeaderHeight, x2 - x1, h - kHeaderHeight), band);
+            p.fillRect(QRect(x1, kHeaderHeight, 1, h), colors::kArrivalSkew);
+            p.fillRect(QRect(x2, kHeaderHeight, 1, h), colors::kArrivalSkew);
+            // In the ruler, as a measured span's length is: over the tracks it hid the top
+            // lane's events once the view was scrolled.
             const QString text = tr("arrival skew %1").arg(ZoomState::formatDuration(last - first));
             const QFontMetrics fm(font());
-            const QRect box(x1 + 4, kHeaderHeight + 2, fm.horizontalAdvance(text) + 8,
-                            fm.height() + 2);
-            p.fillRect(box, QColor(255, 255, 255, 220));
-            p.setPen(QColor(160, 0, 130));
+            const int tw = fm.horizontalAdvance(text) + 10;
+            const QRect box(std::clamp(x1 + 4, kLabelWidth, std::max(kLabelWidth, w - tw)),
+                            kOverviewHeight + 1, tw, kRulerHeight - 3);
+            p.setClipRect(kLabelWidth, kOverviewHeight, w - kLabelWidth, kRulerHeight);
+            p.fillRect(box, colors::kArrivalSkew);
+            p.setPen(Qt::white);
             p.drawText(box, Qt::AlignCenter, text);
+            p.setClipRect(kLabelWidth, kHeaderHeight, w - kLabelWidth, h - kHeaderHeight);
         }
     }
     if (m_selectedRank >= 0) {

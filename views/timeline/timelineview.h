@@ -62,6 +62,8 @@ public:
     QHash<int, qint64> clockOffsets() const { return m_offsetNs; }
     void setUseClockOffsets(bool use); // false: raw timestamps
     bool useClockOffsets() const { return m_useOffsets; }
+    // The clock shown: the offsets when they are used, none for raw timestamps.
+    TimelineClock clock() const;
     std::int64_t displayTimeNs(int rank, std::int64_t rawNs) const;
 
     void setMarkers(const QList<TimelineMarker>& markers);
@@ -119,6 +121,8 @@ Q_SIGNALS:
     void findHitsChanged(int count, int current);
     void findRequested();
     void markerClicked(int index, const QString& id);
+    // The offsets or their use changed: times shown elsewhere must follow clock().
+    void clockChanged();
 
 protected:
     void paintEvent(QPaintEvent* event) override;
