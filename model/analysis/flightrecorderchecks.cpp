@@ -175,9 +175,55 @@ void checkP2p(const std::vector<FlightRecorderDump>& dumps, const std::vector<st
     std::set<int> ranksWithDumps;
     for (const FlightRecorderDump& d : dumps)
         if (d.rank) ranksWithDumps.insert(*d.rank);
+    // What a recv receives is its output (its input where the dump leaves the output empty).
+    const auto received = [](const FlightRecorderEntry& e) {
+        const std::int64_t out = FlightRecorderReader::numel(e.outputSizes);
+        return out >= 0 ? out : FlightRecorderReader::numel(e.inputSizes);
+    };
+    const auto receivedDtype = [](const FlightRecorderEntry& e) {
+        return !e.outputDtypes.empty()  ? e.outputDtypes.front()
+               : !e.inputDtypes.empty() ? e.inputDtypes.front()
+                                        : std::string();
+    };
     for (const auto& [key, sides] : links) {
         const auto& [group, src, dst] = key;
         const auto& [sends, recvs] = sides;
+        // Paired ops must move the same tensor: the first pair that does not is the cause (a
+        // recv posted for another size waits, or fails, and every later pair shifts with it).
+        for (std::size_t k = 0; k < std::min(sends.size(), recvs.size()); ++k) {
+            const FlightRecorderEntry& s = *sends[k].entry;
+            const FlightRecorderEntry& r = *recvs[k].entry;
+            const std::int64_t sent = FlightRecorderReader::numel(s.inputSizes);
+            const std::int64_t got = received(r);
+            const std::string sentType = s.inputDtypes.empty() ? std::string() : s.inputDtypes[0];
+            const std::string gotType = receivedDtype(r);
+            const bool sizeDiffers = sent >= 0 && got >= 0 && sent != got;
+            const bool typeDiffers = !sentType.empty() && !gotType.empty() && sentType != gotType;
+            if (!sizeDiffers && !typeDiffers) continue;
+            Finding f;
+            f.kind = "collective_mismatch";
+            f.symptom = symptoms::kTensorMismatch;
+            f.severity = "error";
+            f.confidence = 0.85;
+            f.ranks = {std::min(src, dst), std::max(src, dst)};
+            f.processGroup = group;
+            f.seq = s.p2pSeqId;
+            f.summary = std::string(sizeDiffers ? "size" : "dtype") + " mismatch in send " +
+                        std::to_string(src) + "->" + std::to_string(dst) + " (p2p #" +
+                        std::to_string(s.p2pSeqId) + ") and its recv on rank " +
+                        std::to_string(dst) + " (p2p #" + std::to_string(r.p2pSeqId) + "): sent " +
+                        std::to_string(sent) + " " + sentType + ", received " +
+                        std::to_string(got) + " " + gotType +
+                        "; one side posted the wrong tensor (either rank may be at fault)";
+            f.evidence.push_back(dumpEvidence(*sends[k].dump, paths,
+                                              "record_id " + std::to_string(s.recordId) + ": " +
+                                                  s.profilingName + " in state " + s.state));
+            f.evidence.push_back(dumpEvidence(*recvs[k].dump, paths,
+                                              "record_id " + std::to_string(r.recordId) + ": " +
+                                                  r.profilingName + " in state " + r.state));
+            out.push_back(std::move(f));
+            break;
+        }
         if (sends.size() == recvs.size()) continue;
         const bool sendsLeft = sends.size() > recvs.size();
         const int blamed = sendsLeft ? dst : src;

@@ -80,19 +80,6 @@ std::int64_t timeOf(const json& obj, const char* key)
     return v > 0 ? v : -1;
 }
 
-std::int64_t numel(const std::vector<std::vector<std::int64_t>>& sizes)
-{
-    if (sizes.empty()) return -1;
-    std::int64_t total = 0;
-    for (const auto& shape : sizes) {
-        std::int64_t n = 1;
-        for (std::int64_t d : shape)
-            n *= d;
-        total += n;
-    }
-    return total;
-}
-
 void parseProfilingName(FlightRecorderEntry& e)
 {
     std::string name = e.profilingName;
@@ -233,6 +220,19 @@ std::optional<FlightRecorderDump> FlightRecorderReader::read(const QByteArray& b
     }
     if (skipped) *skipped = bad;
     return dump;
+}
+
+std::int64_t FlightRecorderReader::numel(const std::vector<std::vector<std::int64_t>>& sizes)
+{
+    if (sizes.empty()) return -1;
+    std::int64_t total = 0;
+    for (const auto& shape : sizes) {
+        std::int64_t n = 1;
+        for (std::int64_t d : shape)
+            if (d < 0 || __builtin_mul_overflow(n, d, &n)) return -1; // not a real tensor
+        if (__builtin_add_overflow(total, n, &total)) return -1;
+    }
+    return total;
 }
 
 void FlightRecorderReader::appendCollectives(const FlightRecorderDump& dump, EventStore& store)

@@ -74,6 +74,8 @@ public:
     static std::optional<int> rankFromFileName(const QString& fileName);
     // One CollectiveRecord per entry, for the cross-rank matching; sourceIndex marks the dump.
     static void appendCollectives(const FlightRecorderDump& dump, EventStore& store);
+    // Elements of all tensors of an entry's input_sizes / output_sizes; -1 when not given.
+    static std::int64_t numel(const std::vector<std::vector<std::int64_t>>& sizes);
 };
 
 } // namespace rankscope

@@ -206,6 +206,14 @@ void TestFlightRecorderReader::scenarios_data()
         {"hang", "desync", "error", {3}, "0", 3, "pg_status agrees", true},
         {"trimmed", "desync", "error", {3}, "0", 4, "compared from #2 on", true},
         {"p2p_unpaired", "desync", "error", {1}, "0", 2, "has no matching recv on rank 1", true},
+        {"p2p_size",
+         "collective_mismatch",
+         "error",
+         {0, 1},
+         "0",
+         1,
+         "size mismatch in send 0->1",
+         true},
         {"version", "config_mismatch", "warning", {1}, "", -1, "version 3.0", false},
     };
     for (const Row& r : rows)

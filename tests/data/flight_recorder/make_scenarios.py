@@ -14,6 +14,7 @@ Every job runs all_reduce on the default group "0"; each kind breaks one thing:
   hang         rank 3 stops after seq 2 (its pg_status says so), the others wait in seq 3
   trimmed      rank 0's ring buffer dropped seqs 0-1; rank 3 never issues seq 4
   p2p_unpaired rank 0 sends to rank 1 twice (p2p_seq_id 1, 2), rank 1 posts one recv
+  p2p_size     rank 0 sends 6792 elements to rank 1, whose recv is posted for 3396; both wait
   version      rank 1 wrote dump version 3.0, the others 2.5; no fault in the entries
 Run: python3 make_scenarios.py (from this folder). Output is committed with this script.
 """
@@ -49,8 +50,8 @@ def waiting(rank, seq, **kw):
     return entry(rank, seq, state="started", retired=True, **kw)
 
 
-def p2p(rank, peer, op, p2p_seq, state="started"):
-    e = entry(rank, 4 + p2p_seq, state=state, retired=True)
+def p2p(rank, peer, op, p2p_seq, state="started", numel=NUMEL):
+    e = entry(rank, 4 + p2p_seq, state=state, retired=True, numel=numel)
     e["collective_seq_id"] = 3  # the last collective: p2p ops do not advance it
     e["p2p_seq_id"] = p2p_seq
     e["is_p2p"] = True
@@ -133,6 +134,15 @@ def scenarios():
             e += [p2p(1, 0, "recv", 1, state="completed")]
         jobs[r] = dump(e)
     out["p2p_unpaired"] = jobs
+    jobs = {}
+    for r in range(WORLD):
+        e = healthy(r, 4)
+        if r == 0:
+            e += [p2p(0, 1, "send", 1)]
+        if r == 1:
+            e += [p2p(1, 0, "recv", 1, numel=NUMEL // 2)]
+        jobs[r] = dump(e)
+    out["p2p_size"] = jobs
     jobs = {}
     for r in range(WORLD):
         jobs[r] = dump(healthy(r, 4), version="3.0" if r == 1 else "2.5")
