@@ -249,7 +249,8 @@ void alignByOrdinal(const EventStore& store, CollectiveGroup& group,
     const auto& recs = store.collectives;
     const std::size_t n = group.members.size();
     std::vector<std::size_t> cursor(n, 0);
-    std::int64_t ordinal = 0;
+    // Rows count from 1, as the readers number records without a source seq (and as c10d does).
+    std::int64_t ordinal = 1;
     std::vector<std::pair<int, StringId>> ops;
     while (true) {
         ops.clear();

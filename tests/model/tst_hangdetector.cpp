@@ -71,7 +71,7 @@ void TestHangDetector::rankThatNeverArrived()
     QCOMPARE(f.symptom, std::string(symptoms::kHang));
     QCOMPARE(f.ranks, std::vector<int>{absent});
     QCOMPARE(f.step, 3);
-    QCOMPARE(f.seq, std::int64_t(6));
+    QCOMPARE(f.seq, std::int64_t(7)); // numbered from 1, like c10d
     QVERIFY(f.evidence.size() >= std::size_t(world - 1));
     QVERIFY(!f.evidence.front().path.empty());
     QVERIFY(f.evidence.front().timeNs >= 0);
@@ -135,7 +135,7 @@ void TestHangDetector::ranksWaitInDifferentCollectives()
     QCOMPARE(f.kind, std::string("desync"));
     QCOMPARE(f.severity, std::string("error"));
     QCOMPARE(f.ranks, std::vector<int>{shortRank});
-    QCOMPARE(f.seq, std::int64_t(12));
+    QCOMPARE(f.seq, std::int64_t(13));
     QVERIFY(f.summary.find("barrier") != std::string::npos);
 }
 
@@ -152,7 +152,7 @@ void TestHangDetector::stuckEverywhereBlamesNobody()
     QCOMPARE(res.findings.size(), std::size_t(1));
     QCOMPARE(res.findings[0].kind, std::string("hang"));
     QVERIFY(res.findings[0].ranks.empty());
-    QCOMPARE(res.findings[0].seq, std::int64_t(3));
+    QCOMPARE(res.findings[0].seq, std::int64_t(4));
 }
 
 void TestHangDetector::sizeMismatchIsCollectiveMismatch()
@@ -162,13 +162,13 @@ void TestHangDetector::sizeMismatchIsCollectiveMismatch()
         job.step(uniform(3, 2'000'000), {"all_gather"});
     job.finish();
     for (CollectiveRecord& c : job.store.collectives)
-        if (c.rank == 2 && c.seq == 2) c.outNelems = c.inNelems * 2; // gathered from 2 of 3 ranks
+        if (c.rank == 2 && c.seq == 3) c.outNelems = c.inNelems * 2; // gathered from 2 of 3 ranks
     const auto res = detect(job);
     QCOMPARE(res.findings.size(), std::size_t(1));
     QCOMPARE(res.findings[0].kind, std::string("collective_mismatch"));
     QCOMPARE(res.findings[0].symptom, std::string(symptoms::kTensorMismatch));
     QCOMPARE(res.findings[0].ranks, std::vector<int>{2});
-    QCOMPARE(res.findings[0].seq, std::int64_t(2));
+    QCOMPARE(res.findings[0].seq, std::int64_t(3));
 }
 
 void TestHangDetector::progressPerRank()
@@ -181,11 +181,11 @@ void TestHangDetector::progressPerRank()
     const auto res = detect(job);
     QCOMPARE(res.progress.size(), std::size_t(1));
     const auto& p = res.progress[0];
-    QCOMPARE(p.wavefront, std::int64_t(2));
-    QCOMPARE(p.ranks[0].lastIssued, std::int64_t(2));
-    QCOMPARE(p.ranks[0].lastStarted, std::int64_t(2));
-    QCOMPARE(p.ranks[0].lastCompleted, std::int64_t(1));
-    QCOMPARE(p.ranks[2].lastIssued, std::int64_t(1));
+    QCOMPARE(p.wavefront, std::int64_t(3));
+    QCOMPARE(p.ranks[0].lastIssued, std::int64_t(3));
+    QCOMPARE(p.ranks[0].lastStarted, std::int64_t(3));
+    QCOMPARE(p.ranks[0].lastCompleted, std::int64_t(2));
+    QCOMPARE(p.ranks[2].lastIssued, std::int64_t(2));
 }
 
 QTEST_GUILESS_MAIN(TestHangDetector)

@@ -82,7 +82,7 @@ public:
             c.processGroupName = m_defaultGroup;
             if (m_membersInRecords) c.groupRanks = m_groupRanks;
             c.groupSize = m_world;
-            c.seq = m_seq[std::size_t(rank)]++;
+            c.seq = ++m_seq[std::size_t(rank)]; // from 1, as c10d numbers them
             c.seqFromSource = true;
         }
         c.inNelems = nelems;
