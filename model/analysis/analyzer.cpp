@@ -83,6 +83,22 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     // pg_status tells the same story as the matched entries when they still hold the wavefront:
     // then it corroborates the trace's finding for that group instead of repeating it.
     for (Finding& f : fr.findings) {
+        // Entries retired without completing timed out: the ranks that never issued that
+        // collective left the others hanging in it, a hang rather than a short desync.
+        // (A blamed rank that timed out in it too was in the collective: a desync after all.)
+        const auto timedOut = [&f](int rank) {
+            return std::any_of(f.evidence.begin(), f.evidence.end(),
+                               [rank](const Evidence& e) { return e.rank == rank; });
+        };
+        if (f.kind == "hang" && f.ranks.empty() && f.seq >= 0)
+            for (Finding& t : trace)
+                if (t.kind == "desync" && t.severity == "error" && !t.ranks.empty() &&
+                    t.processGroup == f.processGroup && t.seq == f.seq &&
+                    std::none_of(t.ranks.begin(), t.ranks.end(), timedOut)) {
+                    t.kind = "hang";
+                    t.confidence = std::min(1.0, t.confidence + 0.1);
+                    t.summary += "; the Flight Recorder shows the others timed out in it";
+                }
         const auto same = std::find_if(trace.begin(), trace.end(), [&](const Finding& t) {
             return isTraceHang(t) && t.processGroup == f.processGroup && !f.processGroup.empty() &&
                    f.severity == "error" && t.ranks == f.ranks;

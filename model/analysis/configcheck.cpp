@@ -50,6 +50,15 @@ std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs)
     // Per setting, per rank: the first value the rank's logs state. A rank's own log comes
     // before its lines split out of a combined launcher log (the same lines, seen twice).
     std::map<std::string, std::map<int, Seen>> values;
+    // What the launcher's own lines state (torchrun's "Rendezvous complete ... master_port=").
+    std::map<std::string, std::set<std::string>> launcherValues;
+    for (const RankLog& log : logs) {
+        if (log.rank) continue;
+        for (const LogFact& f : log.facts())
+            if (f.kind == LogFactKind::Environment)
+                for (const auto& [k, v] : f.fields())
+                    if (!v.empty()) launcherValues[lower(k)].insert(v);
+    }
     for (const bool split : {false, true})
         for (const RankLog& log : logs) {
             if (!log.rank || log.splitFromCombined != split) continue;
@@ -93,10 +102,17 @@ std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs)
                 tie = true;
             }
         }
-        // Without a majority, rank 0's rendezvous address is the reference: it hosts the store
-        // the others connect to.
-        bool byRankZero = false;
-        if (tie && std::string_view(s.key).starts_with("master_") && it->second.count(0)) {
+        // The launcher's own value, when it states exactly one, is what every rank was meant to
+        // get. Without it and without a majority, rank 0's rendezvous address is the reference:
+        // it hosts the store the others connect to.
+        bool byLauncher = false, byRankZero = false;
+        const auto stated = launcherValues.find(s.key);
+        if (s.rendezvous && stated != launcherValues.end() && stated->second.size() == 1 &&
+            ranksOf.count(*stated->second.begin())) {
+            common = ranksOf.find(*stated->second.begin());
+            tie = false;
+            byLauncher = true;
+        } else if (tie && std::string_view(s.key).starts_with("master_") && it->second.count(0)) {
             common = ranksOf.find(it->second.at(0).value);
             tie = false;
             byRankZero = true;
@@ -130,6 +146,7 @@ std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs)
                         "; the majority (" + formatRanks(common->second) + ") uses " +
                         common->first;
         }
+        if (byLauncher) f.summary += " (the value the launcher states)";
         if (byRankZero) f.summary += " (rank 0, which hosts the rendezvous store)";
         f.summary += s.rendezvous ? ": those ranks cannot join the same process group"
                                   : ": the ranks run different builds";

@@ -179,10 +179,18 @@ void participation(const AnalysisContext& ctx, const CollectiveGroup& g, std::si
         f.severity = "error";
         f.confidence = longWait ? 0.9 : 0.7;
         f.summary = formatRanks(blamed) + " never issued " + op + " " + seq + "; " +
-                    formatRanks(facts.present) + (longWait ? " waited " : " sat in it for ") +
-                    formatDurationNs(facts.maxHeldNs) +
-                    (facts.anyOpen ? " without completing" : " before failing");
-        if (!longWait) f.summary += " (a short wait: the missing rank probably failed first)";
+                    formatRanks(facts.present);
+        if (facts.maxHeldNs > 0) {
+            f.summary += (longWait ? " waited " : " sat in it for ") +
+                         formatDurationNs(facts.maxHeldNs) +
+                         (facts.anyOpen ? " without completing" : " before failing");
+            if (!longWait) f.summary += " (a short wait: the missing rank probably failed first)";
+        } else {
+            // A dump's entries carry no end for an op that never finished.
+            f.summary += facts.anyOpen ? " issued it and never completed it (how long they waited "
+                                         "is not in the sources)"
+                                       : " issued it";
+        }
     } else {
         f.kind = "desync";
         f.severity = "warning";

@@ -14,6 +14,7 @@ private Q_SLOTS:
     void tieOnMasterUsesRankZero();
     void tieOnVersionNamesEveryRank();
     void splitLauncherLinesAreNotCountedTwice();
+    void launcherValueIsTheReference();
 };
 
 namespace {
@@ -98,6 +99,27 @@ void TestConfigCheck::splitLauncherLinesAreNotCountedTwice()
     logs.push_back(logOf(2, start("29500")));
     const std::vector<Finding> found = ConfigCheck::check(logs);
     QVERIFY(found.empty());
+}
+
+void TestConfigCheck::launcherValueIsTheReference()
+{
+    // torchrun says which port it meant; two ranks got another one: they are the odd ones,
+    // majority or not.
+    std::vector<RankLog> logs;
+    LogReader::Result launcher =
+        LogReader::read("INFO:torch.distributed.elastic.agent.server.api:[default] Rendezvous "
+                        "complete for workers. Result: restart_count=0 master_addr=10.0.0.1 "
+                        "master_port=29501 group_rank=0\n",
+                        QStringLiteral("launcher.log"), 9, std::nullopt, false);
+    logs.push_back(std::move(launcher.streams.front()));
+    logs.push_back(logOf(0, start("29500")));
+    logs.push_back(logOf(1, start("29500")));
+    logs.push_back(logOf(2, start("29501")));
+    const std::vector<Finding> found = ConfigCheck::check(logs);
+    QCOMPARE(found.size(), std::size_t(1));
+    QCOMPARE(found.front().ranks, (std::vector<int>{0, 1}));
+    QVERIFY2(found.front().summary.find("the launcher states") != std::string::npos,
+             found.front().summary.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestConfigCheck)
