@@ -43,6 +43,28 @@ std::string lower(std::string s)
     return s;
 }
 
+// Whether `rank`'s logs have a line about connecting that names `value` as a whole token, such
+// as c10d's "The client socket has timed out ... while trying to connect to (10.0.0.1, 29500)".
+bool failedToConnect(const std::vector<RankLog>& logs, int rank, const std::string& value)
+{
+    const auto isTokenChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)); };
+    for (const RankLog& log : logs) {
+        if (log.rank != rank) continue;
+        for (int i = 0; i < log.lineCount(); ++i) {
+            const QByteArrayView line = log.lineBytes(i);
+            if (!line.contains("connect")) continue;
+            for (qsizetype at = line.indexOf(QByteArrayView(value)); at >= 0;
+                 at = line.indexOf(QByteArrayView(value), at + 1)) {
+                const qsizetype end = at + qsizetype(value.size());
+                if ((at == 0 || !isTokenChar(line[at - 1])) &&
+                    (end >= line.size() || !isTokenChar(line[end])))
+                    return true;
+            }
+        }
+    }
+    return false;
+}
+
 } // namespace
 
 std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs)
@@ -103,25 +125,33 @@ std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs)
             }
         }
         // The launcher's own value, when it states exactly one, is what every rank was meant to
-        // get. Without it and without a majority, rank 0's rendezvous address is the reference:
-        // it hosts the store the others connect to.
-        bool byLauncher = false, byRankZero = false;
+        // get. Without it and without a majority, the ranks that could not connect to the
+        // address they were given are the odd ones (the store is where the others got through;
+        // under torchrun it is the agent's, not rank 0's).
+        bool byLauncher = false, byConnect = false;
         const auto stated = launcherValues.find(s.key);
         if (s.rendezvous && stated != launcherValues.end() && stated->second.size() == 1 &&
             ranksOf.count(*stated->second.begin())) {
             common = ranksOf.find(*stated->second.begin());
             tie = false;
             byLauncher = true;
-        } else if (tie && std::string_view(s.key).starts_with("master_") && it->second.count(0)) {
-            common = ranksOf.find(it->second.at(0).value);
-            tie = false;
-            byRankZero = true;
+        } else if (tie && std::string_view(s.key).starts_with("master_")) {
+            std::vector<std::map<std::string, std::vector<int>>::iterator> reached;
+            for (auto v = ranksOf.begin(); v != ranksOf.end(); ++v)
+                if (!std::all_of(v->second.begin(), v->second.end(),
+                                 [&](int r) { return failedToConnect(logs, r, v->first); }))
+                    reached.push_back(v);
+            if (reached.size() == 1 && ranksOf.size() > 1) {
+                common = reached.front();
+                tie = false;
+                byConnect = true;
+            }
         }
         Finding f;
         f.kind = "config_mismatch";
         f.symptom = symptoms::kSetupFailure;
         f.severity = s.rendezvous ? "error" : "warning";
-        f.confidence = tie ? 0.6 : byRankZero ? 0.8 : 0.95;
+        f.confidence = tie ? 0.6 : byConnect ? 0.85 : 0.95;
         f.fixPatterns = {s.fix};
         std::string values;
         for (const auto& [value, ranks] : ranksOf) {
@@ -147,7 +177,7 @@ std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs)
                         common->first;
         }
         if (byLauncher) f.summary += " (the value the launcher states)";
-        if (byRankZero) f.summary += " (rank 0, which hosts the rendezvous store)";
+        if (byConnect) f.summary += " (and only they failed to connect to it)";
         f.summary += s.rendezvous ? ": those ranks cannot join the same process group"
                                   : ": the ranks run different builds";
         for (int r : f.ranks) {

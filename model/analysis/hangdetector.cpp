@@ -16,19 +16,23 @@ using State = CollectiveRecord::State;
 constexpr std::int64_t kMinHangNs = 1'000'000'000;
 constexpr std::int64_t kHangFactor = 20;
 
-std::int64_t medianExecNs(const AnalysisContext& ctx, const CollectiveGroup& g)
+// The typical execution time of the group's collectives other than row `except`, the one being
+// judged: a hang in the first collective must not be its own yardstick.
+std::int64_t medianExecNs(const AnalysisContext& ctx, const CollectiveGroup& g, std::size_t except)
 {
     // A sample of rows is enough for a typical duration on large jobs.
     constexpr std::size_t kRows = 256;
     const std::size_t stride = std::max<std::size_t>(1, g.collectives.size() / kRows);
     std::vector<std::int64_t> d;
-    for (std::size_t k = 0; k < g.collectives.size(); k += stride)
+    for (std::size_t k = 0; k < g.collectives.size(); k += stride) {
+        if (k == except) continue;
         for (std::int32_t i : g.collectives[k].records) {
             if (i < 0) continue;
             const CollectiveRecord& c = ctx.store.collectives[std::size_t(i)];
             if (c.state == State::Completed && c.execEndNs > c.execStartNs && c.execStartNs >= 0)
                 d.push_back(c.execEndNs - c.execStartNs);
         }
+    }
     if (d.empty()) return 0;
     std::nth_element(d.begin(), d.begin() + std::ptrdiff_t(d.size() / 2), d.end());
     return d[d.size() / 2];
@@ -156,7 +160,7 @@ void participation(const AnalysisContext& ctx, const CollectiveGroup& g, std::si
     // wavefront of Flight Recorder's analyzer). Only a gap followed by later records is a
     // record the source lost.
     const bool stopped = lowest == k;
-    const std::int64_t typical = medianExecNs(ctx, g);
+    const std::int64_t typical = medianExecNs(ctx, g, k);
     const bool longWait = facts.maxHeldNs >= std::max(kMinHangNs, kHangFactor * typical);
     Finding f = base(g, row, facts);
     f.ranks = blamed;
@@ -326,7 +330,7 @@ void stuckEverywhere(const AnalysisContext& ctx, const CollectiveGroup& g,
     for (std::int32_t i : g.collectives[g.collectives.size() - 2].records)
         if (i >= 0 && ctx.store.collectives[std::size_t(i)].state == State::Completed)
             earlierCompleted = true;
-    const std::int64_t typical = medianExecNs(ctx, g);
+    const std::int64_t typical = medianExecNs(ctx, g, g.collectives.size() - 1);
     const bool longWait = facts.maxHeldNs >= std::max(kMinHangNs, kHangFactor * typical);
     if (!(noneCompleted && earlierCompleted) && !longWait) return;
     Finding f = base(g, row, facts);

@@ -11,7 +11,7 @@ class TestConfigCheck : public QObject {
 private Q_SLOTS:
     void agreeingRanksYieldNothing();
     void minorityPortIsBlamed();
-    void tieOnMasterUsesRankZero();
+    void tieOnMasterBlamesTheRankThatCouldNotConnect();
     void tieOnVersionNamesEveryRank();
     void splitLauncherLinesAreNotCountedTwice();
     void launcherValueIsTheReference();
@@ -63,15 +63,36 @@ void TestConfigCheck::minorityPortIsBlamed()
     QCOMPARE(f.fixPatterns, std::vector<std::string>{"fix-communication-configuration"});
 }
 
-void TestConfigCheck::tieOnMasterUsesRankZero()
+void TestConfigCheck::tieOnMasterBlamesTheRankThatCouldNotConnect()
 {
+    // Two ranks, two ports: the one whose log says it could not connect to its port has the
+    // wrong one, whichever rank it is (under torchrun rank 0 does not host the store).
+    for (const int wrong : {0, 1}) {
+        std::vector<RankLog> logs;
+        for (int r = 0; r < 2; ++r) {
+            const char* port = r == wrong ? "31000" : "29500";
+            QByteArray text = start(port);
+            if (r == wrong)
+                text += QByteArray("E20260101 10:00:10.000 1 socket.cpp:860] [c10d] The client "
+                                   "socket has timed out after 10s while trying to connect to "
+                                   "(10.0.0.1, ") +
+                        port + ").\n";
+            else
+                text += "RuntimeError: Socket Timeout\n";
+            logs.push_back(logOf(r, text));
+        }
+        const std::vector<Finding> found = ConfigCheck::check(logs);
+        QCOMPARE(found.size(), std::size_t(1));
+        QCOMPARE(found.front().ranks, std::vector<int>{wrong});
+        QVERIFY(found.front().confidence < 0.95);
+    }
+    // Without such a line no rank can be told: both are named.
     std::vector<RankLog> logs;
     logs.push_back(logOf(0, start("29500")));
     logs.push_back(logOf(1, start("31000")));
     const std::vector<Finding> found = ConfigCheck::check(logs);
     QCOMPARE(found.size(), std::size_t(1));
-    QCOMPARE(found.front().ranks, std::vector<int>{1});
-    QVERIFY(found.front().confidence < 0.95);
+    QCOMPARE(found.front().ranks, (std::vector<int>{0, 1}));
 }
 
 void TestConfigCheck::tieOnVersionNamesEveryRank()
