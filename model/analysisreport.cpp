@@ -45,9 +45,9 @@ QString noFindings(const AnalysisResult& result)
 {
     if (result.collectiveCount == 0 && result.logLineCount == 0)
         return QStringLiteral(
-            "none; no collectives were read from the traces and no classified log "
-            "lines were given, so the cross-rank checks had nothing to examine.");
-    return QStringLiteral("none: the %1 collectives and %2 classified log lines point at no fault.")
+            "none; no collectives were read from the traces and no log lines were read, so the "
+            "cross-rank checks had nothing to examine.");
+    return QStringLiteral("none: the %1 collectives and %2 log lines read point at no fault.")
         .arg(result.collectiveCount)
         .arg(result.logLineCount);
 }

@@ -292,7 +292,6 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     res.arrivals = std::move(straggler.arrivals);
     res.steps = std::move(ctx.steps);
     res.collectiveCount = store.collectives.size();
-    res.logLineCount = logs.size();
     return res;
 }
 

@@ -149,7 +149,7 @@ void addElasticErrors(const TraceSession& session, std::vector<LogEvidence>& out
 
 } // namespace
 
-std::vector<LogEvidence> classifyLogs(const TraceSession& session)
+std::vector<LogEvidence> classifyLogs(const TraceSession& session, std::size_t* linesScanned)
 {
     std::set<int> ranksWithOwnLog;
     for (const RankLog& log : session.logs)
@@ -165,6 +165,7 @@ std::vector<LogEvidence> classifyLogs(const TraceSession& session)
     for (const RankLog& log : session.logs) {
         if (log.rank && log.splitFromCombined && ranksWithOwnLog.count(*log.rank)) continue;
         if (!log.rank && !ranksWithOwnLog.empty()) continue;
+        if (linesScanned) *linesScanned += std::size_t(log.lineCount());
         const auto died = log.rank ? diedAtNs.find(*log.rank) : diedAtNs.end();
         classifyStream(log, signatures, died == diedAtNs.end() ? -1 : died->second, evidence);
     }
@@ -180,9 +181,11 @@ void analyzeSession(TraceSession& session)
     std::vector<int> ranks;
     for (int r : session.folder.ranks())
         ranks.push_back(r);
-    const std::vector<LogEvidence> logs = classifyLogs(session);
+    std::size_t lines = 0;
+    const std::vector<LogEvidence> logs = classifyLogs(session, &lines);
     session.analysis = Analyzer::run(session.events, std::move(paths), std::move(ranks), logs,
                                      session.dumps, ConfigCheck::check(session.logs));
+    session.analysis.logLineCount = lines;
     session.autoChecks = AutoCheckEvaluator::evaluateAll(session, logs);
 }
 
