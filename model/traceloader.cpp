@@ -120,6 +120,7 @@ bool readSources(TraceSession& session, const ProgressFn& progress, const Cancel
         if (kind == SourceKind::Kineto) {
             session.folder.setSourceStatus(index, traces[k].status,
                                            QString::fromStdString(traces[k].message));
+            session.folder.noteWorldSize(traces[k].worldSize);
             session.events.merge(std::move(stores[k]));
         } else if (kind == SourceKind::HorovodTimeline) {
             session.folder.setSourceStatus(index, timelines[k].status,

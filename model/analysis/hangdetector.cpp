@@ -15,6 +15,8 @@ using State = CollectiveRecord::State;
 // floor so that scheduling noise in tiny runs never qualifies.
 constexpr std::int64_t kMinHangNs = 1'000'000'000;
 constexpr std::int64_t kHangFactor = 20;
+// Mismatches in one group aligned by issue order beyond which the alignment itself is in doubt.
+constexpr int kInterleavedMismatches = 3;
 
 // The typical execution time of the group's collectives other than row `except`, the one being
 // judged: a hang in the first collective must not be its own yardstick.
@@ -411,6 +413,22 @@ HangDetector::Result HangDetector::detect(const AnalysisContext& ctx,
             break;
         }
         noteWindow();
+        // Traces that name no group and no sequence number are aligned by each rank's order of
+        // calls. When that order differs again and again, the likelier story is several process
+        // groups interleaved (an embedding group's all_to_all between the dense group's
+        // all_reduce), which the alignment cannot tell apart: a lead, not a proven mismatch.
+        if (g.byOrdinal && g.mismatchCount >= kInterleavedMismatches)
+            for (std::size_t i = before; i < res.findings.size(); ++i) {
+                Finding& f = res.findings[i];
+                f.severity = "warning";
+                f.confidence = std::min(f.confidence, 0.3);
+                f.summary += "; the traces name no process group or sequence number and the "
+                             "ranks' orders of collectives differ at " +
+                             std::to_string(g.mismatchCount) + " of " +
+                             std::to_string(g.collectives.size()) +
+                             " positions, as interleaved process groups would: not proof of a "
+                             "mismatch";
+            }
     }
     return res;
 }

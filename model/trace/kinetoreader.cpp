@@ -508,6 +508,11 @@ Scan Parser::rootMember(const char*& p, const char* end)
         m_sawBase = true;
     } else if (key == "distributedInfo") {
         const auto info = nlohmann::json::parse(valueBegin, p, nullptr, false);
+        // Compressed traces are not sniffed for it, so the world size is taken here too.
+        if (info.is_object())
+            if (const auto w = info.find("world_size"); w != info.end() && w->is_number_integer())
+                m_result.worldSize =
+                    int(std::clamp<std::int64_t>(w->get<std::int64_t>(), 0, 1'000'000));
         if (info.is_object())
             if (const auto it = info.find("pg_config"); it != info.end() && it->is_array())
                 for (const auto& pg : *it) {

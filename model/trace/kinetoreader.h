@@ -19,6 +19,7 @@ struct KinetoReadResult {
     std::int64_t counters = 0;    // C samples, not kept
     std::int64_t skipped = 0;     // E without B, async events, unknown ph, unbound flow ends
     std::int64_t collectives = 0; // records built
+    int worldSize = 0;            // distributedInfo.world_size; 0 when the trace does not say
 };
 
 // Reads one Chrome-trace / Kineto JSON source (object with traceEvents, or a bare event array;

@@ -306,6 +306,9 @@ void TestKinetoReader::gpuSamples()
     const Read r = readPath(path);
     QCOMPARE(int(r.result.status), int(SourceStatus::Ok));
     QCOMPARE(r.store.eventCount(), expectedEvents(readAll(path)));
+    // The samples are named by their job's size; distributedInfo.world_size says the same.
+    const QString ranks = file.section(QLatin1Char('_'), 1, 1);
+    QCOMPARE(r.result.worldSize, ranks.chopped(4).toInt());
     int gpuLanes = 0;
     for (const Lane& lane : r.store.lanes)
         gpuLanes += lane.kind == LaneKind::GpuStream;
