@@ -83,7 +83,7 @@ int main(int argc, char** argv)
     const double match = lap();
     AnalysisContext ctx(store, paths);
     const double context = lap();
-    ctx.clock = ClockAligner::align(store, groups, {});
+    ctx.clock = ClockAligner::align(groups, {});
     const double align = lap();
     const auto hang = HangDetector::detect(ctx, groups);
     const double hangS = lap();

@@ -65,7 +65,7 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     FlightRecorderChecks::Result fr = FlightRecorderChecks::check(dumps, sourcePaths);
     AnalysisContext ctx(store, std::move(sourcePaths));
     res.groups = CollectiveMatcher::match(store, ranks);
-    ctx.clock = ClockAligner::align(store, res.groups, ranks);
+    ctx.clock = ClockAligner::align(res.groups, ranks);
     HangDetector::Result hang = HangDetector::detect(ctx, res.groups);
     StragglerDetector::Result straggler = StragglerDetector::detect(ctx, res.groups);
     res.breakdown = TimeBreakdown::compute(store);

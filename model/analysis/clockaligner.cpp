@@ -7,8 +7,6 @@ namespace rankscope {
 
 namespace {
 
-constexpr std::size_t kRowBlock = 64;
-
 std::int64_t median(std::vector<std::int64_t>& v)
 {
     const auto mid = v.begin() + std::ptrdiff_t(v.size() / 2);
@@ -19,12 +17,6 @@ std::int64_t median(std::vector<std::int64_t>& v)
     return lower + (upper - lower) / 2;
 }
 
-std::int64_t completionNs(const CollectiveRecord& c)
-{
-    if (c.state != CollectiveRecord::State::Completed) return -1;
-    return c.execEndNs >= 0 ? c.execEndNs : -1;
-}
-
 } // namespace
 
 std::int64_t ClockAlignment::offsetOf(int rank) const
@@ -33,8 +25,7 @@ std::int64_t ClockAlignment::offsetOf(int rank) const
     return it != offsetNs.end() && it->second ? *it->second : 0;
 }
 
-ClockAlignment ClockAligner::align(const EventStore& store,
-                                   const std::vector<CollectiveGroup>& groups,
+ClockAlignment ClockAligner::align(const std::vector<CollectiveGroup>& groups,
                                    const std::vector<int>& ranks)
 {
     ClockAlignment out;
@@ -48,14 +39,13 @@ ClockAlignment ClockAligner::align(const EventStore& store,
         for (const auto& g : groups) {
             const int slot = g.slotOf(r);
             if (slot < 0) continue;
-            for (const auto& row : g.collectives) {
-                const std::int32_t i = row.records[std::size_t(slot)];
-                if (i >= 0 && completionNs(store.collectives[std::size_t(i)]) >= 0) {
-                    out.referenceRank = r;
-                    break;
-                }
+            const auto ends =
+                g.completedEndNs.begin() + std::ptrdiff_t(std::size_t(slot) * g.collectives.size());
+            if (std::any_of(ends, ends + std::ptrdiff_t(g.collectives.size()),
+                            [](std::int64_t t) { return t >= 0; })) {
+                out.referenceRank = r;
+                break;
             }
-            if (out.referenceRank >= 0) break;
         }
         if (out.referenceRank >= 0) break;
     }
@@ -83,25 +73,14 @@ ClockAlignment ClockAligner::align(const EventStore& store,
             for (std::size_t s = 0; s < g.members.size(); ++s)
                 done[s] = out.offsetNs[g.members[s]].has_value();
             std::vector<std::vector<std::int64_t>> diffs(g.members.size());
-            std::vector<std::int64_t> anchorNs(g.collectives.size(), -1);
-            for (std::size_t k = 0; k < g.collectives.size(); ++k) {
-                const std::int32_t a = g.collectives[k].records[std::size_t(anchorSlot)];
-                if (a >= 0) anchorNs[k] = completionNs(store.collectives[std::size_t(a)]);
-            }
-            // Blocks of rows, member by member inside a block: a member's records of
-            // consecutive rows are neighbours in the store, a row's records are not.
-            for (std::size_t k0 = 0; k0 < g.collectives.size(); k0 += kRowBlock) {
-                const std::size_t k1 = std::min(g.collectives.size(), k0 + kRowBlock);
-                for (std::size_t s = 0; s < g.members.size(); ++s) {
-                    if (done[s]) continue;
-                    for (std::size_t k = k0; k < k1; ++k) {
-                        if (anchorNs[k] < 0) continue;
-                        const std::int32_t b = g.collectives[k].records[s];
-                        if (b < 0) continue;
-                        const std::int64_t tb = completionNs(store.collectives[std::size_t(b)]);
-                        if (tb >= 0) diffs[s].push_back(tb - anchorNs[k]);
-                    }
-                }
+            // The matcher's completion column per member: sequential reads, not the records.
+            const std::size_t rows = g.collectives.size();
+            const std::int64_t* anchorNs = g.completedEndNs.data() + std::size_t(anchorSlot) * rows;
+            for (std::size_t s = 0; s < g.members.size(); ++s) {
+                if (done[s]) continue;
+                const std::int64_t* ns = g.completedEndNs.data() + s * rows;
+                for (std::size_t k = 0; k < rows; ++k)
+                    if (anchorNs[k] >= 0 && ns[k] >= 0) diffs[s].push_back(ns[k] - anchorNs[k]);
             }
             for (std::size_t s = 0; s < g.members.size(); ++s) {
                 if (diffs[s].empty()) continue;

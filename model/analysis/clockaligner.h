@@ -25,7 +25,8 @@ struct ClockAlignment {
 // the few collectives where one rank was descheduled at the end.
 class ClockAligner {
 public:
-    static ClockAlignment align(const EventStore& store, const std::vector<CollectiveGroup>& groups,
+    // Reads the groups' completion columns (CollectiveGroup::completedEndNs).
+    static ClockAlignment align(const std::vector<CollectiveGroup>& groups,
                                 const std::vector<int>& ranks);
 };
 

@@ -235,6 +235,22 @@ void check(const EventStore& store, const CollectiveGroup& group, MatchedCollect
     }
 }
 
+// Sizes the per-cell times for the group's rows, none known yet.
+void allocateTimes(CollectiveGroup& g)
+{
+    const std::size_t cells = g.members.size() * g.collectives.size();
+    g.completedStartNs.assign(cells, -1);
+    g.completedEndNs.assign(cells, -1);
+}
+
+void noteTimes(CollectiveGroup& g, std::size_t slot, std::size_t row, const CollectiveRecord& c)
+{
+    if (c.state != State::Completed) return;
+    const std::size_t cell = slot * g.collectives.size() + row;
+    if (c.execStartNs >= 0) g.completedStartNs[cell] = c.execStartNs;
+    if (c.execEndNs >= 0) g.completedEndNs[cell] = c.execEndNs;
+}
+
 std::int64_t orderTime(const CollectiveRecord& c)
 {
     return c.issueStartNs >= 0 ? c.issueStartNs : c.execStartNs;
@@ -368,6 +384,7 @@ void alignBySeq(const EventStore& store, CollectiveGroup& group,
         group.collectives[k].seq = seqs[k];
         group.collectives[k].records.assign(n, -1);
     }
+    allocateTimes(group);
     std::vector<RowRef> ref(seqs.size());
     std::vector<std::uint32_t> present(seqs.size(), 0);
     std::vector<char> differs(seqs.size(), 0);
@@ -381,6 +398,7 @@ void alignBySeq(const EventStore& store, CollectiveGroup& group,
                 ++k;
             group.collectives[k].records[m] = list[j];
             const CollectiveRecord& c = recs[std::size_t(list[j])];
+            noteTimes(group, m, k, c);
             if (present[k]++ == 0)
                 ref[k] = {c.op,        c.dtype, c.reduceOp,  c.inNelems,
                           c.outNelems, c.state, c.groupSize, c.root};
@@ -548,8 +566,13 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
         }
         if (g.byOrdinal) {
             alignByOrdinal(store, g, perMember);
-            for (MatchedCollective& row : g.collectives)
+            allocateTimes(g);
+            for (std::size_t k = 0; k < g.collectives.size(); ++k) {
+                MatchedCollective& row = g.collectives[k];
+                for (std::size_t m = 0; m < row.records.size(); ++m)
+                    if (row.records[m] >= 0) noteTimes(g, m, k, recs[std::size_t(row.records[m])]);
                 check(store, g, row);
+            }
         } else {
             alignBySeq(store, g, perMember, seqsOf);
         }

@@ -46,30 +46,13 @@ StepTimeline StepTimeline::build(const EventStore& store)
         std::sort(steps.begin(), steps.end(),
                   [](const StepSpan& a, const StepSpan& b) { return a.startNs < b.startNs; });
     // Communication time inside each step: the union of the rank's collective executions.
-    // A rank's records are a few runs of the store (one per source), so its spans are gathered
-    // run by run into one buffer reused for every rank.
-    std::map<int, std::vector<std::pair<std::size_t, std::size_t>>> runsOf;
-    for (std::size_t i = 0; i < store.collectives.size();) {
-        std::size_t j = i + 1;
-        while (j < store.collectives.size() &&
-               store.collectives[j].rank == store.collectives[i].rank)
-            ++j;
-        runsOf[store.collectives[i].rank].emplace_back(i, j);
-        i = j;
-    }
+    // A rank's records are a few runs of the store (one per source, usually exactly one), so
+    // one pass gathers each run's spans and settles its rank when the run ends; a rank met
+    // again in a later run is settled once more at the end from all its runs.
     std::vector<std::pair<std::int64_t, std::int64_t>> spans;
-    for (const auto& [rank, runs] : runsOf) {
-        const auto it = t.m_steps.find(rank);
-        if (it == t.m_steps.end()) continue;
-        spans.clear();
-        for (const auto& [from, to] : runs)
-            for (std::size_t i = from; i < to; ++i) {
-                const CollectiveRecord& c = store.collectives[i];
-                if (c.execStartNs < 0 || c.execEndNs <= c.execStartNs) continue;
-                spans.emplace_back(c.execStartNs, c.execEndNs);
-            }
+    const auto settle = [&](std::vector<StepSpan>& steps) {
         if (!std::is_sorted(spans.begin(), spans.end())) std::sort(spans.begin(), spans.end());
-        for (StepSpan& s : it->second) {
+        for (StepSpan& s : steps) {
             std::int64_t covered = 0, reach = s.startNs;
             auto from = std::lower_bound(spans.begin(), spans.end(),
                                          std::make_pair(s.startNs, std::int64_t(0)));
@@ -82,6 +65,36 @@ StepTimeline StepTimeline::build(const EventStore& store)
             }
             s.commNs = covered;
         }
+    };
+    // Appends the spans of the records from `from` on while they are `rank`'s (up to `to`);
+    // returns where that run ends.
+    const auto gather = [&](std::size_t from, std::size_t to, int rank) {
+        std::size_t i = from;
+        for (; i < to && store.collectives[i].rank == rank; ++i) {
+            const CollectiveRecord& c = store.collectives[i];
+            if (c.execStartNs < 0 || c.execEndNs <= c.execStartNs) continue;
+            spans.emplace_back(c.execStartNs, c.execEndNs);
+        }
+        return i;
+    };
+    std::map<int, std::vector<std::pair<std::size_t, std::size_t>>> runsOf;
+    for (std::size_t i = 0; i < store.collectives.size();) {
+        const int rank = store.collectives[i].rank;
+        spans.clear();
+        const std::size_t j = gather(i, store.collectives.size(), rank);
+        auto& runs = runsOf[rank];
+        runs.emplace_back(i, j);
+        const auto it = t.m_steps.find(rank);
+        if (runs.size() == 1 && it != t.m_steps.end()) settle(it->second);
+        i = j;
+    }
+    for (const auto& [rank, runs] : runsOf) {
+        const auto it = t.m_steps.find(rank);
+        if (runs.size() < 2 || it == t.m_steps.end()) continue;
+        spans.clear();
+        for (const auto& [from, to] : runs)
+            gather(from, to, rank);
+        settle(it->second);
     }
     return t;
 }

@@ -113,23 +113,18 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
             a.delays.emplace_back(c.step >= 0 ? c.step : ctx.steps.stepAt(c.rank, c.execStartNs),
                                   delay, rec);
         };
-        // Arrival times are gathered for blocks of rows member by member (a member's records
-        // of consecutive rows are neighbours in the store), then each row is judged.
-        const std::size_t n = g.members.size();
+        // Arrival times are gathered for blocks of rows member by member from the matcher's
+        // per-member columns (CollectiveGroup::completedStartNs), then each row is judged.
+        const std::size_t n = g.members.size(), rows = g.collectives.size();
         std::vector<std::int64_t> times(kRowBlock * n);
-        for (std::size_t k0 = 0; k0 < g.collectives.size(); k0 += kRowBlock) {
-            const std::size_t k1 = std::min(g.collectives.size(), k0 + kRowBlock);
-            for (std::size_t m = 0; m < n; ++m)
-                for (std::size_t k = k0; k < k1; ++k) {
-                    std::int64_t& t = times[(k - k0) * n + m];
-                    t = kNoArrival;
-                    const std::int32_t i = g.collectives[k].records[m];
-                    if (i < 0 || !offsets[m]) continue;
-                    const CollectiveRecord& c = ctx.store.collectives[std::size_t(i)];
-                    if (c.state != CollectiveRecord::State::Completed || c.execStartNs < 0)
-                        continue;
-                    t = c.execStartNs - *offsets[m];
-                }
+        for (std::size_t k0 = 0; k0 < rows; k0 += kRowBlock) {
+            const std::size_t k1 = std::min(rows, k0 + kRowBlock);
+            for (std::size_t m = 0; m < n; ++m) {
+                const std::int64_t* starts = g.completedStartNs.data() + m * rows;
+                for (std::size_t k = k0; k < k1; ++k)
+                    times[(k - k0) * n + m] =
+                        offsets[m] && starts[k] >= 0 ? starts[k] - *offsets[m] : kNoArrival;
+            }
             for (std::size_t k = k0; k < k1; ++k)
                 judgeRow(g.collectives[k], &times[(k - k0) * n]);
         }

@@ -35,7 +35,7 @@ void TestClockAligner::recoversOffsets()
         job.step({2'000'000, 3'000'000 + s * 10'000, 2'500'000, 2'000'000}, {"all_reduce"});
     job.finish();
     const auto groupsFound = CollectiveMatcher::match(job.store);
-    const ClockAlignment a = ClockAligner::align(job.store, groupsFound, {0, 1, 2, 3});
+    const ClockAlignment a = ClockAligner::align(groupsFound, {0, 1, 2, 3});
     QCOMPARE(a.referenceRank, 0);
     for (int r = 0; r < 4; ++r) {
         QVERIFY(a.offsetNs.at(r).has_value());
@@ -57,8 +57,7 @@ void TestClockAligner::robustToOutliers()
     for (CollectiveRecord& c : job.store.collectives)
         if (c.rank == 2 && (c.seq == 1 || c.seq == 5) && ++n) c.execEndNs += 900'000'000;
     QCOMPARE(n, 2);
-    const ClockAlignment a =
-        ClockAligner::align(job.store, CollectiveMatcher::match(job.store), {});
+    const ClockAlignment a = ClockAligner::align(CollectiveMatcher::match(job.store), {});
     QCOMPARE(*a.offsetNs.at(2), std::int64_t(700'000'000));
 }
 
@@ -70,8 +69,7 @@ void TestClockAligner::rankWithoutCompletionsIsUnknown()
     job.finish();
     for (CollectiveRecord& c : job.store.collectives)
         if (c.rank == 1) c.state = CollectiveRecord::State::Issued;
-    const ClockAlignment a =
-        ClockAligner::align(job.store, CollectiveMatcher::match(job.store), {0, 1, 2, 3});
+    const ClockAlignment a = ClockAligner::align(CollectiveMatcher::match(job.store), {0, 1, 2, 3});
     QVERIFY(a.offsetNs.at(0).has_value());
     QVERIFY(!a.offsetNs.at(1).has_value());
     QVERIFY(!a.notes.at(1).empty());
@@ -105,8 +103,7 @@ void TestClockAligner::chainsThroughSubgroups()
                               [](const CollectiveRecord& c) { return c.rank == 2; }),
                recs.end());
     recs.insert(recs.end(), extra.begin(), extra.end());
-    const ClockAlignment a =
-        ClockAligner::align(job.store, CollectiveMatcher::match(job.store), {});
+    const ClockAlignment a = ClockAligner::align(CollectiveMatcher::match(job.store), {});
     QCOMPARE(*a.offsetNs.at(1), std::int64_t(-1'000'000));
     QCOMPARE(*a.offsetNs.at(2), std::int64_t(2'000'000'000));
 }

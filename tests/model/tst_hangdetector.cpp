@@ -26,7 +26,7 @@ static HangDetector::Result detect(SyntheticJob& job)
 {
     const auto groups = CollectiveMatcher::match(job.store);
     AnalysisContext ctx(job.store, job.sourcePaths());
-    ctx.clock = ClockAligner::align(job.store, groups, {});
+    ctx.clock = ClockAligner::align(groups, {});
     return HangDetector::detect(ctx, groups);
 }
 

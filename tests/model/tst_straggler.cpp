@@ -23,7 +23,7 @@ static StragglerDetector::Result detect(SyntheticJob& job)
 {
     const auto groups = CollectiveMatcher::match(job.store);
     AnalysisContext ctx(job.store, job.sourcePaths());
-    ctx.clock = ClockAligner::align(job.store, groups, {});
+    ctx.clock = ClockAligner::align(groups, {});
     return StragglerDetector::detect(ctx, groups);
 }
 

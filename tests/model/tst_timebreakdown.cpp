@@ -1,3 +1,4 @@
+#include "model/analysis/steptimeline.h"
 #include "model/analysis/timebreakdown.h"
 #include "tests/support/syntheticjob.h"
 
@@ -14,6 +15,7 @@ private Q_SLOTS:
     void idleGpuRankIsFlagged();
     void busyGpusAreNotFlagged();
     void windowSumsToItsLength();
+    void stepCommTimeJoinsARanksRuns();
 };
 
 static void add(EventStore& s, Lane& lane, std::int64_t a, std::int64_t b, const char* name,
@@ -182,6 +184,31 @@ void TestTimeBreakdown::windowSumsToItsLength()
     const auto whole = TimeBreakdown::compute(s);
     QCOMPARE(whole[0].windowNs(), std::int64_t(500));
     QCOMPARE(whole[0].idleNs, std::int64_t(200));
+}
+
+// A rank whose records sit in two runs of the store (two sources, another rank's in between):
+// its step's communication time is the union over both runs, overlaps counted once.
+void TestTimeBreakdown::stepCommTimeJoinsARanksRuns()
+{
+    EventStore s;
+    Lane cpu;
+    cpu.rank = 0;
+    add(s, cpu, 0, 1'000, "ProfilerStep#1", EventCategory::UserAnnotation);
+    s.lanes = {cpu};
+    const auto record = [&](int rank, std::int64_t a, std::int64_t b) {
+        CollectiveRecord c;
+        c.rank = rank;
+        c.execStartNs = a;
+        c.execEndNs = b;
+        s.collectives.push_back(c);
+    };
+    record(0, 100, 200);
+    record(1, 0, 50);
+    record(0, 150, 300);
+    record(0, 900, 1'100);
+    const StepTimeline t = StepTimeline::build(s);
+    QCOMPARE(t.stepsOf(0).size(), std::size_t(1));
+    QCOMPARE(t.stepsOf(0).front().commNs, std::int64_t(300)); // [100,300) + [900,1000)
 }
 
 QTEST_GUILESS_MAIN(TestTimeBreakdown)
