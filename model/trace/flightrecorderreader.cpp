@@ -3,6 +3,7 @@
 #include "model/trace/picklereader.h"
 
 #include <QRegularExpression>
+#include <cstdint>
 
 namespace rankscope {
 
@@ -14,8 +15,15 @@ std::int64_t intOf(const json& obj, const char* key, std::int64_t fallback = -1)
 {
     const auto it = obj.find(key);
     if (it == obj.end()) return fallback;
+    if (it->is_number_unsigned())
+        return it->get<std::uint64_t>() <= std::uint64_t(INT64_MAX) ? it->get<std::int64_t>()
+                                                                    : fallback;
     if (it->is_number_integer()) return it->get<std::int64_t>();
-    if (it->is_number_float()) return std::int64_t(it->get<double>());
+    if (it->is_number_float()) {
+        // A float outside int64's range (a corrupt dump) is not a number of anything.
+        const double d = it->get<double>();
+        return d > -9.2e18 && d < 9.2e18 ? std::int64_t(d) : fallback;
+    }
     if (it->is_string()) {
         bool ok = false;
         const qint64 v = QString::fromStdString(it->get<std::string>()).toLongLong(&ok);

@@ -1,6 +1,7 @@
 #include "model/trace/flightrecorderreader.h"
 #include "model/trace/tracefolder.h"
 #include "model/tracesession.h"
+#include "tests/support/fuzzinputs.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -12,6 +13,8 @@ using namespace rankscope;
 class TestFlightRecorderReader : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void fuzzRegressions_data();
+    void fuzzRegressions();
     void dumps_data();
     void dumps();
     void collectiveRecords();
@@ -257,6 +260,23 @@ void TestFlightRecorderReader::scenarios()
             for (int r : f.ranks)
                 QVERIFY2(std::find(ranks.begin(), ranks.end(), r) != ranks.end(),
                          f.summary.c_str());
+}
+
+// Dumps fuzz/run keeps (crashers it found): each gives entries or a one-line error.
+void TestFlightRecorderReader::fuzzRegressions_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    for (const auto& [name, bytes] : test::fuzzInputs("flightrecorder"))
+        QTest::newRow(qPrintable(name)) << bytes;
+}
+
+void TestFlightRecorderReader::fuzzRegressions()
+{
+    QFETCH(QByteArray, bytes);
+    QString error;
+    const auto dump =
+        FlightRecorderReader::read(bytes, QStringLiteral("nccl_trace_rank_3"), &error);
+    QVERIFY(dump || (!error.isEmpty() && !error.contains(QLatin1Char('\n'))));
 }
 
 QTEST_GUILESS_MAIN(TestFlightRecorderReader)
