@@ -5,7 +5,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <atomic>
-#include <chrono>
 #include <map>
 #include <thread>
 
@@ -139,7 +138,6 @@ void TestTraceLoader::cancelDuringLogHeavyLoadIsPromptAndKeepsNothing()
         QCOMPARE(f.write(content), content.size());
     }
     std::atomic<bool> cancel{false};
-    std::chrono::steady_clock::time_point cancelledAt;
     std::map<int, qint64> doneByFile;
     const auto sum = [&] {
         qint64 n = 0;
@@ -153,18 +151,14 @@ void TestTraceLoader::cancelDuringLogHeavyLoadIsPromptAndKeepsNothing()
         doneByFile[source] = done;
         if (!cancel.load() && done > 0 && done < total) {
             doneAtCancel = sum();
-            cancelledAt = std::chrono::steady_clock::now();
             cancel = true;
         }
     };
     const SessionPtr session = loadSession(
         dir.path(), {}, [&] { return cancel.load(); }, options);
-    const auto returnedAt = std::chrono::steady_clock::now();
     QVERIFY2(doneAtCancel > 0, "no file reported progress part-way");
-    const auto ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(returnedAt - cancelledAt).count();
-    QVERIFY2(ms < 1500, qPrintable(QStringLiteral("cancel took %1 ms").arg(ms)));
-    // Within a few MB: each of the two workers stops at its next 1 MB poll.
+    // Within a few MB, not within some time: a loaded machine may not run the workers at all
+    // for a while, but each of the two stops at its next 1 MB poll.
     const qint64 after = sum() - doneAtCancel;
     QVERIFY2(after < 8 * 1024 * 1024,
              qPrintable(QStringLiteral("%1 MB read after the cancel").arg(after / 1e6)));
