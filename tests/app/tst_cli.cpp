@@ -8,6 +8,15 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+// The "path" of every source in a `sources` / `unattributed_sources` array.
+static QStringList pathsOf(const QJsonValue& sources)
+{
+    QStringList paths;
+    for (const auto& s : sources.toArray())
+        paths << s.toObject().value(QLatin1String("path")).toString();
+    return paths;
+}
+
 // Runs the real binary: the CLI contract is its exit codes and its output.
 class TestCli : public QObject {
     Q_OBJECT
@@ -88,16 +97,12 @@ void TestCli::analyzeJson()
     for (int r = 0; r < 3; ++r) {
         const QJsonObject rank = ranks.at(r).toObject();
         QCOMPARE(rank.value(QLatin1String("rank")).toInt(), r);
-        QStringList paths;
-        for (const auto& s : rank.value(QLatin1String("sources")).toArray())
-            paths << s.toObject().value(QLatin1String("path")).toString();
+        const QStringList paths = pathsOf(rank.value(QLatin1String("sources")));
         QVERIFY(paths.contains(QStringLiteral("rank%1.pt.trace.json").arg(r)));
         QVERIFY(paths.contains(QStringLiteral("rank%1.log").arg(r)));
     }
-    QStringList unattributed;
-    for (const auto& s : doc.value(QLatin1String("unattributed_sources")).toArray())
-        unattributed << s.toObject().value(QLatin1String("path")).toString();
-    QVERIFY(unattributed.contains(QStringLiteral("launcher.log")));
+    QVERIFY(pathsOf(doc.value(QLatin1String("unattributed_sources")))
+                .contains(QStringLiteral("launcher.log")));
     QVERIFY(doc.value(QLatin1String("findings")).isArray());
     QVERIFY(doc.value(QLatin1String("symptoms")).isArray());
 }
@@ -123,10 +128,8 @@ void TestCli::ranksKnownOnlyFromOtherFiles()
     for (int i = 0; i < 3; ++i) {
         const QJsonObject rank = ranks.at(i).toObject();
         QCOMPARE(rank.value(QLatin1String("rank")).toInt(), i);
-        const QJsonArray sources = rank.value(QLatin1String("sources")).toArray();
-        QCOMPARE(sources.size(), 1);
-        QCOMPARE(sources.at(0).toObject().value(QLatin1String("path")).toString(),
-                 QStringLiteral("console.txt"));
+        QCOMPARE(pathsOf(rank.value(QLatin1String("sources"))),
+                 QStringList{QStringLiteral("console.txt")});
     }
 }
 

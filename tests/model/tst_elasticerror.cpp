@@ -1,7 +1,11 @@
 #include "model/trace/elasticerrorreader.h"
 #include "model/trace/logreader.h"
+#include "model/tracesession.h"
+#include "tests/support/findings.h"
 
+#include <QDir>
 #include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 #include <nlohmann/json.hpp>
 
@@ -17,6 +21,7 @@ private Q_SLOTS:
     void launcherBox_data();
     void launcherBox();
     void signalEntry();
+    void errorFileStandsInForAMissingLog();
 };
 
 static QString fixture(const QString& name)
@@ -174,6 +179,29 @@ void TestElasticError::signalEntry()
     QCOMPARE(e.host, std::string("gpu-node-9"));
     QVERIFY(e.errorFile.empty());
     QVERIFY(e.exceptionType.empty());
+}
+
+// The crashed rank's own log is gone (not copied, or never flushed): its torchelastic error file
+// still says it failed first, and with what.
+void TestElasticError::errorFileStandsInForAMissingLog()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QDir from(fixture(QStringLiteral("rank_crash_w4")));
+    for (const QString& name : from.entryList(QDir::Files))
+        if (name != QLatin1String("rank0.log") && name != QLatin1String("launcher.log"))
+            QVERIFY(QFile::copy(from.filePath(name), dir.filePath(name)));
+    const SessionPtr session = loadSession(dir.path());
+    const Finding* top = test::topError(session->analysis);
+    QVERIFY(top);
+    QCOMPARE(top->kind, std::string("crash"));
+    QCOMPARE(top->ranks, std::vector<int>{0});
+    QCOMPARE(top->step, 2);
+    QVERIFY2(std::any_of(top->evidence.begin(), top->evidence.end(),
+                         [](const Evidence& e) {
+                             return e.path == "rank0.error.json" && e.text.find("IndexError") == 0;
+                         }),
+             top->summary.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestElasticError)
