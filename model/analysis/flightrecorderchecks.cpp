@@ -254,6 +254,110 @@ void checkP2p(const std::vector<FlightRecorderDump>& dumps, const std::vector<st
     }
 }
 
+// A coalescing block is matched as one collective with its ops' elements summed (the matcher
+// reports blocks whose kind, totals or dtype differ). NCCL pairs the ops of a block by position,
+// so blocks with equal totals still fail when a rank orders or splits its tensors differently:
+// compare the ops one by one where the totals agree.
+void checkCoalesced(const std::vector<FlightRecorderDump>& dumps,
+                    const std::vector<std::string>& paths, std::vector<Finding>& out)
+{
+    struct Op {
+        std::string kind, dtype;
+        std::int64_t in = -1, outElems = -1;
+        bool operator==(const Op&) const = default;
+        bool operator<(const Op& o) const
+        {
+            return std::tie(kind, dtype, in, outElems) <
+                   std::tie(o.kind, o.dtype, o.in, o.outElems);
+        }
+    };
+    struct Block {
+        const FlightRecorderDump* dump;
+        std::vector<Op> ops;
+        std::vector<std::int64_t> recordIds;
+    };
+    std::map<std::pair<std::string, std::int64_t>, std::vector<Block>> blocks; // (group, seq)
+    for (const FlightRecorderDump& d : dumps) {
+        if (!d.rank) continue;
+        for (const FlightRecorderUnit& u : FlightRecorderReader::collectiveUnits(d)) {
+            Block b{&d, {}, {}};
+            for (const FlightRecorderEntry* e : u.ops) {
+                b.ops.push_back({FlightRecorderReader::collectiveOf(*e),
+                                 e->inputDtypes.empty() ? std::string() : e->inputDtypes.front(),
+                                 FlightRecorderReader::numel(e->inputSizes),
+                                 FlightRecorderReader::numel(e->outputSizes)});
+                b.recordIds.push_back(e->recordId);
+            }
+            blocks[{u.ops.front()->pgName, u.ops.front()->collectiveSeqId}].push_back(std::move(b));
+        }
+    }
+    const auto totals = [](const Block& b) {
+        std::int64_t in = 0, outElems = 0;
+        for (const Op& op : b.ops) {
+            if (op.in < 0 || op.outElems < 0) return std::pair<std::int64_t, std::int64_t>{-1, -1};
+            in += op.in;
+            outElems += op.outElems;
+        }
+        return std::pair{in, outElems};
+    };
+    for (const auto& [key, list] : blocks) {
+        const bool coalesced =
+            std::any_of(list.begin(), list.end(), [](const Block& b) { return b.ops.size() > 1; });
+        if (!coalesced || list.size() < 2 || key.second < 0) continue;
+        const auto sameTotals = [&](const Block& b) {
+            return totals(b) == totals(list.front()) &&
+                   b.ops.front().dtype == list.front().ops.front().dtype;
+        };
+        if (!std::all_of(list.begin(), list.end(), sameTotals)) continue; // the matcher's finding
+        std::map<std::vector<Op>, int> votes;
+        for (const Block& b : list)
+            ++votes[b.ops];
+        if (votes.size() < 2) continue;
+        const auto most =
+            std::max_element(votes.begin(), votes.end(),
+                             [](const auto& a, const auto& b) { return a.second < b.second; });
+        const bool tie = std::count_if(votes.begin(), votes.end(),
+                                       [&](const auto& v) { return v.second == most->second; }) > 1;
+        const std::vector<Op>& usual = most->first;
+        Finding f;
+        f.kind = "collective_mismatch";
+        f.symptom = symptoms::kTensorMismatch;
+        f.severity = "error";
+        f.confidence = tie ? 0.6 : 0.8;
+        f.processGroup = key.first;
+        f.seq = key.second;
+        const Block* deviant = nullptr;
+        for (const Block& b : list) {
+            if (!tie && b.ops == usual) continue;
+            f.ranks.push_back(*b.dump->rank);
+            std::string ids;
+            for (std::int64_t id : b.recordIds)
+                ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+            f.evidence.push_back(dumpEvidence(*b.dump, paths,
+                                              "record_ids " + ids + ": coalesced #" +
+                                                  std::to_string(key.second) + " of " +
+                                                  std::to_string(b.ops.size()) + " ops"));
+            if (b.ops != usual && !deviant) deviant = &b;
+        }
+        std::sort(f.ranks.begin(), f.ranks.end());
+        std::size_t k = 0;
+        while (k < deviant->ops.size() && k < usual.size() && deviant->ops[k] == usual[k])
+            ++k;
+        const auto describe = [](const std::vector<Op>& ops, std::size_t k) {
+            return k < ops.size()
+                       ? ops[k].kind + " of " + std::to_string(ops[k].in) + " " + ops[k].dtype
+                       : std::string("nothing");
+        };
+        f.summary = "coalesced " + usual.front().kind + " #" + std::to_string(key.second) +
+                    " pairs different tensors: op " + std::to_string(k + 1) + " is " +
+                    describe(deviant->ops, k) + " on rank " + std::to_string(*deviant->dump->rank) +
+                    " but " + describe(usual, k) + (tie ? " on another rank" : " on the others") +
+                    " (same totals); NCCL pairs a block's ops by position, so the block hangs "
+                    "or mixes up tensors";
+        out.push_back(std::move(f));
+    }
+}
+
 void checkPgStatus(const std::vector<FlightRecorderDump>& dumps,
                    const std::vector<std::string>& paths, FlightRecorderChecks::Result& res)
 {
@@ -351,6 +455,7 @@ FlightRecorderChecks::check(const std::vector<FlightRecorderDump>& dumps,
     checkVersions(dumps, sourcePaths, res.findings);
     checkRetired(dumps, sourcePaths, res.findings);
     checkP2p(dumps, sourcePaths, res.findings);
+    checkCoalesced(dumps, sourcePaths, res.findings);
     checkPgStatus(dumps, sourcePaths, res);
     return res;
 }

@@ -1,9 +1,11 @@
 #include "model/trace/flightrecorderreader.h"
 
+#include "model/trace/kinetocollectives.h"
 #include "model/trace/picklereader.h"
 
 #include <QRegularExpression>
 #include <cstdint>
+#include <map>
 
 namespace rankscope {
 
@@ -104,6 +106,13 @@ void parseProfilingName(FlightRecorderEntry& e)
     }
     const qsizetype space = rest.indexOf(QLatin1Char(' '));
     e.op = (space < 0 ? rest : rest.left(space)).toStdString();
+}
+
+CollectiveRecord::State stateOf(const FlightRecorderEntry& e)
+{
+    return e.state == "completed" ? CollectiveRecord::State::Completed
+           : e.state == "started" ? CollectiveRecord::State::Started
+                                  : CollectiveRecord::State::Issued;
 }
 
 bool parseEntry(const json& j, FlightRecorderEntry& e)
@@ -243,13 +252,50 @@ std::int64_t FlightRecorderReader::numel(const std::vector<std::vector<std::int6
     return total;
 }
 
+std::vector<FlightRecorderUnit>
+FlightRecorderReader::collectiveUnits(const FlightRecorderDump& dump)
+{
+    std::vector<FlightRecorderUnit> units;
+    std::map<std::pair<std::string_view, std::int64_t>, std::size_t> unitOf;
+    for (const FlightRecorderEntry& e : dump.entries) {
+        if (isPointToPoint(e)) continue;
+        // Without a sequence number nothing says which entries belong together.
+        const auto [it, added] =
+            e.collectiveSeqId < 0 ? std::pair{unitOf.end(), true}
+                                  : unitOf.try_emplace({e.pgName, e.collectiveSeqId}, units.size());
+        if (added) units.emplace_back();
+        units[it == unitOf.end() ? units.size() - 1 : it->second].ops.push_back(&e);
+    }
+    for (FlightRecorderUnit& u : units) {
+        const std::string& last = u.ops.back()->op;
+        if (u.ops.size() > 1 && QString::fromStdString(last).endsWith(QLatin1String("coalesced"),
+                                                                      Qt::CaseInsensitive)) {
+            u.end = u.ops.back();
+            u.ops.pop_back();
+        }
+    }
+    return units;
+}
+
+bool FlightRecorderReader::isPointToPoint(const FlightRecorderEntry& e)
+{
+    // A batch's end entry is p2p too; older dumps lack is_p2p but name the peer.
+    return e.isP2p || e.p2pPeer >= 0;
+}
+
+std::string FlightRecorderReader::collectiveOf(const FlightRecorderEntry& e)
+{
+    std::string op = normaliseCollectiveName(e.op);
+    return op.empty() ? e.op : op;
+}
+
 void FlightRecorderReader::appendCollectives(const FlightRecorderDump& dump, EventStore& store)
 {
     if (!dump.rank) return; // a record must belong to a rank to be matched
-    for (const FlightRecorderEntry& e : dump.entries) {
+    const auto record = [&](const FlightRecorderEntry& e, const std::string& op) {
         CollectiveRecord c;
         c.rank = *dump.rank;
-        c.op = store.strings.intern(e.op);
+        c.op = store.strings.intern(op);
         c.processGroupName = store.strings.intern(e.pgName);
         c.processGroupDesc = store.strings.intern(e.pgDesc);
         c.groupRanks = dump.groupRanks(e.pgName);
@@ -263,10 +309,48 @@ void FlightRecorderReader::appendCollectives(const FlightRecorderDump& dump, Eve
         c.issueStartNs = e.timeCreatedNs;
         c.execStartNs = e.timeStartedNs;
         c.execEndNs = e.timeCompletedNs;
-        c.state = e.state == "completed" ? CollectiveRecord::State::Completed
-                  : e.state == "started" ? CollectiveRecord::State::Started
-                                         : CollectiveRecord::State::Issued;
+        c.state = stateOf(e);
         c.sourceIndex = dump.sourceIndex;
+        return c;
+    };
+    // Records in dump order. Send and recv are paired by FlightRecorderChecks, not matched as
+    // collectives; a batch's end entry moves nothing of its own.
+    const std::vector<FlightRecorderUnit> units = collectiveUnits(dump);
+    std::map<const FlightRecorderEntry*, const FlightRecorderUnit*> unitStartingAt;
+    for (const FlightRecorderUnit& u : units)
+        unitStartingAt.emplace(u.ops.front(), &u);
+    for (const FlightRecorderEntry& entry : dump.entries) {
+        if (isPointToPoint(entry)) {
+            if (entry.op == "send" || entry.op == "recv")
+                store.collectives.push_back(record(entry, entry.op));
+            continue;
+        }
+        const auto starting = unitStartingAt.find(&entry);
+        if (starting == unitStartingAt.end()) continue; // a later op of a block
+        const FlightRecorderUnit& u = *starting->second;
+        const FlightRecorderEntry& first = *u.ops.front();
+        std::string op = collectiveOf(first);
+        for (const FlightRecorderEntry* e : u.ops)
+            if (collectiveOf(*e) != op) op = "coalesced"; // a block of different kinds
+        CollectiveRecord c = record(first, op);
+        for (std::size_t k = 1; k < u.ops.size(); ++k) {
+            const FlightRecorderEntry& e = *u.ops[k];
+            const auto add = [](std::int64_t& total, std::int64_t n) {
+                if (total < 0 || n < 0 || __builtin_add_overflow(total, n, &total)) total = -1;
+            };
+            add(c.inNelems, numel(e.inputSizes));
+            add(c.outNelems, numel(e.outputSizes));
+        }
+        // The block is as far as its least advanced entry; its end entry completes last.
+        std::vector<const FlightRecorderEntry*> all = u.ops;
+        if (u.end) all.push_back(u.end);
+        for (const FlightRecorderEntry* e : all) {
+            c.state = std::min(c.state, stateOf(*e));
+            if (e->timeStartedNs >= 0 && (c.execStartNs < 0 || e->timeStartedNs < c.execStartNs))
+                c.execStartNs = e->timeStartedNs;
+            c.execEndNs = std::max(c.execEndNs, e->timeCompletedNs);
+        }
+        if (c.state != CollectiveRecord::State::Completed) c.execEndNs = -1;
         store.collectives.push_back(std::move(c));
     }
 }

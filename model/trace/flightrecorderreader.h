@@ -49,6 +49,15 @@ struct FlightRecorderEntry {
     bool timedOut() const { return retired && state != "completed"; }
 };
 
+// One collective of a rank as its peers see it: a single entry, or a coalescing block. torch
+// (2.7 and later, the "slow path") records each op of a block with the block's collective_seq_id
+// and closes the block with an end entry ("nccl:coalesced", "nccl:ALLGATHER_coalesced") of empty
+// sizes; the analyzer matches the block as one collective.
+struct FlightRecorderUnit {
+    std::vector<const FlightRecorderEntry*> ops; // what the block moves, in dump order
+    const FlightRecorderEntry* end = nullptr;    // the block's end entry, if any
+};
+
 // One rank's Flight Recorder dump (pickle or JSON form).
 struct FlightRecorderDump {
     int sourceIndex = -1;
@@ -72,8 +81,16 @@ public:
                                                   QString* error, int* skipped = nullptr);
     // Rank from a dump's file name: the trailing digits, as `([\w\-\_]*?)(\d+)$`.
     static std::optional<int> rankFromFileName(const QString& fileName);
-    // One CollectiveRecord per entry, for the cross-rank matching; sourceIndex marks the dump.
+    // The dump's collectives (not its point-to-point ops) in dump order: the entries of a group
+    // that share a collective_seq_id form one unit.
+    static std::vector<FlightRecorderUnit> collectiveUnits(const FlightRecorderDump& dump);
+    // One CollectiveRecord per collective unit and per send/recv, for the cross-rank matching;
+    // sourceIndex marks the dump. A unit's record sums its ops' elements.
     static void appendCollectives(const FlightRecorderDump& dump, EventStore& store);
+    // A send, recv or a batch's end entry: paired by peer, not matched as a collective.
+    static bool isPointToPoint(const FlightRecorderEntry& e);
+    // The entry's op as the matcher names collectives ("_broadcast_oop" -> "broadcast").
+    static std::string collectiveOf(const FlightRecorderEntry& e);
     // Elements of all tensors of an entry's input_sizes / output_sizes; -1 when not given.
     static std::int64_t numel(const std::vector<std::vector<std::int64_t>>& sizes);
 };

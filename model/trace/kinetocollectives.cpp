@@ -107,7 +107,7 @@ std::string normaliseCollectiveName(std::string_view name)
     if (kernel) s = s.substr(0, s.find_first_of("_("));
     std::erase(s, '_');
     while (stripSuffix(s, "coalesced") || stripSuffix(s, "base") || stripSuffix(s, "intotensor") ||
-           stripSuffix(s, "tensor")) {
+           stripSuffix(s, "tensor") || stripSuffix(s, "oop")) {
     }
     static const std::map<std::string, std::string, std::less<>> known = {
         {"allreduce", "all_reduce"},

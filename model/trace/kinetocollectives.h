@@ -37,7 +37,8 @@ struct ProcessGroupInfo {
     int size = -1;
 };
 
-// "allreduce", "c10d::allreduce_", "nccl:all_reduce", "ncclDevKernel_AllReduce_Sum_f32_RING_LL"
+// "allreduce", "c10d::allreduce_", "nccl:all_reduce", "_broadcast_oop" (Flight Recorder),
+// "ncclDevKernel_AllReduce_Sum_f32_RING_LL"
 // -> "all_reduce"; "" when the name is not a collective (e.g. "wait", "ncclDevKernel_Generic").
 std::string normaliseCollectiveName(std::string_view name);
 

@@ -23,6 +23,8 @@ private Q_SLOTS:
     void rankFromFileName_data();
     void rankFromFileName();
     void sessionKeepsOtherFiles();
+    void coalescedBlocksAreOneCollective_data();
+    void coalescedBlocksAreOneCollective();
     void scenarios_data();
     void scenarios();
 };
@@ -218,6 +220,15 @@ void TestFlightRecorderReader::scenarios_data()
          "size mismatch in send 0->1",
          true},
         {"version", "config_mismatch", "warning", {1}, "", -1, "version 3.0", false},
+        {"coalesced_size", "collective_mismatch", "error", {1}, "0", 4, "size mismatch", false},
+        {"coalesced_order",
+         "collective_mismatch",
+         "error",
+         {2},
+         "0",
+         4,
+         "pairs different tensors: op 1 is broadcast of 8",
+         false},
     };
     for (const Row& r : rows)
         for (const char* form : {"pickle", "json"})
@@ -260,6 +271,32 @@ void TestFlightRecorderReader::scenarios()
             for (int r : f.ranks)
                 QVERIFY2(std::find(ranks.begin(), ranks.end(), r) != ranks.end(),
                          f.summary.c_str());
+}
+
+// A slow-path coalescing block (its ops and end entry share a seq), a fast-path
+// allreduce_coalesced entry and a batch_isend_irecv ring: no fault, so nothing is blamed.
+void TestFlightRecorderReader::coalescedBlocksAreOneCollective_data()
+{
+    QTest::addColumn<QString>("form");
+    QTest::newRow("pickle") << QStringLiteral("pickle");
+    QTest::newRow("json") << QStringLiteral("json");
+}
+
+void TestFlightRecorderReader::coalescedBlocksAreOneCollective()
+{
+    QFETCH(QString, form);
+    const SessionPtr session =
+        loadSession(QStringLiteral(RANKSCOPE_TEST_DATA "/fr_scenarios/coalesced_ok_") + form);
+    QCOMPARE(session->dumps.size(), std::size_t(4));
+    for (const Finding& f : session->analysis.findings)
+        QVERIFY2(f.severity != "error", f.summary.c_str());
+    // Per rank: seqs 0-3, the block of seq 4, seq 5, and the ring's send and recv.
+    QCOMPARE(session->events.collectives.size(), std::size_t(4 * 8));
+    const auto units = FlightRecorderReader::collectiveUnits(session->dumps.front());
+    QCOMPARE(units.size(), std::size_t(6));
+    QCOMPARE(units[4].ops.size(), std::size_t(2));
+    QVERIFY(units[4].end);
+    QVERIFY(!units[5].end);
 }
 
 // Dumps fuzz/run keeps (crashers it found): each gives entries or a one-line error.

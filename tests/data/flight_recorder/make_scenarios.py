@@ -16,6 +16,13 @@ Every job runs all_reduce on the default group "0"; each kind breaks one thing:
   p2p_unpaired rank 0 sends to rank 1 twice (p2p_seq_id 1, 2), rank 1 posts one recv
   p2p_size     rank 0 sends 6792 elements to rank 1, whose recv is posted for 3396; both wait
   version      rank 1 wrote dump version 3.0, the others 2.5; no fault in the entries
+  coalesced_ok seq 4 coalesces two broadcasts (slow path: one entry per op, then the block's
+               "coalesced" end entry, all with collective_seq_id 4), seq 5 is one
+               allreduce_coalesced entry (fast path), then a batch_isend_irecv ring whose ops and
+               end entry share a p2p_seq_id; no fault
+  coalesced_size  as coalesced_ok, but rank 1's second broadcast of seq 4 is 5x5, not 4x4
+  coalesced_order as coalesced_ok, but rank 2 broadcasts the 8-element tensor of seq 4 first:
+               the block moves as many elements as the others' but pairs different tensors
 Run: python3 make_scenarios.py (from this folder). Output is committed with this script.
 """
 import json
@@ -57,6 +64,44 @@ def p2p(rank, peer, op, p2p_seq, state="started", numel=NUMEL):
     e["is_p2p"] = True
     e["profiling_name"] = "nccl:%s %d%s%d" % (op, rank, "->" if op == "send" else "<-", peer)
     return e
+
+
+def coalesced(rank, seq, shapes, end="coalesced"):
+    # torch >= 2.7 records each op of a coalescing block (slow path) with the block's
+    # collective_seq_id and closes it with an end entry whose sizes are empty.
+    out = [entry(rank, seq, op="broadcast") for _ in shapes]
+    for k, (e, shape) in enumerate(zip(out, shapes)):
+        e["input_sizes"] = e["output_sizes"] = [shape]
+        e["op_id"] = seq * 10 + k
+    e = entry(rank, seq, op=end)
+    e["input_sizes"] = e["output_sizes"] = [[]]
+    e["input_dtypes"] = e["output_dtypes"] = []
+    return out + [e]
+
+
+def p2p_ring(rank, p2p_seq):
+    # batch_isend_irecv around the ring: every op and the block's end entry share one p2p_seq_id.
+    ops = [p2p(rank, (rank + 1) % WORLD, "send", p2p_seq, state="completed"),
+           p2p(rank, (rank - 1) % WORLD, "recv", p2p_seq, state="completed")]
+    end = p2p(rank, 0, "send", p2p_seq, state="completed")
+    end["profiling_name"] = "nccl:coalesced"
+    end["input_sizes"] = end["output_sizes"] = [[]]
+    return ops + [end]
+
+
+def coalesced_job(first_shapes):
+    jobs = {}
+    for r in range(WORLD):
+        fast = entry(r, 5, op="allreduce_coalesced")
+        fast["input_sizes"] = fast["output_sizes"] = [[NUMEL], [16]]
+        ring = p2p_ring(r, 1)
+        for x in ring:
+            x["collective_seq_id"] = 5  # the last collective before the p2p block
+        e = healthy(r, 4) + coalesced(r, 4, first_shapes(r)) + [fast] + ring
+        for i, x in enumerate(e):
+            x["record_id"] = i
+        jobs[r] = dump(e)
+    return jobs
 
 
 def status(entries):
@@ -147,6 +192,9 @@ def scenarios():
     for r in range(WORLD):
         jobs[r] = dump(healthy(r, 4), version="3.0" if r == 1 else "2.5")
     out["version"] = jobs
+    out["coalesced_ok"] = coalesced_job(lambda r: [[4, 4], [8]])
+    out["coalesced_size"] = coalesced_job(lambda r: [[4, 4], [5, 5] if r == 1 else [8]])
+    out["coalesced_order"] = coalesced_job(lambda r: [[8], [4, 4]] if r == 2 else [[4, 4], [8]])
     return out
 
 
