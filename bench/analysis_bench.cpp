@@ -1,6 +1,6 @@
 // Cross-rank analysis on a large synthetic job: 1,024 ranks x 10,000 collectives (default),
 // with per-rank clock skew, one straggler and one rank that never issues the last collective.
-// Usage: analysis_bench [ranks] [collectives]
+// Usage: analysis_bench [ranks] [collectives]. Exits 1 when Analyzer::run takes over 1 s wall.
 #include "model/analysis/analysiscontext.h"
 #include "model/analysis/analyzer.h"
 #include "tests/support/syntheticjob.h"
@@ -71,29 +71,34 @@ int main(int argc, char** argv)
         secondsSince(t0));
     const std::vector<std::string> paths = job.sourcePaths();
 
-    // Stage figures are CPU seconds of this process (wall time on the shared machine mostly
-    // measures the neighbours' builds).
+    // Each stage's wall time, then the CPU time of this process in it: stages run on every
+    // core (model/store/parallelfor.h), so CPU above wall is the parallel part, and on a
+    // shared machine wall time also counts the neighbours.
+    auto w0 = std::chrono::steady_clock::now();
     double c0 = cpuSeconds();
-    const auto lap = [&c0] {
-        const double now = cpuSeconds(), d = now - c0;
+    std::string stages;
+    const auto lap = [&](const char* name) {
+        const double now = cpuSeconds();
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "%s%s %.3f (%.3f CPU)", stages.empty() ? "" : " | ", name,
+                      secondsSince(w0), now - c0);
+        stages += buf;
         c0 = now;
-        return d;
+        w0 = std::chrono::steady_clock::now();
     };
     const auto groups = CollectiveMatcher::match(store);
-    const double match = lap();
+    lap("match");
     AnalysisContext ctx(store, paths);
-    const double context = lap();
+    lap("context+steps");
     ctx.clock = ClockAligner::align(groups, {});
-    const double align = lap();
+    lap("clocks");
     const auto hang = HangDetector::detect(ctx, groups);
-    const double hangS = lap();
+    lap("hang");
     const auto straggler = StragglerDetector::detect(ctx, groups);
-    const double stragglerS = lap();
+    lap("stragglers");
     const auto breakdown = TimeBreakdown::compute(store);
-    const double breakdownS = lap();
-    std::printf("CPU s: match %.3f | context+steps %.3f | clocks %.3f | hang %.3f | stragglers "
-                "%.3f | time breakdown %.3f\n",
-                match, context, align, hangS, stragglerS, breakdownS);
+    lap("time breakdown");
+    std::printf("stages, wall s: %s\n", stages.c_str());
 
     t0 = std::chrono::steady_clock::now();
     const double cpu0 = cpuSeconds();
@@ -113,5 +118,5 @@ int main(int argc, char** argv)
     (void)hang;
     (void)straggler;
     (void)breakdown;
-    return cpu <= 1.0 ? 0 : 1;
+    return total <= 1.0 ? 0 : 1;
 }

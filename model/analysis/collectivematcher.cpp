@@ -1,5 +1,8 @@
 #include "model/analysis/collectivematcher.h"
 
+#include "model/store/parallelfor.h"
+#include "model/trace/kinetocollectives.h"
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -12,6 +15,9 @@ namespace rankscope {
 namespace {
 
 using State = CollectiveRecord::State;
+
+// Fewer rows than this are not worth a task of their own.
+constexpr std::size_t kRowsPerTask = 256;
 
 bool contains(std::string_view s, std::string_view part)
 {
@@ -35,11 +41,6 @@ SizeRule sizeRuleOf(std::string_view op)
 bool hasRoot(std::string_view op)
 {
     return op == "broadcast" || op == "reduce" || op == "gather" || op == "scatter";
-}
-
-bool isPointToPoint(std::string_view op)
-{
-    return op == "send" || op == "recv" || op == "isend" || op == "irecv";
 }
 
 std::string rankList(const std::vector<int>& ranks)
@@ -239,8 +240,20 @@ void check(const EventStore& store, const CollectiveGroup& group, MatchedCollect
 void allocateTimes(CollectiveGroup& g)
 {
     const std::size_t cells = g.members.size() * g.collectives.size();
-    g.completedStartNs.assign(cells, -1);
-    g.completedEndNs.assign(cells, -1);
+    g.completedStartNs.resize(cells);
+    g.completedEndNs.resize(cells);
+}
+
+// Marks the cells of rows [k0, k1) unknown, before noteTimes fills them.
+void resetTimes(CollectiveGroup& g, std::size_t k0, std::size_t k1)
+{
+    const std::size_t rows = g.collectives.size();
+    for (std::size_t m = 0; m < g.members.size(); ++m) {
+        std::fill(g.completedStartNs.begin() + std::ptrdiff_t(m * rows + k0),
+                  g.completedStartNs.begin() + std::ptrdiff_t(m * rows + k1), -1);
+        std::fill(g.completedEndNs.begin() + std::ptrdiff_t(m * rows + k0),
+                  g.completedEndNs.begin() + std::ptrdiff_t(m * rows + k1), -1);
+    }
 }
 
 void noteTimes(CollectiveGroup& g, std::size_t slot, std::size_t row, const CollectiveRecord& c)
@@ -312,12 +325,11 @@ struct RowRef {
     State state = State::Issued;
     int groupSize = -1, root = -1;
 
-    bool sameAs(const CollectiveRecord& c) const
+    static RowRef of(const CollectiveRecord& c)
     {
-        return c.op == op && c.dtype == dtype && c.inNelems == inNelems &&
-               c.outNelems == outNelems && c.state == state && c.groupSize == groupSize &&
-               c.reduceOp == reduceOp && c.root == root;
+        return {c.op, c.dtype, c.reduceOp, c.inNelems, c.outNelems, c.state, c.groupSize, c.root};
     }
+    bool operator==(const RowRef&) const = default;
 };
 
 // Whether check() can find anything in a row where every member holds exactly `ref`: only the
@@ -380,41 +392,52 @@ void alignBySeq(const EventStore& store, CollectiveGroup& group,
         seqs.erase(std::unique(seqs.begin(), seqs.end()), seqs.end());
     }
     group.collectives.resize(seqs.size());
-    for (std::size_t k = 0; k < seqs.size(); ++k) {
-        group.collectives[k].seq = seqs[k];
-        group.collectives[k].records.assign(n, -1);
-    }
     allocateTimes(group);
-    std::vector<RowRef> ref(seqs.size());
-    std::vector<std::uint32_t> present(seqs.size(), 0);
-    std::vector<char> differs(seqs.size(), 0);
-    for (std::size_t m = 0; m < n; ++m) {
-        const auto& list = perMember[m];
-        const auto& mine = seqsOf[m];
-        std::size_t k = 0;
-        for (std::size_t j = 0; j < list.size(); ++j) {
-            if (mine[j] < from) continue;
-            while (seqs[k] < mine[j])
-                ++k;
-            group.collectives[k].records[m] = list[j];
-            const CollectiveRecord& c = recs[std::size_t(list[j])];
-            noteTimes(group, m, k, c);
-            if (present[k]++ == 0)
-                ref[k] = {c.op,        c.dtype, c.reduceOp,  c.inNelems,
-                          c.outNelems, c.state, c.groupSize, c.root};
-            else if (!ref[k].sameAs(c))
-                differs[k] = 1;
+    // Rows are filled and checked in chunks, one chunk per task: each member's records of the
+    // chunk are a contiguous slice of its list, and every write is to the chunk's own rows and
+    // cells, so the result does not depend on how chunks are spread over threads.
+    const std::size_t rows = seqs.size();
+    const std::size_t chunk =
+        std::max<std::size_t>(kRowsPerTask, rows / (8 * parallelWorkers(rows)) + 1);
+    parallelFor((rows + chunk - 1) / chunk, [&](std::size_t task, std::size_t) {
+        const std::size_t k0 = task * chunk, k1 = std::min(rows, k0 + chunk);
+        for (std::size_t k = k0; k < k1; ++k) {
+            group.collectives[k].seq = seqs[k];
+            group.collectives[k].records.assign(n, -1);
         }
-    }
-    for (std::size_t k = 0; k < seqs.size(); ++k) {
-        MatchedCollective& row = group.collectives[k];
-        if (present[k] == n && !differs[k] &&
-            !uniformRowCanMismatch(store, ref[k], std::int64_t(n))) {
-            row.op = ref[k].op; // what check() concludes for a row where all members agree
-            continue;
+        resetTimes(group, k0, k1);
+        std::vector<RowRef> ref(k1 - k0);
+        std::vector<std::uint32_t> present(k1 - k0, 0);
+        std::vector<char> differs(k1 - k0, 0);
+        for (std::size_t m = 0; m < n; ++m) {
+            const auto& list = perMember[m];
+            const auto& mine = seqsOf[m];
+            std::size_t j =
+                std::size_t(std::lower_bound(mine.begin(), mine.end(), seqs[k0]) - mine.begin());
+            std::size_t k = k0;
+            for (; j < list.size() && mine[j] <= seqs[k1 - 1]; ++j) {
+                while (seqs[k] < mine[j])
+                    ++k;
+                group.collectives[k].records[m] = list[j];
+                const CollectiveRecord& c = recs[std::size_t(list[j])];
+                noteTimes(group, m, k, c);
+                const RowRef mineRef = RowRef::of(c);
+                if (present[k - k0]++ == 0)
+                    ref[k - k0] = mineRef;
+                else if (!(ref[k - k0] == mineRef))
+                    differs[k - k0] = 1;
+            }
         }
-        check(store, group, row);
-    }
+        for (std::size_t k = k0; k < k1; ++k) {
+            MatchedCollective& row = group.collectives[k];
+            if (present[k - k0] == n && !differs[k - k0] &&
+                !uniformRowCanMismatch(store, ref[k - k0], std::int64_t(n))) {
+                row.op = ref[k - k0].op; // what check() concludes for a row where all members agree
+                continue;
+            }
+            check(store, group, row);
+        }
+    });
 }
 
 } // namespace
@@ -454,8 +477,49 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
                                                       std::vector<int> worldRanks)
 {
     const auto& recs = store.collectives;
-    // One pass over the records: the runs of consecutive records of one rank in one group
-    // (a trace holds one rank's records together, so a group has about one run per rank).
+    // The runs of consecutive records of one rank in one group (a trace holds one rank's
+    // records together, so a group has about one run per rank). Slices of the records are
+    // scanned in parallel, then their runs are joined across slice borders in store order:
+    // the same runs as one serial pass.
+    struct SliceRun {
+        int rank;
+        std::size_t begin, end;
+        bool anySeq;
+    };
+    struct Slice {
+        std::vector<SliceRun> runs;
+        std::vector<int> ranks; // every rank met, point-to-point records' too
+    };
+    constexpr std::size_t kRecordsPerSlice = 1 << 16;
+    std::vector<Slice> slices((recs.size() + kRecordsPerSlice - 1) / kRecordsPerSlice);
+    // Point-to-point ops involve two members, not all, and count in their own sequence
+    // (Flight Recorder's p2p_seq_id): they would collide with the group's collectives.
+    std::vector<std::vector<std::int8_t>> pointToPointOf(parallelWorkers(slices.size()));
+    parallelFor(slices.size(), [&](std::size_t k, std::size_t worker) {
+        std::vector<std::int8_t>& pointToPoint = pointToPointOf[worker];
+        pointToPoint.resize(store.strings.size(), -1); // -1: not looked at yet
+        Slice& slice = slices[k];
+        const std::size_t end = std::min(recs.size(), (k + 1) * kRecordsPerSlice);
+        for (std::size_t i = k * kRecordsPerSlice; i < end; ++i) {
+            const CollectiveRecord& c = recs[i];
+            if (slice.ranks.empty() || slice.ranks.back() != c.rank) slice.ranks.push_back(c.rank);
+            if (c.rank < 0) continue;
+            if (std::size_t(c.op) < pointToPoint.size()) {
+                std::int8_t& p2p = pointToPoint[std::size_t(c.op)];
+                if (p2p < 0) p2p = isPointToPointOp(store.strings.view(c.op)) ? 1 : 0;
+                if (p2p == 1) continue;
+            }
+            SliceRun* run = slice.runs.empty() ? nullptr : &slice.runs.back();
+            if (run && run->end == i && run->rank == c.rank &&
+                recs[run->begin].processGroupName == c.processGroupName &&
+                recs[run->begin].groupRanks == c.groupRanks) {
+                ++run->end;
+                run->anySeq = run->anySeq || c.seqFromSource;
+            } else {
+                slice.runs.push_back({c.rank, i, i + 1, c.seqFromSource});
+            }
+        }
+    });
     struct Run {
         int rank;
         std::size_t begin, end;
@@ -467,32 +531,26 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
     std::map<std::pair<std::string, std::vector<int>>, Pending> byKey;
     Pending* last = nullptr;
     const CollectiveRecord* lastRec = nullptr;
-    // Point-to-point ops involve two members, not all, and count in their own sequence
-    // (Flight Recorder's p2p_seq_id): they would collide with the group's collectives.
-    std::vector<std::int8_t> pointToPoint(store.strings.size(), -1);
-    for (std::size_t i = 0; i < recs.size(); ++i) {
-        const CollectiveRecord& c = recs[i];
-        if (worldRanks.empty() || worldRanks.back() != c.rank) worldRanks.push_back(c.rank);
-        if (c.rank < 0) continue;
-        if (std::size_t(c.op) < pointToPoint.size()) {
-            std::int8_t& p2p = pointToPoint[std::size_t(c.op)];
-            if (p2p < 0) p2p = isPointToPoint(store.strings.view(c.op)) ? 1 : 0;
-            if (p2p == 1) continue;
+    for (const Slice& slice : slices) {
+        worldRanks.insert(worldRanks.end(), slice.ranks.begin(), slice.ranks.end());
+        for (const SliceRun& run : slice.runs) {
+            const CollectiveRecord& c = recs[run.begin];
+            // Consecutive runs are mostly in the same group: skip the key lookup.
+            if (!lastRec || lastRec->processGroupName != c.processGroupName ||
+                lastRec->groupRanks != c.groupRanks) {
+                std::vector<int> members = c.groupRanks;
+                std::sort(members.begin(), members.end());
+                last = &byKey[{std::string(store.strings.view(c.processGroupName)),
+                               std::move(members)}];
+                lastRec = &c;
+            }
+            last->anySeq = last->anySeq || run.anySeq;
+            if (!last->runs.empty() && last->runs.back().rank == run.rank &&
+                last->runs.back().end == run.begin)
+                last->runs.back().end = run.end;
+            else
+                last->runs.push_back({run.rank, run.begin, run.end});
         }
-        // Consecutive records of a rank are mostly in the same group: skip the key lookup.
-        if (!lastRec || lastRec->processGroupName != c.processGroupName ||
-            lastRec->groupRanks != c.groupRanks) {
-            std::vector<int> members = c.groupRanks;
-            std::sort(members.begin(), members.end());
-            last =
-                &byKey[{std::string(store.strings.view(c.processGroupName)), std::move(members)}];
-            lastRec = &c;
-        }
-        last->anySeq = last->anySeq || c.seqFromSource;
-        if (!last->runs.empty() && last->runs.back().rank == c.rank && last->runs.back().end == i)
-            ++last->runs.back().end;
-        else
-            last->runs.push_back({c.rank, i, i + 1});
     }
     std::sort(worldRanks.begin(), worldRanks.end());
     worldRanks.erase(std::unique(worldRanks.begin(), worldRanks.end()), worldRanks.end());
@@ -513,23 +571,23 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
             slotOfRun.push_back(g.slotOf(run.rank));
             if (slotOfRun.back() >= 0) counts[std::size_t(slotOfRun.back())] += run.end - run.begin;
         }
+        std::vector<std::vector<std::size_t>> runsOfSlot(g.members.size());
+        for (std::size_t r = 0; r < pending.runs.size(); ++r)
+            if (slotOfRun[r] >= 0) runsOfSlot[std::size_t(slotOfRun[r])].push_back(r);
         std::vector<std::vector<std::int32_t>> perMember(g.members.size());
-        for (std::size_t m = 0; m < perMember.size(); ++m)
-            perMember[m].reserve(counts[m]);
-        for (std::size_t r = 0; r < pending.runs.size(); ++r) {
-            if (slotOfRun[r] < 0) continue;
-            auto& list = perMember[std::size_t(slotOfRun[r])];
-            for (std::size_t i = pending.runs[r].begin; i < pending.runs[r].end; ++i)
-                list.push_back(std::int32_t(i));
-        }
         std::vector<std::vector<std::int64_t>> seqsOf(g.members.size());
-        for (std::size_t m = 0; m < perMember.size(); ++m) {
+        // Each member's list is its own: members are sorted and deduplicated in parallel.
+        parallelFor(perMember.size(), [&](std::size_t m, std::size_t) {
             auto& list = perMember[m];
+            list.reserve(counts[m]);
+            for (std::size_t r : runsOfSlot[m])
+                for (std::size_t i = pending.runs[r].begin; i < pending.runs[r].end; ++i)
+                    list.push_back(std::int32_t(i));
             if (g.byOrdinal) {
                 std::stable_sort(list.begin(), list.end(), [&](std::int32_t a, std::int32_t b) {
                     return orderTime(recs[std::size_t(a)]) < orderTime(recs[std::size_t(b)]);
                 });
-                continue;
+                return;
             }
             const auto bySeq = [&](std::int32_t a, std::int32_t b) {
                 return recs[std::size_t(a)].seq < recs[std::size_t(b)].seq;
@@ -563,10 +621,11 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
                 seqs.push_back(seq);
             }
             list.resize(w);
-        }
+        });
         if (g.byOrdinal) {
             alignByOrdinal(store, g, perMember);
             allocateTimes(g);
+            resetTimes(g, 0, g.collectives.size());
             for (std::size_t k = 0; k < g.collectives.size(); ++k) {
                 MatchedCollective& row = g.collectives[k];
                 for (std::size_t m = 0; m < row.records.size(); ++m)

@@ -289,7 +289,12 @@ void contentMismatch(const AnalysisContext& ctx, const CollectiveGroup& g, std::
     Finding f = base(g, row, facts);
     f.ranks = row.culprits.size() < facts.present.size() ? row.culprits : std::vector<int>{};
     if (f.ranks.empty()) f.ranks = row.culprits;
-    const std::string where = opName(ctx, row.op) + " #" + std::to_string(row.seq);
+    // A coalescing block is compared by its totals: say so, or "size" reads as one tensor's.
+    const bool block = std::any_of(row.records.begin(), row.records.end(), [&](std::int32_t i) {
+        return i >= 0 && ctx.store.collectives[std::size_t(i)].coalesced;
+    });
+    const std::string where = (block ? "coalesced " : "") + opName(ctx, row.op) + " #" +
+                              std::to_string(row.seq) + (block ? " (block totals)" : "");
     if (row.mismatch == MismatchKind::State) {
         f.kind = "hang";
         f.symptom = symptoms::kHang;

@@ -1,5 +1,7 @@
 #include "model/analysis/steptimeline.h"
 
+#include "model/store/parallelfor.h"
+
 #include <algorithm>
 #include <charconv>
 #include <string_view>
@@ -20,82 +22,112 @@ int stepNumber(std::string_view name)
     return ec == std::errc() && ptr == last ? n : -1;
 }
 
+// Communication time inside each step: the union of the rank's collective executions
+// (`spans`, the rank's (exec start, exec end) pairs in any order).
+void settle(std::vector<std::pair<std::int64_t, std::int64_t>>& spans, std::vector<StepSpan>& steps)
+{
+    if (!std::is_sorted(spans.begin(), spans.end())) std::sort(spans.begin(), spans.end());
+    for (StepSpan& s : steps) {
+        std::int64_t covered = 0, reach = s.startNs;
+        auto from = std::lower_bound(spans.begin(), spans.end(),
+                                     std::make_pair(s.startNs, std::int64_t(0)));
+        if (from != spans.begin()) --from;
+        for (auto p = from; p != spans.end() && p->first < s.endNs; ++p) {
+            const std::int64_t a = std::max(std::max(p->first, reach), s.startNs);
+            const std::int64_t b = std::min(p->second, s.endNs);
+            if (b > a) covered += b - a;
+            reach = std::max(reach, b);
+        }
+        s.commNs = covered;
+    }
+}
+
+struct RecordRun {
+    int rank;
+    std::size_t begin, end;
+};
+
+// The runs of consecutive records of one rank (a source holds one rank's records together, so
+// a rank has about one run per source), found over slices of the store in parallel.
+std::vector<RecordRun> rankRuns(const std::vector<CollectiveRecord>& recs)
+{
+    constexpr std::size_t kRecordsPerSlice = 1 << 16;
+    const std::size_t slices = (recs.size() + kRecordsPerSlice - 1) / kRecordsPerSlice;
+    std::vector<std::vector<RecordRun>> runsOfSlice(slices);
+    parallelFor(slices, [&](std::size_t slice, std::size_t) {
+        const std::size_t end = std::min(recs.size(), (slice + 1) * kRecordsPerSlice);
+        auto& runs = runsOfSlice[slice];
+        for (std::size_t i = slice * kRecordsPerSlice; i < end; ++i) {
+            if (runs.empty() || runs.back().rank != recs[i].rank)
+                runs.push_back({recs[i].rank, i, i + 1});
+            else
+                runs.back().end = i + 1;
+        }
+    });
+    std::vector<RecordRun> runs;
+    for (const auto& part : runsOfSlice)
+        for (const RecordRun& run : part) {
+            if (!runs.empty() && runs.back().rank == run.rank && runs.back().end == run.begin)
+                runs.back().end = run.end;
+            else
+                runs.push_back(run);
+        }
+    return runs;
+}
+
 } // namespace
 
 StepTimeline StepTimeline::build(const EventStore& store)
 {
     StepTimeline t;
-    std::vector<int> numberOf(store.strings.size(), -2); // -2: not looked at yet
-    for (const Lane& lane : store.lanes) {
-        if (lane.kind != LaneKind::CpuThread) continue;
-        auto& steps = t.m_steps[lane.rank];
-        for (std::size_t i = 0; i < lane.size(); ++i) {
-            const StringId id = lane.nameId[i];
-            if (std::size_t(id) >= numberOf.size()) continue;
-            if (numberOf[std::size_t(id)] == -2)
-                numberOf[std::size_t(id)] = stepNumber(store.strings.view(id));
-            const int n = numberOf[std::size_t(id)];
-            if (n < 0) continue;
-            if (!steps.empty() && steps.back().startNs <= lane.startNs[i] &&
-                lane.endNs[i] <= steps.back().endNs)
-                continue;
-            steps.push_back({n, lane.startNs[i], lane.endNs[i], 0});
-        }
-    }
-    for (auto& [rank, steps] : t.m_steps)
+    std::map<int, std::vector<const Lane*>> cpuLanesOf;
+    for (const Lane& lane : store.lanes)
+        if (lane.kind == LaneKind::CpuThread) cpuLanesOf[lane.rank].push_back(&lane);
+    std::vector<std::pair<const std::vector<const Lane*>*, std::vector<StepSpan>*>> work;
+    for (const auto& [rank, lanes] : cpuLanesOf)
+        work.emplace_back(&lanes, &t.m_steps[rank]);
+    // Ranks in parallel, each with its worker's cache of step numbers per string.
+    std::vector<std::vector<int>> numberOf(parallelWorkers(work.size()));
+    parallelFor(work.size(), [&](std::size_t item, std::size_t worker) {
+        auto& number = numberOf[worker];
+        number.resize(store.strings.size(), -2); // -2: not looked at yet
+        auto& steps = *work[item].second;
+        for (const Lane* lane : *work[item].first)
+            for (std::size_t i = 0; i < lane->size(); ++i) {
+                const StringId id = lane->nameId[i];
+                if (std::size_t(id) >= number.size()) continue;
+                if (number[std::size_t(id)] == -2)
+                    number[std::size_t(id)] = stepNumber(store.strings.view(id));
+                const int n = number[std::size_t(id)];
+                if (n < 0) continue;
+                if (!steps.empty() && steps.back().startNs <= lane->startNs[i] &&
+                    lane->endNs[i] <= steps.back().endNs)
+                    continue;
+                steps.push_back({n, lane->startNs[i], lane->endNs[i], 0});
+            }
         std::sort(steps.begin(), steps.end(),
                   [](const StepSpan& a, const StepSpan& b) { return a.startNs < b.startNs; });
-    // Communication time inside each step: the union of the rank's collective executions.
-    // A rank's records are a few runs of the store (one per source, usually exactly one), so
-    // one pass gathers each run's spans and settles its rank when the run ends; a rank met
-    // again in a later run is settled once more at the end from all its runs.
-    std::vector<std::pair<std::int64_t, std::int64_t>> spans;
-    const auto settle = [&](std::vector<StepSpan>& steps) {
-        if (!std::is_sorted(spans.begin(), spans.end())) std::sort(spans.begin(), spans.end());
-        for (StepSpan& s : steps) {
-            std::int64_t covered = 0, reach = s.startNs;
-            auto from = std::lower_bound(spans.begin(), spans.end(),
-                                         std::make_pair(s.startNs, std::int64_t(0)));
-            if (from != spans.begin()) --from;
-            for (auto p = from; p != spans.end() && p->first < s.endNs; ++p) {
-                const std::int64_t a = std::max(std::max(p->first, reach), s.startNs);
-                const std::int64_t b = std::min(p->second, s.endNs);
-                if (b > a) covered += b - a;
-                reach = std::max(reach, b);
+    });
+
+    std::map<int, std::vector<RecordRun>> runsOf;
+    for (const RecordRun& run : rankRuns(store.collectives))
+        if (t.m_steps.count(run.rank)) runsOf[run.rank].push_back(run);
+    std::vector<std::pair<const std::vector<RecordRun>*, std::vector<StepSpan>*>> ranks;
+    for (const auto& [rank, runs] : runsOf)
+        ranks.emplace_back(&runs, &t.m_steps[rank]);
+    std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> spansOf(
+        parallelWorkers(ranks.size()));
+    parallelFor(ranks.size(), [&](std::size_t item, std::size_t worker) {
+        auto& spans = spansOf[worker];
+        spans.clear();
+        for (const RecordRun& run : *ranks[item].first)
+            for (std::size_t i = run.begin; i < run.end; ++i) {
+                const CollectiveRecord& c = store.collectives[i];
+                if (c.execStartNs < 0 || c.execEndNs <= c.execStartNs) continue;
+                spans.emplace_back(c.execStartNs, c.execEndNs);
             }
-            s.commNs = covered;
-        }
-    };
-    // Appends the spans of the records from `from` on while they are `rank`'s (up to `to`);
-    // returns where that run ends.
-    const auto gather = [&](std::size_t from, std::size_t to, int rank) {
-        std::size_t i = from;
-        for (; i < to && store.collectives[i].rank == rank; ++i) {
-            const CollectiveRecord& c = store.collectives[i];
-            if (c.execStartNs < 0 || c.execEndNs <= c.execStartNs) continue;
-            spans.emplace_back(c.execStartNs, c.execEndNs);
-        }
-        return i;
-    };
-    std::map<int, std::vector<std::pair<std::size_t, std::size_t>>> runsOf;
-    for (std::size_t i = 0; i < store.collectives.size();) {
-        const int rank = store.collectives[i].rank;
-        spans.clear();
-        const std::size_t j = gather(i, store.collectives.size(), rank);
-        auto& runs = runsOf[rank];
-        runs.emplace_back(i, j);
-        const auto it = t.m_steps.find(rank);
-        if (runs.size() == 1 && it != t.m_steps.end()) settle(it->second);
-        i = j;
-    }
-    for (const auto& [rank, runs] : runsOf) {
-        const auto it = t.m_steps.find(rank);
-        if (runs.size() < 2 || it == t.m_steps.end()) continue;
-        spans.clear();
-        for (const auto& [from, to] : runs)
-            gather(from, to, rank);
-        settle(it->second);
-    }
+        settle(spans, *ranks[item].second);
+    });
     return t;
 }
 

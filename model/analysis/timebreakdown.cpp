@@ -2,6 +2,7 @@
 
 #include "model/analysis/analysiscontext.h"
 #include "model/analysis/symptomids.h"
+#include "model/store/parallelfor.h"
 
 #include <algorithm>
 #include <cmath>
@@ -65,6 +66,111 @@ struct RawWindow {
     std::int64_t startNs, endNs;
 };
 
+// One set of buffers per worker thread, reused for every rank it takes: large jobs would
+// otherwise spend their time faulting in fresh pages.
+struct Scratch {
+    Intervals compute, comm, mem, busy, merged;
+    std::vector<IdleGap> gaps;
+    std::vector<std::int8_t> commName; // per string: -1 not looked at yet, else isCommName
+};
+
+RankTimeBreakdown rankBreakdown(const EventStore& store, int rank,
+                                const std::vector<const Lane*>& lanes, bool gpu,
+                                const std::optional<RawWindow>& window, Scratch& scratch)
+{
+    auto& [compute, comm, mem, busy, merged, gaps, commName] = scratch;
+    commName.resize(store.strings.size(), -1);
+    compute.clear();
+    comm.clear();
+    mem.clear();
+    std::int64_t start = INT64_MAX, end = INT64_MIN;
+    for (const Lane* lane : lanes) {
+        if ((lane->kind == LaneKind::GpuStream) != gpu) continue;
+        std::size_t first = 0, last = lane->size();
+        if (window) {
+            first = firstEndingAfter(*lane, window->startNs);
+            last = std::size_t(
+                std::lower_bound(lane->startNs.begin(), lane->startNs.end(), window->endNs) -
+                lane->startNs.begin());
+        }
+        for (std::size_t i = first; i < last; ++i) {
+            std::int64_t s = lane->startNs[i], e = lane->endNs[i];
+            if (window) {
+                s = std::max(s, window->startNs);
+                e = std::min(e, window->endNs);
+            }
+            if (e <= s) continue;
+            Intervals* into = nullptr;
+            switch (lane->category[i]) {
+            case EventCategory::Kernel:
+                into = &compute;
+                break;
+            case EventCategory::CommKernel:
+                into = &comm;
+                break;
+            case EventCategory::Memcpy:
+            case EventCategory::Memset:
+                into = &mem;
+                break;
+            case EventCategory::CpuOp: {
+                const StringId id = lane->nameId[i];
+                if (std::size_t(id) < commName.size() && commName[std::size_t(id)] < 0)
+                    commName[std::size_t(id)] = isCommName(store.strings.view(id)) ? 1 : 0;
+                const bool c = std::size_t(id) < commName.size() && commName[std::size_t(id)] == 1;
+                into = c ? &comm : &compute;
+                break;
+            }
+            default:
+                break; // annotations and Python frames wrap work, they are not work
+            }
+            if (!into) continue;
+            into->emplace_back(s, e);
+            start = std::min(start, s);
+            end = std::max(end, e);
+        }
+    }
+    RankTimeBreakdown b;
+    b.rank = rank;
+    b.gpu = gpu;
+    if (window) {
+        b.windowStartNs = window->startNs;
+        b.windowEndNs = window->endNs;
+    } else if (start == INT64_MAX) {
+        return b;
+    } else {
+        b.windowStartNs = start;
+        b.windowEndNs = end;
+    }
+    unite(compute);
+    unite(comm);
+    unite(mem);
+    b.computeNs = length(compute);
+    b.commNs = length(comm);
+    b.memNs = length(mem);
+    b.overlapNs = intersection(compute, comm);
+    busy.clear();
+    merged.clear();
+    std::merge(compute.begin(), compute.end(), comm.begin(), comm.end(), std::back_inserter(busy));
+    std::merge(busy.begin(), busy.end(), mem.begin(), mem.end(), std::back_inserter(merged));
+    unite(merged);
+    b.idleNs = b.windowNs() - length(merged);
+    gaps.clear();
+    // In a window, the stretches before the first and after the last work are gaps too.
+    std::int64_t gapStart = window ? window->startNs : (merged.empty() ? 0 : merged[0].first);
+    for (const auto& [a, z] : merged) {
+        if (a > gapStart) gaps.push_back({gapStart, a});
+        gapStart = z;
+    }
+    if (window && window->endNs > gapStart) gaps.push_back({gapStart, window->endNs});
+    const std::size_t keep = std::min(TimeBreakdown::kMaxGaps, gaps.size());
+    std::partial_sort(gaps.begin(), gaps.begin() + std::ptrdiff_t(keep), gaps.end(),
+                      [](const IdleGap& x, const IdleGap& y) {
+                          return x.endNs - x.startNs > y.endNs - y.startNs;
+                      });
+    b.largestGaps.assign(gaps.begin(), gaps.begin() + std::ptrdiff_t(keep));
+    return b;
+}
+
 template <typename WindowOf>
 std::vector<RankTimeBreakdown> breakdownOf(const EventStore& store, const WindowOf& windowOf)
 {
@@ -75,108 +181,16 @@ std::vector<RankTimeBreakdown> breakdownOf(const EventStore& store, const Window
         lanesOf[lane.rank].push_back(&lane);
         hasGpu[lane.rank] = hasGpu[lane.rank] || lane.kind == LaneKind::GpuStream;
     }
-    std::vector<std::int8_t> commName(store.strings.size(), -1);
-    // One set of buffers for every rank: large jobs would otherwise spend their time faulting
-    // in fresh pages.
-    Intervals compute, comm, mem, busy, merged;
-    std::vector<IdleGap> gaps;
-    std::vector<RankTimeBreakdown> out;
-    for (const auto& [rank, lanes] : lanesOf) {
-        compute.clear();
-        comm.clear();
-        mem.clear();
-        const std::optional<RawWindow> window = windowOf(rank);
-        std::int64_t start = INT64_MAX, end = INT64_MIN;
-        const bool gpu = hasGpu[rank];
-        for (const Lane* lane : lanes) {
-            if ((lane->kind == LaneKind::GpuStream) != gpu) continue;
-            std::size_t first = 0, last = lane->size();
-            if (window) {
-                first = firstEndingAfter(*lane, window->startNs);
-                last = std::size_t(
-                    std::lower_bound(lane->startNs.begin(), lane->startNs.end(), window->endNs) -
-                    lane->startNs.begin());
-            }
-            for (std::size_t i = first; i < last; ++i) {
-                std::int64_t s = lane->startNs[i], e = lane->endNs[i];
-                if (window) {
-                    s = std::max(s, window->startNs);
-                    e = std::min(e, window->endNs);
-                }
-                if (e <= s) continue;
-                Intervals* into = nullptr;
-                switch (lane->category[i]) {
-                case EventCategory::Kernel:
-                    into = &compute;
-                    break;
-                case EventCategory::CommKernel:
-                    into = &comm;
-                    break;
-                case EventCategory::Memcpy:
-                case EventCategory::Memset:
-                    into = &mem;
-                    break;
-                case EventCategory::CpuOp: {
-                    const StringId id = lane->nameId[i];
-                    if (std::size_t(id) < commName.size() && commName[std::size_t(id)] < 0)
-                        commName[std::size_t(id)] = isCommName(store.strings.view(id)) ? 1 : 0;
-                    const bool c =
-                        std::size_t(id) < commName.size() && commName[std::size_t(id)] == 1;
-                    into = c ? &comm : &compute;
-                    break;
-                }
-                default:
-                    break; // annotations and Python frames wrap work, they are not work
-                }
-                if (!into) continue;
-                into->emplace_back(s, e);
-                start = std::min(start, s);
-                end = std::max(end, e);
-            }
-        }
-        RankTimeBreakdown b;
-        b.rank = rank;
-        b.gpu = gpu;
-        if (window) {
-            b.windowStartNs = window->startNs;
-            b.windowEndNs = window->endNs;
-        } else if (start == INT64_MAX) {
-            out.push_back(b);
-            continue;
-        } else {
-            b.windowStartNs = start;
-            b.windowEndNs = end;
-        }
-        unite(compute);
-        unite(comm);
-        unite(mem);
-        b.computeNs = length(compute);
-        b.commNs = length(comm);
-        b.memNs = length(mem);
-        b.overlapNs = intersection(compute, comm);
-        busy.clear();
-        merged.clear();
-        std::merge(compute.begin(), compute.end(), comm.begin(), comm.end(),
-                   std::back_inserter(busy));
-        std::merge(busy.begin(), busy.end(), mem.begin(), mem.end(), std::back_inserter(merged));
-        unite(merged);
-        b.idleNs = b.windowNs() - length(merged);
-        gaps.clear();
-        // In a window, the stretches before the first and after the last work are gaps too.
-        std::int64_t gapStart = window ? window->startNs : (merged.empty() ? 0 : merged[0].first);
-        for (const auto& [a, z] : merged) {
-            if (a > gapStart) gaps.push_back({gapStart, a});
-            gapStart = z;
-        }
-        if (window && window->endNs > gapStart) gaps.push_back({gapStart, window->endNs});
-        const std::size_t keep = std::min(TimeBreakdown::kMaxGaps, gaps.size());
-        std::partial_sort(gaps.begin(), gaps.begin() + std::ptrdiff_t(keep), gaps.end(),
-                          [](const IdleGap& x, const IdleGap& y) {
-                              return x.endNs - x.startNs > y.endNs - y.startNs;
-                          });
-        b.largestGaps.assign(gaps.begin(), gaps.begin() + std::ptrdiff_t(keep));
-        out.push_back(std::move(b));
-    }
+    std::vector<const decltype(lanesOf)::value_type*> ranks;
+    for (const auto& entry : lanesOf)
+        ranks.push_back(&entry);
+    std::vector<Scratch> scratch(parallelWorkers(ranks.size()));
+    std::vector<RankTimeBreakdown> out(ranks.size());
+    parallelFor(ranks.size(), [&](std::size_t i, std::size_t worker) {
+        const auto& [rank, lanes] = *ranks[i];
+        out[i] =
+            rankBreakdown(store, rank, lanes, hasGpu.at(rank), windowOf(rank), scratch[worker]);
+    });
     return out;
 }
 

@@ -65,6 +65,7 @@ struct CollectiveRecord {
     int groupSize = -1;
     std::int64_t seq = -1;      // the source's sequence number, else the per-group ordinal
     bool seqFromSource = false; // true when `seq` came from the source rather than counting
+    bool coalesced = false;     // a coalescing block of several ops, matched as one collective
     std::int64_t inNelems = -1;
     std::int64_t outNelems = -1;
     StringId dtype = 0;

@@ -1,10 +1,9 @@
 #include "model/store/lanelod.h"
 
-#include <QThread>
+#include "model/store/parallelfor.h"
+
 #include <algorithm>
-#include <atomic>
 #include <bit>
-#include <thread>
 
 namespace rankscope {
 
@@ -103,22 +102,9 @@ LaneLod buildLaneLod(const Lane& lane)
 
 std::vector<LaneLod> buildLaneLods(const EventStore& store)
 {
-    // Own threads, not the global QThreadPool: loadSession itself runs on that pool, and nested
-    // pool tasks deadlock once every pool thread is a load waiting for its children.
     std::vector<LaneLod> lods(store.lanes.size());
-    std::atomic<std::size_t> next{0};
-    const auto worker = [&] {
-        for (std::size_t i; (i = next.fetch_add(1)) < lods.size();)
-            lods[i] = buildLaneLod(store.lanes[i]);
-    };
-    const std::size_t threads =
-        std::min<std::size_t>(std::max(1, QThread::idealThreadCount()), lods.size());
-    std::vector<std::thread> pool;
-    for (std::size_t t = 1; t < threads; ++t)
-        pool.emplace_back(worker);
-    worker();
-    for (std::thread& t : pool)
-        t.join();
+    parallelFor(lods.size(),
+                [&](std::size_t i, std::size_t) { lods[i] = buildLaneLod(store.lanes[i]); });
     return lods;
 }
 

@@ -158,6 +158,12 @@ bool parseEntry(const json& j, FlightRecorderEntry& e)
     return true;
 }
 
+// The end entry of a coalescing block, or the fast path's one entry for a block.
+bool namesCoalescing(const std::string& op)
+{
+    return QString::fromStdString(op).endsWith(QLatin1String("coalesced"), Qt::CaseInsensitive);
+}
+
 } // namespace
 
 std::optional<int> FlightRecorderReader::rankFromFileName(const QString& fileName)
@@ -266,21 +272,36 @@ FlightRecorderReader::collectiveUnits(const FlightRecorderDump& dump)
         if (added) units.emplace_back();
         units[it == unitOf.end() ? units.size() - 1 : it->second].ops.push_back(&e);
     }
-    for (FlightRecorderUnit& u : units) {
-        const std::string& last = u.ops.back()->op;
-        if (u.ops.size() > 1 && QString::fromStdString(last).endsWith(QLatin1String("coalesced"),
-                                                                      Qt::CaseInsensitive)) {
+    std::map<std::string_view, std::size_t> newestOf; // per group, its last unit to start
+    for (std::size_t i = 0; i < units.size(); ++i) {
+        FlightRecorderUnit& u = units[i];
+        newestOf[u.ops.front()->pgName] = i;
+        if (u.ops.size() > 1 && namesCoalescing(u.ops.back()->op)) {
             u.end = u.ops.back();
             u.ops.pop_back();
         }
     }
-    return units;
+    // A block is closed by its end entry; only a group's newest block can still be open (the
+    // job hung inside it). Entries that share a seq elsewhere are not a block: a writer that
+    // does not advance collective_seq_id must not fold unrelated collectives into one.
+    std::vector<FlightRecorderUnit> out;
+    for (std::size_t i = 0; i < units.size(); ++i) {
+        FlightRecorderUnit& u = units[i];
+        if (u.end || u.ops.size() == 1 || newestOf[u.ops.front()->pgName] == i) {
+            out.push_back(std::move(u));
+            continue;
+        }
+        for (const FlightRecorderEntry* e : u.ops)
+            out.push_back({{e}, nullptr});
+    }
+    return out;
 }
 
 bool FlightRecorderReader::isPointToPoint(const FlightRecorderEntry& e)
 {
-    // A batch's end entry is p2p too; older dumps lack is_p2p but name the peer.
-    return e.isP2p || e.p2pPeer >= 0;
+    // A batch's end entry is p2p too; older dumps lack is_p2p but name the peer, or at least
+    // the op, which the matcher leaves out by the same test.
+    return e.isP2p || e.p2pPeer >= 0 || isPointToPointOp(collectiveOf(e));
 }
 
 std::string FlightRecorderReader::collectiveOf(const FlightRecorderEntry& e)
@@ -321,8 +342,8 @@ void FlightRecorderReader::appendCollectives(const FlightRecorderDump& dump, Eve
         unitStartingAt.emplace(u.ops.front(), &u);
     for (const FlightRecorderEntry& entry : dump.entries) {
         if (isPointToPoint(entry)) {
-            if (entry.op == "send" || entry.op == "recv")
-                store.collectives.push_back(record(entry, entry.op));
+            const std::string op = collectiveOf(entry);
+            if (isPointToPointOp(op)) store.collectives.push_back(record(entry, op));
             continue;
         }
         const auto starting = unitStartingAt.find(&entry);
@@ -333,6 +354,8 @@ void FlightRecorderReader::appendCollectives(const FlightRecorderDump& dump, Eve
         for (const FlightRecorderEntry* e : u.ops)
             if (collectiveOf(*e) != op) op = "coalesced"; // a block of different kinds
         CollectiveRecord c = record(first, op);
+        // The fast path writes a whole block as one entry ("allreduce_coalesced").
+        c.coalesced = u.ops.size() > 1 || u.end != nullptr || namesCoalescing(first.op);
         for (std::size_t k = 1; k < u.ops.size(); ++k) {
             const FlightRecorderEntry& e = *u.ops[k];
             const auto add = [](std::int64_t& total, std::int64_t n) {

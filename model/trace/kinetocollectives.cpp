@@ -132,6 +132,11 @@ std::string normaliseCollectiveName(std::string_view name)
     return it == known.end() ? std::string() : it->second;
 }
 
+bool isPointToPointOp(std::string_view normalisedOp)
+{
+    return normalisedOp == "send" || normalisedOp == "recv";
+}
+
 void CollectiveExtractor::extract(EventStore& store, int rank, std::vector<CommEventArgs> args,
                                   const std::vector<ProcessGroupInfo>& groups)
 {

@@ -42,6 +42,10 @@ struct ProcessGroupInfo {
 // -> "all_reduce"; "" when the name is not a collective (e.g. "wait", "ncclDevKernel_Generic").
 std::string normaliseCollectiveName(std::string_view name);
 
+// Whether a normalised op moves data between two ranks only (send, recv): it counts in its own
+// sequence (Flight Recorder's p2p_seq_id) and is paired, not matched across a whole group.
+bool isPointToPointOp(std::string_view normalisedOp);
+
 // Builds EventStore::collectives of one source from its finished lanes: the CPU call
 // (c10d::* / record_param_comms / nccl:*, outermost one wins), its execution (the NCCL kernels its
 // launches flow to, or else the first gloo:* span of the same kind starting after the call), and

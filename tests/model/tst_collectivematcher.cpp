@@ -1,4 +1,5 @@
 #include "model/analysis/collectivematcher.h"
+#include "model/analysis/steptimeline.h"
 #include "tests/support/syntheticjob.h"
 
 #include <QTest>
@@ -18,6 +19,7 @@ private Q_SLOTS:
     void ordinalGapDoesNotShiftLaterPairs();
     void duplicateSourcesAreMerged();
     void separateGroupsAreKeyedByMembers();
+    void largeStoreMatchesAcrossSlices();
 };
 
 static SyntheticJob healthy(int world, bool groups, int steps = 5)
@@ -163,6 +165,59 @@ void TestCollectiveMatcher::separateGroupsAreKeyedByMembers()
     for (const auto& g : matched) {
         QCOMPARE(g.firstMismatch, -1);
         if (g.name == "1") QCOMPARE(g.members, (std::vector<int>{2, 3}));
+    }
+}
+
+// More records than one slice of the matcher's parallel scan (65,536), so ranks' runs cross
+// slice borders and rows are filled by several tasks: the result must be that of one pass.
+void TestCollectiveMatcher::largeStoreMatchesAcrossSlices()
+{
+    constexpr int kWorld = 8, kSteps = 1200, kPerStep = 10;
+    SyntheticJob job(kWorld, true);
+    for (int s = 0; s < kSteps; ++s)
+        job.step(uniform(kWorld, 2'000'000), std::vector<std::string>(kPerStep, "all_reduce"));
+    job.finish();
+    QVERIFY(job.store.collectives.size() > 65'536);
+    recordOf(job.store, 5, 9000).inNelems = 7;
+    auto& recs = job.store.collectives;
+    const std::int64_t droppedEnd = recordOf(job.store, 3, 11000).execEndNs;
+    QVERIFY(droppedEnd >= 0);
+    recs.erase(recs.begin() + (&recordOf(job.store, 3, 11000) - recs.data()));
+    const auto matched = CollectiveMatcher::match(job.store);
+    QCOMPARE(matched.size(), std::size_t(1));
+    const CollectiveGroup& g = matched[0];
+    const std::size_t rows = std::size_t(kSteps * kPerStep);
+    QCOMPARE(g.collectives.size(), rows);
+    QCOMPARE(g.mismatchCount, 2);
+    QCOMPARE(g.firstMismatch, 9000);
+    QCOMPARE(g.collectives[9000].mismatch, MismatchKind::Size);
+    QCOMPARE(g.collectives[9000].culprits, std::vector<int>{5});
+    QCOMPARE(g.collectives[11000].mismatch, MismatchKind::Participation);
+    QCOMPARE(g.collectives[11000].culprits, std::vector<int>{3});
+    for (std::size_t k = 0; k < rows; ++k) {
+        QCOMPARE(g.collectives[k].seq, std::int64_t(k + 1));
+        for (std::size_t m = 0; m < g.members.size(); ++m) {
+            const std::int32_t i = g.collectives[k].records[m];
+            const std::int64_t end = g.completedEndNs[m * rows + k];
+            if (i < 0) {
+                QVERIFY(m == 3 && k == 11000);
+                QCOMPARE(end, std::int64_t(-1));
+                continue;
+            }
+            const CollectiveRecord& c = recs[std::size_t(i)];
+            QCOMPARE(c.rank, g.members[m]);
+            QCOMPARE(c.seq, g.collectives[k].seq);
+            QCOMPARE(end, c.execEndNs);
+        }
+    }
+    // The step timeline's communication time reads every rank's runs across the same borders:
+    // each step holds kPerStep collectives of 200 us.
+    const StepTimeline steps = StepTimeline::build(job.store);
+    for (int r = 0; r < kWorld; ++r) {
+        QCOMPARE(steps.stepsOf(r).size(), std::size_t(kSteps));
+        const std::int64_t expected = r == 3 ? (kPerStep - 1) * 200'000 : kPerStep * 200'000;
+        QCOMPARE(steps.stepsOf(r)[1100].commNs, expected);
+        QCOMPARE(steps.stepsOf(r)[0].commNs, std::int64_t(kPerStep * 200'000));
     }
 }
 

@@ -25,6 +25,7 @@ private Q_SLOTS:
     void sessionKeepsOtherFiles();
     void coalescedBlocksAreOneCollective_data();
     void coalescedBlocksAreOneCollective();
+    void sharedSeqWithoutEndEntryIsNoBlock();
     void scenarios_data();
     void scenarios();
 };
@@ -220,7 +221,14 @@ void TestFlightRecorderReader::scenarios_data()
          "size mismatch in send 0->1",
          true},
         {"version", "config_mismatch", "warning", {1}, "", -1, "version 3.0", false},
-        {"coalesced_size", "collective_mismatch", "error", {1}, "0", 4, "size mismatch", false},
+        {"coalesced_size",
+         "collective_mismatch",
+         "error",
+         {1},
+         "0",
+         4,
+         "size mismatch in coalesced broadcast #4 (block totals)",
+         false},
         {"coalesced_order",
          "collective_mismatch",
          "error",
@@ -297,6 +305,51 @@ void TestFlightRecorderReader::coalescedBlocksAreOneCollective()
     QCOMPARE(units[4].ops.size(), std::size_t(2));
     QVERIFY(units[4].end);
     QVERIFY(!units[5].end);
+}
+
+// Entries that share a seq form a block only when an end entry closes it or when they are the
+// group's newest (a block the job hung inside); a writer that never advances the seq otherwise
+// folds every collective into one.
+void TestFlightRecorderReader::sharedSeqWithoutEndEntryIsNoBlock()
+{
+    FlightRecorderDump dump;
+    dump.rank = 0;
+    const auto add = [&dump](const char* op, std::int64_t seq) {
+        FlightRecorderEntry e;
+        e.pgName = "0";
+        e.op = op;
+        e.collectiveSeqId = seq;
+        e.inputSizes = {{4}};
+        e.outputSizes = {{4}};
+        e.state = "completed";
+        dump.entries.push_back(e);
+    };
+    add("all_reduce", 7); // three collectives under one seq, then the seq moves on: no block
+    add("broadcast", 7);
+    add("all_reduce", 7);
+    add("all_reduce", 8); // a closed block
+    add("all_reduce", 8);
+    add("nccl:coalesced", 8);
+    add("all_gather", 9); // the newest: still open when the job stopped
+    add("all_gather", 9);
+    const auto units = FlightRecorderReader::collectiveUnits(dump);
+    QCOMPARE(units.size(), std::size_t(5));
+    for (std::size_t i = 0; i < 3; ++i) {
+        QCOMPARE(units[i].ops.size(), std::size_t(1));
+        QVERIFY(!units[i].end);
+    }
+    QCOMPARE(units[3].ops.size(), std::size_t(2));
+    QVERIFY(units[3].end);
+    QCOMPARE(units[4].ops.size(), std::size_t(2));
+    QVERIFY(!units[4].end);
+
+    EventStore store;
+    FlightRecorderReader::appendCollectives(dump, store);
+    QCOMPARE(store.collectives.size(), std::size_t(5));
+    QVERIFY(!store.collectives[0].coalesced);
+    QVERIFY(store.collectives[3].coalesced);
+    QCOMPARE(store.collectives[3].inNelems, std::int64_t(8));
+    QVERIFY(store.collectives[4].coalesced);
 }
 
 // Dumps fuzz/run keeps (crashers it found): each gives entries or a one-line error.

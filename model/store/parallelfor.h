@@ -1,0 +1,20 @@
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace rankscope {
+
+// How many threads parallelFor(count, ...) runs on: QThread::idealThreadCount(), at most
+// `count`, at least 1. Callers size per-worker scratch with it.
+std::size_t parallelWorkers(std::size_t count);
+
+// Calls body(item, worker) for every item in [0, count) on parallelWorkers(count) threads, the
+// calling thread being worker 0; items are handed out one at a time, so uneven items balance.
+// Its own threads, not the global QThreadPool: loading and analysis themselves run on that
+// pool, and nested pool tasks deadlock once every pool thread waits for its children.
+// Whatever a body writes must be its item's own (or its worker's own) memory.
+void parallelFor(std::size_t count,
+                 const std::function<void(std::size_t item, std::size_t worker)>& body);
+
+} // namespace rankscope
