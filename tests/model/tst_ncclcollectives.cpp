@@ -340,11 +340,12 @@ void TestNcclCollectives::c10dGroupTakesCommunicator_data()
     QTest::addColumn<int>("to");
     QTest::addColumn<int>("pointToPointAt"); // -1: no point-to-point launch in the log
     QTest::addColumn<int>("batchedAt");      // -1: no call batched with the one before it
-    QTest::addRow("trace window inside the log") << 4 << 8 << -1 << -1;
-    QTest::addRow("dump of the whole run") << 0 << 12 << -1 << -1;
-    QTest::addRow("log ends first") << 8 << 14 << -1 << -1;
-    QTest::addRow("send and recv move opCount") << 4 << 8 << 3 << -1;
-    QTest::addRow("a batch is one collective") << 2 << 8 << -1 << 5;
+    QTest::addColumn<bool>("membersListed"); // the c10d records list the group's ranks
+    QTest::addRow("trace window inside the log") << 4 << 8 << -1 << -1 << false;
+    QTest::addRow("dump of the whole run") << 0 << 12 << -1 << -1 << true;
+    QTest::addRow("log ends first") << 8 << 14 << -1 << -1 << false;
+    QTest::addRow("send and recv move opCount") << 4 << 8 << 3 << -1 << false;
+    QTest::addRow("a batch is one collective") << 2 << 8 << -1 << 5 << true;
 }
 
 void TestNcclCollectives::c10dGroupTakesCommunicator()
@@ -353,6 +354,7 @@ void TestNcclCollectives::c10dGroupTakesCommunicator()
     QFETCH(int, to);
     QFETCH(int, pointToPointAt);
     QFETCH(int, batchedAt);
+    QFETCH(bool, membersListed);
     constexpr int kWorld = 4;
     const auto batched = [batchedAt](std::vector<Call> calls) {
         if (batchedAt >= 0) calls[std::size_t(batchedAt)] = {"AllReduce", 100, 7, 0, 0, true};
@@ -362,7 +364,8 @@ void TestNcclCollectives::c10dGroupTakesCommunicator()
     std::vector<RankLog> logs;
     for (int r = 0; r < kWorld; ++r) {
         // The trace may run past the log: the log of a run killed early, a dump written later.
-        appendC10d(store, r, kWorld, batched(steps(7)), from, to);
+        appendC10d(store, r, kWorld, batched(steps(7)), from, to, "0",
+                   membersListed ? std::vector<int>{3, 2, 1, 0} : std::vector<int>{});
         std::vector<Call> calls = batched(steps(6));
         if (pointToPointAt >= 0) insertPointToPoint(calls, std::size_t(pointToPointAt), r, kWorld);
         logs.push_back(readLog(ncclLog(r, kWorld, calls), r));
