@@ -88,8 +88,9 @@ Shape shapeOf(EventStore& store, const Records& records, std::size_t begin, std:
 RankComm launchesOf(EventStore& store, Records records)
 {
     const auto& recs = store.collectives;
-    std::stable_sort(records.begin(), records.end(),
-                     [&](std::size_t a, std::size_t b) { return recs[a].seq < recs[b].seq; });
+    const auto byOpCount = [&](std::size_t a, std::size_t b) { return recs[a].seq < recs[b].seq; };
+    if (!std::is_sorted(records.begin(), records.end(), byOpCount))
+        std::stable_sort(records.begin(), records.end(), byOpCount);
     RankComm rc;
     rc.records = std::move(records);
     const Records& r = rc.records;
@@ -189,21 +190,30 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
     Result result;
     auto& recs = store.collectives;
     std::set<int> world;
-    for (const CollectiveRecord& c : recs)
-        if (c.rank >= 0) world.insert(c.rank);
+    for (std::size_t i = 0; i < recs.size(); ++i)
+        if (recs[i].rank >= 0 && (i == 0 || recs[i - 1].rank != recs[i].rank))
+            world.insert(recs[i].rank);
     for (const Lane& lane : store.lanes)
         if (lane.rank >= 0) world.insert(lane.rank);
 
     // Per rank, the c10d groups of records numbered by their source.
     std::map<int, std::map<GroupKey, C10dGroup>> c10dOf;
     std::vector<std::int8_t> pointToPoint(store.strings.size(), -1);
+    // Consecutive records of a rank are mostly in one group: skip the key lookup.
+    const CollectiveRecord* last = nullptr;
+    C10dGroup* lastGroup = nullptr;
     for (std::size_t i = 0; i < firstNcclRecord && i < recs.size(); ++i) {
         const CollectiveRecord& c = recs[i];
         if (c.rank < 0 || !c.seqFromSource) continue;
         std::int8_t& p2p = pointToPoint[std::size_t(c.op)];
         if (p2p < 0) p2p = isPointToPoint(store.strings.view(c.op)) ? 1 : 0;
         if (p2p == 1) continue;
-        C10dGroup& g = c10dOf[c.rank][{c.processGroupName, c.groupRanks}];
+        if (!last || last->rank != c.rank || last->processGroupName != c.processGroupName ||
+            last->groupRanks != c.groupRanks) {
+            lastGroup = &c10dOf[c.rank][{c.processGroupName, c.groupRanks}];
+            last = &c;
+        }
+        C10dGroup& g = *lastGroup;
         g.records.push_back(i);
         if (g.groupSize < 0) g.groupSize = c.groupSize;
         if (g.desc == 0) g.desc = c.processGroupDesc;
@@ -223,9 +233,17 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
 
     // Per communicator, per rank, its NCCL records.
     std::map<StringId, std::map<int, Records>> ncclOf;
-    for (std::size_t i = firstNcclRecord; i < recs.size(); ++i)
-        if (recs[i].seqFromSource) // a line whose opCount did not parse has no place
-            ncclOf[recs[i].processGroupName][recs[i].rank].push_back(i);
+    last = nullptr;
+    Records* lastRecords = nullptr;
+    for (std::size_t i = firstNcclRecord; i < recs.size(); ++i) {
+        const CollectiveRecord& c = recs[i];
+        if (!c.seqFromSource) continue; // a line whose opCount did not parse has no place
+        if (!last || last->rank != c.rank || last->processGroupName != c.processGroupName) {
+            lastRecords = &ncclOf[c.processGroupName][c.rank];
+            last = &c;
+        }
+        lastRecords->push_back(i);
+    }
 
     for (auto& [comm, byRank] : ncclOf) {
         const CollectiveRecord& any = recs[byRank.begin()->second.front()];
