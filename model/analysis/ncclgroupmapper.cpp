@@ -65,14 +65,16 @@ Shape shapeOf(EventStore& store, const Records& records, std::size_t begin, std:
     for (std::size_t k = begin; k < end; ++k) {
         const CollectiveRecord& c = recs[records[k]];
         const std::string_view op = store.strings.view(c.op);
-        sends += op == "send";
-        recvs += op == "recv";
+        const bool send = op == "send", recv = op == "recv";
+        sends += send;
+        recvs += recv;
         sameOp = sameOp && c.op == s.op;
         const auto add = [](std::int64_t& total, std::int64_t n) {
             total = total < 0 || n < 0 ? -1 : total + n;
         };
-        add(s.inNelems, c.inNelems);
-        add(s.outNelems, c.outNelems);
+        // An all_to_all's input is what it sends, its output what it receives.
+        if (!recv) add(s.inNelems, c.inNelems);
+        if (!send) add(s.outNelems, c.outNelems);
     }
     const bool onlyPointToPoint = std::size_t(sends + recvs) == end - begin;
     const bool allToAll =

@@ -27,6 +27,7 @@ private Q_SLOTS:
     void folderYieldsHangOnLaggingRank();
     void c10dGroupTakesCommunicator_data();
     void c10dGroupTakesCommunicator();
+    void allToAllBatchIsOneCollective();
     void sizeMismatchReportedOnce();
     void separateWhenNotTheSame_data();
     void separateWhenNotTheSame();
@@ -389,6 +390,34 @@ void TestNcclCollectives::c10dGroupTakesCommunicator()
         QCOMPARE(rank0.state == CollectiveRecord::State::Completed,
                  row.seq > from && row.seq <= to);
     }
+}
+
+void TestNcclCollectives::allToAllBatchIsOneCollective()
+{
+    // c10d's all_to_all is, before NCCL 2.28, a batch of a send to and a receive from every
+    // member: one launch, one c10d seq.
+    constexpr int kWorld = 4;
+    EventStore store;
+    std::vector<RankLog> logs;
+    for (int r = 0; r < kWorld; ++r) {
+        appendC10d(store, r, kWorld, {{}, {"AlltoAll", 4 * 64}, {}}, 0, 3);
+        std::vector<Call> calls = {{}};
+        for (int peer = 0; peer < kWorld; ++peer) {
+            calls.push_back({"Send", 64, 7, 0, peer, true});
+            calls.push_back({"Recv", 64, 7, 0, peer, true});
+        }
+        calls[1].batchedWithPrevious = false; // the batch is a launch of its own
+        calls.push_back({});
+        logs.push_back(readLog(ncclLog(r, kWorld, calls), r));
+    }
+    const std::size_t firstNccl = store.collectives.size();
+    NcclCollectives::append(logs, store);
+    QCOMPARE(NcclGroupMapper::map(store, firstNccl).mappedCommunicators, std::size_t(1));
+    const std::vector<CollectiveGroup> groups = CollectiveMatcher::match(store);
+    QCOMPARE(groups.size(), std::size_t(1));
+    QCOMPARE(groups[0].collectives.size(), std::size_t(3));
+    QCOMPARE(groups[0].mismatchCount, 0);
+    QCOMPARE(store.strings.view(groups[0].collectives[1].op), std::string_view("all_to_all"));
 }
 
 void TestNcclCollectives::sizeMismatchReportedOnce()
