@@ -1,5 +1,6 @@
 #include "model/traceloader.h"
 
+#include "model/analysis/ncclgroupmapper.h"
 #include "model/analysis/sessionanalysis.h"
 #include "model/trace/diagnosticsloader.h"
 #include "model/trace/horovodtimelinereader.h"
@@ -156,7 +157,17 @@ SessionPtr loadSession(const QString& dir, const ProgressFn& progress, const Can
         return empty;
     }
     if (progress) progress(session->folder.totalBytes(), session->folder.totalBytes());
+    const std::size_t firstNcclRecord = session->events.collectives.size();
     const NcclCollectives::Result nccl = NcclCollectives::append(session->logs, session->events);
+    // Traces and dumps are in the store by now: NCCL's records of a communicator they also
+    // describe join their group instead of making a second one.
+    const NcclGroupMapper::Result mapped = NcclGroupMapper::map(session->events, firstNcclRecord);
+    if (mapped.separateCommunicators > 0)
+        session->warnings.append(
+            QStringLiteral("%1 NCCL communicator(s) line up with a c10d process group of the "
+                           "traces or dumps on some ranks only, or not unambiguously: kept as "
+                           "group(s) of their own, so their findings may repeat the c10d group's")
+                .arg(mapped.separateCommunicators));
     if (nccl.withoutCommId > 0)
         session->warnings.append(
             QStringLiteral("%1 NCCL collective line(s) name a communicator whose init line has no "

@@ -12,7 +12,8 @@ namespace rankscope {
 // communicator by a per-process pointer, so each log's init lines ("comm 0x.. rank R nranks N
 // ... commId 0x..") map it to the commId that every member shares; a record's group is that
 // commId and its sequence number the call's opCount (NCCL's per-communicator counter, which
-// differs from c10d's, hence a group of its own). Members are the ranks whose logs joined the
+// differs from c10d's, hence a group of its own until NcclGroupMapper moves it onto the c10d
+// group a trace or dump shows it to be). Members are the ranks whose logs joined the
 // communicator. Lines of a communicator without a commId (older NCCL) cannot be matched
 // across ranks and are left out; the count is returned per log.
 class NcclCollectives {

@@ -1,4 +1,5 @@
 #include "model/analysis/collectivematcher.h"
+#include "model/analysis/ncclgroupmapper.h"
 #include "model/trace/logreader.h"
 #include "model/trace/ncclcollectives.h"
 #include "model/tracesession.h"
@@ -24,6 +25,13 @@ private Q_SLOTS:
     void subCommunicatorMembership();
     void commWithoutCommIdIsCounted();
     void folderYieldsHangOnLaggingRank();
+    void c10dGroupTakesCommunicator_data();
+    void c10dGroupTakesCommunicator();
+    void allToAllBatchIsOneCollective();
+    void sizeMismatchReportedOnce();
+    void separateWhenNotTheSame_data();
+    void separateWhenNotTheSame();
+    void folderReportsMismatchOnce();
 };
 
 namespace {
@@ -34,6 +42,7 @@ struct Call {
     int dtype = 7;
     int redOp = 0;
     int root = 0;
+    bool batchedWithPrevious = false; // in one ncclGroupStart/End batch with the previous call
 };
 
 // One rank's NCCL log: an init line for the world communicator (and optionally a second one),
@@ -51,9 +60,11 @@ QByteArray ncclLog(int rank, int world, const std::vector<Call>& calls,
                      " busId 1b000";
     if (commId) out += QByteArray(" commId ") + commId;
     out += " - Init COMPLETE\n";
+    qulonglong opCount = 0;
     for (std::size_t i = 0; i < calls.size(); ++i) {
         const Call& c = calls[i];
-        out += prefix + c.op + ": opCount " + QByteArray::number(qulonglong(i), 16) +
+        if (i > 0 && !c.batchedWithPrevious) ++opCount;
+        out += prefix + c.op + ": opCount " + QByteArray::number(opCount, 16) +
                " sendbuff 0x7f00 recvbuff 0x7f10 count " + QByteArray::number(c.count) +
                " datatype " + QByteArray::number(c.dtype) + " op " + QByteArray::number(c.redOp) +
                " root " + QByteArray::number(c.root) + " comm " + comm +
@@ -77,6 +88,81 @@ std::vector<Call> steps(int n)
         calls.push_back({"Broadcast", 16, 4, 0, 0});
     }
     return calls;
+}
+
+bool isPointToPoint(const Call& c)
+{
+    return std::string_view(c.op) == "Send" || std::string_view(c.op) == "Recv";
+}
+
+// c10d's records of the collectives among `calls` numbered `from` to `to` - 1 (point-to-point
+// calls have no number, a batch is one collective of the summed size), with c10d's seq (from 1),
+// as a trace or a dump of rank `rank` holds them.
+void appendC10d(EventStore& store, int rank, int world, const std::vector<Call>& calls,
+                std::int64_t from, std::int64_t to, const char* group = "0",
+                std::vector<int> groupRanks = {})
+{
+    std::int64_t seq = 0;
+    bool previousHeld = false;
+    for (const Call& call : calls) {
+        if (isPointToPoint(call)) continue;
+        if (call.batchedWithPrevious) {
+            if (previousHeld) {
+                store.collectives.back().inNelems += call.count;
+                store.collectives.back().outNelems += call.count;
+            }
+            continue;
+        }
+        previousHeld = seq >= from && seq < to;
+        ++seq;
+        if (!previousHeld) continue;
+        CollectiveRecord c;
+        c.rank = rank;
+        c.op = store.strings.intern(NcclCollectives::opName(call.op));
+        c.processGroupName = store.strings.intern(group);
+        c.groupRanks = groupRanks;
+        c.groupSize = groupRanks.empty() ? world : int(groupRanks.size());
+        c.seq = seq;
+        c.seqFromSource = true;
+        c.inNelems = c.outNelems = call.count;
+        c.dtype = store.strings.intern(NcclCollectives::dtypeName(std::to_string(call.dtype)));
+        c.issueStartNs = 1'000'000 * seq;
+        c.execStartNs = c.issueStartNs + 1000;
+        c.execEndNs = c.issueStartNs + 5000;
+        c.state = CollectiveRecord::State::Completed;
+        store.collectives.push_back(std::move(c));
+    }
+}
+
+// The same collectives as a Kineto trace's record_param_comms events (args as PyTorch writes).
+QByteArray kinetoTrace(int world, const std::vector<Call>& calls, std::int64_t from,
+                       std::int64_t to)
+{
+    QByteArray out = R"({"schemaVersion":1,"traceEvents":[)";
+    std::int64_t seq = 0;
+    bool first = true;
+    for (const Call& call : calls) {
+        if (isPointToPoint(call) || seq++ < from || seq > to) continue;
+        if (!first) out += ',';
+        first = false;
+        out += R"({"ph":"X","cat":"cpu_op","name":"record_param_comms","pid":7,"tid":7,"ts":)" +
+               QByteArray::number(qlonglong(1000 * seq)) +
+               R"(,"dur":20,"args":{"Collective name":")" +
+               QByteArray::fromStdString(NcclCollectives::opName(call.op)) + R"(","dtype":")" +
+               QByteArray::fromStdString(NcclCollectives::dtypeName(std::to_string(call.dtype))) +
+               R"(","In msg nelems":)" + QByteArray::number(qlonglong(call.count)) +
+               R"(,"Out msg nelems":)" + QByteArray::number(qlonglong(call.count)) +
+               R"(,"Group size":)" + QByteArray::number(world) +
+               R"(,"Process Group Name":"0","Seq":)" + QByteArray::number(qlonglong(seq)) + "}}";
+    }
+    return out + "]}";
+}
+
+// A batched send to and receive from the next rank, which NCCL numbers like any launch.
+void insertPointToPoint(std::vector<Call>& calls, std::size_t at, int rank, int world)
+{
+    calls.insert(calls.begin() + std::ptrdiff_t(at),
+                 {{"Send", 64, 7, 0, (rank + 1) % world}, {"Recv", 64, 7, 0, (rank + 1) % world}});
 }
 
 } // namespace
@@ -247,6 +333,199 @@ void TestNcclCollectives::folderYieldsHangOnLaggingRank()
     for (const Evidence& e : top->evidence)
         cites = cites || (e.path.find("nccl_rank") == 0 && e.line > 0);
     QVERIFY2(cites, top->summary.c_str());
+}
+
+void TestNcclCollectives::c10dGroupTakesCommunicator_data()
+{
+    QTest::addColumn<int>("from"); // every rank has c10d records of collectives from .. to - 1
+    QTest::addColumn<int>("to");
+    QTest::addColumn<int>("pointToPointAt"); // -1: no point-to-point launch in the log
+    QTest::addColumn<int>("batchedAt");      // -1: no call batched with the one before it
+    QTest::addColumn<bool>("membersListed"); // the c10d records list the group's ranks
+    QTest::addRow("trace window inside the log") << 4 << 8 << -1 << -1 << false;
+    QTest::addRow("dump of the whole run") << 0 << 12 << -1 << -1 << true;
+    QTest::addRow("log ends first") << 8 << 14 << -1 << -1 << false;
+    QTest::addRow("send and recv move opCount") << 4 << 8 << 3 << -1 << false;
+    QTest::addRow("a batch is one collective") << 2 << 8 << -1 << 5 << true;
+}
+
+void TestNcclCollectives::c10dGroupTakesCommunicator()
+{
+    QFETCH(int, from);
+    QFETCH(int, to);
+    QFETCH(int, pointToPointAt);
+    QFETCH(int, batchedAt);
+    QFETCH(bool, membersListed);
+    constexpr int kWorld = 4;
+    const auto batched = [batchedAt](std::vector<Call> calls) {
+        if (batchedAt >= 0) calls[std::size_t(batchedAt)] = {"AllReduce", 100, 7, 0, 0, true};
+        return calls;
+    };
+    EventStore store;
+    std::vector<RankLog> logs;
+    for (int r = 0; r < kWorld; ++r) {
+        // The trace may run past the log: the log of a run killed early, a dump written later.
+        appendC10d(store, r, kWorld, batched(steps(7)), from, to, "0",
+                   membersListed ? std::vector<int>{3, 2, 1, 0} : std::vector<int>{});
+        std::vector<Call> calls = batched(steps(6));
+        if (pointToPointAt >= 0) insertPointToPoint(calls, std::size_t(pointToPointAt), r, kWorld);
+        logs.push_back(readLog(ncclLog(r, kWorld, calls), r));
+    }
+    const std::size_t firstNccl = store.collectives.size();
+    NcclCollectives::append(logs, store);
+    const NcclGroupMapper::Result mapped = NcclGroupMapper::map(store, firstNccl);
+    QCOMPARE(mapped.mappedCommunicators, std::size_t(1));
+    const std::vector<CollectiveGroup> groups = CollectiveMatcher::match(store);
+    QCOMPARE(groups.size(), std::size_t(1));
+    const CollectiveGroup& g = groups[0];
+    QCOMPARE(g.name, std::string("0"));
+    QCOMPARE(g.members, (std::vector<int>{0, 1, 2, 3}));
+    QCOMPARE(g.collectives.size(), std::size_t(std::max(to, batchedAt >= 0 ? 11 : 12)));
+    QCOMPARE(g.mismatchCount, 0);
+    for (const MatchedCollective& row : g.collectives) {
+        QVERIFY(std::all_of(row.records.begin(), row.records.end(),
+                            [](std::int32_t i) { return i >= 0; }));
+        // The rank's c10d record wins where it has one: it carries the execution.
+        const CollectiveRecord& rank0 = store.collectives[std::size_t(row.records[0])];
+        QCOMPARE(rank0.state == CollectiveRecord::State::Completed,
+                 row.seq > from && row.seq <= to);
+    }
+}
+
+void TestNcclCollectives::allToAllBatchIsOneCollective()
+{
+    // c10d's all_to_all is, before NCCL 2.28, a batch of a send to and a receive from every
+    // member: one launch, one c10d seq.
+    constexpr int kWorld = 4;
+    EventStore store;
+    std::vector<RankLog> logs;
+    for (int r = 0; r < kWorld; ++r) {
+        appendC10d(store, r, kWorld, {{}, {"AlltoAll", 4 * 64}, {}}, 0, 3);
+        std::vector<Call> calls = {{}};
+        for (int peer = 0; peer < kWorld; ++peer) {
+            calls.push_back({"Send", 64, 7, 0, peer, true});
+            calls.push_back({"Recv", 64, 7, 0, peer, true});
+        }
+        calls[1].batchedWithPrevious = false; // the batch is a launch of its own
+        calls.push_back({});
+        logs.push_back(readLog(ncclLog(r, kWorld, calls), r));
+    }
+    const std::size_t firstNccl = store.collectives.size();
+    NcclCollectives::append(logs, store);
+    QCOMPARE(NcclGroupMapper::map(store, firstNccl).mappedCommunicators, std::size_t(1));
+    const std::vector<CollectiveGroup> groups = CollectiveMatcher::match(store);
+    QCOMPARE(groups.size(), std::size_t(1));
+    QCOMPARE(groups[0].collectives.size(), std::size_t(3));
+    QCOMPARE(groups[0].mismatchCount, 0);
+    QCOMPARE(store.strings.view(groups[0].collectives[1].op), std::string_view("all_to_all"));
+}
+
+void TestNcclCollectives::sizeMismatchReportedOnce()
+{
+    // Rank 2 reduces twice the elements in its 7th collective: its trace and its log say so.
+    constexpr int kWorld = 4;
+    EventStore store;
+    std::vector<RankLog> logs;
+    for (int r = 0; r < kWorld; ++r) {
+        std::vector<Call> calls = steps(6);
+        if (r == 2) calls[6].count *= 2;
+        appendC10d(store, r, kWorld, calls, 4, 8);
+        logs.push_back(readLog(ncclLog(r, kWorld, calls), r));
+    }
+    const std::size_t firstNccl = store.collectives.size();
+    NcclCollectives::append(logs, store);
+    NcclGroupMapper::map(store, firstNccl);
+    const std::vector<CollectiveGroup> groups = CollectiveMatcher::match(store);
+    QCOMPARE(groups.size(), std::size_t(1));
+    QCOMPARE(groups[0].mismatchCount, 1);
+    const MatchedCollective& row = groups[0].collectives[std::size_t(groups[0].firstMismatch)];
+    QCOMPARE(row.seq, 7);
+    QCOMPARE(row.mismatch, MismatchKind::Size);
+    QCOMPARE(row.culprits, std::vector<int>{2});
+}
+
+void TestNcclCollectives::separateWhenNotTheSame_data()
+{
+    QTest::addColumn<int>("variant");
+    QTest::addColumn<QStringList>("groups");
+    const QString comm = QStringLiteral("nccl:0xabc123");
+    QTest::addRow("logs only") << 0 << QStringList{comm};
+    QTest::addRow("other members") << 1 << QStringList{QStringLiteral("0"), comm};
+    QTest::addRow("other calls") << 2 << QStringList{QStringLiteral("0"), comm};
+    QTest::addRow("two groups fit")
+        << 3 << QStringList{QStringLiteral("0"), QStringLiteral("1"), comm};
+    QTest::addRow("two numberings fit") << 4 << QStringList{QStringLiteral("0"), comm};
+    QTest::addRow("one rank contradicts") << 5 << QStringList{QStringLiteral("0"), comm};
+    QTest::addRow("one rank untraced") << 6 << QStringList{QStringLiteral("0"), comm};
+}
+
+void TestNcclCollectives::separateWhenNotTheSame()
+{
+    QFETCH(int, variant);
+    QFETCH(QStringList, groups);
+    constexpr int kWorld = 4;
+    EventStore store;
+    std::vector<RankLog> logs;
+    for (int r = 0; r < kWorld; ++r) {
+        std::vector<Call> calls = steps(6);
+        if (variant == 4) // every call alike: only the numbering could place the window
+            calls.assign(12, Call{});
+        std::vector<Call> traced = calls;
+        if (variant == 2)
+            for (Call& c : traced)
+                c.count += 1;
+        if (variant == 1)
+            appendC10d(store, r, kWorld, traced, 4, 8, "0", {0, 1, 2, 3, 4, 5, 6, 7});
+        else if (variant == 5)
+            appendC10d(store, r, kWorld, traced, r == 3 ? 5 : 4, 8); // rank 3 numbers one later
+        else if (variant != 0 && !(variant == 6 && r == 3))
+            appendC10d(store, r, kWorld, traced, 4, 8);
+        if (variant == 3) appendC10d(store, r, kWorld, traced, 4, 8, "1");
+        if (variant == 4) insertPointToPoint(calls, 1, r, kWorld);
+        logs.push_back(readLog(ncclLog(r, kWorld, calls), r));
+    }
+    if (variant == 5) // rank 3's records numbered one higher than its calls
+        for (CollectiveRecord& c : store.collectives)
+            if (c.rank == 3) c.seq -= 1;
+    const std::size_t firstNccl = store.collectives.size();
+    NcclCollectives::append(logs, store);
+    const NcclGroupMapper::Result mapped = NcclGroupMapper::map(store, firstNccl);
+    QCOMPARE(mapped.mappedCommunicators, std::size_t(0));
+    QCOMPARE(mapped.mappedRecords, std::size_t(0));
+    QStringList names;
+    for (const CollectiveGroup& g : CollectiveMatcher::match(store))
+        names.append(QString::fromStdString(g.name));
+    names.sort();
+    QCOMPARE(names, groups);
+}
+
+void TestNcclCollectives::folderReportsMismatchOnce()
+{
+    // Every rank has a trace of collectives 5 to 8 and its NCCL log of the whole run; rank 2's
+    // 7th collective reduces twice the elements.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    constexpr int kWorld = 3;
+    for (int r = 0; r < kWorld; ++r) {
+        std::vector<Call> calls = steps(6);
+        if (r == 2) calls[6].count *= 2;
+        QFile log(dir.filePath(QStringLiteral("nccl_rank%1.log").arg(r)));
+        QVERIFY(log.open(QIODevice::WriteOnly));
+        log.write(ncclLog(r, kWorld, calls));
+        QFile trace(dir.filePath(QStringLiteral("rank%1.pt.trace.json").arg(r)));
+        QVERIFY(trace.open(QIODevice::WriteOnly));
+        trace.write(kinetoTrace(kWorld, calls, 4, 8));
+    }
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    QCOMPARE(session->analysis.groups.size(), std::size_t(1));
+    std::vector<const Finding*> mismatches;
+    for (const Finding& f : session->analysis.findings)
+        if (f.kind == "collective_mismatch") mismatches.push_back(&f);
+    QCOMPARE(mismatches.size(), std::size_t(1));
+    QCOMPARE(mismatches[0]->ranks, std::vector<int>{2});
+    QCOMPARE(mismatches[0]->processGroup, std::string("0"));
+    QCOMPARE(mismatches[0]->seq, 7);
 }
 
 QTEST_GUILESS_MAIN(TestNcclCollectives)

@@ -1,0 +1,325 @@
+#include "model/analysis/ncclgroupmapper.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <set>
+#include <string_view>
+
+namespace rankscope {
+
+namespace {
+
+using Records = std::vector<std::size_t>; // indices into EventStore::collectives
+
+// How a communicator's launches are numbered to meet c10d's seq (see the header).
+enum class Numbering : std::uint8_t { CollectivesOnly, OpCount };
+constexpr std::array<Numbering, 2> kNumberings = {Numbering::CollectivesOnly, Numbering::OpCount};
+
+bool isPointToPoint(std::string_view op)
+{
+    return op == "send" || op == "recv" || op == "isend" || op == "irecv";
+}
+
+// What a launch or a c10d record moved, in the fields both sources give.
+struct Shape {
+    StringId op = 0;
+    std::int64_t inNelems = -1, outNelems = -1;
+    StringId dtype = 0;
+};
+
+// The lines of one opCount: one NCCL launch (a single call, or a ncclGroupStart/End batch).
+struct Launch {
+    std::int64_t opCount = -1;
+    std::size_t begin = 0, end = 0; // into the rank's records of the communicator
+    // Its number among the rank's collective launches, counted on from the first opCount.
+    std::int64_t collectiveOrdinal = -1;
+    Shape shape;
+
+    std::int64_t seq(Numbering n) const
+    {
+        return (n == Numbering::CollectivesOnly ? collectiveOrdinal : opCount) + 1;
+    }
+};
+
+// One rank's records of one NCCL communicator, in opCount order, cut into launches.
+struct RankComm {
+    Records records;
+    std::vector<Launch> launches; // collective launches only
+    bool numberingsAgree = true;  // both numberings give every launch the same seq
+};
+
+// Sums a launch's lines the way Flight Recorder sums a coalescing block: one op when all
+// lines share it, "coalesced" otherwise; a send and a recv with every member is c10d's
+// all_to_all, which NCCL before 2.28 runs as such a batch.
+Shape shapeOf(EventStore& store, const Records& records, std::size_t begin, std::size_t end,
+              int groupSize, bool* pointToPoint)
+{
+    const auto& recs = store.collectives;
+    Shape s;
+    s.op = recs[records[begin]].op;
+    s.dtype = recs[records[begin]].dtype;
+    s.inNelems = s.outNelems = 0;
+    int sends = 0, recvs = 0;
+    bool sameOp = true;
+    for (std::size_t k = begin; k < end; ++k) {
+        const CollectiveRecord& c = recs[records[k]];
+        const std::string_view op = store.strings.view(c.op);
+        const bool send = op == "send", recv = op == "recv";
+        sends += send;
+        recvs += recv;
+        sameOp = sameOp && c.op == s.op;
+        const auto add = [](std::int64_t& total, std::int64_t n) {
+            total = total < 0 || n < 0 ? -1 : total + n;
+        };
+        // An all_to_all's input is what it sends, its output what it receives.
+        if (!recv) add(s.inNelems, c.inNelems);
+        if (!send) add(s.outNelems, c.outNelems);
+    }
+    const bool onlyPointToPoint = std::size_t(sends + recvs) == end - begin;
+    const bool allToAll =
+        onlyPointToPoint && groupSize > 0 && sends == groupSize && recvs == groupSize;
+    *pointToPoint = onlyPointToPoint && !allToAll;
+    if (allToAll)
+        s.op = store.strings.intern("all_to_all");
+    else if (!sameOp)
+        s.op = store.strings.intern("coalesced");
+    return s;
+}
+
+RankComm launchesOf(EventStore& store, Records records)
+{
+    const auto& recs = store.collectives;
+    const auto byOpCount = [&](std::size_t a, std::size_t b) { return recs[a].seq < recs[b].seq; };
+    if (!std::is_sorted(records.begin(), records.end(), byOpCount))
+        std::stable_sort(records.begin(), records.end(), byOpCount);
+    RankComm rc;
+    rc.records = std::move(records);
+    const Records& r = rc.records;
+    std::int64_t ordinal = r.empty() ? 0 : recs[r.front()].seq;
+    for (std::size_t begin = 0, end; begin < r.size(); begin = end) {
+        end = begin + 1;
+        while (end < r.size() && recs[r[end]].seq == recs[r[begin]].seq)
+            ++end;
+        bool pointToPoint = false;
+        Launch l;
+        l.opCount = recs[r[begin]].seq;
+        l.begin = begin;
+        l.end = end;
+        l.shape = shapeOf(store, r, begin, end, recs[r[begin]].groupSize, &pointToPoint);
+        if (pointToPoint) continue;
+        l.collectiveOrdinal = ordinal++;
+        rc.numberingsAgree = rc.numberingsAgree && l.collectiveOrdinal == l.opCount;
+        rc.launches.push_back(l);
+    }
+    return rc;
+}
+
+// A c10d group as a rank's records name it: the matcher's key.
+struct GroupKey {
+    StringId name = 0;
+    std::vector<int> ranks;
+
+    bool operator<(const GroupKey& o) const
+    {
+        return name != o.name ? name < o.name : ranks < o.ranks;
+    }
+};
+
+// One rank's c10d records of one group, one per seq, in seq order.
+struct C10dGroup {
+    Records records;
+    int groupSize = -1;
+    StringId desc = 0;
+};
+
+// Whether a c10d record and an NCCL launch are the same call, comparing what both give.
+bool sameCall(const EventStore& store, const CollectiveRecord& c, const Shape& launch)
+{
+    if (c.op != launch.op) {
+        // c10d's barrier is an all_reduce of one element; its sizes are c10d's own choice.
+        return store.strings.view(c.op) == "barrier" &&
+               store.strings.view(launch.op) == "all_reduce";
+    }
+    const auto agree = [](std::int64_t a, std::int64_t b) { return a < 0 || b < 0 || a == b; };
+    const std::string_view d1 = store.strings.view(c.dtype), d2 = store.strings.view(launch.dtype);
+    return agree(c.inNelems, launch.inNelems) && agree(c.outNelems, launch.outNelems) &&
+           (d1.empty() || d2.empty() || d1 == d2);
+}
+
+// Whether the group's records are the launches the numbering names: walking both in order, a
+// c10d seq within the log's range must have a launch of that number that is the same call; seqs
+// outside the range are the trace's or dump's alone. At least one must be compared.
+bool fits(const EventStore& store, const RankComm& rc, const C10dGroup& g, Numbering n)
+{
+    if (rc.launches.empty()) return false;
+    const std::int64_t first = rc.launches.front().seq(n), last = rc.launches.back().seq(n);
+    std::size_t compared = 0, l = 0;
+    for (const std::size_t i : g.records) {
+        const CollectiveRecord& c = store.collectives[i];
+        if (c.seq < first || c.seq > last) continue;
+        ++compared;
+        while (l < rc.launches.size() && rc.launches[l].seq(n) < c.seq)
+            ++l;
+        if (l == rc.launches.size() || rc.launches[l].seq(n) != c.seq ||
+            !sameCall(store, c, rc.launches[l].shape))
+            return false;
+    }
+    return compared > 0;
+}
+
+// Whether a c10d group can be the communicator by its members: a listed membership must hold
+// every rank that joined the communicator and be as large as it; a group without a list is the
+// world, or its size where the source gave one.
+bool sameMembers(const GroupKey& key, const C10dGroup& g, const std::vector<int>& commMembers,
+                 int commSize, std::size_t worldSize)
+{
+    if (!key.ranks.empty()) {
+        std::vector<int> listed = key.ranks;
+        std::sort(listed.begin(), listed.end());
+        return std::includes(listed.begin(), listed.end(), commMembers.begin(),
+                             commMembers.end()) &&
+               (commSize < 0 || std::size_t(commSize) == listed.size());
+    }
+    const std::size_t size = g.groupSize >= 0 ? std::size_t(g.groupSize) : worldSize;
+    return commMembers.size() <= size && (commSize < 0 || std::size_t(commSize) == size);
+}
+
+} // namespace
+
+NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firstNcclRecord)
+{
+    Result result;
+    auto& recs = store.collectives;
+    std::set<int> world;
+    for (std::size_t i = 0; i < recs.size(); ++i)
+        if (recs[i].rank >= 0 && (i == 0 || recs[i - 1].rank != recs[i].rank))
+            world.insert(recs[i].rank);
+    for (const Lane& lane : store.lanes)
+        if (lane.rank >= 0) world.insert(lane.rank);
+
+    // Per rank, the c10d groups of records numbered by their source.
+    std::map<int, std::map<GroupKey, C10dGroup>> c10dOf;
+    std::vector<std::int8_t> pointToPoint(store.strings.size(), -1);
+    // Consecutive records of a rank are mostly in one group: skip the key lookup.
+    const CollectiveRecord* last = nullptr;
+    C10dGroup* lastGroup = nullptr;
+    for (std::size_t i = 0; i < firstNcclRecord && i < recs.size(); ++i) {
+        const CollectiveRecord& c = recs[i];
+        if (c.rank < 0 || !c.seqFromSource) continue;
+        std::int8_t& p2p = pointToPoint[std::size_t(c.op)];
+        if (p2p < 0) p2p = isPointToPoint(store.strings.view(c.op)) ? 1 : 0;
+        if (p2p == 1) continue;
+        if (!last || last->rank != c.rank || last->processGroupName != c.processGroupName ||
+            last->groupRanks != c.groupRanks) {
+            lastGroup = &c10dOf[c.rank][{c.processGroupName, c.groupRanks}];
+            last = &c;
+        }
+        C10dGroup& g = *lastGroup;
+        g.records.push_back(i);
+        if (g.groupSize < 0) g.groupSize = c.groupSize;
+        if (g.desc == 0) g.desc = c.processGroupDesc;
+    }
+    for (auto& [rank, groups] : c10dOf)
+        for (auto& [key, g] : groups) {
+            // Several sources of the rank may hold a seq: the first speaks for it.
+            std::stable_sort(g.records.begin(), g.records.end(), [&](std::size_t a, std::size_t b) {
+                return recs[a].seq < recs[b].seq;
+            });
+            g.records.erase(std::unique(g.records.begin(), g.records.end(),
+                                        [&](std::size_t a, std::size_t b) {
+                                            return recs[a].seq == recs[b].seq;
+                                        }),
+                            g.records.end());
+        }
+
+    // Per communicator, per rank, its NCCL records.
+    std::map<StringId, std::map<int, Records>> ncclOf;
+    last = nullptr;
+    Records* lastRecords = nullptr;
+    for (std::size_t i = firstNcclRecord; i < recs.size(); ++i) {
+        const CollectiveRecord& c = recs[i];
+        if (!c.seqFromSource) continue; // a line whose opCount did not parse has no place
+        if (!last || last->rank != c.rank || last->processGroupName != c.processGroupName) {
+            lastRecords = &ncclOf[c.processGroupName][c.rank];
+            last = &c;
+        }
+        lastRecords->push_back(i);
+    }
+
+    for (auto& [comm, byRank] : ncclOf) {
+        const CollectiveRecord& any = recs[byRank.begin()->second.front()];
+        const std::vector<int> members = any.groupRanks; // sorted by NcclCollectives
+        const int size = any.groupSize;
+        std::map<int, RankComm> rankComms;
+        // Per (group, numbering): how many ranks' records fit it.
+        std::map<std::pair<GroupKey, Numbering>, std::size_t> fittingRanks;
+        std::size_t ranksWithFit = 0;
+        for (auto& [rank, records] : byRank) {
+            const RankComm& rc = rankComms[rank] = launchesOf(store, std::move(records));
+            const auto groups = c10dOf.find(rank);
+            if (groups == c10dOf.end()) continue;
+            bool anyFit = false;
+            for (const auto& [key, g] : groups->second) {
+                if (!sameMembers(key, g, members, size, world.size())) continue;
+                for (const Numbering n : kNumberings) {
+                    if (!fits(store, rc, g, n)) continue;
+                    ++fittingRanks[{key, n}];
+                    anyFit = true;
+                }
+            }
+            ranksWithFit += anyFit;
+        }
+        if (ranksWithFit == 0) continue; // no c10d counterpart: a group of its own, as before
+        if (ranksWithFit < byRank.size()) {
+            // A rank without a counterpart would be a log-only member of the c10d group, whose
+            // collectives look issued and never completed next to the traced ranks' records.
+            ++result.separateCommunicators;
+            continue;
+        }
+        // The (group, numbering) pairs every rank fits; a rank that also fits another group
+        // is settled by the others.
+        std::set<GroupKey> agreedKeys;
+        std::set<Numbering> agreedNumberings;
+        for (const auto& [pair, count] : fittingRanks) {
+            if (count != ranksWithFit) continue;
+            agreedKeys.insert(pair.first);
+            agreedNumberings.insert(pair.second);
+        }
+        // Where the two numberings part, only one of them may fit.
+        const bool numberingsAgree =
+            std::all_of(rankComms.begin(), rankComms.end(),
+                        [](const auto& rc) { return rc.second.numberingsAgree; });
+        if (agreedKeys.size() != 1 || (agreedNumberings.size() > 1 && !numberingsAgree)) {
+            ++result.separateCommunicators;
+            continue;
+        }
+        const GroupKey& key = *agreedKeys.begin();
+        const Numbering numbering = *agreedNumberings.begin();
+        StringId desc = 0;
+        for (const auto& [rank, groups] : c10dOf)
+            if (const auto g = groups.find(key); g != groups.end() && desc == 0)
+                desc = g->second.desc;
+        for (const auto& [rank, rc] : rankComms) {
+            for (const Launch& l : rc.launches) {
+                for (std::size_t k = l.begin; k < l.end; ++k) {
+                    CollectiveRecord& c = recs[rc.records[k]];
+                    c.processGroupName = key.name;
+                    c.processGroupDesc = desc;
+                    c.groupRanks = key.ranks;
+                    c.seq = l.seq(numbering);
+                    ++result.mappedRecords;
+                }
+                // The launch's first line stands for the batch, as one c10d record does.
+                CollectiveRecord& first = recs[rc.records[l.begin]];
+                first.op = l.shape.op;
+                first.inNelems = l.shape.inNelems;
+                first.outNelems = l.shape.outNelems;
+            }
+        }
+        ++result.mappedCommunicators;
+    }
+    return result;
+}
+
+} // namespace rankscope

@@ -1,0 +1,43 @@
+#pragma once
+
+#include "model/store/eventstore.h"
+
+#include <cstddef>
+
+namespace rankscope {
+
+// A rank's NCCL COLL lines (NcclCollectives) and its c10d records (Kineto's Seq, Flight
+// Recorder's collective_seq_id) describe the same calls under two numberings: NCCL's opCount per
+// communicator, which also counts point-to-point launches and gives every line of a grouped
+// launch one value, and ProcessGroupNCCL's per-group counter, which starts at 1 and counts
+// collectives only. Left apart they make two matcher groups of one communicator, and every
+// mismatch or hang in it is reported twice. This pass moves a communicator's NCCL records onto
+// the c10d group and seq they describe, so that the matcher's per-rank dedupe merges the two
+// sources; where the correspondence is not certain it leaves them as their own group.
+//
+// Per rank, the communicator's launches (lines of one opCount) are numbered two ways: every
+// launch that is a collective counted on from the first opCount (c10d counting collectives
+// only) and opCount itself (older c10d, one counter for all ops). A numbering, plus 1, must
+// give the rank's c10d records of one group exactly the (op, element count, dtype) of the
+// launch it names, wherever the trace's window and the log overlap; the group's members must
+// be the communicator's (a c10d group without a member list is the world). Every rank with
+// records of the communicator must fit, and exactly one (group, numbering) must fit on all of
+// them, up to numberings that give the same seqs. Otherwise (two groups or two numberings that
+// part fit everywhere, a rank's records fit nothing, a rank has only the log) the communicator
+// stays as it is on every rank, since a communicator mapped on some ranks only would show the
+// others as missing from both groups. Point-to-point launches stay as
+// they are (the matcher leaves them out). Linear in the records, times the groups of a rank
+// with the same members.
+class NcclGroupMapper {
+public:
+    struct Result {
+        std::size_t mappedCommunicators = 0;
+        std::size_t separateCommunicators = 0; // with a c10d counterpart on some rank, not mapped
+        std::size_t mappedRecords = 0;
+    };
+    // Records from `firstNcclRecord` on are NcclCollectives' (in the order it appended them),
+    // those before it the other readers'.
+    static Result map(EventStore& store, std::size_t firstNcclRecord);
+};
+
+} // namespace rankscope
