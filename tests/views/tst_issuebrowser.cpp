@@ -41,6 +41,7 @@ private Q_SLOTS:
     void headersFitTheirColumns();
     void naturalCompare_data();
     void naturalCompare();
+    void defaultOrderCountsIssueNumbersUp();
     void headerClickSortsEveryMatch_data();
     void headerClickSortsEveryMatch();
     void issueColumnSortsNumbersAndIsRestored();
@@ -94,6 +95,22 @@ QList<qint64> idsOf(IssueTableModel* model)
     for (int r = 0; r < model->rowCount(); ++r)
         ids << model->idAt(r);
     return ids;
+}
+
+// The first pair of neighbours whose `column` texts are out of order ("" when none) once every
+// match is fetched; `sign` 1 for ascending, -1 for descending. `differ` says whether any two
+// differ, i.e. whether the order was really put to the test.
+QString misorderedRows(IssueTableModel* model, int column, int sign, bool* differ = nullptr)
+{
+    fetchAll(model);
+    const auto shown = [&](int row) { return model->index(row, column).data().toString(); };
+    if (differ) *differ = false;
+    for (int r = 1; r < model->rowCount(); ++r) {
+        const int c = IssueTableModel::naturalCompare(shown(r - 1), shown(r));
+        if (c * sign > 0) return shown(r - 1) + QLatin1String(" | ") + shown(r);
+        if (differ && c != 0) *differ = true;
+    }
+    return {};
 }
 
 // Clicks a column's header as the user does (the table must be shown).
@@ -287,6 +304,29 @@ void TestIssueBrowser::naturalCompare()
     QCOMPARE(IssueTableModel::naturalCompare(b, a), -order);
 }
 
+// Before any header is clicked the table is in issue order, numbers counted up ("horovod #20"
+// before "horovod #100"), not in the study CSV's order (its links sorted as text, #1009 before
+// #101); a search lists the best match first.
+void TestIssueBrowser::defaultOrderCountsIssueNumbersUp()
+{
+    IssueBrowser browser;
+    QVERIFY(browser.openCorpus(m_dir.filePath(QStringLiteral("default.sqlite"))));
+    QCOMPARE(browser.table()->horizontalHeader()->sortIndicatorSection(), -1);
+    QCOMPARE(browser.model()->sortColumn(), -1);
+    bool differ = false;
+    const QString wrong = misorderedRows(browser.model(), IssueTableModel::IssueColumn, 1, &differ);
+    QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
+    QVERIFY(differ);
+    QCOMPARE(browser.model()->rowCount(), browser.corpus().count(QStringLiteral("study")) +
+                                              browser.corpus().count(QStringLiteral("howto")));
+    // The first row is selected and shown.
+    QCOMPARE(browser.currentIssueId(), browser.model()->idAt(0));
+
+    browser.setSearchText(QStringLiteral("hang"));
+    QVERIFY(browser.model()->matchCount() > 1);
+    QCOMPARE(idsOf(browser.model()), browser.corpus().matchingIds(browser.currentFilter()));
+}
+
 void TestIssueBrowser::headerClickSortsEveryMatch_data()
 {
     QTest::addColumn<int>("column");
@@ -306,8 +346,9 @@ void TestIssueBrowser::headerClickSortsEveryMatch_data()
 }
 
 // A click on a header sorts all matches (not only the fetched batches) by what the column shows,
-// with numbers in order; a second click reverses; a third goes back to the corpus (or relevance)
-// order. Search and filters keep the sort and still count what the sheets say.
+// with numbers in order; a second click reverses; a third goes back to the default order (by
+// issue, or by relevance while searching). Search and filters keep the sort and still count what
+// the sheets say.
 void TestIssueBrowser::headerClickSortsEveryMatch()
 {
     QFETCH(int, column);
@@ -327,22 +368,9 @@ void TestIssueBrowser::headerClickSortsEveryMatch()
     QCOMPARE(unsorted.size(), expectedMatches(browser.currentFilter()));
     QVERIFY(unsorted.size() > IssueTableModel::kBatchRows || filter >= 0 || !text.isEmpty());
 
-    const auto shown = [&](int row) {
-        return browser.model()->index(row, column).data().toString();
-    };
-    // The first neighbours out of order ("" when none); `differ` says whether any two differ,
-    // i.e. whether the order was really put to the test.
     const auto misordered = [&](int sign, bool* differ = nullptr) -> QString {
-        IssueTableModel* m = browser.model();
-        fetchAll(m);
-        if (m->rowCount() != unsorted.size()) return QStringLiteral("rows lost");
-        if (differ) *differ = false;
-        for (int r = 1; r < m->rowCount(); ++r) {
-            const int c = IssueTableModel::naturalCompare(shown(r - 1), shown(r));
-            if (c * sign > 0) return shown(r - 1) + QLatin1String(" | ") + shown(r);
-            if (differ && c != 0) *differ = true;
-        }
-        return {};
+        const QString wrong = misorderedRows(browser.model(), column, sign, differ);
+        return browser.model()->rowCount() != unsorted.size() ? QStringLiteral("rows lost") : wrong;
     };
 
     const qint64 reading = browser.currentIssueId();

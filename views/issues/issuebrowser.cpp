@@ -164,8 +164,8 @@ IssueBrowser::IssueBrowser(QWidget* parent)
     m_table->setItemDelegateForColumn(
         IssueTableModel::MatchColumn,
         new SnippetDelegate(IssueTableModel::SnippetHtmlRole, m_table));
-    // Unsorted first (corpus order, best match first while searching); a third click on a header
-    // goes back to that order.
+    // No sort indicator first: the model's default order (by issue, best match first while
+    // searching); a third click on a header goes back to it.
     QHeaderView* header = m_table->horizontalHeader();
     header->setSortIndicatorClearable(true);
     header->setSortIndicator(-1, Qt::AscendingOrder);
