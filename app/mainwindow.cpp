@@ -442,19 +442,13 @@ void MainWindow::refreshStartPage()
 
 QList<ShortcutRow> MainWindow::timelineKeys()
 {
-    // TimelineView::keyPressEvent/mousePressEvent and the find field's keyPressEvent (views/
-    // timeline) handle these. Ctrl+F is the window's Find action and is listed with the actions.
-    const QString view = tr("Timeline"), find = tr("Timeline find field");
-    return {
-        {view, tr("Zoom in / out (at the mouse pointer)"), tr("W / S")},
-        {view, tr("Pan left / right"), tr("A / D")},
-        {view, tr("Fit the selection, or the whole trace"), tr("F")},
-        {view, tr("Measure a time range"), tr("Shift+drag")},
-        {view, tr("Next / previous find hit"), tr("Enter / Shift+Enter")},
-        {view, tr("Clear the selection"), tr("Esc")},
-        {find, tr("Next / previous hit"), tr("Enter / Shift+Enter")},
-        {find, tr("Back to the timeline"), tr("Esc")},
-    };
+    // Ctrl+F is also the window's Find action, listed with the actions.
+    QList<ShortcutRow> rows;
+    for (const TimelineBinding& b : TimelinePanel::bindings())
+        rows.append(
+            {b.place == TimelineBinding::Place::View ? tr("Timeline") : tr("Timeline find field"),
+             b.action, b.keys});
+    return rows;
 }
 
 QString MainWindow::placeOf(const QObject* object) const
