@@ -82,6 +82,8 @@ public:
     QListWidget* bookmarkList() const { return m_bookmarks; }
 
     static constexpr int kMaxRecentFolders = 8;
+    // The window's size on the first run (no saved geometry) on a screen of this available size.
+    static QSize firstRunSize(QSize availableScreen);
 
 Q_SIGNALS:
     void sessionChanged(rankscope::SessionPtr session);
@@ -109,6 +111,7 @@ private:
     void saveNotes();
     void createFindings();
     void createIssues();
+    void tabifyDocksOnTheLeft();
     void showAnalysis(const SessionPtr& previous);
     void chooseReportFile();
     void refreshBookmarks();

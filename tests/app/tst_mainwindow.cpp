@@ -104,6 +104,7 @@ class TestMainWindow : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void opensExampleFolderAndShowsRanks();
+    void firstWindowFitsTheScreen();
     void timelineTabShowsTheLoadedSession();
     void walkthroughStateSurvivesClosingTheWindow();
     void startPageListsRecentInvestigations();
@@ -147,6 +148,39 @@ void TestMainWindow::opensExampleFolderAndShowsRanks()
     const QImage shot = window.grab().toImage();
     QVERIFY(!shot.isNull());
     QVERIFY(shot.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/mainwindow-hang_timeout.png")));
+}
+
+// Without a saved geometry the window takes most of a large screen and fits a small one: the
+// offscreen platform's screen is 800 x 600, smaller than the 1280 x 800 the window used to take.
+void TestMainWindow::firstWindowFitsTheScreen()
+{
+    const QString key = QStringLiteral("mainWindow/geometry");
+    const QVariant saved = QSettings().value(key);
+    QSettings().remove(key);
+    const auto restore = qScopeGuard([&] {
+        if (saved.isValid()) QSettings().setValue(key, saved);
+    });
+    const QRect available = QGuiApplication::primaryScreen()->availableGeometry();
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY2(available.width() < 1280 || available.height() < 800, "the screen is not small");
+    const QSize size = window.frameGeometry().size();
+    QVERIFY2(size.width() <= available.width() && size.height() <= available.height(),
+             qPrintable(QStringLiteral("%1x%2 on %3x%4")
+                            .arg(size.width())
+                            .arg(size.height())
+                            .arg(available.width())
+                            .arg(available.height())));
+    // The docks of the right-hand side are tabbed on the left, not lost.
+    for (const char* name : {"walkthroughDock", "notesDock"})
+        QCOMPARE(window.dockWidgetArea(window.findChild<QDockWidget*>(QLatin1String(name))),
+                 Qt::LeftDockWidgetArea);
+    // Large screens keep the size they had: 90 % of the screen up to 1800 x 1100.
+    QCOMPARE(MainWindow::firstRunSize({1920, 1050}), QSize(1728, 945));
+    QCOMPARE(MainWindow::firstRunSize({2560, 1400}), QSize(1800, 1100));
+    // A 1366 x 768 laptop's: the window once took 1280 x 800, taller than the screen.
+    QCOMPARE(MainWindow::firstRunSize({1366, 740}), QSize(1229, 666));
 }
 
 void TestMainWindow::timelineTabShowsTheLoadedSession()
