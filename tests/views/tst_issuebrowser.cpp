@@ -16,7 +16,10 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
+#include <QStyle>
+#include <QStyleOptionComboBox>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -39,6 +42,8 @@ private Q_SLOTS:
     void shortReference_data();
     void shortReference();
     void headersFitTheirColumns();
+    void filtersWrapAndShowTheirWholeText_data();
+    void filtersWrapAndShowTheirWholeText();
     void naturalCompare_data();
     void naturalCompare();
     void defaultOrderCountsIssueNumbersUp();
@@ -277,6 +282,65 @@ void TestIssueBrowser::headersFitTheirColumns()
                      cells.horizontalAdvance(QString::fromLatin1(ref)) +
                          2 * cells.averageCharWidth(),
                  ref);
+}
+
+void TestIssueBrowser::filtersWrapAndShowTheirWholeText_data()
+{
+    QTest::addColumn<QSize>("window");
+    QTest::addRow("1280") << QSize(1280, 800);
+    QTest::addRow("1024") << QSize(1024, 768);
+}
+
+// In the main window, with the docks beside the tab, every filter lies inside the tab's table
+// side, none overlaps another or the table, and each shows its whole text: the filters wrap
+// onto more lines rather than cut "Distributed or not" or a long chosen value.
+void TestIssueBrowser::filtersWrapAndShowTheirWholeText()
+{
+    QFETCH(QSize, window);
+    qputenv("RANKSCOPE_DB", m_dir.filePath(QStringLiteral("wrap.sqlite")).toUtf8());
+    const auto unset = qScopeGuard([] { qunsetenv("RANKSCOPE_DB"); });
+    MainWindow main;
+    main.resize(window);
+    main.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&main));
+    IssueBrowser* issues = main.issueBrowser();
+    main.pages()->setCurrentWidget(issues);
+    QVERIFY2(issues->corpus().isOpen(), qPrintable(issues->error()));
+    const auto check = [&]() -> QString {
+        QStringList wrong;
+        QRect filters;
+        for (int f = 0; f < IssueBrowser::FilterCount; ++f) {
+            QComboBox* combo = issues->filterCombo(IssueBrowser::Filter(f));
+            const QString name = combo->currentText();
+            if (!combo->parentWidget()->rect().contains(combo->geometry()))
+                wrong << name + QLatin1String(": outside its parent");
+            QStyleOptionComboBox option;
+            option.initFrom(combo);
+            option.editable = false;
+            option.currentText = name;
+            option.rect = combo->rect();
+            const QRect field = combo->style()->subControlRect(QStyle::CC_ComboBox, &option,
+                                                               QStyle::SC_ComboBoxEditField, combo);
+            if (combo->fontMetrics().horizontalAdvance(name) > field.width() - 2)
+                wrong << name + QLatin1String(": text cut off");
+            for (int g = 0; g < f; ++g)
+                if (combo->geometry().intersects(
+                        issues->filterCombo(IssueBrowser::Filter(g))->geometry()))
+                    wrong << name + QLatin1String(": overlaps another filter");
+            filters |= combo->geometry();
+        }
+        if (filters.bottom() >= issues->table()->geometry().top())
+            wrong << QStringLiteral("the filters overlap the table");
+        return wrong.join(QLatin1String("; "));
+    };
+    QTRY_COMPARE(check(), QString());
+    // A long chosen value widens its filter and the others move along.
+    QComboBox* leaf = issues->filterCombo(IssueBrowser::LeafFilter);
+    int longest = 0;
+    for (int i = 1; i < leaf->count(); ++i)
+        if (leaf->itemText(i).size() > leaf->itemText(longest).size()) longest = i;
+    leaf->setCurrentIndex(longest);
+    QTRY_COMPARE(check(), QString());
 }
 
 void TestIssueBrowser::naturalCompare_data()
