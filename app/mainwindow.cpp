@@ -130,19 +130,40 @@ MainWindow::MainWindow(QWidget* parent)
     });
 
     QSettings settings;
-    if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
-        if (const QScreen* screen = QGuiApplication::primaryScreen()) {
-            // First run: three docks and a timeline need room; take most of a large screen.
-            const QSize room = screen->availableSize() * 0.9;
-            resize(std::max(width(), std::min(room.width(), 1800)),
-                   std::max(height(), std::min(room.height(), 1100)));
-        }
+    const bool placed =
+        restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray());
     m_layoutRestored =
         restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
+    if (!placed)
+        if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+            const QSize size = firstRunSize(screen->availableSize());
+            // Docks on both sides of the pages need more width than a small screen has: the
+            // right-hand ones join the left-hand tabs there.
+            if (minimumSizeHint().width() > size.width()) tabifyDocksOnTheLeft();
+            resize(size);
+        }
     m_taxonomy->restoreState(settings.value(QStringLiteral("mainWindow/taxonomy")).toByteArray());
     m_walkthrough->restoreState(
         settings.value(QStringLiteral("mainWindow/walkthrough")).toByteArray());
     m_issues->restoreState(settings.value(QStringLiteral("mainWindow/issues")).toByteArray());
+}
+
+QSize MainWindow::firstRunSize(QSize availableScreen)
+{
+    // Three docks and a timeline need room: most of a large screen, but no more than 90 % of any
+    // screen, so that the frame and the title bar stay on it (a 1280 x 800 floor put them off a
+    // 1366 x 768 laptop's).
+    return (availableScreen * 0.9).boundedTo({1800, 1100});
+}
+
+void MainWindow::tabifyDocksOnTheLeft()
+{
+    auto* findings = findChild<QDockWidget*>(QStringLiteral("findingsDock"));
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        if (dockWidgetArea(dock) == Qt::RightDockWidgetArea) tabifyDockWidget(findings, dock);
+    findings->raise();
+    // The window's minimum size is the layout's as last activated: lower it before resizing.
+    layout()->activate();
 }
 
 MainWindow::~MainWindow()
@@ -442,19 +463,13 @@ void MainWindow::refreshStartPage()
 
 QList<ShortcutRow> MainWindow::timelineKeys()
 {
-    // TimelineView::keyPressEvent/mousePressEvent and the find field's keyPressEvent (views/
-    // timeline) handle these. Ctrl+F is the window's Find action and is listed with the actions.
-    const QString view = tr("Timeline"), find = tr("Timeline find field");
-    return {
-        {view, tr("Zoom in / out (at the mouse pointer)"), tr("W / S")},
-        {view, tr("Pan left / right"), tr("A / D")},
-        {view, tr("Fit the selection, or the whole trace"), tr("F")},
-        {view, tr("Measure a time range"), tr("Shift+drag")},
-        {view, tr("Next / previous find hit"), tr("Enter / Shift+Enter")},
-        {view, tr("Clear the selection"), tr("Esc")},
-        {find, tr("Next / previous hit"), tr("Enter / Shift+Enter")},
-        {find, tr("Back to the timeline"), tr("Esc")},
-    };
+    // Ctrl+F is also the window's Find action, listed with the actions.
+    QList<ShortcutRow> rows;
+    for (const TimelineBinding& b : TimelinePanel::bindings())
+        rows.append(
+            {b.place == TimelineBinding::Place::View ? tr("Timeline") : tr("Timeline find field"),
+             b.action, b.keys});
+    return rows;
 }
 
 QString MainWindow::placeOf(const QObject* object) const
@@ -841,9 +856,13 @@ void MainWindow::showEvent(QShowEvent* event)
         auto* walkthrough = findChild<QDockWidget*>(QStringLiteral("walkthroughDock"));
         if (!findings || !walkthrough) return;
         // The checklist is empty until "Fix it"; the findings are what the user reads first.
-        resizeDocks({findings, walkthrough},
-                    {m_findings->sizeHint().width(), fontMetrics().averageCharWidth() * 36},
-                    Qt::Horizontal);
+        // Tabbed together (a small screen), the findings' width is the one that counts.
+        if (dockWidgetArea(walkthrough) == dockWidgetArea(findings))
+            resizeDocks({findings}, {m_findings->sizeHint().width()}, Qt::Horizontal);
+        else
+            resizeDocks({findings, walkthrough},
+                        {m_findings->sizeHint().width(), fontMetrics().averageCharWidth() * 36},
+                        Qt::Horizontal);
     });
 }
 

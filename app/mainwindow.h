@@ -70,8 +70,9 @@ public:
     // Help > Keyboard Shortcuts: every action and button of the window that has a shortcut, read
     // off the widgets themselves, and the keys the timeline handles in its own event handlers.
     QList<ShortcutRow> shortcutList() const;
-    // The keys TimelineView and its find field handle without a QAction (a table, since they
-    // cannot be read off the widgets); the tests press each one.
+    // The keys and gestures TimelineView and its find field handle without a QAction
+    // (TimelinePanel::bindings(), since they cannot be read off the widgets); the tests press
+    // each one.
     static QList<ShortcutRow> timelineKeys();
     // Writes the investigation report (HTML for .html/.htm, else Markdown) with a snapshot of
     // the timeline as it is shown now; what File > Export Report… does after its dialog.
@@ -81,6 +82,8 @@ public:
     QListWidget* bookmarkList() const { return m_bookmarks; }
 
     static constexpr int kMaxRecentFolders = 8;
+    // The window's size on the first run (no saved geometry) on a screen of this available size.
+    static QSize firstRunSize(QSize availableScreen);
 
 Q_SIGNALS:
     void sessionChanged(rankscope::SessionPtr session);
@@ -108,6 +111,7 @@ private:
     void saveNotes();
     void createFindings();
     void createIssues();
+    void tabifyDocksOnTheLeft();
     void showAnalysis(const SessionPtr& previous);
     void chooseReportFile();
     void refreshBookmarks();

@@ -27,6 +27,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScopeGuard>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSplitter>
@@ -40,6 +41,7 @@
 #include <QTimer>
 #include <QTreeView>
 #include <algorithm>
+#include <functional>
 
 using namespace rankscope;
 
@@ -74,6 +76,27 @@ bool copyExample(const QTemporaryDir& dir)
            });
 }
 
+// The rows of the Help > Keyboard Shortcuts dialog as it shows them.
+QList<ShortcutRow> rowsShownByHelp(MainWindow& window)
+{
+    QAction* help = nullptr;
+    for (QAction* a : window.findChildren<QAction*>())
+        if (a->shortcut() == QKeySequence(QKeySequence::HelpContents)) help = a;
+    if (!help) return {};
+    QList<ShortcutRow> shown;
+    QTimer::singleShot(0, &window, [&shown] {
+        QWidget* dialog = QApplication::activeModalWidget();
+        auto* table =
+            dialog ? dialog->findChild<QTableWidget*>(QStringLiteral("shortcutTable")) : nullptr;
+        for (int r = 0; table && r < table->rowCount(); ++r)
+            shown.append(
+                {table->item(r, 0)->text(), table->item(r, 1)->text(), table->item(r, 2)->text()});
+        if (dialog) dialog->close();
+    });
+    help->trigger();
+    return shown;
+}
+
 } // namespace
 
 class TestMainWindow : public QObject {
@@ -81,11 +104,13 @@ class TestMainWindow : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void opensExampleFolderAndShowsRanks();
+    void firstWindowFitsTheScreen();
     void timelineTabShowsTheLoadedSession();
     void walkthroughStateSurvivesClosingTheWindow();
     void startPageListsRecentInvestigations();
     void shortcutsAreListed();
     void timelineKeysDoWhatTheListSays();
+    void timelineBindingsAreInHelpAndTheHints();
     void taxonomyTabOpensAWalkthrough();
     void layoutIsRestored();
     void findingsDockAndTimelineShowTheDiagnosis();
@@ -123,6 +148,39 @@ void TestMainWindow::opensExampleFolderAndShowsRanks()
     const QImage shot = window.grab().toImage();
     QVERIFY(!shot.isNull());
     QVERIFY(shot.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/mainwindow-hang_timeout.png")));
+}
+
+// Without a saved geometry the window takes most of a large screen and fits a small one: the
+// offscreen platform's screen is 800 x 600, smaller than the 1280 x 800 the window used to take.
+void TestMainWindow::firstWindowFitsTheScreen()
+{
+    const QString key = QStringLiteral("mainWindow/geometry");
+    const QVariant saved = QSettings().value(key);
+    QSettings().remove(key);
+    const auto restore = qScopeGuard([&] {
+        if (saved.isValid()) QSettings().setValue(key, saved);
+    });
+    const QRect available = QGuiApplication::primaryScreen()->availableGeometry();
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY2(available.width() < 1280 || available.height() < 800, "the screen is not small");
+    const QSize size = window.frameGeometry().size();
+    QVERIFY2(size.width() <= available.width() && size.height() <= available.height(),
+             qPrintable(QStringLiteral("%1x%2 on %3x%4")
+                            .arg(size.width())
+                            .arg(size.height())
+                            .arg(available.width())
+                            .arg(available.height())));
+    // The docks of the right-hand side are tabbed on the left, not lost.
+    for (const char* name : {"walkthroughDock", "notesDock"})
+        QCOMPARE(window.dockWidgetArea(window.findChild<QDockWidget*>(QLatin1String(name))),
+                 Qt::LeftDockWidgetArea);
+    // Large screens keep the size they had: 90 % of the screen up to 1800 x 1100.
+    QCOMPARE(MainWindow::firstRunSize({1920, 1050}), QSize(1728, 945));
+    QCOMPARE(MainWindow::firstRunSize({2560, 1400}), QSize(1800, 1100));
+    // A 1366 x 768 laptop's: the window once took 1280 x 800, taller than the screen.
+    QCOMPARE(MainWindow::firstRunSize({1366, 740}), QSize(1229, 666));
 }
 
 void TestMainWindow::timelineTabShowsTheLoadedSession()
@@ -223,22 +281,7 @@ void TestMainWindow::shortcutsAreListed()
         QVERIFY2(rows.contains(r), qPrintable(r.action));
 
     // Help > Keyboard Shortcuts shows exactly these rows.
-    QAction* help = nullptr;
-    for (QAction* a : window.findChildren<QAction*>())
-        if (a->shortcut() == QKeySequence(QKeySequence::HelpContents)) help = a;
-    QVERIFY(help);
-    QList<ShortcutRow> shown;
-    QTimer::singleShot(0, &window, [&shown] {
-        QWidget* dialog = QApplication::activeModalWidget();
-        auto* table =
-            dialog ? dialog->findChild<QTableWidget*>(QStringLiteral("shortcutTable")) : nullptr;
-        for (int r = 0; table && r < table->rowCount(); ++r)
-            shown.append(
-                {table->item(r, 0)->text(), table->item(r, 1)->text(), table->item(r, 2)->text()});
-        if (dialog) dialog->close();
-    });
-    help->trigger();
-    QCOMPARE(shown, rows);
+    QCOMPARE(rowsShownByHelp(window), rows);
 
     QStringList names;
     for (const ShortcutRow& r : rows)
@@ -270,7 +313,45 @@ void TestMainWindow::timelineKeysDoWhatTheListSays()
     QVERIFY(view->findHitCount() >= 3);
     const QString timeline = QStringLiteral("Timeline");
     const QString findField = QStringLiteral("Timeline find field");
+    QWidget* vp = view->viewport();
+    const QPoint centre(vp->width() / 2, vp->height() / 2);
+    const auto wheel = [vp](QPoint at, Qt::KeyboardModifiers modifiers, int delta) {
+        QWheelEvent e(QPointF(at), vp->mapToGlobal(QPointF(at)), {}, {0, delta}, Qt::NoButton,
+                      modifiers, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(vp, &e);
+    };
+    const auto drag = [vp](QPoint from, QPoint to, Qt::KeyboardModifiers modifiers) {
+        QTest::mousePress(vp, Qt::LeftButton, modifiers, from);
+        QMouseEvent move(QEvent::MouseMove, to, vp->mapToGlobal(to), Qt::NoButton, Qt::LeftButton,
+                         modifiers);
+        QApplication::sendEvent(vp, &move);
+        QTest::mouseRelease(vp, Qt::LeftButton, modifiers, to);
+    };
+    // Scrolls down from the top: the ranks move, the time range does not.
+    const auto wheelScrollsRanksOnly = [&](QPoint at, Qt::KeyboardModifiers modifiers) {
+        middle();
+        const qint64 before = visible();
+        QScrollBar* ranks = view->verticalScrollBar();
+        ranks->setValue(0);
+        wheel(at, modifiers, -120);
+        const bool scrolled = ranks->value() > 0 && visible() == before;
+        ranks->setValue(0);
+        return scrolled;
+    };
+    // The first point of the tracks, row by row, where `found` holds; (-1, -1) when none does.
+    const auto findPoint = [vp](const std::function<bool(QPoint)>& found) {
+        for (int y = TimelineView::kHeaderHeight; y < vp->height(); y += 2)
+            for (int x = TimelineView::kLabelWidth; x < vp->width(); x += 4)
+                if (found({x, y})) return QPoint(x, y);
+        return QPoint(-1, -1);
+    };
+    const auto centreOfView = [&] { return (zoom.visibleStartNs() + zoom.visibleEndNs()) / 2; };
+    const auto focusView = [&] {
+        window.activateWindow();
+        return QTest::qWaitForWindowActive(&window);
+    };
 
+    QVERIFY2(view->verticalScrollBar()->maximum() > 0, "the ranks must overflow, to be scrolled");
     for (const ShortcutRow& r : MainWindow::timelineKeys()) {
         const QByteArray what = (r.where + QLatin1String(": ") + r.keys).toUtf8();
         if (r.where == timeline && r.keys == QLatin1String("W / S")) {
@@ -298,18 +379,77 @@ void TestMainWindow::timelineKeysDoWhatTheListSays()
             view->select({});
             QTest::keyClick(view, Qt::Key_F);
             QVERIFY2(visible() >= (t1 - t0) * 9 / 10, what);
+        } else if (r.where == timeline && r.keys == QLatin1String("wheel")) {
+            middle();
+            const qint64 before = visible();
+            wheel(centre, Qt::NoModifier, 120);
+            QVERIFY2(visible() < before, what);
+        } else if (r.where == timeline && r.keys == QLatin1String("Shift+wheel")) {
+            QVERIFY2(wheelScrollsRanksOnly(centre, Qt::ShiftModifier), what);
+        } else if (r.where == timeline && r.keys == QLatin1String("wheel over the names")) {
+            QVERIFY2(
+                wheelScrollsRanksOnly({TimelineView::kLabelWidth / 2, centre.y()}, Qt::NoModifier),
+                what);
+        } else if (r.where == timeline && r.keys == QLatin1String("drag")) {
+            middle();
+            const qint64 start = zoom.visibleStartNs();
+            drag(centre, centre - QPoint(vp->width() / 5, 0), Qt::NoModifier);
+            QVERIFY2(zoom.visibleStartNs() > start, what);
         } else if (r.where == timeline && r.keys == QLatin1String("Shift+drag")) {
             middle();
-            QWidget* vp = view->viewport();
-            const QPoint from(vp->width() / 2, vp->height() / 2);
-            const QPoint to = from + QPoint(vp->width() / 5, 0);
-            QTest::mousePress(vp, Qt::LeftButton, Qt::ShiftModifier, from);
-            QMouseEvent move(QEvent::MouseMove, to, vp->mapToGlobal(to), Qt::NoButton,
-                             Qt::LeftButton, Qt::ShiftModifier);
-            QApplication::sendEvent(vp, &move);
-            QTest::mouseRelease(vp, Qt::LeftButton, Qt::ShiftModifier, to);
+            drag(centre, centre + QPoint(vp->width() / 5, 0), Qt::ShiftModifier);
             QVERIFY2(zoom.hasSelection(), what);
             QVERIFY2(zoom.selectionEndNs() > zoom.selectionStartNs(), what);
+        } else if (r.where == timeline && r.keys == QLatin1String("click")) {
+            middle();
+            const QPoint at = findPoint([&](QPoint p) { return view->hitTest(p).isValid(); });
+            QVERIFY2(at.x() >= 0, "no event in the middle of the example");
+            view->select({});
+            QTest::mouseClick(vp, Qt::LeftButton, {}, at);
+            QVERIFY2(view->selected().isValid() && view->selected() == view->hitTest(at), what);
+        } else if (r.where == timeline && r.keys == QLatin1String("click a rank name")) {
+            view->verticalScrollBar()->setValue(0);
+            QSet<int> ranks;
+            for (const Lane& lane : window.session()->events.lanes)
+                ranks.insert(lane.rank);
+            const auto folded = [&] {
+                return int(std::count_if(ranks.begin(), ranks.end(),
+                                         [&](int rank) { return view->isRankCollapsed(rank); }));
+            };
+            QCOMPARE(folded(), 0);
+            // The first rank's name heads the content.
+            const QPoint name(TimelineView::kLabelWidth / 2,
+                              TimelineView::kHeaderHeight + TimelineView::kRankHeaderHeight / 2);
+            QTest::mouseClick(vp, Qt::LeftButton, {}, name);
+            QVERIFY2(folded() == 1, what);
+            QTest::mouseClick(vp, Qt::LeftButton, {}, name);
+            QVERIFY2(folded() == 0, what);
+        } else if (r.where == timeline && r.keys == QLatin1String("click a marker")) {
+            view->setVisibleRange(t0, t1);
+            const QPoint at = findPoint([&](QPoint p) { return view->markerAt(p) >= 0; });
+            QVERIFY2(at.x() >= 0, "the example's findings draw no marker");
+            const QString id = view->markers()[view->markerAt(at)].id;
+            window.findingsPanel()->table()->setCurrentIndex({});
+            QTest::mouseClick(vp, Qt::LeftButton, {}, at);
+            const Finding* shown = window.findingsPanel()->currentFinding();
+            QVERIFY2(shown && QString::fromStdString(shown->id) == id, what);
+        } else if (r.where == timeline && r.keys == QLatin1String("click / drag in the overview")) {
+            middle();
+            const int y = TimelineView::kOverviewHeight / 2;
+            const auto xAt = [&](int percent) {
+                return TimelineView::kLabelWidth + view->trackWidth() * percent / 100;
+            };
+            const qint64 pixel = (t1 - t0) / view->trackWidth() + 1;
+            QTest::mouseClick(vp, Qt::LeftButton, {}, {xAt(30), y});
+            QVERIFY2(std::abs(centreOfView() - (t0 + (t1 - t0) * 30 / 100)) <= pixel, what);
+            drag({xAt(30), y}, {xAt(60), y}, Qt::NoModifier);
+            QVERIFY2(std::abs(centreOfView() - (t0 + (t1 - t0) * 60 / 100)) <= pixel, what);
+        } else if (r.where == timeline && r.keys == QLatin1String("Ctrl+F")) {
+            QVERIFY(focusView());
+            view->setFocus();
+            QTRY_VERIFY(view->hasFocus());
+            QTest::keyClick(view, Qt::Key_F, Qt::ControlModifier);
+            QTRY_VERIFY2(window.timeline()->findEdit()->hasFocus(), what);
         } else if (r.where == timeline && r.keys == QLatin1String("Esc")) {
             zoom.setSelection(mid, mid + span);
             QTest::keyClick(view, Qt::Key_Escape);
@@ -325,8 +465,7 @@ void TestMainWindow::timelineKeysDoWhatTheListSays()
             QTest::keyClick(target, Qt::Key_Return, Qt::ShiftModifier);
             QVERIFY2(view->currentFindHit() == at, what);
         } else if (r.where == findField && r.keys == QLatin1String("Esc")) {
-            window.activateWindow();
-            QVERIFY(QTest::qWaitForWindowActive(&window));
+            QVERIFY(focusView());
             window.timeline()->showFindBar();
             QTRY_VERIFY(window.timeline()->findEdit()->hasFocus());
             QTest::keyClick(window.timeline()->findEdit(), Qt::Key_Escape);
@@ -335,6 +474,36 @@ void TestMainWindow::timelineKeysDoWhatTheListSays()
             QFAIL(QByteArray(what + " has no check here: add one, so the list stays true"));
         }
     }
+}
+
+// The timeline's keys and gestures are one table: Help > Keyboard Shortcuts lists every entry,
+// the tool row's hints show every entry of the view (the find field's placeholder its own), and
+// Shift+wheel is among them.
+void TestMainWindow::timelineBindingsAreInHelpAndTheHints()
+{
+    MainWindow window;
+    const QList<ShortcutRow> help = rowsShownByHelp(window);
+    KeyHintLabel* hints = window.timeline()->keyHints();
+    const QStringList hinted = hints->toolTip().split(QLatin1Char('\n'));
+    const QString placeholder = window.timeline()->findEdit()->placeholderText();
+    int inView = 0;
+    bool shiftWheel = false;
+    for (const TimelineBinding& b : TimelinePanel::bindings()) {
+        const bool view = b.place == TimelineBinding::Place::View;
+        const ShortcutRow row{view ? QStringLiteral("Timeline")
+                                   : QStringLiteral("Timeline find field"),
+                              b.action, b.keys};
+        QVERIFY2(help.contains(row), qPrintable(row.where + QLatin1String(": ") + b.keys));
+        QVERIFY2(view ? hinted.contains(b.hintText()) : placeholder.contains(b.hintText()),
+                 qPrintable(b.hintText()));
+        inView += view;
+        shiftWheel |= view && b.keys == QLatin1String("Shift+wheel");
+    }
+    QVERIFY(shiftWheel);
+    QCOMPARE(hinted.size(), inView);
+    // Given the room, the tool row shows every hint.
+    hints->resize(hints->sizeHint());
+    QCOMPARE(hints->shownText(), hinted.join(QStringLiteral(" · ")));
 }
 
 void TestMainWindow::taxonomyTabOpensAWalkthrough()

@@ -16,7 +16,10 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
+#include <QStyle>
+#include <QStyleOptionComboBox>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -39,8 +42,11 @@ private Q_SLOTS:
     void shortReference_data();
     void shortReference();
     void headersFitTheirColumns();
+    void filtersWrapAndShowTheirWholeText_data();
+    void filtersWrapAndShowTheirWholeText();
     void naturalCompare_data();
     void naturalCompare();
+    void defaultOrderCountsIssueNumbersUp();
     void headerClickSortsEveryMatch_data();
     void headerClickSortsEveryMatch();
     void issueColumnSortsNumbersAndIsRestored();
@@ -94,6 +100,22 @@ QList<qint64> idsOf(IssueTableModel* model)
     for (int r = 0; r < model->rowCount(); ++r)
         ids << model->idAt(r);
     return ids;
+}
+
+// The first pair of neighbours whose `column` texts are out of order ("" when none) once every
+// match is fetched; `sign` 1 for ascending, -1 for descending. `differ` says whether any two
+// differ, i.e. whether the order was really put to the test.
+QString misorderedRows(IssueTableModel* model, int column, int sign, bool* differ = nullptr)
+{
+    fetchAll(model);
+    const auto shown = [&](int row) { return model->index(row, column).data().toString(); };
+    if (differ) *differ = false;
+    for (int r = 1; r < model->rowCount(); ++r) {
+        const int c = IssueTableModel::naturalCompare(shown(r - 1), shown(r));
+        if (c * sign > 0) return shown(r - 1) + QLatin1String(" | ") + shown(r);
+        if (differ && c != 0) *differ = true;
+    }
+    return {};
 }
 
 // Clicks a column's header as the user does (the table must be shown).
@@ -262,6 +284,65 @@ void TestIssueBrowser::headersFitTheirColumns()
                  ref);
 }
 
+void TestIssueBrowser::filtersWrapAndShowTheirWholeText_data()
+{
+    QTest::addColumn<QSize>("window");
+    QTest::addRow("1280") << QSize(1280, 800);
+    QTest::addRow("1024") << QSize(1024, 768);
+}
+
+// In the main window, with the docks beside the tab, every filter lies inside the tab's table
+// side, none overlaps another or the table, and each shows its whole text: the filters wrap
+// onto more lines rather than cut "Distributed or not" or a long chosen value.
+void TestIssueBrowser::filtersWrapAndShowTheirWholeText()
+{
+    QFETCH(QSize, window);
+    qputenv("RANKSCOPE_DB", m_dir.filePath(QStringLiteral("wrap.sqlite")).toUtf8());
+    const auto unset = qScopeGuard([] { qunsetenv("RANKSCOPE_DB"); });
+    MainWindow main;
+    main.resize(window);
+    main.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&main));
+    IssueBrowser* issues = main.issueBrowser();
+    main.pages()->setCurrentWidget(issues);
+    QVERIFY2(issues->corpus().isOpen(), qPrintable(issues->error()));
+    const auto check = [&]() -> QString {
+        QStringList wrong;
+        QRect filters;
+        for (int f = 0; f < IssueBrowser::FilterCount; ++f) {
+            QComboBox* combo = issues->filterCombo(IssueBrowser::Filter(f));
+            const QString name = combo->currentText();
+            if (!combo->parentWidget()->rect().contains(combo->geometry()))
+                wrong << name + QLatin1String(": outside its parent");
+            QStyleOptionComboBox option;
+            option.initFrom(combo);
+            option.editable = false;
+            option.currentText = name;
+            option.rect = combo->rect();
+            const QRect field = combo->style()->subControlRect(QStyle::CC_ComboBox, &option,
+                                                               QStyle::SC_ComboBoxEditField, combo);
+            if (combo->fontMetrics().horizontalAdvance(name) > field.width() - 2)
+                wrong << name + QLatin1String(": text cut off");
+            for (int g = 0; g < f; ++g)
+                if (combo->geometry().intersects(
+                        issues->filterCombo(IssueBrowser::Filter(g))->geometry()))
+                    wrong << name + QLatin1String(": overlaps another filter");
+            filters |= combo->geometry();
+        }
+        if (filters.bottom() >= issues->table()->geometry().top())
+            wrong << QStringLiteral("the filters overlap the table");
+        return wrong.join(QLatin1String("; "));
+    };
+    QTRY_COMPARE(check(), QString());
+    // A long chosen value widens its filter and the others move along.
+    QComboBox* leaf = issues->filterCombo(IssueBrowser::LeafFilter);
+    int longest = 0;
+    for (int i = 1; i < leaf->count(); ++i)
+        if (leaf->itemText(i).size() > leaf->itemText(longest).size()) longest = i;
+    leaf->setCurrentIndex(longest);
+    QTRY_COMPARE(check(), QString());
+}
+
 void TestIssueBrowser::naturalCompare_data()
 {
     QTest::addColumn<QString>("a");
@@ -287,6 +368,29 @@ void TestIssueBrowser::naturalCompare()
     QCOMPARE(IssueTableModel::naturalCompare(b, a), -order);
 }
 
+// Before any header is clicked the table is in issue order, numbers counted up ("horovod #20"
+// before "horovod #100"), not in the study CSV's order (its links sorted as text, #1009 before
+// #101); a search lists the best match first.
+void TestIssueBrowser::defaultOrderCountsIssueNumbersUp()
+{
+    IssueBrowser browser;
+    QVERIFY(browser.openCorpus(m_dir.filePath(QStringLiteral("default.sqlite"))));
+    QCOMPARE(browser.table()->horizontalHeader()->sortIndicatorSection(), -1);
+    QCOMPARE(browser.model()->sortColumn(), -1);
+    bool differ = false;
+    const QString wrong = misorderedRows(browser.model(), IssueTableModel::IssueColumn, 1, &differ);
+    QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
+    QVERIFY(differ);
+    QCOMPARE(browser.model()->rowCount(), browser.corpus().count(QStringLiteral("study")) +
+                                              browser.corpus().count(QStringLiteral("howto")));
+    // The first row is selected and shown.
+    QCOMPARE(browser.currentIssueId(), browser.model()->idAt(0));
+
+    browser.setSearchText(QStringLiteral("hang"));
+    QVERIFY(browser.model()->matchCount() > 1);
+    QCOMPARE(idsOf(browser.model()), browser.corpus().matchingIds(browser.currentFilter()));
+}
+
 void TestIssueBrowser::headerClickSortsEveryMatch_data()
 {
     QTest::addColumn<int>("column");
@@ -306,8 +410,9 @@ void TestIssueBrowser::headerClickSortsEveryMatch_data()
 }
 
 // A click on a header sorts all matches (not only the fetched batches) by what the column shows,
-// with numbers in order; a second click reverses; a third goes back to the corpus (or relevance)
-// order. Search and filters keep the sort and still count what the sheets say.
+// with numbers in order; a second click reverses; a third goes back to the default order (by
+// issue, or by relevance while searching). Search and filters keep the sort and still count what
+// the sheets say.
 void TestIssueBrowser::headerClickSortsEveryMatch()
 {
     QFETCH(int, column);
@@ -327,22 +432,9 @@ void TestIssueBrowser::headerClickSortsEveryMatch()
     QCOMPARE(unsorted.size(), expectedMatches(browser.currentFilter()));
     QVERIFY(unsorted.size() > IssueTableModel::kBatchRows || filter >= 0 || !text.isEmpty());
 
-    const auto shown = [&](int row) {
-        return browser.model()->index(row, column).data().toString();
-    };
-    // The first neighbours out of order ("" when none); `differ` says whether any two differ,
-    // i.e. whether the order was really put to the test.
     const auto misordered = [&](int sign, bool* differ = nullptr) -> QString {
-        IssueTableModel* m = browser.model();
-        fetchAll(m);
-        if (m->rowCount() != unsorted.size()) return QStringLiteral("rows lost");
-        if (differ) *differ = false;
-        for (int r = 1; r < m->rowCount(); ++r) {
-            const int c = IssueTableModel::naturalCompare(shown(r - 1), shown(r));
-            if (c * sign > 0) return shown(r - 1) + QLatin1String(" | ") + shown(r);
-            if (differ && c != 0) *differ = true;
-        }
-        return {};
+        const QString wrong = misorderedRows(browser.model(), column, sign, differ);
+        return browser.model()->rowCount() != unsorted.size() ? QStringLiteral("rows lost") : wrong;
     };
 
     const qint64 reading = browser.currentIssueId();

@@ -3,6 +3,7 @@
 #include "model/kb/issueimporter.h"
 #include "model/kb/taxonomy.h"
 #include "views/issues/classificationmodel.h"
+#include "views/issues/flowlayout.h"
 #include "views/issues/issuetablemodel.h"
 #include "views/issues/snippetdelegate.h"
 
@@ -12,7 +13,6 @@
 #include <QDesktopServices>
 #include <QFileDialog>
 #include <QFontMetrics>
-#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -24,6 +24,8 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
+#include <QStyle>
+#include <QStyleOptionComboBox>
 #include <QTableView>
 #include <QTextBrowser>
 #include <QTimer>
@@ -47,6 +49,24 @@ QString nodeLink(const QString& id)
     return QStringLiteral("<a href=\"node:%1\">%2</a>")
         .arg(esc(id), esc(IssueTableModel::leafLabel(id)));
 }
+
+// A filter as wide as the text it shows, so that neither "All leaf symptoms" nor a chosen value
+// is cut off; the filters' flow layout wraps them as they grow.
+class FilterCombo : public QComboBox {
+public:
+    explicit FilterCombo(QWidget* parent) : QComboBox(parent)
+    {
+        connect(this, &QComboBox::currentIndexChanged, this, &QWidget::updateGeometry);
+    }
+    QSize sizeHint() const override
+    {
+        QStyleOptionComboBox option;
+        initStyleOption(&option);
+        const QSize text(fontMetrics().horizontalAdvance(currentText()), fontMetrics().height());
+        return {style()->sizeFromContents(QStyle::CT_ComboBox, &option, text, this).width(),
+                QComboBox::sizeHint().height()};
+    }
+};
 
 QString originName(const QString& origin)
 {
@@ -121,17 +141,18 @@ IssueBrowser::IssueBrowser(QWidget* parent)
     const QString tips[FilterCount] = {tr("Framework"),   tr("Source"),
                                        tr("Stage"),       tr("Leaf symptom"),
                                        tr("Fix pattern"), tr("Distributed-specific")};
-    // Two rows of three: the tab shares the window with the docks, so the table side stays narrow.
-    auto* filters = new QGridLayout;
+    // The tab shares the window with the docks, so the table side is narrow: the filters wrap
+    // onto as many lines as its width needs.
+    auto* filters = new FlowLayout;
     for (int f = 0; f < FilterCount; ++f) {
-        auto* combo = new QComboBox(this);
+        auto* combo = new FilterCombo(this);
         combo->setObjectName(QLatin1String(names[f]));
         combo->setToolTip(tips[f]);
-        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        // The narrowest it gets: where even a line of its own is narrower than its text.
         combo->setMinimumContentsLength(f == LeafFilter || f == FixPatternFilter ? 10 : 6);
         connect(combo, &QComboBox::currentIndexChanged, this, &IssueBrowser::applyFilter);
         m_filters[f] = combo;
-        filters->addWidget(combo, f / 3, f % 3);
+        filters->addWidget(combo);
     }
 
     m_table = new QTableView(this);
@@ -164,8 +185,8 @@ IssueBrowser::IssueBrowser(QWidget* parent)
     m_table->setItemDelegateForColumn(
         IssueTableModel::MatchColumn,
         new SnippetDelegate(IssueTableModel::SnippetHtmlRole, m_table));
-    // Unsorted first (corpus order, best match first while searching); a third click on a header
-    // goes back to that order.
+    // No sort indicator first: the model's default order (by issue, best match first while
+    // searching); a third click on a header goes back to it.
     QHeaderView* header = m_table->horizontalHeader();
     header->setSortIndicatorClearable(true);
     header->setSortIndicator(-1, Qt::AscendingOrder);
@@ -335,6 +356,7 @@ void IssueBrowser::fillFilters()
             combo->setItemData(combo->count() - 1, value, Qt::ToolTipRole);
         }
         combo->setCurrentIndex(std::max(0, combo->findData(kept)));
+        combo->updateGeometry(); // its width follows its text; the signal it would take is quiet
     };
     const auto same = [](const QStringList& values) {
         QList<std::pair<QString, QString>> out;

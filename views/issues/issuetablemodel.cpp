@@ -6,6 +6,7 @@
 #include <QHash>
 #include <QUrl>
 #include <algorithm>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -109,30 +110,37 @@ void IssueTableModel::sort(int column, Qt::SortOrder order)
 
 void IssueTableModel::sortIds()
 {
-    if (m_sortColumn < 0 || m_ids.size() < 2) return;
-    // Relevance is the order matchingIds() returns; the other columns sort by what they show.
-    std::vector<std::pair<QString, qsizetype>> keys;
-    keys.reserve(std::size_t(m_ids.size()));
+    if (m_ids.size() < 2) return;
+    // Relevance is the order matchingIds() returns while searching.
     if (m_sortColumn == MatchColumn) {
-        for (qsizetype i = 0; i < m_ids.size(); ++i)
-            keys.emplace_back(QString(), i);
-    } else {
-        const QList<IssueRecord> all = m_corpus->records(m_ids);
-        if (all.size() != m_ids.size()) return; // the corpus changed under us; fetchMore re-reads
-        for (qsizetype i = 0; i < all.size(); ++i)
-            keys.emplace_back(text(all[i], m_sortColumn), i);
+        if (m_sortOrder == Qt::DescendingOrder) std::reverse(m_ids.begin(), m_ids.end());
+        return;
     }
-    const bool descending = m_sortOrder == Qt::DescendingOrder;
-    const bool byRelevance = m_sortColumn == MatchColumn;
-    std::sort(keys.begin(), keys.end(), [=](const auto& a, const auto& b) {
-        if (const int c = naturalCompare(a.first, b.first)) return descending ? c > 0 : c < 0;
-        // Equal text keeps the corpus or relevance order, whichever the direction.
-        return byRelevance && descending ? a.second > b.second : a.second < b.second;
-    });
+    const bool searching = !m_filter.text.trimmed().isEmpty();
+    if (m_sortColumn < 0 && searching) return;
+    const QList<IssueRecord> all = m_corpus->records(m_ids);
+    if (all.size() != m_ids.size()) return; // the corpus changed under us; fetchMore re-reads
+    std::vector<qsizetype> order(std::size_t(all.size()));
+    std::iota(order.begin(), order.end(), 0);
+    const auto stableSortBy = [&](int column, bool descending) {
+        std::vector<QString> keys;
+        keys.reserve(order.size());
+        for (const IssueRecord& r : all)
+            keys.push_back(text(r, column));
+        std::stable_sort(order.begin(), order.end(), [&](qsizetype a, qsizetype b) {
+            const int c = naturalCompare(keys[std::size_t(a)], keys[std::size_t(b)]);
+            return descending ? c > 0 : c < 0;
+        });
+    };
+    // Without a search, matchingIds() returns the study's CSV order: its links sorted as text
+    // (#1009 before #101), the how-to questions after all faults. The default order, and the
+    // order of ties, is by issue instead; while searching, ties keep the best match first.
+    if (!searching) stableSortBy(IssueColumn, false);
+    if (m_sortColumn >= 0) stableSortBy(m_sortColumn, m_sortOrder == Qt::DescendingOrder);
     QList<qint64> sorted;
     sorted.reserve(m_ids.size());
-    for (const auto& k : keys)
-        sorted << m_ids[k.second];
+    for (const qsizetype i : order)
+        sorted << m_ids[i];
     m_ids = sorted;
 }
 

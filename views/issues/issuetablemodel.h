@@ -12,7 +12,7 @@ namespace rankscope {
 //
 // sort() orders every match, not only the fetched rows: a proxy model would sort just the first
 // batches. Sorting reads the table fields of all matches once (no text, no snippets) and reorders
-// the ids; the order is kept across filter changes and ties keep the corpus (or relevance) order.
+// the ids; the order is kept across filter changes and ties keep the default order.
 class IssueTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -43,7 +43,8 @@ public:
     const IssueFilter& filter() const { return m_filter; }
     // Re-reads the matches (after an import).
     void refresh();
-    // -1: corpus order, or best match first while searching.
+    // -1: the default order, by the Issue column ("horovod #20" before "horovod #100"), or best
+    // match first while searching.
     int sortColumn() const { return m_sortColumn; }
     Qt::SortOrder sortOrder() const { return m_sortOrder; }
     // Orders text with its digit runs compared as numbers ("#20" before "#100"), case-insensitive.

@@ -56,7 +56,7 @@ const QString kHintMore = QStringLiteral(" …");
 KeyHintLabel::KeyHintLabel(const QStringList& hints, QWidget* parent)
     : QWidget(parent), m_hints(hints)
 {
-    setToolTip(hints.join(kHintSeparator));
+    setToolTip(hints.join(QLatin1Char('\n')));
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
 }
 
@@ -90,6 +90,34 @@ void KeyHintLabel::paintEvent(QPaintEvent*)
     p.drawText(rect(), Qt::AlignVCenter | Qt::AlignRight, shownText());
 }
 
+QList<TimelineBinding> TimelinePanel::bindings()
+{
+    // TimelineView's keyPressEvent and mouse and wheel handlers, and FindEdit::keyPressEvent
+    // above, handle these; a binding added there belongs here.
+    using P = TimelineBinding::Place;
+    return {
+        {P::View, tr("W / S"), tr("Zoom in / out (at the mouse pointer)"), tr("zoom")},
+        {P::View, tr("A / D"), tr("Pan left / right"), tr("pan")},
+        {P::View, tr("wheel"), tr("Zoom at the mouse pointer"), tr("zooms")},
+        {P::View, tr("Shift+wheel"), tr("Scroll the ranks up / down"), tr("scrolls ranks")},
+        {P::View, tr("drag"), tr("Pan, and scroll the ranks"), tr("pans")},
+        {P::View, tr("Shift+drag"), tr("Measure a time range"), tr("measures")},
+        {P::View, tr("click"), tr("Select an event"), tr("selects")},
+        {P::View, tr("F"), tr("Fit the selection, or the whole trace"), tr("fits")},
+        {P::View, tr("Ctrl+F"), tr("Find events by name"), tr("finds")},
+        {P::View, tr("Enter / Shift+Enter"), tr("Next / previous find hit"),
+         tr("next / previous hit")},
+        {P::View, tr("Esc"), tr("Clear the selection"), tr("clears")},
+        {P::View, tr("click a rank name"), tr("Fold / unfold the rank's lanes"), tr("folds it")},
+        {P::View, tr("wheel over the names"), tr("Scroll the ranks up / down"), tr("scrolls")},
+        {P::View, tr("click a marker"), tr("Select the marker's finding"), tr("shows its finding")},
+        {P::View, tr("click / drag in the overview"), tr("Centre the view on that time"),
+         tr("jumps")},
+        {P::FindField, tr("Enter / Shift+Enter"), tr("Next / previous hit"), tr("next / previous")},
+        {P::FindField, tr("Esc"), tr("Back to the timeline"), tr("back to the timeline")},
+    };
+}
+
 TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new TimelineView(this))
 {
     m_view->setObjectName(QStringLiteral("timelineView"));
@@ -100,9 +128,10 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     m_aligned->setToolTip(tr("Apply each rank's clock offset; off shows raw timestamps"));
     auto* fit = new QPushButton(tr("Fit (F)"), this);
     auto* png = new QPushButton(tr("Export PNG…"), this);
-    m_keyHints = new KeyHintLabel({tr("W/S zoom"), tr("A/D pan"), tr("wheel zooms"),
-                                   tr("drag pans"), tr("Shift-drag measures"), tr("Ctrl+F finds")},
-                                  this);
+    QStringList viewHints, findHints;
+    for (const TimelineBinding& b : bindings())
+        (b.place == TimelineBinding::Place::View ? viewHints : findHints) << b.hintText();
+    m_keyHints = new KeyHintLabel(viewHints, this);
     m_keyHints->setObjectName(QStringLiteral("timelineKeyHints"));
     toolbar->addWidget(m_aligned);
     toolbar->addWidget(fit);
@@ -114,7 +143,8 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     findLayout->setContentsMargins(4, 2, 4, 2);
     m_find = new FindEdit(m_view, m_findBar);
     m_find->setObjectName(QStringLiteral("timelineFind"));
-    m_find->setPlaceholderText(tr("Find events by name (Enter: next, Shift+Enter: previous)"));
+    m_find->setPlaceholderText(
+        tr("Find events by name (%1)").arg(findHints.join(QLatin1String(", "))));
     m_find->setClearButtonEnabled(true);
     m_findStatus = new QLabel(m_findBar);
     auto* close = new QPushButton(tr("Close"), m_findBar);

@@ -17,8 +17,21 @@ class CollectiveChart;
 class RankBreakdownChart;
 class TimelineView;
 
+// One key or mouse gesture that the Timeline tab handles in its own event handlers (the view's
+// and the find field's). No QAction carries these, so this is the one table of them: Help >
+// Keyboard Shortcuts lists it, the tool row's hints and the find field's placeholder show it.
+struct TimelineBinding {
+    enum class Place { View, FindField };
+    Place place = Place::View;
+    QString keys;   // as the platform writes them ("Shift+wheel"), or a gesture ("click")
+    QString action; // what it does, as Help says it ("Scroll the ranks up / down")
+    QString hint;   // the short form after the keys in a hint ("scrolls ranks")
+    QString hintText() const { return keys + QLatin1Char(' ') + hint; }
+};
+
 // The key hints of the tool row, greyed: as many whole hints as fit, then "…", nothing when not
-// even the first fits; the tooltip lists them all. The row can shrink without a clipped glyph.
+// even the first fits; the tooltip lists them all, one a line. The row can shrink without a
+// clipped glyph.
 class KeyHintLabel : public QWidget {
 public:
     KeyHintLabel(const QStringList& hints, QWidget* parent = nullptr);
@@ -43,6 +56,10 @@ class TimelinePanel : public QWidget {
     Q_OBJECT
 public:
     explicit TimelinePanel(QWidget* parent = nullptr);
+
+    // Everything the view and its find field handle without a QAction, the most used first (the
+    // tool row shows the hints that fit in this order).
+    static QList<TimelineBinding> bindings();
 
     void setSession(SessionPtr session);
     TimelineView* view() const { return m_view; }
