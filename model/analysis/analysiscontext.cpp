@@ -1,5 +1,7 @@
 #include "model/analysis/analysiscontext.h"
 
+#include "model/store/parallelfor.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -8,10 +10,18 @@ namespace rankscope {
 AnalysisContext::AnalysisContext(const EventStore& s, std::vector<std::string> paths)
     : store(s), sourcePaths(std::move(paths)), steps(StepTimeline::build(s))
 {
-    for (const Lane& lane : store.lanes) {
+    // A lane's last end is a scan of all its events (they are sorted by start): lanes in
+    // parallel.
+    std::vector<std::int64_t> lastEndOf(store.lanes.size(), 0);
+    parallelFor(store.lanes.size(), [&](std::size_t i, std::size_t) {
+        const Lane& lane = store.lanes[i];
+        if (lane.size() > 0) lastEndOf[i] = *std::max_element(lane.endNs.begin(), lane.endNs.end());
+    });
+    for (std::size_t i = 0; i < store.lanes.size(); ++i) {
+        const Lane& lane = store.lanes[i];
         if (lane.size() == 0) continue;
         const std::int64_t first = lane.startNs.front();
-        const std::int64_t last = *std::max_element(lane.endNs.begin(), lane.endNs.end());
+        const std::int64_t last = lastEndOf[i];
         auto [sit, sNew] = rankStartNs.emplace(lane.rank, first);
         if (!sNew) sit->second = std::min(sit->second, first);
         auto [eit, eNew] = rankEndNs.emplace(lane.rank, last);

@@ -1,5 +1,7 @@
 #include "model/analysis/clockaligner.h"
 
+#include "model/store/parallelfor.h"
+
 #include <algorithm>
 #include <set>
 
@@ -72,20 +74,28 @@ ClockAlignment ClockAligner::align(const std::vector<CollectiveGroup>& groups,
             std::vector<char> done(g.members.size());
             for (std::size_t s = 0; s < g.members.size(); ++s)
                 done[s] = out.offsetNs[g.members[s]].has_value();
-            std::vector<std::vector<std::int64_t>> diffs(g.members.size());
             // The matcher's completion column per member: sequential reads, not the records.
+            // Members in parallel, each worker reusing one buffer of differences.
             const std::size_t rows = g.collectives.size();
             const std::int64_t* anchorNs = g.completedEndNs.data() + std::size_t(anchorSlot) * rows;
-            for (std::size_t s = 0; s < g.members.size(); ++s) {
-                if (done[s]) continue;
+            std::vector<std::optional<std::int64_t>> found(g.members.size());
+            std::vector<int> samples(g.members.size(), 0);
+            std::vector<std::vector<std::int64_t>> diffsOf(parallelWorkers(g.members.size()));
+            parallelFor(g.members.size(), [&](std::size_t s, std::size_t worker) {
+                if (done[s]) return;
+                std::vector<std::int64_t>& diffs = diffsOf[worker];
+                diffs.clear();
                 const std::int64_t* ns = g.completedEndNs.data() + s * rows;
                 for (std::size_t k = 0; k < rows; ++k)
-                    if (anchorNs[k] >= 0 && ns[k] >= 0) diffs[s].push_back(ns[k] - anchorNs[k]);
-            }
+                    if (anchorNs[k] >= 0 && ns[k] >= 0) diffs.push_back(ns[k] - anchorNs[k]);
+                if (diffs.empty()) return;
+                samples[s] = int(diffs.size());
+                found[s] = anchorOffset + median(diffs);
+            });
             for (std::size_t s = 0; s < g.members.size(); ++s) {
-                if (diffs[s].empty()) continue;
-                out.samples[g.members[s]] = int(diffs[s].size());
-                out.offsetNs[g.members[s]] = anchorOffset + median(diffs[s]);
+                if (!found[s]) continue;
+                out.samples[g.members[s]] = samples[s];
+                out.offsetNs[g.members[s]] = found[s];
                 progress = true;
             }
         }

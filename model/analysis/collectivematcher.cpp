@@ -355,39 +355,52 @@ bool uniformRowCanMismatch(const EventStore& store, const RowRef& ref, std::int6
 
 // Rows by seq. Large jobs hold millions of records laid out rank by rank, so every pass walks
 // one member's records in store order (sequential memory) rather than a row across members
-// (one cache miss per member); `seqs[m]` is member m's sequence numbers, copied once.
+// (one cache miss per member). Each member's list is sorted by seq without duplicates.
 void alignBySeq(const EventStore& store, CollectiveGroup& group,
-                const std::vector<std::vector<std::int32_t>>& perMember,
-                const std::vector<std::vector<std::int64_t>>& seqsOf)
+                const std::vector<std::vector<std::int32_t>>& perMember)
 {
     const auto& recs = store.collectives;
     const std::size_t n = group.members.size();
+    const auto seqAt = [&](const std::vector<std::int32_t>& list, std::size_t j) {
+        return recs[std::size_t(list[j])].seq;
+    };
     // Ring buffers and late profiler starts drop a rank's oldest entries: start where every
     // rank that has records has them.
     std::int64_t from = std::numeric_limits<std::int64_t>::min();
     std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = from;
     std::size_t total = 0;
-    for (const auto& list : seqsOf) {
+    for (const auto& list : perMember) {
         if (list.empty()) continue;
-        from = std::max(from, list.front());
-        lo = std::min(lo, list.front());
-        hi = std::max(hi, list.back());
+        from = std::max(from, seqAt(list, 0));
+        lo = std::min(lo, seqAt(list, 0));
+        hi = std::max(hi, seqAt(list, list.size() - 1));
         total += list.size();
     }
     if (total > 0 && from > lo) group.comparedFromSeq = from;
+    // A member whose seqs have no gap holds exactly [first, last]: its seqs need not be read.
+    const auto gapless = [&](const std::vector<std::int32_t>& list) {
+        return std::uint64_t(seqAt(list, list.size() - 1) - seqAt(list, 0)) + 1 == list.size();
+    };
     std::vector<std::int64_t> seqs;
     if (total > 0 && std::uint64_t(hi - lo) < 4 * std::uint64_t(total) + 64) {
         // Dense sequence numbers (the normal case): mark them instead of sorting them all.
         std::vector<char> seen(std::size_t(hi - lo + 1), 0);
-        for (const auto& list : seqsOf)
-            for (std::int64_t s : list)
-                seen[std::size_t(s - lo)] = 1;
+        for (const auto& list : perMember) {
+            if (list.empty()) continue;
+            if (gapless(list)) {
+                std::fill(seen.begin() + std::ptrdiff_t(seqAt(list, 0) - lo),
+                          seen.begin() + std::ptrdiff_t(seqAt(list, list.size() - 1) - lo + 1), 1);
+                continue;
+            }
+            for (std::size_t j = 0; j < list.size(); ++j)
+                seen[std::size_t(seqAt(list, j) - lo)] = 1;
+        }
         for (std::size_t k = 0; k < seen.size(); ++k)
             if (seen[k] && lo + std::int64_t(k) >= from) seqs.push_back(lo + std::int64_t(k));
     } else {
-        for (const auto& list : seqsOf)
-            for (std::int64_t s : list)
-                if (s >= from) seqs.push_back(s);
+        for (const auto& list : perMember)
+            for (std::size_t j = 0; j < list.size(); ++j)
+                if (seqAt(list, j) >= from) seqs.push_back(seqAt(list, j));
         std::sort(seqs.begin(), seqs.end());
         seqs.erase(std::unique(seqs.begin(), seqs.end()), seqs.end());
     }
@@ -411,15 +424,25 @@ void alignBySeq(const EventStore& store, CollectiveGroup& group,
         std::vector<char> differs(k1 - k0, 0);
         for (std::size_t m = 0; m < n; ++m) {
             const auto& list = perMember[m];
-            const auto& mine = seqsOf[m];
-            std::size_t j =
-                std::size_t(std::lower_bound(mine.begin(), mine.end(), seqs[k0]) - mine.begin());
+            if (list.empty()) continue;
+            // Where the chunk starts in the member's list: by arithmetic when it has no gap.
+            std::size_t j = 0;
+            if (seqs[k0] > seqAt(list, 0))
+                j = gapless(list)
+                        ? std::min(list.size(), std::size_t(seqs[k0] - seqAt(list, 0)))
+                        : std::size_t(std::partition_point(list.begin(), list.end(),
+                                                           [&](std::int32_t i) {
+                                                               return recs[std::size_t(i)].seq <
+                                                                      seqs[k0];
+                                                           }) -
+                                      list.begin());
             std::size_t k = k0;
-            for (; j < list.size() && mine[j] <= seqs[k1 - 1]; ++j) {
-                while (seqs[k] < mine[j])
+            for (; j < list.size(); ++j) {
+                const CollectiveRecord& c = recs[std::size_t(list[j])];
+                if (c.seq > seqs[k1 - 1]) break;
+                while (seqs[k] < c.seq)
                     ++k;
                 group.collectives[k].records[m] = list[j];
-                const CollectiveRecord& c = recs[std::size_t(list[j])];
                 noteTimes(group, m, k, c);
                 const RowRef mineRef = RowRef::of(c);
                 if (present[k - k0]++ == 0)
@@ -575,7 +598,6 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
         for (std::size_t r = 0; r < pending.runs.size(); ++r)
             if (slotOfRun[r] >= 0) runsOfSlot[std::size_t(slotOfRun[r])].push_back(r);
         std::vector<std::vector<std::int32_t>> perMember(g.members.size());
-        std::vector<std::vector<std::int64_t>> seqsOf(g.members.size());
         // Each member's list is its own: members are sorted and deduplicated in parallel.
         parallelFor(perMember.size(), [&](std::size_t m, std::size_t) {
             auto& list = perMember[m];
@@ -592,8 +614,6 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
             const auto bySeq = [&](std::int32_t a, std::int32_t b) {
                 return recs[std::size_t(a)].seq < recs[std::size_t(b)].seq;
             };
-            if (!std::is_sorted(list.begin(), list.end(), bySeq))
-                std::stable_sort(list.begin(), list.end(), bySeq);
             // Several sources of one rank may describe the same collective: keep the record
             // that got furthest (it carries the execution). In place: large jobs have millions.
             // How seq sources merge: records meet in one row only when their group key (name +
@@ -606,21 +626,35 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
             // Records without a source seq carry their reader's per-group ordinal and align by
             // it like a seq; only a group with no name, no members and no source seq at all is
             // aligned by issue order (byOrdinal). Point-to-point records are left out above.
-            auto& seqs = seqsOf[m];
-            seqs.reserve(list.size());
-            std::size_t w = 0;
-            for (std::size_t k = 0; k < list.size(); ++k) {
-                const std::int32_t i = list[k];
-                const std::int64_t seq = recs[std::size_t(i)].seq;
-                if (w > 0 && seqs.back() == seq) {
-                    if (recs[std::size_t(i)].state > recs[std::size_t(list[w - 1])].state)
-                        list[w - 1] = i;
-                    continue;
+            // One pass in the usual case (the source wrote its records in seq order): an
+            // out-of-order seq stops it, and the rest is sorted and deduplicated again (the
+            // records dropped so far were duplicates that lost, as they would again).
+            const auto dedupe = [&] {
+                std::size_t w = 0;
+                std::int64_t last = 0;
+                for (std::size_t k = 0; k < list.size(); ++k) {
+                    const std::int32_t i = list[k];
+                    const std::int64_t seq = recs[std::size_t(i)].seq;
+                    if (w > 0 && seq < last) {
+                        list.erase(list.begin() + std::ptrdiff_t(w),
+                                   list.begin() + std::ptrdiff_t(k));
+                        return false;
+                    }
+                    if (w > 0 && seq == last) {
+                        if (recs[std::size_t(i)].state > recs[std::size_t(list[w - 1])].state)
+                            list[w - 1] = i;
+                        continue;
+                    }
+                    list[w++] = i;
+                    last = seq;
                 }
-                list[w++] = i;
-                seqs.push_back(seq);
+                list.resize(w);
+                return true;
+            };
+            if (!dedupe()) {
+                std::stable_sort(list.begin(), list.end(), bySeq);
+                dedupe();
             }
-            list.resize(w);
         });
         if (g.byOrdinal) {
             alignByOrdinal(store, g, perMember);
@@ -633,7 +667,7 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
                 check(store, g, row);
             }
         } else {
-            alignBySeq(store, g, perMember, seqsOf);
+            alignBySeq(store, g, perMember);
         }
         for (std::size_t k = 0; k < g.collectives.size(); ++k) {
             if (g.collectives[k].mismatch == MismatchKind::None) continue;

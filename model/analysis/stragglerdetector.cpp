@@ -1,6 +1,7 @@
 #include "model/analysis/stragglerdetector.h"
 
 #include "model/analysis/symptomids.h"
+#include "model/store/parallelfor.h"
 
 #include <algorithm>
 #include <cmath>
@@ -51,6 +52,41 @@ constexpr std::int64_t kMinSkewNs = 1'000'000;
 constexpr std::size_t kRowBlock = 64;
 constexpr std::int64_t kNoArrival = std::numeric_limits<std::int64_t>::min();
 
+// One row's arrivals judged: the member that arrived last, by how much before the next one,
+// and whether the others really waited for it. last is -1 when fewer than two members arrived
+// or the last ones tie: such a row carries no information on who was waited for.
+struct RowVerdict {
+    std::int64_t delayNs = 0;
+    int last = -1;
+    int arrivals = 0;
+    bool waited = false;
+};
+
+RowVerdict judge(const std::int64_t* times, std::size_t members)
+{
+    RowVerdict v;
+    std::int64_t latest = kNoArrival, second = kNoArrival;
+    for (std::size_t m = 0; m < members; ++m) {
+        const std::int64_t t = times[m];
+        if (t == kNoArrival) continue;
+        ++v.arrivals;
+        if (t >= latest) {
+            second = latest;
+            latest = t;
+            v.last = int(m);
+        } else if (t > second) {
+            second = t;
+        }
+    }
+    if (v.arrivals < 2 || latest - second <= 0) {
+        v.last = -1;
+        return v;
+    }
+    v.delayNs = latest - second;
+    v.waited = v.delayNs >= kMinSkewNs;
+    return v;
+}
+
 } // namespace
 
 StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
@@ -70,65 +106,59 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
         std::vector<std::tuple<int, std::int64_t, std::int32_t>> delays; // step, delay, record
     };
     std::map<int, Acc> acc;
-    std::vector<std::pair<std::int64_t, int>> arrivals;
     for (const CollectiveGroup& g : groups) {
         if (g.members.size() < 2) continue;
-        std::vector<Acc> bySlot(g.members.size());
+        const std::size_t n = g.members.size(), rows = g.collectives.size();
         std::vector<std::optional<std::int64_t>> offsets;
         for (int r : g.members) {
             const auto off = ctx.clock.offsetNs.find(r);
             offsets.push_back(off == ctx.clock.offsetNs.end() ? std::nullopt : off->second);
         }
-        const auto judgeRow = [&](const MatchedCollective& row, const std::int64_t* rowTimes) {
-            arrivals.clear();
-            for (std::size_t m = 0; m < g.members.size(); ++m)
-                if (rowTimes[m] != kNoArrival) arrivals.emplace_back(rowTimes[m], int(m));
-            if (arrivals.size() < 2) return;
-            const auto lastIt = std::max_element(arrivals.begin(), arrivals.end());
-            std::int64_t second = std::numeric_limits<std::int64_t>::min();
-            for (auto it = arrivals.begin(); it != arrivals.end(); ++it)
-                if (it != lastIt) second = std::max(second, it->first);
-            // Arrivals that tie carry no information on who was waited for.
-            if (lastIt->first - second <= 0) return;
-            const bool waited = lastIt->first - second >= kMinSkewNs;
-            const double p = 1.0 / double(arrivals.size());
-            for (const auto& [t, m] : arrivals) {
-                Acc& a = bySlot[std::size_t(m)];
+        const auto arrivalAt = [&](std::size_t m, std::size_t k) {
+            const std::int64_t start = g.completedStartNs[m * rows + k];
+            return offsets[m] && start >= 0 ? start - *offsets[m] : kNoArrival;
+        };
+        // First the rows, in blocks in parallel: who arrived last and by how much. Arrival
+        // times are gathered member by member from the matcher's per-member columns
+        // (CollectiveGroup::completedStartNs), then each row is judged.
+        std::vector<RowVerdict> verdicts(rows);
+        parallelFor((rows + kRowBlock - 1) / kRowBlock, [&](std::size_t block, std::size_t) {
+            const std::size_t k0 = block * kRowBlock, k1 = std::min(rows, k0 + kRowBlock);
+            std::vector<std::int64_t> times((k1 - k0) * n);
+            for (std::size_t m = 0; m < n; ++m)
+                for (std::size_t k = k0; k < k1; ++k)
+                    times[(k - k0) * n + m] = arrivalAt(m, k);
+            for (std::size_t k = k0; k < k1; ++k)
+                verdicts[k] = judge(&times[(k - k0) * n], n);
+        });
+        // Then the members, in parallel, each summing over the rows in row order (so the sums
+        // do not depend on the threads).
+        std::vector<Acc> bySlot(n);
+        parallelFor(n, [&](std::size_t m, std::size_t) {
+            Acc& a = bySlot[m];
+            for (std::size_t k = 0; k < rows; ++k) {
+                const RowVerdict& v = verdicts[k];
+                if (v.last < 0 || arrivalAt(m, k) == kNoArrival) continue;
+                const double p = 1.0 / double(v.arrivals);
                 ++a.samples;
                 a.sumProb += p;
-                if (!waited) continue;
-                ++a.waitedSamples;
-                a.waitedSumProb += p;
+                if (v.waited) {
+                    ++a.waitedSamples;
+                    a.waitedSumProb += p;
+                }
+                if (std::size_t(v.last) != m) continue;
+                ++a.last;
+                a.delaySum += v.delayNs;
+                if (!v.waited) continue;
+                ++a.waitedLast;
+                a.waitedDelaySum += v.delayNs;
+                const std::int32_t rec = g.collectives[k].records[m];
+                const CollectiveRecord& c = ctx.store.collectives[std::size_t(rec)];
+                a.delays.emplace_back(
+                    c.step >= 0 ? c.step : ctx.steps.stepAt(c.rank, c.execStartNs), v.delayNs, rec);
             }
-            const int slot = lastIt->second;
-            const std::int32_t rec = row.records[std::size_t(slot)];
-            const CollectiveRecord& c = ctx.store.collectives[std::size_t(rec)];
-            Acc& a = bySlot[std::size_t(slot)];
-            ++a.last;
-            const std::int64_t delay = lastIt->first - second;
-            a.delaySum += delay;
-            if (!waited) return;
-            ++a.waitedLast;
-            a.waitedDelaySum += delay;
-            a.delays.emplace_back(c.step >= 0 ? c.step : ctx.steps.stepAt(c.rank, c.execStartNs),
-                                  delay, rec);
-        };
-        // Arrival times are gathered for blocks of rows member by member from the matcher's
-        // per-member columns (CollectiveGroup::completedStartNs), then each row is judged.
-        const std::size_t n = g.members.size(), rows = g.collectives.size();
-        std::vector<std::int64_t> times(kRowBlock * n);
-        for (std::size_t k0 = 0; k0 < rows; k0 += kRowBlock) {
-            const std::size_t k1 = std::min(rows, k0 + kRowBlock);
-            for (std::size_t m = 0; m < n; ++m) {
-                const std::int64_t* starts = g.completedStartNs.data() + m * rows;
-                for (std::size_t k = k0; k < k1; ++k)
-                    times[(k - k0) * n + m] =
-                        offsets[m] && starts[k] >= 0 ? starts[k] - *offsets[m] : kNoArrival;
-            }
-            for (std::size_t k = k0; k < k1; ++k)
-                judgeRow(g.collectives[k], &times[(k - k0) * n]);
-        }
-        for (std::size_t m = 0; m < g.members.size(); ++m) {
+        });
+        for (std::size_t m = 0; m < n; ++m) {
             Acc& from = bySlot[m];
             if (from.samples == 0) continue;
             Acc& to = acc[g.members[m]];
