@@ -206,14 +206,20 @@ void check(const EventStore& store, const CollectiveGroup& group, MatchedCollect
     if (flagDeviants(row, MismatchKind::Root, roots,
                      [](int r) { return "root " + std::to_string(r); }))
         return;
+    // The state rules compare the members whose source shows how far the call got; a record
+    // that only shows the call issued (an NCCL log line) is neither behind nor ahead of them.
     bool anyCompleted = false;
-    std::vector<int> notCompleted;
+    std::vector<int> notCompleted, notStarted;
+    std::size_t known = 0;
     for (std::size_t m = 0; m < group.members.size(); ++m) {
         const CollectiveRecord& c = recs[std::size_t(row.records[m])];
+        if (c.stateUnknown) continue;
+        ++known;
         if (c.state == State::Completed)
             anyCompleted = true;
         else
             notCompleted.push_back(group.members[m]);
+        if (c.state == State::Issued) notStarted.push_back(group.members[m]);
     }
     if (anyCompleted && !notCompleted.empty()) {
         row.mismatch = MismatchKind::State;
@@ -224,16 +230,20 @@ void check(const EventStore& store, const CollectiveGroup& group, MatchedCollect
     }
     // Nobody finished: the ranks still waiting to start it are held up by earlier work on
     // their own stream, the ones that started wait for them.
-    std::vector<int> notStarted;
-    for (std::size_t m = 0; m < group.members.size(); ++m)
-        if (recs[std::size_t(row.records[m])].state == State::Issued)
-            notStarted.push_back(group.members[m]);
-    if (!anyCompleted && !notStarted.empty() && notStarted.size() < group.members.size()) {
+    if (!anyCompleted && !notStarted.empty() && notStarted.size() < known) {
         row.mismatch = MismatchKind::State;
         row.culprits = notStarted;
         row.detail = "started on some ranks but never started (still scheduled) on rank" +
                      std::string(notStarted.size() > 1 ? "s " : " ") + rankList(notStarted);
     }
+}
+
+// Whether `c` describes a collective better than `kept`, another record of the rank's with the
+// same seq: a known state is better than an unknown one, then the further state.
+bool supersedes(const CollectiveRecord& c, const CollectiveRecord& kept)
+{
+    if (c.stateUnknown != kept.stateUnknown) return kept.stateUnknown;
+    return c.state > kept.state;
 }
 
 // Sizes the per-cell times for the group's rows, none known yet.
@@ -615,7 +625,8 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
                 return recs[std::size_t(a)].seq < recs[std::size_t(b)].seq;
             };
             // Several sources of one rank may describe the same collective: keep the record
-            // that got furthest (it carries the execution). In place: large jobs have millions.
+            // that got furthest (it carries the execution), and one whose source shows
+            // execution over one that cannot. In place: large jobs have millions.
             // How seq sources merge: records meet in one row only when their group key (name +
             // members) and seq are equal, so every source that shares a key must share the
             // numbering. Kineto's Seq, Flight Recorder's collective_seq_id and the watchdog's
@@ -641,7 +652,7 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
                         return false;
                     }
                     if (w > 0 && seq == last) {
-                        if (recs[std::size_t(i)].state > recs[std::size_t(list[w - 1])].state)
+                        if (supersedes(recs[std::size_t(i)], recs[std::size_t(list[w - 1])]))
                             list[w - 1] = i;
                         continue;
                     }

@@ -185,6 +185,20 @@ bool sameMembers(const GroupKey& key, const C10dGroup& g, const std::vector<int>
     return commMembers.size() <= size && (commSize < 0 || std::size_t(commSize) == size);
 }
 
+// Whether a rank that has only its log can take the numbering the traced ranks agree on, which
+// nothing checks against c10d on it: its lines must name the communicator's size, and unless
+// c10d's seq is opCount itself its log must hold the communicator's first launch (opCount 0),
+// since a lost point-to-point launch before its first line would shift its collectives' count.
+bool takesTracedNumbering(const EventStore& store, const RankComm& rc, int commSize,
+                          bool seqIsOpCount)
+{
+    const auto& recs = store.collectives;
+    const bool sameSize =
+        commSize > 0 && std::all_of(rc.records.begin(), rc.records.end(),
+                                    [&](std::size_t i) { return recs[i].groupSize == commSize; });
+    return sameSize && !rc.records.empty() && (seqIsOpCount || recs[rc.records.front()].seq == 0);
+}
+
 } // namespace
 
 NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firstNcclRecord)
@@ -254,26 +268,28 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
         std::map<int, RankComm> rankComms;
         // Per (group, numbering): how many ranks' records fit it.
         std::map<std::pair<GroupKey, Numbering>, std::size_t> fittingRanks;
-        std::size_t ranksWithFit = 0;
+        std::size_t ranksWithFit = 0, ranksWithCandidates = 0;
+        std::vector<int> logOnly; // ranks without c10d records of a group that could be it
         for (auto& [rank, records] : byRank) {
             const RankComm& rc = rankComms[rank] = launchesOf(store, std::move(records));
-            const auto groups = c10dOf.find(rank);
-            if (groups == c10dOf.end()) continue;
-            bool anyFit = false;
-            for (const auto& [key, g] : groups->second) {
-                if (!sameMembers(key, g, members, size, world.size())) continue;
-                for (const Numbering n : kNumberings) {
-                    if (!fits(store, rc, g, n)) continue;
-                    ++fittingRanks[{key, n}];
-                    anyFit = true;
+            bool anyCandidate = false, anyFit = false;
+            if (const auto groups = c10dOf.find(rank); groups != c10dOf.end()) {
+                for (const auto& [key, g] : groups->second) {
+                    if (!sameMembers(key, g, members, size, world.size())) continue;
+                    anyCandidate = true;
+                    for (const Numbering n : kNumberings) {
+                        if (!fits(store, rc, g, n)) continue;
+                        ++fittingRanks[{key, n}];
+                        anyFit = true;
+                    }
                 }
             }
+            ranksWithCandidates += anyCandidate;
             ranksWithFit += anyFit;
+            if (!anyCandidate) logOnly.push_back(rank);
         }
         if (ranksWithFit == 0) continue; // no c10d counterpart: a group of its own, as before
-        if (ranksWithFit < byRank.size()) {
-            // A rank without a counterpart would be a log-only member of the c10d group, whose
-            // collectives look issued and never completed next to the traced ranks' records.
+        if (ranksWithFit < ranksWithCandidates) { // a rank's c10d records contradict its log
             ++result.separateCommunicators;
             continue;
         }
@@ -296,6 +312,13 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
         }
         const GroupKey& key = *agreedKeys.begin();
         const Numbering numbering = *agreedNumberings.begin();
+        const bool seqIsOpCount = agreedNumberings.count(Numbering::CollectivesOnly) == 0;
+        if (!std::all_of(logOnly.begin(), logOnly.end(), [&](int rank) {
+                return takesTracedNumbering(store, rankComms[rank], size, seqIsOpCount);
+            })) {
+            ++result.separateCommunicators;
+            continue;
+        }
         StringId desc = 0;
         for (const auto& [rank, groups] : c10dOf)
             if (const auto g = groups.find(key); g != groups.end() && desc == 0)

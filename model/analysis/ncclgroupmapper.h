@@ -21,13 +21,17 @@ namespace rankscope {
 // give the rank's c10d records of one group exactly the (op, element count, dtype) of the
 // launch it names, wherever the trace's window and the log overlap; the group's members must
 // be the communicator's (a c10d group without a member list is the world). Every rank with
-// records of the communicator must fit, and exactly one (group, numbering) must fit on all of
-// them, up to numberings that give the same seqs. Otherwise (two groups or two numberings that
-// part fit everywhere, a rank's records fit nothing, a rank has only the log) the communicator
-// stays as it is on every rank, since a communicator mapped on some ranks only would show the
-// others as missing from both groups. Point-to-point launches stay as
-// they are (the matcher leaves them out). Linear in the records, times the groups of a rank
-// with the same members.
+// c10d records of a group with the communicator's members must fit, and exactly one (group,
+// numbering) must fit on all of them, up to numberings that give the same seqs. A rank that has
+// only the log (no such c10d records) follows that numbering when its lines name the
+// communicator's size and, unless c10d's seq is opCount itself, its log starts at the first
+// launch; its records say nothing of completion (CollectiveRecord::stateUnknown), so next to
+// the traced ranks' completed ones they are not taken for stuck calls. Otherwise (two groups or
+// two numberings that part fit everywhere, a rank's records fit nothing, a log-only rank that
+// cannot be numbered so) the communicator stays as it is on every rank, since a communicator
+// mapped on some ranks only would show the others as missing from both groups. Point-to-point
+// launches stay as they are (the matcher leaves them out). Linear in the records, times the
+// groups of a rank with the same members.
 class NcclGroupMapper {
 public:
     struct Result {

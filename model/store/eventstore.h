@@ -66,6 +66,9 @@ struct CollectiveRecord {
     std::int64_t seq = -1;      // the source's sequence number, else the per-group ordinal
     bool seqFromSource = false; // true when `seq` came from the source rather than counting
     bool coalesced = false;     // a coalescing block of several ops, matched as one collective
+    // The source shows that the call was issued, never whether it ran (NCCL's COLL lines):
+    // `state` says nothing about it, and no check may count the record as completed or stuck.
+    bool stateUnknown = false;
     std::int64_t inNelems = -1;
     std::int64_t outNelems = -1;
     StringId dtype = 0;

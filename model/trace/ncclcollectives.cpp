@@ -125,7 +125,9 @@ NcclCollectives::Result NcclCollectives::append(const std::vector<RankLog>& logs
                 c.root = int(parseNumber(f->value("root"), 10));
             if (log.timestampNs(f->line) >= 0 && log.timestampHasDate(f->line))
                 c.issueStartNs = log.timestampNs(f->line);
-            c.state = CollectiveRecord::State::Issued; // printed when the call is enqueued
+            // Printed when the call is enqueued; nothing in the log says when it ran.
+            c.state = CollectiveRecord::State::Issued;
+            c.stateUnknown = true;
             c.sourceIndex = log.sourceIndex;
             c.sourceLine = log.lineNumber(f->line);
             store.collectives.push_back(std::move(c));

@@ -8,6 +8,7 @@ using namespace rankscope;
 using namespace rankscope::test;
 
 Q_DECLARE_METATYPE(MismatchKind)
+Q_DECLARE_METATYPE(CollectiveRecord::State)
 
 class TestCollectiveMatcher : public QObject {
     Q_OBJECT
@@ -18,6 +19,10 @@ private Q_SLOTS:
     void findsMismatch();
     void ordinalGapDoesNotShiftLaterPairs();
     void duplicateSourcesAreMerged();
+    void unknownStateTakesNoPartInStateRule_data();
+    void unknownStateTakesNoPartInStateRule();
+    void knownStateWinsOverUnknown_data();
+    void knownStateWinsOverUnknown();
     void separateGroupsAreKeyedByMembers();
     void largeStoreMatchesAcrossSlices();
 };
@@ -146,6 +151,73 @@ void TestCollectiveMatcher::duplicateSourcesAreMerged()
     const CollectiveRecord& kept =
         job.store.collectives[std::size_t(matched[0].collectives[1].records[0])];
     QCOMPARE(kept.state, CollectiveRecord::State::Completed);
+}
+
+void TestCollectiveMatcher::unknownStateTakesNoPartInStateRule_data()
+{
+    QTest::addColumn<CollectiveRecord::State>("others"); // the state of ranks 0 and 1
+    QTest::addColumn<bool>("unknown");                   // rank 2's record cannot see its state
+    QTest::addColumn<bool>("mismatch");
+    using State = CollectiveRecord::State;
+    QTest::newRow("next to completed") << State::Completed << true << false;
+    QTest::newRow("next to started") << State::Started << true << false;
+    QTest::newRow("known, next to completed") << State::Completed << false << true;
+    QTest::newRow("known, next to started") << State::Started << false << true;
+}
+
+void TestCollectiveMatcher::unknownStateTakesNoPartInStateRule()
+{
+    // Rank 2's record of collective 4 is from a source that shows the call issued only (an
+    // NCCL COLL line): its Issued says nothing about whether the call ran.
+    QFETCH(CollectiveRecord::State, others);
+    QFETCH(bool, unknown);
+    QFETCH(bool, mismatch);
+    SyntheticJob job = healthy(3, true);
+    for (int r : {0, 1})
+        recordOf(job.store, r, 4).state = others;
+    CollectiveRecord& c = recordOf(job.store, 2, 4);
+    c.state = CollectiveRecord::State::Issued;
+    c.stateUnknown = unknown;
+    c.execStartNs = c.execEndNs = -1;
+    const auto matched = CollectiveMatcher::match(job.store);
+    QCOMPARE(matched.size(), std::size_t(1));
+    const CollectiveGroup& g = matched[0];
+    QCOMPARE(g.mismatchCount, mismatch ? 1 : 0);
+    if (mismatch) {
+        QCOMPARE(g.collectives[4].mismatch, MismatchKind::State);
+        QCOMPARE(g.collectives[4].culprits, std::vector<int>{2});
+    }
+}
+
+void TestCollectiveMatcher::knownStateWinsOverUnknown_data()
+{
+    QTest::addColumn<CollectiveRecord::State>("known");
+    using State = CollectiveRecord::State;
+    QTest::newRow("completed") << State::Completed;
+    QTest::newRow("started") << State::Started;
+    QTest::newRow("issued") << State::Issued; // e.g. a dump's entry still scheduled
+}
+
+void TestCollectiveMatcher::knownStateWinsOverUnknown()
+{
+    // Rank 0's collective 1 is also in a log that cannot see execution, read before the
+    // other source: the row keeps the record whose state is known, whatever that state is.
+    QFETCH(CollectiveRecord::State, known);
+    SyntheticJob job = healthy(2, true, 2);
+    auto& recs = job.store.collectives;
+    CollectiveRecord& c = recordOf(job.store, 0, 1);
+    c.state = known;
+    CollectiveRecord logged = c;
+    logged.state = CollectiveRecord::State::Issued;
+    logged.stateUnknown = true;
+    logged.execStartNs = logged.execEndNs = -1;
+    recs.insert(recs.begin() + (&c - recs.data()), logged);
+    const auto matched = CollectiveMatcher::match(job.store);
+    QCOMPARE(matched.size(), std::size_t(1));
+    QCOMPARE(matched[0].collectives.size(), std::size_t(4));
+    const CollectiveRecord& kept = recs[std::size_t(matched[0].collectives[1].records[0])];
+    QVERIFY(!kept.stateUnknown);
+    QCOMPARE(kept.state, known);
 }
 
 void TestCollectiveMatcher::separateGroupsAreKeyedByMembers()

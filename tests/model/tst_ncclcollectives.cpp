@@ -32,6 +32,8 @@ private Q_SLOTS:
     void separateWhenNotTheSame_data();
     void separateWhenNotTheSame();
     void folderReportsMismatchOnce();
+    void folderWithLogOnlyRank_data();
+    void folderWithLogOnlyRank();
 };
 
 namespace {
@@ -134,7 +136,8 @@ void appendC10d(EventStore& store, int rank, int world, const std::vector<Call>&
     }
 }
 
-// The same collectives as a Kineto trace's record_param_comms events (args as PyTorch writes).
+// The same collectives as a Kineto trace's record_param_comms events (args as PyTorch writes),
+// each launching its NCCL kernel, which completes.
 QByteArray kinetoTrace(int world, const std::vector<Call>& calls, std::int64_t from,
                        std::int64_t to)
 {
@@ -145,6 +148,14 @@ QByteArray kinetoTrace(int world, const std::vector<Call>& calls, std::int64_t f
         if (isPointToPoint(call) || seq++ < from || seq > to) continue;
         if (!first) out += ',';
         first = false;
+        const QByteArray id = QByteArray::number(qlonglong(seq));
+        const QByteArray kernelTs = QByteArray::number(qlonglong(1000 * seq + 30));
+        out += R"({"ph":"s","cat":"ac2g","name":"ac2g","pid":7,"tid":7,"id":)" + id + R"(,"ts":)" +
+               QByteArray::number(qlonglong(1000 * seq + 10)) + "},";
+        out += R"({"ph":"X","cat":"kernel","name":"ncclDevKernel_)" + QByteArray(call.op) +
+               R"(_RING_LL","pid":0,"tid":7,"ts":)" + kernelTs + R"(,"dur":200},)";
+        out += R"({"ph":"f","cat":"ac2g","name":"ac2g","pid":0,"tid":7,"bp":"e","id":)" + id +
+               R"(,"ts":)" + kernelTs + "},";
         out += R"({"ph":"X","cat":"cpu_op","name":"record_param_comms","pid":7,"tid":7,"ts":)" +
                QByteArray::number(qlonglong(1000 * seq)) +
                R"(,"dur":20,"args":{"Collective name":")" +
@@ -342,11 +353,15 @@ void TestNcclCollectives::c10dGroupTakesCommunicator_data()
     QTest::addColumn<int>("pointToPointAt"); // -1: no point-to-point launch in the log
     QTest::addColumn<int>("batchedAt");      // -1: no call batched with the one before it
     QTest::addColumn<bool>("membersListed"); // the c10d records list the group's ranks
-    QTest::addRow("trace window inside the log") << 4 << 8 << -1 << -1 << false;
-    QTest::addRow("dump of the whole run") << 0 << 12 << -1 << -1 << true;
-    QTest::addRow("log ends first") << 8 << 14 << -1 << -1 << false;
-    QTest::addRow("send and recv move opCount") << 4 << 8 << 3 << -1 << false;
-    QTest::addRow("a batch is one collective") << 2 << 8 << -1 << 5 << true;
+    QTest::addColumn<int>("untraced");       // the rank that has only its log, -1: none
+    QTest::addRow("trace window inside the log") << 4 << 8 << -1 << -1 << false << -1;
+    QTest::addRow("dump of the whole run") << 0 << 12 << -1 << -1 << true << -1;
+    QTest::addRow("log ends first") << 8 << 14 << -1 << -1 << false << -1;
+    QTest::addRow("send and recv move opCount") << 4 << 8 << 3 << -1 << false << -1;
+    QTest::addRow("a batch is one collective") << 2 << 8 << -1 << 5 << true << -1;
+    QTest::addRow("a rank with the log only") << 4 << 8 << -1 << -1 << false << 2;
+    QTest::addRow("a rank with the log only, send and recv") << 4 << 8 << 3 << -1 << true << 3;
+    QTest::addRow("a rank with the log only, a batch") << 2 << 8 << -1 << 5 << false << 1;
 }
 
 void TestNcclCollectives::c10dGroupTakesCommunicator()
@@ -356,6 +371,7 @@ void TestNcclCollectives::c10dGroupTakesCommunicator()
     QFETCH(int, pointToPointAt);
     QFETCH(int, batchedAt);
     QFETCH(bool, membersListed);
+    QFETCH(int, untraced);
     constexpr int kWorld = 4;
     const auto batched = [batchedAt](std::vector<Call> calls) {
         if (batchedAt >= 0) calls[std::size_t(batchedAt)] = {"AllReduce", 100, 7, 0, 0, true};
@@ -365,8 +381,9 @@ void TestNcclCollectives::c10dGroupTakesCommunicator()
     std::vector<RankLog> logs;
     for (int r = 0; r < kWorld; ++r) {
         // The trace may run past the log: the log of a run killed early, a dump written later.
-        appendC10d(store, r, kWorld, batched(steps(7)), from, to, "0",
-                   membersListed ? std::vector<int>{3, 2, 1, 0} : std::vector<int>{});
+        if (r != untraced)
+            appendC10d(store, r, kWorld, batched(steps(7)), from, to, "0",
+                       membersListed ? std::vector<int>{3, 2, 1, 0} : std::vector<int>{});
         std::vector<Call> calls = batched(steps(6));
         if (pointToPointAt >= 0) insertPointToPoint(calls, std::size_t(pointToPointAt), r, kWorld);
         logs.push_back(readLog(ncclLog(r, kWorld, calls), r));
@@ -456,7 +473,8 @@ void TestNcclCollectives::separateWhenNotTheSame_data()
         << 3 << QStringList{QStringLiteral("0"), QStringLiteral("1"), comm};
     QTest::addRow("two numberings fit") << 4 << QStringList{QStringLiteral("0"), comm};
     QTest::addRow("one rank contradicts") << 5 << QStringList{QStringLiteral("0"), comm};
-    QTest::addRow("one rank untraced") << 6 << QStringList{QStringLiteral("0"), comm};
+    QTest::addRow("untraced rank's log starts late") << 6 << QStringList{QStringLiteral("0"), comm};
+    QTest::addRow("untraced rank of another size") << 7 << QStringList{QStringLiteral("0"), comm};
 }
 
 void TestNcclCollectives::separateWhenNotTheSame()
@@ -478,11 +496,19 @@ void TestNcclCollectives::separateWhenNotTheSame()
             appendC10d(store, r, kWorld, traced, 4, 8, "0", {0, 1, 2, 3, 4, 5, 6, 7});
         else if (variant == 5)
             appendC10d(store, r, kWorld, traced, r == 3 ? 5 : 4, 8); // rank 3 numbers one later
-        else if (variant != 0 && !(variant == 6 && r == 3))
+        else if (variant != 0 && !(variant >= 6 && r == 3))
             appendC10d(store, r, kWorld, traced, 4, 8);
         if (variant == 3) appendC10d(store, r, kWorld, traced, 4, 8, "1");
         if (variant == 4) insertPointToPoint(calls, 1, r, kWorld);
-        logs.push_back(readLog(ncclLog(r, kWorld, calls), r));
+        QByteArray log = ncclLog(r, variant == 7 && r == 3 ? 2 * kWorld : kWorld, calls);
+        if (variant == 6 && r == 3) {
+            // Its first two launches are lost: whether one of them was point-to-point, which
+            // c10d would not have counted, nothing tells.
+            QList<QByteArray> lines = log.split('\n');
+            lines.remove(1, 2);
+            log = lines.join('\n');
+        }
+        logs.push_back(readLog(log, r));
     }
     if (variant == 5) // rank 3's records numbered one higher than its calls
         for (CollectiveRecord& c : store.collectives)
@@ -526,6 +552,67 @@ void TestNcclCollectives::folderReportsMismatchOnce()
     QCOMPARE(mismatches[0]->ranks, std::vector<int>{2});
     QCOMPARE(mismatches[0]->processGroup, std::string("0"));
     QCOMPARE(mismatches[0]->seq, 7);
+}
+
+void TestNcclCollectives::folderWithLogOnlyRank_data()
+{
+    QTest::addColumn<int>("deviantCall"); // the call rank 2 makes with twice the count, -1: none
+    QTest::addRow("healthy") << -1;
+    QTest::addRow("size mismatch where the others are traced") << 6;
+    QTest::addRow("size mismatch past the traces") << 10;
+}
+
+void TestNcclCollectives::folderWithLogOnlyRank()
+{
+    // Ranks 0 and 1 have a trace of collectives 5 to 8 and their NCCL logs; rank 2 has only
+    // its log, whose lines never say that a call completed.
+    QFETCH(int, deviantCall);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    constexpr int kWorld = 3;
+    for (int r = 0; r < kWorld; ++r) {
+        std::vector<Call> calls = steps(6);
+        if (r == 2 && deviantCall >= 0) calls[std::size_t(deviantCall)].count *= 2;
+        QFile log(dir.filePath(QStringLiteral("nccl_rank%1.log").arg(r)));
+        QVERIFY(log.open(QIODevice::WriteOnly));
+        log.write(ncclLog(r, kWorld, calls));
+        if (r == 2) continue;
+        QFile trace(dir.filePath(QStringLiteral("rank%1.pt.trace.json").arg(r)));
+        QVERIFY(trace.open(QIODevice::WriteOnly));
+        trace.write(kinetoTrace(kWorld, calls, 4, 8));
+    }
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    QVERIFY2(session->warnings.isEmpty(), qPrintable(session->warnings.join(u'\n')));
+    QCOMPARE(session->analysis.groups.size(), std::size_t(1));
+    const CollectiveGroup& g = session->analysis.groups[0];
+    QCOMPARE(g.name, std::string("0"));
+    QCOMPARE(g.members, (std::vector<int>{0, 1, 2}));
+    QCOMPARE(g.collectives.size(), std::size_t(12));
+    QCOMPARE(g.mismatchCount, deviantCall >= 0 ? 1 : 0);
+    // Where the traces are, ranks 0 and 1 completed every collective; rank 2's log cannot say.
+    const auto& recs = session->events.collectives;
+    for (std::size_t k = 4; k < 8; ++k) {
+        const MatchedCollective& row = g.collectives[k];
+        QCOMPARE(recs[std::size_t(row.records[1])].state, CollectiveRecord::State::Completed);
+        QVERIFY(recs[std::size_t(row.records[2])].stateUnknown);
+    }
+    std::vector<const Finding*> errors, mismatches;
+    for (const Finding& f : session->analysis.findings) {
+        if (f.severity == "error") errors.push_back(&f);
+        if (f.kind == "collective_mismatch") mismatches.push_back(&f);
+    }
+    if (deviantCall < 0) {
+        for (const Finding* f : errors)
+            qWarning("unexpected error: %s", f->summary.c_str());
+        QVERIFY(errors.empty());
+        return;
+    }
+    QCOMPARE(g.collectives[std::size_t(deviantCall)].mismatch, MismatchKind::Size);
+    QCOMPARE(mismatches.size(), std::size_t(1));
+    QCOMPARE(mismatches[0]->ranks, std::vector<int>{2});
+    QCOMPARE(mismatches[0]->processGroup, std::string("0"));
+    QCOMPARE(mismatches[0]->seq, deviantCall + 1);
 }
 
 QTEST_GUILESS_MAIN(TestNcclCollectives)
