@@ -1,11 +1,10 @@
 #pragma once
 
+#include "model/store/columnallocator.h"
 #include "model/store/eventstore.h"
 
 #include <cstdint>
-#include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace rankscope {
@@ -24,20 +23,7 @@ enum class MismatchKind : std::uint8_t {
 
 const char* mismatchKindName(MismatchKind kind);
 
-// Leaves the elements a resize adds uninitialised. The matcher's row tasks write every cell of
-// the time columns below themselves, so the first touch of their pages (160 MB in a job of
-// 10 M records) is spread over the cores instead of one serial fill.
-template <typename T> struct UninitialisedAllocator : std::allocator<T> {
-    template <typename U> struct rebind {
-        using other = UninitialisedAllocator<U>;
-    };
-    template <typename U> void construct(U* p) noexcept { ::new (static_cast<void*>(p)) U; }
-    template <typename U, typename... Args> void construct(U* p, Args&&... args)
-    {
-        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-    }
-};
-using TimeColumn = std::vector<std::int64_t, UninitialisedAllocator<std::int64_t>>;
+using TimeColumn = std::vector<std::int64_t, ColumnAllocator<std::int64_t>>;
 
 // One collective of a group matched across its member ranks.
 struct MatchedCollective {

@@ -1,0 +1,67 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <utility>
+
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
+namespace rankscope {
+
+// For large columns an analysis writes once in parallel (CollectiveGroup's time columns):
+// - the elements a resize adds are left uninitialised, so the tasks that fill the cells are
+//   also the first to touch their pages, spread over the cores instead of one serial fill;
+// - a column of kHugeBytes or more is asked to live on huge pages (Linux, where transparent
+//   huge pages are on "madvise"), so its first touch costs one page fault per 2 MB instead of
+//   one per 4 KB: faulting in fresh pages is a large share of analysing a big job.
+template <typename T> struct ColumnAllocator : std::allocator<T> {
+    static constexpr std::size_t kHugeBytes = std::size_t(8) << 20;
+    static constexpr std::size_t kHugePage = std::size_t(2) << 20;
+
+    ColumnAllocator() = default;
+    template <typename U> ColumnAllocator(const ColumnAllocator<U>&) noexcept {}
+    template <typename U> struct rebind {
+        using other = ColumnAllocator<U>;
+    };
+
+    T* allocate(std::size_t n)
+    {
+        const std::size_t bytes = n * sizeof(T);
+        if (bytes < kHugeBytes) return std::allocator<T>::allocate(n);
+        const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+        void* p = std::aligned_alloc(kHugePage, rounded);
+        if (!p) throw std::bad_alloc();
+#ifdef __linux__
+        madvise(p, rounded, MADV_HUGEPAGE); // advice only: without it the column still works
+#endif
+        return static_cast<T*>(p);
+    }
+    void deallocate(T* p, std::size_t n) noexcept
+    {
+        if (n * sizeof(T) < kHugeBytes)
+            std::allocator<T>::deallocate(p, n);
+        else
+            std::free(p);
+    }
+
+    template <typename U> void construct(U* p) noexcept
+    {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <typename U, typename... Args> void construct(U* p, Args&&... args)
+    {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+};
+
+template <typename T, typename U>
+bool operator==(const ColumnAllocator<T>&, const ColumnAllocator<U>&) noexcept
+{
+    return true;
+}
+
+} // namespace rankscope
