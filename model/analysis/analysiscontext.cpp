@@ -44,6 +44,9 @@ std::int64_t AnalysisContext::beginNs(const CollectiveRecord& c) const
 
 std::int64_t AnalysisContext::finishNs(const CollectiveRecord& c) const
 {
+    // A record whose source cannot see execution (an NCCL log line) ends where its call does:
+    // it must not read as a wait until the rank's last event.
+    if (c.stateUnknown) return std::max(c.issueStartNs, c.issueEndNs);
     if (c.state == CollectiveRecord::State::Completed && c.execEndNs >= 0) return c.execEndNs;
     const auto it = rankEndNs.find(c.rank);
     const std::int64_t end = it == rankEndNs.end() ? -1 : it->second;
@@ -71,8 +74,13 @@ Evidence AnalysisContext::evidenceOf(std::int32_t recordIndex, const std::string
     e.text = "rank " + std::to_string(c.rank) + ": " + std::string(store.strings.view(c.op));
     if (c.seq >= 0) e.text += " #" + std::to_string(c.seq);
     if (c.step >= 0) e.text += " in step " + std::to_string(c.step);
-    e.text += c.state == CollectiveRecord::State::Completed ? ", ran " : ", not completed after ";
-    e.text += formatDurationNs(heldNs(c));
+    if (c.stateUnknown) {
+        e.text += ", issued (its source does not show completion)";
+    } else {
+        e.text +=
+            c.state == CollectiveRecord::State::Completed ? ", ran " : ", not completed after ";
+        e.text += formatDurationNs(heldNs(c));
+    }
     if (!what.empty()) e.text += " (" + what + ")";
     return e;
 }

@@ -63,7 +63,7 @@ RowFacts factsOf(const AnalysisContext& ctx, const CollectiveGroup& g, const Mat
         const CollectiveRecord& c = ctx.store.collectives[std::size_t(i)];
         f.present.push_back(g.members[m]);
         f.maxHeldNs = std::max(f.maxHeldNs, ctx.heldNs(c));
-        f.anyOpen = f.anyOpen || c.state != State::Completed;
+        f.anyOpen = f.anyOpen || (!c.stateUnknown && c.state != State::Completed);
         if (c.step >= 0) f.step = std::max(f.step, c.step);
         const std::int64_t b = ctx.clock.toReference(c.rank, ctx.beginNs(c));
         const std::int64_t e = ctx.clock.toReference(c.rank, ctx.finishNs(c));
@@ -329,10 +329,14 @@ void stuckEverywhere(const AnalysisContext& ctx, const CollectiveGroup& g,
     if (g.collectives.size() < 2) return;
     const MatchedCollective& row = g.collectives.back();
     const RowFacts facts = factsOf(ctx, g, row);
-    bool noneCompleted = true;
-    for (std::int32_t i : row.records)
-        if (i >= 0 && ctx.store.collectives[std::size_t(i)].state == State::Completed)
-            noneCompleted = false;
+    // Only sources that see execution can say nobody completed it (an NCCL log line cannot).
+    bool anyKnown = false, noneCompleted = true;
+    for (std::int32_t i : row.records) {
+        if (i < 0 || ctx.store.collectives[std::size_t(i)].stateUnknown) continue;
+        anyKnown = true;
+        if (ctx.store.collectives[std::size_t(i)].state == State::Completed) noneCompleted = false;
+    }
+    if (!anyKnown) return;
     bool earlierCompleted = false;
     for (std::int32_t i : g.collectives[g.collectives.size() - 2].records)
         if (i >= 0 && ctx.store.collectives[std::size_t(i)].state == State::Completed)
