@@ -24,7 +24,8 @@ double secondsSince(std::chrono::steady_clock::time_point t0)
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// CPU time of this process: on a shared machine wall time mostly measures the neighbours.
+// CPU time of this process, all threads: next to wall time it shows how much ran in parallel
+// and, when it equals the wall time, that the second core was busy elsewhere.
 double cpuSeconds()
 {
     return double(std::clock()) / CLOCKS_PER_SEC;
