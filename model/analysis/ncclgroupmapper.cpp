@@ -1,5 +1,7 @@
 #include "model/analysis/ncclgroupmapper.h"
 
+#include "model/trace/kinetocollectives.h"
+
 #include <algorithm>
 #include <array>
 #include <map>
@@ -15,11 +17,6 @@ using Records = std::vector<std::size_t>; // indices into EventStore::collective
 // How a communicator's launches are numbered to meet c10d's seq (see the header).
 enum class Numbering : std::uint8_t { CollectivesOnly, OpCount };
 constexpr std::array<Numbering, 2> kNumberings = {Numbering::CollectivesOnly, Numbering::OpCount};
-
-bool isPointToPoint(std::string_view op)
-{
-    return op == "send" || op == "recv" || op == "isend" || op == "irecv";
-}
 
 // What a launch or a c10d record moved, in the fields both sources give.
 struct Shape {
@@ -222,7 +219,7 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
         const CollectiveRecord& c = recs[i];
         if (c.rank < 0 || !c.seqFromSource) continue;
         std::int8_t& p2p = pointToPoint[std::size_t(c.op)];
-        if (p2p < 0) p2p = isPointToPoint(store.strings.view(c.op)) ? 1 : 0;
+        if (p2p < 0) p2p = isPointToPointOp(store.strings.view(c.op)) ? 1 : 0;
         if (p2p == 1) continue;
         if (!last || last->rank != c.rank || last->processGroupName != c.processGroupName ||
             last->groupRanks != c.groupRanks) {
