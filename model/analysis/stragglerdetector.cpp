@@ -49,7 +49,7 @@ constexpr int kMinSamples = 5;
 constexpr double kAlpha = 0.01;
 // Ranks in lock-step differ by microseconds; a wait shorter than this is not a straggler's.
 constexpr std::int64_t kMinSkewNs = 1'000'000;
-constexpr std::size_t kRowBlock = 64;
+constexpr std::size_t kRowBlock = 512; // rows judged per task
 constexpr std::int64_t kNoArrival = std::numeric_limits<std::int64_t>::min();
 
 // One row's arrivals judged: the member that arrived last, by how much before the next one,
@@ -62,30 +62,33 @@ struct RowVerdict {
     bool waited = false;
 };
 
-RowVerdict judge(const std::int64_t* times, std::size_t members)
-{
-    RowVerdict v;
+// A row's arrivals met member by member, in slot order.
+struct RowScan {
     std::int64_t latest = kNoArrival, second = kNoArrival;
-    for (std::size_t m = 0; m < members; ++m) {
-        const std::int64_t t = times[m];
-        if (t == kNoArrival) continue;
-        ++v.arrivals;
+    int last = -1, arrivals = 0;
+
+    void add(int slot, std::int64_t t)
+    {
+        ++arrivals;
         if (t >= latest) {
             second = latest;
             latest = t;
-            v.last = int(m);
+            last = slot;
         } else if (t > second) {
             second = t;
         }
     }
-    if (v.arrivals < 2 || latest - second <= 0) {
-        v.last = -1;
+    RowVerdict verdict() const
+    {
+        RowVerdict v;
+        v.arrivals = arrivals;
+        if (arrivals < 2 || latest - second <= 0) return v;
+        v.last = last;
+        v.delayNs = latest - second;
+        v.waited = v.delayNs >= kMinSkewNs;
         return v;
     }
-    v.delayNs = latest - second;
-    v.waited = v.delayNs >= kMinSkewNs;
-    return v;
-}
+};
 
 } // namespace
 
@@ -118,18 +121,20 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
             const std::int64_t start = g.completedStartNs[m * rows + k];
             return offsets[m] && start >= 0 ? start - *offsets[m] : kNoArrival;
         };
-        // First the rows, in blocks in parallel: who arrived last and by how much. Arrival
-        // times are gathered member by member from the matcher's per-member columns
-        // (CollectiveGroup::completedStartNs), then each row is judged.
+        // First the rows, in blocks in parallel: who arrived last and by how much. Each block
+        // reads its stretch of every member's column of the matcher
+        // (CollectiveGroup::completedStartNs), member by member.
         std::vector<RowVerdict> verdicts(rows);
         parallelFor((rows + kRowBlock - 1) / kRowBlock, [&](std::size_t block, std::size_t) {
             const std::size_t k0 = block * kRowBlock, k1 = std::min(rows, k0 + kRowBlock);
-            std::vector<std::int64_t> times((k1 - k0) * n);
+            std::vector<RowScan> scan(k1 - k0);
             for (std::size_t m = 0; m < n; ++m)
-                for (std::size_t k = k0; k < k1; ++k)
-                    times[(k - k0) * n + m] = arrivalAt(m, k);
+                for (std::size_t k = k0; k < k1; ++k) {
+                    const std::int64_t t = arrivalAt(m, k);
+                    if (t != kNoArrival) scan[k - k0].add(int(m), t);
+                }
             for (std::size_t k = k0; k < k1; ++k)
-                verdicts[k] = judge(&times[(k - k0) * n], n);
+                verdicts[k] = scan[k - k0].verdict();
         });
         // Then the members, in parallel, each summing over the rows in row order (so the sums
         // do not depend on the threads).
