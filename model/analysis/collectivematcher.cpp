@@ -571,7 +571,7 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
             // Consecutive runs are mostly in the same group: skip the key lookup.
             if (!lastRec || lastRec->processGroupName != c.processGroupName ||
                 lastRec->groupRanks != c.groupRanks) {
-                std::vector<int> members = c.groupRanks;
+                std::vector<int> members = store.rankLists.ranks(c.groupRanks);
                 std::sort(members.begin(), members.end());
                 last = &byKey[{std::string(store.strings.view(c.processGroupName)),
                                std::move(members)}];

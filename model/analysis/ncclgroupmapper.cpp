@@ -115,7 +115,7 @@ RankComm launchesOf(EventStore& store, Records records)
 // A c10d group as a rank's records name it: the matcher's key.
 struct GroupKey {
     StringId name = 0;
-    std::vector<int> ranks;
+    RankListId ranks = 0; // EventStore::rankLists
 
     bool operator<(const GroupKey& o) const
     {
@@ -168,11 +168,11 @@ bool fits(const EventStore& store, const RankComm& rc, const C10dGroup& g, Numbe
 // Whether a c10d group can be the communicator by its members: a listed membership must hold
 // every rank that joined the communicator and be as large as it; a group without a list is the
 // world, or its size where the source gave one.
-bool sameMembers(const GroupKey& key, const C10dGroup& g, const std::vector<int>& commMembers,
-                 int commSize, std::size_t worldSize)
+bool sameMembers(const std::vector<int>& groupRanks, const C10dGroup& g,
+                 const std::vector<int>& commMembers, int commSize, std::size_t worldSize)
 {
-    if (!key.ranks.empty()) {
-        std::vector<int> listed = key.ranks;
+    if (!groupRanks.empty()) {
+        std::vector<int> listed = groupRanks;
         std::sort(listed.begin(), listed.end());
         return std::includes(listed.begin(), listed.end(), commMembers.begin(),
                              commMembers.end()) &&
@@ -260,7 +260,8 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
 
     for (auto& [comm, byRank] : ncclOf) {
         const CollectiveRecord& any = recs[byRank.begin()->second.front()];
-        const std::vector<int> members = any.groupRanks; // sorted by NcclCollectives
+        const std::vector<int> members =
+            store.rankLists.ranks(any.groupRanks); // sorted by NcclCollectives
         const int size = any.groupSize;
         std::map<int, RankComm> rankComms;
         // Per (group, numbering): how many ranks' records fit it.
@@ -272,7 +273,9 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
             bool anyCandidate = false, anyFit = false;
             if (const auto groups = c10dOf.find(rank); groups != c10dOf.end()) {
                 for (const auto& [key, g] : groups->second) {
-                    if (!sameMembers(key, g, members, size, world.size())) continue;
+                    if (!sameMembers(store.rankLists.ranks(key.ranks), g, members, size,
+                                     world.size()))
+                        continue;
                     anyCandidate = true;
                     for (const Numbering n : kNumberings) {
                         if (!fits(store, rc, g, n)) continue;

@@ -16,6 +16,9 @@ void EventStore::merge(EventStore&& other)
     for (std::size_t i = 0; i < remap.size(); ++i)
         remap[i] = strings.intern(other.strings.view(StringId(i)));
     const auto map = [&remap](StringId id) { return remap[std::size_t(id)]; };
+    std::vector<RankListId> rankListRemap(other.rankLists.size());
+    for (std::size_t i = 0; i < rankListRemap.size(); ++i)
+        rankListRemap[i] = rankLists.intern(other.rankLists.ranks(RankListId(i)));
     const int laneBase = int(lanes.size());
     for (Lane& lane : other.lanes) {
         for (StringId& id : lane.nameId)
@@ -27,6 +30,8 @@ void EventStore::merge(EventStore&& other)
         c.processGroupName = map(c.processGroupName);
         c.processGroupDesc = map(c.processGroupDesc);
         c.dtype = map(c.dtype);
+        c.reduceOp = map(c.reduceOp);
+        c.groupRanks = rankListRemap[std::size_t(c.groupRanks)];
         if (c.laneIndex >= 0) c.laneIndex += laneBase;
         collectives.push_back(std::move(c));
     }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/store/ranklisttable.h"
 #include "model/store/stringtable.h"
 
 #include <cstdint>
@@ -57,34 +58,38 @@ struct Lane {
 struct CollectiveRecord {
     enum class State : std::uint8_t { Issued, Started, Completed };
 
+    // Field order matters: large jobs hold 10 M records, and the analysis walks them several
+    // times. Everything the matcher keys and compares on fits the record's first 64 bytes, the
+    // times the next 32, and the record is 120 bytes (no vector in it).
     int rank = -1;
     StringId op = 0;               // normalised: all_reduce, broadcast, barrier, all_gather, ...
     StringId processGroupName = 0; // "0" for the default group when known, else ""
     StringId processGroupDesc = 0;
-    std::vector<int> groupRanks; // empty when the source does not say
+    RankListId groupRanks = 0; // EventStore::rankLists; 0 (empty) when the source does not say
     int groupSize = -1;
-    std::int64_t seq = -1;      // the source's sequence number, else the per-group ordinal
+    std::int64_t seq = -1; // the source's sequence number, else the per-group ordinal
+    std::int64_t inNelems = -1;
+    std::int64_t outNelems = -1;
+    StringId dtype = 0;
+    StringId reduceOp = 0; // sum, max, ... where the source says (NCCL COLL lines)
+    int root = -1;         // broadcast/reduce/gather/scatter root, where the source says
+    State state = State::Issued;
     bool seqFromSource = false; // true when `seq` came from the source rather than counting
     bool coalesced = false;     // a coalescing block of several ops, matched as one collective
     // The source shows that the call was issued, never whether it ran (NCCL's COLL lines):
     // `state` says nothing about it, and no check may count the record as completed or stuck.
     bool stateUnknown = false;
-    std::int64_t inNelems = -1;
-    std::int64_t outNelems = -1;
-    StringId dtype = 0;
-    StringId reduceOp = 0;          // sum, max, ... where the source says (NCCL COLL lines)
-    int root = -1;                  // broadcast/reduce/gather/scatter root, where the source says
     std::int64_t issueStartNs = -1; // the call on the CPU (c10d::*, record_param_comms)
     std::int64_t issueEndNs = -1;
     std::int64_t execStartNs = -1; // the execution: GPU kernel or gloo worker span
     std::int64_t execEndNs = -1;
-    State state = State::Issued;
     int step = -1;                // ProfilerStep index (counted in time order), -1 unknown
     int laneIndex = -1;           // the lane and event in the store that show the execution,
     std::int64_t eventIndex = -1; // or the issue when nothing executed
     int sourceIndex = -1;         // the SourceFile it came from (e.g. a Flight Recorder dump)
     int sourceLine = -1;          // 1-based line in that source, for records read from a log
 };
+static_assert(sizeof(CollectiveRecord) == 120, "see the note on field order");
 
 // A flow arrow (`s` -> `f`), e.g. a CPU kernel launch to its GPU kernel (cat `ac2g`, id = the
 // CUDA correlation id) or forward to backward (`fwdbwd`). Endpoints are bound to the innermost
@@ -101,6 +106,7 @@ struct FlowLink {
 // All events of a session. Built by the readers, then immutable and shared.
 struct EventStore {
     StringTable strings;
+    RankListTable rankLists;
     std::vector<Lane> lanes;
     std::vector<CollectiveRecord> collectives;
     std::vector<FlowLink> flows; // sorted by (toLane, toEvent)

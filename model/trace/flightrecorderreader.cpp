@@ -319,8 +319,9 @@ void FlightRecorderReader::appendCollectives(const FlightRecorderDump& dump, Eve
         c.op = store.strings.intern(op);
         c.processGroupName = store.strings.intern(e.pgName);
         c.processGroupDesc = store.strings.intern(e.pgDesc);
-        c.groupRanks = dump.groupRanks(e.pgName);
-        c.groupSize = c.groupRanks.empty() ? -1 : int(c.groupRanks.size());
+        const std::vector<int> members = dump.groupRanks(e.pgName);
+        c.groupRanks = store.rankLists.intern(members);
+        c.groupSize = members.empty() ? -1 : int(members.size());
         c.seq = e.isP2p ? e.p2pSeqId : e.collectiveSeqId;
         c.seqFromSource = c.seq >= 0;
         c.inNelems = numel(e.inputSizes);

@@ -327,8 +327,8 @@ void CollectiveExtractor::extract(EventStore& store, int rank, std::vector<CommE
         }
         r.processGroupName = store.strings.intern(a.groupName);
         r.processGroupDesc = store.strings.intern(pgDesc);
-        r.groupRanks = std::move(ranks);
-        r.groupSize = size >= 0 ? size : (r.groupRanks.empty() ? -1 : int(r.groupRanks.size()));
+        r.groupRanks = store.rankLists.intern(ranks);
+        r.groupSize = size >= 0 ? size : (ranks.empty() ? -1 : int(ranks.size()));
         r.inNelems = a.inNelems;
         r.outNelems = a.outNelems;
         r.dtype = store.strings.intern(a.dtype);

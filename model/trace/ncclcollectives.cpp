@@ -104,7 +104,7 @@ NcclCollectives::Result NcclCollectives::append(const std::vector<RankLog>& logs
             c.op = store.strings.intern(op);
             c.processGroupName = store.strings.intern("nccl:" + info.commId);
             const std::set<int>& joined = members[info.commId];
-            c.groupRanks.assign(joined.begin(), joined.end());
+            c.groupRanks = store.rankLists.intern(std::vector<int>(joined.begin(), joined.end()));
             const std::string nranks = f->value("nranks");
             c.groupSize = nranks.empty() ? info.nranks : int(parseNumber(nranks, 10));
             c.seq = parseNumber(f->value("opCount"), 16);

@@ -93,11 +93,11 @@ void TestClockAligner::chainsThroughSubgroups()
         if (c.rank == 2 || c.rank == 1) {
             CollectiveRecord b = c;
             b.processGroupName = job.store.strings.intern("b");
-            b.groupRanks = {1, 2};
+            b.groupRanks = job.store.rankLists.intern({1, 2});
             extra.push_back(b);
         }
         c.processGroupName = job.store.strings.intern("a");
-        c.groupRanks = {0, 1};
+        c.groupRanks = job.store.rankLists.intern({0, 1});
     }
     recs.erase(std::remove_if(recs.begin(), recs.end(),
                               [](const CollectiveRecord& c) { return c.rank == 2; }),

@@ -227,7 +227,7 @@ void TestCollectiveMatcher::separateGroupsAreKeyedByMembers()
     for (int r : {2, 3}) {
         CollectiveRecord c = recordOf(job.store, r, 0);
         c.processGroupName = job.store.strings.intern("1");
-        c.groupRanks = {2, 3};
+        c.groupRanks = job.store.rankLists.intern({2, 3});
         c.groupSize = 2;
         c.seq = 0;
         job.store.collectives.push_back(c);

@@ -82,14 +82,19 @@ void TestEventStore::mergeRemapsStringsAndIndices()
 {
     EventStore a;
     a.lanes.push_back(makeLane(a.strings, {{0, 10, 0}}, "alpha"));
+    a.strings.intern("max");
+    const RankListId pairInA = a.rankLists.intern({0, 1});
     EventStore b;
     b.strings.intern("zzz");
+    b.rankLists.intern({4, 5, 6});
     b.lanes.push_back(makeLane(b.strings, {{5, 6, 0}}, "beta"));
     b.lanes.push_back(makeLane(b.strings, {{7, 8, 0}}, "alpha"));
     CollectiveRecord c;
     c.rank = 3;
     c.op = b.strings.intern("all_reduce");
     c.dtype = b.strings.intern("Float");
+    c.reduceOp = b.strings.intern("max");
+    c.groupRanks = b.rankLists.intern({0, 1});
     c.laneIndex = 1;
     c.eventIndex = 0;
     b.collectives.push_back(c);
@@ -101,6 +106,9 @@ void TestEventStore::mergeRemapsStringsAndIndices()
     QCOMPARE(a.lanes[2].nameId[0], a.lanes[0].nameId[0]); // "alpha" interned once
     QCOMPARE(a.strings.view(a.collectives[0].op), std::string_view("all_reduce"));
     QCOMPARE(a.strings.view(a.collectives[0].dtype), std::string_view("Float"));
+    QCOMPARE(a.strings.view(a.collectives[0].reduceOp), std::string_view("max"));
+    QCOMPARE(a.collectives[0].groupRanks, pairInA); // one id per member list
+    QCOMPARE(a.rankLists.ranks(a.rankLists.intern({4, 5, 6})), (std::vector<int>{4, 5, 6}));
     QCOMPARE(a.collectives[0].laneIndex, 2);
     QCOMPARE(a.flows[0].fromLane, 1);
     QCOMPARE(a.flows[0].toLane, 2);

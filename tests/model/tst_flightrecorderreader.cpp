@@ -110,7 +110,7 @@ void TestFlightRecorderReader::collectiveRecords()
     QCOMPARE(store.strings.view(c.op), std::string_view("all_reduce"));
     QCOMPARE(store.strings.view(c.processGroupName), std::string_view("0"));
     QCOMPARE(store.strings.view(c.processGroupDesc), std::string_view("default_pg"));
-    QCOMPARE(c.groupRanks, (std::vector<int>{0, 1}));
+    QCOMPARE(store.rankLists.ranks(c.groupRanks), (std::vector<int>{0, 1}));
     QCOMPARE(c.groupSize, 2);
     QCOMPARE(c.seq, std::int64_t(3));
     QVERIFY(c.seqFromSource);

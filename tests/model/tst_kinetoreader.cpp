@@ -346,7 +346,7 @@ void TestKinetoReader::ncclCollectivesCarryArgs()
         QCOMPARE(r.store.strings.view(c->processGroupName), std::string_view("0"));
         QCOMPARE(r.store.strings.view(c->processGroupDesc), std::string_view("default_pg"));
         QCOMPARE(c->groupSize, 2);
-        QCOMPARE(c->groupRanks, (std::vector<int>{0, 1}));
+        QCOMPARE(r.store.rankLists.ranks(c->groupRanks), (std::vector<int>{0, 1}));
         QCOMPARE(r.store.strings.view(c->dtype), std::string_view("Float"));
         QVERIFY(c->inNelems > 0);
         QCOMPARE(c->state, CollectiveRecord::State::Completed);

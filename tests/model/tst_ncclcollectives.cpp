@@ -122,7 +122,7 @@ void appendC10d(EventStore& store, int rank, int world, const std::vector<Call>&
         c.rank = rank;
         c.op = store.strings.intern(NcclCollectives::opName(call.op));
         c.processGroupName = store.strings.intern(group);
-        c.groupRanks = groupRanks;
+        c.groupRanks = store.rankLists.intern(groupRanks);
         c.groupSize = groupRanks.empty() ? world : int(groupRanks.size());
         c.seq = seq;
         c.seqFromSource = true;

@@ -35,8 +35,9 @@ public:
     {
         if (m_groups) {
             m_defaultGroup = store.strings.intern("0");
-            m_groupRanks.resize(std::size_t(worldSize));
-            std::iota(m_groupRanks.begin(), m_groupRanks.end(), 0);
+            std::vector<int> members(static_cast<std::size_t>(worldSize));
+            std::iota(members.begin(), members.end(), 0);
+            m_groupRanks = store.rankLists.intern(members);
         }
     }
 
@@ -270,7 +271,7 @@ private:
     std::vector<std::int64_t> m_seq;
     std::vector<std::vector<CollectiveRecord>> m_records;
     std::vector<std::vector<PendingEvent>> m_main, m_exec;
-    std::vector<int> m_groupRanks;
+    RankListId m_groupRanks = 0;
     StringId m_defaultGroup = 0;
     std::map<std::string, OpNames> m_names;
     bool m_membersInRecords = true;
