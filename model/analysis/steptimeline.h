@@ -13,7 +13,8 @@ struct StepSpan {
     int number = -1; // N of ProfilerStep#N
     std::int64_t startNs = 0;
     std::int64_t endNs = 0;
-    std::int64_t commNs = 0; // union of the rank's collective executions inside the span
+    std::int64_t commNs =
+        0; // union of the rank's collective executions (CommKernel events) in the span
 
     std::int64_t durationNs() const { return endNs - startNs; }
     std::int64_t nonCommNs() const { return durationNs() - commNs; }

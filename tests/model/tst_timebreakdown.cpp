@@ -15,7 +15,7 @@ private Q_SLOTS:
     void idleGpuRankIsFlagged();
     void busyGpusAreNotFlagged();
     void windowSumsToItsLength();
-    void stepCommTimeJoinsARanksRuns();
+    void stepCommTimeUnitesARanksLanes();
 };
 
 static void add(EventStore& s, Lane& lane, std::int64_t a, std::int64_t b, const char* name,
@@ -186,29 +186,34 @@ void TestTimeBreakdown::windowSumsToItsLength()
     QCOMPARE(whole[0].idleNs, std::int64_t(200));
 }
 
-// A rank whose records sit in two runs of the store (two sources, another rank's in between):
-// its step's communication time is the union over both runs, overlaps counted once.
-void TestTimeBreakdown::stepCommTimeJoinsARanksRuns()
+// A step's communication time is the union of the rank's collective executions on all its
+// lanes (a gloo span on a CPU thread, NCCL kernels on two streams), overlaps counted once,
+// clipped to the step; compute kernels and other ranks' collectives do not count.
+void TestTimeBreakdown::stepCommTimeUnitesARanksLanes()
 {
     EventStore s;
     Lane cpu;
     cpu.rank = 0;
     add(s, cpu, 0, 1'000, "ProfilerStep#1", EventCategory::UserAnnotation);
-    s.lanes = {cpu};
-    const auto record = [&](int rank, std::int64_t a, std::int64_t b) {
-        CollectiveRecord c;
-        c.rank = rank;
-        c.execStartNs = a;
-        c.execEndNs = b;
-        s.collectives.push_back(c);
-    };
-    record(0, 100, 200);
-    record(1, 0, 50);
-    record(0, 150, 300);
-    record(0, 900, 1'100);
+    add(s, cpu, 100, 200, "gloo:all_reduce", EventCategory::CommKernel, 1);
+    Lane stream7;
+    stream7.rank = 0;
+    stream7.kind = LaneKind::GpuStream;
+    add(s, stream7, 150, 300, "ncclKernel_AllReduce", EventCategory::CommKernel);
+    add(s, stream7, 400, 500, "volta_sgemm", EventCategory::Kernel);
+    Lane stream8;
+    stream8.rank = 0;
+    stream8.kind = LaneKind::GpuStream;
+    add(s, stream8, 900, 1'100, "ncclKernel_Broadcast", EventCategory::CommKernel);
+    Lane other;
+    other.rank = 1;
+    other.kind = LaneKind::GpuStream;
+    add(s, other, 0, 50, "ncclKernel_AllReduce", EventCategory::CommKernel);
+    s.lanes = {cpu, stream7, stream8, other};
     const StepTimeline t = StepTimeline::build(s);
     QCOMPARE(t.stepsOf(0).size(), std::size_t(1));
     QCOMPARE(t.stepsOf(0).front().commNs, std::int64_t(300)); // [100,300) + [900,1000)
+    QVERIFY(t.stepsOf(1).empty());                            // no CPU lane, no steps
 }
 
 QTEST_GUILESS_MAIN(TestTimeBreakdown)
