@@ -246,7 +246,9 @@ bool supersedes(const CollectiveRecord& c, const CollectiveRecord& kept)
     return c.state > kept.state;
 }
 
-// Sizes the per-cell times for the group's rows, none known yet.
+// Sizes the per-cell times for the group's rows, uninitialised: writeTimes fills every cell
+// once (a second pass over 160 MB of fresh memory in a large job would cost more than the rest
+// of the row's work).
 void allocateTimes(CollectiveGroup& g)
 {
     const std::size_t cells = g.members.size() * g.collectives.size();
@@ -254,24 +256,14 @@ void allocateTimes(CollectiveGroup& g)
     g.completedEndNs.resize(cells);
 }
 
-// Marks the cells of rows [k0, k1) unknown, before noteTimes fills them.
-void resetTimes(CollectiveGroup& g, std::size_t k0, std::size_t k1)
+// The cell of (slot, row): the execution times of `c` when it completed, else -1 (also when the
+// member has no record, `c` null).
+void writeTimes(CollectiveGroup& g, std::size_t slot, std::size_t row, const CollectiveRecord* c)
 {
-    const std::size_t rows = g.collectives.size();
-    for (std::size_t m = 0; m < g.members.size(); ++m) {
-        std::fill(g.completedStartNs.begin() + std::ptrdiff_t(m * rows + k0),
-                  g.completedStartNs.begin() + std::ptrdiff_t(m * rows + k1), -1);
-        std::fill(g.completedEndNs.begin() + std::ptrdiff_t(m * rows + k0),
-                  g.completedEndNs.begin() + std::ptrdiff_t(m * rows + k1), -1);
-    }
-}
-
-void noteTimes(CollectiveGroup& g, std::size_t slot, std::size_t row, const CollectiveRecord& c)
-{
-    if (c.state != State::Completed) return;
     const std::size_t cell = slot * g.collectives.size() + row;
-    if (c.execStartNs >= 0) g.completedStartNs[cell] = c.execStartNs;
-    if (c.execEndNs >= 0) g.completedEndNs[cell] = c.execEndNs;
+    const bool completed = c && c->state == State::Completed;
+    g.completedStartNs[cell] = completed && c->execStartNs >= 0 ? c->execStartNs : -1;
+    g.completedEndNs[cell] = completed && c->execEndNs >= 0 ? c->execEndNs : -1;
 }
 
 std::int64_t orderTime(const CollectiveRecord& c)
@@ -428,13 +420,21 @@ void alignBySeq(const EventStore& store, CollectiveGroup& group,
             group.collectives[k].seq = seqs[k];
             group.collectives[k].records.assign(n, -1);
         }
-        resetTimes(group, k0, k1);
         std::vector<RowRef> ref(k1 - k0);
         std::vector<std::uint32_t> present(k1 - k0, 0);
         std::vector<char> differs(k1 - k0, 0);
         for (std::size_t m = 0; m < n; ++m) {
             const auto& list = perMember[m];
-            if (list.empty()) continue;
+            std::size_t k = k0;
+            // Rows up to `until` that the member has no record of.
+            const auto absentUntil = [&](std::size_t until) {
+                for (; k < until; ++k)
+                    writeTimes(group, m, k, nullptr);
+            };
+            if (list.empty()) {
+                absentUntil(k1);
+                continue;
+            }
             // Where the chunk starts in the member's list: by arithmetic when it has no gap.
             std::size_t j = 0;
             if (seqs[k0] > seqAt(list, 0))
@@ -446,20 +446,21 @@ void alignBySeq(const EventStore& store, CollectiveGroup& group,
                                                                       seqs[k0];
                                                            }) -
                                       list.begin());
-            std::size_t k = k0;
             for (; j < list.size(); ++j) {
                 const CollectiveRecord& c = recs[std::size_t(list[j])];
                 if (c.seq > seqs[k1 - 1]) break;
                 while (seqs[k] < c.seq)
-                    ++k;
+                    writeTimes(group, m, k++, nullptr);
                 group.collectives[k].records[m] = list[j];
-                noteTimes(group, m, k, c);
+                writeTimes(group, m, k, &c);
                 const RowRef mineRef = RowRef::of(c);
                 if (present[k - k0]++ == 0)
                     ref[k - k0] = mineRef;
                 else if (!(ref[k - k0] == mineRef))
                     differs[k - k0] = 1;
+                ++k; // the list has one record per seq
             }
+            absentUntil(k1);
         }
         for (std::size_t k = k0; k < k1; ++k) {
             MatchedCollective& row = group.collectives[k];
@@ -670,11 +671,11 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
         if (g.byOrdinal) {
             alignByOrdinal(store, g, perMember);
             allocateTimes(g);
-            resetTimes(g, 0, g.collectives.size());
             for (std::size_t k = 0; k < g.collectives.size(); ++k) {
                 MatchedCollective& row = g.collectives[k];
                 for (std::size_t m = 0; m < row.records.size(); ++m)
-                    if (row.records[m] >= 0) noteTimes(g, m, k, recs[std::size_t(row.records[m])]);
+                    writeTimes(g, m, k,
+                               row.records[m] >= 0 ? &recs[std::size_t(row.records[m])] : nullptr);
                 check(store, g, row);
             }
         } else {
