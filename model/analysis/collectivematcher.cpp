@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <ranges>
 #include <set>
 #include <string_view>
 
@@ -266,6 +267,30 @@ void writeTimes(CollectiveGroup& g, std::size_t slot, std::size_t row, const Col
     g.completedEndNs[cell] = completed && c->execEndNs >= 0 ? c->execEndNs : -1;
 }
 
+// One member's records of a group, in the order the rows take them (by seq, one per seq, or
+// by issue time): store indices [first, first + size) when they are one run of the store, as a
+// trace holds a rank's records, so that 10 M records need no list of their indices; else a list.
+class MemberRecords {
+public:
+    MemberRecords() = default;
+    MemberRecords(std::int32_t first, std::size_t count) : m_first(first), m_count(count) {}
+    explicit MemberRecords(std::vector<std::int32_t> list)
+        : m_first(-1), m_count(list.size()), m_list(std::move(list))
+    {}
+
+    std::size_t size() const { return m_count; }
+    bool empty() const { return m_count == 0; }
+    std::int32_t operator[](std::size_t j) const
+    {
+        return m_first >= 0 ? m_first + std::int32_t(j) : m_list[j];
+    }
+
+private:
+    std::int32_t m_first = -1;
+    std::size_t m_count = 0;
+    std::vector<std::int32_t> m_list;
+};
+
 std::int64_t orderTime(const CollectiveRecord& c)
 {
     return c.issueStartNs >= 0 ? c.issueStartNs : c.execStartNs;
@@ -275,7 +300,7 @@ std::int64_t orderTime(const CollectiveRecord& c)
 // others' while matching what they issue next is taken to have skipped one (a participation
 // gap), so one missing record does not shift every later pairing.
 void alignByOrdinal(const EventStore& store, CollectiveGroup& group,
-                    const std::vector<std::vector<std::int32_t>>& perMember)
+                    const std::vector<MemberRecords>& perMember)
 {
     const auto& recs = store.collectives;
     const std::size_t n = group.members.size();
@@ -359,11 +384,11 @@ bool uniformRowCanMismatch(const EventStore& store, const RowRef& ref, std::int6
 // one member's records in store order (sequential memory) rather than a row across members
 // (one cache miss per member). Each member's list is sorted by seq without duplicates.
 void alignBySeq(const EventStore& store, CollectiveGroup& group,
-                const std::vector<std::vector<std::int32_t>>& perMember)
+                const std::vector<MemberRecords>& perMember)
 {
     const auto& recs = store.collectives;
     const std::size_t n = group.members.size();
-    const auto seqAt = [&](const std::vector<std::int32_t>& list, std::size_t j) {
+    const auto seqAt = [&](const MemberRecords& list, std::size_t j) {
         return recs[std::size_t(list[j])].seq;
     };
     // Ring buffers and late profiler starts drop a rank's oldest entries: start where every
@@ -380,7 +405,7 @@ void alignBySeq(const EventStore& store, CollectiveGroup& group,
     }
     if (total > 0 && from > lo) group.comparedFromSeq = from;
     // A member whose seqs have no gap holds exactly [first, last]: its seqs need not be read.
-    const auto gapless = [&](const std::vector<std::int32_t>& list) {
+    const auto gapless = [&](const MemberRecords& list) {
         return std::uint64_t(seqAt(list, list.size() - 1) - seqAt(list, 0)) + 1 == list.size();
     };
     std::vector<std::int64_t> seqs;
@@ -437,15 +462,15 @@ void alignBySeq(const EventStore& store, CollectiveGroup& group,
             }
             // Where the chunk starts in the member's list: by arithmetic when it has no gap.
             std::size_t j = 0;
-            if (seqs[k0] > seqAt(list, 0))
+            if (seqs[k0] > seqAt(list, 0)) {
+                const auto slots = std::views::iota(std::size_t(0), list.size());
                 j = gapless(list)
                         ? std::min(list.size(), std::size_t(seqs[k0] - seqAt(list, 0)))
-                        : std::size_t(std::partition_point(list.begin(), list.end(),
-                                                           [&](std::int32_t i) {
-                                                               return recs[std::size_t(i)].seq <
-                                                                      seqs[k0];
-                                                           }) -
-                                      list.begin());
+                        : std::size_t(
+                              std::ranges::partition_point(
+                                  slots, [&](std::size_t x) { return seqAt(list, x) < seqs[k0]; }) -
+                              slots.begin());
+            }
             for (; j < list.size(); ++j) {
                 const CollectiveRecord& c = recs[std::size_t(list[j])];
                 if (c.seq > seqs[k1 - 1]) break;
@@ -515,13 +540,26 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
     // records together, so a group has about one run per rank). Slices of the records are
     // scanned in parallel, then their runs are joined across slice borders in store order:
     // the same runs as one serial pass.
-    struct SliceRun {
+    struct Run {
         int rank;
         std::size_t begin, end;
+        std::int64_t firstSeq, lastSeq;
+        // Seqs strictly increase along the run: a member whose records are this one run holds
+        // its rows in order, one record each, and needs no sort or dedupe.
+        bool increasing;
         bool anySeq;
+
+        // Appends the run that follows this one in the store.
+        void join(const Run& next)
+        {
+            increasing = increasing && next.increasing && lastSeq < next.firstSeq;
+            end = next.end;
+            lastSeq = next.lastSeq;
+            anySeq = anySeq || next.anySeq;
+        }
     };
     struct Slice {
-        std::vector<SliceRun> runs;
+        std::vector<Run> runs;
         std::vector<int> ranks; // every rank met, point-to-point records' too
     };
     constexpr std::size_t kRecordsPerSlice = 1 << 16;
@@ -543,21 +581,16 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
                 if (p2p < 0) p2p = isPointToPointOp(store.strings.view(c.op)) ? 1 : 0;
                 if (p2p == 1) continue;
             }
-            SliceRun* run = slice.runs.empty() ? nullptr : &slice.runs.back();
+            const Run one{c.rank, i, i + 1, c.seq, c.seq, true, c.seqFromSource};
+            Run* run = slice.runs.empty() ? nullptr : &slice.runs.back();
             if (run && run->end == i && run->rank == c.rank &&
                 recs[run->begin].processGroupName == c.processGroupName &&
-                recs[run->begin].groupRanks == c.groupRanks) {
-                ++run->end;
-                run->anySeq = run->anySeq || c.seqFromSource;
-            } else {
-                slice.runs.push_back({c.rank, i, i + 1, c.seqFromSource});
-            }
+                recs[run->begin].groupRanks == c.groupRanks)
+                run->join(one);
+            else
+                slice.runs.push_back(one);
         }
     });
-    struct Run {
-        int rank;
-        std::size_t begin, end;
-    };
     struct Pending {
         std::vector<Run> runs;
         bool anySeq = false;
@@ -567,7 +600,7 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
     const CollectiveRecord* lastRec = nullptr;
     for (const Slice& slice : slices) {
         worldRanks.insert(worldRanks.end(), slice.ranks.begin(), slice.ranks.end());
-        for (const SliceRun& run : slice.runs) {
+        for (const Run& run : slice.runs) {
             const CollectiveRecord& c = recs[run.begin];
             // Consecutive runs are mostly in the same group: skip the key lookup.
             if (!lastRec || lastRec->processGroupName != c.processGroupName ||
@@ -581,9 +614,9 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
             last->anySeq = last->anySeq || run.anySeq;
             if (!last->runs.empty() && last->runs.back().rank == run.rank &&
                 last->runs.back().end == run.begin)
-                last->runs.back().end = run.end;
+                last->runs.back().join(run);
             else
-                last->runs.push_back({run.rank, run.begin, run.end});
+                last->runs.push_back(run);
         }
     }
     std::sort(worldRanks.begin(), worldRanks.end());
@@ -608,10 +641,17 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
         std::vector<std::vector<std::size_t>> runsOfSlot(g.members.size());
         for (std::size_t r = 0; r < pending.runs.size(); ++r)
             if (slotOfRun[r] >= 0) runsOfSlot[std::size_t(slotOfRun[r])].push_back(r);
-        std::vector<std::vector<std::int32_t>> perMember(g.members.size());
+        std::vector<MemberRecords> perMember(g.members.size());
         // Each member's list is its own: members are sorted and deduplicated in parallel.
         parallelFor(perMember.size(), [&](std::size_t m, std::size_t) {
-            auto& list = perMember[m];
+            // The usual case: one run of the store, in seq order (a trace of the rank).
+            if (const auto& runs = runsOfSlot[m];
+                !g.byOrdinal && runs.size() == 1 && pending.runs[runs[0]].increasing) {
+                const Run& run = pending.runs[runs[0]];
+                perMember[m] = MemberRecords(std::int32_t(run.begin), run.end - run.begin);
+                return;
+            }
+            std::vector<std::int32_t> list;
             list.reserve(counts[m]);
             for (std::size_t r : runsOfSlot[m])
                 for (std::size_t i = pending.runs[r].begin; i < pending.runs[r].end; ++i)
@@ -620,6 +660,7 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
                 std::stable_sort(list.begin(), list.end(), [&](std::int32_t a, std::int32_t b) {
                     return orderTime(recs[std::size_t(a)]) < orderTime(recs[std::size_t(b)]);
                 });
+                perMember[m] = MemberRecords(std::move(list));
                 return;
             }
             const auto bySeq = [&](std::int32_t a, std::int32_t b) {
@@ -667,6 +708,7 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
                 std::stable_sort(list.begin(), list.end(), bySeq);
                 dedupe();
             }
+            perMember[m] = MemberRecords(std::move(list));
         });
         if (g.byOrdinal) {
             alignByOrdinal(store, g, perMember);

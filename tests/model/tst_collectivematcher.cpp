@@ -24,6 +24,7 @@ private Q_SLOTS:
     void knownStateWinsOverUnknown();
     void separateGroupsAreKeyedByMembers();
     void largeStoreMatchesAcrossSlices();
+    void recordsOutOfSeqOrderAcrossASliceBorder();
 };
 
 static SyntheticJob healthy(int world, bool groups, int steps = 5)
@@ -31,6 +32,17 @@ static SyntheticJob healthy(int world, bool groups, int steps = 5)
     SyntheticJob job(world, groups);
     for (int s = 0; s < steps; ++s)
         job.step(uniform(world, 2'000'000), {"all_reduce", "broadcast"});
+    job.finish();
+    return job;
+}
+
+// Enough records to cross the matcher's slice borders: `steps` steps of `perStep` all_reduce.
+static SyntheticJob allReduceSteps(int world, int steps, int perStep)
+{
+    SyntheticJob job(world, true);
+    for (int s = 0; s < steps; ++s)
+        job.step(uniform(world, 2'000'000),
+                 std::vector<std::string>(std::size_t(perStep), "all_reduce"));
     job.finish();
     return job;
 }
@@ -244,10 +256,7 @@ void TestCollectiveMatcher::separateGroupsAreKeyedByMembers()
 void TestCollectiveMatcher::largeStoreMatchesAcrossSlices()
 {
     constexpr int kWorld = 8, kSteps = 1200, kPerStep = 10;
-    SyntheticJob job(kWorld, true);
-    for (int s = 0; s < kSteps; ++s)
-        job.step(uniform(kWorld, 2'000'000), std::vector<std::string>(kPerStep, "all_reduce"));
-    job.finish();
+    SyntheticJob job = allReduceSteps(kWorld, kSteps, kPerStep);
     QVERIFY(job.store.collectives.size() > 65'536);
     recordOf(job.store, 5, 9000).inNelems = 7;
     auto& recs = job.store.collectives;
@@ -281,6 +290,38 @@ void TestCollectiveMatcher::largeStoreMatchesAcrossSlices()
             QCOMPARE(end, c.execEndNs);
         }
     }
+}
+
+// A rank whose records are one run of the store but not in seq order, with the two records out
+// of order on either side of a slice border (65,536) and a duplicate of one of them that only
+// shows it issued: the run must not be taken as already in seq order. Every row still holds
+// each member's record of its seq, the completed one of the duplicates.
+void TestCollectiveMatcher::recordsOutOfSeqOrderAcrossASliceBorder()
+{
+    constexpr int kWorld = 4, kSteps = 2000, kPerStep = 10;
+    SyntheticJob job = allReduceSteps(kWorld, kSteps, kPerStep);
+    auto& recs = job.store.collectives;
+    constexpr std::size_t kBorder = 1 << 16;
+    QVERIFY(recs.size() > kBorder);
+    QCOMPARE(recs[kBorder - 1].rank, recs[kBorder].rank);
+    std::swap(recs[kBorder - 1], recs[kBorder]);
+    CollectiveRecord issued = recs[kBorder + 1];
+    issued.state = CollectiveRecord::State::Issued;
+    issued.execStartNs = issued.execEndNs = -1;
+    recs.insert(recs.begin() + std::ptrdiff_t(kBorder + 2), issued);
+    const auto matched = CollectiveMatcher::match(job.store);
+    QCOMPARE(matched.size(), std::size_t(1));
+    const CollectiveGroup& g = matched[0];
+    QCOMPARE(g.collectives.size(), std::size_t(kSteps * kPerStep));
+    QCOMPARE(g.mismatchCount, 0);
+    for (const MatchedCollective& row : g.collectives)
+        for (std::size_t m = 0; m < g.members.size(); ++m) {
+            QVERIFY(row.records[m] >= 0);
+            const CollectiveRecord& c = recs[std::size_t(row.records[m])];
+            QCOMPARE(c.rank, g.members[m]);
+            QCOMPARE(c.seq, row.seq);
+            QCOMPARE(c.state, CollectiveRecord::State::Completed);
+        }
 }
 
 QTEST_GUILESS_MAIN(TestCollectiveMatcher)
