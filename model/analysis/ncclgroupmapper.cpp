@@ -1,12 +1,14 @@
 #include "model/analysis/ncclgroupmapper.h"
 
 #include "model/trace/kinetocollectives.h"
+#include "model/trace/ncclcollectives.h"
 
 #include <algorithm>
 #include <array>
 #include <map>
 #include <set>
 #include <string_view>
+#include <unordered_map>
 
 namespace rankscope {
 
@@ -139,30 +141,44 @@ bool sameCall(const EventStore& store, const CollectiveRecord& c, const Shape& l
                store.strings.view(launch.op) == "all_reduce";
     }
     const auto agree = [](std::int64_t a, std::int64_t b) { return a < 0 || b < 0 || a == b; };
-    const std::string_view d1 = store.strings.view(c.dtype), d2 = store.strings.view(launch.dtype);
     return agree(c.inNelems, launch.inNelems) && agree(c.outNelems, launch.outNelems) &&
-           (d1.empty() || d2.empty() || d1 == d2);
+           (c.dtype == launch.dtype || c.dtype == 0 || launch.dtype == 0 ||
+            NcclCollectives::launchedAs(store.strings.view(c.dtype),
+                                        store.strings.view(launch.dtype)));
 }
 
-// Whether the group's records are the launches the numbering names: walking both in order, a
-// c10d seq within the log's range must have a launch of that number that is the same call; seqs
-// outside the range are the trace's or dump's alone. At least one must be compared.
-bool fits(const EventStore& store, const RankComm& rc, const C10dGroup& g, Numbering n)
+// Walks the group's records and the launches in order, calling `visit(record, launch)` for
+// each record whose seq is within the log's range with the launch the numbering gives that
+// seq (nullptr: none), until `visit` returns false. Returns how many it visited, or -1 when
+// `visit` stopped it.
+template <typename Visit>
+std::int64_t walkPairs(const EventStore& store, const RankComm& rc, const C10dGroup& g, Numbering n,
+                       Visit&& visit)
 {
-    if (rc.launches.empty()) return false;
+    if (rc.launches.empty()) return 0;
     const std::int64_t first = rc.launches.front().seq(n), last = rc.launches.back().seq(n);
-    std::size_t compared = 0, l = 0;
+    std::int64_t visited = 0;
+    std::size_t l = 0;
     for (const std::size_t i : g.records) {
         const CollectiveRecord& c = store.collectives[i];
         if (c.seq < first || c.seq > last) continue;
-        ++compared;
+        ++visited;
         while (l < rc.launches.size() && rc.launches[l].seq(n) < c.seq)
             ++l;
-        if (l == rc.launches.size() || rc.launches[l].seq(n) != c.seq ||
-            !sameCall(store, c, rc.launches[l].shape))
-            return false;
+        const bool found = l < rc.launches.size() && rc.launches[l].seq(n) == c.seq;
+        if (!visit(c, found ? &rc.launches[l] : nullptr)) return -1;
     }
-    return compared > 0;
+    return visited;
+}
+
+// Whether the group's records are the launches the numbering names: a c10d seq within the
+// log's range must have a launch of that number that is the same call; seqs outside the range
+// are the trace's or dump's alone. At least one must be compared.
+bool fits(const EventStore& store, const RankComm& rc, const C10dGroup& g, Numbering n)
+{
+    return walkPairs(store, rc, g, n, [&](const CollectiveRecord& c, const Launch* l) {
+               return l && sameCall(store, c, l->shape);
+           }) > 0;
 }
 
 // Whether a c10d group can be the communicator by its members: a listed membership must hold
@@ -317,9 +333,21 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
             continue;
         }
         StringId desc = 0;
-        for (const auto& [rank, groups] : c10dOf)
-            if (const auto g = groups.find(key); g != groups.end() && desc == 0)
-                desc = g->second.desc;
+        // Where c10d spells a launch's dtype otherwise (Bool for NCCL's uint8), its spelling,
+        // so that a rank with only the log does not differ in name from the traced ranks.
+        std::unordered_map<std::int64_t, StringId> c10dDtypeAt;
+        for (const auto& [rank, groups] : c10dOf) {
+            const auto g = groups.find(key);
+            if (g == groups.end()) continue;
+            if (desc == 0) desc = g->second.desc;
+            if (const auto rc = rankComms.find(rank); rc != rankComms.end())
+                walkPairs(store, rc->second, g->second, numbering,
+                          [&](const CollectiveRecord& c, const Launch* l) {
+                              if (l && c.dtype != 0 && c.dtype != l->shape.dtype)
+                                  c10dDtypeAt.try_emplace(c.seq, c.dtype);
+                              return true;
+                          });
+        }
         for (const auto& [rank, rc] : rankComms) {
             for (const Launch& l : rc.launches) {
                 for (std::size_t k = l.begin; k < l.end; ++k) {
@@ -335,6 +363,11 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
                 first.op = l.shape.op;
                 first.inNelems = l.shape.inNelems;
                 first.outNelems = l.shape.outNelems;
+                if (const auto d = c10dDtypeAt.find(l.seq(numbering));
+                    d != c10dDtypeAt.end() &&
+                    NcclCollectives::launchedAs(store.strings.view(d->second),
+                                                store.strings.view(first.dtype)))
+                    first.dtype = d->second;
             }
         }
         ++result.mappedCommunicators;

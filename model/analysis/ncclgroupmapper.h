@@ -19,7 +19,9 @@ namespace rankscope {
 // launch that is a collective counted on from the first opCount (c10d counting collectives
 // only) and opCount itself (older c10d, one counter for all ops). A numbering, plus 1, must
 // give the rank's c10d records of one group exactly the (op, element count, dtype) of the
-// launch it names, wherever the trace's window and the log overlap; the group's members must
+// launch it names, wherever the trace's window and the log overlap (a dtype matches the NCCL
+// datatype PyTorch runs it as, NcclCollectives::launchedAs: Bool is uint8, and a mapped launch
+// takes c10d's spelling where some rank's record gives it); the group's members must
 // be the communicator's (a c10d group without a member list is the world). Every rank with
 // c10d records of a group with the communicator's members must fit, and exactly one (group,
 // numbering) must fit on all of them, up to numberings that give the same seqs. A rank that has

@@ -34,6 +34,9 @@ private Q_SLOTS:
     void folderReportsMismatchOnce();
     void folderWithLogOnlyRank_data();
     void folderWithLogOnlyRank();
+    void dtypeSpellingsOfOneNcclType_data();
+    void dtypeSpellingsOfOneNcclType();
+    void folderWithBoolTensors();
 };
 
 namespace {
@@ -136,10 +139,15 @@ void appendC10d(EventStore& store, int rank, int world, const std::vector<Call>&
     }
 }
 
+// How a trace writes what a call moved: PyTorch names a uint8 tensor's dtype by the tensor's.
+struct TraceDtypes {
+    const char* uint8 = "Byte";
+};
+
 // The same collectives as a Kineto trace's record_param_comms events (args as PyTorch writes),
 // each launching its NCCL kernel, which completes.
 QByteArray kinetoTrace(int world, const std::vector<Call>& calls, std::int64_t from,
-                       std::int64_t to)
+                       std::int64_t to, TraceDtypes dtypes = {})
 {
     QByteArray out = R"({"schemaVersion":1,"traceEvents":[)";
     std::int64_t seq = 0;
@@ -160,13 +168,26 @@ QByteArray kinetoTrace(int world, const std::vector<Call>& calls, std::int64_t f
                QByteArray::number(qlonglong(1000 * seq)) +
                R"(,"dur":20,"args":{"Collective name":")" +
                QByteArray::fromStdString(NcclCollectives::opName(call.op)) + R"(","dtype":")" +
-               QByteArray::fromStdString(NcclCollectives::dtypeName(std::to_string(call.dtype))) +
+               (call.dtype == 1 ? QByteArray(dtypes.uint8)
+                                : QByteArray::fromStdString(
+                                      NcclCollectives::dtypeName(std::to_string(call.dtype)))) +
                R"(","In msg nelems":)" + QByteArray::number(qlonglong(call.count)) +
                R"(,"Out msg nelems":)" + QByteArray::number(qlonglong(call.count)) +
                R"(,"Group size":)" + QByteArray::number(world) +
                R"(,"Process Group Name":"0","Seq":)" + QByteArray::number(qlonglong(seq)) + "}}";
     }
     return out + "]}";
+}
+
+// Writes a rank's NCCL log into `dir` and, unless `trace` is empty, its Kineto trace.
+bool writeRankFiles(const QTemporaryDir& dir, int rank, const QByteArray& log,
+                    const QByteArray& trace)
+{
+    QFile logFile(dir.filePath(QStringLiteral("nccl_rank%1.log").arg(rank)));
+    if (!logFile.open(QIODevice::WriteOnly) || logFile.write(log) != log.size()) return false;
+    if (trace.isEmpty()) return true;
+    QFile traceFile(dir.filePath(QStringLiteral("rank%1.pt.trace.json").arg(rank)));
+    return traceFile.open(QIODevice::WriteOnly) && traceFile.write(trace) == trace.size();
 }
 
 // A batched send to and receive from the next rank, which NCCL numbers like any launch.
@@ -187,6 +208,13 @@ void TestNcclCollectives::names()
     QCOMPARE(NcclCollectives::dtypeName("7"), std::string("Float"));
     QCOMPARE(NcclCollectives::dtypeName("9"), std::string("BFloat16"));
     QCOMPARE(NcclCollectives::dtypeName("42"), std::string("nccl dtype 42"));
+    QVERIFY(NcclCollectives::launchedAs("Bool", "Byte"));
+    QVERIFY(NcclCollectives::launchedAs("c10::Half", "Half"));
+    QVERIFY(NcclCollectives::launchedAs("Float8_e5m2", "Float8_e5m2"));
+    QVERIFY(NcclCollectives::launchedAs("Float8_e5m2", "Byte"));
+    QVERIFY(!NcclCollectives::launchedAs("Bool", "Char"));
+    QVERIFY(!NcclCollectives::launchedAs("Byte", "Bool")); // "Bool" is no NCCL datatype's name
+    QVERIFY(!NcclCollectives::launchedAs("ComplexFloat", "Float"));
     QCOMPARE(NcclCollectives::reduceOpName("2"), std::string("max"));
     QCOMPARE(NcclCollectives::reduceOpName("7"), std::string("custom op 7"));
 }
@@ -577,13 +605,8 @@ void TestNcclCollectives::folderWithLogOnlyRank()
     for (int r = 0; r < kWorld; ++r) {
         std::vector<Call> calls = steps(6);
         if (r == 2 && deviantCall >= 0) calls[std::size_t(deviantCall)].count *= 2;
-        QFile log(dir.filePath(QStringLiteral("nccl_rank%1.log").arg(r)));
-        QVERIFY(log.open(QIODevice::WriteOnly));
-        log.write(ncclLog(r, kWorld, calls));
-        if (r == 2) continue;
-        QFile trace(dir.filePath(QStringLiteral("rank%1.pt.trace.json").arg(r)));
-        QVERIFY(trace.open(QIODevice::WriteOnly));
-        trace.write(kinetoTrace(kWorld, calls, 4, traceEnd));
+        QVERIFY(writeRankFiles(dir, r, ncclLog(r, kWorld, calls),
+                               r == 2 ? QByteArray() : kinetoTrace(kWorld, calls, 4, traceEnd)));
     }
     const SessionPtr session = loadSession(dir.path());
     QVERIFY(session);
@@ -620,6 +643,76 @@ void TestNcclCollectives::folderWithLogOnlyRank()
     QCOMPARE(mismatches[0]->ranks, std::vector<int>{2});
     QCOMPARE(mismatches[0]->processGroup, std::string("0"));
     QCOMPARE(mismatches[0]->seq, deviantCall + 1);
+}
+
+void TestNcclCollectives::dtypeSpellingsOfOneNcclType_data()
+{
+    QTest::addColumn<QString>("c10dDtype"); // how the traces name the broadcasts' dtype
+    QTest::addColumn<int>("ncclDtype");     // the ncclDataType_t the logs give them
+    QTest::addColumn<bool>("sameType");
+    QTest::addRow("Bool goes as uint8") << "Bool" << 1 << true;
+    QTest::addRow("the profiler's input type") << "float" << 7 << true;
+    QTest::addRow("fp8 as uint8, before NCCL 2.24") << "Float8_e4m3fn" << 1 << true;
+    QTest::addRow("fp8 as NCCL's fp8") << "Float8_e4m3fn" << 10 << true;
+    QTest::addRow("Bool is no int8") << "Bool" << 0 << false;
+    QTest::addRow("Half is no BFloat16") << "Half" << 9 << false;
+}
+
+void TestNcclCollectives::dtypeSpellingsOfOneNcclType()
+{
+    // Ranks 0 to 2 have c10d records of collectives 5 to 8, rank 3 only its log.
+    QFETCH(QString, c10dDtype);
+    QFETCH(int, ncclDtype);
+    QFETCH(bool, sameType);
+    constexpr int kWorld = 4;
+    std::vector<Call> calls = steps(6);
+    for (Call& c : calls)
+        if (std::string_view(c.op) == "Broadcast") c.dtype = ncclDtype;
+    EventStore store;
+    std::vector<RankLog> logs;
+    const StringId broadcast = store.strings.intern("broadcast");
+    const StringId spelling = store.strings.intern(c10dDtype.toStdString());
+    for (int r = 0; r < kWorld; ++r) {
+        if (r < 3) appendC10d(store, r, kWorld, calls, 4, 8);
+        logs.push_back(readLog(ncclLog(r, kWorld, calls), r));
+    }
+    for (CollectiveRecord& c : store.collectives)
+        if (c.op == broadcast) c.dtype = spelling;
+    const std::size_t firstNccl = store.collectives.size();
+    NcclCollectives::append(logs, store);
+    const NcclGroupMapper::Result mapped = NcclGroupMapper::map(store, firstNccl);
+    QCOMPARE(mapped.mappedCommunicators, std::size_t(sameType ? 1 : 0));
+    const std::vector<CollectiveGroup> groups = CollectiveMatcher::match(store);
+    if (!sameType) { // no rank's trace is its log: the log stays a group of its own
+        QCOMPARE(groups.size(), std::size_t(2));
+        return;
+    }
+    QCOMPARE(groups.size(), std::size_t(1));
+    QCOMPARE(groups[0].name, std::string("0"));
+    QCOMPARE(groups[0].collectives.size(), std::size_t(12));
+    // Rank 3's log names the type as NCCL does; where the others' traces name it, it is theirs.
+    QCOMPARE(groups[0].mismatchCount, 0);
+}
+
+void TestNcclCollectives::folderWithBoolTensors()
+{
+    // The broadcasts are of Bool tensors, which NCCL moves as uint8: ranks 0 and 1 have a trace
+    // of collectives 5 to 8 and their NCCL logs, rank 2 only its log.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    constexpr int kWorld = 3;
+    std::vector<Call> calls = steps(6);
+    for (Call& c : calls)
+        if (std::string_view(c.op) == "Broadcast") c.dtype = 1;
+    for (int r = 0; r < kWorld; ++r)
+        QVERIFY(writeRankFiles(dir, r, ncclLog(r, kWorld, calls),
+                               r == 2 ? QByteArray() : kinetoTrace(kWorld, calls, 4, 8, {"Bool"})));
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    QVERIFY2(session->warnings.isEmpty(), qPrintable(session->warnings.join(u'\n')));
+    QCOMPARE(session->analysis.groups.size(), std::size_t(1));
+    QCOMPARE(session->analysis.groups[0].name, std::string("0"));
+    QCOMPARE(session->analysis.groups[0].mismatchCount, 0);
 }
 
 QTEST_GUILESS_MAIN(TestNcclCollectives)
