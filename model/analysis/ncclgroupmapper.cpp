@@ -114,10 +114,17 @@ RankComm launchesOf(EventStore& store, Records records)
     return rc;
 }
 
-// A c10d group as a rank's records name it: the matcher's key.
+// A c10d group as a rank's records name it: the matcher's key, members sorted as it sorts them.
 struct GroupKey {
     StringId name = 0;
     std::vector<int> ranks;
+
+    static GroupKey of(const CollectiveRecord& c)
+    {
+        GroupKey key{c.processGroupName, c.groupRanks};
+        std::sort(key.ranks.begin(), key.ranks.end());
+        return key;
+    }
 
     bool operator<(const GroupKey& o) const
     {
@@ -212,6 +219,38 @@ bool takesTracedNumbering(const EventStore& store, const RankComm& rc, int commS
     return sameSize && !rc.records.empty() && (seqIsOpCount || recs[rc.records.front()].seq == 0);
 }
 
+using C10dGroupsOfRank = std::map<int, std::map<GroupKey, C10dGroup>>;
+
+// One source lists a group's members (a dump, a trace's pg_config), another of the same name
+// does not: the matcher takes the unlisted one as the world, so where some rank lists the
+// world under that name, a rank's unlisted records of it (whose size, if given, is the world's)
+// join the listed group, and the communicator can be that one group.
+void foldUnlistedWorldGroups(C10dGroupsOfRank& c10dOf, const std::set<int>& world)
+{
+    const std::vector<int> worldRanks(world.begin(), world.end());
+    std::set<StringId> listedAsWorld;
+    for (const auto& [rank, groups] : c10dOf)
+        for (const auto& [key, g] : groups)
+            if (key.ranks == worldRanks) listedAsWorld.insert(key.name);
+    for (auto& [rank, groups] : c10dOf) {
+        for (auto it = groups.begin(); it != groups.end();) {
+            const bool worldSized =
+                it->second.groupSize < 0 || std::size_t(it->second.groupSize) == world.size();
+            if (!it->first.ranks.empty() || !worldSized || !listedAsWorld.count(it->first.name)) {
+                ++it;
+                continue;
+            }
+            C10dGroup& listed = groups[{it->first.name, worldRanks}];
+            const C10dGroup& unlisted = it->second;
+            listed.records.insert(listed.records.end(), unlisted.records.begin(),
+                                  unlisted.records.end());
+            if (listed.groupSize < 0) listed.groupSize = unlisted.groupSize;
+            if (listed.desc == 0) listed.desc = unlisted.desc;
+            it = groups.erase(it);
+        }
+    }
+}
+
 } // namespace
 
 NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firstNcclRecord)
@@ -226,7 +265,7 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
         if (lane.rank >= 0) world.insert(lane.rank);
 
     // Per rank, the c10d groups of records numbered by their source.
-    std::map<int, std::map<GroupKey, C10dGroup>> c10dOf;
+    C10dGroupsOfRank c10dOf;
     std::vector<std::int8_t> pointToPoint(store.strings.size(), -1);
     // Consecutive records of a rank are mostly in one group: skip the key lookup.
     const CollectiveRecord* last = nullptr;
@@ -239,7 +278,7 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
         if (p2p == 1) continue;
         if (!last || last->rank != c.rank || last->processGroupName != c.processGroupName ||
             last->groupRanks != c.groupRanks) {
-            lastGroup = &c10dOf[c.rank][{c.processGroupName, c.groupRanks}];
+            lastGroup = &c10dOf[c.rank][GroupKey::of(c)];
             last = &c;
         }
         C10dGroup& g = *lastGroup;
@@ -247,6 +286,7 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
         if (g.groupSize < 0) g.groupSize = c.groupSize;
         if (g.desc == 0) g.desc = c.processGroupDesc;
     }
+    foldUnlistedWorldGroups(c10dOf, world);
     for (auto& [rank, groups] : c10dOf)
         for (auto& [key, g] : groups) {
             // Several sources of the rank may hold a seq: the first speaks for it.

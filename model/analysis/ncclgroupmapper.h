@@ -22,7 +22,9 @@ namespace rankscope {
 // launch it names, wherever the trace's window and the log overlap (a dtype matches the NCCL
 // datatype PyTorch runs it as, NcclCollectives::launchedAs: Bool is uint8, and a mapped launch
 // takes c10d's spelling where some rank's record gives it); the group's members must
-// be the communicator's (a c10d group without a member list is the world). Every rank with
+// be the communicator's (a c10d group without a member list is the world, as the matcher takes
+// it, and is one group with the group of its name that some source lists with the world's
+// members, unless its size says otherwise; the log joins the listed one). Every rank with
 // c10d records of a group with the communicator's members must fit, and exactly one (group,
 // numbering) must fit on all of them, up to numberings that give the same seqs. A rank that has
 // only the log (no such c10d records) follows that numbering when its lines name the

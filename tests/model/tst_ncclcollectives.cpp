@@ -37,6 +37,8 @@ private Q_SLOTS:
     void dtypeSpellingsOfOneNcclType_data();
     void dtypeSpellingsOfOneNcclType();
     void folderWithBoolTensors();
+    void unlistedGroupIsTheListedWorld_data();
+    void unlistedGroupIsTheListedWorld();
 };
 
 namespace {
@@ -713,6 +715,44 @@ void TestNcclCollectives::folderWithBoolTensors()
     QCOMPARE(session->analysis.groups.size(), std::size_t(1));
     QCOMPARE(session->analysis.groups[0].name, std::string("0"));
     QCOMPARE(session->analysis.groups[0].mismatchCount, 0);
+}
+
+void TestNcclCollectives::unlistedGroupIsTheListedWorld_data()
+{
+    QTest::addColumn<bool>("sameRank"); // true: each rank's dump lists members, its trace not;
+                                        // false: ranks 0 and 1 list them, ranks 2 and 3 not
+    QTest::addRow("two sources of a rank") << true;
+    QTest::addRow("two ranks' sources") << false;
+}
+
+void TestNcclCollectives::unlistedGroupIsTheListedWorld()
+{
+    QFETCH(bool, sameRank);
+    constexpr int kWorld = 4;
+    const std::vector<int> listed = {3, 2, 1, 0};
+    EventStore store;
+    std::vector<RankLog> logs;
+    for (int r = 0; r < kWorld; ++r) {
+        if (sameRank) {
+            appendC10d(store, r, kWorld, steps(6), 0, 4, "0", listed);
+            appendC10d(store, r, kWorld, steps(6), 4, 8, "0");
+        } else {
+            appendC10d(store, r, kWorld, steps(6), 4, 8, "0", r < 2 ? listed : std::vector<int>{});
+        }
+        logs.push_back(readLog(ncclLog(r, kWorld, steps(6)), r));
+    }
+    const std::size_t firstNccl = store.collectives.size();
+    NcclCollectives::append(logs, store);
+    const NcclGroupMapper::Result mapped = NcclGroupMapper::map(store, firstNccl);
+    QCOMPARE(mapped.mappedCommunicators, std::size_t(1));
+    // The log joins the group as the sources that list its members key it.
+    for (const CollectiveGroup& g : CollectiveMatcher::match(store)) {
+        QCOMPARE(g.name, std::string("0"));
+        if (!g.membersFromSource) continue;
+        QCOMPARE(g.collectives.size(), std::size_t(12));
+        QVERIFY(std::all_of(g.collectives.begin(), g.collectives.end(),
+                            [](const auto& row) { return row.mismatch == MismatchKind::None; }));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestNcclCollectives)
