@@ -132,9 +132,12 @@ struct GroupKey {
     }
 };
 
-// One rank's c10d records of one group, one per seq, in seq order.
+// One rank's c10d records of one group.
 struct C10dGroup {
-    Records records;
+    Records records; // numbered by their source: one per seq, in seq order
+    // Numbered by their reader instead (a trace without Seq), each source's from 1 at the first
+    // collective it saw: one window per source, in its order.
+    std::vector<Records> windows;
     int groupSize = -1;
     StringId desc = 0;
 };
@@ -186,6 +189,37 @@ bool fits(const EventStore& store, const RankComm& rc, const C10dGroup& g, Numbe
     return walkPairs(store, rc, g, n, [&](const CollectiveRecord& c, const Launch* l) {
                return l && sameCall(store, c, l->shape);
            }) > 0;
+}
+
+// What placeWindow returns for a window it does not place.
+constexpr std::int64_t kFitsNowhere = -1; // the window is not of this communicator
+constexpr std::int64_t kPlaceUnknown = -2;
+
+// Where a window of records numbered by their reader starts among the rank's collective
+// launches (an index into RankComm::launches), if that can be told. The window
+// holds every collective of the group from its first to its last, so its k-th record is the
+// k-th launch from its start; where the start is, the reader's count does not say, since the
+// trace may have begun at any step. Only the launches can: over every start at which the
+// window overlaps the log, exactly one may have each overlapping record the same call as its
+// launch (training repeats its steps, so a window of steady steps fits at every step and is
+// not placed), and the window must lie within the log, so that every record's seq comes from
+// a launch it was compared with. The log must hold the communicator's first launch (opCount
+// 0), or the window might begin before it.
+std::int64_t placeWindow(const EventStore& store, const RankComm& rc, const Records& window)
+{
+    const auto& recs = store.collectives;
+    if (rc.records.empty() || recs[rc.records.front()].seq != 0) return kPlaceUnknown;
+    const std::size_t length = window.size(), count = rc.launches.size();
+    std::int64_t placed = kFitsNowhere;
+    for (std::size_t start = 0; start < count; ++start) {
+        bool same = true;
+        for (std::size_t k = 0; same && k < length && start + k < count; ++k)
+            same = sameCall(store, recs[window[k]], rc.launches[start + k].shape);
+        if (!same) continue;
+        if (placed >= 0) return kPlaceUnknown;
+        placed = std::int64_t(start);
+    }
+    return placed >= 0 && std::size_t(placed) + length > count ? kPlaceUnknown : placed;
 }
 
 // Whether a c10d group can be the communicator by its members: a listed membership must hold
@@ -244,6 +278,8 @@ void foldUnlistedWorldGroups(C10dGroupsOfRank& c10dOf, const std::set<int>& worl
             const C10dGroup& unlisted = it->second;
             listed.records.insert(listed.records.end(), unlisted.records.begin(),
                                   unlisted.records.end());
+            listed.windows.insert(listed.windows.end(), unlisted.windows.begin(),
+                                  unlisted.windows.end());
             if (listed.groupSize < 0) listed.groupSize = unlisted.groupSize;
             if (listed.desc == 0) listed.desc = unlisted.desc;
             it = groups.erase(it);
@@ -264,7 +300,7 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
     for (const Lane& lane : store.lanes)
         if (lane.rank >= 0) world.insert(lane.rank);
 
-    // Per rank, the c10d groups of records numbered by their source.
+    // Per rank, the c10d groups of records numbered by their source or by their reader.
     C10dGroupsOfRank c10dOf;
     std::vector<std::int8_t> pointToPoint(store.strings.size(), -1);
     // Consecutive records of a rank are mostly in one group: skip the key lookup.
@@ -272,7 +308,11 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
     C10dGroup* lastGroup = nullptr;
     for (std::size_t i = 0; i < firstNcclRecord && i < recs.size(); ++i) {
         const CollectiveRecord& c = recs[i];
-        if (c.rank < 0 || !c.seqFromSource) continue;
+        if (c.rank < 0) continue;
+        // A reader's count places a record in a communicator's calls only when it counts the
+        // calls of one process group: a named group that gives its size, as record_param_comms
+        // does (Horovod's per-tensor negotiations name a tensor and give no size).
+        if (!c.seqFromSource && (c.processGroupName == 0 || c.groupSize < 0)) continue;
         std::int8_t& p2p = pointToPoint[std::size_t(c.op)];
         if (p2p < 0) p2p = isPointToPointOp(store.strings.view(c.op)) ? 1 : 0;
         if (p2p == 1) continue;
@@ -282,7 +322,14 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
             last = &c;
         }
         C10dGroup& g = *lastGroup;
-        g.records.push_back(i);
+        if (c.seqFromSource) {
+            g.records.push_back(i);
+        } else {
+            // Each source counts from 1: a count that does not go up is another source's.
+            if (g.windows.empty() || recs[g.windows.back().back()].seq >= c.seq)
+                g.windows.emplace_back();
+            g.windows.back().push_back(i);
+        }
         if (g.groupSize < 0) g.groupSize = c.groupSize;
         if (g.desc == 0) g.desc = c.processGroupDesc;
     }
@@ -322,6 +369,9 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
         // Per (group, numbering): how many ranks' records fit it.
         std::map<std::pair<GroupKey, Numbering>, std::size_t> fittingRanks;
         std::size_t ranksWithFit = 0, ranksWithCandidates = 0;
+        // A window of the traces fits the log, but where cannot be told: the log is of a group
+        // it stays apart from.
+        bool placeUnknown = false;
         std::vector<int> logOnly; // ranks without c10d records of a group that could be it
         for (auto& [rank, records] : byRank) {
             const RankComm& rc = rankComms[rank] = launchesOf(store, std::move(records));
@@ -330,8 +380,16 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
                 for (const auto& [key, g] : groups->second) {
                     if (!sameMembers(key, g, members, size, world.size())) continue;
                     anyCandidate = true;
+                    bool windowsPlaced = true;
+                    for (const Records& w : g.windows) {
+                        const std::int64_t start = placeWindow(store, rc, w);
+                        windowsPlaced = windowsPlaced && start >= 0;
+                        placeUnknown = placeUnknown || start == kPlaceUnknown;
+                    }
+                    if (!windowsPlaced) continue;
                     for (const Numbering n : kNumberings) {
-                        if (!fits(store, rc, g, n)) continue;
+                        // Placed windows fit either numbering: only a source's seqs tell.
+                        if (!g.records.empty() && !fits(store, rc, g, n)) continue;
                         ++fittingRanks[{key, n}];
                         anyFit = true;
                     }
@@ -341,8 +399,10 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
             ranksWithFit += anyFit;
             if (!anyCandidate) logOnly.push_back(rank);
         }
-        if (ranksWithFit == 0) continue; // no c10d counterpart: a group of its own, as before
-        if (ranksWithFit < ranksWithCandidates) { // a rank's c10d records contradict its log
+        // No c10d counterpart: a group of its own, as before.
+        if (ranksWithFit == 0 && !placeUnknown) continue;
+        // A rank's c10d records contradict its log, or cannot be placed in it.
+        if (ranksWithFit < ranksWithCandidates || placeUnknown) {
             ++result.separateCommunicators;
             continue;
         }
@@ -355,15 +415,43 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
             agreedKeys.insert(pair.first);
             agreedNumberings.insert(pair.second);
         }
-        // Where the two numberings part, only one of them may fit.
-        const bool numberingsAgree =
-            std::all_of(rankComms.begin(), rankComms.end(),
-                        [](const auto& rc) { return rc.second.numberingsAgree; });
-        if (agreedKeys.size() != 1 || (agreedNumberings.size() > 1 && !numberingsAgree)) {
+        if (agreedKeys.size() != 1) {
             ++result.separateCommunicators;
             continue;
         }
         const GroupKey& key = *agreedKeys.begin();
+        // Every window of the group is renumbered from the launches it is placed at, so that
+        // no record of the group keeps a count the others do not share: a window on a rank
+        // without the communicator's log, or one that cannot be placed, leaves it as it is.
+        struct Placement {
+            int rank;
+            const Records* window;
+            std::int64_t start;
+        };
+        std::vector<Placement> placements;
+        bool numberedBySource = false, everyWindowPlaced = true;
+        for (const auto& [rank, groups] : c10dOf) {
+            const auto g = groups.find(key);
+            if (g == groups.end()) continue;
+            numberedBySource = numberedBySource || !g->second.records.empty();
+            const auto rc = rankComms.find(rank);
+            for (const Records& w : g->second.windows) {
+                placements.push_back(
+                    {rank, &w,
+                     rc == rankComms.end() ? kFitsNowhere : placeWindow(store, rc->second, w)});
+                everyWindowPlaced = everyWindowPlaced && placements.back().start >= 0;
+            }
+        }
+        // Where the two numberings part, only one of them may fit; when no source numbers the
+        // group, every record of it takes the launches' numbering and either would do.
+        const bool numberingsAgree =
+            std::all_of(rankComms.begin(), rankComms.end(),
+                        [](const auto& rc) { return rc.second.numberingsAgree; });
+        if (!everyWindowPlaced ||
+            (agreedNumberings.size() > 1 && !numberingsAgree && numberedBySource)) {
+            ++result.separateCommunicators;
+            continue;
+        }
         const Numbering numbering = *agreedNumberings.begin();
         const bool seqIsOpCount = agreedNumberings.count(Numbering::CollectivesOnly) == 0;
         if (!std::all_of(logOnly.begin(), logOnly.end(), [&](int rank) {
@@ -387,6 +475,16 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
                                   c10dDtypeAt.try_emplace(c.seq, c.dtype);
                               return true;
                           });
+        }
+        for (const Placement& p : placements) {
+            const std::vector<Launch>& launches = rankComms[p.rank].launches;
+            for (std::size_t k = 0; k < p.window->size(); ++k) {
+                CollectiveRecord& c = recs[(*p.window)[k]];
+                const Launch& l = launches[std::size_t(p.start) + k];
+                c.seq = l.seq(numbering);
+                if (c.dtype != 0 && c.dtype != l.shape.dtype)
+                    c10dDtypeAt.try_emplace(c.seq, c.dtype);
+            }
         }
         for (const auto& [rank, rc] : rankComms) {
             for (const Launch& l : rc.launches) {

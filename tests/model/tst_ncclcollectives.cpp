@@ -39,6 +39,10 @@ private Q_SLOTS:
     void folderWithBoolTensors();
     void unlistedGroupIsTheListedWorld_data();
     void unlistedGroupIsTheListedWorld();
+    void windowWithoutSeq_data();
+    void windowWithoutSeq();
+    void folderTraceWithoutSeq_data();
+    void folderTraceWithoutSeq();
 };
 
 namespace {
@@ -141,15 +145,17 @@ void appendC10d(EventStore& store, int rank, int world, const std::vector<Call>&
     }
 }
 
-// How a trace writes what a call moved: PyTorch names a uint8 tensor's dtype by the tensor's.
-struct TraceDtypes {
+// How a trace writes its calls: PyTorch names a uint8 tensor's dtype by the tensor's, and
+// older versions write no Seq.
+struct TraceStyle {
     const char* uint8 = "Byte";
+    bool seqArgs = true;
 };
 
 // The same collectives as a Kineto trace's record_param_comms events (args as PyTorch writes),
 // each launching its NCCL kernel, which completes.
 QByteArray kinetoTrace(int world, const std::vector<Call>& calls, std::int64_t from,
-                       std::int64_t to, TraceDtypes dtypes = {})
+                       std::int64_t to, TraceStyle style = {})
 {
     QByteArray out = R"({"schemaVersion":1,"traceEvents":[)";
     std::int64_t seq = 0;
@@ -170,13 +176,14 @@ QByteArray kinetoTrace(int world, const std::vector<Call>& calls, std::int64_t f
                QByteArray::number(qlonglong(1000 * seq)) +
                R"(,"dur":20,"args":{"Collective name":")" +
                QByteArray::fromStdString(NcclCollectives::opName(call.op)) + R"(","dtype":")" +
-               (call.dtype == 1 ? QByteArray(dtypes.uint8)
+               (call.dtype == 1 ? QByteArray(style.uint8)
                                 : QByteArray::fromStdString(
                                       NcclCollectives::dtypeName(std::to_string(call.dtype)))) +
                R"(","In msg nelems":)" + QByteArray::number(qlonglong(call.count)) +
                R"(,"Out msg nelems":)" + QByteArray::number(qlonglong(call.count)) +
-               R"(,"Group size":)" + QByteArray::number(world) +
-               R"(,"Process Group Name":"0","Seq":)" + QByteArray::number(qlonglong(seq)) + "}}";
+               R"(,"Group size":)" + QByteArray::number(world) + R"(,"Process Group Name":"0")" +
+               (style.seqArgs ? R"(,"Seq":)" + QByteArray::number(qlonglong(seq)) : QByteArray()) +
+               "}}";
     }
     return out + "]}";
 }
@@ -753,6 +760,113 @@ void TestNcclCollectives::unlistedGroupIsTheListedWorld()
         QVERIFY(std::all_of(g.collectives.begin(), g.collectives.end(),
                             [](const auto& row) { return row.mismatch == MismatchKind::None; }));
     }
+}
+
+// Steps of a run in which call `distinctAt` (-1: none) reduces an odd count, as a run's first
+// parameter sync or an evaluation step does: where it falls tells a window's place.
+std::vector<Call> stepsWithOddCall(int n, int distinctAt)
+{
+    std::vector<Call> calls = steps(n);
+    if (distinctAt >= 0) calls[std::size_t(distinctAt)] = {"AllReduce", 999, 7, 0, 0};
+    return calls;
+}
+
+void TestNcclCollectives::windowWithoutSeq_data()
+{
+    QTest::addColumn<int>("from"); // the traces hold collectives from .. to - 1 of 14; logs 12
+    QTest::addColumn<int>("to");
+    QTest::addColumn<int>("distinctAt"); // the odd call, -1: none
+    QTest::addColumn<int>("seqRank");    // the rank whose records carry c10d's seq, -1: none
+    QTest::addColumn<int>("untraced");   // the rank with only its log, -1: none
+    QTest::addColumn<bool>("placed");
+    QTest::addRow("from the first collective") << 0 << 8 << 0 << -1 << -1 << true;
+    QTest::addRow("opening on a call met once") << 3 << 9 << 3 << -1 << 2 << true;
+    QTest::addRow("next to a dump's seqs") << 3 << 9 << 3 << 0 << -1 << true;
+    QTest::addRow("steady steps fit every step") << 4 << 8 << -1 << -1 << -1 << false;
+    QTest::addRow("its one place runs past the log") << 8 << 14 << 8 << -1 << -1 << false;
+    // The window also fits where its opening steps meet the log's last ones.
+    QTest::addRow("odd call inside, steps around it") << 2 << 10 << 6 << -1 << -1 << false;
+}
+
+void TestNcclCollectives::windowWithoutSeq()
+{
+    QFETCH(int, from);
+    QFETCH(int, to);
+    QFETCH(int, distinctAt);
+    QFETCH(int, seqRank);
+    QFETCH(int, untraced);
+    QFETCH(bool, placed);
+    constexpr int kWorld = 4;
+    const std::vector<Call> calls = stepsWithOddCall(7, distinctAt);
+    const std::vector<Call> logged(calls.begin(), calls.begin() + 12);
+    EventStore store;
+    std::vector<RankLog> logs;
+    for (int r = 0; r < kWorld; ++r) {
+        const std::size_t before = store.collectives.size();
+        if (r != untraced) appendC10d(store, r, kWorld, calls, from, to);
+        if (r != seqRank) // numbered by the reader: 1 at the first collective the trace saw
+            for (std::size_t i = before; i < store.collectives.size(); ++i) {
+                store.collectives[i].seq = std::int64_t(i - before) + 1;
+                store.collectives[i].seqFromSource = false;
+            }
+        logs.push_back(readLog(ncclLog(r, kWorld, logged), r));
+    }
+    const std::size_t firstNccl = store.collectives.size();
+    NcclCollectives::append(logs, store);
+    const NcclGroupMapper::Result mapped = NcclGroupMapper::map(store, firstNccl);
+    QCOMPARE(mapped.mappedCommunicators, std::size_t(placed ? 1 : 0));
+    QCOMPARE(mapped.separateCommunicators, std::size_t(placed ? 0 : 1));
+    if (!placed) return;
+    const std::vector<CollectiveGroup> groups = CollectiveMatcher::match(store);
+    QCOMPARE(groups.size(), std::size_t(1));
+    const CollectiveGroup& g = groups[0];
+    QCOMPARE(g.name, std::string("0"));
+    QCOMPARE(g.collectives.size(), std::size_t(12));
+    QCOMPARE(g.mismatchCount, 0);
+    // Each traced record now has the seq of its call: the odd one is where it was made.
+    for (const MatchedCollective& row : g.collectives)
+        for (const std::int32_t i : row.records) {
+            const CollectiveRecord& c = store.collectives[std::size_t(i)];
+            QCOMPARE(c.inNelems == 999, row.seq == distinctAt + 1);
+            QCOMPARE(c.state == CollectiveRecord::State::Completed,
+                     c.rank != untraced && row.seq > from && row.seq <= to);
+        }
+}
+
+void TestNcclCollectives::folderTraceWithoutSeq_data()
+{
+    QTest::addColumn<int>("from"); // the traces hold collectives from .. to - 1
+    QTest::addColumn<int>("to");
+    QTest::addColumn<int>("distinctAt");
+    QTest::addColumn<bool>("merged");
+    QTest::addRow("from the first collective") << 0 << 8 << 0 << true;
+    QTest::addRow("steady steps") << 4 << 8 << -1 << false;
+}
+
+void TestNcclCollectives::folderTraceWithoutSeq()
+{
+    // Ranks 0 and 1 have a trace whose collectives carry no Seq and their NCCL logs; rank 2
+    // has only its log.
+    QFETCH(int, from);
+    QFETCH(int, to);
+    QFETCH(int, distinctAt);
+    QFETCH(bool, merged);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    constexpr int kWorld = 3;
+    const std::vector<Call> calls = stepsWithOddCall(6, distinctAt);
+    TraceStyle withoutSeq;
+    withoutSeq.seqArgs = false;
+    for (int r = 0; r < kWorld; ++r)
+        QVERIFY(writeRankFiles(dir, r, ncclLog(r, kWorld, calls),
+                               r == 2 ? QByteArray()
+                                      : kinetoTrace(kWorld, calls, from, to, withoutSeq)));
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    // Where the window's place cannot be told, the log stays apart and the load says so.
+    QCOMPARE(session->warnings.isEmpty(), merged);
+    QCOMPARE(session->analysis.groups.size(), std::size_t(merged ? 1 : 2));
+    if (merged) QCOMPARE(session->analysis.groups[0].mismatchCount, 0);
 }
 
 QTEST_GUILESS_MAIN(TestNcclCollectives)
