@@ -775,17 +775,29 @@ void TestNcclCollectives::windowWithoutSeq_data()
 {
     QTest::addColumn<int>("from"); // the traces hold collectives from .. to - 1 of 14; logs 12
     QTest::addColumn<int>("to");
-    QTest::addColumn<int>("distinctAt"); // the odd call, -1: none
-    QTest::addColumn<int>("seqRank");    // the rank whose records carry c10d's seq, -1: none
-    QTest::addColumn<int>("untraced");   // the rank with only its log, -1: none
+    QTest::addColumn<int>("distinctAt");    // the odd call, -1: none
+    QTest::addColumn<int>("seqRank");       // the rank whose records carry c10d's seq, -1: none
+    QTest::addColumn<int>("untraced");      // the rank with only its log, -1: none
+    QTest::addColumn<int>("logless");       // the rank with only its trace, -1: none
+    QTest::addColumn<bool>("pointToPoint"); // a send and recv after the 2nd call in the logs
     QTest::addColumn<bool>("placed");
-    QTest::addRow("from the first collective") << 0 << 8 << 0 << -1 << -1 << true;
-    QTest::addRow("opening on a call met once") << 3 << 9 << 3 << -1 << 2 << true;
-    QTest::addRow("next to a dump's seqs") << 3 << 9 << 3 << 0 << -1 << true;
-    QTest::addRow("steady steps fit every step") << 4 << 8 << -1 << -1 << -1 << false;
-    QTest::addRow("its one place runs past the log") << 8 << 14 << 8 << -1 << -1 << false;
+    QTest::addRow("from the first collective") << 0 << 8 << 0 << -1 << -1 << -1 << false << true;
+    QTest::addRow("opening on a call met once") << 3 << 9 << 3 << -1 << 2 << -1 << false << true;
+    QTest::addRow("next to a dump's seqs") << 3 << 9 << 3 << 0 << -1 << -1 << false << true;
+    // Without a seq from any source, the two numberings of the launches are as good.
+    QTest::addRow("send and recv, no seq anywhere")
+        << 0 << 8 << 0 << -1 << -1 << -1 << true << true;
+    QTest::addRow("next to a dump's seqs, send and recv")
+        << 3 << 9 << 3 << 0 << -1 << -1 << true << true;
+    QTest::addRow("steady steps fit every step")
+        << 4 << 8 << -1 << -1 << -1 << -1 << false << false;
+    QTest::addRow("its one place runs past the log")
+        << 8 << 14 << 8 << -1 << -1 << -1 << false << false;
     // The window also fits where its opening steps meet the log's last ones.
-    QTest::addRow("odd call inside, steps around it") << 2 << 10 << 6 << -1 << -1 << false;
+    QTest::addRow("odd call inside, steps around it")
+        << 2 << 10 << 6 << -1 << -1 << -1 << false << false;
+    // Its records could not be renumbered with the others'.
+    QTest::addRow("a rank without the log") << 0 << 8 << 0 << -1 << -1 << 3 << false << false;
 }
 
 void TestNcclCollectives::windowWithoutSeq()
@@ -795,10 +807,12 @@ void TestNcclCollectives::windowWithoutSeq()
     QFETCH(int, distinctAt);
     QFETCH(int, seqRank);
     QFETCH(int, untraced);
+    QFETCH(int, logless);
+    QFETCH(bool, pointToPoint);
     QFETCH(bool, placed);
     constexpr int kWorld = 4;
     const std::vector<Call> calls = stepsWithOddCall(7, distinctAt);
-    const std::vector<Call> logged(calls.begin(), calls.begin() + 12);
+    std::vector<Call> logged(calls.begin(), calls.begin() + 12);
     EventStore store;
     std::vector<RankLog> logs;
     for (int r = 0; r < kWorld; ++r) {
@@ -809,7 +823,10 @@ void TestNcclCollectives::windowWithoutSeq()
                 store.collectives[i].seq = std::int64_t(i - before) + 1;
                 store.collectives[i].seqFromSource = false;
             }
-        logs.push_back(readLog(ncclLog(r, kWorld, logged), r));
+        if (r == logless) continue;
+        std::vector<Call> rankLogged = logged;
+        if (pointToPoint) insertPointToPoint(rankLogged, 2, r, kWorld);
+        logs.push_back(readLog(ncclLog(r, kWorld, rankLogged), r));
     }
     const std::size_t firstNccl = store.collectives.size();
     NcclCollectives::append(logs, store);
