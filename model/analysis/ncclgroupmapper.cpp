@@ -196,15 +196,15 @@ constexpr std::int64_t kFitsNowhere = -1; // the window is not of this communica
 constexpr std::int64_t kPlaceUnknown = -2;
 
 // Where a window of records numbered by their reader starts among the rank's collective
-// launches (an index into RankComm::launches), if that can be told. The window
-// holds every collective of the group from its first to its last, so its k-th record is the
-// k-th launch from its start; where the start is, the reader's count does not say, since the
-// trace may have begun at any step. Only the launches can: over every start at which the
-// window overlaps the log, exactly one may have each overlapping record the same call as its
-// launch (training repeats its steps, so a window of steady steps fits at every step and is
-// not placed), and the window must lie within the log, so that every record's seq comes from
-// a launch it was compared with. The log must hold the communicator's first launch (opCount
-// 0), or the window might begin before it.
+// launches (an index into RankComm::launches), if that can be told. The window holds every
+// collective of the group from its first to its last, so its k-th record is the k-th launch
+// from its start; where the start is, the reader's count does not say, since the trace may
+// have begun at any step. Only the launches can: over every start at which the window
+// overlaps the log, exactly one may have each overlapping record the same call as its launch
+// (training repeats its steps, so a window of steady steps fits at every step and is not
+// placed), and the window must lie within the log, so that every record's seq comes from a
+// launch it was compared with. The log must hold the communicator's first launch (opCount 0),
+// or the window might begin before it.
 std::int64_t placeWindow(const EventStore& store, const RankComm& rc, const Records& window)
 {
     const auto& recs = store.collectives;
@@ -229,11 +229,9 @@ bool sameMembers(const GroupKey& key, const C10dGroup& g, const std::vector<int>
                  int commSize, std::size_t worldSize)
 {
     if (!key.ranks.empty()) {
-        std::vector<int> listed = key.ranks;
-        std::sort(listed.begin(), listed.end());
-        return std::includes(listed.begin(), listed.end(), commMembers.begin(),
+        return std::includes(key.ranks.begin(), key.ranks.end(), commMembers.begin(),
                              commMembers.end()) &&
-               (commSize < 0 || std::size_t(commSize) == listed.size());
+               (commSize < 0 || std::size_t(commSize) == key.ranks.size());
     }
     const std::size_t size = g.groupSize >= 0 ? std::size_t(g.groupSize) : worldSize;
     return commMembers.size() <= size && (commSize < 0 || std::size_t(commSize) == size);
