@@ -24,6 +24,49 @@ struct Comm {
     int nranks = -1;
 };
 
+// ncclDataType_t: ncclInt8 = 0 ... ncclBfloat16 = 9, then the fp8 types (NCCL 2.24+), named as
+// PyTorch names the tensor dtypes of each.
+constexpr std::array<std::string_view, 12> kNcclDtypeNames = {
+    "Char", "Byte",  "Int",    "UInt32",   "Long",          "UInt64",
+    "Half", "Float", "Double", "BFloat16", "Float8_e4m3fn", "Float8_e5m2"};
+
+constexpr std::uint16_t datatypeBit(int ncclDatatype)
+{
+    return std::uint16_t(1u << ncclDatatype);
+}
+
+// The ncclDataType_t values ProcessGroupNCCL may launch a tensor of each dtype as, under the
+// names c10d and Flight Recorder give (c10::ScalarType's) and those the profiler's "Input type"
+// gives (the C++ type). Bool and the fnuz fp8 types have no NCCL type of their own and go as
+// uint8; e4m3fn and e5m2 go as uint8 before NCCL 2.24 and as NCCL's fp8 types from it.
+constexpr std::array<std::pair<std::string_view, std::uint16_t>, 25> kDtypeDatatypes = {{
+    {"Char", datatypeBit(0)},
+    {"signed char", datatypeBit(0)},
+    {"Byte", datatypeBit(1)},
+    {"unsigned char", datatypeBit(1)},
+    {"Bool", datatypeBit(1)},
+    {"bool", datatypeBit(1)},
+    {"Float8_e4m3fnuz", datatypeBit(1)},
+    {"Float8_e5m2fnuz", datatypeBit(1)},
+    {"Int", datatypeBit(2)},
+    {"int", datatypeBit(2)},
+    {"UInt32", datatypeBit(3)},
+    {"Long", datatypeBit(4)},
+    {"long", datatypeBit(4)},
+    {"long int", datatypeBit(4)},
+    {"UInt64", datatypeBit(5)},
+    {"Half", datatypeBit(6)},
+    {"c10::Half", datatypeBit(6)},
+    {"Float", datatypeBit(7)},
+    {"float", datatypeBit(7)},
+    {"Double", datatypeBit(8)},
+    {"double", datatypeBit(8)},
+    {"BFloat16", datatypeBit(9)},
+    {"c10::BFloat16", datatypeBit(9)},
+    {"Float8_e4m3fn", std::uint16_t(datatypeBit(10) | datatypeBit(1))},
+    {"Float8_e5m2", std::uint16_t(datatypeBit(11) | datatypeBit(1))},
+}};
+
 } // namespace
 
 std::string NcclCollectives::opName(std::string_view n)
@@ -51,13 +94,21 @@ std::string NcclCollectives::opName(std::string_view n)
 
 std::string NcclCollectives::dtypeName(std::string_view number)
 {
-    // ncclDataType_t: ncclInt8 = 0 ... ncclBfloat16 = 9, then the fp8 types (NCCL 2.24+).
-    static const std::array<std::string_view, 12> names = {
-        "Char", "Byte",  "Int",    "UInt32",   "Long",          "UInt64",
-        "Half", "Float", "Double", "BFloat16", "Float8_e4m3fn", "Float8_e5m2"};
     const std::int64_t v = parseNumber(std::string(number), 10);
-    if (v >= 0 && std::size_t(v) < names.size()) return std::string(names[std::size_t(v)]);
+    if (v >= 0 && std::size_t(v) < kNcclDtypeNames.size())
+        return std::string(kNcclDtypeNames[std::size_t(v)]);
     return number.empty() ? std::string() : "nccl dtype " + std::string(number);
+}
+
+bool NcclCollectives::launchedAs(std::string_view dtype, std::string_view ncclDtype)
+{
+    if (dtype == ncclDtype) return true;
+    const auto datatype = std::find(kNcclDtypeNames.begin(), kNcclDtypeNames.end(), ncclDtype);
+    if (datatype == kNcclDtypeNames.end()) return false;
+    const int bit = int(datatype - kNcclDtypeNames.begin());
+    for (const auto& [name, datatypes] : kDtypeDatatypes)
+        if (name == dtype) return (datatypes & datatypeBit(bit)) != 0;
+    return false;
 }
 
 std::string NcclCollectives::reduceOpName(std::string_view number)

@@ -29,6 +29,10 @@ public:
     static std::string opName(std::string_view ncclName);
     // NCCL's ncclDataType_t number -> the dtype name PyTorch prints ("Float").
     static std::string dtypeName(std::string_view number);
+    // Whether PyTorch runs a tensor of `dtype` (as c10d, Flight Recorder or the profiler name it:
+    // "Bool", "Float", "c10::Half") as the NCCL datatype that dtypeName calls `ncclDtype`: a Bool
+    // tensor goes as uint8, which dtypeName calls "Byte". The one table of these spellings.
+    static bool launchedAs(std::string_view dtype, std::string_view ncclDtype);
     // ncclRedOp_t number -> "sum", "max", ...
     static std::string reduceOpName(std::string_view number);
 };

@@ -34,6 +34,15 @@ private Q_SLOTS:
     void folderReportsMismatchOnce();
     void folderWithLogOnlyRank_data();
     void folderWithLogOnlyRank();
+    void dtypeSpellingsOfOneNcclType_data();
+    void dtypeSpellingsOfOneNcclType();
+    void folderWithBoolTensors();
+    void unlistedGroupIsTheListedWorld_data();
+    void unlistedGroupIsTheListedWorld();
+    void windowWithoutSeq_data();
+    void windowWithoutSeq();
+    void folderTraceWithoutSeq_data();
+    void folderTraceWithoutSeq();
 };
 
 namespace {
@@ -136,10 +145,17 @@ void appendC10d(EventStore& store, int rank, int world, const std::vector<Call>&
     }
 }
 
+// How a trace writes its calls: PyTorch names a uint8 tensor's dtype by the tensor's, and
+// older versions write no Seq.
+struct TraceStyle {
+    const char* uint8 = "Byte";
+    bool seqArgs = true;
+};
+
 // The same collectives as a Kineto trace's record_param_comms events (args as PyTorch writes),
 // each launching its NCCL kernel, which completes.
 QByteArray kinetoTrace(int world, const std::vector<Call>& calls, std::int64_t from,
-                       std::int64_t to)
+                       std::int64_t to, TraceStyle style = {})
 {
     QByteArray out = R"({"schemaVersion":1,"traceEvents":[)";
     std::int64_t seq = 0;
@@ -160,13 +176,27 @@ QByteArray kinetoTrace(int world, const std::vector<Call>& calls, std::int64_t f
                QByteArray::number(qlonglong(1000 * seq)) +
                R"(,"dur":20,"args":{"Collective name":")" +
                QByteArray::fromStdString(NcclCollectives::opName(call.op)) + R"(","dtype":")" +
-               QByteArray::fromStdString(NcclCollectives::dtypeName(std::to_string(call.dtype))) +
+               (call.dtype == 1 ? QByteArray(style.uint8)
+                                : QByteArray::fromStdString(
+                                      NcclCollectives::dtypeName(std::to_string(call.dtype)))) +
                R"(","In msg nelems":)" + QByteArray::number(qlonglong(call.count)) +
                R"(,"Out msg nelems":)" + QByteArray::number(qlonglong(call.count)) +
-               R"(,"Group size":)" + QByteArray::number(world) +
-               R"(,"Process Group Name":"0","Seq":)" + QByteArray::number(qlonglong(seq)) + "}}";
+               R"(,"Group size":)" + QByteArray::number(world) + R"(,"Process Group Name":"0")" +
+               (style.seqArgs ? R"(,"Seq":)" + QByteArray::number(qlonglong(seq)) : QByteArray()) +
+               "}}";
     }
     return out + "]}";
+}
+
+// Writes a rank's NCCL log into `dir` and, unless `trace` is empty, its Kineto trace.
+bool writeRankFiles(const QTemporaryDir& dir, int rank, const QByteArray& log,
+                    const QByteArray& trace)
+{
+    QFile logFile(dir.filePath(QStringLiteral("nccl_rank%1.log").arg(rank)));
+    if (!logFile.open(QIODevice::WriteOnly) || logFile.write(log) != log.size()) return false;
+    if (trace.isEmpty()) return true;
+    QFile traceFile(dir.filePath(QStringLiteral("rank%1.pt.trace.json").arg(rank)));
+    return traceFile.open(QIODevice::WriteOnly) && traceFile.write(trace) == trace.size();
 }
 
 // A batched send to and receive from the next rank, which NCCL numbers like any launch.
@@ -187,6 +217,13 @@ void TestNcclCollectives::names()
     QCOMPARE(NcclCollectives::dtypeName("7"), std::string("Float"));
     QCOMPARE(NcclCollectives::dtypeName("9"), std::string("BFloat16"));
     QCOMPARE(NcclCollectives::dtypeName("42"), std::string("nccl dtype 42"));
+    QVERIFY(NcclCollectives::launchedAs("Bool", "Byte"));
+    QVERIFY(NcclCollectives::launchedAs("c10::Half", "Half"));
+    QVERIFY(NcclCollectives::launchedAs("Float8_e5m2", "Float8_e5m2"));
+    QVERIFY(NcclCollectives::launchedAs("Float8_e5m2", "Byte"));
+    QVERIFY(!NcclCollectives::launchedAs("Bool", "Char"));
+    QVERIFY(!NcclCollectives::launchedAs("Byte", "Bool")); // "Bool" is no NCCL datatype's name
+    QVERIFY(!NcclCollectives::launchedAs("ComplexFloat", "Float"));
     QCOMPARE(NcclCollectives::reduceOpName("2"), std::string("max"));
     QCOMPARE(NcclCollectives::reduceOpName("7"), std::string("custom op 7"));
 }
@@ -577,13 +614,8 @@ void TestNcclCollectives::folderWithLogOnlyRank()
     for (int r = 0; r < kWorld; ++r) {
         std::vector<Call> calls = steps(6);
         if (r == 2 && deviantCall >= 0) calls[std::size_t(deviantCall)].count *= 2;
-        QFile log(dir.filePath(QStringLiteral("nccl_rank%1.log").arg(r)));
-        QVERIFY(log.open(QIODevice::WriteOnly));
-        log.write(ncclLog(r, kWorld, calls));
-        if (r == 2) continue;
-        QFile trace(dir.filePath(QStringLiteral("rank%1.pt.trace.json").arg(r)));
-        QVERIFY(trace.open(QIODevice::WriteOnly));
-        trace.write(kinetoTrace(kWorld, calls, 4, traceEnd));
+        QVERIFY(writeRankFiles(dir, r, ncclLog(r, kWorld, calls),
+                               r == 2 ? QByteArray() : kinetoTrace(kWorld, calls, 4, traceEnd)));
     }
     const SessionPtr session = loadSession(dir.path());
     QVERIFY(session);
@@ -620,6 +652,238 @@ void TestNcclCollectives::folderWithLogOnlyRank()
     QCOMPARE(mismatches[0]->ranks, std::vector<int>{2});
     QCOMPARE(mismatches[0]->processGroup, std::string("0"));
     QCOMPARE(mismatches[0]->seq, deviantCall + 1);
+}
+
+void TestNcclCollectives::dtypeSpellingsOfOneNcclType_data()
+{
+    QTest::addColumn<QString>("c10dDtype"); // how the traces name the broadcasts' dtype
+    QTest::addColumn<int>("ncclDtype");     // the ncclDataType_t the logs give them
+    QTest::addColumn<bool>("sameType");
+    QTest::addRow("Bool goes as uint8") << "Bool" << 1 << true;
+    QTest::addRow("the profiler's input type") << "float" << 7 << true;
+    QTest::addRow("fp8 as uint8, before NCCL 2.24") << "Float8_e4m3fn" << 1 << true;
+    QTest::addRow("fp8 as NCCL's fp8") << "Float8_e4m3fn" << 10 << true;
+    QTest::addRow("Bool is no int8") << "Bool" << 0 << false;
+    QTest::addRow("Half is no BFloat16") << "Half" << 9 << false;
+}
+
+void TestNcclCollectives::dtypeSpellingsOfOneNcclType()
+{
+    // Ranks 0 to 2 have c10d records of collectives 5 to 8, rank 3 only its log.
+    QFETCH(QString, c10dDtype);
+    QFETCH(int, ncclDtype);
+    QFETCH(bool, sameType);
+    constexpr int kWorld = 4;
+    std::vector<Call> calls = steps(6);
+    for (Call& c : calls)
+        if (std::string_view(c.op) == "Broadcast") c.dtype = ncclDtype;
+    EventStore store;
+    std::vector<RankLog> logs;
+    const StringId broadcast = store.strings.intern("broadcast");
+    const StringId spelling = store.strings.intern(c10dDtype.toStdString());
+    for (int r = 0; r < kWorld; ++r) {
+        if (r < 3) appendC10d(store, r, kWorld, calls, 4, 8);
+        logs.push_back(readLog(ncclLog(r, kWorld, calls), r));
+    }
+    for (CollectiveRecord& c : store.collectives)
+        if (c.op == broadcast) c.dtype = spelling;
+    const std::size_t firstNccl = store.collectives.size();
+    NcclCollectives::append(logs, store);
+    const NcclGroupMapper::Result mapped = NcclGroupMapper::map(store, firstNccl);
+    QCOMPARE(mapped.mappedCommunicators, std::size_t(sameType ? 1 : 0));
+    const std::vector<CollectiveGroup> groups = CollectiveMatcher::match(store);
+    if (!sameType) { // no rank's trace is its log: the log stays a group of its own
+        QCOMPARE(groups.size(), std::size_t(2));
+        return;
+    }
+    QCOMPARE(groups.size(), std::size_t(1));
+    QCOMPARE(groups[0].name, std::string("0"));
+    QCOMPARE(groups[0].collectives.size(), std::size_t(12));
+    // Rank 3's log names the type as NCCL does; where the others' traces name it, it is theirs.
+    QCOMPARE(groups[0].mismatchCount, 0);
+}
+
+void TestNcclCollectives::folderWithBoolTensors()
+{
+    // The broadcasts are of Bool tensors, which NCCL moves as uint8: ranks 0 and 1 have a trace
+    // of collectives 5 to 8 and their NCCL logs, rank 2 only its log.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    constexpr int kWorld = 3;
+    std::vector<Call> calls = steps(6);
+    for (Call& c : calls)
+        if (std::string_view(c.op) == "Broadcast") c.dtype = 1;
+    for (int r = 0; r < kWorld; ++r)
+        QVERIFY(writeRankFiles(dir, r, ncclLog(r, kWorld, calls),
+                               r == 2 ? QByteArray() : kinetoTrace(kWorld, calls, 4, 8, {"Bool"})));
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    QVERIFY2(session->warnings.isEmpty(), qPrintable(session->warnings.join(u'\n')));
+    QCOMPARE(session->analysis.groups.size(), std::size_t(1));
+    QCOMPARE(session->analysis.groups[0].name, std::string("0"));
+    QCOMPARE(session->analysis.groups[0].mismatchCount, 0);
+}
+
+void TestNcclCollectives::unlistedGroupIsTheListedWorld_data()
+{
+    QTest::addColumn<bool>("sameRank"); // true: each rank's dump lists members, its trace not;
+                                        // false: ranks 0 and 1 list them, ranks 2 and 3 not
+    QTest::addRow("two sources of a rank") << true;
+    QTest::addRow("two ranks' sources") << false;
+}
+
+void TestNcclCollectives::unlistedGroupIsTheListedWorld()
+{
+    QFETCH(bool, sameRank);
+    constexpr int kWorld = 4;
+    const std::vector<int> listed = {3, 2, 1, 0};
+    EventStore store;
+    std::vector<RankLog> logs;
+    for (int r = 0; r < kWorld; ++r) {
+        if (sameRank) {
+            appendC10d(store, r, kWorld, steps(6), 0, 4, "0", listed);
+            appendC10d(store, r, kWorld, steps(6), 4, 8, "0");
+        } else {
+            appendC10d(store, r, kWorld, steps(6), 4, 8, "0", r < 2 ? listed : std::vector<int>{});
+        }
+        logs.push_back(readLog(ncclLog(r, kWorld, steps(6)), r));
+    }
+    const std::size_t firstNccl = store.collectives.size();
+    NcclCollectives::append(logs, store);
+    const NcclGroupMapper::Result mapped = NcclGroupMapper::map(store, firstNccl);
+    QCOMPARE(mapped.mappedCommunicators, std::size_t(1));
+    // The log joins the group as the sources that list its members key it.
+    for (const CollectiveGroup& g : CollectiveMatcher::match(store)) {
+        QCOMPARE(g.name, std::string("0"));
+        if (!g.membersFromSource) continue;
+        QCOMPARE(g.collectives.size(), std::size_t(12));
+        QVERIFY(std::all_of(g.collectives.begin(), g.collectives.end(),
+                            [](const auto& row) { return row.mismatch == MismatchKind::None; }));
+    }
+}
+
+// Steps of a run in which call `distinctAt` (-1: none) reduces an odd count, as a run's first
+// parameter sync or an evaluation step does: where it falls tells a window's place.
+std::vector<Call> stepsWithOddCall(int n, int distinctAt)
+{
+    std::vector<Call> calls = steps(n);
+    if (distinctAt >= 0) calls[std::size_t(distinctAt)] = {"AllReduce", 999, 7, 0, 0};
+    return calls;
+}
+
+void TestNcclCollectives::windowWithoutSeq_data()
+{
+    QTest::addColumn<int>("from"); // the traces hold collectives from .. to - 1 of 14; logs 12
+    QTest::addColumn<int>("to");
+    QTest::addColumn<int>("distinctAt");    // the odd call, -1: none
+    QTest::addColumn<int>("seqRank");       // the rank whose records carry c10d's seq, -1: none
+    QTest::addColumn<int>("untraced");      // the rank with only its log, -1: none
+    QTest::addColumn<int>("logless");       // the rank with only its trace, -1: none
+    QTest::addColumn<bool>("pointToPoint"); // a send and recv after the 2nd call in the logs
+    QTest::addColumn<bool>("placed");
+    QTest::addRow("from the first collective") << 0 << 8 << 0 << -1 << -1 << -1 << false << true;
+    QTest::addRow("opening on a call met once") << 3 << 9 << 3 << -1 << 2 << -1 << false << true;
+    QTest::addRow("next to a dump's seqs") << 3 << 9 << 3 << 0 << -1 << -1 << false << true;
+    // Without a seq from any source, the two numberings of the launches are as good.
+    QTest::addRow("send and recv, no seq anywhere")
+        << 0 << 8 << 0 << -1 << -1 << -1 << true << true;
+    QTest::addRow("next to a dump's seqs, send and recv")
+        << 3 << 9 << 3 << 0 << -1 << -1 << true << true;
+    QTest::addRow("steady steps fit every step")
+        << 4 << 8 << -1 << -1 << -1 << -1 << false << false;
+    QTest::addRow("its one place runs past the log")
+        << 8 << 14 << 8 << -1 << -1 << -1 << false << false;
+    // The window also fits where its opening steps meet the log's last ones.
+    QTest::addRow("odd call inside, steps around it")
+        << 2 << 10 << 6 << -1 << -1 << -1 << false << false;
+    // Its records could not be renumbered with the others'.
+    QTest::addRow("a rank without the log") << 0 << 8 << 0 << -1 << -1 << 3 << false << false;
+}
+
+void TestNcclCollectives::windowWithoutSeq()
+{
+    QFETCH(int, from);
+    QFETCH(int, to);
+    QFETCH(int, distinctAt);
+    QFETCH(int, seqRank);
+    QFETCH(int, untraced);
+    QFETCH(int, logless);
+    QFETCH(bool, pointToPoint);
+    QFETCH(bool, placed);
+    constexpr int kWorld = 4;
+    const std::vector<Call> calls = stepsWithOddCall(7, distinctAt);
+    std::vector<Call> logged(calls.begin(), calls.begin() + 12);
+    EventStore store;
+    std::vector<RankLog> logs;
+    for (int r = 0; r < kWorld; ++r) {
+        const std::size_t before = store.collectives.size();
+        if (r != untraced) appendC10d(store, r, kWorld, calls, from, to);
+        if (r != seqRank) // numbered by the reader: 1 at the first collective the trace saw
+            for (std::size_t i = before; i < store.collectives.size(); ++i) {
+                store.collectives[i].seq = std::int64_t(i - before) + 1;
+                store.collectives[i].seqFromSource = false;
+            }
+        if (r == logless) continue;
+        std::vector<Call> rankLogged = logged;
+        if (pointToPoint) insertPointToPoint(rankLogged, 2, r, kWorld);
+        logs.push_back(readLog(ncclLog(r, kWorld, rankLogged), r));
+    }
+    const std::size_t firstNccl = store.collectives.size();
+    NcclCollectives::append(logs, store);
+    const NcclGroupMapper::Result mapped = NcclGroupMapper::map(store, firstNccl);
+    QCOMPARE(mapped.mappedCommunicators, std::size_t(placed ? 1 : 0));
+    QCOMPARE(mapped.separateCommunicators, std::size_t(placed ? 0 : 1));
+    if (!placed) return;
+    const std::vector<CollectiveGroup> groups = CollectiveMatcher::match(store);
+    QCOMPARE(groups.size(), std::size_t(1));
+    const CollectiveGroup& g = groups[0];
+    QCOMPARE(g.name, std::string("0"));
+    QCOMPARE(g.collectives.size(), std::size_t(12));
+    QCOMPARE(g.mismatchCount, 0);
+    // Each traced record now has the seq of its call: the odd one is where it was made.
+    for (const MatchedCollective& row : g.collectives)
+        for (const std::int32_t i : row.records) {
+            const CollectiveRecord& c = store.collectives[std::size_t(i)];
+            QCOMPARE(c.inNelems == 999, row.seq == distinctAt + 1);
+            QCOMPARE(c.state == CollectiveRecord::State::Completed,
+                     c.rank != untraced && row.seq > from && row.seq <= to);
+        }
+}
+
+void TestNcclCollectives::folderTraceWithoutSeq_data()
+{
+    QTest::addColumn<int>("from"); // the traces hold collectives from .. to - 1
+    QTest::addColumn<int>("to");
+    QTest::addColumn<int>("distinctAt");
+    QTest::addColumn<bool>("merged");
+    QTest::addRow("from the first collective") << 0 << 8 << 0 << true;
+    QTest::addRow("steady steps") << 4 << 8 << -1 << false;
+}
+
+void TestNcclCollectives::folderTraceWithoutSeq()
+{
+    // Ranks 0 and 1 have a trace whose collectives carry no Seq and their NCCL logs; rank 2
+    // has only its log.
+    QFETCH(int, from);
+    QFETCH(int, to);
+    QFETCH(int, distinctAt);
+    QFETCH(bool, merged);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    constexpr int kWorld = 3;
+    const std::vector<Call> calls = stepsWithOddCall(6, distinctAt);
+    TraceStyle withoutSeq;
+    withoutSeq.seqArgs = false;
+    for (int r = 0; r < kWorld; ++r)
+        QVERIFY(writeRankFiles(dir, r, ncclLog(r, kWorld, calls),
+                               r == 2 ? QByteArray()
+                                      : kinetoTrace(kWorld, calls, from, to, withoutSeq)));
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    // Where the window's place cannot be told, the log stays apart and the load says so.
+    QCOMPARE(session->warnings.isEmpty(), merged);
+    QCOMPARE(session->analysis.groups.size(), std::size_t(merged ? 1 : 2));
+    if (merged) QCOMPARE(session->analysis.groups[0].mismatchCount, 0);
 }
 
 QTEST_GUILESS_MAIN(TestNcclCollectives)
