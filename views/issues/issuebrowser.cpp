@@ -590,6 +590,8 @@ void IssueBrowser::onImported(int count)
 {
     setImporting(false);
     m_status->setText(tr("Imported %n issue(s).", nullptr, count));
+    // A re-imported report may come back under the id of the copy it replaced.
+    m_model->refresh();
     fillFilters();
     // Show what was just added.
     {
