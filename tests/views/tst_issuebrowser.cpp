@@ -62,6 +62,8 @@ private Q_SLOTS:
     void importCanBeCancelled_data();
     void importCanBeCancelled();
     void mainWindowWiresTheTab();
+    void detailIsReadableOnANarrowPage_data();
+    void detailIsReadableOnANarrowPage();
     void screenshot();
 
 private:
@@ -756,6 +758,36 @@ void TestIssueBrowser::mainWindowWiresTheTab()
     QCOMPARE(window.pages()->currentWidget(), window.taxonomyBrowser());
     QCOMPARE(window.taxonomyBrowser()->currentNodeId(), leaf);
     qunsetenv("RANKSCOPE_DB");
+}
+
+void TestIssueBrowser::detailIsReadableOnANarrowPage_data()
+{
+    QTest::addColumn<int>("width");
+    QTest::addRow("1152 px window, both docks") << 480;
+    QTest::addRow("1280 px window, both docks") << 610;
+    QTest::addRow("wide") << 1400;
+}
+
+// The first layout gives the detail pane a readable line, as long as the table keeps its Issue
+// column whole; on a wide page the panes take 45 % of it.
+void TestIssueBrowser::detailIsReadableOnANarrowPage()
+{
+    QFETCH(int, width);
+    IssueBrowser browser;
+    QVERIFY(browser.openCorpus(m_dir.filePath(QStringLiteral("narrow.sqlite"))));
+    browser.resize(width, 700);
+    browser.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&browser));
+    const int detail = browser.detail()->viewport()->width();
+    const int table = browser.table()->viewport()->width();
+    const int issueColumn = browser.table()->columnWidth(IssueTableModel::IssueColumn);
+    const int readable =
+        IssueBrowser::kReadableDetailChars * browser.detail()->fontMetrics().averageCharWidth();
+    const QString sizes = QStringLiteral("table %1, detail %2 px").arg(table).arg(detail);
+    QVERIFY2(table >= issueColumn, qPrintable(sizes));
+    // Narrower than a readable line only where the table is down to its Issue column.
+    QVERIFY2(detail >= readable || table < issueColumn + 20, qPrintable(sizes));
+    QVERIFY2(detail >= width * 2 / 5, qPrintable(sizes));
 }
 
 void TestIssueBrowser::screenshot()
