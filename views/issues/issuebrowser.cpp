@@ -366,11 +366,15 @@ int IssueBrowser::widestFilter() const
 void IssueBrowser::keepFiltersWhole()
 {
     // A long chosen value widens its filter: the table side makes room for it whole, taking it
-    // from the detail and classify panes.
+    // from the detail and classify panes. Before the first show, shareOutWidth() counts it.
+    if (!m_sized) return;
     const QList<int> sizes = m_split->sizes();
-    const int need = widestFilter();
-    if (sizes.size() != 2 || sizes[0] >= need) return;
-    m_split->setSizes({need, sizes[0] + sizes[1] - need});
+    if (sizes.size() != 2) return;
+    const int total = sizes[0] + sizes[1];
+    // Never so far that the panes would collapse.
+    const int need = std::min(widestFilter(), total - m_rightSplit->minimumSizeHint().width());
+    if (sizes[0] >= need) return;
+    m_split->setSizes({need, total - need});
 }
 
 void IssueBrowser::showCorpusError()
