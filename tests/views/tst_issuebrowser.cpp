@@ -17,6 +17,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScopeGuard>
+#include <QSet>
 #include <QSignalSpy>
 #include <QStyle>
 #include <QStyleOptionComboBox>
@@ -50,6 +51,9 @@ private Q_SLOTS:
     void headerClickSortsEveryMatch_data();
     void headerClickSortsEveryMatch();
     void issueColumnSortsNumbersAndIsRestored();
+    void filterChangeKeepsTheOrder_data();
+    void filterChangeKeepsTheOrder();
+    void reimportedReportIsOrderedByItsNewTitle();
     void noMatchSaysWhy();
     void detailShowsTheIssueAndLinksItsLeaf();
     void classifyBoxRanksTheKnownSymptom_data();
@@ -58,6 +62,8 @@ private Q_SLOTS:
     void importCanBeCancelled_data();
     void importCanBeCancelled();
     void mainWindowWiresTheTab();
+    void detailIsReadableOnANarrowPage_data();
+    void detailIsReadableOnANarrowPage();
     void screenshot();
 
 private:
@@ -515,6 +521,87 @@ void TestIssueBrowser::issueColumnSortsNumbersAndIsRestored()
     QCOMPARE(idsOf(browser.model()), order);
 }
 
+void TestIssueBrowser::filterChangeKeepsTheOrder_data()
+{
+    QTest::addColumn<int>("column");
+    QTest::addColumn<int>("order");
+    QTest::addRow("default") << -1 << int(Qt::AscendingOrder);
+    QTest::addRow("issue, descending")
+        << int(IssueTableModel::IssueColumn) << int(Qt::DescendingOrder);
+    QTest::addRow("leaf") << int(IssueTableModel::LeafColumn) << int(Qt::AscendingOrder);
+    QTest::addRow("fix pattern, descending")
+        << int(IssueTableModel::FixPatternColumn) << int(Qt::DescendingOrder);
+}
+
+// A filter narrows the rows and never reorders them: its matches come in the order they have
+// without it, in the default order and under a header's sort alike, and clearing it brings back
+// the same rows in the same order.
+void TestIssueBrowser::filterChangeKeepsTheOrder()
+{
+    QFETCH(int, column);
+    QFETCH(int, order);
+    IssueBrowser browser;
+    QVERIFY(browser.openCorpus(m_dir.filePath(QStringLiteral("filterorder.sqlite"))));
+    if (column >= 0) browser.table()->sortByColumn(column, Qt::SortOrder(order));
+    QCOMPARE(browser.model()->sortColumn(), column);
+    const QList<qint64> unfiltered = idsOf(browser.model());
+    QCOMPARE(unfiltered.size(), browser.corpus().count(QStringLiteral("study")) +
+                                    browser.corpus().count(QStringLiteral("howto")));
+    // The filter's matches, in the unfiltered order, are what the table shows; `what` names the
+    // filter in the failure message.
+    const auto keepsTheOrder = [&](const char* what) {
+        const QList<qint64> matching = browser.corpus().matchingIds(browser.currentFilter());
+        const QSet<qint64> pass(matching.cbegin(), matching.cend());
+        QList<qint64> expected;
+        for (qint64 id : unfiltered)
+            if (pass.contains(id)) expected << id;
+        const QList<qint64> shown = idsOf(browser.model());
+        if (shown != expected) qWarning("%s: not the unfiltered order", what);
+        return shown == expected && expected.size() > 1 && expected.size() < unfiltered.size();
+    };
+    QVERIFY(browser.setFilterValue(IssueBrowser::FrameworkFilter, QStringLiteral("PyTorch")));
+    QVERIFY(keepsTheOrder("PyTorch"));
+    QVERIFY(browser.setFilterValue(IssueBrowser::DistributedFilter, QStringLiteral("yes")));
+    QVERIFY(keepsTheOrder("PyTorch, distributed-specific"));
+    browser.filterCombo(IssueBrowser::FrameworkFilter)->setCurrentIndex(0);
+    QVERIFY(keepsTheOrder("distributed-specific"));
+    browser.filterCombo(IssueBrowser::DistributedFilter)->setCurrentIndex(0);
+    QCOMPARE(idsOf(browser.model()), unfiltered);
+}
+
+// Importing a report again replaces the earlier copy, and the newest copy takes back the id of
+// the one it replaced: the table orders it by the title it has now, not the one it had.
+void TestIssueBrowser::reimportedReportIsOrderedByItsNewTitle()
+{
+    QTemporaryDir dir;
+    const QString report = dir.filePath(QStringLiteral("report.json"));
+    const auto importTitled = [&](IssueBrowser& browser, const char* title) {
+        QFile f(report);
+        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
+        f.write(QByteArray::fromStdString(
+            nlohmann::json::array({{{"html_url", "https://github.com/example/one/issues/1"},
+                                    {"title", title},
+                                    {"body", "NCCL watchdog timeout on rank 1"}}})
+                .dump()));
+        f.close();
+        QSignalSpy finished(browser.importer(), &IssueImporter::finished);
+        return browser.importPath(report) && finished.wait(60000);
+    };
+    IssueBrowser browser;
+    QVERIFY(browser.openCorpus(dir.filePath(QStringLiteral("reimport.sqlite"))));
+    QVERIFY(importTitled(browser, "zzz sorts after every study issue"));
+    const qint64 first = browser.model()->idAt(0);
+    browser.filterCombo(IssueBrowser::SourceFilter)->setCurrentIndex(0);
+    QCOMPARE(idsOf(browser.model()).last(), first);
+    QVERIFY(importTitled(browser, "aaa sorts before every study issue"));
+    const qint64 second = browser.model()->idAt(0);
+    QCOMPARE(second, first); // the same id, under another title
+    browser.filterCombo(IssueBrowser::SourceFilter)->setCurrentIndex(0);
+    QCOMPARE(browser.model()->idAt(0), second);
+    const QString wrong = misorderedRows(browser.model(), IssueTableModel::IssueColumn, 1);
+    QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
+}
+
 void TestIssueBrowser::noMatchSaysWhy()
 {
     IssueBrowser browser;
@@ -671,6 +758,36 @@ void TestIssueBrowser::mainWindowWiresTheTab()
     QCOMPARE(window.pages()->currentWidget(), window.taxonomyBrowser());
     QCOMPARE(window.taxonomyBrowser()->currentNodeId(), leaf);
     qunsetenv("RANKSCOPE_DB");
+}
+
+void TestIssueBrowser::detailIsReadableOnANarrowPage_data()
+{
+    QTest::addColumn<int>("width");
+    QTest::addRow("1152 px window, both docks") << 480;
+    QTest::addRow("1280 px window, both docks") << 610;
+    QTest::addRow("wide") << 1400;
+}
+
+// The first layout gives the detail pane a readable line, as long as the table keeps its Issue
+// column whole; on a wide page the panes take 45 % of it.
+void TestIssueBrowser::detailIsReadableOnANarrowPage()
+{
+    QFETCH(int, width);
+    IssueBrowser browser;
+    QVERIFY(browser.openCorpus(m_dir.filePath(QStringLiteral("narrow.sqlite"))));
+    browser.resize(width, 700);
+    browser.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&browser));
+    const int detail = browser.detail()->viewport()->width();
+    const int table = browser.table()->viewport()->width();
+    const int issueColumn = browser.table()->columnWidth(IssueTableModel::IssueColumn);
+    const int readable =
+        IssueBrowser::kReadableDetailChars * browser.detail()->fontMetrics().averageCharWidth();
+    const QString sizes = QStringLiteral("table %1, detail %2 px").arg(table).arg(detail);
+    QVERIFY2(table >= issueColumn, qPrintable(sizes));
+    // Narrower than a readable line only where the table is down to its Issue column.
+    QVERIFY2(detail >= readable || table < issueColumn + 20, qPrintable(sizes));
+    QVERIFY2(detail >= width * 2 / 5, qPrintable(sizes));
 }
 
 void TestIssueBrowser::screenshot()

@@ -9,6 +9,10 @@
 #include <QScrollBar>
 #include <QTemporaryDir>
 #include <QTextBrowser>
+#include <QTextCursor>
+#include <QTextDocument>
+#include <QTextFrame>
+#include <QTextTable>
 #include <QtTest>
 #include <limits>
 
@@ -49,6 +53,27 @@ void showView(TimelineView& view, SessionPtr session, QSize size)
     view.setSession(std::move(session));
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
+}
+
+// The state column of the selected collective's table in the details, by rank.
+QMap<int, QString> collectiveStates(const QString& detailsHtml)
+{
+    QTextDocument doc;
+    doc.setHtml(detailsHtml);
+    QMap<int, QString> states;
+    for (QTextFrame* frame : doc.rootFrame()->childFrames()) {
+        auto* table = qobject_cast<QTextTable*>(frame);
+        const auto text = [&](int row, int column) {
+            const QTextTableCell cell = table->cellAt(row, column);
+            QTextCursor c = cell.firstCursorPosition();
+            c.setPosition(cell.lastCursorPosition().position(), QTextCursor::KeepAnchor);
+            return c.selectedText();
+        };
+        if (!table || table->columns() != 4 || text(0, 3) != QLatin1String("state")) continue;
+        for (int row = 1; row < table->rows(); ++row)
+            states.insert(text(row, 0).toInt(), text(row, 3));
+    }
+    return states;
 }
 
 bool isBackground(QColor c)
@@ -351,6 +376,51 @@ private Q_SLOTS:
         QCOMPARE(view.currentFindHit(), 7); // wraps around
         view.setFindText(QStringLiteral("no such kernel"));
         QCOMPARE(view.findHitCount(), 0);
+    }
+
+    // A rank whose collective is known only from an NCCL COLL line (moved onto the traced ranks'
+    // group and seq) was issued and nothing more is known: its row says so and names the line,
+    // while a traced call that never started stays plainly "issued".
+    void loggedCollectiveSaysWhereItCameFrom()
+    {
+        QTemporaryDir dir;
+        QFile log(dir.filePath(QStringLiteral("rank3_nccl.log")));
+        QVERIFY(log.open(QIODevice::WriteOnly));
+        log.write("host:3:3 [0] NCCL INFO AllReduce: opCount 1 sendbuff 0x1 count 1024\n");
+        log.close();
+        auto session = synthetic::makeSession({3, 1, 1, 50, 1'000'000, 10, 3000, 9});
+        session->folder = TraceFolder::discover(dir.path());
+        QCOMPARE(session->folder.sources().size(), 1);
+        std::vector<CollectiveRecord>& records = session->events.collectives;
+        const auto mine = std::find_if(records.begin(), records.end(),
+                                       [](const auto& c) { return c.rank == 1 && c.seq == 2; });
+        QVERIFY(mine != records.end());
+        const TimelineEventRef ref{mine->laneIndex, mine->eventIndex};
+        CollectiveRecord logged = *mine;
+        logged.rank = 3;
+        logged.laneIndex = -1;
+        logged.eventIndex = -1;
+        logged.execStartNs = logged.execEndNs = -1;
+        logged.state = CollectiveRecord::State::Issued;
+        logged.stateUnknown = true;
+        logged.sourceIndex = 0;
+        logged.sourceLine = 1;
+        CollectiveRecord notStarted = logged;
+        notStarted.rank = 4;
+        notStarted.stateUnknown = false;
+        notStarted.sourceIndex = notStarted.sourceLine = -1;
+        records.push_back(logged);
+        records.push_back(notStarted);
+        TimelineView view;
+        view.resize(1000, 400);
+        view.setSession(session);
+        view.select(ref);
+        QCOMPARE(view.selectedCollectivePeers().size(), std::size_t(5));
+        const QMap<int, QString> state = collectiveStates(view.selectionDetailsHtml());
+        QCOMPARE(state.value(3),
+                 QStringLiteral("issued (NCCL log, completion not shown): rank3_nccl.log:1"));
+        QCOMPARE(state.value(4), QStringLiteral("issued"));
+        QCOMPARE(state.value(1), QStringLiteral("completed"));
     }
 
     void collectiveSelectionFindsEveryRank()

@@ -90,7 +90,7 @@ void RankBreakdownChart::setScope(Scope scope)
 
 bool RankBreakdownChart::isUpdating() const
 {
-    return m_scope == VisibleWindow && (m_delay.isActive() || m_watcher.isRunning());
+    return m_scope == VisibleWindow && (m_delay.isActive() || m_awaitingResult);
 }
 
 void RankBreakdownChart::requestWindow()
@@ -103,13 +103,14 @@ void RankBreakdownChart::requestWindow()
 
 void RankBreakdownChart::startWindow()
 {
-    if (m_watcher.isRunning()) return; // windowFinished asks again
+    if (m_awaitingResult) return; // windowFinished asks again
     m_computing = m_request;
     if (!m_session) {
         m_windowBreakdown.clear();
         rebuild();
         return;
     }
+    m_awaitingResult = true;
     // The task holds the session, so closing the folder meanwhile does not free its events.
     m_watcher.setFuture(QtConcurrent::run(
         [session = m_session, t0 = m_windowStartNs, t1 = m_windowEndNs, clock = m_clock] {
@@ -119,6 +120,7 @@ void RankBreakdownChart::startWindow()
 
 void RankBreakdownChart::windowFinished()
 {
+    m_awaitingResult = false;
     if (m_computing != m_request) {
         if (!m_delay.isActive()) startWindow();
         return;

@@ -70,8 +70,11 @@ private:
     int m_highlightRank = -1;
     // The window breakdown: m_request counts the windows asked for, m_computing is the one the
     // running (or last) computation answers; a stale answer is dropped and the current asked.
+    // m_awaitingResult runs from starting a computation to handling its finished signal: the
+    // watcher's isRunning() turns false on the worker thread before that signal is delivered.
     std::vector<RankTimeBreakdown> m_windowBreakdown;
     quint64 m_request = 0, m_computing = 0;
+    bool m_awaitingResult = false;
     QTimer m_delay;
     QFutureWatcher<std::vector<RankTimeBreakdown>> m_watcher;
     QComboBox* m_scopeChoice = nullptr;

@@ -23,6 +23,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStyle>
 #include <QStyleOptionComboBox>
@@ -127,13 +128,16 @@ IssueBrowser::IssueBrowser(QWidget* parent)
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("issueStatus"));
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_status->setWordWrap(true); // a long message must not widen the table side
 
-    auto* top = new QHBoxLayout;
-    top->addWidget(m_search, 1);
-    top->addWidget(m_count);
-    top->addWidget(m_importButton);
-    top->addWidget(m_importProgress);
-    top->addWidget(m_cancelImport);
+    // The search has the top line to itself, so that it stays usable when the detail pane takes
+    // most of a narrow page; the count and the import share the status line under the table.
+    auto* bottom = new QHBoxLayout;
+    bottom->addWidget(m_status, 1);
+    bottom->addWidget(m_importProgress);
+    bottom->addWidget(m_cancelImport);
+    bottom->addWidget(m_count);
+    bottom->addWidget(m_importButton);
 
     static const char* const names[FilterCount] = {
         "issueFilterFramework", "issueFilterSource",     "issueFilterStage",
@@ -151,6 +155,7 @@ IssueBrowser::IssueBrowser(QWidget* parent)
         // The narrowest it gets: where even a line of its own is narrower than its text.
         combo->setMinimumContentsLength(f == LeafFilter || f == FixPatternFilter ? 10 : 6);
         connect(combo, &QComboBox::currentIndexChanged, this, &IssueBrowser::applyFilter);
+        connect(combo, &QComboBox::currentIndexChanged, this, &IssueBrowser::keepFiltersWhole);
         m_filters[f] = combo;
         filters->addWidget(combo);
     }
@@ -275,10 +280,10 @@ IssueBrowser::IssueBrowser(QWidget* parent)
     auto* left = new QWidget(this);
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
-    leftLayout->addLayout(top);
+    leftLayout->addWidget(m_search);
     leftLayout->addLayout(filters);
     leftLayout->addWidget(m_table, 1);
-    leftLayout->addWidget(m_status);
+    leftLayout->addLayout(bottom);
 
     m_split = new QSplitter(Qt::Horizontal, this);
     m_split->addWidget(left);
@@ -327,10 +332,49 @@ void IssueBrowser::showEvent(QShowEvent* event)
     if (!m_sized) {
         // Size hints would give the detail and classify panes only their minimum.
         m_sized = true;
-        const int w = m_split->width();
-        m_split->setSizes({w * 11 / 20, w * 9 / 20});
+        shareOutWidth();
     }
     if (!m_pendingPath.isEmpty() && !m_corpus.isOpen()) openCorpus(m_pendingPath);
+}
+
+void IssueBrowser::shareOutWidth()
+{
+    // The detail and classify panes are read, the table is scanned by its Issue column (the
+    // detail repeats the other columns): the panes get 45 % of the width, and a readable line
+    // where the page is narrow (the docks beside the pages leave a 1280 px window about 600), as
+    // long as the table keeps its Issue column whole.
+    const int width = m_split->width() - m_split->handleWidth();
+    const int readable = kReadableDetailChars * m_detail->fontMetrics().averageCharWidth() +
+                         m_detail->verticalScrollBar()->sizeHint().width() +
+                         2 * m_detail->frameWidth();
+    const int table =
+        std::max(m_table->columnWidth(IssueTableModel::IssueColumn) +
+                     m_table->verticalScrollBar()->sizeHint().width() + 2 * m_table->frameWidth(),
+                 widestFilter());
+    const int panes = std::max(width * 9 / 20, std::min(readable, width - table));
+    m_split->setSizes({width - panes, panes});
+}
+
+int IssueBrowser::widestFilter() const
+{
+    int widest = 0;
+    for (const QComboBox* combo : m_filters)
+        widest = std::max(widest, combo->sizeHint().width());
+    return widest;
+}
+
+void IssueBrowser::keepFiltersWhole()
+{
+    // A long chosen value widens its filter: the table side makes room for it whole, taking it
+    // from the detail and classify panes. Before the first show, shareOutWidth() counts it.
+    if (!m_sized) return;
+    const QList<int> sizes = m_split->sizes();
+    if (sizes.size() != 2) return;
+    const int total = sizes[0] + sizes[1];
+    // Never so far that the panes would collapse.
+    const int need = std::min(widestFilter(), total - m_rightSplit->minimumSizeHint().width());
+    if (sizes[0] >= need) return;
+    m_split->setSizes({need, total - need});
 }
 
 void IssueBrowser::showCorpusError()
@@ -590,6 +634,8 @@ void IssueBrowser::onImported(int count)
 {
     setImporting(false);
     m_status->setText(tr("Imported %n issue(s).", nullptr, count));
+    // A re-imported report may come back under the id of the copy it replaced.
+    m_model->refresh();
     fillFilters();
     // Show what was just added.
     {

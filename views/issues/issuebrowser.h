@@ -47,6 +47,9 @@ public:
     static constexpr int kSearchDelayMs = 200;
     // The detail pane shows at most this much of an issue's text.
     static constexpr int kMaxBodyChars = 20000;
+    // A line of the detail pane the first layout aims for, in average characters: its label
+    // column and a value such as "fault issue labelled in the study" side by side.
+    static constexpr int kReadableDetailChars = 48;
 
     explicit IssueBrowser(QWidget* parent = nullptr);
     ~IssueBrowser() override;
@@ -100,6 +103,9 @@ private:
     void applyFilter();
     void fillFilters();
     void showIssue(qint64 id);
+    void shareOutWidth();
+    int widestFilter() const; // the widest filter's width with its current value whole
+    void keepFiltersWhole();
     void showCorpusError();
     void onLink(const QUrl& url);
     void chooseImport(bool folder);

@@ -34,10 +34,17 @@ void IssueTableModel::setCorpus(const IssueCorpus* corpus)
 void IssueTableModel::setFilter(const IssueFilter& filter)
 {
     m_filter = filter;
-    refresh();
+    readMatches();
 }
 
 void IssueTableModel::refresh()
+{
+    for (QHash<qint64, int>& r : m_ranks)
+        r.clear();
+    readMatches();
+}
+
+void IssueTableModel::readMatches()
 {
     m_changing = true;
     beginResetModel();
@@ -105,7 +112,7 @@ void IssueTableModel::sort(int column, Qt::SortOrder order)
     if (column >= ColumnCount) return;
     m_sortColumn = std::max(column, -1);
     m_sortOrder = order;
-    refresh();
+    readMatches();
 }
 
 void IssueTableModel::sortIds()
@@ -118,18 +125,10 @@ void IssueTableModel::sortIds()
     }
     const bool searching = !m_filter.text.trimmed().isEmpty();
     if (m_sortColumn < 0 && searching) return;
-    const QList<IssueRecord> all = m_corpus->records(m_ids);
-    if (all.size() != m_ids.size()) return; // the corpus changed under us; fetchMore re-reads
-    std::vector<qsizetype> order(std::size_t(all.size()));
-    std::iota(order.begin(), order.end(), 0);
     const auto stableSortBy = [&](int column, bool descending) {
-        std::vector<QString> keys;
-        keys.reserve(order.size());
-        for (const IssueRecord& r : all)
-            keys.push_back(text(r, column));
-        std::stable_sort(order.begin(), order.end(), [&](qsizetype a, qsizetype b) {
-            const int c = naturalCompare(keys[std::size_t(a)], keys[std::size_t(b)]);
-            return descending ? c > 0 : c < 0;
+        const QHash<qint64, int>& rank = ranks(column);
+        std::stable_sort(m_ids.begin(), m_ids.end(), [&](qint64 a, qint64 b) {
+            return descending ? rank.value(a) > rank.value(b) : rank.value(a) < rank.value(b);
         });
     };
     // Without a search, matchingIds() returns the study's CSV order: its links sorted as text
@@ -137,11 +136,33 @@ void IssueTableModel::sortIds()
     // order of ties, is by issue instead; while searching, ties keep the best match first.
     if (!searching) stableSortBy(IssueColumn, false);
     if (m_sortColumn >= 0) stableSortBy(m_sortColumn, m_sortOrder == Qt::DescendingOrder);
-    QList<qint64> sorted;
-    sorted.reserve(m_ids.size());
-    for (const qsizetype i : order)
-        sorted << m_ids[i];
-    m_ids = sorted;
+}
+
+const QHash<qint64, int>& IssueTableModel::ranks(int column)
+{
+    QHash<qint64, int>& rank = m_ranks[std::size_t(column)];
+    // An id without a rank was added by another connection since the ranks were taken.
+    const bool complete =
+        std::all_of(m_ids.cbegin(), m_ids.cend(), [&](qint64 id) { return rank.contains(id); });
+    if (complete) return rank;
+    rank.clear();
+    const QList<IssueRecord> all = m_corpus->records(m_corpus->matchingIds({}));
+    std::vector<QString> keys;
+    keys.reserve(std::size_t(all.size()));
+    for (const IssueRecord& r : all)
+        keys.push_back(text(r, column));
+    std::vector<qsizetype> order(keys.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](qsizetype a, qsizetype b) {
+        return naturalCompare(keys[std::size_t(a)], keys[std::size_t(b)]) < 0;
+    });
+    int place = 0;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const QString& key = keys[std::size_t(order[i])];
+        if (i > 0 && naturalCompare(keys[std::size_t(order[i - 1])], key) != 0) ++place;
+        rank.insert(all[order[i]].id, place);
+    }
+    return rank;
 }
 
 int IssueTableModel::naturalCompare(QStringView a, QStringView b)

@@ -3,6 +3,8 @@
 #include "model/kb/issuecorpus.h"
 
 #include <QAbstractTableModel>
+#include <QHash>
+#include <array>
 
 namespace rankscope {
 
@@ -11,8 +13,10 @@ namespace rankscope {
 // a corpus of any size opens at the speed of its first screen.
 //
 // sort() orders every match, not only the fetched rows: a proxy model would sort just the first
-// batches. Sorting reads the table fields of all matches once (no text, no snippets) and reorders
-// the ids; the order is kept across filter changes and ties keep the default order.
+// batches. The first sort by a column reads the table fields of the whole corpus once (no text,
+// no snippets) and ranks every issue by that column; every later sort and filter change reorders
+// the matching ids by those ranks without reading a record. The order is kept across filter
+// changes and ties keep the default order.
 class IssueTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -41,7 +45,7 @@ public:
     void setCorpus(const IssueCorpus* corpus);
     void setFilter(const IssueFilter& filter);
     const IssueFilter& filter() const { return m_filter; }
-    // Re-reads the matches (after an import).
+    // Re-reads the matches and ranks the corpus again (after an import: new or replaced records).
     void refresh();
     // -1: the default order, by the Issue column ("horovod #20" before "horovod #100"), or best
     // match first while searching.
@@ -82,12 +86,17 @@ Q_SIGNALS:
 
 private:
     QString text(const IssueRecord& r, int column) const;
+    void readMatches();
     void sortIds();
+    // Every corpus issue's place in the natural order of `column`'s text (equal texts share one).
+    const QHash<qint64, int>& ranks(int column);
 
     const IssueCorpus* m_corpus = nullptr;
     IssueFilter m_filter;
     QList<qint64> m_ids;
     QList<IssueRecord> m_rows;
+    // Per column, empty until a sort needs it; dropped when the corpus changes.
+    std::array<QHash<qint64, int>, ColumnCount> m_ranks;
     int m_sortColumn = -1;
     Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
     // Views and testers call fetchMore() from their handlers of our own reset and insert

@@ -575,9 +575,20 @@ QString TimelineView::selectionDetailsHtml() const
             const auto fmt = [&](std::int64_t t) {
                 return t < 0 ? tr("—") : ZoomState::formatNs(t - m_zoom.traceStartNs(), 1);
             };
-            const QString state = c.state == CollectiveRecord::State::Completed ? tr("completed")
-                                  : c.state == CollectiveRecord::State::Started ? tr("started")
-                                                                                : tr("issued");
+            QString state = c.state == CollectiveRecord::State::Completed ? tr("completed")
+                            : c.state == CollectiveRecord::State::Started ? tr("started")
+                                                                          : tr("issued");
+            // An NCCL COLL line is printed when the call is enqueued: "issued" is all it can
+            // tell, not a call seen to be stuck. The line says where to read the rest.
+            if (c.stateUnknown) {
+                state = tr("issued (NCCL log, completion not shown)");
+                const QList<SourceFile>& sources = m_session->folder.sources();
+                if (c.sourceIndex >= 0 && c.sourceIndex < sources.size()) {
+                    QString where = sources[c.sourceIndex].relativePath;
+                    if (c.sourceLine > 0) where += QLatin1Char(':') + QString::number(c.sourceLine);
+                    state += QStringLiteral(": ") + esc(where);
+                }
+            }
             html += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td></tr>")
                         .arg(c.rank)
                         .arg(fmt(enter), fmt(exit), state);
