@@ -162,12 +162,12 @@ SessionPtr loadSession(const QString& dir, const ProgressFn& progress, const Can
     // Traces and dumps are in the store by now: NCCL's records of a communicator they also
     // describe join their group instead of making a second one.
     const NcclGroupMapper::Result mapped = NcclGroupMapper::map(session->events, firstNcclRecord);
-    if (mapped.separateCommunicators > 0)
+    for (const NcclGroupMapper::Separate& s : mapped.separate)
         session->warnings.append(
-            QStringLiteral("%1 NCCL communicator(s) line up with a c10d process group of the "
-                           "traces or dumps on some ranks only, or not unambiguously: kept as "
-                           "group(s) of their own, so their findings may repeat the c10d group's")
-                .arg(mapped.separateCommunicators));
+            QStringLiteral("NCCL communicator %1 could be a c10d process group of the traces or "
+                           "dumps, but is kept as a group of its own (its findings may repeat "
+                           "that group's): %2")
+                .arg(QString::fromStdString(s.communicator), QString::fromStdString(s.reason)));
     if (nccl.withoutCommId > 0)
         session->warnings.append(
             QStringLiteral("%1 NCCL collective line(s) name a communicator whose init line has no "

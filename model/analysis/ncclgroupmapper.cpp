@@ -371,6 +371,7 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
         // A window of the traces fits the log, but where cannot be told: the log is of a group
         // it stays apart from.
         bool placeUnknown = false;
+        int unplacedRank = -1, contradictingRank = -1; // the first such, for the reason
         std::vector<int> logOnly; // ranks without c10d records of a group that could be it
         for (auto& [rank, records] : byRank) {
             const RankComm& rc = rankComms[rank] = launchesOf(store, std::move(records));
@@ -383,6 +384,7 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
                     for (const Records& w : g.windows) {
                         const std::int64_t start = placeWindow(store, rc, w);
                         windowsPlaced = windowsPlaced && start >= 0;
+                        if (start == kPlaceUnknown && !placeUnknown) unplacedRank = rank;
                         placeUnknown = placeUnknown || start == kPlaceUnknown;
                     }
                     if (!windowsPlaced) continue;
@@ -396,13 +398,26 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
             }
             ranksWithCandidates += anyCandidate;
             ranksWithFit += anyFit;
+            if (anyCandidate && !anyFit && contradictingRank < 0) contradictingRank = rank;
             if (!anyCandidate) logOnly.push_back(rank);
         }
         // No c10d counterpart: a group of its own, as before.
         if (ranksWithFit == 0 && !placeUnknown) continue;
+        const std::string commName(store.strings.view(comm));
+        const auto keepApart = [&](std::string reason) {
+            result.separate.push_back({commName, std::move(reason)});
+        };
         // A rank's c10d records contradict its log, or cannot be placed in it.
-        if (ranksWithFit < ranksWithCandidates || placeUnknown) {
-            ++result.separateCommunicators;
+        if (placeUnknown) {
+            keepApart("rank " + std::to_string(unplacedRank) +
+                      "'s trace has no Seq and fits its NCCL log at several places, or only "
+                      "past the log's end");
+            continue;
+        }
+        if (ranksWithFit < ranksWithCandidates) {
+            keepApart("rank " + std::to_string(contradictingRank) +
+                      "'s c10d records do not fit its NCCL log: no numbering of opCount gives "
+                      "them the op, element count and dtype of the launches they name");
             continue;
         }
         // The (group, numbering) pairs every rank fits; a rank that also fits another group
@@ -415,7 +430,10 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
             agreedNumberings.insert(pair.second);
         }
         if (agreedKeys.size() != 1) {
-            ++result.separateCommunicators;
+            keepApart(agreedKeys.empty()
+                          ? std::string("no one c10d group fits its NCCL log on every rank")
+                          : std::to_string(agreedKeys.size()) +
+                                " c10d groups fit its NCCL log on every rank");
             continue;
         }
         const GroupKey& key = *agreedKeys.begin();
@@ -428,7 +446,8 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
             std::int64_t start;
         };
         std::vector<Placement> placements;
-        bool numberedBySource = false, everyWindowPlaced = true;
+        bool numberedBySource = false;
+        int unplacedWindowRank = -1;
         for (const auto& [rank, groups] : c10dOf) {
             const auto g = groups.find(key);
             if (g == groups.end()) continue;
@@ -438,7 +457,8 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
                 placements.push_back(
                     {rank, &w,
                      rc == rankComms.end() ? kFitsNowhere : placeWindow(store, rc->second, w)});
-                everyWindowPlaced = everyWindowPlaced && placements.back().start >= 0;
+                if (placements.back().start < 0 && unplacedWindowRank < 0)
+                    unplacedWindowRank = rank;
             }
         }
         // Where the two numberings part, only one of them may fit; when no source numbers the
@@ -446,17 +466,27 @@ NcclGroupMapper::Result NcclGroupMapper::map(EventStore& store, std::size_t firs
         const bool numberingsAgree =
             std::all_of(rankComms.begin(), rankComms.end(),
                         [](const auto& rc) { return rc.second.numberingsAgree; });
-        if (!everyWindowPlaced ||
-            (agreedNumberings.size() > 1 && !numberingsAgree && numberedBySource)) {
-            ++result.separateCommunicators;
+        if (unplacedWindowRank >= 0) {
+            keepApart("rank " + std::to_string(unplacedWindowRank) +
+                      "'s trace has no Seq and no NCCL log of this communicator to be placed in");
+            continue;
+        }
+        if (agreedNumberings.size() > 1 && !numberingsAgree && numberedBySource) {
+            keepApart("both numberings of opCount (collectives counted from 1, opCount itself) "
+                      "fit, and they give different seqs");
             continue;
         }
         const Numbering numbering = *agreedNumberings.begin();
         const bool seqIsOpCount = agreedNumberings.count(Numbering::CollectivesOnly) == 0;
-        if (!std::all_of(logOnly.begin(), logOnly.end(), [&](int rank) {
-                return takesTracedNumbering(store, rankComms[rank], size, seqIsOpCount);
-            })) {
-            ++result.separateCommunicators;
+        if (const auto unnumbered = std::find_if(
+                logOnly.begin(), logOnly.end(),
+                [&](int rank) {
+                    return !takesTracedNumbering(store, rankComms[rank], size, seqIsOpCount);
+                });
+            unnumbered != logOnly.end()) {
+            keepApart("rank " + std::to_string(*unnumbered) +
+                      " has only its NCCL log, which does not give the communicator's size or "
+                      "does not start at its first launch");
             continue;
         }
         StringId desc = 0;

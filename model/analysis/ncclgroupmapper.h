@@ -3,6 +3,8 @@
 #include "model/store/eventstore.h"
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 namespace rankscope {
 
@@ -55,9 +57,15 @@ namespace rankscope {
 // start in the log, nearly all of which fail at their first call.
 class NcclGroupMapper {
 public:
+    // A communicator left as a group of its own although a c10d group could be it on some
+    // rank: its findings may repeat that group's, and the load says why.
+    struct Separate {
+        std::string communicator; // its group name, nccl:<commId>
+        std::string reason;       // for people, e.g. which rank's records do not fit its log
+    };
     struct Result {
         std::size_t mappedCommunicators = 0;
-        std::size_t separateCommunicators = 0; // with a c10d counterpart on some rank, not mapped
+        std::vector<Separate> separate;
         std::size_t mappedRecords = 0;
     };
     // Records from `firstNcclRecord` on are NcclCollectives' (in the order it appended them),

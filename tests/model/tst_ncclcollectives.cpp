@@ -502,22 +502,32 @@ void TestNcclCollectives::separateWhenNotTheSame_data()
 {
     QTest::addColumn<int>("variant");
     QTest::addColumn<QStringList>("groups");
+    // Part of the reason the load gives, empty when no c10d group could be the communicator.
+    QTest::addColumn<QString>("reason");
     const QString comm = QStringLiteral("nccl:0xabc123");
-    QTest::addRow("logs only") << 0 << QStringList{comm};
-    QTest::addRow("other members") << 1 << QStringList{QStringLiteral("0"), comm};
-    QTest::addRow("other calls") << 2 << QStringList{QStringLiteral("0"), comm};
+    const QString logOnly = QStringLiteral("rank 3 has only its NCCL log");
+    QTest::addRow("logs only") << 0 << QStringList{comm} << QString();
+    QTest::addRow("other members") << 1 << QStringList{QStringLiteral("0"), comm} << QString();
+    QTest::addRow("other calls") << 2 << QStringList{QStringLiteral("0"), comm} << QString();
     QTest::addRow("two groups fit")
-        << 3 << QStringList{QStringLiteral("0"), QStringLiteral("1"), comm};
-    QTest::addRow("two numberings fit") << 4 << QStringList{QStringLiteral("0"), comm};
-    QTest::addRow("one rank contradicts") << 5 << QStringList{QStringLiteral("0"), comm};
-    QTest::addRow("untraced rank's log starts late") << 6 << QStringList{QStringLiteral("0"), comm};
-    QTest::addRow("untraced rank of another size") << 7 << QStringList{QStringLiteral("0"), comm};
+        << 3 << QStringList{QStringLiteral("0"), QStringLiteral("1"), comm}
+        << QStringLiteral("2 c10d groups fit");
+    QTest::addRow("two numberings fit") << 4 << QStringList{QStringLiteral("0"), comm}
+                                        << QStringLiteral("both numberings of opCount");
+    QTest::addRow("one rank contradicts")
+        << 5 << QStringList{QStringLiteral("0"), comm}
+        << QStringLiteral("rank 3's c10d records do not fit its NCCL log");
+    QTest::addRow("untraced rank's log starts late")
+        << 6 << QStringList{QStringLiteral("0"), comm} << logOnly;
+    QTest::addRow("untraced rank of another size")
+        << 7 << QStringList{QStringLiteral("0"), comm} << logOnly;
 }
 
 void TestNcclCollectives::separateWhenNotTheSame()
 {
     QFETCH(int, variant);
     QFETCH(QStringList, groups);
+    QFETCH(QString, reason);
     constexpr int kWorld = 4;
     EventStore store;
     std::vector<RankLog> logs;
@@ -555,6 +565,12 @@ void TestNcclCollectives::separateWhenNotTheSame()
     const NcclGroupMapper::Result mapped = NcclGroupMapper::map(store, firstNccl);
     QCOMPARE(mapped.mappedCommunicators, std::size_t(0));
     QCOMPARE(mapped.mappedRecords, std::size_t(0));
+    QCOMPARE(mapped.separate.size(), std::size_t(reason.isEmpty() ? 0 : 1));
+    if (!reason.isEmpty()) {
+        QCOMPARE(mapped.separate[0].communicator, std::string("nccl:0xabc123"));
+        QVERIFY2(QString::fromStdString(mapped.separate[0].reason).contains(reason),
+                 mapped.separate[0].reason.c_str());
+    }
     QStringList names;
     for (const CollectiveGroup& g : CollectiveMatcher::match(store))
         names.append(QString::fromStdString(g.name));
@@ -781,23 +797,30 @@ void TestNcclCollectives::windowWithoutSeq_data()
     QTest::addColumn<int>("logless");       // the rank with only its trace, -1: none
     QTest::addColumn<bool>("pointToPoint"); // a send and recv after the 2nd call in the logs
     QTest::addColumn<bool>("placed");
-    QTest::addRow("from the first collective") << 0 << 8 << 0 << -1 << -1 << -1 << false << true;
-    QTest::addRow("opening on a call met once") << 3 << 9 << 3 << -1 << 2 << -1 << false << true;
-    QTest::addRow("next to a dump's seqs") << 3 << 9 << 3 << 0 << -1 << -1 << false << true;
+    QTest::addColumn<std::string>("reason"); // part of why, when not placed
+    const std::string none;
+    QTest::addRow("from the first collective")
+        << 0 << 8 << 0 << -1 << -1 << -1 << false << true << none;
+    QTest::addRow("opening on a call met once")
+        << 3 << 9 << 3 << -1 << 2 << -1 << false << true << none;
+    QTest::addRow("next to a dump's seqs") << 3 << 9 << 3 << 0 << -1 << -1 << false << true << none;
     // Without a seq from any source, the two numberings of the launches are as good.
     QTest::addRow("send and recv, no seq anywhere")
-        << 0 << 8 << 0 << -1 << -1 << -1 << true << true;
+        << 0 << 8 << 0 << -1 << -1 << -1 << true << true << none;
     QTest::addRow("next to a dump's seqs, send and recv")
-        << 3 << 9 << 3 << 0 << -1 << -1 << true << true;
+        << 3 << 9 << 3 << 0 << -1 << -1 << true << true << none;
+    const std::string severalPlaces = "rank 0's trace has no Seq and fits its NCCL log at several";
     QTest::addRow("steady steps fit every step")
-        << 4 << 8 << -1 << -1 << -1 << -1 << false << false;
+        << 4 << 8 << -1 << -1 << -1 << -1 << false << false << severalPlaces;
     QTest::addRow("its one place runs past the log")
-        << 8 << 14 << 8 << -1 << -1 << -1 << false << false;
+        << 8 << 14 << 8 << -1 << -1 << -1 << false << false << severalPlaces;
     // The window also fits where its opening steps meet the log's last ones.
     QTest::addRow("odd call inside, steps around it")
-        << 2 << 10 << 6 << -1 << -1 << -1 << false << false;
+        << 2 << 10 << 6 << -1 << -1 << -1 << false << false << severalPlaces;
     // Its records could not be renumbered with the others'.
-    QTest::addRow("a rank without the log") << 0 << 8 << 0 << -1 << -1 << 3 << false << false;
+    QTest::addRow("a rank without the log")
+        << 0 << 8 << 0 << -1 << -1 << 3 << false << false
+        << std::string("rank 3's trace has no Seq and no NCCL log of this communicator");
 }
 
 void TestNcclCollectives::windowWithoutSeq()
@@ -810,6 +833,7 @@ void TestNcclCollectives::windowWithoutSeq()
     QFETCH(int, logless);
     QFETCH(bool, pointToPoint);
     QFETCH(bool, placed);
+    QFETCH(std::string, reason);
     constexpr int kWorld = 4;
     const std::vector<Call> calls = stepsWithOddCall(7, distinctAt);
     std::vector<Call> logged(calls.begin(), calls.begin() + 12);
@@ -832,7 +856,10 @@ void TestNcclCollectives::windowWithoutSeq()
     NcclCollectives::append(logs, store);
     const NcclGroupMapper::Result mapped = NcclGroupMapper::map(store, firstNccl);
     QCOMPARE(mapped.mappedCommunicators, std::size_t(placed ? 1 : 0));
-    QCOMPARE(mapped.separateCommunicators, std::size_t(placed ? 0 : 1));
+    QCOMPARE(mapped.separate.size(), std::size_t(placed ? 0 : 1));
+    if (!placed)
+        QVERIFY2(mapped.separate[0].reason.find(reason) != std::string::npos,
+                 mapped.separate[0].reason.c_str());
     if (!placed) return;
     const std::vector<CollectiveGroup> groups = CollectiveMatcher::match(store);
     QCOMPARE(groups.size(), std::size_t(1));
