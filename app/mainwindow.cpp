@@ -139,7 +139,10 @@ MainWindow::MainWindow(QWidget* parent)
             const QSize size = firstRunSize(screen->availableSize());
             // Docks on both sides of the pages need more width than a small screen has: the
             // right-hand ones join the left-hand tabs there.
-            if (minimumSizeHint().width() > size.width()) tabifyDocksOnTheLeft();
+            const int charWidth = fontMetrics().averageCharWidth();
+            if (sideDocksCrowdThePages(size.width(), m_findings->sizeHint().width(),
+                                       kWalkthroughDockChars * charWidth, charWidth))
+                tabifyDocksOnTheLeft();
             resize(size);
         }
     m_taxonomy->restoreState(settings.value(QStringLiteral("mainWindow/taxonomy")).toByteArray());
@@ -154,6 +157,13 @@ QSize MainWindow::firstRunSize(QSize availableScreen)
     // screen, so that the frame and the title bar stay on it (a 1280 x 800 floor put them off a
     // 1366 x 768 laptop's).
     return (availableScreen * 0.9).boundedTo({1800, 1100});
+}
+
+bool MainWindow::sideDocksCrowdThePages(int windowWidth, int leftDocksWidth, int rightDocksWidth,
+                                        int averageCharWidth)
+{
+    constexpr int kReadablePageChars = 100;
+    return windowWidth - leftDocksWidth - rightDocksWidth < kReadablePageChars * averageCharWidth;
 }
 
 void MainWindow::tabifyDocksOnTheLeft()
@@ -861,7 +871,8 @@ void MainWindow::showEvent(QShowEvent* event)
             resizeDocks({findings}, {m_findings->sizeHint().width()}, Qt::Horizontal);
         else
             resizeDocks({findings, walkthrough},
-                        {m_findings->sizeHint().width(), fontMetrics().averageCharWidth() * 36},
+                        {m_findings->sizeHint().width(),
+                         fontMetrics().averageCharWidth() * kWalkthroughDockChars},
                         Qt::Horizontal);
     });
 }

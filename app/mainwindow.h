@@ -84,6 +84,12 @@ public:
     static constexpr int kMaxRecentFolders = 8;
     // The window's size on the first run (no saved geometry) on a screen of this available size.
     static QSize firstRunSize(QSize availableScreen);
+    // Whether docks on both sides, at the widths the first show gives them, would leave the
+    // pages (timeline, report, issues) less than a readable width of about 100 characters.
+    static bool sideDocksCrowdThePages(int windowWidth, int leftDocksWidth, int rightDocksWidth,
+                                       int averageCharWidth);
+    // The walkthrough dock's width on the first show, in average characters.
+    static constexpr int kWalkthroughDockChars = 36;
 
 Q_SIGNALS:
     void sessionChanged(rankscope::SessionPtr session);

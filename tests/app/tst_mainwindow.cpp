@@ -181,6 +181,15 @@ void TestMainWindow::firstWindowFitsTheScreen()
     QCOMPARE(MainWindow::firstRunSize({2560, 1400}), QSize(1800, 1100));
     // A 1366 x 768 laptop's: the window once took 1280 x 800, taller than the screen.
     QCOMPARE(MainWindow::firstRunSize({1366, 740}), QSize(1229, 666));
+    // Docks on both sides once left the pages about 500 px of a 1280 x 800 screen's window: the
+    // right-hand docks are tabbed on the left unless the pages keep about 100 characters.
+    const int charWidth = window.fontMetrics().averageCharWidth();
+    const int left = window.findChild<FindingsPanel*>()->sizeHint().width();
+    const int right = MainWindow::kWalkthroughDockChars * charWidth;
+    QVERIFY(MainWindow::sideDocksCrowdThePages(MainWindow::firstRunSize({1280, 770}).width(), left,
+                                               right, charWidth));
+    QVERIFY(!MainWindow::sideDocksCrowdThePages(MainWindow::firstRunSize({1920, 1050}).width(),
+                                                left, right, charWidth));
 }
 
 void TestMainWindow::timelineTabShowsTheLoadedSession()
