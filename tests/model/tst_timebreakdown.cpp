@@ -192,22 +192,20 @@ void TestTimeBreakdown::windowSumsToItsLength()
 void TestTimeBreakdown::stepCommTimeUnitesARanksLanes()
 {
     EventStore s;
-    Lane cpu;
-    cpu.rank = 0;
+    const auto lane = [](int rank, LaneKind kind) {
+        Lane l;
+        l.rank = rank;
+        l.kind = kind;
+        return l;
+    };
+    Lane cpu = lane(0, LaneKind::CpuThread);
     add(s, cpu, 0, 1'000, "ProfilerStep#1", EventCategory::UserAnnotation);
     add(s, cpu, 100, 200, "gloo:all_reduce", EventCategory::CommKernel, 1);
-    Lane stream7;
-    stream7.rank = 0;
-    stream7.kind = LaneKind::GpuStream;
+    Lane stream7 = lane(0, LaneKind::GpuStream), stream8 = stream7;
     add(s, stream7, 150, 300, "ncclKernel_AllReduce", EventCategory::CommKernel);
     add(s, stream7, 400, 500, "volta_sgemm", EventCategory::Kernel);
-    Lane stream8;
-    stream8.rank = 0;
-    stream8.kind = LaneKind::GpuStream;
     add(s, stream8, 900, 1'100, "ncclKernel_Broadcast", EventCategory::CommKernel);
-    Lane other;
-    other.rank = 1;
-    other.kind = LaneKind::GpuStream;
+    Lane other = lane(1, LaneKind::GpuStream);
     add(s, other, 0, 50, "ncclKernel_AllReduce", EventCategory::CommKernel);
     s.lanes = {cpu, stream7, stream8, other};
     const StepTimeline t = StepTimeline::build(s);
