@@ -379,8 +379,7 @@ void MainWindow::createFindings()
             std::size_t(ref.event) >= lane.sourceOffset.size())
             return rows;
         const nlohmann::json event =
-            readEventDetails(sources[lane.sourceIndex].absolutePath.toStdString(),
-                             lane.sourceOffset[std::size_t(ref.event)]);
+            readEventDetails(sources[lane.sourceIndex], lane.sourceOffset[std::size_t(ref.event)]);
         const auto args = event.is_object() ? event.find("args") : event.end();
         if (!event.is_object() || args == event.end() || !args->is_object()) {
             rows.append({tr("Args"), event.is_null() ? tr("could not be read back") : tr("none")});

@@ -70,20 +70,20 @@ bool readSources(TraceSession& session, const ProgressFn& progress, const Cancel
                 opt.sourceIndex = todo[k];
                 opt.cancel = &cancel;
                 opt.progressBytes = &done[k];
-                traces[k] = KinetoReader::readFile(s.absolutePath.toStdString(), stores[k], opt);
+                traces[k] = KinetoReader::readSource(s, stores[k], opt);
             } else if (s.kind == SourceKind::HorovodTimeline) {
                 HorovodTimelineReader::Options opt;
                 opt.coordinatorRank = s.rank.value_or(0);
                 opt.sourceIndex = todo[k];
                 opt.cancel = &cancel;
                 opt.progressBytes = &done[k];
-                timelines[k] = HorovodTimelineReader::readFile(s.absolutePath, stores[k], opt);
+                timelines[k] = HorovodTimelineReader::readSource(s, stores[k], opt);
             } else {
                 LogReader::Control control;
                 control.cancel = &cancel;
                 control.progressBytes = &done[k];
-                logs[k] = LogReader::readFile(s.absolutePath, s.relativePath, todo[k], s.rank,
-                                              s.kind == SourceKind::LauncherLog, control);
+                logs[k] =
+                    LogReader::readSource(s, todo[k], s.kind == SourceKind::LauncherLog, control);
             }
         }
         running.fetch_sub(1);
@@ -122,6 +122,16 @@ bool readSources(TraceSession& session, const ProgressFn& progress, const Cancel
             session.folder.setSourceStatus(index, traces[k].status,
                                            QString::fromStdString(traces[k].message));
             session.folder.noteWorldSize(traces[k].worldSize);
+            // The rank the trace states where discovery did not see it (deep in a .gz): the
+            // events were read under the old rank, which only labels them, and move over.
+            if (traces[k].statedRank &&
+                session.folder.attributeStatedRank(index, *traces[k].statedRank)) {
+                const int rank = session.folder.sources()[index].rank.value_or(-1);
+                for (Lane& lane : stores[k].lanes)
+                    lane.rank = rank;
+                for (CollectiveRecord& c : stores[k].collectives)
+                    c.rank = rank;
+            }
             session.events.merge(std::move(stores[k]));
         } else if (kind == SourceKind::HorovodTimeline) {
             session.folder.setSourceStatus(index, timelines[k].status,
@@ -157,6 +167,8 @@ SessionPtr loadSession(const QString& dir, const ProgressFn& progress, const Can
         return empty;
     }
     if (progress) progress(session->folder.totalBytes(), session->folder.totalBytes());
+    // The folder's own problems (rank claims, as they stand after reading) come first.
+    session->warnings = session->folder.warnings() + session->warnings;
     const std::size_t firstNcclRecord = session->events.collectives.size();
     const NcclCollectives::Result nccl = NcclCollectives::append(session->logs, session->events);
     // Traces and dumps are in the store by now: NCCL's records of a communicator they also

@@ -14,11 +14,8 @@ constexpr qint64 kMaxDumpBytes = 2LL * 1024 * 1024 * 1024;
 
 QByteArray readAll(const SourceFile& s, QString* error)
 {
-    QFile file(s.absolutePath);
-    if (!file.open(QIODevice::ReadOnly)) {
-        *error = QStringLiteral("cannot open: %1").arg(file.errorString());
-        return {};
-    }
+    QFile file;
+    if (!s.openForReading(file, error)) return {};
     if (file.size() > kMaxDumpBytes) {
         *error = QStringLiteral("%1 MB is too large for this kind of file")
                      .arg(file.size() / 1e6, 0, 'f', 0);
@@ -32,7 +29,6 @@ QByteArray readAll(const SourceFile& s, QString* error)
 void readDiagnosticSources(TraceSession& session, const std::function<bool()>& cancelled)
 {
     TraceFolder& folder = session.folder;
-    session.warnings = folder.warnings();
     const QList<SourceFile> sources = folder.sources();
     for (int i = 0; i < sources.size(); ++i) {
         if (cancelled && cancelled()) return;

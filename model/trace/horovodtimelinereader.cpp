@@ -367,13 +367,34 @@ HorovodReadResult HorovodTimelineReader::readBytes(std::string_view data, EventS
 HorovodReadResult HorovodTimelineReader::readFile(const QString& path, EventStore& out,
                                                   const Options& options)
 {
-    HorovodReadResult r;
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
+        HorovodReadResult r;
         r.status = SourceStatus::Error;
         r.message = "cannot open: " + file.errorString().toStdString();
         return r;
     }
+    return readOpened(file, out, options);
+}
+
+HorovodReadResult HorovodTimelineReader::readSource(const SourceFile& source, EventStore& out,
+                                                    const Options& options)
+{
+    QString error;
+    QFile file;
+    if (!source.openForReading(file, &error)) {
+        HorovodReadResult r;
+        r.status = SourceStatus::Error;
+        r.message = error.toStdString();
+        return r;
+    }
+    return readOpened(file, out, options);
+}
+
+HorovodReadResult HorovodTimelineReader::readOpened(QFile& file, EventStore& out,
+                                                    const Options& options)
+{
+    HorovodReadResult r;
     QByteArray bytes;
     bytes.reserve(file.size());
     while (!file.atEnd()) {

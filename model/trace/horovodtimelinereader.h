@@ -3,6 +3,7 @@
 #include "model/store/eventstore.h"
 #include "model/trace/sourcefile.h"
 
+#include <QFile>
 #include <QString>
 #include <atomic>
 #include <string>
@@ -41,10 +42,16 @@ public:
         std::atomic<std::int64_t>* progressBytes = nullptr; // bytes consumed are added here
     };
     static HorovodReadResult readFile(const QString& path, EventStore& out, const Options& options);
+    // Reads through the descriptor discovery opened (SourceFile::openForReading).
+    static HorovodReadResult readSource(const SourceFile& source, EventStore& out,
+                                        const Options& options);
     static HorovodReadResult readBytes(std::string_view data, EventStore& out,
                                        const Options& options);
     // NEGOTIATE_ALLREDUCE / ALLREDUCE -> all_reduce, ALLGATHER -> all_gather, ...
     static std::string normalizeOp(std::string_view horovodOp);
+
+private:
+    static HorovodReadResult readOpened(QFile& file, EventStore& out, const Options& options);
 };
 
 } // namespace rankscope

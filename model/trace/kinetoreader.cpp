@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
+#include <fcntl.h>
 #include <limits>
 #include <numeric>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <unordered_map>
 #include <zlib.h>
 
@@ -33,12 +35,13 @@ public:
 
 class GzStream final : public Stream {
 public:
-    explicit GzStream(const std::string& path) : m_file(gzopen(path.c_str(), "rb"))
+    // Takes `fd` (closed with the stream; -1: not open).
+    explicit GzStream(int fd) : m_file(fd >= 0 ? gzdopen(fd, "rb") : nullptr)
     {
+        if (!m_file && fd >= 0) ::close(fd);
         if (m_file) gzbuffer(m_file, 1 << 18);
-        std::error_code ec;
-        m_size = std::int64_t(std::filesystem::file_size(path, ec));
-        if (ec) m_size = -1;
+        struct stat st {};
+        m_size = fd >= 0 && ::fstat(fd, &st) == 0 ? std::int64_t(st.st_size) : -1;
     }
     ~GzStream() override
     {
@@ -513,6 +516,13 @@ Scan Parser::rootMember(const char*& p, const char* end)
             if (const auto w = info.find("world_size"); w != info.end() && w->is_number_integer())
                 m_result.worldSize =
                     int(std::clamp<std::int64_t>(w->get<std::int64_t>(), 0, 1'000'000));
+        // Discovery sees only a compressed file's head: the rank is taken here too.
+        if (info.is_object())
+            if (const auto r = info.find("rank"); r != info.end() && r->is_number_integer())
+                m_result.statedRank =
+                    r->is_number_unsigned()
+                        ? std::int64_t(std::min<std::uint64_t>(r->get<std::uint64_t>(), INT64_MAX))
+                        : r->get<std::int64_t>();
         if (info.is_object())
             if (const auto it = info.find("pg_config"); it != info.end() && it->is_array())
                 for (const auto& pg : *it) {
@@ -1043,10 +1053,12 @@ void Parser::finish()
 
 } // namespace
 
-KinetoReadResult KinetoReader::readFile(const std::string& path, EventStore& out,
-                                        const Options& options)
+namespace {
+
+KinetoReadResult readDescriptor(int fd, const std::string& path, EventStore& out,
+                                const KinetoReader::Options& options)
 {
-    GzStream in(path);
+    GzStream in(fd);
     if (!in.isOpen()) {
         KinetoReadResult r;
         r.status = SourceStatus::Error;
@@ -1061,6 +1073,34 @@ KinetoReadResult KinetoReader::readFile(const std::string& path, EventStore& out
     return r;
 }
 
+// O_NONBLOCK: a path that names a FIFO must not block; the reader then fails on it.
+int openPath(const std::string& path)
+{
+    return ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+}
+
+} // namespace
+
+KinetoReadResult KinetoReader::readFile(const std::string& path, EventStore& out,
+                                        const Options& options)
+{
+    return readDescriptor(openPath(path), path, out, options);
+}
+
+KinetoReadResult KinetoReader::readSource(const SourceFile& source, EventStore& out,
+                                          const Options& options)
+{
+    QString error;
+    const int fd = source.openForReading(&error);
+    if (fd < 0) {
+        KinetoReadResult r;
+        r.status = SourceStatus::Error;
+        r.message = error.toStdString();
+        return r;
+    }
+    return readDescriptor(fd, source.relativePath.toStdString(), out, options);
+}
+
 KinetoReadResult KinetoReader::readBytes(std::string_view data, EventStore& out,
                                          const Options& options)
 {
@@ -1069,9 +1109,11 @@ KinetoReadResult KinetoReader::readBytes(std::string_view data, EventStore& out,
     return parser.run();
 }
 
-nlohmann::json readEventDetails(const std::string& path, std::int64_t offset)
+namespace {
+
+nlohmann::json eventDetails(int fd, std::int64_t offset)
 {
-    GzStream in(path);
+    GzStream in(fd);
     if (!in.isOpen() || offset < 0 || gzseek(in.file(), z_off_t(offset), SEEK_SET) != offset)
         return nullptr;
     std::string buf;
@@ -1088,6 +1130,19 @@ nlohmann::json readEventDetails(const std::string& path, std::int64_t offset)
         if (s == json::Scan::Error || got == 0) return nullptr;
     }
     return nullptr;
+}
+
+} // namespace
+
+nlohmann::json readEventDetails(const std::string& path, std::int64_t offset)
+{
+    return eventDetails(openPath(path), offset);
+}
+
+nlohmann::json readEventDetails(const SourceFile& source, std::int64_t offset)
+{
+    QString error;
+    return eventDetails(source.openForReading(&error), offset);
 }
 
 } // namespace rankscope

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,7 @@ struct KinetoReadResult {
     std::int64_t skipped = 0;     // E without B, async events, unknown ph, unbound flow ends
     std::int64_t collectives = 0; // records built
     int worldSize = 0;            // distributedInfo.world_size; 0 when the trace does not say
+    std::optional<std::int64_t> statedRank; // distributedInfo.rank as written, range unchecked
 };
 
 // Reads one Chrome-trace / Kineto JSON source (object with traceEvents, or a bare event array;
@@ -37,6 +39,9 @@ public:
     // The store should be empty; lanes, flows and collectives of the source are added to it.
     static KinetoReadResult readFile(const std::string& path, EventStore& out,
                                      const Options& options);
+    // Reads through the descriptor discovery opened (SourceFile::openForReading).
+    static KinetoReadResult readSource(const SourceFile& source, EventStore& out,
+                                       const Options& options);
     static KinetoReadResult readBytes(std::string_view data, EventStore& out,
                                       const Options& options);
 };
@@ -44,5 +49,6 @@ public:
 // The JSON object of the event at `offset` (Lane::sourceOffset) of `path`, .gz or not; null
 // when it cannot be read back. For the details pane: args are not kept in the store.
 nlohmann::json readEventDetails(const std::string& path, std::int64_t offset);
+nlohmann::json readEventDetails(const SourceFile& source, std::int64_t offset);
 
 } // namespace rankscope

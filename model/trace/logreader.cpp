@@ -1056,13 +1056,35 @@ LogReader::Result LogReader::readFile(const QString& absolutePath, const QString
                                       int sourceIndex, std::optional<int> rank, bool splitByTag,
                                       const Control& control)
 {
-    Result r;
     QFile file(absolutePath);
     if (!file.open(QIODevice::ReadOnly)) {
+        Result r;
         r.ok = false;
         r.message = QStringLiteral("cannot open: %1").arg(file.errorString());
         return r;
     }
+    return readOpened(file, sourcePath, sourceIndex, rank, splitByTag, control);
+}
+
+LogReader::Result LogReader::readSource(const SourceFile& source, int sourceIndex, bool splitByTag,
+                                        const Control& control)
+{
+    QString error;
+    QFile file;
+    if (!source.openForReading(file, &error)) {
+        Result r;
+        r.ok = false;
+        r.message = error;
+        return r;
+    }
+    return readOpened(file, source.relativePath, sourceIndex, source.rank, splitByTag, control);
+}
+
+LogReader::Result LogReader::readOpened(QFile& file, const QString& sourcePath, int sourceIndex,
+                                        std::optional<int> rank, bool splitByTag,
+                                        const Control& control)
+{
+    Result r;
     // Read in slices so that a cancel during a multi-GB read is seen within one slice.
     QByteArray bytes;
     const qint64 size = file.size();

@@ -1,8 +1,10 @@
 #pragma once
 
 #include "model/trace/ranklog.h"
+#include "model/trace/sourcefile.h"
 
 #include <QByteArray>
+#include <QFile>
 #include <QString>
 #include <atomic>
 #include <cstdint>
@@ -44,6 +46,9 @@ public:
                        std::optional<int> rank, bool splitByTag, const Control& control);
     static Result readFile(const QString& absolutePath, const QString& sourcePath, int sourceIndex,
                            std::optional<int> rank, bool splitByTag, const Control& control);
+    // Reads through the descriptor discovery opened (SourceFile::openForReading).
+    static Result readSource(const SourceFile& source, int sourceIndex, bool splitByTag,
+                             const Control& control);
 
     // Rank tag at the start of a combined-log line; `contentStart` is where the rank's own text
     // begins (after the tag, or 0 when the tag is part of the text).
@@ -52,6 +57,10 @@ public:
     // glog/torch stamps that omit it (0: unknown).
     static std::optional<std::int64_t> parseTimestamp(QByteArrayView line, int yearHint,
                                                       bool* hasDate, int* year = nullptr);
+
+private:
+    static Result readOpened(QFile& file, const QString& sourcePath, int sourceIndex,
+                             std::optional<int> rank, bool splitByTag, const Control& control);
 };
 
 } // namespace rankscope

@@ -1,6 +1,94 @@
 #include "model/trace/sourcefile.h"
 
+#include <QFile>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace rankscope {
+
+namespace {
+
+std::atomic<int> s_keptDescriptors{0};
+
+QString errnoText(int code)
+{
+    return QString::fromLocal8Bit(std::strerror(code));
+}
+
+} // namespace
+
+SourceDescriptor::SourceDescriptor(int fd, QString resolvedPath)
+    : m_resolvedPath(std::move(resolvedPath))
+{
+    struct stat st {};
+    if (::fstat(fd, &st) == 0) {
+        m_device = quint64(st.st_dev);
+        m_inode = quint64(st.st_ino);
+    }
+    if (s_keptDescriptors.fetch_add(1) < kKeptDescriptors) {
+        m_fd = fd;
+        return;
+    }
+    s_keptDescriptors.fetch_sub(1);
+    ::close(fd);
+}
+
+SourceDescriptor::~SourceDescriptor()
+{
+    if (m_fd < 0) return;
+    ::close(m_fd);
+    s_keptDescriptors.fetch_sub(1);
+}
+
+int SourceDescriptor::open(QString* error) const
+{
+    if (m_fd >= 0) {
+        const int fd = ::fcntl(m_fd, F_DUPFD_CLOEXEC, 0);
+        if (fd < 0 || ::lseek(fd, 0, SEEK_SET) != 0) {
+            *error = QStringLiteral("cannot read: %1").arg(errnoText(errno));
+            if (fd >= 0) ::close(fd);
+            return -1;
+        }
+        return fd;
+    }
+    const int fd = ::open(QFile::encodeName(m_resolvedPath).constData(),
+                          O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        *error = QStringLiteral("cannot open again: %1").arg(errnoText(errno));
+        return -1;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || quint64(st.st_dev) != m_device ||
+        quint64(st.st_ino) != m_inode) {
+        ::close(fd);
+        *error = QStringLiteral("replaced since the folder was opened; not read");
+        return -1;
+    }
+    return fd;
+}
+
+int SourceFile::openForReading(QString* error) const
+{
+    if (!descriptor) {
+        *error = message.isEmpty() ? QStringLiteral("not opened") : message;
+        return -1;
+    }
+    return descriptor->open(error);
+}
+
+bool SourceFile::openForReading(QFile& file, QString* error) const
+{
+    const int fd = openForReading(error);
+    if (fd < 0) return false;
+    if (file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) return true;
+    ::close(fd);
+    *error = QStringLiteral("cannot open: %1").arg(file.errorString());
+    return false;
+}
 
 QString sourceKindName(SourceKind kind)
 {

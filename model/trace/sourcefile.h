@@ -1,7 +1,10 @@
 #pragma once
 
 #include <QString>
+#include <memory>
 #include <optional>
+
+class QFile;
 
 namespace rankscope {
 
@@ -22,6 +25,35 @@ enum class SourceStatus { Ok, Truncated, Error };
 QString sourceKindName(SourceKind kind);       // the CLI's spelling: "kineto", "nccl_log", ...
 QString sourceStatusName(SourceStatus status); // "ok", "truncated", "error"
 
+// A source as discovery opened it: a regular file inside the folder, checked with fstat on the
+// open descriptor. The readers read these bytes, never whatever the path names by the time they
+// run (a file swapped for a link or a FIFO after discovery is not followed). A folder may hold
+// 100k files while a process may have 1024 descriptors, so only the first kKeptDescriptors
+// sources (over all folders open at once) keep theirs; the others are reopened by path without
+// following links or blocking, and read only if the file opened is still the same regular file
+// (st_dev, st_ino) that discovery classified.
+class SourceDescriptor {
+public:
+    static constexpr int kKeptDescriptors = 256;
+
+    // Takes ownership of `fd`, a regular file; may close it at once (see above).
+    SourceDescriptor(int fd, QString resolvedPath);
+    ~SourceDescriptor();
+    SourceDescriptor(const SourceDescriptor&) = delete;
+    SourceDescriptor& operator=(const SourceDescriptor&) = delete;
+
+    // A new descriptor of the file at offset 0, which the caller closes; -1 and `error` when the
+    // file is gone or is no longer the file discovery opened. Readers of one source take turns
+    // (a kept descriptor is duplicated, and duplicates share their offset).
+    int open(QString* error) const;
+
+private:
+    int m_fd = -1;          // -1 beyond the kept-descriptor limit
+    QString m_resolvedPath; // links resolved (inside the folder), for reopening
+    quint64 m_device = 0;
+    quint64 m_inode = 0;
+};
+
 struct SourceFile {
     QString relativePath; // relative to the folder, '/' separated
     QString absolutePath;
@@ -31,6 +63,14 @@ struct SourceFile {
     QString rankEvidence;    // how the rank was told, e.g. "file name 'rank3'"
     SourceStatus status = SourceStatus::Ok;
     QString message; // one line for the user when status != Ok, or a note
+    // Set for every regular file discovery could open; null for what it refused (then status is
+    // Error and `message` says why).
+    std::shared_ptr<const SourceDescriptor> descriptor;
+
+    // A descriptor to read the source through (see SourceDescriptor::open).
+    int openForReading(QString* error) const;
+    // The same, as a QFile that closes the descriptor.
+    bool openForReading(QFile& file, QString* error) const;
 };
 
 } // namespace rankscope

@@ -1,6 +1,7 @@
 #include "model/trace/tracefolder.h"
 
 #include "model/trace/flightrecorderreader.h"
+#include "model/trace/jsonscanner.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -8,19 +9,189 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fcntl.h>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utility>
+#include <zlib.h>
 
 namespace rankscope {
 
 namespace {
 
 constexpr qint64 kSniffBytes = 64 * 1024;
+constexpr qint64 kTailBytes = 64 * 1024;
+// A compressed file is inflated only this far during discovery; distributedInfo further in is
+// read by the Kineto reader, which inflates the whole file anyway (no second pass over it).
+constexpr qsizetype kInflatedHeadBytes = 256 * 1024;
 
 bool isInside(const QString& canonicalRoot, const QString& canonicalPath)
 {
     return canonicalPath == canonicalRoot ||
            canonicalPath.startsWith(canonicalRoot + QLatin1Char('/'));
+}
+
+QString errnoText(int code)
+{
+    return QString::fromLocal8Bit(std::strerror(code));
+}
+
+QString fileTypeName(mode_t mode)
+{
+    if (S_ISFIFO(mode)) return QStringLiteral("a FIFO (named pipe)");
+    if (S_ISSOCK(mode)) return QStringLiteral("a socket");
+    if (S_ISCHR(mode)) return QStringLiteral("a character device");
+    if (S_ISBLK(mode)) return QStringLiteral("a block device");
+    if (S_ISDIR(mode)) return QStringLiteral("a folder");
+    if (S_ISLNK(mode)) return QStringLiteral("a link");
+    return QStringLiteral("not a regular file");
+}
+
+class Fd {
+public:
+    explicit Fd(int fd = -1) : m_fd(fd) {}
+    ~Fd()
+    {
+        if (m_fd >= 0) ::close(m_fd);
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    int get() const { return m_fd; }
+    int release() { return std::exchange(m_fd, -1); }
+    void reset(int fd)
+    {
+        if (m_fd >= 0) ::close(m_fd);
+        m_fd = fd;
+    }
+
+private:
+    int m_fd;
+};
+
+struct OpenedFile {
+    int fd = -1; // owned by the caller when >= 0
+    QString resolvedPath;
+    qint64 size = 0;
+    QString error; // why the file is not opened
+};
+
+// Opens `path` (listed under `canonicalRoot`) as a regular file. A link is resolved first and
+// must stay inside the folder; then the file is opened one component at a time from the folder's
+// descriptor, none followed if it is a link, so a component swapped meanwhile cannot lead out.
+// The type is checked before opening (a device is never opened) and again on the descriptor.
+OpenedFile openInside(int rootFd, const QString& canonicalRoot, const QString& path)
+{
+    OpenedFile r;
+    const QByteArray native = QFile::encodeName(path);
+    struct stat st {};
+    if (::lstat(native.constData(), &st) != 0) {
+        r.error = QStringLiteral("cannot open: %1").arg(errnoText(errno));
+        return r;
+    }
+    QString target = path;
+    QString via;
+    if (S_ISLNK(st.st_mode)) {
+        via = QStringLiteral("link to ");
+        char resolved[PATH_MAX];
+        if (!::realpath(native.constData(), resolved)) {
+            const int code = errno;
+            r.error = code == ELOOP ? QStringLiteral("link loop; not followed")
+                      : code == ENOENT
+                          ? QStringLiteral("link to nothing; not followed")
+                          : QStringLiteral("link not followed: %1").arg(errnoText(code));
+            return r;
+        }
+        target = QFile::decodeName(resolved);
+        if (!isInside(canonicalRoot, target) || target == canonicalRoot) {
+            r.error = QStringLiteral("link to a file outside the folder; not followed");
+            return r;
+        }
+    }
+    const QStringList parts =
+        target.mid(canonicalRoot.size() + 1).split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    Fd dir(::fcntl(rootFd, F_DUPFD_CLOEXEC, 0));
+    for (qsizetype i = 0; i + 1 < parts.size() && dir.get() >= 0; ++i)
+        dir.reset(::openat(dir.get(), QFile::encodeName(parts[i]).constData(),
+                           O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (dir.get() < 0 || parts.isEmpty()) {
+        r.error = QStringLiteral("moved while the folder was opened; not read");
+        return r;
+    }
+    const QByteArray name = QFile::encodeName(parts.last());
+    if (::fstatat(dir.get(), name.constData(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        r.error = QStringLiteral("cannot open: %1").arg(errnoText(errno));
+        return r;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        r.error = QStringLiteral("%1%2: not read").arg(via, fileTypeName(st.st_mode));
+        return r;
+    }
+    Fd fd(::openat(dir.get(), name.constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    struct stat opened {};
+    if (fd.get() < 0) {
+        r.error = QStringLiteral("cannot open: %1").arg(errnoText(errno));
+        return r;
+    }
+    if (::fstat(fd.get(), &opened) != 0 || !S_ISREG(opened.st_mode) || opened.st_dev != st.st_dev ||
+        opened.st_ino != st.st_ino) {
+        r.error = QStringLiteral("replaced while the folder was opened; not read");
+        return r;
+    }
+    r.size = qint64(opened.st_size);
+    r.resolvedPath = target;
+    r.fd = fd.release();
+    return r;
+}
+
+QByteArray readAt(int fd, qint64 offset, qint64 count)
+{
+    QByteArray bytes(count, Qt::Uninitialized);
+    qint64 have = 0;
+    while (have < count) {
+        const ssize_t got =
+            ::pread(fd, bytes.data() + have, std::size_t(count - have), off_t(offset + have));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        have += got;
+    }
+    bytes.truncate(have);
+    return bytes;
+}
+
+// The first kInflatedHeadBytes a gzip file inflates to; `error` says why it cannot be inflated.
+QByteArray inflateHead(int fd, QString* error)
+{
+    z_stream z{};
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+        *error = QStringLiteral("cannot inflate: out of memory");
+        return {};
+    }
+    QByteArray out(kInflatedHeadBytes, Qt::Uninitialized);
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = uInt(out.size());
+    qint64 offset = 0;
+    int rc = Z_OK;
+    while (rc == Z_OK && z.avail_out > 0) {
+        const QByteArray in = readAt(fd, offset, kSniffBytes);
+        if (in.isEmpty()) break;
+        offset += in.size();
+        z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.constData()));
+        z.avail_in = uInt(in.size());
+        while (rc == Z_OK && z.avail_in > 0 && z.avail_out > 0)
+            rc = inflate(&z, Z_NO_FLUSH);
+    }
+    if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
+        *error = QStringLiteral("not gzip: %1")
+                     .arg(QString::fromLatin1(z.msg ? z.msg : "corrupt compressed data"));
+    out.truncate(qsizetype(z.total_out));
+    inflateEnd(&z);
+    return out;
 }
 
 // True when the head looks like text (no NUL bytes, mostly printable).
@@ -49,13 +220,8 @@ QByteArray firstNonSpace(const QByteArray& head, qsizetype count)
 
 SourceKind TraceFolder::sniffKind(const QString& fileName, const QByteArray& head)
 {
-    if (head.startsWith("\x1f\x8b")) {
-        // Compressed: the profiler is the only producer of .json.gz in these folders.
-        return fileName.contains(QLatin1String(".json"), Qt::CaseInsensitive) ||
-                       fileName.contains(QLatin1String("trace"), Qt::CaseInsensitive)
-                   ? SourceKind::Kineto
-                   : SourceKind::Unknown;
-    }
+    // Discovery passes what a gzip file inflates to: gzip in gzip is nothing we read.
+    if (head.startsWith("\x1f\x8b")) return SourceKind::Unknown;
     if (head.startsWith("\x80")) // pickle protocol 2+: Flight Recorder's default dump format
         return SourceKind::FlightRecorder;
 
@@ -96,53 +262,156 @@ SourceKind TraceFolder::sniffKind(const QString& fileName, const QByteArray& hea
     return SourceKind::Log;
 }
 
-std::optional<int> TraceFolder::rankFromFileName(const QString& fileName)
+QString TraceFolder::formatProblem(const QString& fileName, bool gzip, SourceKind kind,
+                                   const QByteArray& head)
 {
-    // "rank" or "worker" followed by an optional separator and digits, not preceded by a letter
-    // (so "frank2" is not a rank). Flight Recorder dumps end in the rank: nccl_trace_rank_3.
+    const QString name = fileName.toLower();
+    const bool log =
+        kind == SourceKind::Log || kind == SourceKind::NcclLog || kind == SourceKind::LauncherLog;
+    const auto start = [&] {
+        if (!looksLikeText(head)) {
+            QStringList bytes;
+            for (const char c : head.left(4))
+                bytes << QStringLiteral("0x%1").arg(uint(static_cast<unsigned char>(c)), 2, 16,
+                                                    QLatin1Char('0'));
+            return QStringLiteral("binary data (starts %1)").arg(bytes.join(QLatin1Char(' ')));
+        }
+        QString text = QString::fromUtf8(firstNonSpace(head, 24)).simplified();
+        return QStringLiteral("text (starts '%1')").arg(text);
+    };
+    // A compressed file that is not gzip cannot be what its name says, whatever it looks like
+    // (a log read from it would be one line of binary); a plain trace under a .gz name is read.
+    if (name.endsWith(QLatin1String(".gz")) && !gzip && (kind == SourceKind::Unknown || log))
+        return QStringLiteral("not gzip: %1").arg(start());
+    if (kind != SourceKind::Unknown && !log) return {};
+    const QByteArray first = firstNonSpace(head, 1);
+    const bool json = first == "{" || first == "[";
+    if (json && head.contains("\"nodes\"") && head.contains("\"schema\""))
+        return QStringLiteral("Chakra execution trace: not a timeline; skipped");
+    const bool claimsJson =
+        name.endsWith(QLatin1String(".json")) || name.endsWith(QLatin1String(".json.gz"));
+    if (claimsJson && !json)
+        return looksLikeText(head) ? QStringLiteral("%1, not JSON").arg(start())
+                                   : QStringLiteral("binary data, not JSON");
+    if (claimsJson && name.contains(QLatin1String("trace.json")))
+        return QStringLiteral("JSON without traceEvents: not a trace");
+    if (name.endsWith(QLatin1String(".pkl")) || name.endsWith(QLatin1String(".pickle")) ||
+        name.contains(QLatin1String("nccl_trace_rank_")))
+        return QStringLiteral("not a Flight Recorder dump (pickle or JSON): %1").arg(start());
+    if (!log && name.endsWith(QLatin1String(".log")) && !looksLikeText(head))
+        return QStringLiteral("binary data, not a text log");
+    return {};
+}
+
+namespace {
+
+struct StatedInfo {
+    bool found = false;
+    std::optional<qint64> rank; // as written, range unchecked
+    int worldSize = 0;
+};
+
+// The distributedInfo object in `text` (a head or a tail of the file). A complete object is
+// parsed; one cut by the end of `text` still gives its "rank" member if that was written.
+StatedInfo distributedInfo(const QByteArray& text)
+{
+    StatedInfo r;
+    const qsizetype key = text.lastIndexOf("\"distributedInfo\"");
+    if (key < 0) return r;
+    const char* end = text.constData() + text.size();
+    const char* p = json::skipWs(text.constData() + key + 17, end);
+    if (p >= end || *p != ':') return r;
+    p = json::skipWs(p + 1, end);
+    if (p >= end || *p != '{') return r;
+    r.found = true;
+    const char* valueEnd = p;
+    if (json::skipValue(valueEnd, end) == json::Scan::Ok) {
+        const auto info = nlohmann::json::parse(p, valueEnd, nullptr, false);
+        if (!info.is_object()) return r;
+        if (const auto it = info.find("rank"); it != info.end() && it->is_number_integer())
+            r.rank = it->is_number_unsigned()
+                         ? qint64(std::min<std::uint64_t>(it->get<std::uint64_t>(), INT64_MAX))
+                         : it->get<std::int64_t>();
+        if (const auto it = info.find("world_size"); it != info.end() && it->is_number_integer())
+            r.worldSize =
+                int(std::clamp<std::int64_t>(it->get<std::int64_t>(), 0, TraceFolder::kMaxRank));
+        return r;
+    }
+    static const QRegularExpression rank(QStringLiteral("\"rank\"\\s*:\\s*(-?\\d{1,18})\\b"));
+    const QRegularExpressionMatch m = rank.match(QString::fromUtf8(p, end - p));
+    if (m.hasMatch()) r.rank = m.captured(1).toLongLong();
+    return r;
+}
+
+std::optional<int> validRank(qint64 rank)
+{
+    return rank >= 0 && rank <= TraceFolder::kMaxRank ? std::optional<int>(int(rank))
+                                                      : std::nullopt;
+}
+
+QString outOfRange(const QString& what)
+{
+    return QStringLiteral("no rank: %1 is out of range (0 to %2)")
+        .arg(what)
+        .arg(TraceFolder::kMaxRank);
+}
+
+// The rank a file name states, and the text naming it; `rawRank` is the number even when out of
+// range (-1 when the name has none).
+std::optional<int> nameRank(const QString& fileName, qint64* rawRank)
+{
     static const QRegularExpression pattern(
         QStringLiteral("(?<![A-Za-z])(?:rank|worker)[-_ .]?(\\d+)(?!\\d)"),
         QRegularExpression::CaseInsensitiveOption);
     const QRegularExpressionMatch m = pattern.match(fileName);
+    *rawRank = -1;
     if (!m.hasMatch()) return std::nullopt;
     bool ok = false;
-    const int rank = m.captured(1).toInt(&ok);
-    if (!ok || rank < 0 || rank > 1'000'000) return std::nullopt;
-    return rank;
+    const qint64 rank = m.captured(1).toLongLong(&ok);
+    *rawRank = ok ? rank : INT64_MAX;
+    return validRank(*rawRank);
+}
+
+// " (file name says 0)" when the name states another rank than the content.
+QString nameDisagrees(const QString& fileName, int rank)
+{
+    qint64 raw = -1;
+    nameRank(fileName, &raw);
+    return raw >= 0 && raw != rank ? QStringLiteral(" (file name says %1)").arg(raw) : QString();
+}
+
+} // namespace
+
+std::optional<int> TraceFolder::rankFromFileName(const QString& fileName)
+{
+    qint64 raw = -1;
+    return nameRank(fileName, &raw);
 }
 
 std::optional<int> TraceFolder::attributeRank(const QString& fileName, SourceKind kind,
-                                              const QByteArray& head, QString* evidence,
-                                              int* statedWorldSize)
+                                              const QByteArray& head, const QByteArray& tail,
+                                              QString* evidence, int* statedWorldSize)
 {
     *statedWorldSize = 0;
+    evidence->clear();
     const auto number = [](const QString& text) {
         bool ok = false;
-        const int v = text.toInt(&ok);
-        return ok && v >= 0 && v <= 1'000'000 ? std::optional<int>(v) : std::nullopt;
+        const qint64 v = text.toLongLong(&ok);
+        return ok ? validRank(v) : std::nullopt;
     };
-    if (kind == SourceKind::Kineto && !head.startsWith("\x1f\x8b")) {
-        // The profiler writes distributedInfo near the top, before traceEvents.
-        static const QRegularExpression info(
-            QStringLiteral("\"distributedInfo\"\\s*:\\s*\\{([^}]*)\\}"));
-        const QRegularExpressionMatch m = info.match(QString::fromUtf8(head));
-        if (m.hasMatch()) {
-            static const QRegularExpression rank(QStringLiteral("\"rank\"\\s*:\\s*(\\d+)"));
-            static const QRegularExpression world(QStringLiteral("\"world_size\"\\s*:\\s*(\\d+)"));
-            if (const auto w = world.match(m.captured(1)); w.hasMatch())
-                *statedWorldSize = number(w.captured(1)).value_or(0);
-            if (const auto r = rank.match(m.captured(1)); r.hasMatch()) {
-                if (const auto v = number(r.captured(1))) {
-                    *evidence = QStringLiteral("distributedInfo.rank in the trace");
-                    return v;
-                }
+    if (kind == SourceKind::Kineto) {
+        // The profiler writes distributedInfo before traceEvents, or (older Kineto) after them.
+        StatedInfo info = distributedInfo(head);
+        if (!info.found) info = distributedInfo(tail);
+        *statedWorldSize = info.worldSize;
+        if (info.rank) {
+            if (const auto v = validRank(*info.rank)) {
+                *evidence =
+                    QStringLiteral("distributedInfo.rank %1").arg(*v) + nameDisagrees(fileName, *v);
+                return v;
             }
-        }
-    }
-    if (kind == SourceKind::FlightRecorder) {
-        if (const auto r = FlightRecorderReader::rankFromFileName(fileName)) {
-            *evidence = QStringLiteral("Flight Recorder file-name suffix '%1'").arg(fileName);
-            return r;
+            *evidence = outOfRange(QStringLiteral("distributedInfo.rank %1").arg(*info.rank));
+            return std::nullopt;
         }
     }
     const bool text =
@@ -157,29 +426,16 @@ std::optional<int> TraceFolder::attributeRank(const QString& fileName, SourceKin
             *statedWorldSize = std::max(*statedWorldSize, n);
         }
     }
-    if (kind == SourceKind::LauncherLog) return std::nullopt; // split into streams by the reader
-    if (kind != SourceKind::Unknown) {
-        if (const auto r = rankFromFileName(fileName)) {
-            *evidence = QStringLiteral("file name '%1'").arg(fileName);
-            return r;
-        }
-    }
-    if (kind == SourceKind::HorovodTimeline) {
-        // Horovod writes its timeline on the coordinator only: the file's spans are rank 0's;
-        // the other ranks appear in it only as readiness ticks, which the reader attributes.
-        *evidence = QStringLiteral("Horovod timeline, written by the coordinator (rank 0)");
-        return 0;
-    }
     if (kind == SourceKind::NcclLog) {
         // Every communicator this process joined has an init line; the rank in the largest one
         // (the world) is the process's rank. Disagreeing world-sized lines: not one rank's log.
         static const QRegularExpression init(QStringLiteral("\\brank (\\d+) nranks (\\d+)\\b"));
         auto it = init.globalMatch(QString::fromUtf8(head));
-        int bestRanks = 0;
-        std::set<int> ranks;
+        qint64 bestRanks = 0;
+        std::set<qint64> ranks;
         while (it.hasNext()) {
             const auto m = it.next();
-            const int r = m.captured(1).toInt(), n = m.captured(2).toInt();
+            const qint64 r = m.captured(1).toLongLong(), n = m.captured(2).toLongLong();
             if (n > bestRanks) {
                 bestRanks = n;
                 ranks.clear();
@@ -187,11 +443,37 @@ std::optional<int> TraceFolder::attributeRank(const QString& fileName, SourceKin
             if (n == bestRanks) ranks.insert(r);
         }
         if (ranks.size() == 1) {
-            *evidence = QStringLiteral("NCCL init line 'rank %1 nranks %2'")
-                            .arg(*ranks.begin())
-                            .arg(bestRanks);
-            return *ranks.begin();
+            if (const auto v = validRank(*ranks.begin())) {
+                *evidence =
+                    QStringLiteral("NCCL init line 'rank %1 nranks %2'").arg(*v).arg(bestRanks) +
+                    nameDisagrees(fileName, *v);
+                return v;
+            }
         }
+    }
+    if (kind == SourceKind::FlightRecorder) {
+        if (const auto r = FlightRecorderReader::rankFromFileName(fileName)) {
+            *evidence = QStringLiteral("Flight Recorder file-name suffix '%1'").arg(fileName);
+            return r;
+        }
+    }
+    if (kind == SourceKind::LauncherLog) return std::nullopt; // split into streams by the reader
+    if (kind != SourceKind::Unknown) {
+        qint64 raw = -1;
+        if (const auto r = nameRank(fileName, &raw)) {
+            *evidence = QStringLiteral("file name '%1'").arg(fileName);
+            return r;
+        }
+        if (raw >= 0) {
+            *evidence = outOfRange(QStringLiteral("rank %1 in the file name").arg(raw));
+            return std::nullopt;
+        }
+    }
+    if (kind == SourceKind::HorovodTimeline) {
+        // Horovod writes its timeline on the coordinator only: the file's spans are rank 0's;
+        // the other ranks appear in it only as readiness ticks, which the reader attributes.
+        *evidence = QStringLiteral("Horovod timeline, written by the coordinator (rank 0)");
+        return 0;
     }
     return std::nullopt;
 }
@@ -201,6 +483,66 @@ void TraceFolder::setSourceStatus(int index, SourceStatus status, const QString&
     if (index < 0 || index >= m_sources.size()) return;
     m_sources[index].status = status;
     m_sources[index].message = message;
+}
+
+bool TraceFolder::attributeStatedRank(int index, qint64 statedRank)
+{
+    if (index < 0 || index >= m_sources.size()) return false;
+    SourceFile& s = m_sources[index];
+    const QString fileName = s.relativePath.section(QLatin1Char('/'), -1);
+    const std::optional<int> rank = validRank(statedRank);
+    if (!rank) {
+        // Out of range: not a rank, but it does say the assumed one is unfounded.
+        const bool assumed = s.rankEvidence.startsWith(QLatin1String("assumed"));
+        if (!s.rank || assumed) {
+            s.rank.reset();
+            s.rankEvidence = outOfRange(QStringLiteral("distributedInfo.rank %1").arg(statedRank));
+        }
+        checkClaims();
+        return assumed;
+    }
+    const bool changed = s.rank != rank;
+    s.rank = rank;
+    s.rankEvidence =
+        QStringLiteral("distributedInfo.rank %1").arg(*rank) + nameDisagrees(fileName, *rank);
+    m_worldSize = std::max(m_worldSize, *rank + 1);
+    checkClaims();
+    return changed;
+}
+
+void TraceFolder::checkClaims()
+{
+    m_warnings.clear();
+    std::map<std::pair<int, SourceKind>, QStringList> claims;
+    for (const SourceFile& s : m_sources)
+        if (s.rank) claims[{*s.rank, s.kind}].append(s.relativePath);
+    for (const auto& [key, paths] : claims)
+        if (paths.size() > 1)
+            m_warnings.append(
+                QStringLiteral("rank %1 is claimed by %2 %3 files: %4")
+                    .arg(key.first)
+                    .arg(paths.size())
+                    .arg(sourceKindName(key.second), paths.join(QStringLiteral(", "))));
+}
+
+// A folder with one trace and no rank anywhere (a single-process run, a renamed file): its events
+// are shown as rank 0, saying it is assumed, rather than left out of the per-rank views.
+void TraceFolder::assumeLoneTraceRank()
+{
+    int traces = 0;
+    SourceFile* lone = nullptr;
+    for (SourceFile& s : m_sources) {
+        if (s.rank || (!s.rankEvidence.isEmpty() && s.kind == SourceKind::Kineto)) return;
+        if (s.kind == SourceKind::Kineto && s.status != SourceStatus::Error) {
+            ++traces;
+            lone = &s;
+        }
+    }
+    if (traces != 1) return;
+    lone->rank = 0;
+    lone->rankEvidence = QStringLiteral(
+        "assumed rank 0: the folder's only trace, and neither its content nor its name states a "
+        "rank");
 }
 
 TraceFolder TraceFolder::discover(const QString& dir, const std::function<bool()>& cancelled)
@@ -216,48 +558,69 @@ TraceFolder TraceFolder::discover(const QString& dir, const std::function<bool()
         folder.m_error = QStringLiteral("not a folder: %1").arg(dir);
         return folder;
     }
-    if (!rootInfo.isReadable() || !rootInfo.isExecutable()) {
+    const QString canonicalRoot = rootInfo.canonicalFilePath();
+    const Fd rootFd(
+        ::open(QFile::encodeName(canonicalRoot).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!rootInfo.isReadable() || !rootInfo.isExecutable() || rootFd.get() < 0) {
         folder.m_error = QStringLiteral("folder is not readable: %1").arg(dir);
         return folder;
     }
-    const QString canonicalRoot = rootInfo.canonicalFilePath();
     const QDir root(canonicalRoot);
 
     int statedWorldSize = 0;
-    QDirIterator it(canonicalRoot, QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot,
+    // System: FIFOs, sockets, devices and dangling links are listed too, each with its reason.
+    QDirIterator it(canonicalRoot, QDir::Files | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot,
                     QDirIterator::Subdirectories);
     while (it.hasNext()) {
         if (cancelled && cancelled()) break;
         const QString path = it.next();
         const QFileInfo info = it.fileInfo();
-        // A link may point anywhere; only read what stays inside the folder.
-        if (info.isSymLink() && !isInside(canonicalRoot, info.canonicalFilePath())) continue;
-        if (!isInside(canonicalRoot, info.canonicalPath())) continue;
-
         SourceFile source;
         source.absolutePath = info.absoluteFilePath();
         source.relativePath = root.relativeFilePath(path);
-        source.sizeBytes = info.size();
 
-        QFile file(path);
-        if (!file.open(QIODevice::ReadOnly)) {
+        OpenedFile opened = openInside(rootFd.get(), canonicalRoot, path);
+        if (!opened.error.isEmpty()) {
             source.status = SourceStatus::Error;
-            source.message = QStringLiteral("cannot open: %1").arg(file.errorString());
-        } else if (source.sizeBytes == 0) {
+            source.message = opened.error;
+            folder.m_sources.append(source);
+            continue;
+        }
+        source.sizeBytes = opened.size;
+        if (source.sizeBytes == 0) {
             source.status = SourceStatus::Error;
             source.message = QStringLiteral("empty file");
         } else {
-            const QByteArray head = file.read(kSniffBytes);
-            source.kind = sniffKind(info.fileName(), head);
-            if (source.kind == SourceKind::Unknown)
+            QByteArray head = readAt(opened.fd, 0, kSniffBytes);
+            const bool gzip = head.startsWith("\x1f\x8b");
+            QByteArray tail;
+            QString problem;
+            if (gzip)
+                head = inflateHead(opened.fd, &problem);
+            else if (source.sizeBytes > kSniffBytes)
+                tail = readAt(opened.fd, std::max(kSniffBytes, source.sizeBytes - kTailBytes),
+                              kTailBytes);
+            if (problem.isEmpty()) {
+                source.kind = sniffKind(info.fileName(), head);
+                problem = formatProblem(info.fileName(), gzip, source.kind, head);
+            }
+            if (!problem.isEmpty()) {
+                source.kind = SourceKind::Unknown;
+                source.status = SourceStatus::Error;
+                source.message = problem;
+            } else if (source.kind == SourceKind::Unknown) {
                 source.message = QStringLiteral("not a trace, dump or log that RankScope reads");
+            }
             int stated = 0;
-            source.rank =
-                attributeRank(info.fileName(), source.kind, head, &source.rankEvidence, &stated);
+            source.rank = attributeRank(info.fileName(), source.kind, head, tail,
+                                        &source.rankEvidence, &stated);
             statedWorldSize = std::max(statedWorldSize, stated);
         }
+        source.descriptor =
+            std::make_shared<const SourceDescriptor>(opened.fd, opened.resolvedPath);
         folder.m_sources.append(source);
     }
+    folder.assumeLoneTraceRank();
     std::sort(folder.m_sources.begin(), folder.m_sources.end(),
               [](const SourceFile& a, const SourceFile& b) {
                   if (a.rank != b.rank) return a.rank.value_or(INT_MAX) < b.rank.value_or(INT_MAX);
@@ -265,16 +628,7 @@ TraceFolder TraceFolder::discover(const QString& dir, const std::function<bool()
               });
     const QList<int> ranks = folder.ranks();
     folder.m_worldSize = std::max(ranks.isEmpty() ? 0 : ranks.last() + 1, statedWorldSize);
-    std::map<std::pair<int, SourceKind>, QStringList> claims;
-    for (const SourceFile& s : folder.m_sources)
-        if (s.rank) claims[{*s.rank, s.kind}].append(s.relativePath);
-    for (const auto& [key, paths] : claims)
-        if (paths.size() > 1)
-            folder.m_warnings.append(
-                QStringLiteral("rank %1 is claimed by %2 %3 files: %4")
-                    .arg(key.first)
-                    .arg(paths.size())
-                    .arg(sourceKindName(key.second), paths.join(QStringLiteral(", "))));
+    folder.checkClaims();
     return folder;
 }
 

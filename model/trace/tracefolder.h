@@ -11,10 +11,13 @@
 namespace rankscope {
 
 // The files of one trace folder, each classified by content and attributed to a rank where
-// that can be told. Discovery only reads the head of each file; the readers do the rest.
+// that can be told. Discovery opens each file once (see SourceDescriptor) and reads its head and
+// tail (a compressed file: the head of what it inflates to); the readers do the rest.
 class TraceFolder {
 public:
-    // Walks `dir` recursively without following links out of it. `cancelled` is polled per file.
+    // Walks `dir` recursively; a link is followed only to a regular file inside the folder, and
+    // anything else (FIFO, socket, device, link out or in a loop) is listed with status Error and
+    // a reason, never opened in blocking mode. `cancelled` is polled per file.
     static TraceFolder discover(const QString& dir, const std::function<bool()>& cancelled = {});
 
     bool isValid() const { return m_error.isEmpty(); }
@@ -29,26 +32,43 @@ public:
     int worldSize() const { return m_worldSize; }
     qint64 totalBytes() const;
 
-    // Classification of one file from its name and first bytes; exposed for tests.
+    // Classification of one file from its name and first bytes (decompressed, for a gzip file);
+    // exposed for tests.
     static SourceKind sniffKind(const QString& fileName, const QByteArray& head);
+    // Why a file whose name claims a format (.json, .json.gz, .pkl, nccl_trace_rank_*, .log) is
+    // not that format, in one line; empty when it is, or when the name claims nothing.
+    static QString formatProblem(const QString& fileName, bool gzip, SourceKind kind,
+                                 const QByteArray& head);
     // Rank from a file name: rank3, rank-3, rank_3, worker3, ..._rank_3.json, nccl_trace_rank_3.
     static std::optional<int> rankFromFileName(const QString& fileName);
-    // Rank of one file, in order: distributedInfo.rank in a Kineto head, the Flight Recorder
-    // file-name suffix, file-name patterns, the NCCL init line of an NCCL log. `evidence` says
-    // which; `statedWorldSize` gets distributedInfo.world_size / nranks / world_size= (or 0).
+    // Rank of one file, in order: distributedInfo.rank in a Kineto trace's head or tail, the NCCL
+    // init line of an NCCL log, the Flight Recorder file-name suffix, file-name patterns. Content
+    // beats the name, and `evidence` says so when they disagree; when no rank can be told it
+    // says why, if something (an out-of-range number) was seen. `statedWorldSize` gets
+    // distributedInfo.world_size / nranks / world_size= (or 0).
     static std::optional<int> attributeRank(const QString& fileName, SourceKind kind,
-                                            const QByteArray& head, QString* evidence,
-                                            int* statedWorldSize);
+                                            const QByteArray& head, const QByteArray& tail,
+                                            QString* evidence, int* statedWorldSize);
+    // A rank as a file states it, if it can be one (0 .. kMaxRank).
+    static constexpr qint64 kMaxRank = 1'000'000;
 
     // Problems of the folder as a whole, e.g. two files of one kind claiming the same rank.
     const QStringList& warnings() const { return m_warnings; }
     // The readers report what they found in a source; index into sources().
     void setSourceStatus(int index, SourceStatus status, const QString& message);
+    // The Kineto reader read distributedInfo.rank where discovery could not (the tail of a
+    // compressed file, the middle of a large one): the content wins over the name or an assumed
+    // rank, the evidence says so, and the rank claims are checked again. True when the source's
+    // rank changed (its events then move to the new rank, or to -1 when it has none).
+    bool attributeStatedRank(int index, qint64 statedRank);
     // A reader found ranks beyond what discovery saw (a Horovod timeline names every rank that
     // reported ready); the world size grows to `worldSize`, never shrinks.
     void noteWorldSize(int worldSize) { m_worldSize = std::max(m_worldSize, worldSize); }
 
 private:
+    void checkClaims();
+    void assumeLoneTraceRank();
+
     QString m_path;
     QString m_error;
     QList<SourceFile> m_sources;

@@ -1,11 +1,16 @@
+#include "model/trace/logreader.h"
 #include "model/trace/tracefolder.h"
 #include "model/tracesession.h"
 
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <sys/stat.h>
+#include <zlib.h>
 
 using namespace rankscope;
 
@@ -31,6 +36,14 @@ private Q_SLOTS:
     void badFilesDoNotStopTheSession();
     void horovodTimeline();
     void horovodTimelineCutMidWrite();
+    void realTraceRanks_data();
+    void realTraceRanks();
+    void contentBeatsSwappedAndMisleadingNames();
+    void tensorboardNamedPairGetsRanksFromContent();
+    void namesClaimingAFormatTheContentIsNot();
+    void outOfRangeRanksAreUnattributedWithAReason();
+    void nonRegularFilesAreListedAndNeverBlock();
+    void fileSwappedAfterDiscoveryIsNotFollowed();
 };
 
 static QString scenarioDir(const char* name)
@@ -116,8 +129,8 @@ void TestTraceFolder::sniffKind_data()
         << int(SourceKind::Kineto);
     QTest::addRow("legacy array") << "x.json" << QByteArray(R"([{"name": "a", "ph": "X"})")
                                   << int(SourceKind::Kineto);
-    QTest::addRow("gzip") << "x.json.gz" << QByteArray("\x1f\x8b\x08\x00", 4)
-                          << int(SourceKind::Kineto);
+    QTest::addRow("gzip in gzip") << "x.json.gz" << QByteArray("\x1f\x8b\x08\x00", 4)
+                                  << int(SourceKind::Unknown);
     QTest::addRow("pickle") << "nccl_trace_rank_0" << QByteArray("\x80\x04\x95", 3)
                             << int(SourceKind::FlightRecorder);
     QTest::addRow("fr json") << "fr_0.json" << QByteArray(R"({"version": "2.5", "pg_config": {})")
@@ -189,16 +202,25 @@ static void writeFile(const QString& path, const QByteArray& content)
     f.write(content);
 }
 
+// Two traces without a rank stay unattributed; a lone one is shown as rank 0, saying it is assumed.
 void TestTraceFolder::unattributedIsNeverRankZero()
 {
     QTemporaryDir dir;
     writeFile(dir.filePath(QStringLiteral("host_123.pt.trace.json")),
               R"([{"ph": "X", "name": "a"}])");
-    const TraceFolder folder = TraceFolder::discover(dir.path());
-    QCOMPARE(folder.sources().size(), 1);
-    QVERIFY(!folder.sources().first().rank.has_value());
-    QCOMPARE(folder.unattributedSources().size(), 1);
-    QCOMPARE(folder.worldSize(), 0);
+    const TraceFolder lone = TraceFolder::discover(dir.path());
+    QCOMPARE(lone.sources().size(), 1);
+    QCOMPARE(lone.sources().first().rank.value_or(-1), 0);
+    QVERIFY2(lone.sources().first().rankEvidence.startsWith(QLatin1String("assumed rank 0")),
+             qPrintable(lone.sources().first().rankEvidence));
+    QCOMPARE(lone.worldSize(), 1);
+
+    writeFile(dir.filePath(QStringLiteral("host_456.pt.trace.json")),
+              R"([{"ph": "X", "name": "b"}])");
+    const TraceFolder two = TraceFolder::discover(dir.path());
+    QCOMPARE(two.sources().size(), 2);
+    QCOMPARE(two.unattributedSources().size(), 2);
+    QCOMPARE(two.worldSize(), 0);
 }
 
 void TestTraceFolder::linkOutOfFolderIsNotFollowed()
@@ -210,8 +232,17 @@ void TestTraceFolder::linkOutOfFolderIsNotFollowed()
                         inside.filePath(QStringLiteral("rank9.log"))));
     QVERIFY(QFile::link(outside.path(), inside.filePath(QStringLiteral("elsewhere"))));
     const TraceFolder folder = TraceFolder::discover(inside.path());
-    QCOMPARE(folder.sources().size(), 1);
-    QCOMPARE(folder.sources().first().relativePath, QStringLiteral("rank0.log"));
+    QCOMPARE(folder.sources().size(), 2); // a link to a folder is no file
+    for (const SourceFile& s : folder.sources()) {
+        if (s.relativePath == QLatin1String("rank0.log")) {
+            QCOMPARE(s.status, SourceStatus::Ok);
+            continue;
+        }
+        QCOMPARE(s.relativePath, QStringLiteral("rank9.log"));
+        QCOMPARE(s.status, SourceStatus::Error);
+        QVERIFY2(s.message.contains(QLatin1String("outside the folder")), qPrintable(s.message));
+        QVERIFY(!s.descriptor);
+    }
 }
 
 void TestTraceFolder::emptyAndBinaryFilesAreListed()
@@ -284,7 +315,7 @@ void TestTraceFolder::attributeRank()
     QString why;
     int stated = -1;
     const std::optional<int> got =
-        TraceFolder::attributeRank(name, SourceKind(kind), head, &why, &stated);
+        TraceFolder::attributeRank(name, SourceKind(kind), head, {}, &why, &stated);
     QCOMPARE(got.value_or(-1), rank);
     QCOMPARE(stated, worldSize);
     QVERIFY2(why.contains(evidence), qPrintable(why));
@@ -466,6 +497,349 @@ void TestTraceFolder::horovodTimelineCutMidWrite()
              qPrintable(s.message));
     QCOMPARE(session->events.eventCount(), std::int64_t(53));
     QCOMPARE(session->events.collectives.size(), std::size_t(22));
+}
+
+static QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+static QByteArray gunzip(const QByteArray& gz)
+{
+    z_stream z{};
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return {};
+    QByteArray out;
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.constData()));
+    z.avail_in = uInt(gz.size());
+    char buf[1 << 16];
+    int rc = Z_OK;
+    while (rc == Z_OK) {
+        z.next_out = reinterpret_cast<Bytef*>(buf);
+        z.avail_out = sizeof buf;
+        rc = inflate(&z, Z_NO_FLUSH);
+        out.append(buf, qsizetype(sizeof buf - z.avail_out));
+    }
+    inflateEnd(&z);
+    return rc == Z_STREAM_END ? out : QByteArray();
+}
+
+static QByteArray gzip(const QByteArray& raw)
+{
+    z_stream z{};
+    if (deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) return {};
+    QByteArray out(qsizetype(deflateBound(&z, uLong(raw.size()))), Qt::Uninitialized);
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.constData()));
+    z.avail_in = uInt(raw.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = uInt(out.size());
+    const int rc = deflate(&z, Z_FINISH);
+    out.truncate(qsizetype(z.total_out));
+    deflateEnd(&z);
+    return rc == Z_STREAM_END ? out : QByteArray();
+}
+
+// distributedInfo.rank as the JSON states it, read with nlohmann_json (-1: none).
+static int statedRank(const QByteArray& json)
+{
+    const auto doc =
+        nlohmann::json::parse(json.constData(), json.constData() + json.size(), nullptr, false);
+    if (!doc.is_object() || !doc.contains("distributedInfo")) return -1;
+    const auto& info = doc["distributedInfo"];
+    return info.is_object() && info.contains("rank") && info["rank"].is_number_integer()
+               ? info["rank"].get<int>()
+               : -1;
+}
+
+static const SourceFile* sourceNamed(const TraceFolder& folder, const QString& relativePath)
+{
+    for (const SourceFile& s : folder.sources())
+        if (s.relativePath == relativePath) return &s;
+    return nullptr;
+}
+
+void TestTraceFolder::realTraceRanks_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("nameRank"); // what the original name says; -1: nothing
+    const auto add = [](const char* file, int nameRank) {
+        QTest::newRow(file) << QStringLiteral(RANKSCOPE_TEST_DATA "/") + QLatin1String(file)
+                            << nameRank;
+    };
+    // distributedInfo at the end of a compressed file, after 860 KB of events
+    add("kineto-real-hta/cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz", -1);
+    add("kineto-real-hta/trace_file_list/inference_rank_1.json.gz", 1);
+    add("kineto-real-hta/execution_trace/benchmark_simple_add_trace.json.gz", -1);
+    add("kineto-real-hta/call_stack/backward_thread.json", -1); // plain, at the end
+    add("kineto-real-hta/trace_compare/base/base.json.gz", -1);
+    add("kineto-real-hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz", 34);
+    add("kineto-real-hta/large_integer_trace/rank-70.Mar_25_20_48_12.2861.pt.trace.json.gz", 70);
+    add("kineto-real-hta/rank_unavailable/rank_not_found.json.gz", -1); // "rank" missing
+    add("kineto-gpu-samples/sampled_128rank_rank1.json.gz", 1);
+    add("kineto-gpu-samples/nccl_2rank_rank0.json.gz", 0);
+}
+
+// Each real trace, alone in a folder under its own name, a tensorboard_trace_handler name, and
+// compressed the other way: the rank its JSON states wherever it sits, else its name's, else
+// an assumed 0 that says so; its events carry that rank.
+void TestTraceFolder::realTraceRanks()
+{
+    QFETCH(QString, file);
+    QFETCH(int, nameRank);
+    const QByteArray original = readAll(file);
+    QVERIFY(!original.isEmpty());
+    const bool compressed = file.endsWith(QLatin1String(".gz"));
+    const QByteArray json = compressed ? gunzip(original) : original;
+    QVERIFY(!json.isEmpty());
+    const int stated = statedRank(json);
+    const QString name = file.section(QLatin1Char('/'), -1);
+    const QString tensorboard = QStringLiteral("devgpu003_1234.1679055439123456789.pt.trace.json");
+    const QList<std::pair<QString, QByteArray>> variants = {
+        {name, original},
+        {tensorboard + QStringLiteral(".gz"), compressed ? original : gzip(original)},
+        {tensorboard, json},
+    };
+    for (const auto& [fileName, bytes] : variants) {
+        QTemporaryDir dir;
+        writeFile(dir.filePath(fileName), bytes);
+        const SessionPtr session = loadSession(dir.path());
+        QCOMPARE(session->folder.sources().size(), 1);
+        const SourceFile& s = session->folder.sources().front();
+        const QByteArray what = (fileName + QStringLiteral(": ") + s.rankEvidence).toUtf8();
+        QCOMPARE(s.kind, SourceKind::Kineto);
+        QVERIFY2(s.status != SourceStatus::Error, qPrintable(s.message));
+        const int fromName = fileName == name ? nameRank : -1;
+        const int expected = stated >= 0 ? stated : fromName >= 0 ? fromName : 0;
+        QVERIFY2(s.rank.value_or(-1) == expected, what.constData());
+        if (stated >= 0)
+            QVERIFY2(
+                s.rankEvidence.startsWith(QStringLiteral("distributedInfo.rank %1").arg(stated)),
+                what.constData());
+        else if (fromName < 0)
+            QVERIFY2(s.rankEvidence.startsWith(QLatin1String("assumed rank 0")), what.constData());
+        QVERIFY(!session->events.lanes.empty());
+        for (const Lane& lane : session->events.lanes)
+            QCOMPARE(lane.rank, expected);
+    }
+}
+
+// worker_0/worker_1 holding ranks 1/0, and a rank-1 trace that says so only at its end, named
+// worker_0: the content wins and the evidence says what the name claimed.
+void TestTraceFolder::contentBeatsSwappedAndMisleadingNames()
+{
+    const QString data = QStringLiteral(RANKSCOPE_TEST_DATA);
+    QTemporaryDir swapped;
+    const QByteArray r0 =
+        readAll(data + QStringLiteral("/kineto-gpu-samples/sampled_128rank_rank0.json.gz"));
+    const QByteArray r1 =
+        readAll(data + QStringLiteral("/kineto-gpu-samples/sampled_128rank_rank1.json.gz"));
+    writeFile(swapped.filePath(QStringLiteral("worker_1.json.gz")), r0);
+    writeFile(swapped.filePath(QStringLiteral("worker_0.json")), gunzip(r1));
+    const TraceFolder folder = TraceFolder::discover(swapped.path());
+    const SourceFile* w1 = sourceNamed(folder, QStringLiteral("worker_1.json.gz"));
+    const SourceFile* w0 = sourceNamed(folder, QStringLiteral("worker_0.json"));
+    QVERIFY(w0 && w1);
+    QCOMPARE(w1->rank.value_or(-1), statedRank(gunzip(r0)));
+    QCOMPARE(w0->rank.value_or(-1), statedRank(gunzip(r1)));
+    QCOMPARE(w1->rankEvidence, QStringLiteral("distributedInfo.rank 0 (file name says 1)"));
+    QCOMPARE(w0->rankEvidence, QStringLiteral("distributedInfo.rank 1 (file name says 0)"));
+    QVERIFY(folder.warnings().isEmpty());
+
+    // distributedInfo after the events of a compressed file: the reader finds it.
+    QTemporaryDir tail;
+    const QByteArray late =
+        readAll(data + QStringLiteral("/kineto-real-hta/trace_file_list/inference_rank_1.json.gz"));
+    QCOMPARE(statedRank(gunzip(late)), 1);
+    writeFile(tail.filePath(QStringLiteral("worker_0.pt.trace.json.gz")), late);
+    writeFile(tail.filePath(QStringLiteral("rank0.log")), "step 0\n");
+    const SessionPtr session = loadSession(tail.path());
+    const SourceFile* trace =
+        sourceNamed(session->folder, QStringLiteral("worker_0.pt.trace.json.gz"));
+    QVERIFY(trace);
+    QCOMPARE(trace->rank.value_or(-1), 1);
+    QCOMPARE(trace->rankEvidence, QStringLiteral("distributedInfo.rank 1 (file name says 0)"));
+    QCOMPARE(session->folder.ranks(), (QList<int>{0, 1}));
+    for (const Lane& lane : session->events.lanes)
+        QCOMPARE(lane.rank, 1);
+}
+
+// PyTorch's tensorboard_trace_handler names ({host}_{pid}.{time_ns}.pt.trace.json.gz) carry no
+// rank: two ranks saved that way are told apart by their content.
+void TestTraceFolder::tensorboardNamedPairGetsRanksFromContent()
+{
+    QTemporaryDir dir;
+    std::map<QString, int> expected;
+    for (int r = 0; r < 2; ++r) {
+        const QByteArray bytes = readAll(
+            QStringLiteral(RANKSCOPE_TEST_DATA "/kineto-gpu-samples/sampled_128rank_rank%1.json.gz")
+                .arg(r));
+        const QString name =
+            QStringLiteral("node-a_%1.17331400001234567%1.pt.trace.json.gz").arg(4100 + r);
+        writeFile(dir.filePath(name), bytes);
+        expected[name] = statedRank(gunzip(bytes));
+    }
+    const SessionPtr session = loadSession(dir.path());
+    for (const auto& [name, rank] : expected) {
+        const SourceFile* s = sourceNamed(session->folder, name);
+        QVERIFY(s);
+        QCOMPARE(s->rank.value_or(-1), rank);
+    }
+    QCOMPARE(session->folder.ranks(), (QList<int>{0, 1}));
+    QVERIFY(session->folder.warnings().isEmpty());
+}
+
+void TestTraceFolder::namesClaimingAFormatTheContentIsNot()
+{
+    QTemporaryDir dir;
+    QByteArray random(4096, Qt::Uninitialized);
+    quint32 x = 12345;
+    for (char& c : random) {
+        x = x * 1103515245u + 12345u;
+        c = char(x >> 24);
+    }
+    random[0] = '\x9c'; // neither gzip's nor pickle's first byte
+    writeFile(dir.filePath(QStringLiteral("rank1.pt.trace.json")), random);
+    writeFile(dir.filePath(QStringLiteral("rank2.json.gz")), "2026-01-01 step 0 loss 1\n");
+    writeFile(dir.filePath(QStringLiteral("nccl_trace_rank_3")), "hello\n");
+    writeFile(dir.filePath(QStringLiteral("rank4.pkl")), random);
+    writeFile(dir.filePath(QStringLiteral("rank5.log")), random);
+    writeFile(dir.filePath(QStringLiteral("rank6.pt.trace.json")), R"({"lr": 0.1})");
+    writeFile(dir.filePath(QStringLiteral("rank7.json.gz")), gzip(random));
+    const QString et = QStringLiteral("benchmark_simple_add_et.json.gz");
+    QVERIFY(
+        QFile::copy(QStringLiteral(RANKSCOPE_TEST_DATA "/kineto-real-hta/execution_trace/") + et,
+                    dir.filePath(et)));
+    writeFile(dir.filePath(QStringLiteral("rank0.log")), "step 3\n");
+    const SessionPtr session = loadSession(dir.path());
+    const std::map<QString, QString> reasons = {
+        {QStringLiteral("rank1.pt.trace.json"), QStringLiteral("binary data, not JSON")},
+        {QStringLiteral("rank2.json.gz"), QStringLiteral("not gzip: text")},
+        {QStringLiteral("nccl_trace_rank_3"), QStringLiteral("not a Flight Recorder dump")},
+        {QStringLiteral("rank4.pkl"), QStringLiteral("not a Flight Recorder dump")},
+        {QStringLiteral("rank5.log"), QStringLiteral("binary data, not a text log")},
+        {QStringLiteral("rank6.pt.trace.json"), QStringLiteral("JSON without traceEvents")},
+        {QStringLiteral("rank7.json.gz"), QStringLiteral("binary data, not JSON")},
+        {et, QStringLiteral("Chakra execution trace: not a timeline; skipped")},
+    };
+    for (const auto& [name, reason] : reasons) {
+        const SourceFile* s = sourceNamed(session->folder, name);
+        QVERIFY2(s, qPrintable(name));
+        QVERIFY2(s->status == SourceStatus::Error, qPrintable(name));
+        QCOMPARE(s->kind, SourceKind::Unknown);
+        QVERIFY2(s->message.startsWith(reason),
+                 qPrintable(name + QStringLiteral(": ") + s->message));
+        QVERIFY(!s->message.contains(QLatin1Char('\n')));
+        QVERIFY(!s->rank);
+    }
+    const SourceFile* good = sourceNamed(session->folder, QStringLiteral("rank0.log"));
+    QVERIFY(good);
+    QCOMPARE(good->status, SourceStatus::Ok);
+    QCOMPARE(session->folder.ranks(), QList<int>{0});
+    QCOMPARE(session->logs.size(), std::size_t(1));
+    QCOMPARE(session->logs.front().lastStep().value_or(-1), 3);
+}
+
+void TestTraceFolder::outOfRangeRanksAreUnattributedWithAReason()
+{
+    QTemporaryDir dir;
+    writeFile(dir.filePath(QStringLiteral("rank99999999999.log")), "step 0\n");
+    writeFile(dir.filePath(QStringLiteral("rank2147483648.log")), "step 0\n");
+    writeFile(
+        dir.filePath(QStringLiteral("minus.pt.trace.json")),
+        R"({"distributedInfo": {"rank": -1}, "traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 1}]})");
+    writeFile(dir.filePath(QStringLiteral("big.pt.trace.json")),
+              R"({"distributedInfo": {"rank": 2147483648}, "traceEvents": []})");
+    writeFile(dir.filePath(QStringLiteral("rank0.log")), "step 1\n");
+    const TraceFolder folder = TraceFolder::discover(dir.path());
+    QCOMPARE(folder.ranks(), QList<int>{0});
+    for (const SourceFile& s : folder.sources()) {
+        if (s.relativePath == QLatin1String("rank0.log")) continue;
+        QVERIFY2(!s.rank, qPrintable(s.relativePath));
+        QVERIFY2(s.rankEvidence.contains(QLatin1String("out of range")),
+                 qPrintable(s.rankEvidence));
+    }
+    QCOMPARE(sourceNamed(folder, QStringLiteral("rank99999999999.log"))->rankEvidence,
+             QStringLiteral(
+                 "no rank: rank 99999999999 in the file name is out of range (0 to 1000000)"));
+    QVERIFY(sourceNamed(folder, QStringLiteral("minus.pt.trace.json"))
+                ->rankEvidence.contains(QLatin1String("distributedInfo.rank -1")));
+}
+
+static void makeFifo(const QString& path)
+{
+    QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
+}
+
+// A FIFO, a link to one, a link out of the folder, a link loop and a dangling link are listed
+// with a reason and never opened for reading (a blocking open of a FIFO would hang here for
+// ever); the rank beside them loads.
+void TestTraceFolder::nonRegularFilesAreListedAndNeverBlock()
+{
+    QTemporaryDir outside, dir;
+    writeFile(outside.filePath(QStringLiteral("rank5.log")), "NCCL WARN secret outside\n");
+    writeFile(dir.filePath(QStringLiteral("rank0.log")), "step 4\n");
+    makeFifo(dir.filePath(QStringLiteral("rank1.log")));
+    QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("sub")));
+    makeFifo(dir.filePath(QStringLiteral("sub/pipe")));
+    QVERIFY(QFile::link(dir.filePath(QStringLiteral("sub/pipe")),
+                        dir.filePath(QStringLiteral("rank2.log"))));
+    QVERIFY(QFile::link(outside.filePath(QStringLiteral("rank5.log")),
+                        dir.filePath(QStringLiteral("rank3.log"))));
+    QVERIFY(QFile::link(dir.filePath(QStringLiteral("loop_b")),
+                        dir.filePath(QStringLiteral("loop_a"))));
+    QVERIFY(QFile::link(dir.filePath(QStringLiteral("loop_a")),
+                        dir.filePath(QStringLiteral("loop_b"))));
+    QVERIFY(QFile::link(dir.filePath(QStringLiteral("gone")),
+                        dir.filePath(QStringLiteral("rank4.log"))));
+    const SessionPtr session = loadSession(dir.path());
+    const std::map<QString, QString> reasons = {
+        {QStringLiteral("rank1.log"), QStringLiteral("a FIFO (named pipe): not read")},
+        {QStringLiteral("sub/pipe"), QStringLiteral("a FIFO (named pipe): not read")},
+        {QStringLiteral("rank2.log"), QStringLiteral("link to a FIFO (named pipe): not read")},
+        {QStringLiteral("rank3.log"),
+         QStringLiteral("link to a file outside the folder; not followed")},
+        {QStringLiteral("loop_a"), QStringLiteral("link loop; not followed")},
+        {QStringLiteral("loop_b"), QStringLiteral("link loop; not followed")},
+        {QStringLiteral("rank4.log"), QStringLiteral("link to nothing; not followed")},
+    };
+    QCOMPARE(session->folder.sources().size(), qsizetype(reasons.size() + 1));
+    for (const auto& [name, reason] : reasons) {
+        const SourceFile* s = sourceNamed(session->folder, name);
+        QVERIFY2(s, qPrintable(name));
+        QCOMPARE(s->status, SourceStatus::Error);
+        QCOMPARE(s->message, reason);
+        QVERIFY(!s->descriptor);
+    }
+    QCOMPARE(session->folder.ranks(), QList<int>{0}); // nothing attributed from a refused file
+    QCOMPARE(session->logs.size(), std::size_t(1));
+    QCOMPARE(session->logs.front().lastStep().value_or(-1), 4);
+    QCOMPARE(sourceNamed(session->folder, QStringLiteral("rank0.log"))->status, SourceStatus::Ok);
+}
+
+// After discovery, rank1.log is replaced by a link to a file outside the folder and rank2.log by
+// a FIFO: the readers read the files discovery opened, not what the names lead to now.
+void TestTraceFolder::fileSwappedAfterDiscoveryIsNotFollowed()
+{
+    QTemporaryDir outside, dir;
+    writeFile(outside.filePath(QStringLiteral("secret.log")), "NCCL WARN secret outside\n");
+    writeFile(dir.filePath(QStringLiteral("rank0.log")), "step 4\n");
+    writeFile(dir.filePath(QStringLiteral("rank1.log")), "step 5\n");
+    writeFile(dir.filePath(QStringLiteral("rank2.log")), "step 6\n");
+    const TraceFolder folder = TraceFolder::discover(dir.path());
+    QCOMPARE(folder.ranks(), (QList<int>{0, 1, 2}));
+    QVERIFY(QFile::remove(dir.filePath(QStringLiteral("rank1.log"))));
+    QVERIFY(QFile::link(outside.filePath(QStringLiteral("secret.log")),
+                        dir.filePath(QStringLiteral("rank1.log"))));
+    QVERIFY(QFile::remove(dir.filePath(QStringLiteral("rank2.log"))));
+    makeFifo(dir.filePath(QStringLiteral("rank2.log")));
+    for (const SourceFile& s : folder.sources()) {
+        const LogReader::Result r = LogReader::readSource(s, 0, false, {});
+        QVERIFY2(r.ok, qPrintable(r.message));
+        QCOMPARE(r.streams.size(), std::size_t(1));
+        QCOMPARE(r.streams.front().lastStep().value_or(-1), 4 + *s.rank);
+        for (int i = 0; i < r.streams.front().lineCount(); ++i)
+            QVERIFY(!r.streams.front().lineText(i).contains(QLatin1String("secret")));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestTraceFolder)
