@@ -1,5 +1,7 @@
 #include "model/trace/logreader.h"
 
+#include "model/trace/logtext.h"
+
 #include <QFile>
 #include <QRegularExpression>
 #include <QSet>
@@ -1106,7 +1108,11 @@ LogReader::Result LogReader::readOpened(QFile& file, const QString& sourcePath, 
         r.message = QStringLiteral("cannot read: %1").arg(file.errorString());
         return r;
     }
-    return read(bytes, sourcePath, sourceIndex, rank, splitByTag, control);
+    QString note;
+    bytes = logTextForAnalysis(bytes, &note);
+    r = read(bytes, sourcePath, sourceIndex, rank, splitByTag, control);
+    if (r.ok && !note.isEmpty()) r.message += QStringLiteral("; ") + note;
+    return r;
 }
 
 } // namespace rankscope

@@ -2,6 +2,7 @@
 
 #include "model/trace/flightrecorderreader.h"
 #include "model/trace/jsonscanner.h"
+#include "model/trace/logtext.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -187,7 +188,7 @@ QByteArray inflateHead(int fd, QString* error)
             rc = inflate(&z, Z_NO_FLUSH);
     }
     if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
-        *error = QStringLiteral("not gzip: %1")
+        *error = QStringLiteral("corrupt gzip: %1")
                      .arg(QString::fromLatin1(z.msg ? z.msg : "corrupt compressed data"));
     out.truncate(qsizetype(z.total_out));
     inflateEnd(&z);
@@ -247,16 +248,19 @@ SourceKind TraceFolder::sniffKind(const QString& fileName, const QByteArray& hea
                                                 second == "[" || second == "\"" || second == "]");
         if (start == "{" || jsonArray) return SourceKind::Unknown;
     }
-    if (!looksLikeText(head)) return SourceKind::Unknown;
+    // Logs are recognised through the text their parser will see: coloured, UTF-16, with a NUL
+    // tail or binary junk at the start, they are still logs.
+    const QByteArray text = logTextForAnalysis(head);
+    if (!looksLikeText(head) && !isMostlyText(text)) return SourceKind::Unknown;
 
-    const int ncclLines = head.count("NCCL INFO") + head.count("NCCL WARN");
-    const int allLines = std::max<qsizetype>(1, head.count('\n'));
+    const int ncclLines = text.count("NCCL INFO") + text.count("NCCL WARN");
+    const int allLines = std::max<qsizetype>(1, text.count('\n'));
     if (ncclLines * 2 >= allLines) return SourceKind::NcclLog;
     static const QRegularExpression launcherHint(
         QStringLiteral("WARNING:torch\\.distributed\\.run:|torch\\.distributed\\.elastic\\.|"
                        "\\[\\d+(?:,\\d+)?\\]<std(?:out|err)>:|^\\[(?:default|rank)\\d+\\]:"),
         QRegularExpression::MultilineOption);
-    if (launcherHint.match(QString::fromUtf8(head)).hasMatch() &&
+    if (launcherHint.match(QString::fromUtf8(text)).hasMatch() &&
         !rankFromFileName(fileName).has_value())
         return SourceKind::LauncherLog;
     return SourceKind::Log;
@@ -611,6 +615,9 @@ TraceFolder TraceFolder::discover(const QString& dir, const std::function<bool()
             } else if (source.kind == SourceKind::Unknown) {
                 source.message = QStringLiteral("not a trace, dump or log that RankScope reads");
             }
+            if (source.kind == SourceKind::Log || source.kind == SourceKind::NcclLog ||
+                source.kind == SourceKind::LauncherLog)
+                head = logTextForAnalysis(head);
             int stated = 0;
             source.rank = attributeRank(info.fileName(), source.kind, head, tail,
                                         &source.rankEvidence, &stated);

@@ -44,6 +44,8 @@ private Q_SLOTS:
     void outOfRangeRanksAreUnattributedWithAReason();
     void nonRegularFilesAreListedAndNeverBlock();
     void fileSwappedAfterDiscoveryIsNotFollowed();
+    void oddlyEncodedLogsReachTheAnalysis_data();
+    void oddlyEncodedLogsReachTheAnalysis();
 };
 
 static QString scenarioDir(const char* name)
@@ -705,6 +707,7 @@ void TestTraceFolder::namesClaimingAFormatTheContentIsNot()
     writeFile(dir.filePath(QStringLiteral("rank5.log")), random);
     writeFile(dir.filePath(QStringLiteral("rank6.pt.trace.json")), R"({"lr": 0.1})");
     writeFile(dir.filePath(QStringLiteral("rank7.json.gz")), gzip(random));
+    writeFile(dir.filePath(QStringLiteral("rank8.json.gz")), QByteArray("\x1f\x8b") + random);
     const QString et = QStringLiteral("benchmark_simple_add_et.json.gz");
     QVERIFY(
         QFile::copy(QStringLiteral(RANKSCOPE_TEST_DATA "/kineto-real-hta/execution_trace/") + et,
@@ -719,6 +722,7 @@ void TestTraceFolder::namesClaimingAFormatTheContentIsNot()
         {QStringLiteral("rank5.log"), QStringLiteral("binary data, not a text log")},
         {QStringLiteral("rank6.pt.trace.json"), QStringLiteral("JSON without traceEvents")},
         {QStringLiteral("rank7.json.gz"), QStringLiteral("binary data, not JSON")},
+        {QStringLiteral("rank8.json.gz"), QStringLiteral("corrupt gzip: ")},
         {et, QStringLiteral("Chakra execution trace: not a timeline; skipped")},
     };
     for (const auto& [name, reason] : reasons) {
@@ -840,6 +844,70 @@ void TestTraceFolder::fileSwappedAfterDiscoveryIsNotFollowed()
         for (int i = 0; i < r.streams.front().lineCount(); ++i)
             QVERIFY(!r.streams.front().lineText(i).contains(QLatin1String("secret")));
     }
+}
+
+void TestTraceFolder::oddlyEncodedLogsReachTheAnalysis_data()
+{
+    QByteArray steps;
+    for (int i = 0; i < 40; ++i)
+        steps += "2026-01-01 12:00:" + QByteArray::number(10 + i) + " INFO train: step " +
+                 QByteArray::number(i) + " loss 1.0\n";
+    const QByteArray warn = "node1:100:100 [1] NCCL WARN NET/Socket : peer 10.0.0.2<54321> "
+                            "connection closed by remote peer (unhandled system error)\n";
+    const QByteArray plain = steps + warn;
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("note"); // what the source message says was done
+    QByteArray coloured;
+    for (const QByteArray& line : plain.split('\n'))
+        if (!line.isEmpty())
+            coloured += (line.contains("WARN") ? "\x1b[1;31m" : "\x1b[32m") + line + "\x1b[0m\n";
+    QTest::newRow("ansi") << coloured << QStringLiteral("ANSI escape sequences removed");
+    QTest::newRow("nul tail") << plain + QByteArray(100000, '\0')
+                              << QStringLiteral("100000 NUL or other binary bytes skipped");
+    QByteArray junk(300, Qt::Uninitialized);
+    quint32 x = 7;
+    for (char& c : junk) {
+        x = x * 1103515245u + 12345u;
+        c = char(0x80 | (x >> 24)); // high bytes: never a line break or a NUL
+    }
+    QTest::newRow("junk start") << junk + "\x01\x02\n" + plain
+                                << QStringLiteral("2 NUL or other binary bytes skipped");
+    const QString text = QString::fromUtf8(plain);
+    QByteArray le("\xFF\xFE");
+    for (const QChar c : text)
+        le += char(c.unicode() & 0xff), le += char(c.unicode() >> 8);
+    QTest::newRow("utf-16le bom") << le << QStringLiteral("decoded from UTF-16");
+    QByteArray be;
+    for (const QChar c : text)
+        be += char(c.unicode() >> 8), be += char(c.unicode() & 0xff);
+    QTest::newRow("utf-16be") << be << QStringLiteral("decoded from UTF-16");
+}
+
+// Named rank1.log, each is a log of rank 1 whose NCCL warning reaches the analysis as text.
+void TestTraceFolder::oddlyEncodedLogsReachTheAnalysis()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, note);
+    QTemporaryDir dir;
+    writeFile(dir.filePath(QStringLiteral("rank1.log")), bytes);
+    writeFile(dir.filePath(QStringLiteral("rank0.log")), "step 3\n");
+    const SessionPtr session = loadSession(dir.path());
+    const SourceFile* s = sourceNamed(session->folder, QStringLiteral("rank1.log"));
+    QVERIFY(s);
+    QCOMPARE(s->kind, SourceKind::Log);
+    QCOMPARE(s->rank.value_or(-1), 1);
+    QCOMPARE(s->status, SourceStatus::Ok);
+    QVERIFY2(s->message.contains(note), qPrintable(s->message));
+    QCOMPARE(session->folder.ranks(), (QList<int>{0, 1}));
+    const auto log = std::find_if(session->logs.begin(), session->logs.end(),
+                                  [](const RankLog& l) { return l.rank == 1; });
+    QVERIFY(log != session->logs.end());
+    QCOMPARE(log->lastStep().value_or(-1), 39);
+    const auto warns = log->factsOfKind(LogFactKind::NcclWarn);
+    QCOMPARE(warns.size(), std::size_t(1));
+    QCOMPARE(log->lineText(warns.front()->line),
+             QStringLiteral("node1:100:100 [1] NCCL WARN NET/Socket : peer 10.0.0.2<54321> "
+                            "connection closed by remote peer (unhandled system error)"));
 }
 
 QTEST_GUILESS_MAIN(TestTraceFolder)

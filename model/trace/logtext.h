@@ -1,0 +1,20 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+
+namespace rankscope {
+
+// Text that log parsing can read, from the bytes a log was written in: UTF-16 (with or without a
+// byte-order mark) decoded to UTF-8, ANSI escape sequences (rich, loguru, colorlog colours)
+// removed, and NUL runs and other control bytes (binary junk at the start, the zero-filled tail a
+// crashed node leaves) dropped. Clean text is returned as it is, without a copy. `note`, when
+// given, says in one line what was done (empty when nothing was).
+QByteArray logTextForAnalysis(const QByteArray& bytes, QString* note = nullptr);
+
+// True when `text` (as logTextForAnalysis returns it) reads as a text log: a line break in at least
+// 16 bytes, at least three quarters of them printable ASCII, tabs and newlines. Random binary data
+// left after dropping its control bytes is mostly bytes >= 0x80 and fails.
+bool isMostlyText(const QByteArray& text);
+
+} // namespace rankscope
