@@ -12,7 +12,6 @@
 #include <malloc.h>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -548,32 +547,31 @@ void TestKinetoReader::deviceCategoriesAreDeviceLanes()
 
 void TestKinetoReader::mtiaTraceHasDeviceLanes()
 {
-    // A real MTIA trace: its device (pid of the mtia_ccp_events, counted here from the raw JSON)
-    // is shown as device lanes, and the host process as CPU threads.
+    // A real MTIA trace: the threads of its mtia_ccp_events (found here in the raw JSON) are
+    // device lanes holding exactly those events; the rest (host ops, mtia_runtime, also where it
+    // shares the device's pid) are CPU threads.
     const QString path = QStringLiteral(
-        RANKSCOPE_TEST_DATA "/kineto-real-hta/mtia_trace_single_rank/mtia_rank_0.json.gz");
+        RANKSCOPE_TEST_DATA "/kineto-real-hta/mtia_inference_trace/mtia_inference_rank_0.json.gz");
     const auto doc = nlohmann::json::parse(readAll(path));
-    std::set<std::int64_t> devicePids, hostPids;
+    std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> deviceEventsOf;
     std::int64_t deviceEvents = 0;
     for (const auto& e : doc.at("traceEvents")) {
-        if (e.value("ph", "") != "X" || !e.at("pid").is_number()) continue;
-        const bool device = e.value("cat", "") == "mtia_ccp_events";
-        (device ? devicePids : hostPids).insert(e.at("pid").get<std::int64_t>());
-        deviceEvents += device;
+        if (e.value("ph", "") != "X" || e.value("cat", "") != "mtia_ccp_events") continue;
+        ++deviceEventsOf[{e.at("pid").get<std::int64_t>(), e.at("tid").get<std::int64_t>()}];
+        ++deviceEvents;
     }
     QVERIFY(deviceEvents > 0);
     const Read r = readPath(path);
     QCOMPARE(int(r.result.status), int(SourceStatus::Ok));
-    std::int64_t onDeviceLanes = 0;
+    std::size_t deviceLanes = 0;
     for (const Lane& l : r.store.lanes) {
-        if (devicePids.count(l.pid)) {
-            QCOMPARE(l.kind, LaneKind::GpuStream);
-            onDeviceLanes += std::int64_t(l.size());
-        } else if (hostPids.count(l.pid)) {
-            QCOMPARE(l.kind, LaneKind::CpuThread);
-        }
+        const auto it = deviceEventsOf.find({l.pid, l.tid});
+        QCOMPARE(l.kind, it != deviceEventsOf.end() ? LaneKind::GpuStream : LaneKind::CpuThread);
+        if (it == deviceEventsOf.end()) continue;
+        ++deviceLanes;
+        QCOMPARE(std::int64_t(l.size()), it->second);
     }
-    QCOMPARE(onDeviceLanes, deviceEvents);
+    QCOMPARE(deviceLanes, deviceEventsOf.size());
 }
 
 void TestKinetoReader::budgetStopsTheSource_data()

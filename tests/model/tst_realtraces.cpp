@@ -5,6 +5,8 @@
 #include "model/trace/kinetoreader.h"
 
 #include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
 #include <cstring>
@@ -274,13 +276,35 @@ void TestRealTraces::everyFile()
     QCOMPARE(int(bd.size()), 1);
     const RankTimeBreakdown& b = bd[0];
     QCOMPARE(b.gpu, truth.gpu);
-    if (!truth.gpu) return;
-    QCOMPARE(b.windowNs(), truth.windowNs);
-    QCOMPARE(b.computeNs, truth.computeNs);
-    QCOMPARE(b.commNs, truth.commNs);
-    QCOMPARE(b.memNs, truth.memNs);
-    QCOMPARE(b.idleNs, truth.idleNs);
-    QCOMPARE(b.overlapNs, truth.overlapNs);
+    if (truth.gpu) {
+        QCOMPARE(b.windowNs(), truth.windowNs);
+        QCOMPARE(b.computeNs, truth.computeNs);
+        QCOMPARE(b.commNs, truth.commNs);
+        QCOMPARE(b.memNs, truth.memNs);
+        QCOMPARE(b.idleNs, truth.idleNs);
+        QCOMPARE(b.overlapNs, truth.overlapNs);
+    }
+
+    // The same bytes uncompressed, under another name, read the same.
+    QTemporaryDir dir;
+    const QString plain = dir.filePath(QStringLiteral("renamed.json"));
+    {
+        const std::string text = inflate(path);
+        QFile f(plain);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        QCOMPARE(f.write(text.data(), qint64(text.size())), qint64(text.size()));
+    }
+    EventStore again;
+    const KinetoReadResult r2 = KinetoReader::readFile(plain.toStdString(), again, opt);
+    QCOMPARE(r2.status, SourceStatus::Ok);
+    QCOMPARE(r2.events, r.events);
+    const Stored s2 = storedOf(again);
+    QCOMPARE(s2.deviceEvents, s.deviceEvents);
+    QCOMPARE(s2.firstNs, s.firstNs);
+    QCOMPARE(s2.lastNs, s.lastNs);
+    const std::vector<RankTimeBreakdown> bd2 = TimeBreakdown::compute(again);
+    QCOMPARE(bd2.at(0).idleNs, b.idleNs);
+    QCOMPARE(bd2.at(0).computeNs, b.computeNs);
 }
 
 void TestRealTraces::analyzeJsonCarriesTheGpuBreakdown_data()
