@@ -118,6 +118,28 @@ std::vector<int> ranksOf(const TraceSession& session)
     return {ranks.begin(), ranks.end()};
 }
 
+// The rank's GPU time breakdown (the "Time per rank" chart's numbers over the whole run); null
+// for a rank without GPU lanes.
+const RankTimeBreakdown* gpuBreakdownOf(const AnalysisResult& result, int rank)
+{
+    for (const RankTimeBreakdown& b : result.breakdown)
+        if (b.rank == rank && b.gpu) return &b;
+    return nullptr;
+}
+
+nlohmann::ordered_json gpuTimeJson(const RankTimeBreakdown& b)
+{
+    const auto us = [](std::int64_t ns) { return double(ns) / 1000.0; };
+    nlohmann::ordered_json j;
+    j["window_us"] = us(b.windowNs());
+    j["compute_us"] = us(b.computeNs);
+    j["communication_us"] = us(b.commNs);
+    j["memory_us"] = us(b.memNs);
+    j["idle_us"] = us(b.idleNs);
+    j["comm_compute_overlap_us"] = us(b.overlapNs);
+    return j;
+}
+
 int worldSizeOf(const TraceSession& session, const std::vector<int>& ranks)
 {
     return std::max(session.folder.worldSize(), ranks.empty() ? 0 : ranks.back() + 1);
@@ -286,6 +308,8 @@ nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session,
                                   ? note->second
                                   : std::string("no collective of this rank in the traces");
         }
+        if (const RankTimeBreakdown* b = gpuBreakdownOf(result, rank))
+            r["gpu_time"] = gpuTimeJson(*b);
         ranks.push_back(r);
     }
     doc["ranks"] = ranks;

@@ -32,8 +32,9 @@ bool isLog(SourceKind kind)
 // once all files are read. Progress and cancellation stay on the calling thread, which polls the
 // workers' per-file counters. Returns false when cancelled; the session is then left untouched.
 bool readSources(TraceSession& session, const ProgressFn& progress, const CancelFn& cancelled,
-                 const FileProgressFn& fileProgress)
+                 const LoadOptions& options)
 {
+    const FileProgressFn& fileProgress = options.fileProgress;
     const QList<SourceFile>& sources = session.folder.sources();
     std::vector<int> todo;
     for (int i = 0; i < int(sources.size()); ++i) {
@@ -61,11 +62,11 @@ bool readSources(TraceSession& session, const ProgressFn& progress, const Cancel
     std::atomic<bool> cancel{false};
     std::atomic<int> running{0};
     const auto worker = [&] {
-        for (std::size_t n; (n = next.fetch_add(1)) < todo.size() && !cancel.load();) {
-            const std::size_t k = order[n];
+        const auto readOne = [&](std::size_t k) {
             const SourceFile& s = sources[todo[k]];
             if (s.kind == SourceKind::Kineto) {
                 KinetoReader::Options opt;
+                opt.budget = options.traceBudget;
                 opt.rank = s.rank.value_or(-1);
                 opt.sourceIndex = todo[k];
                 opt.cancel = &cancel;
@@ -84,6 +85,28 @@ bool readSources(TraceSession& session, const ProgressFn& progress, const Cancel
                 control.progressBytes = &done[k];
                 logs[k] =
                     LogReader::readSource(s, todo[k], s.kind == SourceKind::LauncherLog, control);
+            }
+        };
+        for (std::size_t n; (n = next.fetch_add(1)) < todo.size() && !cancel.load();) {
+            const std::size_t k = order[n];
+            try {
+                readOne(k);
+            } catch (const std::bad_alloc&) {
+                // Out of memory in one source costs that source only: what it read is dropped
+                // and the other sources still load.
+                stores[k] = EventStore();
+                const std::string message = "out of memory while reading " +
+                                            sources[todo[k]].relativePath.toStdString() +
+                                            "; nothing of it is kept";
+                traces[k] = {};
+                traces[k].status = SourceStatus::Error;
+                traces[k].message = message;
+                timelines[k] = {};
+                timelines[k].status = SourceStatus::Error;
+                timelines[k].message = message;
+                logs[k] = {};
+                logs[k].ok = false;
+                logs[k].message = QString::fromStdString(message);
             }
         }
         running.fetch_sub(1);
@@ -156,9 +179,8 @@ SessionPtr loadSession(const QString& dir, const ProgressFn& progress, const Can
     auto session = std::make_shared<TraceSession>();
     session->folder = TraceFolder::discover(dir, cancelled);
     readDiagnosticSources(*session, cancelled);
-    const bool complete =
-        !isCancelled() && (!session->folder.isValid() ||
-                           readSources(*session, progress, cancelled, options.fileProgress));
+    const bool complete = !isCancelled() && (!session->folder.isValid() ||
+                                             readSources(*session, progress, cancelled, options));
     if (!complete) {
         // Nothing half-way: what was read before the cancel goes with the partial session.
         auto empty = std::make_shared<TraceSession>();

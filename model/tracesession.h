@@ -6,6 +6,7 @@
 #include "model/store/lanelod.h"
 #include "model/trace/elasticerrorreader.h"
 #include "model/trace/flightrecorderreader.h"
+#include "model/trace/kinetoreader.h"
 #include "model/trace/ranklog.h"
 #include "model/trace/tracefolder.h"
 
@@ -39,7 +40,8 @@ using CancelFn = std::function<bool()>;
 using FileProgressFn =
     std::function<void(int sourceIndex, const QString& relativePath, qint64 done, qint64 total)>;
 struct LoadOptions {
-    bool buildLaneLods = true; // the timeline's pyramids; the headless CLI draws no timeline
+    bool buildLaneLods = true;        // the timeline's pyramids; the headless CLI draws no timeline
+    KinetoReader::Budget traceBudget; // per Kineto source
     FileProgressFn fileProgress;
 };
 SessionPtr loadSession(const QString& dir, const ProgressFn& progress = {},

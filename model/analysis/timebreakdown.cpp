@@ -113,6 +113,8 @@ RankTimeBreakdown rankBreakdown(const EventStore& store, int rank,
                 into = &mem;
                 break;
             case EventCategory::CpuOp: {
+                // GPU time is kernels only; operators count on CPU-only ranks.
+                if (gpu) break;
                 const StringId id = lane->nameId[i];
                 if (std::size_t(id) < commName.size() && commName[std::size_t(id)] < 0)
                     commName[std::size_t(id)] = isCommName(store.strings.view(id)) ? 1 : 0;

@@ -15,8 +15,11 @@ struct IdleGap {
 };
 
 // Where one rank's time went, over the span of the lanes measured. Categories are unions of
-// intervals, so nested and concurrent events count once; `overlapNs` is the part of
-// communication hidden under computation.
+// intervals, so nested and concurrent events (several streams) count once; `overlapNs` is the
+// part of communication hidden under computation. A rank with GPU lanes is measured on its
+// device events only: compute = kernels other than communication, communication = NCCL / RCCL /
+// HCCL kernels, memory = memcpy / memset / DMA, window = first start to last end of any of them,
+// idle = window minus the union of all three (README.md, "GPU time breakdown").
 struct RankTimeBreakdown {
     int rank = -1;
     bool gpu = false; // GPU stream lanes measured; else CPU thread lanes (CPU-only trace)

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 namespace rankscope::json {
 
@@ -255,47 +256,123 @@ bool unescape(std::string_view raw, std::string& out)
     return isValidUtf8(out);
 }
 
-bool microsToNanos(std::string_view t, std::int64_t& ns)
+namespace {
+
+// Any JSON number: value = mantissa digits × 10^exp10 µs, so ns = digits × 10^(exp10 + 3).
+bool decimalMicrosToNanos(std::string_view t, std::int64_t& ns)
 {
     std::size_t i = 0;
     const bool neg = i < t.size() && t[i] == '-';
     if (neg) ++i;
-    std::int64_t whole = 0;
-    int digits = 0;
-    while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
-        if (++digits > 15) break; // beyond 1e15 µs the ns value may overflow: slow path
-        whole = whole * 10 + (t[i] - '0');
-        ++i;
+    constexpr int kMaxDigits = 19; // int64 holds every 18-digit number
+    char digits[kMaxDigits + 1];
+    int nDigits = 0;
+    int exp10 = 0;
+    bool sawDigit = false;
+    int firstDropped = -1; // the first significant digit that did not fit, for rounding
+    const auto take = [&](char c, bool fraction) {
+        sawDigit = true;
+        if (nDigits == 0 && c == '0') {
+            if (fraction) --exp10; // leading zeros of a fraction scale the value only
+            return;
+        }
+        if (nDigits < kMaxDigits) {
+            digits[nDigits++] = c;
+            if (fraction) --exp10;
+        } else {
+            if (firstDropped < 0) firstDropped = c - '0';
+            if (!fraction) ++exp10;
+        }
+    };
+    const std::size_t intBegin = i;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9')
+        take(t[i++], false);
+    if (i == intBegin) return false;
+    if (i < t.size() && t[i] == '.') {
+        const std::size_t fracBegin = ++i;
+        while (i < t.size() && t[i] >= '0' && t[i] <= '9')
+            take(t[i++], true);
+        if (i == fracBegin) return false;
     }
-    if (digits == 0) return false;
-    std::int64_t frac = 0;
-    bool fast = digits <= 15;
-    if (fast && i < t.size() && t[i] == '.') {
+    if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
         ++i;
-        int fd = 0;
-        const std::size_t fracBegin = i;
+        const bool expNeg = i < t.size() && t[i] == '-';
+        if (i < t.size() && (t[i] == '-' || t[i] == '+')) ++i;
+        const std::size_t expBegin = i;
+        int e = 0;
         while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
-            if (fd < 3) frac = frac * 10 + (t[i] - '0');
-            ++fd;
+            e = std::min(e * 10 + (t[i] - '0'), 100000);
+            ++i;
+        }
+        if (i == expBegin) return false;
+        exp10 += expNeg ? -e : e;
+    }
+    if (i != t.size() || !sawDigit) return false;
+    if (nDigits == 0) {
+        ns = 0;
+        return true;
+    }
+    int scale = exp10 + 3; // power of ten to apply to the kept digits
+    if (scale < 0) {
+        // Drop the digits below 1 ns, rounding half away from zero on the first dropped one.
+        const int drop = -scale;
+        if (drop > nDigits) {
+            ns = 0;
+            return true;
+        }
+        firstDropped = digits[nDigits - drop] - '0';
+        nDigits -= drop;
+        scale = 0;
+    }
+    std::uint64_t v = 0;
+    for (int k = 0; k < nDigits; ++k) {
+        if (v > (std::numeric_limits<std::uint64_t>::max() - 9) / 10) return false;
+        v = v * 10 + std::uint64_t(digits[k] - '0');
+    }
+    for (int k = 0; k < scale; ++k) {
+        if (v > std::numeric_limits<std::uint64_t>::max() / 10) return false;
+        v *= 10;
+    }
+    if (firstDropped >= 5) ++v;
+    if (v > std::uint64_t(std::numeric_limits<std::int64_t>::max())) return false;
+    ns = neg ? -std::int64_t(v) : std::int64_t(v);
+    return true;
+}
+
+} // namespace
+
+bool microsToNanos(std::string_view t, std::int64_t& ns)
+{
+    // Exact decimal arithmetic, never a double: epoch-µs timestamps have 16 integer digits and
+    // 3 fractional ones, more than a double holds (it would round them to 256 ns). The common
+    // form, `digits[.digits]` with at most 16 integer digits, is done inline.
+    std::size_t i = 0;
+    const bool neg = i < t.size() && t[i] == '-';
+    if (neg) ++i;
+    const std::size_t intBegin = i;
+    std::uint64_t whole = 0;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9' && i - intBegin < 16)
+        whole = whole * 10 + std::uint64_t(t[i++] - '0');
+    if (i == intBegin) return false;
+    std::uint64_t frac = 0;
+    if (i < t.size() && t[i] == '.') {
+        const std::size_t fracBegin = ++i;
+        while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
+            const std::size_t k = i - fracBegin;
+            if (k < 3)
+                frac = frac * 10 + std::uint64_t(t[i] - '0');
+            else if (k == 3 && t[i] >= '5')
+                ++frac; // round half away from zero on the first digit below 1 ns
             ++i;
         }
         if (i == fracBegin) return false;
-        for (int k = fd; k < 3; ++k)
+        for (std::size_t k = i - fracBegin; k < 3; ++k)
             frac *= 10;
-        if (fd > 3 && t[fracBegin + 3] >= '5') ++frac; // round on the first dropped digit
     }
-    if (fast && i == t.size()) {
-        ns = whole * 1000 + frac;
-        if (neg) ns = -ns;
-        return true;
-    }
-    // Exponents and huge values: rare, so go through double.
-    const std::string copy(t);
-    char* stop = nullptr;
-    const double v = std::strtod(copy.c_str(), &stop);
-    if (stop != copy.c_str() + copy.size() || !std::isfinite(v) || std::fabs(v) > 9.2e15)
-        return false;
-    ns = std::llround(v * 1000.0);
+    constexpr std::uint64_t kMaxWhole = (std::uint64_t(1) << 63) / 1000 - 1;
+    if (i != t.size() || whole > kMaxWhole) return decimalMicrosToNanos(t, ns);
+    const auto v = std::int64_t(whole * 1000 + frac);
+    ns = neg ? -v : v;
     return true;
 }
 

@@ -43,8 +43,9 @@ Scan scanNumber(const char*& p, const char* end, std::string_view& token);
 // Decodes JSON escapes of `raw` into `out`; false on a malformed escape or invalid UTF-8.
 bool unescape(std::string_view raw, std::string& out);
 bool isValidUtf8(std::string_view s);
-// A JSON number in microseconds (with fractions or an exponent) to integer nanoseconds,
-// rounded to nearest; false if it is not a number or out of range.
+// A JSON number in microseconds (with fractions or an exponent) to integer nanoseconds, exactly
+// (decimal arithmetic, no double), rounded half away from zero below 1 ns; false if it is not a
+// number or out of int64 range.
 bool microsToNanos(std::string_view token, std::int64_t& ns);
 // A JSON integer (a fraction is truncated); false if not a number or out of range.
 bool toInt64(std::string_view token, std::int64_t& value);

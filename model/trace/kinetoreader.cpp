@@ -154,6 +154,39 @@ bool startsWithNoCase(std::string_view s, std::string_view p)
     return s.size() >= p.size() && ieq(s.substr(0, p.size()), p);
 }
 
+bool endsWithNoCase(std::string_view s, std::string_view p)
+{
+    return s.size() >= p.size() && ieq(s.substr(s.size() - p.size()), p);
+}
+
+// The categories Kineto writes for work that runs on the accelerator, whatever the vendor:
+// CUDA, ROCm, XPU and PrivateUse1 backends write kernel / gpu_memcpy / gpu_memset /
+// gpu_user_annotation, MTIA its on-device mtia_ccp_events, and other backends their own prefix
+// (mlu_memcpy, ...). Host-side runtimes (cuda_runtime, mtia_runtime, xpu_runtime,
+// privateuse1_driver, hpu_op) are not here: they run on a CPU thread. Other when not a device
+// category.
+EventCategory deviceCategory(std::string_view cat)
+{
+    if (ieq(cat, "kernel") || ieq(cat, "mtia_ccp_events") || endsWithNoCase(cat, "_kernel"))
+        return EventCategory::Kernel;
+    if (ieq(cat, "memcpy") || endsWithNoCase(cat, "_memcpy")) return EventCategory::Memcpy;
+    if (ieq(cat, "memset") || endsWithNoCase(cat, "_memset")) return EventCategory::Memset;
+    if (endsWithNoCase(cat, "_user_annotation") && !ieq(cat, "user_annotation"))
+        return EventCategory::UserAnnotation;
+    return EventCategory::Other;
+}
+
+EventCategory hostCategory(std::string_view cat)
+{
+    if (ieq(cat, "cpu_op") || ieq(cat, "operator")) return EventCategory::CpuOp;
+    if (ieq(cat, "user_annotation")) return EventCategory::UserAnnotation;
+    if (ieq(cat, "python_function")) return EventCategory::PythonFunction;
+    if (ieq(cat, "cuda_sync") || ieq(cat, "runtime") || ieq(cat, "hpu_op") ||
+        endsWithNoCase(cat, "_runtime") || endsWithNoCase(cat, "_driver"))
+        return EventCategory::Runtime;
+    return EventCategory::Other;
+}
+
 std::int64_t jsonInt(const nlohmann::json& v)
 {
     if (v.is_number_integer() || v.is_number_unsigned()) return v.get<std::int64_t>();
@@ -266,6 +299,7 @@ private:
     std::int64_t m_bufOffset = 0;
     bool m_eof = false;
     bool m_failed = false;
+    bool m_eventBudgetReached = false;
     std::int64_t m_reportedInput = 0;
 
     State m_state = State::Top;
@@ -326,8 +360,12 @@ bool Parser::refill()
         }
         m_buf.resize(std::min(kMaxValue, m_buf.size() * 2));
     }
-    const std::int64_t got =
-        m_in.read(m_buf.data() + m_len, std::min(kReadChunk, m_buf.size() - m_len));
+    // Never past the decompressed-bytes budget, so a source stops exactly there.
+    const std::int64_t allowed =
+        m_opts.budget.maxInflatedBytes - (m_bufOffset + std::int64_t(m_len));
+    const std::int64_t got = m_in.read(m_buf.data() + m_len,
+                                       std::min({kReadChunk, m_buf.size() - m_len,
+                                                 std::size_t(std::max<std::int64_t>(allowed, 0))}));
     if (got < 0) {
         m_failed = true;
         m_result.status = SourceStatus::Error;
@@ -352,6 +390,8 @@ KinetoReadResult Parser::run()
     m_buf.resize(size >= 0 ? std::clamp<std::size_t>(std::size_t(size) + 1, 1 << 16, kInitialWindow)
                            : kInitialWindow);
     bool cancelled = false;
+    const KinetoReader::Budget& budget = m_opts.budget;
+    std::string overBudget;
     while (m_state != State::Done && !m_failed) {
         const char* begin = m_buf.data() + m_pos;
         const char* p = begin;
@@ -361,11 +401,19 @@ KinetoReadResult Parser::run()
             m_pos = std::size_t(p - m_buf.data());
             continue;
         }
+        if (s == Scan::Error && m_eventBudgetReached) {
+            overBudget = std::to_string(budget.maxEvents) + " events";
+            break;
+        }
         if (s == Scan::Error) {
             if (!m_failed)
                 fail(p, "not a valid trace: unexpected " +
                             (p < end ? "byte " + hex(static_cast<unsigned char>(*p))
                                      : std::string("end")));
+            break;
+        }
+        if (!m_eof && m_bufOffset + std::int64_t(m_len) >= budget.maxInflatedBytes) {
+            overBudget = std::to_string(budget.maxInflatedBytes) + " decompressed bytes";
             break;
         }
         if (!m_eof && refill()) continue;
@@ -391,6 +439,11 @@ KinetoReadResult Parser::run()
                                " (last complete event ends at byte " + std::to_string(at) + ")";
         }
         break;
+    }
+    if (!overBudget.empty()) {
+        m_result.status = SourceStatus::Truncated;
+        m_result.message = "stopped at the per-file budget of " + overBudget + " (byte " +
+                           std::to_string(m_bufOffset + std::int64_t(m_pos)) + ")";
     }
     if (cancelled) {
         m_result.status = SourceStatus::Error;
@@ -606,35 +659,25 @@ EventCategory Parser::categorise(std::string_view cat, bool hasCat, std::string_
         c = m_lastCatValue;
         gpu = m_lastCatGpu;
     } else {
-        if (ieq(cat, "cpu_op") || ieq(cat, "operator"))
-            c = EventCategory::CpuOp;
-        else if (ieq(cat, "user_annotation"))
-            c = EventCategory::UserAnnotation;
-        else if (ieq(cat, "gpu_user_annotation")) {
-            c = EventCategory::UserAnnotation;
-            gpu = true;
-        } else if (ieq(cat, "python_function"))
-            c = EventCategory::PythonFunction;
-        else if (ieq(cat, "cuda_runtime") || ieq(cat, "cuda_driver") || ieq(cat, "cuda_sync") ||
-                 ieq(cat, "runtime"))
-            c = EventCategory::Runtime;
-        else if (ieq(cat, "kernel")) {
-            c = EventCategory::Kernel;
-            gpu = true;
-        } else if (ieq(cat, "gpu_memcpy") || ieq(cat, "memcpy")) {
-            c = EventCategory::Memcpy;
-            gpu = true;
-        } else if (ieq(cat, "gpu_memset") || ieq(cat, "memset")) {
-            c = EventCategory::Memset;
-            gpu = true;
-        }
+        c = deviceCategory(cat);
+        gpu = c != EventCategory::Other;
+        if (!gpu) c = hostCategory(cat);
         m_lastCat.assign(cat);
         m_lastCatValue = c;
         m_lastCatGpu = gpu;
     }
-    if (c == EventCategory::Kernel && startsWithNoCase(name, "nccl")) {
-        c = EventCategory::CommKernel;
-        wantArgs = true;
+    if (c == EventCategory::Kernel) {
+        // HTA's kernel types: collectives by library prefix (NCCL, RCCL keeps NCCL's names,
+        // MTIA's HCCL), copies and DMA by name; the rest is computation.
+        if (startsWithNoCase(name, "nccl") || startsWithNoCase(name, "rccl") ||
+            startsWithNoCase(name, "hccl")) {
+            c = EventCategory::CommKernel;
+            wantArgs = true;
+        } else if (startsWithNoCase(name, "memcpy") || startsWithNoCase(name, "dma")) {
+            c = EventCategory::Memcpy;
+        } else if (startsWithNoCase(name, "memset")) {
+            c = EventCategory::Memset;
+        }
     }
     return c;
 }
@@ -812,6 +855,10 @@ Scan Parser::event(const char*& p, const char* end)
     if (ph != 'X' && ph != 'B' && ph != 'E' && ph != 'i' && ph != 'I') {
         ++m_result.skipped; // async b/e/n, samples, objects, flow steps: not shown
         return Scan::Ok;
+    }
+    if (ph != 'E' && m_result.events >= m_opts.budget.maxEvents) {
+        m_eventBudgetReached = true; // this event is the first over the budget: not stored
+        return Scan::Error;
     }
     const int li = laneOf(pid, tid);
     LaneBuild& b = m_lanes[std::size_t(li)];

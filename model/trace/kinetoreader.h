@@ -29,8 +29,17 @@ struct KinetoReadResult {
 // as large as the largest single JSON value, whatever the file size.
 class KinetoReader {
 public:
+    // Per-source limits, so one huge or hostile file cannot take all the memory: reading stops
+    // at whichever comes first and the source is Truncated, keeping what was read. The defaults
+    // fit a 16 GB desktop: 50 M events are about 3 GB in the store (about 59 bytes an event,
+    // BENCHMARKS.md), and 16 GB inflated is far more than such a trace's text.
+    struct Budget {
+        std::int64_t maxEvents = 50'000'000;
+        std::int64_t maxInflatedBytes = std::int64_t(16) << 30;
+    };
     struct Options {
         int rank = -1;
+        Budget budget;
         int sourceIndex = -1;
         const std::atomic<bool>* cancel = nullptr;          // polled between reads of a few MB
         std::atomic<std::int64_t>* progressBytes = nullptr; // file bytes consumed are added here

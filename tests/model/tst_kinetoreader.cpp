@@ -1,3 +1,4 @@
+#include "model/trace/jsonscanner.h"
 #include "model/trace/kinetocollectives.h"
 #include "model/trace/kinetoreader.h"
 #include "model/traceloader.h"
@@ -8,7 +9,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <fstream>
+#include <malloc.h>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
 using namespace rankscope;
@@ -116,6 +122,8 @@ std::string synthetic(std::int64_t n)
 class TestKinetoReader : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // First: its address-space cap must not be met by heap that earlier tests freed.
+    void loaderOutOfMemoryCostsOneSource();
     void fixtureCounts_data();
     void fixtureCounts();
     void healthyCollectives();
@@ -128,6 +136,13 @@ private Q_SLOTS:
     void gpuSamples();
     void ncclCollectivesCarryArgs();
     void kinetoFeatures();
+    void exactTimestamps_data();
+    void exactTimestamps();
+    void exactTimestampsThroughTheReader();
+    void deviceCategoriesAreDeviceLanes();
+    void mtiaTraceHasDeviceLanes();
+    void budgetStopsTheSource_data();
+    void budgetStopsTheSource();
     void badInput_data();
     void badInput();
     void truncatedKeepsCompleteEvents();
@@ -141,6 +156,7 @@ private Q_SLOTS:
     void fuzzRegressions();
     void loaderReadsFolderAndIsolatesBadFiles();
     void loaderCancelsLargeLoad();
+    void loaderBudgetTruncatesOneSource();
 };
 
 void TestKinetoReader::fixtureCounts_data()
@@ -426,6 +442,177 @@ void TestKinetoReader::kinetoFeatures()
     QCOMPARE(r.store.strings.view(f->category), std::string_view("ac2g"));
 }
 
+void TestKinetoReader::exactTimestamps_data()
+{
+    QTest::addColumn<QString>("us");
+    QTest::addColumn<bool>("ok");
+    QTest::addColumn<qint64>("ns");
+    // Epoch µs with ns fractions: 16 integer digits and 3 fractional ones (19 significant), more
+    // than a double's 15-16, which rounds them to multiples of 256 ns.
+    QTest::newRow("epoch-16+3") << QStringLiteral("1712195495519689.047") << true
+                                << qint64(1712195495519689047);
+    QTest::newRow("epoch-16") << QStringLiteral("1682725898236567") << true
+                              << qint64(1682725898236567000);
+    QTest::newRow("epoch-odd-ns") << QStringLiteral("1712195495519695.813") << true
+                                  << qint64(1712195495519695813);
+    QTest::newRow("19-digit") << QStringLiteral("9223372036854775.807") << true
+                              << qint64(9223372036854775807);
+    QTest::newRow("19-digit-overflow")
+        << QStringLiteral("9223372036854775.808") << false << qint64(0);
+    QTest::newRow("20-digit") << QStringLiteral("92233720368547758.07") << false << qint64(0);
+    QTest::newRow("relative") << QStringLiteral("4203669604595.407") << true
+                              << qint64(4203669604595407);
+    // Below 1 ns: rounded to nearest, half away from zero, on any number of digits (up to 9
+    // fractional digits and beyond).
+    QTest::newRow("frac-9") << QStringLiteral("1712195495519689.047499999") << true
+                            << qint64(1712195495519689047);
+    QTest::newRow("frac-9-up") << QStringLiteral("1712195495519689.047500000") << true
+                               << qint64(1712195495519689048);
+    QTest::newRow("frac-4") << QStringLiteral("0.0005") << true << qint64(1);
+    QTest::newRow("frac-4-down") << QStringLiteral("0.0004") << true << qint64(0);
+    QTest::newRow("frac-carry") << QStringLiteral("1.9999") << true << qint64(2000);
+    QTest::newRow("negative") << QStringLiteral("-2.5") << true << qint64(-2500);
+    QTest::newRow("negative-round") << QStringLiteral("-0.0016") << true << qint64(-2);
+    QTest::newRow("exponent") << QStringLiteral("1.712195495519689047e15") << true
+                              << qint64(1712195495519689047);
+    QTest::newRow("exponent-neg") << QStringLiteral("25e-3") << true << qint64(25);
+    QTest::newRow("exponent-plus") << QStringLiteral("1E+3") << true << qint64(1000000);
+    QTest::newRow("leading-zeros") << QStringLiteral("000012.000") << true << qint64(12000);
+    QTest::newRow("zero") << QStringLiteral("0") << true << qint64(0);
+    QTest::newRow("many-digits") << QStringLiteral(
+                                        "1712195495519689.0470000000000000000000000000001")
+                                 << true << qint64(1712195495519689047);
+    QTest::newRow("no-digits") << QStringLiteral("-") << false << qint64(0);
+    QTest::newRow("dot-only") << QStringLiteral("1.") << false << qint64(0);
+    QTest::newRow("bad-exponent") << QStringLiteral("1e") << false << qint64(0);
+    QTest::newRow("junk") << QStringLiteral("1.5x") << false << qint64(0);
+}
+
+void TestKinetoReader::exactTimestamps()
+{
+    QFETCH(QString, us);
+    QFETCH(bool, ok);
+    QFETCH(qint64, ns);
+    std::int64_t out = 0;
+    const std::string text = us.toStdString();
+    QCOMPARE(json::microsToNanos(text, out), ok);
+    if (ok) QCOMPARE(qint64(out), ns);
+}
+
+void TestKinetoReader::exactTimestampsThroughTheReader()
+{
+    // An epoch-µs trace and a relative one with baseTimeNanoseconds: both land on exact ns.
+    const Read epoch = readText(R"({"traceEvents":[
+      {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1712195495519689.047,"dur":63.813}]})");
+    QCOMPARE(int(epoch.result.status), int(SourceStatus::Ok));
+    QCOMPARE(epoch.store.lanes.at(0).startNs.at(0), std::int64_t(1712195495519689047));
+    QCOMPARE(epoch.store.lanes.at(0).endNs.at(0), std::int64_t(1712195495519752860));
+    const Read relative = readText(R"({"baseTimeNanoseconds": 1735632360000000000, "traceEvents":[
+      {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":4203669604595.407,"dur":18.404}]})");
+    QCOMPARE(relative.store.lanes.at(0).startNs.at(0),
+             std::int64_t(1735632360000000000 + 4203669604595407));
+    QCOMPARE(relative.store.lanes.at(0).endNs.at(0),
+             std::int64_t(1735632360000000000 + 4203669604613811));
+}
+
+void TestKinetoReader::deviceCategoriesAreDeviceLanes()
+{
+    // Device work of other accelerators (MTIA's on-device events, a backend's own prefix) goes
+    // on device lanes; host-side runtimes of every backend stay on the CPU thread.
+    const Read r = readText(R"({"traceEvents":[
+      {"ph":"X","cat":"mtia_ccp_events","name":"fc-dtype_Float","pid":9,"tid":801,"ts":10,"dur":5},
+      {"ph":"X","cat":"mtia_ccp_events","name":"dma_request","pid":9,"tid":802,"ts":11,"dur":2},
+      {"ph":"X","cat":"mtia_ccp_events","name":"hccl::all_reduce","pid":9,"tid":803,"ts":12,"dur":3},
+      {"ph":"X","cat":"mlu_memcpy","name":"Memcpy HtoD","pid":10,"tid":1,"ts":1,"dur":1},
+      {"ph":"X","cat":"xpu_user_annotation","name":"step","pid":11,"tid":1,"ts":1,"dur":1},
+      {"ph":"X","cat":"mtia_runtime","name":"runFunction","pid":100,"tid":100,"ts":9,"dur":1},
+      {"ph":"X","cat":"xpu_runtime","name":"zeCommandListAppendLaunchKernel","pid":100,"tid":100,"ts":11,"dur":1},
+      {"ph":"X","cat":"privateuse1_driver","name":"launch","pid":100,"tid":100,"ts":13,"dur":1},
+      {"ph":"X","cat":"hpu_op","name":"op","pid":100,"tid":100,"ts":15,"dur":1}]})");
+    QCOMPARE(int(r.result.status), int(SourceStatus::Ok));
+    std::map<std::pair<std::int64_t, std::int64_t>, const Lane*> lanes;
+    for (const Lane& l : r.store.lanes)
+        lanes[{l.pid, l.tid}] = &l;
+    QCOMPARE(lanes.size(), std::size_t(6));
+    for (const auto& [key, lane] : lanes)
+        QCOMPARE(lane->kind, key.first == 100 ? LaneKind::CpuThread : LaneKind::GpuStream);
+    QCOMPARE(lanes.at({9, 801})->category[0], EventCategory::Kernel);
+    QCOMPARE(lanes.at({9, 802})->category[0], EventCategory::Memcpy);
+    QCOMPARE(lanes.at({9, 803})->category[0], EventCategory::CommKernel);
+    QCOMPARE(lanes.at({10, 1})->category[0], EventCategory::Memcpy);
+    QCOMPARE(lanes.at({11, 1})->category[0], EventCategory::UserAnnotation);
+    for (EventCategory c : lanes.at({100, 100})->category)
+        QCOMPARE(c, EventCategory::Runtime);
+}
+
+void TestKinetoReader::mtiaTraceHasDeviceLanes()
+{
+    // A real MTIA trace: the threads of its mtia_ccp_events (found here in the raw JSON) are
+    // device lanes holding exactly those events; the rest (host ops, mtia_runtime, also where it
+    // shares the device's pid) are CPU threads.
+    const QString path = QStringLiteral(
+        RANKSCOPE_TEST_DATA "/kineto-real-hta/mtia_inference_trace/mtia_inference_rank_0.json.gz");
+    const auto doc = nlohmann::json::parse(readAll(path));
+    std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> deviceEventsOf;
+    std::int64_t deviceEvents = 0;
+    for (const auto& e : doc.at("traceEvents")) {
+        if (e.value("ph", "") != "X" || e.value("cat", "") != "mtia_ccp_events") continue;
+        ++deviceEventsOf[{e.at("pid").get<std::int64_t>(), e.at("tid").get<std::int64_t>()}];
+        ++deviceEvents;
+    }
+    QVERIFY(deviceEvents > 0);
+    const Read r = readPath(path);
+    QCOMPARE(int(r.result.status), int(SourceStatus::Ok));
+    std::size_t deviceLanes = 0;
+    for (const Lane& l : r.store.lanes) {
+        const auto it = deviceEventsOf.find({l.pid, l.tid});
+        QCOMPARE(l.kind, it != deviceEventsOf.end() ? LaneKind::GpuStream : LaneKind::CpuThread);
+        if (it == deviceEventsOf.end()) continue;
+        ++deviceLanes;
+        QCOMPARE(std::int64_t(l.size()), it->second);
+    }
+    QCOMPARE(deviceLanes, deviceEventsOf.size());
+}
+
+void TestKinetoReader::budgetStopsTheSource_data()
+{
+    QTest::addColumn<qint64>("maxEvents");
+    QTest::addColumn<qint64>("maxBytes");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("events") << qint64(300) << qint64(1'000'000'000) << QStringLiteral("300 events");
+    QTest::newRow("bytes") << qint64(50'000'000) << qint64(20'000)
+                           << QStringLiteral("20000 decompressed bytes");
+}
+
+void TestKinetoReader::budgetStopsTheSource()
+{
+    QFETCH(qint64, maxEvents);
+    QFETCH(qint64, maxBytes);
+    QFETCH(QString, reason);
+    const std::string text = synthetic(1000);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("big.json.gz"));
+    writeGz(path, text);
+    EventStore store;
+    KinetoReader::Options opt;
+    opt.budget.maxEvents = maxEvents;
+    opt.budget.maxInflatedBytes = maxBytes;
+    const KinetoReadResult r = KinetoReader::readFile(path.toStdString(), store, opt);
+    QCOMPARE(int(r.status), int(SourceStatus::Truncated));
+    QVERIFY2(QString::fromStdString(r.message).contains(reason), r.message.c_str());
+    QVERIFY(r.events > 0);
+    QVERIFY(r.events <= maxEvents);
+    QVERIFY(r.bytes <= maxBytes);
+    QCOMPARE(store.eventCount(), r.events);
+    // What was kept is the file's first events, whole: the event-budget case keeps exactly the
+    // budget, the byte-budget case every event that ends before the budget's byte.
+    if (maxEvents < 1000)
+        QCOMPARE(r.events, std::int64_t(maxEvents));
+    else
+        QCOMPARE(r.events,
+                 std::int64_t(std::count(text.begin(), text.begin() + maxBytes, '}') / 2));
+}
+
 void TestKinetoReader::badInput_data()
 {
     QTest::addColumn<QByteArray>("bytes");
@@ -667,6 +854,81 @@ void TestKinetoReader::loaderReadsFolderAndIsolatesBadFiles()
     // Lanes know their source.
     for (const Lane& lane : s->events.lanes)
         QCOMPARE(s->folder.sources()[lane.sourceIndex].rank.value_or(-1), lane.rank);
+}
+
+void TestKinetoReader::loaderBudgetTruncatesOneSource()
+{
+    QTemporaryDir dir;
+    QFile::copy(kTraces + QStringLiteral("/healthy/rank0.pt.trace.json"),
+                dir.filePath(QStringLiteral("rank0.pt.trace.json")));
+    writeGz(dir.filePath(QStringLiteral("rank1.pt.trace.json.gz")), synthetic(5000));
+    const std::int64_t small =
+        expectedEvents(readAll(dir.filePath(QStringLiteral("rank0.pt.trace.json"))));
+    LoadOptions options;
+    options.buildLaneLods = false;
+    options.traceBudget.maxEvents = small; // rank 0 fits exactly, rank 1's 5000 do not
+    const SessionPtr s = loadSession(dir.path(), {}, {}, options);
+    QCOMPARE(s->events.eventCountOfRank(0), small);
+    QCOMPARE(s->events.eventCountOfRank(1), small);
+    for (const SourceFile& src : s->folder.sources()) {
+        if (src.kind != SourceKind::Kineto) continue;
+        const bool big = src.relativePath.startsWith(QLatin1String("rank1"));
+        QCOMPARE(src.status, big ? SourceStatus::Truncated : SourceStatus::Ok);
+        if (big) QVERIFY2(src.message.contains(QStringLiteral("budget")), qPrintable(src.message));
+    }
+}
+
+void TestKinetoReader::loaderOutOfMemoryCostsOneSource()
+{
+    // A source whose single 200 MB value cannot be held: in a child process whose address space
+    // is capped 150 MB above what it uses, growing the read window throws std::bad_alloc. That
+    // source is an error and the good rank still loads.
+    QTemporaryDir dir;
+    QFile::copy(kTraces + QStringLiteral("/healthy/rank0.pt.trace.json"),
+                dir.filePath(QStringLiteral("rank0.pt.trace.json")));
+    const std::string head =
+        R"({"traceEvents":[{"ph":"X","name":"x","pid":1,"tid":1,"ts":1,"dur":1,"args":{"s":")";
+    {
+        gzFile f = gzopen(
+            dir.filePath(QStringLiteral("rank1.pt.trace.json.gz")).toStdString().c_str(), "wb1");
+        gzwrite(f, head.data(), unsigned(head.size()));
+        const std::string block(1 << 20, 'a');
+        for (int i = 0; i < 200; ++i)
+            gzwrite(f, block.data(), unsigned(block.size()));
+        const std::string tail = "\"}}]}";
+        gzwrite(f, tail.data(), unsigned(tail.size()));
+        gzclose(f);
+    }
+    const std::int64_t expected =
+        expectedEvents(readAll(dir.filePath(QStringLiteral("rank0.pt.trace.json"))));
+    const pid_t child = fork();
+    QVERIFY(child >= 0);
+    if (child == 0) {
+        malloc_trim(0);
+        long pages = 0;
+        std::ifstream("/proc/self/statm") >> pages;
+        const rlim_t cap = rlim_t(pages) * rlim_t(sysconf(_SC_PAGESIZE)) + (rlim_t(150) << 20);
+        const rlimit limit{cap, cap};
+        setrlimit(RLIMIT_AS, &limit);
+        LoadOptions options;
+        options.buildLaneLods = false;
+        const SessionPtr s = loadSession(dir.path(), {}, {}, options);
+        int code = s->events.eventCountOfRank(0) == expected ? 0 : 10;
+        for (const SourceFile& src : s->folder.sources()) {
+            if (src.relativePath.startsWith(QLatin1String("rank1")) &&
+                (src.status != SourceStatus::Error ||
+                 !src.message.startsWith(QStringLiteral("out of memory while reading rank1"))))
+                code += 20;
+            if (src.relativePath.startsWith(QLatin1String("rank0")) &&
+                src.status != SourceStatus::Ok)
+                code += 40;
+        }
+        _exit(code);
+    }
+    int status = 0;
+    QCOMPARE(waitpid(child, &status, 0), child);
+    QVERIFY(WIFEXITED(status));
+    QCOMPARE(WEXITSTATUS(status), 0);
 }
 
 void TestKinetoReader::loaderCancelsLargeLoad()

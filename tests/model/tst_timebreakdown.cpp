@@ -11,6 +11,7 @@ class TestTimeBreakdown : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void gpuLanes();
+    void gpuTimeIsDeviceWorkOnly();
     void cpuOnlyTrace();
     void idleGpuRankIsFlagged();
     void busyGpusAreNotFlagged();
@@ -67,6 +68,24 @@ void TestTimeBreakdown::gpuLanes()
     QCOMPARE(r.largestGaps.size(), std::size_t(2));
     QCOMPARE(r.largestGaps[0].startNs, std::int64_t(250));
     QCOMPARE(r.largestGaps[0].endNs, std::int64_t(400));
+}
+
+void TestTimeBreakdown::gpuTimeIsDeviceWorkOnly()
+{
+    // On a GPU rank only kernels, copies and sets are work: an operator or runtime call that a
+    // trace writes on a device lane and a device annotation neither widen the window nor fill it.
+    EventStore s;
+    auto [a, b] = rank0Streams(s);
+    add(s, b, 600, 900, "aten::mm", EventCategory::CpuOp);
+    add(s, b, 900, 950, "runFunction", EventCategory::Runtime);
+    add(s, a, 0, 1000, "nccl:all_reduce", EventCategory::UserAnnotation);
+    s.lanes = {a, b};
+    const auto bd = TimeBreakdown::compute(s);
+    QCOMPARE(bd.size(), std::size_t(1));
+    QVERIFY(bd[0].gpu);
+    QCOMPARE(bd[0].windowNs(), std::int64_t(500));
+    QCOMPARE(bd[0].computeNs, std::int64_t(200));
+    QCOMPARE(bd[0].idleNs, std::int64_t(200));
 }
 
 void TestTimeBreakdown::cpuOnlyTrace()

@@ -1,0 +1,355 @@
+// Real Kineto traces from other projects' test data (HTA's, MIT): what the reader stores and the
+// GPU time breakdown, checked against truth this test computes from the raw JSON itself.
+#include "model/analysis/timebreakdown.h"
+#include "model/analysisreport.h"
+#include "model/trace/kinetoreader.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <zlib.h>
+
+using namespace rankscope;
+
+namespace {
+
+const QString kData = QStringLiteral(RANKSCOPE_TEST_DATA);
+
+std::string inflate(const QString& path)
+{
+    gzFile f = gzopen(path.toStdString().c_str(), "rb");
+    std::string out;
+    if (!f) return out;
+    char buf[1 << 16];
+    for (int n; (n = gzread(f, buf, sizeof buf)) > 0;)
+        out.append(buf, std::size_t(n));
+    gzclose(f);
+    return out;
+}
+
+// nlohmann keeps numbers as doubles, which cannot hold epoch-µs timestamps to the ns: quote the
+// numbers of every "ts" and "dur" member first, so they reach the test as their text.
+std::string quoteTimes(const std::string& text)
+{
+    std::string out;
+    out.reserve(text.size() + text.size() / 8);
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const bool ts = text.compare(i, 5, "\"ts\":") == 0;
+        const bool dur = text.compare(i, 6, "\"dur\":") == 0;
+        if (!ts && !dur) {
+            out += text[i++];
+            continue;
+        }
+        const std::size_t key = ts ? 5 : 6;
+        out.append(text, i, key);
+        i += key;
+        while (i < text.size() && (text[i] == ' ' || text[i] == '\n'))
+            out += text[i++];
+        const std::size_t begin = i;
+        while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) ||
+                                   text[i] == '.' || text[i] == '-'))
+            ++i;
+        out += '"';
+        out.append(text, begin, i - begin);
+        out += '"';
+    }
+    return out;
+}
+
+// "1712195495519689.047" µs to ns: the integer part times 1000 plus three fractional digits,
+// rounded on the fourth.
+std::int64_t nanos(const std::string& us)
+{
+    const bool neg = !us.empty() && us[0] == '-';
+    const std::string body = neg ? us.substr(1) : us;
+    const std::size_t dot = body.find('.');
+    const std::string whole = body.substr(0, dot);
+    std::string frac = dot == std::string::npos ? std::string() : body.substr(dot + 1);
+    const bool roundUp = frac.size() > 3 && frac[3] >= '5';
+    frac.resize(3, '0');
+    const std::int64_t v = std::stoll(whole) * 1000 + std::stoll(frac) + (roundUp ? 1 : 0);
+    return neg ? -v : v;
+}
+
+bool startsNoCase(const std::string& s, const char* p)
+{
+    const std::size_t n = std::strlen(p);
+    if (s.size() < n) return false;
+    for (std::size_t i = 0; i < n; ++i)
+        if (std::tolower(static_cast<unsigned char>(s[i])) != p[i]) return false;
+    return true;
+}
+
+bool endsWith(const std::string& s, const char* p)
+{
+    const std::size_t n = std::strlen(p);
+    return s.size() >= n && s.compare(s.size() - n, n, p) == 0;
+}
+
+using Intervals = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+Intervals unionOf(Intervals v)
+{
+    std::sort(v.begin(), v.end());
+    Intervals out;
+    for (const auto& iv : v) {
+        if (!out.empty() && iv.first <= out.back().second)
+            out.back().second = std::max(out.back().second, iv.second);
+        else
+            out.push_back(iv);
+    }
+    return out;
+}
+
+std::int64_t total(const Intervals& v)
+{
+    std::int64_t n = 0;
+    for (const auto& [a, b] : v)
+        n += b - a;
+    return n;
+}
+
+// Both unions sorted and disjoint: each pair of intervals that meet adds its common part.
+std::int64_t overlap(const Intervals& x, const Intervals& y)
+{
+    std::int64_t n = 0;
+    for (const auto& a : x) {
+        auto it = std::lower_bound(y.begin(), y.end(), a.first,
+                                   [](const auto& b, std::int64_t t) { return b.second <= t; });
+        for (; it != y.end() && it->first < a.second; ++it)
+            n += std::min(a.second, it->second) - std::max(a.first, it->first);
+    }
+    return n;
+}
+
+// What the raw file says, by README's definitions.
+struct Truth {
+    std::int64_t events = 0;       // X, i/I and B
+    std::int64_t deviceEvents = 0; // X on the accelerator: kernels, copies, sets, DMA
+    std::int64_t commKernels = 0;  // NCCL / RCCL / HCCL
+    std::int64_t firstNs = INT64_MAX;
+    std::int64_t lastNs = INT64_MIN;
+    int worldSize = 0;
+    bool gpu = false;
+    std::int64_t windowNs = 0, computeNs = 0, commNs = 0, memNs = 0, idleNs = 0, overlapNs = 0;
+};
+
+Truth truthOf(const QString& path)
+{
+    const auto doc = nlohmann::json::parse(quoteTimes(inflate(path)));
+    const auto& events = doc.is_array() ? doc : doc.at("traceEvents");
+    Truth t;
+    std::int64_t base = 0;
+    if (doc.is_object()) {
+        if (doc.contains("baseTimeNanoseconds"))
+            base = doc["baseTimeNanoseconds"].get<std::int64_t>();
+        if (doc.contains("distributedInfo") && doc["distributedInfo"].contains("world_size"))
+            t.worldSize = doc["distributedInfo"]["world_size"].get<int>();
+    }
+    Intervals compute, comm, mem;
+    for (const auto& e : events) {
+        const std::string ph = e.value("ph", "");
+        if (ph != "X" && ph != "i" && ph != "I" && ph != "B") continue;
+        ++t.events;
+        const std::int64_t start = base + nanos(e.at("ts").get<std::string>());
+        const std::int64_t dur = ph == "X" && e.contains("dur")
+                                     ? std::max<std::int64_t>(0, nanos(e["dur"].get<std::string>()))
+                                     : 0;
+        t.firstNs = std::min(t.firstNs, start);
+        t.lastNs = std::max(t.lastNs, start + dur);
+        if (ph != "X") continue;
+        std::string cat = e.value("cat", "");
+        std::transform(cat.begin(), cat.end(), cat.begin(), ::tolower);
+        const std::string name = e.value("name", "");
+        const bool kernel = cat == "kernel" || cat == "mtia_ccp_events" || endsWith(cat, "_kernel");
+        const bool copy = cat == "memcpy" || cat == "memset" || endsWith(cat, "_memcpy") ||
+                          endsWith(cat, "_memset");
+        if (!kernel && !copy) continue;
+        ++t.deviceEvents;
+        const bool isComm = kernel && (startsNoCase(name, "nccl") || startsNoCase(name, "rccl") ||
+                                       startsNoCase(name, "hccl"));
+        const bool isMem =
+            copy || (kernel && (startsNoCase(name, "memcpy") || startsNoCase(name, "memset") ||
+                                startsNoCase(name, "dma")));
+        t.commKernels += isComm;
+        if (dur == 0) continue;
+        (isComm ? comm : isMem ? mem : compute).emplace_back(start, start + dur);
+    }
+    Intervals all = compute;
+    all.insert(all.end(), comm.begin(), comm.end());
+    all.insert(all.end(), mem.begin(), mem.end());
+    t.gpu = t.deviceEvents > 0;
+    if (all.empty()) return t;
+    all = unionOf(all);
+    compute = unionOf(compute);
+    comm = unionOf(comm);
+    t.windowNs = all.back().second - all.front().first;
+    t.computeNs = total(compute);
+    t.commNs = total(comm);
+    t.memNs = total(unionOf(mem));
+    t.idleNs = t.windowNs - total(all);
+    t.overlapNs = overlap(compute, comm);
+    return t;
+}
+
+struct Stored {
+    std::int64_t deviceEvents = 0, commKernels = 0;
+    std::int64_t firstNs = INT64_MAX, lastNs = INT64_MIN;
+};
+
+Stored storedOf(const EventStore& store)
+{
+    Stored s;
+    for (const Lane& lane : store.lanes) {
+        for (std::size_t i = 0; i < lane.size(); ++i) {
+            s.firstNs = std::min(s.firstNs, lane.startNs[i]);
+            s.lastNs = std::max(s.lastNs, lane.endNs[i]);
+            if (lane.kind != LaneKind::GpuStream) continue;
+            const EventCategory c = lane.category[i];
+            s.deviceEvents += c == EventCategory::Kernel || c == EventCategory::CommKernel ||
+                              c == EventCategory::Memcpy || c == EventCategory::Memset;
+            s.commKernels += c == EventCategory::CommKernel;
+        }
+    }
+    return s;
+}
+
+QStringList traceFiles()
+{
+    QStringList out;
+    for (const QString& dir :
+         {QStringLiteral("kineto-real-hta"), QStringLiteral("kineto-gpu-samples")}) {
+        QDir root(kData + QLatin1Char('/') + dir);
+        for (const QString& sub : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+            for (const QString& f : QDir(root.filePath(sub)).entryList({QStringLiteral("*.gz")}))
+                out << dir + QLatin1Char('/') + sub + QLatin1Char('/') + f;
+        for (const QString& f : root.entryList({QStringLiteral("*.gz")}))
+            out << dir + QLatin1Char('/') + f;
+    }
+    return out;
+}
+
+} // namespace
+
+class TestRealTraces : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void everyFile_data();
+    void everyFile();
+    void analyzeJsonCarriesTheGpuBreakdown_data();
+    void analyzeJsonCarriesTheGpuBreakdown();
+};
+
+void TestRealTraces::everyFile_data()
+{
+    QTest::addColumn<QString>("path");
+    const QStringList files = traceFiles();
+    QVERIFY(files.size() >= 15);
+    for (const QString& f : files)
+        QTest::newRow(qPrintable(f)) << kData + QLatin1Char('/') + f;
+}
+
+void TestRealTraces::everyFile()
+{
+    QFETCH(QString, path);
+    const Truth truth = truthOf(path);
+    EventStore store;
+    KinetoReader::Options opt;
+    opt.rank = 0;
+    const KinetoReadResult r = KinetoReader::readFile(path.toStdString(), store, opt);
+    QCOMPARE(r.status, SourceStatus::Ok);
+    QCOMPARE(r.events, truth.events);
+    QCOMPARE(r.worldSize, truth.worldSize);
+    const Stored s = storedOf(store);
+    QCOMPARE(s.deviceEvents, truth.deviceEvents);
+    QCOMPARE(s.commKernels, truth.commKernels);
+    QCOMPARE(s.firstNs, truth.firstNs);
+    QCOMPARE(s.lastNs, truth.lastNs);
+
+    const std::vector<RankTimeBreakdown> bd = TimeBreakdown::compute(store);
+    QCOMPARE(int(bd.size()), 1);
+    const RankTimeBreakdown& b = bd[0];
+    QCOMPARE(b.gpu, truth.gpu);
+    if (truth.gpu) {
+        QCOMPARE(b.windowNs(), truth.windowNs);
+        QCOMPARE(b.computeNs, truth.computeNs);
+        QCOMPARE(b.commNs, truth.commNs);
+        QCOMPARE(b.memNs, truth.memNs);
+        QCOMPARE(b.idleNs, truth.idleNs);
+        QCOMPARE(b.overlapNs, truth.overlapNs);
+    }
+
+    // The same bytes uncompressed, under another name, read the same.
+    QTemporaryDir dir;
+    const QString plain = dir.filePath(QStringLiteral("renamed.json"));
+    {
+        const std::string text = inflate(path);
+        QFile f(plain);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        QCOMPARE(f.write(text.data(), qint64(text.size())), qint64(text.size()));
+    }
+    EventStore again;
+    const KinetoReadResult r2 = KinetoReader::readFile(plain.toStdString(), again, opt);
+    QCOMPARE(r2.status, SourceStatus::Ok);
+    QCOMPARE(r2.events, r.events);
+    const Stored s2 = storedOf(again);
+    QCOMPARE(s2.deviceEvents, s.deviceEvents);
+    QCOMPARE(s2.firstNs, s.firstNs);
+    QCOMPARE(s2.lastNs, s.lastNs);
+    const std::vector<RankTimeBreakdown> bd2 = TimeBreakdown::compute(again);
+    QCOMPARE(bd2.at(0).idleNs, b.idleNs);
+    QCOMPARE(bd2.at(0).computeNs, b.computeNs);
+}
+
+void TestRealTraces::analyzeJsonCarriesTheGpuBreakdown_data()
+{
+    QTest::addColumn<QString>("dir");
+    // Folders whose files state their rank in distributedInfo, which the JSON's ranks follow.
+    QTest::newRow("ns_resolution") << QStringLiteral("ns_resolution_trace");
+    QTest::newRow("trace_filter") << QStringLiteral("trace_filter");
+    QTest::newRow("cpu_only") << QStringLiteral("cpu_only");
+}
+
+void TestRealTraces::analyzeJsonCarriesTheGpuBreakdown()
+{
+    QFETCH(QString, dir);
+    const QDir folder(kData + QStringLiteral("/kineto-real-hta/") + dir);
+    std::map<int, Truth> truthOfRank;
+    for (const QString& f : folder.entryList({QStringLiteral("*.gz")})) {
+        const auto info = nlohmann::json::parse(inflate(folder.filePath(f))).at("distributedInfo");
+        truthOfRank[info.at("rank").get<int>()] = truthOf(folder.filePath(f));
+    }
+    QVERIFY(!truthOfRank.empty());
+
+    LoadOptions options;
+    options.buildLaneLods = false;
+    const SessionPtr session = loadSession(folder.path(), {}, {}, options);
+    const auto doc = AnalysisReport::toJson(*session, session->analysis);
+    std::size_t seen = 0;
+    for (const auto& rank : doc.at("ranks")) {
+        const auto it = truthOfRank.find(rank.at("rank").get<int>());
+        if (it == truthOfRank.end()) continue;
+        ++seen;
+        const Truth& truth = it->second;
+        QCOMPARE(rank.contains("gpu_time"), truth.gpu);
+        if (!truth.gpu) continue;
+        const auto& g = rank["gpu_time"];
+        const auto us = [](std::int64_t ns) { return double(ns) / 1000.0; };
+        QCOMPARE(g.at("window_us").get<double>(), us(truth.windowNs));
+        QCOMPARE(g.at("compute_us").get<double>(), us(truth.computeNs));
+        QCOMPARE(g.at("communication_us").get<double>(), us(truth.commNs));
+        QCOMPARE(g.at("memory_us").get<double>(), us(truth.memNs));
+        QCOMPARE(g.at("idle_us").get<double>(), us(truth.idleNs));
+        QCOMPARE(g.at("comm_compute_overlap_us").get<double>(), us(truth.overlapNs));
+    }
+    QCOMPARE(seen, truthOfRank.size());
+}
+
+QTEST_GUILESS_MAIN(TestRealTraces)
+#include "tst_realtraces.moc"
