@@ -261,17 +261,28 @@ void opMismatch(const AnalysisContext& ctx, const CollectiveGroup& g, std::size_
         why += " (" + std::to_string(blamedSteps) + " step spans vs " + std::to_string(otherSteps) +
                ")";
 
+    // Ranks wait in different collectives only where one did not complete it (or its source
+    // cannot tell, as an NCCL log line cannot) and nothing came after it. Collectives of
+    // different kinds that completed exchanged mismatched data instead: PyTorch's Flight
+    // Recorder analyzer calls it a collective type mismatch.
     const bool atFrontier = k + 1 == g.collectives.size();
+    const bool leftWaiting =
+        facts.anyOpen || std::any_of(row.records.begin(), row.records.end(), [&](std::int32_t i) {
+            return i >= 0 && ctx.store.collectives[std::size_t(i)].stateUnknown;
+        });
+    const bool desync = atFrontier && leftWaiting;
     Finding f = base(g, row, facts);
     f.ranks = blamed;
-    f.symptom = symptoms::kHang;
-    f.kind = atFrontier ? "desync" : "collective_mismatch";
+    f.symptom = desync ? symptoms::kHang : symptoms::kTensorMismatch;
+    f.kind = desync ? "desync" : "collective_mismatch";
     f.severity = "error";
     f.confidence = blamed.size() < facts.present.size() ? 0.85 : 0.6;
     const std::string where =
         (g.byOrdinal ? "collective " : "collective #") + std::to_string(row.seq);
-    f.summary = "ranks wait in different collectives at " + where + ": " + row.detail + "; " +
-                formatRanks(blamed) + " deviates" + why;
+    f.summary = (desync ? "ranks wait in different collectives at " + where
+                        : "op type mismatch in " + where) +
+                ": " + row.detail + "; " + formatRanks(blamed) + " deviates" + why;
+    if (!leftWaiting) f.summary += "; every rank completed it";
     if (!atFrontier && g.mismatchCount > 1)
         f.summary +=
             "; " + std::to_string(g.mismatchCount - 1) + " later mismatches follow from it";

@@ -216,6 +216,14 @@ void TestFlightRecorderReader::scenarios_data()
     };
     const Row rows[] = {
         {"op_type", "desync", "error", {2}, "0", 3, "broadcast", true},
+        {"op_type_completed",
+         "collective_mismatch",
+         "error",
+         {2},
+         "0",
+         2,
+         "op type mismatch",
+         false},
         {"size", "collective_mismatch", "error", {1}, "0", 2, "size mismatch", true},
         {"dtype", "collective_mismatch", "error", {3}, "0", 4, "dtype mismatch", true},
         {"missing_rank", "hang", "error", {2}, "0", 4, "never issued", true},
