@@ -111,4 +111,53 @@ std::string formatRanks(const std::vector<int>& ranks)
     return s;
 }
 
+std::vector<RankRange> absentRankRanges(const std::vector<int>& present, int worldSize,
+                                        const std::vector<int>& alsoExpected)
+{
+    std::vector<RankRange> gaps;
+    int next = 0; // the lowest rank of the world not yet seen
+    for (int r : present) {
+        if (r < 0) continue;
+        if (r >= worldSize) break;
+        if (r > next) gaps.emplace_back(next, r - 1);
+        next = r + 1;
+    }
+    if (worldSize > next) gaps.emplace_back(next, worldSize - 1);
+    for (int r : alsoExpected)
+        if (r >= 0 && !std::binary_search(present.begin(), present.end(), r))
+            gaps.emplace_back(r, r);
+    std::sort(gaps.begin(), gaps.end());
+    std::vector<RankRange> out;
+    for (const RankRange& g : gaps) {
+        if (!out.empty() && std::int64_t(out.back().second) + 1 >= g.first)
+            out.back().second = std::max(out.back().second, g.second);
+        else
+            out.push_back(g);
+    }
+    return out;
+}
+
+std::int64_t rankCount(const std::vector<RankRange>& ranges)
+{
+    std::int64_t n = 0;
+    for (const auto& [first, last] : ranges)
+        n += std::int64_t(last) - first + 1;
+    return n;
+}
+
+std::string formatRankRanges(const std::vector<RankRange>& ranges)
+{
+    constexpr std::size_t kNamed = 8;
+    std::string s = rankCount(ranges) == 1 ? "rank " : "ranks ";
+    for (std::size_t i = 0; i < ranges.size() && i < kNamed; ++i) {
+        if (i) s += ", ";
+        s += std::to_string(ranges[i].first);
+        if (ranges[i].second != ranges[i].first)
+            s += (ranges[i].second == ranges[i].first + 1 ? ", " : "–") +
+                 std::to_string(ranges[i].second);
+    }
+    if (ranges.size() > kNamed) s += ", ... (" + std::to_string(rankCount(ranges)) + " ranks)";
+    return s;
+}
+
 } // namespace rankscope

@@ -35,4 +35,14 @@ struct AnalysisContext {
 std::string formatDurationNs(std::int64_t ns);
 std::string formatRanks(const std::vector<int>& ranks);
 
+// Closed ranges of ranks, e.g. {2, 1999999999}: a world size read from a file can be huge, so
+// the ranks it implies are never listed one by one.
+using RankRange = std::pair<int, int>;
+// The ranks of [0, worldSize) and of `alsoExpected` (sorted) that `present` (sorted) lacks.
+std::vector<RankRange> absentRankRanges(const std::vector<int>& present, int worldSize,
+                                        const std::vector<int>& alsoExpected = {});
+// "rank 3", "ranks 2–1999999999", "ranks 1, 3–5" (a few ranges named, the rest counted).
+std::string formatRankRanges(const std::vector<RankRange>& ranges);
+std::int64_t rankCount(const std::vector<RankRange>& ranges);
+
 } // namespace rankscope

@@ -6,6 +6,7 @@
 #include "model/kb/taxonomy.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 namespace rankscope {
@@ -45,12 +46,46 @@ bool isWaitLikeSymptom(const std::string& s)
     return s == symptoms::kCommunicationError || s == symptoms::kHang;
 }
 
+// The ranks of the job that left no file: the world size the files state, and the members
+// process groups list, beyond the ranks present. One warning that names them and says what it
+// rules out; they are nobody's culprit (the matcher leaves them out of every row).
+std::optional<Finding> absentRanks(const std::vector<int>& present, int worldSize,
+                                   const std::vector<CollectiveGroup>& groups)
+{
+    std::vector<int> listed;
+    for (const CollectiveGroup& g : groups)
+        listed.insert(listed.end(), g.absentMembers.begin(), g.absentMembers.end());
+    std::sort(listed.begin(), listed.end());
+    listed.erase(std::unique(listed.begin(), listed.end()), listed.end());
+    const std::vector<RankRange> absent = absentRankRanges(present, worldSize, listed);
+    if (absent.empty() || present.empty()) return std::nullopt;
+    Finding f;
+    f.kind = "missing_ranks";
+    f.severity = "warning";
+    f.confidence = 1.0;
+    const bool one = rankCount(absent) == 1;
+    const std::string them = one ? "it" : "them";
+    f.summary = "the folder holds files for " + formatRanks(present) + " only; " +
+                formatRankRanges(absent) +
+                (worldSize > absent.back().second
+                     ? " (world size " + std::to_string(worldSize) + ")"
+                     : std::string(one ? " (listed as a member of a process group)"
+                                       : " (listed as members of a process group)")) +
+                " left no trace, log or dump, so whether " + (one ? "it" : "they") +
+                " hung, crashed, lagged or issued other collectives is unknown: no finding "
+                "blames " +
+                them + " or counts " + them +
+                " missing from a collective, and the cross-rank checks compare only the ranks "
+                "present";
+    return f;
+}
+
 } // namespace
 
 AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> sourcePaths,
                              std::vector<int> ranks, const std::vector<LogEvidence>& logs,
                              const std::vector<FlightRecorderDump>& dumps,
-                             std::vector<Finding> config)
+                             std::vector<Finding> config, int worldSize)
 {
     AnalysisResult res;
     for (const Lane& lane : store.lanes)
@@ -64,7 +99,7 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
 
     FlightRecorderChecks::Result fr = FlightRecorderChecks::check(dumps, sourcePaths);
     AnalysisContext ctx(store, std::move(sourcePaths));
-    res.groups = CollectiveMatcher::match(store, ranks);
+    res.groups = CollectiveMatcher::match(store, ranks, &ctx.steps);
     ctx.clock = ClockAligner::align(res.groups, ranks);
     HangDetector::Result hang = HangDetector::detect(ctx, res.groups);
     StragglerDetector::Result straggler = StragglerDetector::detect(ctx, res.groups);
@@ -119,6 +154,8 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
             hang.progress.push_back(std::move(p));
     }
     std::vector<Finding> fromLogs = std::move(log.findings);
+    if (std::optional<Finding> absent = absentRanks(ranks, worldSize, res.groups))
+        fromLogs.push_back(std::move(*absent));
 
     // The logs' collective timeouts corroborate the trace's hang.
     bool traceHang = false;

@@ -36,13 +36,15 @@ struct AnalysisResult {
 class Analyzer {
 public:
     // `sourcePaths[i]` is the folder-relative path of source i (Lane::sourceIndex);
-    // `ranks` are the job's ranks as far as the folder tells; `dumps` are the folder's Flight
+    // `ranks` are the ranks that left files in the folder; `dumps` are the folder's Flight
     // Recorder dumps (their entries are also in `store`), for the checks only dumps can feed;
-    // `config` the settings the ranks' logs disagree on (ConfigCheck).
+    // `config` the settings the ranks' logs disagree on (ConfigCheck); `worldSize` the job's
+    // size as its files state it (0: unknown). Ranks of the job that left nothing are reported
+    // once and never blamed: nothing is known of them.
     static AnalysisResult run(const EventStore& store, std::vector<std::string> sourcePaths,
                               std::vector<int> ranks, const std::vector<LogEvidence>& logs,
                               const std::vector<FlightRecorderDump>& dumps = {},
-                              std::vector<Finding> config = {});
+                              std::vector<Finding> config = {}, int worldSize = 0);
 };
 
 } // namespace rankscope

@@ -1,5 +1,6 @@
 #include "model/analysis/autocheckevaluator.h"
 
+#include "model/analysis/analysiscontext.h"
 #include "model/analysis/logtriage.h"
 #include "model/analysis/sessionanalysis.h"
 #include "model/tracesession.h"
@@ -322,10 +323,8 @@ AutoCheckResult allRanksPresent(const Facts& facts)
                                    "world_size), so the expected ranks are not known.");
         return r;
     }
-    std::vector<int> absent;
-    for (int rank = 0; rank < worldSize; ++rank)
-        if (!std::binary_search(facts.ranks.begin(), facts.ranks.end(), rank))
-            absent.push_back(rank);
+    // As ranges: WORLD_SIZE comes from a file and may be two billion.
+    const std::vector<RankRange> absent = absentRankRanges(facts.ranks, worldSize);
 
     // Reached initialisation: NCCL said Init COMPLETE, or the rank issued a collective. A rank
     // that logged NCCL output but neither did not get there; one without NCCL output is unknown.
@@ -358,7 +357,7 @@ AutoCheckResult allRanksPresent(const Facts& facts)
     if (!absent.empty())
         problems << QStringLiteral("WORLD_SIZE is %1 but %2 left no log or trace")
                         .arg(worldSize)
-                        .arg(rankList(absent));
+                        .arg(QString::fromStdString(formatRankRanges(absent)));
     if (!stuck.empty())
         problems << QStringLiteral("%1 logged NCCL output but no Init COMPLETE and no collective")
                         .arg(rankList(stuck));

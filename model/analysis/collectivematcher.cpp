@@ -38,6 +38,13 @@ SizeRule sizeRuleOf(std::string_view op)
     return SizeRule::Same;
 }
 
+// n elements times the group size, or -1 when that overflows: counts come from files.
+std::int64_t scaled(std::int64_t n, std::int64_t groupSize)
+{
+    std::int64_t out = 0;
+    return __builtin_mul_overflow(n, groupSize, &out) ? -1 : out;
+}
+
 // Ops whose root must be the same rank everywhere (all_reduce's NCCL root field is unused).
 bool hasRoot(std::string_view op)
 {
@@ -146,7 +153,7 @@ void check(const EventStore& store, const CollectiveGroup& group, MatchedCollect
                      [](int n) { return "group size " + std::to_string(n); }))
         return;
     const SizeRule rule = sizeRuleOf(store.strings.view(op));
-    const auto groupSize = std::int64_t(group.members.size());
+    const auto groupSize = std::int64_t(group.memberCount());
     std::vector<std::pair<int, std::int64_t>> ins, outs;
     std::vector<int> selfInconsistent;
     std::int64_t sumIn = 0, sumOut = 0;
@@ -162,8 +169,9 @@ void check(const EventStore& store, const CollectiveGroup& group, MatchedCollect
         }
         sumIn += c.inNelems;
         sumOut += c.outNelems;
-        const bool ok = rule == SizeRule::AllGather       ? c.outNelems == c.inNelems * groupSize
-                        : rule == SizeRule::ReduceScatter ? c.inNelems == c.outNelems * groupSize
+        const bool ok = rule == SizeRule::AllGather ? c.outNelems == scaled(c.inNelems, groupSize)
+                        : rule == SizeRule::ReduceScatter
+                            ? c.inNelems == scaled(c.outNelems, groupSize)
                         : rule == SizeRule::Same ? c.inNelems == c.outNelems || c.outNelems == 0
                                                  : true;
         if (!ok) selfInconsistent.push_back(rank);
@@ -366,9 +374,9 @@ bool uniformRowCanMismatch(const EventStore& store, const RowRef& ref, std::int6
     if (ref.inNelems < 0 || ref.outNelems < 0) return false;
     switch (sizeRuleOf(store.strings.view(ref.op))) {
     case SizeRule::AllGather:
-        return ref.outNelems != ref.inNelems * groupSize;
+        return ref.outNelems != scaled(ref.inNelems, groupSize);
     case SizeRule::ReduceScatter:
-        return ref.inNelems != ref.outNelems * groupSize;
+        return ref.inNelems != scaled(ref.outNelems, groupSize);
     case SizeRule::Same:
         return !(ref.inNelems == ref.outNelems || ref.outNelems == 0);
     case SizeRule::AllToAll:
@@ -490,13 +498,80 @@ void alignBySeq(const EventStore& store, CollectiveGroup& group,
         for (std::size_t k = k0; k < k1; ++k) {
             MatchedCollective& row = group.collectives[k];
             if (present[k - k0] == n && !differs[k - k0] &&
-                !uniformRowCanMismatch(store, ref[k - k0], std::int64_t(n))) {
+                !uniformRowCanMismatch(store, ref[k - k0], std::int64_t(group.memberCount()))) {
                 row.op = ref[k - k0].op; // what check() concludes for a row where all members agree
                 continue;
             }
             check(store, group, row);
         }
     });
+}
+
+// Records no source numbered (no Seq, no group counter) carry their rank's own order, and row k
+// pairs every member's k-th collective: sound only when every member's trace holds the same run
+// of collectives. Returns why the rows are not pairs, or "" when they are. A member whose
+// records just end early stays a hang: that is what a rank that stopped leaves behind.
+std::string ordinalPairingProblem(const EventStore& store, const CollectiveGroup& g,
+                                  const StepTimeline* steps)
+{
+    const auto& recs = store.collectives;
+    const std::size_t n = g.members.size();
+    // Profiling windows that start at different steps pair one step's collectives with another's.
+    if (steps) {
+        int firstRank = -1, firstStep = -1;
+        for (std::size_t m = 0; m < n; ++m) {
+            const auto row =
+                std::find_if(g.collectives.begin(), g.collectives.end(),
+                             [m](const MatchedCollective& r) { return r.records[m] >= 0; });
+            if (row == g.collectives.end()) continue;
+            const CollectiveRecord& c = recs[std::size_t(row->records[m])];
+            const int step = steps->stepAt(c.rank, orderTime(c));
+            if (step < 0) continue;
+            if (firstStep < 0) {
+                firstRank = c.rank;
+                firstStep = step;
+            } else if (step != firstStep) {
+                return "the first collective of rank " + std::to_string(firstRank) +
+                       " is in ProfilerStep#" + std::to_string(firstStep) + ", that of rank " +
+                       std::to_string(c.rank) + " in ProfilerStep#" + std::to_string(step) +
+                       ": the profiling windows differ";
+            }
+        }
+    }
+    // Where each member's records end: a gap before that is a record its trace lacks.
+    std::vector<std::size_t> end(n, 0);
+    for (std::size_t k = 0; k < g.collectives.size(); ++k)
+        for (std::size_t m = 0; m < n; ++m)
+            if (g.collectives[k].records[m] >= 0) end[m] = k + 1;
+    std::size_t differing = 0, agreeingBefore = 0, rows = 0;
+    for (std::size_t k = 0; k < g.collectives.size(); ++k) {
+        const MatchedCollective& row = g.collectives[k];
+        ++rows;
+        for (std::size_t m = 0; m < n; ++m)
+            if (row.records[m] < 0 && k < end[m])
+                return "rank " + std::to_string(g.members[m]) + " has no collective at position " +
+                       std::to_string(k + 1) +
+                       " of the others' order but has later ones: its "
+                       "trace lacks events (sampled or partial)";
+        switch (row.mismatch) {
+        case MismatchKind::None:
+            if (differing == 0) ++agreeingBefore;
+            break;
+        case MismatchKind::Participation:
+        case MismatchKind::State:
+            break;
+        default:
+            ++differing;
+        }
+    }
+    if (differing > 1)
+        return "the ranks' sequences of collectives differ in op, size or type at " +
+               std::to_string(differing) + " of " + std::to_string(rows) +
+               " positions: sampled or partial traces, or several process groups interleaved";
+    if (differing == 1 && agreeingBefore == 0)
+        return "the ranks' first collectives already differ in op, size or type, so nothing "
+               "shows that their orders line up";
+    return {};
 }
 
 } // namespace
@@ -533,7 +608,8 @@ int CollectiveGroup::slotOf(int rank) const
 }
 
 std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
-                                                      std::vector<int> worldRanks)
+                                                      std::vector<int> presentRanks,
+                                                      const StepTimeline* steps)
 {
     const auto& recs = store.collectives;
     // The runs of consecutive records of one rank in one group (a trace holds one rank's
@@ -599,7 +675,7 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
     Pending* last = nullptr;
     const CollectiveRecord* lastRec = nullptr;
     for (const Slice& slice : slices) {
-        worldRanks.insert(worldRanks.end(), slice.ranks.begin(), slice.ranks.end());
+        presentRanks.insert(presentRanks.end(), slice.ranks.begin(), slice.ranks.end());
         for (const Run& run : slice.runs) {
             const CollectiveRecord& c = recs[run.begin];
             // Consecutive runs are mostly in the same group: skip the key lookup.
@@ -619,18 +695,24 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
                 last->runs.push_back(run);
         }
     }
-    std::sort(worldRanks.begin(), worldRanks.end());
-    worldRanks.erase(std::unique(worldRanks.begin(), worldRanks.end()), worldRanks.end());
-    worldRanks.erase(
-        std::remove_if(worldRanks.begin(), worldRanks.end(), [](int r) { return r < 0; }),
-        worldRanks.end());
+    for (const Lane& lane : store.lanes)
+        presentRanks.push_back(lane.rank);
+    std::sort(presentRanks.begin(), presentRanks.end());
+    presentRanks.erase(std::unique(presentRanks.begin(), presentRanks.end()), presentRanks.end());
+    presentRanks.erase(
+        std::remove_if(presentRanks.begin(), presentRanks.end(), [](int r) { return r < 0; }),
+        presentRanks.end());
 
     std::vector<CollectiveGroup> groups;
     for (auto& [key, pending] : byKey) {
         CollectiveGroup g;
         g.name = key.first;
         g.membersFromSource = !key.second.empty();
-        g.members = g.membersFromSource ? key.second : worldRanks;
+        if (!g.membersFromSource) g.members = presentRanks;
+        for (int r : key.second)
+            (std::binary_search(presentRanks.begin(), presentRanks.end(), r) ? g.members
+                                                                             : g.absentMembers)
+                .push_back(r);
         g.byOrdinal = g.name.empty() && !g.membersFromSource && !pending.anySeq;
         std::vector<std::size_t> counts(g.members.size(), 0);
         std::vector<int> slotOfRun;
@@ -722,6 +804,14 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
             }
         } else {
             alignBySeq(store, g, perMember);
+        }
+        if (!pending.anySeq && g.members.size() > 1) {
+            g.unpairedReason = ordinalPairingProblem(store, g, steps);
+            if (!g.unpairedReason.empty()) {
+                g.collectives.clear();
+                g.completedStartNs.clear();
+                g.completedEndNs.clear();
+            }
         }
         for (std::size_t k = 0; k < g.collectives.size(); ++k) {
             if (g.collectives[k].mismatch == MismatchKind::None) continue;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/analysis/steptimeline.h"
 #include "model/store/columnallocator.h"
 #include "model/store/eventstore.h"
 
@@ -39,12 +40,20 @@ struct MatchedCollective {
 
 // A process group: its members and its collectives in sequence order.
 struct CollectiveGroup {
-    std::string name; // the source's group name, empty when unknown
-    std::vector<int> members;
+    std::string name;         // the source's group name, empty when unknown
+    std::vector<int> members; // the members that left something in the folder
+    // Members the source names (CollectiveRecord::groupRanks) that left no trace, log or dump:
+    // nothing is known of them, so no row counts them missing and no check blames them.
+    std::vector<int> absentMembers;
     bool membersFromSource = false;
     // True when the source gave no group and no sequence numbers: collectives are matched by
     // their per-rank order instead.
     bool byOrdinal = false;
+    // Why the members' collectives could not be paired, empty when they were. Records numbered
+    // only by their rank's own order (no source seq) pair soundly only on complete traces of
+    // one profiling window; on sampled or partial ones a guessed pair would invent mismatches
+    // and clock offsets, so such a group keeps no rows.
+    std::string unpairedReason;
     std::vector<MatchedCollective> collectives;
     int firstMismatch = -1; // index into collectives of the earliest mismatch (the cause)
     int mismatchCount = 0;  // all mismatching collectives; those after the first are consequences
@@ -59,15 +68,20 @@ struct CollectiveGroup {
     TimeColumn completedStartNs, completedEndNs;
 
     int slotOf(int rank) const;
+    // The group's size as its sources state it, absent members included (the size rules).
+    std::size_t memberCount() const { return members.size() + absentMembers.size(); }
 };
 
 // Keys every collective by (group name + member ranks, seq) and checks that the members agree.
 class CollectiveMatcher {
 public:
-    // `worldRanks` are the ranks of the job (members of groups whose membership is unknown);
-    // ranks that left collectives in the store are added to it.
+    // `presentRanks` are the ranks that left a trace, log or dump (the members of groups whose
+    // membership is unknown); ranks with lanes or collectives in the store are added to it.
+    // `steps`, when given, lets records numbered by order be paired only within one profiling
+    // window.
     static std::vector<CollectiveGroup> match(const EventStore& store,
-                                              std::vector<int> worldRanks = {});
+                                              std::vector<int> presentRanks = {},
+                                              const StepTimeline* steps = nullptr);
 };
 
 } // namespace rankscope

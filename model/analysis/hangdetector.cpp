@@ -15,8 +15,6 @@ using State = CollectiveRecord::State;
 // floor so that scheduling noise in tiny runs never qualifies.
 constexpr std::int64_t kMinHangNs = 1'000'000'000;
 constexpr std::int64_t kHangFactor = 20;
-// Mismatches in one group aligned by issue order beyond which the alignment itself is in doubt.
-constexpr int kInterleavedMismatches = 3;
 
 // The typical execution time of the group's collectives other than row `except`, the one being
 // judged: a hang in the first collective must not be its own yardstick.
@@ -263,17 +261,28 @@ void opMismatch(const AnalysisContext& ctx, const CollectiveGroup& g, std::size_
         why += " (" + std::to_string(blamedSteps) + " step spans vs " + std::to_string(otherSteps) +
                ")";
 
+    // Ranks wait in different collectives only where one did not complete it (or its source
+    // cannot tell, as an NCCL log line cannot) and nothing came after it. Collectives of
+    // different kinds that completed exchanged mismatched data instead: PyTorch's Flight
+    // Recorder analyzer calls it a collective type mismatch.
     const bool atFrontier = k + 1 == g.collectives.size();
+    const bool leftWaiting =
+        facts.anyOpen || std::any_of(row.records.begin(), row.records.end(), [&](std::int32_t i) {
+            return i >= 0 && ctx.store.collectives[std::size_t(i)].stateUnknown;
+        });
+    const bool desync = atFrontier && leftWaiting;
     Finding f = base(g, row, facts);
     f.ranks = blamed;
-    f.symptom = symptoms::kHang;
-    f.kind = atFrontier ? "desync" : "collective_mismatch";
+    f.symptom = desync ? symptoms::kHang : symptoms::kTensorMismatch;
+    f.kind = desync ? "desync" : "collective_mismatch";
     f.severity = "error";
     f.confidence = blamed.size() < facts.present.size() ? 0.85 : 0.6;
     const std::string where =
         (g.byOrdinal ? "collective " : "collective #") + std::to_string(row.seq);
-    f.summary = "ranks wait in different collectives at " + where + ": " + row.detail + "; " +
-                formatRanks(blamed) + " deviates" + why;
+    f.summary = (desync ? "ranks wait in different collectives at " + where
+                        : "op type mismatch in " + where) +
+                ": " + row.detail + "; " + formatRanks(blamed) + " deviates" + why;
+    if (!leftWaiting) f.summary += "; every rank completed it";
     if (!atFrontier && g.mismatchCount > 1)
         f.summary +=
             "; " + std::to_string(g.mismatchCount - 1) + " later mismatches follow from it";
@@ -359,6 +368,22 @@ void stuckEverywhere(const AnalysisContext& ctx, const CollectiveGroup& g,
     out.push_back(std::move(f));
 }
 
+// A group whose collectives could not be paired across ranks: say so, so that finding nothing
+// is not read as a clean bill of health.
+void unpaired(const CollectiveGroup& g, std::vector<Finding>& out)
+{
+    Finding f;
+    f.kind = "unpaired_collectives";
+    f.severity = "info";
+    f.confidence = 1.0;
+    f.processGroup = g.name;
+    f.summary = "the collectives of " + formatRanks(g.members) +
+                (g.name.empty() ? std::string() : " in group " + g.name) +
+                " could not be paired: the traces carry no sequence numbers and " +
+                g.unpairedReason + "; no mismatch, hang or clock offset is derived from them";
+    out.push_back(std::move(f));
+}
+
 } // namespace
 
 HangDetector::Result HangDetector::detect(const AnalysisContext& ctx,
@@ -386,6 +411,10 @@ HangDetector::Result HangDetector::detect(const AnalysisContext& ctx,
             p.ranks.push_back(rp);
         }
         res.progress.push_back(std::move(p));
+        if (!g.unpairedReason.empty()) {
+            unpaired(g, res.findings);
+            continue;
+        }
         if (g.members.size() < 2 || g.collectives.empty()) continue;
 
         const std::size_t before = res.findings.size();
@@ -422,22 +451,6 @@ HangDetector::Result HangDetector::detect(const AnalysisContext& ctx,
             break;
         }
         noteWindow();
-        // Traces that name no group and no sequence number are aligned by each rank's order of
-        // calls. When that order differs again and again, the likelier story is several process
-        // groups interleaved (an embedding group's all_to_all between the dense group's
-        // all_reduce), which the alignment cannot tell apart: a lead, not a proven mismatch.
-        if (g.byOrdinal && g.mismatchCount >= kInterleavedMismatches)
-            for (std::size_t i = before; i < res.findings.size(); ++i) {
-                Finding& f = res.findings[i];
-                f.severity = "warning";
-                f.confidence = std::min(f.confidence, 0.3);
-                f.summary += "; the traces name no process group or sequence number and the "
-                             "ranks' orders of collectives differ at " +
-                             std::to_string(g.mismatchCount) + " of " +
-                             std::to_string(g.collectives.size()) +
-                             " positions, as interleaved process groups would: not proof of a "
-                             "mismatch";
-            }
     }
     return res;
 }

@@ -184,7 +184,8 @@ void analyzeSession(TraceSession& session)
     std::size_t lines = 0;
     const std::vector<LogEvidence> logs = classifyLogs(session, &lines);
     session.analysis = Analyzer::run(session.events, std::move(paths), std::move(ranks), logs,
-                                     session.dumps, ConfigCheck::check(session.logs));
+                                     session.dumps, ConfigCheck::check(session.logs),
+                                     session.folder.worldSize());
     session.analysis.logLineCount = lines;
     session.autoChecks = AutoCheckEvaluator::evaluateAll(session, logs);
 }

@@ -163,7 +163,11 @@ NcclCollectives::Result NcclCollectives::append(const std::vector<RankLog>& logs
             // NCCL's count is per rank: what one rank sends to (all_gather) or receives from
             // (reduce_scatter) the collective; the other side scales with the group.
             const std::int64_t count = parseNumber(f->value("count"), 10);
-            const std::int64_t scaled = count >= 0 && c.groupSize > 0 ? count * c.groupSize : -1;
+            // Both numbers come from the line: a product that overflows is unknown.
+            std::int64_t scaled = -1;
+            if (count < 0 || c.groupSize <= 0 ||
+                __builtin_mul_overflow(count, c.groupSize, &scaled))
+                scaled = -1;
             c.inNelems = count;
             c.outNelems = count;
             if (op == "all_gather" || op == "gather") c.outNelems = op == "gather" ? -1 : scaled;

@@ -4,9 +4,15 @@
 #include "model/kb/taxonomy.h"
 #include "tests/support/syntheticjob.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QTemporaryDir>
 #include <QTest>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <random>
+#include <zlib.h>
 
 using namespace rankscope;
 using namespace rankscope::test;
@@ -196,6 +202,59 @@ AnalysisResult run(Scenario& s)
     return Analyzer::run(s.job.store, s.job.sourcePaths(), ranks, s.logs);
 }
 
+// A gzipped trace of the test data, parsed here with zlib and nlohmann_json: the truth the
+// analysis is checked against.
+nlohmann::json readGzipJson(const QString& path)
+{
+    gzFile f = gzopen(path.toLocal8Bit().constData(), "rb");
+    if (!f) return {};
+    std::string text;
+    char buf[1 << 16];
+    int n = 0;
+    while ((n = gzread(f, buf, sizeof buf)) > 0)
+        text.append(buf, std::size_t(n));
+    gzclose(f);
+    return nlohmann::json::parse(text, nullptr, false);
+}
+
+// Copies `files` (relative to the test data) into `dir` and loads that folder.
+SessionPtr loadCopies(const QTemporaryDir& dir, const QStringList& files)
+{
+    for (const QString& f : files)
+        if (!QFile::copy(QStringLiteral(RANKSCOPE_TEST_DATA "/") + f,
+                         dir.filePath(QFileInfo(f).fileName())))
+            return nullptr;
+    return loadSession(dir.path());
+}
+
+bool isFault(const Finding& f)
+{
+    return f.kind == "hang" || f.kind == "desync" || f.kind == "collective_mismatch" ||
+           f.kind == "straggler";
+}
+
+// A job whose traces name no group and no sequence number: every rank issues an all_reduce and
+// a broadcast per step; in the last step, ranks `absent` never arrive and the others wait.
+// (A record dropped from a run of identical ops would look like a rank that stopped early: the
+// order of ops is what shows a gap.)
+SyntheticJob unnumberedJob(int world, int stepCount, const std::vector<int>& absent = {})
+{
+    SyntheticJob job(world, false);
+    for (int s = 0; s < stepCount; ++s)
+        job.step(std::vector<std::int64_t>(std::size_t(world), 3'000'000),
+                 {"all_reduce", "broadcast"}, 200'000,
+                 s + 1 == stepCount ? absent : std::vector<int>{});
+    job.finish();
+    return job;
+}
+
+void eraseRecords(EventStore& store, const std::function<bool(const CollectiveRecord&)>& drop)
+{
+    store.collectives.erase(
+        std::remove_if(store.collectives.begin(), store.collectives.end(), drop),
+        store.collectives.end());
+}
+
 } // namespace
 
 class TestAnalyzer : public QObject {
@@ -206,6 +265,12 @@ private Q_SLOTS:
     void scenario();
     void findingsJsonSchema();
     void markdownReport();
+    void absentRankIsNoCulprit();
+    void sampledTracesAreNotPairedByOrder();
+    void pairingByOrder_data();
+    void pairingByOrder();
+    void countsFromFilesAreBounded_data();
+    void countsFromFilesAreBounded();
 };
 
 void TestAnalyzer::emittedIdsAreInTheTaxonomy()
@@ -325,6 +390,199 @@ void TestAnalyzer::markdownReport()
     QVERIFY(md.contains(QStringLiteral("IndexError: index 163")));
     QVERIFY(md.contains(QStringLiteral("| `rank2.log` | line 52 |")));
     QVERIFY(md.contains(QStringLiteral("## Clocks")));
+}
+
+// Rank 0 of a healthy 2-rank NCCL job, alone in its folder: rank 1 left nothing, which is a fact
+// to state, not a hang to blame on it.
+void TestAnalyzer::absentRankIsNoCulprit()
+{
+    const QString file = QStringLiteral("kineto-gpu-samples/nccl_2rank_rank0.json.gz");
+    const nlohmann::json raw = readGzipJson(QStringLiteral(RANKSCOPE_TEST_DATA "/") + file);
+    const int rank = raw["distributedInfo"]["rank"].get<int>();
+    const int world = raw["distributedInfo"]["world_size"].get<int>();
+    QVERIFY(world > 1);
+    QTemporaryDir dir;
+    const SessionPtr session = loadCopies(dir, {file});
+    QVERIFY(session);
+    QVERIFY(session->events.collectives.size() > 0);
+    int warnings = 0;
+    for (const Finding& f : session->analysis.findings) {
+        QVERIFY2(f.severity != "error", f.summary.c_str());
+        QVERIFY2(f.ranks.empty() || f.ranks == std::vector<int>{rank}, f.summary.c_str());
+        if (f.kind != "missing_ranks") continue;
+        ++warnings;
+        QCOMPARE(f.severity, std::string("warning"));
+        for (int r = 0; r < world; ++r)
+            if (r != rank && world - 1 <= 8)
+                QVERIFY2(f.summary.find(std::to_string(r)) != std::string::npos, f.summary.c_str());
+    }
+    QCOMPARE(warnings, 1);
+    for (const CollectiveGroup& g : session->analysis.groups)
+        QCOMPARE(g.members, std::vector<int>{rank});
+}
+
+// Ranks 0 and 1 of a healthy 128-rank job, their events sampled (HTA's trace_filter test data):
+// no Seq, and collectives missing from each rank's trace, so pairing by order is unsound.
+void TestAnalyzer::sampledTracesAreNotPairedByOrder()
+{
+    const QStringList files = {
+        QStringLiteral("kineto-real-hta/trace_filter/sampled_rank-0.json.gz"),
+        QStringLiteral("kineto-real-hta/trace_filter/sampled_rank-1.json.gz")};
+    // What the raw files say: one job, two of its ranks, no sequence numbers on any event.
+    std::vector<int> ranks;
+    int world = 0;
+    for (const QString& f : files) {
+        const nlohmann::json raw = readGzipJson(QStringLiteral(RANKSCOPE_TEST_DATA "/") + f);
+        ranks.push_back(raw["distributedInfo"]["rank"].get<int>());
+        world = raw["distributedInfo"]["world_size"].get<int>();
+        for (const auto& e : raw["traceEvents"])
+            QVERIFY(!e.contains("args") || !e["args"].contains("Seq"));
+    }
+    QCOMPARE(ranks, (std::vector<int>{0, 1}));
+    QTemporaryDir dir;
+    const SessionPtr session = loadCopies(dir, files);
+    QVERIFY(session);
+    QVERIFY(session->events.collectives.size() > 0);
+    const AnalysisResult& res = session->analysis;
+    bool unpaired = false, missing = false;
+    for (const Finding& f : res.findings) {
+        QVERIFY2(!isFault(f), f.summary.c_str());
+        QVERIFY2(f.severity != "error", f.summary.c_str());
+        unpaired = unpaired || f.kind == "unpaired_collectives";
+        if (f.kind == "missing_ranks") {
+            missing = true;
+            QVERIFY2(f.summary.find("ranks 2–" + std::to_string(world - 1)) != std::string::npos,
+                     f.summary.c_str());
+        }
+    }
+    QVERIFY(unpaired);
+    QVERIFY(missing);
+    // No clock offset rests on guessed pairs.
+    QVERIFY(!res.clock.offsetNs.count(1) || !res.clock.offsetNs.at(1) ||
+            *res.clock.offsetNs.at(1) == 0);
+    for (const CollectiveGroup& g : res.groups)
+        QVERIFY(g.collectives.empty() || g.unpairedReason.empty());
+}
+
+// Traces without sequence numbers are paired by each rank's order only when that is sound: the
+// ranks hold the same run of collectives (a real mismatch in it is still found), not a run with
+// a record missing or a profiling window that starts a step later.
+void TestAnalyzer::pairingByOrder_data()
+{
+    QTest::addColumn<QString>("change");
+    QTest::addColumn<QString>("kind"); // the error finding expected, or the info finding
+    QTest::addColumn<std::vector<int>>("ranks");
+    QTest::newRow("complete, sizes differ at one collective")
+        << "size"
+        << "collective_mismatch" << std::vector<int>{1};
+    QTest::newRow("complete, a group named but not numbered, sizes differ")
+        << "named size"
+        << "collective_mismatch" << std::vector<int>{1};
+    QTest::newRow("complete, rank 2 stops early") << "stop"
+                                                  << "hang" << std::vector<int>{2};
+    QTest::newRow("a record dropped from rank 1's trace")
+        << "drop"
+        << "unpaired_collectives" << std::vector<int>{};
+    QTest::newRow("rank 1's window starts a step later")
+        << "window"
+        << "unpaired_collectives" << std::vector<int>{};
+    QTest::newRow("sizes differ at many collectives")
+        << "noise"
+        << "unpaired_collectives" << std::vector<int>{};
+}
+
+void TestAnalyzer::pairingByOrder()
+{
+    QFETCH(QString, change);
+    QFETCH(QString, kind);
+    QFETCH(std::vector<int>, ranks);
+    constexpr int kWorld = 4;
+    SyntheticJob job = unnumberedJob(
+        kWorld, 6, change == QLatin1String("stop") ? std::vector<int>{2} : std::vector<int>{});
+    auto& recs = job.store.collectives;
+    // The k-th record of `rank` in issue order (the job stores them rank by rank).
+    const auto nth = [&recs](int rank, int k) -> CollectiveRecord& {
+        int seen = 0;
+        for (CollectiveRecord& c : recs)
+            if (c.rank == rank && seen++ == k) return c;
+        qFatal("no such record");
+    };
+    if (change == QLatin1String("size") || change == QLatin1String("named size")) {
+        nth(1, 5).inNelems = nth(1, 5).outNelems = 512;
+        if (change == QLatin1String("named size")) {
+            // As the Kineto extractor leaves them: a group name, the per-group ordinal as seq.
+            std::map<int, std::int64_t> ordinal;
+            const StringId group = job.store.strings.intern("0");
+            for (CollectiveRecord& c : recs) {
+                c.processGroupName = group;
+                c.seq = ++ordinal[c.rank];
+            }
+        }
+    } else if (change == QLatin1String("drop")) {
+        const std::int64_t t = nth(1, 4).issueStartNs;
+        eraseRecords(job.store,
+                     [t](const CollectiveRecord& c) { return c.rank == 1 && c.issueStartNs == t; });
+    } else if (change == QLatin1String("window")) {
+        eraseRecords(job.store,
+                     [](const CollectiveRecord& c) { return c.rank == 1 && c.step == 0; });
+        eraseRecords(job.store,
+                     [](const CollectiveRecord& c) { return c.rank != 1 && c.step == 5; });
+    } else if (change == QLatin1String("noise")) {
+        for (int k : {1, 4, 7})
+            nth(3, k).inNelems = nth(3, k).outNelems = 100 + k;
+    }
+    std::vector<int> world(kWorld);
+    std::iota(world.begin(), world.end(), 0);
+    const AnalysisResult res = Analyzer::run(job.store, job.sourcePaths(), world, {});
+    const auto found = std::find_if(res.findings.begin(), res.findings.end(),
+                                    [&](const Finding& f) { return f.kind == kind.toStdString(); });
+    QVERIFY2(found != res.findings.end(), qPrintable(kind));
+    QCOMPARE(found->ranks, ranks);
+    if (kind == QLatin1String("unpaired_collectives")) {
+        for (const Finding& f : res.findings)
+            QVERIFY2(!isFault(f), f.summary.c_str());
+        for (const auto& [rank, offset] : res.clock.offsetNs)
+            QVERIFY(!offset || *offset == 0);
+    } else {
+        QCOMPARE(res.findings.front().kind, kind.toStdString());
+    }
+}
+
+// A world size of two billion in one log line: the ranks it implies are described as ranges,
+// never listed or allocated one by one, and the load returns.
+void TestAnalyzer::countsFromFilesAreBounded_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QByteArray>("line");
+    QTest::addColumn<QString>("absent"); // how the absent ranks read
+    QTest::newRow("WORLD_SIZE") << "rank0.log" << QByteArray("WORLD_SIZE=2000000000\n")
+                                << QStringLiteral("ranks 1–1999999999");
+    QTest::newRow("NCCL nranks") << "rank5.log"
+                                 << QByteArray("node1:4242:4242 [5] NCCL INFO comm 0x55d0c0 rank 5 "
+                                               "nranks 2000000000 cudaDev 5 busId 1000 - Init "
+                                               "COMPLETE\n")
+                                 << QStringLiteral("ranks 0–4, 6–1999999999");
+}
+
+void TestAnalyzer::countsFromFilesAreBounded()
+{
+    QFETCH(QString, file);
+    QFETCH(QByteArray, line);
+    QFETCH(QString, absent);
+    QTemporaryDir dir;
+    QFile f(dir.filePath(file));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(line);
+    f.close();
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    const auto check = std::find_if(
+        session->autoChecks.begin(), session->autoChecks.end(),
+        [](const AutoCheckResult& r) { return r.checkId == QLatin1String("all_ranks_present"); });
+    QVERIFY(check != session->autoChecks.end());
+    QVERIFY2(check->summary.contains(absent), qPrintable(check->summary));
+    for (const Finding& f : session->analysis.findings)
+        QVERIFY2(f.summary.size() < 2000, f.summary.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestAnalyzer)

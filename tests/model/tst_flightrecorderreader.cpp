@@ -7,6 +7,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
+#include <iterator>
+#include <set>
 
 using namespace rankscope;
 
@@ -28,11 +30,21 @@ private Q_SLOTS:
     void sharedSeqWithoutEndEntryIsNoBlock();
     void scenarios_data();
     void scenarios();
+    void absentRankIsNoCulprit_data();
+    void absentRankIsNoCulprit();
 };
 
 static QString frDir()
 {
     return QStringLiteral(RANKSCOPE_TEST_DATA "/flight_recorder/");
+}
+
+// The two forms torch writes a dump in, as the `form` column of a data-driven test.
+static void addDumpForms()
+{
+    QTest::addColumn<QString>("form");
+    QTest::newRow("pickle") << QStringLiteral("pickle");
+    QTest::newRow("json") << QStringLiteral("json");
 }
 
 static QByteArray readFile(const QString& path)
@@ -204,6 +216,14 @@ void TestFlightRecorderReader::scenarios_data()
     };
     const Row rows[] = {
         {"op_type", "desync", "error", {2}, "0", 3, "broadcast", true},
+        {"op_type_completed",
+         "collective_mismatch",
+         "error",
+         {2},
+         "0",
+         2,
+         "op type mismatch",
+         false},
         {"size", "collective_mismatch", "error", {1}, "0", 2, "size mismatch", true},
         {"dtype", "collective_mismatch", "error", {3}, "0", 4, "dtype mismatch", true},
         {"missing_rank", "hang", "error", {2}, "0", 4, "never issued", true},
@@ -281,13 +301,48 @@ void TestFlightRecorderReader::scenarios()
                          f.summary.c_str());
 }
 
+// Three dumps of a healthy 4-rank group: the rank without a dump is named once and blamed for
+// nothing, although the others' entries list it as a member.
+void TestFlightRecorderReader::absentRankIsNoCulprit_data()
+{
+    addDumpForms();
+}
+
+void TestFlightRecorderReader::absentRankIsNoCulprit()
+{
+    QFETCH(QString, form);
+    const QString dir = QStringLiteral(RANKSCOPE_TEST_DATA "/fr_scenarios/absent_rank_") + form;
+    const SessionPtr session = loadSession(dir);
+    QCOMPARE(session->dumps.size(), std::size_t(3));
+    // The group's members as the dumps list them, against the ranks that wrote one.
+    std::set<int> members, dumped;
+    for (const FlightRecorderDump& d : session->dumps)
+        dumped.insert(*d.rank);
+    for (const CollectiveRecord& c : session->events.collectives)
+        for (const int r : session->events.rankLists.ranks(c.groupRanks))
+            members.insert(r);
+    std::vector<int> absent;
+    std::set_difference(members.begin(), members.end(), dumped.begin(), dumped.end(),
+                        std::back_inserter(absent));
+    QCOMPARE(absent.size(), std::size_t(1));
+    int warnings = 0;
+    for (const Finding& f : session->analysis.findings) {
+        QVERIFY2(f.severity != "error", f.summary.c_str());
+        QVERIFY2(std::find(f.ranks.begin(), f.ranks.end(), absent[0]) == f.ranks.end(),
+                 f.summary.c_str());
+        if (f.kind != "missing_ranks") continue;
+        ++warnings;
+        QVERIFY2(f.summary.find("rank " + std::to_string(absent[0])) != std::string::npos,
+                 f.summary.c_str());
+    }
+    QCOMPARE(warnings, 1);
+}
+
 // A slow-path coalescing block (its ops and end entry share a seq), a fast-path
 // allreduce_coalesced entry and a batch_isend_irecv ring: no fault, so nothing is blamed.
 void TestFlightRecorderReader::coalescedBlocksAreOneCollective_data()
 {
-    QTest::addColumn<QString>("form");
-    QTest::newRow("pickle") << QStringLiteral("pickle");
-    QTest::newRow("json") << QStringLiteral("json");
+    addDumpForms();
 }
 
 void TestFlightRecorderReader::coalescedBlocksAreOneCollective()

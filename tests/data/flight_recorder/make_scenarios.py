@@ -6,6 +6,9 @@ watchdog's timeout dump is); ../fr_scenarios/<kind>_json/nccl_trace_rank_N.json:
 (process_group a list, no frames, unknown times 0, pg_status values strings).
 Every job runs all_reduce on the default group "0"; each kind breaks one thing:
   op_type      rank 2 issues broadcast at seq 3 where the others issue all_reduce
+  op_type_completed  rank 2 runs seq 2 as all_gather where the others run all_reduce; every
+               rank completes it (a type mismatch: nobody waits)
+  absent_rank  a healthy job whose rank 3 left no dump (three dumps of a 4-rank group)
   size         rank 1 reduces 1000 elements at seq 2, the others 6792
   dtype        rank 3 sends Half at seq 4, the others Float
   missing_rank rank 2 never issues seq 4, the others wait in it (retired, timed out)
@@ -133,6 +136,11 @@ def scenarios():
         e = healthy(r, 3) + [waiting(r, 3, op="broadcast" if r == 2 else "all_reduce")]
         jobs[r] = dump(e)
     out["op_type"] = jobs
+    jobs = {}
+    for r in range(WORLD):
+        jobs[r] = dump(healthy(r, 2) + [entry(r, 2, op="all_gather" if r == 2 else "all_reduce")])
+    out["op_type_completed"] = jobs
+    out["absent_rank"] = {r: dump(healthy(r, 4)) for r in range(WORLD - 1)}
     jobs = {}
     for r in range(WORLD):
         e = healthy(r, 2) + [waiting(r, 2, numel=1000 if r == 1 else NUMEL)]
