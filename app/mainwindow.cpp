@@ -668,9 +668,16 @@ void MainWindow::onLoaded(const SessionPtr& session)
         m_notes->setPlaceholderText(tr("What you tried, what you saw, what is next…"));
         refreshStartPage();
         refreshBookmarks();
+    } else {
+        m_walkthrough->setInvestigation(nullptr, -1); // drops the previous folder's checklist
     }
     showAnalysis(previous);
     m_walkthrough->setAutoCheckResults(session->autoChecks);
+    // The Walkthrough follows the folder: where this folder has no checklist of its own yet, the
+    // fix its headline finding calls for.
+    if (m_walkthrough->patternId().isEmpty() && !session->analysis.findings.empty() &&
+        session->analysis.findings.front().severity != "info")
+        m_walkthrough->openForFinding(session->analysis.findings.front());
     const TraceFolder& folder = session->folder;
     setWindowTitle(tr("%1 — RankScope").arg(QFileInfo(folder.path()).fileName()));
     m_statusLabel->setText(tr("%1: %2 ranks, %3 files")

@@ -77,7 +77,8 @@ QString findingsText(const AnalysisResult& result)
             QStringList fixes;
             for (const std::string& p : f.fixPatterns)
                 fixes << q(p);
-            ts << "     fixes that worked for others: " << fixes.join(QStringLiteral(", ")) << '\n';
+            ts << "     fixes, best first: " << fixes.join(QStringLiteral(", ")) << '\n';
+            if (!f.fixReason.empty()) ts << "     why: " << q(f.fixReason) << '\n';
         }
     }
     return out;
@@ -192,6 +193,8 @@ nlohmann::ordered_json AnalysisReport::findingsJson(const AnalysisResult& result
         }
         j["evidence"] = ev;
         j["fix_patterns"] = f.fixPatterns;
+        j["fix_reason"] = f.fixReason;
+        j["conditions"] = f.conditions;
         out.push_back(j);
     }
     return out;
@@ -252,7 +255,8 @@ QString AnalysisReport::toMarkdown(const TraceSession& session, const AnalysisRe
             QStringList fixes;
             for (const std::string& p : f.fixPatterns)
                 fixes << QStringLiteral("`") + q(p) + QStringLiteral("`");
-            ts << "- Fixes that worked for others: " << fixes.join(QStringLiteral(", ")) << '\n';
+            ts << "- Fixes, best first: " << fixes.join(QStringLiteral(", ")) << '\n';
+            if (!f.fixReason.empty()) ts << "- Why: " << md(f.fixReason) << '\n';
         }
         if (!f.evidence.empty()) {
             ts << "\n| source | where | evidence |\n| --- | --- | --- |\n";

@@ -53,6 +53,16 @@ SCENARIOS = {
         "wrong_port",
         "the faulty rank connects to a MASTER_PORT where nothing listens",
     ),
+    "world_size_mismatch": (
+        "world_plus_one",
+        "every rank is told WORLD_SIZE = --world + 1 while --world processes are launched, so "
+        "the last rank never starts and the process group never forms",
+    ),
+    "nan_loss": (
+        "nan_loss",
+        "at --fault-step the faulty rank's inputs hold a NaN, and the training loop's own check "
+        "raises ValueError('loss is nan')",
+    ),
 }
 
 
@@ -110,7 +120,10 @@ def worker(a):
         log.info("hello from pid %d, rank %d/%d, torch %s", os.getpid(), rank, world, torch.__version__)
         if a.mode == "wrong_port" and faulty:
             os.environ["MASTER_PORT"] = str(a.wrong_port)
-        log.info("MASTER_ADDR=%s MASTER_PORT=%s", os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"])
+        if a.mode == "world_plus_one":
+            os.environ["WORLD_SIZE"] = str(world + 1)
+        log.info("MASTER_ADDR=%s MASTER_PORT=%s WORLD_SIZE=%s", os.environ["MASTER_ADDR"],
+                 os.environ["MASTER_PORT"], os.environ["WORLD_SIZE"])
         import datetime
 
         dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=a.pg_timeout))
@@ -162,7 +175,12 @@ def worker(a):
                 if a.mode == "bad_index" and faulty and step == a.fault_step:
                     idx = idx + x.shape[0]
                 xb, yb = x[idx], y[idx]
+                if a.mode == "nan_loss" and faulty and step == a.fault_step:
+                    xb = xb.clone()
+                    xb[0, 0] = float("nan")
                 loss = torch.nn.functional.mse_loss(ddp(xb), yb)
+                if not torch.isfinite(loss):
+                    raise ValueError("loss is nan" if torch.isnan(loss) else "loss is inf")
                 loss.backward()
                 opt.step()
                 opt.zero_grad()
@@ -236,7 +254,10 @@ def run(a):
             info["torchelastic_error_file"] = "rank%d.error.json" % r
         ranks[str(r)] = info
     faulty_ranks = list(range(a.world)) if mode == "never_used" else ([] if faulty < 0 else [faulty])
-    fault_step = a.fault_step if mode in ("stall_before_forward", "bad_index", "shape", "barrier") else None
+    if mode == "world_plus_one":
+        faulty_ranks = [a.world]  # the rank the job waits for was never launched
+    fault_step = a.fault_step if mode in ("stall_before_forward", "bad_index", "shape", "barrier",
+                                         "nan_loss") else None
     if mode == "never_used":
         fault_step = 0
     truth = {

@@ -1,5 +1,6 @@
 #include "views/folderoverview.h"
 
+#include "model/analysis/sessionanalysis.h"
 #include "views/findings/findingsmodel.h"
 
 #include <QLocale>
@@ -34,6 +35,9 @@ QString FolderOverview::diagnosisHtml(const TraceSession& session)
                           ranks.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(esc(ranks)),
                           esc(QString::fromStdString(f.summary)));
     }
+    if (const std::string why = nothingReadableReason(session); !why.empty())
+        return tr("<h3>Diagnosis</h3><p>Nothing readable in this folder: %1.</p>")
+            .arg(esc(QString::fromStdString(why)));
     if (items.isEmpty())
         return tr("<h3>Diagnosis</h3><p>No errors or warnings found (%1 collectives and %2 log "
                   "lines checked).</p>")

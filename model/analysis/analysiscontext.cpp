@@ -60,6 +60,44 @@ std::int64_t AnalysisContext::heldNs(const CollectiveRecord& c) const
     return begin >= 0 && end >= begin ? end - begin : 0;
 }
 
+int AnalysisContext::stepNumber(int rank, int stepIndex) const
+{
+    const std::vector<StepSpan>& spans = steps.stepsOf(rank);
+    return stepIndex >= 0 && std::size_t(stepIndex) < spans.size()
+               ? spans[std::size_t(stepIndex)].number
+               : -1;
+}
+
+void AnalysisContext::placeOnTraces(std::vector<Finding>& findings) const
+{
+    for (Finding& f : findings) {
+        if (f.step < 0) continue;
+        const int index = f.step;
+        // The blamed ranks' numbering first: a log finding's step is counted on them.
+        std::vector<int> ranks = f.ranks;
+        for (const auto& [rank, spans] : steps.all())
+            ranks.push_back(rank);
+        f.step = -1;
+        for (int r : ranks)
+            if (const int n = stepNumber(r, index); n >= 0) {
+                f.step = n;
+                break;
+            }
+        if (f.startNs >= 0 || f.ranks.empty()) continue;
+        for (int r : f.ranks) {
+            const std::vector<StepSpan>& spans = steps.stepsOf(r);
+            if (std::size_t(index) >= spans.size()) continue;
+            const StepSpan& s = spans[std::size_t(index)];
+            // -1 means "no range": a step that starts before the reference clock's zero
+            // (a rank whose clock runs ahead) is shown from zero.
+            const std::int64_t b = std::max<std::int64_t>(0, clock.toReference(r, s.startNs));
+            const std::int64_t e = clock.toReference(r, s.endNs);
+            f.startNs = f.startNs < 0 ? b : std::min(f.startNs, b);
+            f.endNs = std::max(f.endNs, e);
+        }
+    }
+}
+
 Evidence AnalysisContext::evidenceOf(std::int32_t recordIndex, const std::string& what) const
 {
     const CollectiveRecord& c = store.collectives[std::size_t(recordIndex)];
@@ -73,7 +111,8 @@ Evidence AnalysisContext::evidenceOf(std::int32_t recordIndex, const std::string
     e.timeNs = c.execStartNs >= 0 ? c.execStartNs : c.issueStartNs;
     e.text = "rank " + std::to_string(c.rank) + ": " + std::string(store.strings.view(c.op));
     if (c.seq >= 0) e.text += " #" + std::to_string(c.seq);
-    if (c.step >= 0) e.text += " in step " + std::to_string(c.step);
+    if (const int n = stepNumber(c.rank, c.step); n >= 0)
+        e.text += " in ProfilerStep#" + std::to_string(n);
     if (c.stateUnknown) {
         e.text += ", issued (its source does not show completion)";
     } else {

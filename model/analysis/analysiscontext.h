@@ -30,6 +30,14 @@ struct AnalysisContext {
     std::int64_t heldNs(const CollectiveRecord& c) const;
     std::int64_t beginNs(const CollectiveRecord& c) const;
     std::int64_t finishNs(const CollectiveRecord& c) const;
+    // The trace's own number (N of ProfilerStep#N) of a rank's step, given its index in time
+    // order (CollectiveRecord::step); -1 when the rank has no such step. The profiler can
+    // number two steps alike (PyTorch 1.13 names the first two #0), so index and N differ.
+    int stepNumber(int rank, int stepIndex) const;
+    // Findings count steps in time order while they are made; this gives them the trace's own
+    // step numbers, and findings with a step but no time range (a rank's log said it failed)
+    // that step's span on their ranks, so every finding a trace can place can be shown on it.
+    void placeOnTraces(std::vector<Finding>& findings) const;
 };
 
 std::string formatDurationNs(std::int64_t ns);

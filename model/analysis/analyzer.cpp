@@ -1,9 +1,9 @@
 #include "model/analysis/analyzer.h"
 
 #include "model/analysis/analysiscontext.h"
+#include "model/analysis/fixselection.h"
 #include "model/analysis/logtriage.h"
 #include "model/analysis/symptomids.h"
-#include "model/kb/taxonomy.h"
 
 #include <algorithm>
 #include <optional>
@@ -13,7 +13,6 @@ namespace rankscope {
 
 namespace {
 
-constexpr std::size_t kFixPatternsPerFinding = 3;
 constexpr const char* kPriorIterationPhrase = "in the prior iteration";
 
 int severityRank(const std::string& s)
@@ -189,6 +188,7 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
                     : "; " + formatRanks(log.silentRanks) +
                           " reported no such timeout: the likely rank that never arrived";
             f.evidence = log.waitingEvidence;
+            if (!log.silentRanks.empty()) f.conditions = {"silent_ranks"};
             fromLogs.push_back(std::move(f));
         }
     }
@@ -265,7 +265,10 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
         setup->summary = c.summary + "; " + setup->summary;
         setup->confidence = std::max(setup->confidence, c.confidence);
         setup->evidence.insert(setup->evidence.begin(), c.evidence.begin(), c.evidence.end());
-        if (setup->fixPatterns.empty()) setup->fixPatterns = c.fixPatterns;
+        // The setting is the cause; what the ranks' logs show of it follows from it.
+        setup->conditions.insert(setup->conditions.begin(), c.conditions.begin(),
+                                 c.conditions.end());
+        setup->detail = c.detail;
     }
 
     // A rank's trace is exported when it dies, so the last profiler step of the blamed ranks is
@@ -286,16 +289,8 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
 
     res.findings = std::move(fromLogs);
     res.findings.insert(res.findings.end(), trace.begin(), trace.end());
-    const Taxonomy& taxonomy = Taxonomy::instance();
-    for (Finding& f : res.findings) {
-        if (!f.fixPatterns.empty()) continue;
-        const TaxonomyNode* node = taxonomy.node(QString::fromStdString(f.symptom));
-        if (!node) continue;
-        for (const KeyCount& p : node->fixPatterns) {
-            if (f.fixPatterns.size() == kFixPatternsPerFinding) break;
-            f.fixPatterns.push_back(p.key.toStdString());
-        }
-    }
+    ctx.placeOnTraces(res.findings);
+    chooseFixes(res.findings, store, res.groups, ctx.steps);
     std::stable_sort(res.findings.begin(), res.findings.end(),
                      [](const Finding& a, const Finding& b) {
                          if (severityRank(a.severity) != severityRank(b.severity))

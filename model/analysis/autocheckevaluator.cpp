@@ -1,13 +1,13 @@
 #include "model/analysis/autocheckevaluator.h"
 
 #include "model/analysis/analysiscontext.h"
+#include "model/analysis/configcheck.h"
 #include "model/analysis/logtriage.h"
 #include "model/analysis/sessionanalysis.h"
 #include "model/tracesession.h"
 
 #include <QRegularExpression>
 #include <algorithm>
-#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -58,14 +58,8 @@ public:
     {
         for (int r : s.folder.ranks())
             ranks.push_back(r);
-        // A rank's own log says the same as its tagged lines in the launcher's console; the
-        // tagged lines count only for ranks without a log of their own.
-        std::set<int> own;
-        for (const RankLog& log : s.logs)
-            if (log.rank && !log.splitFromCombined) own.insert(*log.rank);
-        for (const RankLog& log : s.logs)
-            if (log.rank && (!log.splitFromCombined || !own.count(*log.rank)))
-                logs[*log.rank].push_back(&log);
+        for (const RankLog* log : rankLogStreams(s.logs))
+            if (log->rank) logs[*log->rank].push_back(log);
         // Looked up once per rank by the trace-based checks: a scan of every source each time
         // made them quadratic in the rank count.
         for (const SourceFile& f : s.folder.sources())
@@ -229,8 +223,7 @@ PerRank frameworkVersions(const Facts& facts)
 PerRank ncclVersions(const Facts& facts)
 {
     return facts.first(LogFactKind::NcclVersion, [](const LogFact& f) {
-        const std::string v = f.value("version");
-        return v.substr(0, v.find('+')); // "2.18.1+cuda12.1": the CUDA part is compared apart
+        return ConfigCheck::comparableVersion(f.value("version"));
     });
 }
 
@@ -620,19 +613,26 @@ AutoCheckResult allRanksSameStepCount(const Facts& facts)
         {{QStringLiteral("rank.step_count"), QStringLiteral("last step"), lastSteps(facts)}});
 }
 
-AutoCheckResult sameCollectiveSequence(const Facts& facts)
+// A check about what a detector decides fails on the detector's findings of these kinds (the
+// first one's summary, every one's evidence); true when there is one.
+bool failOnFindings(AutoCheckResult& r, const Facts& facts, const std::set<std::string>& kinds)
 {
-    AutoCheckResult r;
-    r.checkId = QStringLiteral("same_collective_sequence");
     for (const Finding& f : facts.session.analysis.findings) {
-        if (f.kind != "collective_mismatch" && f.kind != "desync") continue;
+        if (!kinds.count(f.kind)) continue;
         if (r.outcome != AutoCheckOutcome::Failed)
             r.summary = QStringLiteral("%1 (%2).").arg(qs(f.summary), qs(f.id));
         r.outcome = AutoCheckOutcome::Failed;
         for (const Evidence& e : f.evidence)
             addEvidence(r, e);
     }
-    if (r.outcome == AutoCheckOutcome::Failed) return r;
+    return r.outcome == AutoCheckOutcome::Failed;
+}
+
+AutoCheckResult sameCollectiveSequence(const Facts& facts)
+{
+    AutoCheckResult r;
+    r.checkId = QStringLiteral("same_collective_sequence");
+    if (failOnFindings(r, facts, {"collective_mismatch", "desync"})) return r;
     std::vector<int> without;
     for (int rank : facts.ranks)
         if (facts.session.events.collectiveCountOfRank(rank) == 0) without.push_back(rank);
@@ -738,116 +738,81 @@ AutoCheckResult uniqueGpuPerRank(const Facts& facts)
     return r;
 }
 
-// The lower middle for an even count: with two ranks the faster one is the reference, so the
-// slow one is what stands out.
-std::int64_t median(std::vector<std::int64_t> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[(v.size() - 1) / 2];
-}
-
+// StragglerDetector decides who the others wait for (after clock alignment, more often than
+// chance, by a margin that matters against the step time); the check reports its decision.
 AutoCheckResult noStragglerRank(const Facts& facts)
 {
     AutoCheckResult r;
     r.checkId = QStringLiteral("no_straggler_rank");
-    // Synchronous ranks wait for the slowest, so whole steps last alike everywhere; the time a
-    // rank spends outside collectives is what tells the slow one apart.
-    std::map<int, std::int64_t> perRank;
+    const AnalysisResult& analysis = facts.session.analysis;
+    if (failOnFindings(r, facts, {"straggler"})) return r;
     std::vector<int> without;
+    int samples = 0;
     for (int rank : facts.ranks) {
-        std::vector<std::int64_t> busy;
-        for (const StepSpan& s : facts.session.analysis.steps.stepsOf(rank))
-            busy.push_back(s.nonCommNs());
-        if (busy.empty())
+        const auto it = analysis.arrivals.find(rank);
+        if (it == analysis.arrivals.end() || it->second.samples == 0)
             without.push_back(rank);
         else
-            perRank[rank] = median(std::move(busy));
+            samples = std::max(samples, it->second.samples);
     }
     if (facts.ranks.empty() || !without.empty()) {
         if (!without.empty())
-            r.missing << QStringLiteral("rank.step_durations absent on %1 (no ProfilerStep "
-                                        "spans)")
+            r.missing << QStringLiteral("rank.collectives.arrival absent on %1 (no completed "
+                                        "collective matched with another rank's)")
                              .arg(rankList(without));
-        r.summary = QStringLiteral("Step times are not known on every rank.");
-        return r;
-    }
-    std::vector<std::int64_t> all;
-    for (const auto& [rank, ns] : perRank)
-        all.push_back(ns);
-    const std::int64_t overall = median(all);
-    std::vector<int> off;
-    for (const auto& [rank, ns] : perRank)
-        if (std::abs(double(ns - overall)) > 0.2 * double(overall)) {
-            off.push_back(rank);
-            const auto& spans = facts.session.analysis.steps.stepsOf(rank);
-            addEvidence(
-                r, facts.traceEvidence(rank, spans.front().startNs,
-                                       QStringLiteral("median step time outside collectives %1 ms "
-                                                      "(median over ranks %2 ms)")
-                                           .arg(double(ns) / 1e6, 0, 'f', 2)
-                                           .arg(double(overall) / 1e6, 0, 'f', 2)));
-        }
-    if (!off.empty()) {
-        r.outcome = AutoCheckOutcome::Failed;
-        r.summary = QStringLiteral("%1 spend more than 20% more or less time per step outside "
-                                   "collectives than the median rank (%2 ms).")
-                        .arg(rankList(off))
-                        .arg(double(overall) / 1e6, 0, 'f', 2);
+        r.summary = QStringLiteral("Arrival times at the collectives are not known on every "
+                                   "rank, so who the others wait for cannot be told.");
         return r;
     }
     r.outcome = AutoCheckOutcome::Passed;
-    r.summary = QStringLiteral("Every rank's median step time outside collectives is within 20% "
-                               "of the median over ranks (%1 ms).")
-                    .arg(double(overall) / 1e6, 0, 'f', 2);
+    r.summary = QStringLiteral("No rank arrives last at the collectives more often than chance "
+                               "(up to %1 collectives compared per rank, after clock alignment).")
+                    .arg(samples);
     return r;
 }
 
+// LogTriage (with the analysis' reconciliation of logs and traces) decides which error is the
+// root and which follow from it; the check reports that decision: a root error the logs hold
+// passes, logs that hold only consequences and timeouts fail (the failing rank left no error of
+// its own).
 AutoCheckResult rootErrorBeforeCascade(const Facts& facts)
 {
     AutoCheckResult r;
     r.checkId = QStringLiteral("root_error_before_cascade");
-    const LogEvidence* earliest = nullptr;
-    bool undated = false;
-    for (const LogEvidence& e : facts.classified) {
-        if (e.timeNs < 0) {
-            undated = true;
-            continue;
-        }
-        if (!earliest || e.timeNs < earliest->timeNs) earliest = &e;
+    static const std::set<std::string> kRootKinds = {"crash", "setup_failure",
+                                                     "collective_mismatch", "log_symptom"};
+    const Finding* root = nullptr;
+    const Finding* firstError = nullptr;
+    for (const Finding& f : facts.session.analysis.findings) {
+        if (f.severity != "error") continue;
+        if (!firstError) firstError = &f;
+        const bool fromLog = std::any_of(f.evidence.begin(), f.evidence.end(),
+                                         [](const Evidence& e) { return e.line > 0; });
+        if (!root && fromLog && kRootKinds.count(f.kind)) root = &f;
     }
-    if (!earliest) {
-        if (undated)
-            r.missing << QStringLiteral("rank.errors.time absent (no error line has a timestamp)");
-        r.summary = undated ? QStringLiteral("The error lines have no timestamps to order them.")
-                            : QStringLiteral("No rank logged an error the classifier knows.");
+    if (root) {
+        r.outcome = AutoCheckOutcome::Passed;
+        r.summary = QStringLiteral("The root error is in the logs: %1 (%2).")
+                        .arg(qs(root->summary), qs(root->id));
+        for (const Evidence& e : root->evidence)
+            addEvidence(r, e);
         return r;
     }
-    addEvidence(r, evidenceOf(*earliest));
-    if (earliest->cascade) {
-        r.outcome = AutoCheckOutcome::Failed;
-        r.summary = QStringLiteral("The earliest error (rank %1) is a consequence of another "
-                                   "failure: the failing rank left no error of its own.")
-                        .arg(earliest->rank);
+    if (facts.classified.empty()) {
+        if (const std::vector<int> gap = facts.ranksWithoutLog(); !gap.empty())
+            r.missing << QStringLiteral("rank.errors absent on %1 (no log)").arg(rankList(gap));
+        r.summary = QStringLiteral("No rank logged an error the classifier knows.");
         return r;
     }
-    // A collective timeout names the rank that waited, not the one it waited for.
-    if (LogTriage::isWaiting(earliest->symptom)) {
-        r.outcome = AutoCheckOutcome::Failed;
-        r.summary = QStringLiteral("The earliest error (rank %1) is a timeout waiting for a peer: "
-                                   "the rank that stalled left no error of its own.")
-                        .arg(earliest->rank);
-        return r;
-    }
-    if (const std::vector<int> gap = facts.ranksWithoutLog(); !gap.empty()) {
-        r.missing << QStringLiteral("rank.errors.time absent on %1 (no log)").arg(rankList(gap));
-        r.summary = QStringLiteral("The earliest logged error is not a cascade, but %1 left no "
-                                   "log that could hold an earlier one.")
-                        .arg(rankList(gap));
-        return r;
-    }
-    r.outcome = AutoCheckOutcome::Passed;
-    r.summary = QStringLiteral("The earliest error, on rank %1, is a root error, not a cascade.")
-                    .arg(earliest->rank);
+    r.outcome = AutoCheckOutcome::Failed;
+    for (const LogEvidence& e : facts.classified)
+        addEvidence(r, evidenceOf(e));
+    r.summary = firstError ? QStringLiteral("The logs hold only consequences and timeouts "
+                                            "waiting for a peer; the cause is %1 (%2).")
+                                 .arg(qs(firstError->summary), qs(firstError->id))
+                           : QStringLiteral("The logs hold only consequences and timeouts "
+                                            "waiting for a peer: the rank that failed left no "
+                                            "error of its own.");
     return r;
 }
 

@@ -1,12 +1,14 @@
 #include "model/analysis/configcheck.h"
 
 #include "model/analysis/analysiscontext.h"
+#include "model/analysis/sessionanalysis.h"
 #include "model/analysis/symptomids.h"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace rankscope {
@@ -14,19 +16,19 @@ namespace rankscope {
 namespace {
 
 struct Setting {
-    const char* key;   // lower-case fact key, or "<component> version"
-    const char* label; // as people write it
-    bool rendezvous;   // ranks with different values cannot form the group at all
-    const char* fix;   // the study's fix pattern for it
+    const char* key;       // lower-case fact key, or "<component> version"
+    const char* label;     // as people write it
+    bool rendezvous;       // ranks with different values cannot form the group at all
+    const char* condition; // what a disagreement shows (a condition of taxonomy/fix_rules.json)
 };
 
 constexpr std::array<Setting, 6> kSettings = {{
-    {"master_addr", "MASTER_ADDR", true, "fix-communication-configuration"},
-    {"master_port", "MASTER_PORT", true, "fix-communication-configuration"},
-    {"world_size", "WORLD_SIZE", true, "fix-communication-configuration"},
-    {"torch version", "the PyTorch version", false, "fix-framework-version"},
-    {"cuda version", "the CUDA version", false, "fix-dependency-version"},
-    {"nccl version", "the NCCL version", false, "fix-dependency-version"},
+    {"master_addr", "MASTER_ADDR", true, "rendezvous_mismatch"},
+    {"master_port", "MASTER_PORT", true, "rendezvous_mismatch"},
+    {"world_size", "WORLD_SIZE", true, "world_size_mismatch"},
+    {"torch version", "the PyTorch version", false, "framework_version_mismatch"},
+    {"cuda version", "the CUDA version", false, "dependency_version_mismatch"},
+    {"nccl version", "the NCCL version", false, "dependency_version_mismatch"},
 }};
 
 struct Seen {
@@ -35,6 +37,16 @@ struct Seen {
     int line = -1;
     std::string text;
 };
+
+Evidence evidenceOf(const Seen& seen, int rank)
+{
+    Evidence e;
+    e.path = seen.path;
+    e.line = seen.line;
+    e.text = seen.text;
+    e.rank = rank;
+    return e;
+}
 
 std::string lower(std::string s)
 {
@@ -65,12 +77,58 @@ bool failedToConnect(const std::vector<RankLog>& logs, int rank, const std::stri
     return false;
 }
 
+// Every rank that states WORLD_SIZE states the same N, but fewer than N ranks were launched:
+// the job waits for ranks that never started (the rendezvous or the first collective times
+// out on the others, which is all their logs show).
+std::optional<Finding> unlaunchedRanks(const std::map<int, Seen>& stated,
+                                       const std::vector<int>& launched)
+{
+    if (stated.empty() || launched.empty()) return std::nullopt;
+    std::set<std::string> sizes;
+    for (const auto& [rank, seen] : stated)
+        sizes.insert(seen.value);
+    if (sizes.size() != 1) return std::nullopt; // a disagreement, reported as such
+    const std::string& text = *sizes.begin();
+    if (text.empty() ||
+        !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); }))
+        return std::nullopt;
+    // More ranks than any job has is a typo, not a launch to compare with.
+    if (text.size() > 7) return std::nullopt;
+    const int world = std::stoi(text);
+    std::vector<int> absent;
+    for (int r = 0; r < world; ++r)
+        if (!std::binary_search(launched.begin(), launched.end(), r)) absent.push_back(r);
+    if (absent.empty() || int(launched.size()) >= world) return std::nullopt;
+    Finding f;
+    f.kind = "config_mismatch";
+    f.symptom = symptoms::kSetupFailure;
+    f.severity = "error";
+    f.confidence = 0.95;
+    f.ranks = absent;
+    f.conditions = {"world_size_not_launched"};
+    f.detail = "WORLD_SIZE is " + text + " but " + std::to_string(launched.size()) +
+               (launched.size() == 1 ? " process was" : " processes were") + " launched (" +
+               formatRanks(launched) + ")";
+    f.summary = f.detail + ": " + formatRanks(absent) + " never started, so the others wait for " +
+                (absent.size() == 1 ? "it" : "them");
+    for (const auto& [rank, seen] : stated) {
+        if (f.evidence.size() == 4) break;
+        f.evidence.push_back(evidenceOf(seen, rank));
+    }
+    return f;
+}
+
 } // namespace
 
-std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs)
+std::string ConfigCheck::comparableVersion(const std::string& version)
 {
-    // Per setting, per rank: the first value the rank's logs state. A rank's own log comes
-    // before its lines split out of a combined launcher log (the same lines, seen twice).
+    return version.substr(0, version.find('+'));
+}
+
+std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs,
+                                        const std::vector<int>& launchedRanks)
+{
+    // Per setting, per rank: the first value the rank's logs (rankLogStreams) state.
     std::map<std::string, std::map<int, Seen>> values;
     // What the launcher's own lines state (torchrun's "Rendezvous complete ... master_port=").
     std::map<std::string, std::set<std::string>> launcherValues;
@@ -81,30 +139,30 @@ std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs)
                 for (const auto& [k, v] : f.fields())
                     if (!v.empty()) launcherValues[lower(k)].insert(v);
     }
-    for (const bool split : {false, true})
-        for (const RankLog& log : logs) {
-            if (!log.rank || log.splitFromCombined != split) continue;
-            const auto note = [&](const std::string& key, const std::string& value, int line) {
-                if (value.empty()) return;
-                std::map<int, Seen>& byRank = values[key];
-                if (byRank.count(*log.rank)) return;
-                byRank[*log.rank] = {value, log.sourcePath.toStdString(), log.lineNumber(line),
-                                     log.lineText(line).toStdString()};
-            };
-            for (const LogFact& f : log.facts()) {
-                if (f.kind == LogFactKind::Environment) {
-                    for (const auto& [k, v] : f.fields()) {
-                        const std::string key = lower(k);
-                        for (const Setting& s : kSettings)
-                            if (key == s.key) note(key, v, f.line);
-                    }
-                } else if (f.kind == LogFactKind::Version) {
-                    note(f.value("component") + " version", f.value("version"), f.line);
-                } else if (f.kind == LogFactKind::NcclVersion) {
-                    note("nccl version", f.value("version"), f.line);
+    for (const RankLog* stream : rankLogStreams(logs)) {
+        const RankLog& log = *stream;
+        if (!log.rank) continue;
+        const auto note = [&](const std::string& key, const std::string& value, int line) {
+            if (value.empty()) return;
+            std::map<int, Seen>& byRank = values[key];
+            if (byRank.count(*log.rank)) return;
+            byRank[*log.rank] = {value, log.sourcePath.toStdString(), log.lineNumber(line),
+                                 log.lineText(line).toStdString()};
+        };
+        for (const LogFact& f : log.facts()) {
+            if (f.kind == LogFactKind::Environment) {
+                for (const auto& [k, v] : f.fields()) {
+                    const std::string key = lower(k);
+                    for (const Setting& s : kSettings)
+                        if (key == s.key) note(key, v, f.line);
                 }
+            } else if (f.kind == LogFactKind::Version) {
+                note(f.value("component") + " version", f.value("version"), f.line);
+            } else if (f.kind == LogFactKind::NcclVersion) {
+                note("nccl version", comparableVersion(f.value("version")), f.line);
             }
         }
+    }
 
     std::vector<Finding> out;
     for (const Setting& s : kSettings) {
@@ -152,7 +210,7 @@ std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs)
         f.symptom = symptoms::kSetupFailure;
         f.severity = s.rendezvous ? "error" : "warning";
         f.confidence = tie ? 0.6 : byConnect ? 0.85 : 0.95;
-        f.fixPatterns = {s.fix};
+        f.conditions = {s.condition};
         std::string values;
         for (const auto& [value, ranks] : ranksOf) {
             if (!tie && value == common->first) continue;
@@ -178,28 +236,23 @@ std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs)
         }
         if (byLauncher) f.summary += " (the value the launcher states)";
         if (byConnect) f.summary += " (and only they failed to connect to it)";
+        for (const auto& [value, ranks] : ranksOf)
+            f.detail += (f.detail.empty() ? std::string(s.label) + " " : std::string("; ")) +
+                        value + " on " + formatRanks(ranks);
         f.summary += s.rendezvous ? ": those ranks cannot join the same process group"
                                   : ": the ranks run different builds";
-        for (int r : f.ranks) {
-            const Seen& seen = it->second.at(r);
-            Evidence e;
-            e.path = seen.path;
-            e.line = seen.line;
-            e.text = seen.text;
-            e.rank = r;
-            f.evidence.push_back(std::move(e));
-        }
+        for (int r : f.ranks)
+            f.evidence.push_back(evidenceOf(it->second.at(r), r));
         if (!tie) {
-            const Seen& seen = it->second.at(common->second.front());
-            Evidence e;
-            e.path = seen.path;
-            e.line = seen.line;
-            e.text = seen.text + "  [the majority's value]";
-            e.rank = common->second.front();
+            Evidence e = evidenceOf(it->second.at(common->second.front()), common->second.front());
+            e.text += "  [the majority's value]";
             f.evidence.push_back(std::move(e));
         }
         out.push_back(std::move(f));
     }
+    if (const auto world = values.find("world_size"); world != values.end())
+        if (std::optional<Finding> f = unlaunchedRanks(world->second, launchedRanks))
+            out.push_back(std::move(*f));
     return out;
 }
 

@@ -12,9 +12,16 @@ namespace rankscope {
 // hangs) and the PyTorch, CUDA and NCCL versions the ranks print (mixed builds fail in odd
 // ways). A value that a minority of ranks has is a config_mismatch naming those ranks; with no
 // majority every rank that printed the setting is named.
+//
+// `launchedRanks` are the ranks that left any file: when every rank states one WORLD_SIZE and
+// fewer ranks were launched, the ranks that never started are named (the others only time out).
 class ConfigCheck {
 public:
-    static std::vector<Finding> check(const std::vector<RankLog>& logs);
+    static std::vector<Finding> check(const std::vector<RankLog>& logs,
+                                      const std::vector<int>& launchedRanks = {});
+    // A version as the ranks' versions are compared: "2.18.1+cuda12.1" -> "2.18.1" (the CUDA
+    // build it names is compared as the CUDA version).
+    static std::string comparableVersion(const std::string& version);
 };
 
 } // namespace rankscope

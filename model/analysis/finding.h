@@ -29,7 +29,13 @@ struct Finding {
     std::int64_t endNs = -1;
     std::string summary;
     std::vector<Evidence> evidence;
-    std::vector<std::string> fixPatterns;
+    // What the evidence shows, as conditions of taxonomy/fix_rules.json ("never_issued",
+    // "size_mismatch", "world_size_mismatch", ...), and its values in a few words
+    // ("WORLD_SIZE 4, ranks 0, 1, 2 launched"): what the fixes are chosen by.
+    std::vector<std::string> conditions;
+    std::string detail;
+    std::vector<std::string> fixPatterns; // best first
+    std::string fixReason;                // why the first one fits this evidence, one line
     double confidence = 0.5; // in [0, 1]; how sure the mechanism is, feeds the symptom score
 };
 

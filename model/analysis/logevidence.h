@@ -14,7 +14,8 @@ struct LogEvidence {
     std::string path;
     int line = -1;
     std::string text;
-    std::string symptom; // taxonomy leaf id
+    std::string symptom;   // taxonomy leaf id
+    std::string signature; // the log signature that matched; empty for an exception none knows
     bool cascade = false;
     bool fatal = false;
     std::int64_t timeNs = -1; // wall-clock (unix epoch ns) when the line has a timestamp

@@ -68,6 +68,48 @@ void readFingerprints(const std::string& text, std::map<int, std::string>& out)
     }
 }
 
+// One field of a fingerprint: "OpType=ALLREDUCE, TensorShape=[2], ..." -> "[2]" for
+// "TensorShape"; empty when absent.
+std::string fingerprintField(const std::string& fp, const std::string& name)
+{
+    const std::size_t at = fp.find(name + "=");
+    if (at == std::string::npos) return {};
+    const std::size_t from = at + name.size() + 1;
+    std::size_t end = from;
+    for (int depth = 0; end < fp.size(); ++end) {
+        const char c = fp[end];
+        if (c == '[' || c == '(') ++depth;
+        if ((c == ']' || c == ')') && depth > 0)
+            --depth;
+        else if ((c == ',' || c == ')') && depth == 0)
+            break;
+    }
+    return fp.substr(from, end - from);
+}
+
+// What differs between the fingerprints the ranks report: the fix-rule conditions and the
+// values ("TensorShape [1] on ranks 0, 2; [2] on rank 1").
+void fingerprintDifferences(const std::map<int, std::string>& byRank, Finding& f)
+{
+    static const std::pair<const char*, const char*> kFields[] = {
+        {"OpType", "op_mismatch"},
+        {"TensorShape", "size_mismatch"},
+        {"TensorDtypes", "dtype_mismatch"},
+    };
+    for (const auto& [field, condition] : kFields) {
+        std::map<std::string, std::vector<int>> ranksOf;
+        for (const auto& [rank, fp] : byRank)
+            if (std::string v = fingerprintField(fp, field); !v.empty()) ranksOf[v].push_back(rank);
+        if (ranksOf.size() < 2) continue;
+        f.conditions.push_back(condition);
+        std::string values;
+        for (const auto& [v, ranks] : ranksOf)
+            values += (values.empty() ? std::string(field) + " " : std::string("; ")) + v + " on " +
+                      formatRanks(ranks);
+        f.detail += (f.detail.empty() ? "" : "; ") + values;
+    }
+}
+
 bool earlier(const LogEvidence& a, const LogEvidence& b)
 {
     // Lines without a timestamp sort after timed ones, then by file position.
@@ -180,6 +222,7 @@ LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
         std::map<int, std::string> byRank;
         for (const LogEvidence& e : items)
             if (e.symptom == root.symptom) readFingerprints(e.text, byRank);
+        fingerprintDifferences(byRank, f);
         std::map<std::string, std::vector<int>> byFingerprint;
         for (const auto& [r, fp] : byRank)
             byFingerprint[fp].push_back(r);
@@ -201,6 +244,9 @@ LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
         }
     }
     f.ranks = blamed;
+    if (!root.signature.empty()) f.conditions.push_back("signature:" + root.signature);
+    if (root.fatal && root.signature.empty()) f.conditions.push_back("unknown_exception");
+    if (f.detail.empty()) f.detail = shortText(root.text);
     const std::string who = blamed.empty() ? std::string("the launcher") : formatRanks(blamed);
     f.summary = (blamed.size() > 1 ? who + " failed the same way: " : who + " failed first: ") +
                 shortText(root.text) + fingerprintNote;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace rankscope {
 
@@ -21,14 +22,29 @@ namespace {
 // distributed setup.
 constexpr const char* kUnknownProgramFailure = "training-and-evaluation/program-failure/others";
 
-// The symptom of a failure's text: the first classifier candidate that has a root cause.
-std::string symptomOf(const QByteArray& text)
+// The symptom of a failure's text, and the signature that says so: the first classifier
+// candidate that has a root cause.
+std::pair<std::string, std::string> symptomOf(const QByteArray& text)
 {
     SymptomClassifier::Options options;
     options.useCues = false;
     for (const Candidate& c : SymptomClassifier::instance().classify(text, options))
-        if (c.hasRoot) return c.symptom.toStdString();
-    return kUnknownProgramFailure;
+        if (c.hasRoot)
+            for (const CandidateEvidence& e : c.evidence)
+                if (e.role == SignatureRole::Root)
+                    return {c.symptom.toStdString(), e.signature.toStdString()};
+    return {kUnknownProgramFailure, {}};
+}
+
+// A Python traceback quotes the program's source under each frame ('  File "x", line N, in f'
+// then the code): a signature matching that code ('raise ValueError("loss is nan")') matches
+// what the program says it may print, not what it printed.
+bool quotesSource(const RankLog& log, int i)
+{
+    if (i <= 0) return false;
+    const QByteArrayView line = log.lineBytes(i);
+    return (line.startsWith(' ') || line.startsWith('\t')) &&
+           log.lineBytes(i - 1).trimmed().startsWith("File \"");
 }
 
 // `diedAtNs`: when torchelastic's error file says the rank died (whole seconds), or -1.
@@ -67,12 +83,14 @@ void classifyStream(const RankLog& log, const SignatureSet& signatures, std::int
     for (const SignatureHit& hit : signatures.scan(text, starts, /*withCues=*/false)) {
         const Signature& rule = signatures.signatures().at(hit.rule);
         const int i = int(hit.line);
+        if (quotesSource(log, i)) continue;
         LogEvidence e;
         e.rank = rank;
         e.path = log.sourcePath.toStdString();
         e.line = log.lineNumber(i);
         e.text = hit.text.toStdString();
         e.symptom = rule.symptom.toStdString();
+        e.signature = rule.id.toStdString();
         e.cascade = rule.role == SignatureRole::Cascade;
         e.fatal = fatalLines.count(i) > 0;
         e.timeNs = timeNs[std::size_t(i)];
@@ -98,7 +116,7 @@ void classifyStream(const RankLog& log, const SignatureSet& signatures, std::int
     e.path = log.sourcePath.toStdString();
     e.line = log.lineNumber(died.lastLine);
     e.text = died.text();
-    e.symptom = symptomOf(text.mid(begin, end - begin));
+    std::tie(e.symptom, e.signature) = symptomOf(text.mid(begin, end - begin));
     e.fatal = true;
     e.timeNs = timeNs[std::size_t(died.lastLine)];
     out.push_back(std::move(e));
@@ -137,7 +155,8 @@ void addElasticErrors(const TraceSession& session, std::vector<LogEvidence>& out
         ev.path = sources.at(e->sourceIndex).relativePath.toStdString();
         ev.line = e->origin == ElasticError::Origin::ErrorFile ? 1 : e->line;
         ev.text = text.substr(0, text.find('\n'));
-        ev.symptom = symptomOf(QByteArray::fromStdString(e->traceback + "\n" + text));
+        std::tie(ev.symptom, ev.signature) =
+            symptomOf(QByteArray::fromStdString(e->traceback + "\n" + text));
         ev.fatal = true;
         // A rank that was already being torn down died of the teardown.
         ev.cascade = cascading.count(*e->rank) > 0;
@@ -149,11 +168,22 @@ void addElasticErrors(const TraceSession& session, std::vector<LogEvidence>& out
 
 } // namespace
 
-std::vector<LogEvidence> classifyLogs(const TraceSession& session, std::size_t* linesScanned)
+std::vector<const RankLog*> rankLogStreams(const std::vector<RankLog>& logs)
 {
     std::set<int> ranksWithOwnLog;
-    for (const RankLog& log : session.logs)
+    for (const RankLog& log : logs)
         if (log.rank && !log.splitFromCombined) ranksWithOwnLog.insert(*log.rank);
+    std::vector<const RankLog*> out;
+    for (const RankLog& log : logs) {
+        if (log.rank && log.splitFromCombined && ranksWithOwnLog.count(*log.rank)) continue;
+        if (!log.rank && !ranksWithOwnLog.empty()) continue;
+        out.push_back(&log);
+    }
+    return out;
+}
+
+std::vector<LogEvidence> classifyLogs(const TraceSession& session, std::size_t* linesScanned)
+{
 
     std::map<int, std::int64_t> diedAtNs;
     for (const ElasticError& e : session.errors)
@@ -162,15 +192,37 @@ std::vector<LogEvidence> classifyLogs(const TraceSession& session, std::size_t* 
 
     const SignatureSet& signatures = SignatureSet::builtin();
     std::vector<LogEvidence> evidence;
-    for (const RankLog& log : session.logs) {
-        if (log.rank && log.splitFromCombined && ranksWithOwnLog.count(*log.rank)) continue;
-        if (!log.rank && !ranksWithOwnLog.empty()) continue;
-        if (linesScanned) *linesScanned += std::size_t(log.lineCount());
-        const auto died = log.rank ? diedAtNs.find(*log.rank) : diedAtNs.end();
-        classifyStream(log, signatures, died == diedAtNs.end() ? -1 : died->second, evidence);
+    for (const RankLog* log : rankLogStreams(session.logs)) {
+        if (linesScanned) *linesScanned += std::size_t(log->lineCount());
+        const auto died = log->rank ? diedAtNs.find(*log->rank) : diedAtNs.end();
+        classifyStream(*log, signatures, died == diedAtNs.end() ? -1 : died->second, evidence);
     }
     addElasticErrors(session, evidence);
     return evidence;
+}
+
+std::string nothingReadableReason(const TraceSession& session)
+{
+    const bool readLines = std::any_of(session.logs.begin(), session.logs.end(),
+                                       [](const RankLog& log) { return log.lineCount() > 0; });
+    if (!session.events.lanes.empty() || !session.events.collectives.empty() || readLines ||
+        !session.dumps.empty() || !session.errors.empty())
+        return {};
+    const QList<SourceFile> sources = session.folder.sources();
+    if (sources.isEmpty()) return "the folder holds no files";
+    std::string failed;
+    int broken = 0;
+    for (const SourceFile& s : sources) {
+        if (s.status != SourceStatus::Error) continue;
+        if (++broken <= 3)
+            failed += (failed.empty() ? "" : "; ") + s.relativePath.toStdString() + ": " +
+                      s.message.toStdString();
+    }
+    const std::string count =
+        std::to_string(sources.size()) + (sources.size() == 1 ? " file" : " files");
+    if (broken == int(sources.size())) return "none of its " + count + " could be read: " + failed;
+    return "its " + count + " hold no trace events, log lines or dumps RankScope reads" +
+           (failed.empty() ? std::string() : " (" + failed + ")");
 }
 
 void analyzeSession(TraceSession& session)
@@ -183,8 +235,10 @@ void analyzeSession(TraceSession& session)
         ranks.push_back(r);
     std::size_t lines = 0;
     const std::vector<LogEvidence> logs = classifyLogs(session, &lines);
+    std::sort(ranks.begin(), ranks.end());
+    std::vector<Finding> config = ConfigCheck::check(session.logs, ranks);
     session.analysis = Analyzer::run(session.events, std::move(paths), std::move(ranks), logs,
-                                     session.dumps, ConfigCheck::check(session.logs),
+                                     session.dumps, std::move(config),
                                      session.folder.worldSize());
     session.analysis.logLineCount = lines;
     session.autoChecks = AutoCheckEvaluator::evaluateAll(session, logs);

@@ -2,19 +2,30 @@
 
 #include "model/analysis/logevidence.h"
 
+#include <string>
 #include <vector>
 
 namespace rankscope {
 
+struct RankLog;
 struct TraceSession;
 
+// The log streams that speak for the ranks, the one rule every check reads logs by: a rank's
+// own log file; the lines a combined launcher log carries for a rank only when that rank has no
+// log of its own (they are the same lines, seen twice); the launcher's untagged lines only when
+// no rank has a log of its own (they repeat the ranks' output without saying whose).
+std::vector<const RankLog*> rankLogStreams(const std::vector<RankLog>& logs);
+
 // The per-rank log lines of a session that the symptom classifier's signatures match, as the
-// analysis consumes them. A rank's own log file is preferred; lines a combined launcher log
-// carries for a rank are used only when that rank has no log of its own, and the launcher's
-// untagged lines only when no rank has one (they repeat the ranks' output without saying whose).
+// analysis consumes them: the lines of rankLogStreams().
 // `linesScanned`, when given, receives how many log lines went through the classifier.
 std::vector<LogEvidence> classifyLogs(const TraceSession& session,
                                       std::size_t* linesScanned = nullptr);
+
+// Why nothing of the folder could be diagnosed ("the folder holds no files", "none of its 3
+// files could be read: a.json: not JSON; ..."), or empty when some trace event, log line or
+// dump was read: "nothing readable" is not "no fault found".
+std::string nothingReadableReason(const TraceSession& session);
 
 // Runs the cross-rank analysis on a loaded session and stores it in session.analysis.
 void analyzeSession(TraceSession& session);

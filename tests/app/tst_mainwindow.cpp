@@ -22,6 +22,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
@@ -118,6 +119,8 @@ private Q_SLOTS:
     void findingsDockIsReadableOnFirstRun();
     void bookmarksAreRenamedAndRemovedFromTheList();
     void darkPaletteLeavesNoLightPane();
+    void walkthroughFollowsTheFolder();
+    void emptyFolderIsNotAHealthyOne();
 
 private:
     QTemporaryDir m_db;
@@ -920,6 +923,62 @@ void TestMainWindow::darkPaletteLeavesNoLightPane()
     QTRY_VERIFY(window.issueBrowser()->model()->rowCount() > 0);
     QVERIFY2(lightShare(window.issueBrowser(), QStringLiteral("issues")) < 0.01, "issues");
     qunsetenv("RANKSCOPE_DB");
+}
+
+// Opening another folder never leaves the previous folder's checklist: the Walkthrough shows
+// the fix the new folder's headline finding calls for.
+void TestMainWindow::walkthroughFollowsTheFolder()
+{
+    MainWindow window;
+    QVERIFY(showAndLoad(window, QStringLiteral(RANKSCOPE_TEST_DATA "/traces/nan_loss_w3")));
+    const QString nanFix =
+        QString::fromStdString(window.session()->analysis.findings.front().fixPatterns.front());
+    QCOMPARE(window.walkthroughPanel()->patternId(), nanFix);
+    QVERIFY(load(window, QStringLiteral(RANKSCOPE_TEST_DATA "/traces/setup_failure")));
+    const Finding& setup = window.session()->analysis.findings.front();
+    QCOMPARE(window.walkthroughPanel()->patternId(),
+             QString::fromStdString(setup.fixPatterns.front()));
+    QVERIFY(window.walkthroughPanel()->patternId() != nanFix);
+    QVERIFY(window.walkthroughPanel()->reasonLabel()->text().contains(
+        QString::fromStdString(setup.fixReason).toHtmlEscaped()));
+    // A folder without findings has no checklist to follow.
+    QVERIFY(load(window, QStringLiteral(RANKSCOPE_TEST_DATA "/traces/healthy")));
+    QVERIFY(window.walkthroughPanel()->patternId().isEmpty());
+}
+
+// Nothing readable is said as such, with why, never as "no errors or warnings".
+void TestMainWindow::emptyFolderIsNotAHealthyOne()
+{
+    const auto pageText = [](MainWindow& window) {
+        QString text;
+        for (QTextBrowser* b : window.findChildren<QTextBrowser*>())
+            text += b->toPlainText() + QLatin1Char('\n');
+        return text;
+    };
+    QTemporaryDir empty;
+    MainWindow window;
+    QVERIFY(showAndLoad(window, empty.path()));
+    QString text = pageText(window);
+    QVERIFY2(text.contains(QLatin1String("Nothing readable in this folder: the folder holds no "
+                                         "files")),
+             qPrintable(text));
+    QVERIFY2(!text.contains(QLatin1String("No errors or warnings found")), qPrintable(text));
+    // A file that cannot be read is named, with its reader's reason.
+    QTemporaryDir broken;
+    QFile junk(broken.filePath(QStringLiteral("rank0.pt.trace.json.gz")));
+    QVERIFY(junk.open(QIODevice::WriteOnly));
+    junk.write(QByteArray("\x1f\x8b\x08\x00junk", 8));
+    junk.close();
+    QVERIFY(load(window, broken.path()));
+    text = pageText(window);
+    QVERIFY2(text.contains(QLatin1String("Nothing readable in this folder: none of its 1 file "
+                                         "could be read: rank0.pt.trace.json.gz: ")),
+             qPrintable(text));
+    // A healthy run is not "nothing readable".
+    QVERIFY(load(window, QStringLiteral(RANKSCOPE_TEST_DATA "/traces/healthy")));
+    text = pageText(window);
+    QVERIFY2(text.contains(QLatin1String("No errors or warnings found")), qPrintable(text));
+    QVERIFY2(!text.contains(QLatin1String("Nothing readable")), qPrintable(text));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -36,7 +36,84 @@ QString expectedKind(const QString& scenario)
         return QStringLiteral("collective_mismatch");
     if (scenario == QLatin1String("setup_failure")) return QStringLiteral("setup_failure");
     if (scenario == QLatin1String("rank_crash")) return QStringLiteral("crash");
+    if (scenario == QLatin1String("nan_loss")) return QStringLiteral("crash");
     return {};
+}
+
+const QString kLeafPrefix = QStringLiteral("training-and-evaluation/");
+
+// The taxonomy leaf and the first fix the injected fault calls for: what the evidence of each
+// scenario shows, not what the study fixed most often for the leaf.
+struct Expected {
+    QString symptom; // the leaf, or the stage's prefix where either of its leaves fits
+    QString firstFix;
+    // Where the evidence cannot tell the fault from its neighbour, the neighbour's fix may come
+    // first: a rank out of batches that stops tracing before its final barrier looks like one
+    // that branched out of the loop (uneven_inputs_w3); the fault's own fix is then second.
+    QString orFirst = {};
+};
+
+Expected expectedFix(const QString& scenario)
+{
+    if (scenario == QLatin1String("straggler"))
+        return {kLeafPrefix + QStringLiteral("unexpected-performance/low-efficiency"),
+                QStringLiteral("fix-batch-size-data-partition")};
+    if (scenario == QLatin1String("hang_timeout")) // a rank never issued the collective
+        return {kLeafPrefix + QStringLiteral("unexpected-performance/hang"),
+                QStringLiteral("fix-behavior-logic")};
+    if (scenario == QLatin1String("uneven_inputs")) // it ran out of batches first
+        return {kLeafPrefix + QStringLiteral("unexpected-performance/hang"),
+                QStringLiteral("fix-batch-size-data-partition"),
+                QStringLiteral("fix-behavior-logic")};
+    if (scenario == QLatin1String("mismatched_collective")) // shapes differ
+        return {kLeafPrefix + QStringLiteral("program-failure/tensor-mismatch"),
+                QStringLiteral("fix-data-shape")};
+    // A rendezvous that never completes: a leaf of the communication setup stage.
+    if (scenario == QLatin1String("setup_failure")) // a MASTER_PORT of its own
+        return {QStringLiteral("communication-setup/"),
+                QStringLiteral("fix-communication-configuration")};
+    if (scenario == QLatin1String("world_size_mismatch")) // fewer processes than WORLD_SIZE
+        return {QStringLiteral("communication-setup/"), QStringLiteral("fix-command-line")};
+    if (scenario == QLatin1String("rank_crash")) // an IndexError in its own code
+        return {kLeafPrefix + QStringLiteral("program-failure/others"),
+                QStringLiteral("fix-behavior-logic")};
+    if (scenario == QLatin1String("nan_loss"))
+        return {kLeafPrefix + QStringLiteral("unexpected-performance/non-convergence"),
+                QStringLiteral("fix-learning-rate")};
+    if (scenario == QLatin1String("unused_parameters"))
+        return {kLeafPrefix + QStringLiteral("program-failure/communication-error"),
+                QStringLiteral("fix-distributed-api-usage")};
+    return {};
+}
+
+// The events of a rank's trace file, whichever top-level form it has.
+QJsonArray traceEvents(const QString& dir, int rank)
+{
+    const QStringList names =
+        QDir(dir).entryList({QStringLiteral("rank%1.pt.trace.json").arg(rank),
+                             QStringLiteral("rank%1.*.pt.trace.json").arg(rank)},
+                            QDir::Files);
+    if (names.isEmpty()) return {};
+    QFile f(dir + QLatin1Char('/') + names.front());
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll());
+    return doc.isArray() ? doc.array()
+                         : doc.object().value(QStringLiteral("traceEvents")).toArray();
+}
+
+// N of the `index`-th ProfilerStep#N span (in time order) of a rank's trace, -1 without one.
+int profilerStepNumber(const QString& dir, int rank, int index)
+{
+    std::vector<std::pair<double, int>> steps;
+    static const QString kPrefix = QStringLiteral("ProfilerStep#");
+    for (const QJsonValue& v : traceEvents(dir, rank)) {
+        const QString name = v.toObject().value(QStringLiteral("name")).toString();
+        if (name.startsWith(kPrefix))
+            steps.emplace_back(v.toObject().value(QStringLiteral("ts")).toDouble(),
+                               name.mid(kPrefix.size()).toInt());
+    }
+    std::sort(steps.begin(), steps.end());
+    return index >= 0 && std::size_t(index) < steps.size() ? steps[std::size_t(index)].second : -1;
 }
 
 } // namespace
@@ -108,8 +185,43 @@ void TestAnalyzerFixtures::fixture()
     } else {
         QVERIFY2(top->ranks == faulty, what.c_str());
     }
+    // The step a finding names is the trace's own: the ProfilerStep#N span the fault's step
+    // (counted in the training loop, as ground_truth.json does) is in.
     if (faultStep >= 0 && kind != QLatin1String("straggler")) {
-        QCOMPARE(top->step, faultStep);
+        int expected = -1;
+        for (int r : faulty)
+            if (expected < 0) expected = profilerStepNumber(path, r, faultStep);
+        for (int r = 0; r < world && expected < 0; ++r)
+            expected = profilerStepNumber(path, r, faultStep);
+        if (expected >= 0) QCOMPARE(top->step, expected);
+    }
+    // The fix its evidence calls for comes first, with the reason.
+    const Expected fix = expectedFix(scenario);
+    if (!fix.symptom.isEmpty()) {
+        QVERIFY2(QString::fromStdString(top->symptom).startsWith(fix.symptom), what.c_str());
+        QVERIFY2(!top->fixPatterns.empty(), what.c_str());
+        const QString first = QString::fromStdString(top->fixPatterns.front());
+        if (fix.orFirst.isEmpty() || first != fix.orFirst) {
+            QCOMPARE(first, fix.firstFix);
+        } else {
+            QVERIFY2(top->fixPatterns.size() > 1 &&
+                         QString::fromStdString(top->fixPatterns[1]) == fix.firstFix,
+                     what.c_str());
+        }
+        QVERIFY2(!top->fixReason.empty() && top->fixReason.find('{') == std::string::npos,
+                 top->fixReason.c_str());
+    }
+    // The headline names the cause, not what the other ranks saw of it.
+    if (scenario == QLatin1String("world_size_mismatch")) {
+        const std::string stated = "WORLD_SIZE is " + std::to_string(world + 1);
+        QVERIFY2(top->summary.rfind(stated, 0) == 0, what.c_str());
+        QVERIFY2(top->summary.find("never started") != std::string::npos, what.c_str());
+        QVERIFY2(top->fixReason.find(stated) != std::string::npos, top->fixReason.c_str());
+    }
+    // Every finding with a step on a traced rank can be shown on the timeline.
+    for (const Finding& f : res.findings) {
+        if (f.step < 0 || f.ranks.empty() || traceEvents(path, f.ranks.front()).isEmpty()) continue;
+        QVERIFY2(f.startNs >= 0 && f.endNs >= f.startNs, f.summary.c_str());
     }
 }
 

@@ -240,18 +240,15 @@ void TestAutoCheckEvaluator::synthetic_data()
             << gpu << logsOf(r) << U << QStringLiteral("rank.cuda_device absent on rank 1");
     }
 
+    // Who the others wait for is StragglerDetector's decision (tested on real runs below):
+    // step spans without collectives give it nothing to compare.
     const QString straggler = QStringLiteral("no_straggler_rank");
     {
         Files files = logsOf(pair());
         files.insert(QStringLiteral("rank0.pt.trace.json"), stepTrace(0, 5, 10'000));
-        files.insert(QStringLiteral("rank1.pt.trace.json"), stepTrace(1, 5, 10'500));
-        QTest::newRow("straggler pass") << straggler << files << P << QStringLiteral("within 20%");
         files.insert(QStringLiteral("rank1.pt.trace.json"), stepTrace(1, 5, 20'000));
-        QTest::newRow("straggler fail")
-            << straggler << files << F << QStringLiteral("rank 1 spend more");
-        files.remove(QStringLiteral("rank1.pt.trace.json"));
         QTest::newRow("straggler unknown")
-            << straggler << files << U << QStringLiteral("rank.step_durations absent on rank 1");
+            << straggler << files << U << QStringLiteral("rank.collectives.arrival absent");
     }
 
     const QString root = QStringLiteral("root_error_before_cascade");
@@ -263,14 +260,17 @@ void TestAutoCheckEvaluator::synthetic_data()
         r[0].extra << cudaOom.arg(QStringLiteral("01.000"));
         r[1].extra << cascade;
         QTest::newRow("root pass")
-            << root << logsOf(r) << P << QStringLiteral("on rank 0, is a root");
+            << root << logsOf(r) << P << QStringLiteral("root error is in the logs: rank 0");
+        // The root is LogTriage's: a cascade line stamped before the OOM does not make it one.
         r[0].extra = {cudaOom.arg(QStringLiteral("09.000"))};
-        QTest::newRow("root fail")
-            << root << logsOf(r) << F << QStringLiteral("(rank 1) is a consequence");
+        QTest::newRow("root despite an earlier cascade")
+            << root << logsOf(r) << P << QStringLiteral("root error is in the logs: rank 0");
+        r[0].extra.clear();
+        QTest::newRow("root fail") << root << logsOf(r) << F << QStringLiteral("only consequences");
         r[0].extra = {timeout};
         r[1].extra.clear();
         QTest::newRow("root fail timeout")
-            << root << logsOf(r) << F << QStringLiteral("timeout waiting for a peer");
+            << root << logsOf(r) << F << QStringLiteral("timeouts waiting for a peer");
         QTest::newRow("root unknown no errors")
             << root << logsOf(pair()) << U << QStringLiteral("No rank logged an error");
     }
@@ -344,6 +344,14 @@ void TestAutoCheckEvaluator::fixtures_data()
         << QStringLiteral("straggler") << QStringLiteral("no_straggler_rank") << F;
     QTest::newRow("healthy steps")
         << QStringLiteral("healthy") << QStringLiteral("no_straggler_rank") << P;
+    // A hang is not a straggler: ranks that waited differ by sub-millisecond step times.
+    QTest::newRow("hang is no straggler")
+        << QStringLiteral("hang_timeout") << QStringLiteral("no_straggler_rank") << P;
+    QTest::newRow("straggler w4 steps")
+        << QStringLiteral("straggler_w4") << QStringLiteral("no_straggler_rank") << F;
+    // The headline's cause and the checklist agree: WORLD_SIZE names a rank never launched.
+    QTest::newRow("world size not launched") << QStringLiteral("world_size_mismatch_w3")
+                                             << QStringLiteral("rendezvous_env_consistent") << F;
     QTest::newRow("healthy env") << QStringLiteral("healthy")
                                  << QStringLiteral("rendezvous_env_consistent") << P;
     QTest::newRow("gloo has no nccl version")

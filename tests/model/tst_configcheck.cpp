@@ -15,6 +15,8 @@ private Q_SLOTS:
     void tieOnVersionNamesEveryRank();
     void splitLauncherLinesAreNotCountedTwice();
     void launcherValueIsTheReference();
+    void worldSizeNamesRanksNeverLaunched();
+    void ncclBuildSuffixIsNotAVersion();
 };
 
 namespace {
@@ -60,7 +62,9 @@ void TestConfigCheck::minorityPortIsBlamed()
              f.summary.c_str());
     QCOMPARE(f.evidence.front().path, std::string("rank2.log"));
     QCOMPARE(f.evidence.front().line, 1);
-    QCOMPARE(f.fixPatterns, std::vector<std::string>{"fix-communication-configuration"});
+    QCOMPARE(f.conditions, std::vector<std::string>{"rendezvous_mismatch"});
+    QVERIFY2(f.detail.find("29500 on ranks 0, 1; 29501 on rank 2") != std::string::npos,
+             f.detail.c_str());
 }
 
 void TestConfigCheck::tieOnMasterBlamesTheRankThatCouldNotConnect()
@@ -106,7 +110,7 @@ void TestConfigCheck::tieOnVersionNamesEveryRank()
     QCOMPARE(f.severity, std::string("warning"));
     QCOMPARE(f.ranks, (std::vector<int>{0, 1}));
     QVERIFY2(f.summary.find("no value has a majority") != std::string::npos, f.summary.c_str());
-    QCOMPARE(f.fixPatterns, std::vector<std::string>{"fix-framework-version"});
+    QCOMPARE(f.conditions, std::vector<std::string>{"framework_version_mismatch"});
 }
 
 void TestConfigCheck::splitLauncherLinesAreNotCountedTwice()
@@ -141,6 +145,46 @@ void TestConfigCheck::launcherValueIsTheReference()
     QCOMPARE(found.front().ranks, (std::vector<int>{0, 1}));
     QVERIFY2(found.front().summary.find("the launcher states") != std::string::npos,
              found.front().summary.c_str());
+}
+
+// Every rank says WORLD_SIZE=3 (start()) and only ranks 0 and 1 left a file: rank 2 never
+// started, and the finding says so with the values.
+void TestConfigCheck::worldSizeNamesRanksNeverLaunched()
+{
+    std::vector<RankLog> logs;
+    for (int r = 0; r < 2; ++r)
+        logs.push_back(logOf(r, start("29500")));
+    const std::vector<Finding> found = ConfigCheck::check(logs, {0, 1});
+    QCOMPARE(found.size(), std::size_t(1));
+    const Finding& f = found.front();
+    QCOMPARE(f.ranks, std::vector<int>{2});
+    QCOMPARE(f.conditions, std::vector<std::string>{"world_size_not_launched"});
+    QVERIFY2(f.summary.rfind("WORLD_SIZE is 3 but 2 processes were launched", 0) == 0,
+             f.summary.c_str());
+    QCOMPARE(f.evidence.size(), std::size_t(2));
+    // Launched as many as it says: nothing.
+    QVERIFY(ConfigCheck::check(logs, {0, 1, 2}).empty());
+}
+
+void TestConfigCheck::ncclBuildSuffixIsNotAVersion()
+{
+    QCOMPARE(ConfigCheck::comparableVersion("2.18.1+cuda12.1"), std::string("2.18.1"));
+    QCOMPARE(ConfigCheck::comparableVersion("2.18.1"), std::string("2.18.1"));
+    // Two ranks on one NCCL built for two CUDA versions: the CUDA check tells them apart, the
+    // NCCL one does not.
+    std::vector<RankLog> logs;
+    logs.push_back(
+        logOf(0, start("29500") + "node1:1:1 [0] NCCL INFO NCCL version 2.18.1+cuda12.1\n"));
+    logs.push_back(
+        logOf(1, start("29500") + "node1:2:2 [1] NCCL INFO NCCL version 2.18.1+cuda11.8\n"));
+    for (const Finding& f : ConfigCheck::check(logs))
+        QVERIFY2(f.summary.find("NCCL version") == std::string::npos, f.summary.c_str());
+    // The same lines with two NCCL versions: found, so the lines above were read.
+    logs[1] = logOf(1, start("29500") + "node1:2:2 [1] NCCL INFO NCCL version 2.19.3+cuda12.1\n");
+    const std::vector<Finding> found = ConfigCheck::check(logs);
+    QCOMPARE(found.size(), std::size_t(1));
+    QVERIFY2(found.front().detail.find("2.18.1 on rank 0; 2.19.3 on rank 1") != std::string::npos,
+             found.front().detail.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestConfigCheck)

@@ -1,6 +1,11 @@
+#include "model/kb/fixrules.h"
+#include "model/kb/signatureset.h"
 #include "model/kb/taxonomy.h"
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QSet>
 #include <QTest>
@@ -20,6 +25,9 @@ private Q_SLOTS:
     void lookups();
     void validationCatches_data();
     void validationCatches();
+    void fixRulesNameKnownData();
+    void fixRulesAgreeWithTheStudy();
+    void fixRulesChooseByEvidence();
 };
 
 static QByteArray resource(const char* name)
@@ -216,6 +224,106 @@ void TestWalkthroughs::validationCatches()
     for (const QString& p : t.problems())
         found |= p.contains(problem);
     QVERIFY2(found, qPrintable(t.problems().join(QLatin1Char('\n'))));
+}
+
+// Every fix pattern, leaf, condition and signature a rule of taxonomy/fix_rules.json names
+// exists, read from the file itself rather than through the parser.
+void TestWalkthroughs::fixRulesNameKnownData()
+{
+    const Taxonomy& t = Taxonomy::instance();
+    const QJsonObject doc = QJsonDocument::fromJson(resource("fix_rules.json")).object();
+    const QJsonObject conditions = doc.value(QStringLiteral("conditions")).toObject();
+    const QJsonArray rules = doc.value(QStringLiteral("rules")).toArray();
+    QVERIFY(rules.size() >= 10);
+    QCOMPARE(qsizetype(FixRuleBook::builtin().rules().size()), qsizetype(rules.size()));
+    QSet<QString> signatures;
+    for (const Signature& s : SignatureSet::builtin().signatures())
+        signatures.insert(s.id);
+    QSet<QString> ids;
+    for (const QJsonValue& v : rules) {
+        const QJsonObject r = v.toObject();
+        const QString id = r.value(QStringLiteral("id")).toString();
+        QVERIFY2(!id.isEmpty() && !ids.contains(id), qPrintable(id));
+        ids.insert(id);
+        QVERIFY2(!r.value(QStringLiteral("reason")).toString().isEmpty(), qPrintable(id));
+        const QJsonArray tiers = r.value(QStringLiteral("fixes")).toArray();
+        QVERIFY2(!tiers.isEmpty(), qPrintable(id));
+        for (const QJsonValue& tier : tiers)
+            for (const QJsonValue& p : tier.toArray()) {
+                QVERIFY2(t.fixPattern(p.toString()),
+                         qPrintable(id + QLatin1Char(' ') + p.toString()));
+                QVERIFY2(t.walkthrough(p.toString()),
+                         qPrintable(id + QLatin1Char(' ') + p.toString()));
+            }
+        for (const QJsonValue& leaf : r.value(QStringLiteral("symptoms")).toArray())
+            QVERIFY2(t.isLeafId(leaf.toString()),
+                     qPrintable(id + QLatin1Char(' ') + leaf.toString()));
+        for (const QJsonValue& c : r.value(QStringLiteral("when")).toArray()) {
+            const QString condition = c.toString();
+            if (condition.startsWith(QLatin1String("signature:")))
+                QVERIFY2(signatures.contains(condition.mid(10)), qPrintable(condition));
+            else
+                QVERIFY2(conditions.contains(condition), qPrintable(condition));
+        }
+    }
+}
+
+// Reviewed against the study's labels: a rule for a leaf puts first a fix the study records
+// for that leaf (counted from the CSV here), so the evidence reorders the study, never
+// replaces it with a fix nobody used for that symptom.
+void TestWalkthroughs::fixRulesAgreeWithTheStudy()
+{
+    const Taxonomy& t = Taxonomy::instance();
+    const QJsonArray rules = QJsonDocument::fromJson(resource("fix_rules.json"))
+                                 .object()
+                                 .value(QStringLiteral("rules"))
+                                 .toArray();
+    for (const QJsonValue& v : rules) {
+        const QJsonObject r = v.toObject();
+        const QStringList first =
+            r.value(QStringLiteral("fixes")).toArray().first().toVariant().toStringList();
+        for (const QJsonValue& leaf : r.value(QStringLiteral("symptoms")).toArray()) {
+            const TaxonomyNode* node = t.node(leaf.toString());
+            QVERIFY(node);
+            bool used = false;
+            for (const KeyCount& k : node->fixPatterns)
+                used = used || first.contains(k.key);
+            QVERIFY2(used, qPrintable(r.value(QStringLiteral("id")).toString()));
+        }
+    }
+}
+
+void TestWalkthroughs::fixRulesChooseByEvidence()
+{
+    const Taxonomy& t = Taxonomy::instance();
+    const FixRuleBook& book = FixRuleBook::builtin();
+    const QString hang = QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    const QHash<QString, QString> values = {
+        {QStringLiteral("ranks"), QStringLiteral("rank 1")},
+        {QStringLiteral("where"), QStringLiteral("all_reduce #9")}};
+    // A rank that never issued the collective: its own logic first, not the study's most
+    // frequent fix for hangs (the communication configuration).
+    const FixChoice never =
+        book.choose(t, QStringLiteral("hang"), hang, {QStringLiteral("never_issued")}, values);
+    QCOMPARE(never.patternIds.value(0), QStringLiteral("fix-behavior-logic"));
+    QVERIFY2(never.reason.contains(QLatin1String("rank 1 never issued all_reduce #9")),
+             qPrintable(never.reason));
+    QVERIFY(!never.reason.contains(QLatin1Char('{')));
+    // An op mismatch is never offered data-type or loss-function fixes.
+    const FixChoice op =
+        book.choose(t, QStringLiteral("collective_mismatch"),
+                    QStringLiteral("training-and-evaluation/program-failure/tensor-mismatch"),
+                    {QStringLiteral("op_mismatch")}, values);
+    QCOMPARE(op.patternIds.value(0), QStringLiteral("fix-behavior-logic"));
+    QVERIFY(!op.patternIds.contains(QStringLiteral("fix-data-type")));
+    QVERIFY(!op.patternIds.contains(QStringLiteral("fix-loss-function")));
+    // No rule: the study's most frequent fix for the leaf, and the reason says so.
+    const TaxonomyNode* node = t.node(hang);
+    QVERIFY(node && !node->fixPatterns.empty());
+    const FixChoice plain = book.choose(t, QStringLiteral("hang"), hang, {}, values);
+    QVERIFY(plain.ruleId.isEmpty());
+    QCOMPARE(plain.patternIds.value(0), node->fixPatterns.front().key);
+    QVERIFY(plain.reason.contains(node->name));
 }
 
 QTEST_GUILESS_MAIN(TestWalkthroughs)

@@ -185,6 +185,22 @@ void TestFindingsPanel::fixItOpensAFixPatternOfTheFinding()
             QCOMPARE(opened, p);
             break;
         }
+    // It says why the evidence calls for it, and offers the finding's other fixes only.
+    QVERIFY(!f->fixReason.empty());
+    QVERIFY(fx.walkthrough.reasonLabel()->isVisibleTo(&fx.walkthrough));
+    QVERIFY2(fx.walkthrough.reasonLabel()->text().contains(
+                 QString::fromStdString(f->fixReason).toHtmlEscaped()),
+             qPrintable(fx.walkthrough.reasonLabel()->text()));
+    for (const QString& other : fx.walkthrough.alternativePatterns())
+        QVERIFY2(std::find(f->fixPatterns.begin(), f->fixPatterns.end(), other.toStdString()) !=
+                     f->fixPatterns.end(),
+                 qPrintable(other));
+    QVERIFY(fx.panel.summaryView()->toPlainText().contains(QString::fromStdString(f->fixReason)));
+    // Another checklist opened by hand carries no reason.
+    const QString other = QString::fromStdString(f->fixPatterns.back());
+    QVERIFY(fx.walkthrough.openWalkthrough(
+        other == fx.walkthrough.patternId() ? QStringLiteral("fix-dependency-version") : other));
+    QVERIFY(!fx.walkthrough.reasonLabel()->isVisibleTo(&fx.walkthrough));
 }
 
 void TestFindingsPanel::symptomsAreListedWithScores()

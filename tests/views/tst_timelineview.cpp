@@ -1,3 +1,4 @@
+#include "model/tracesession.h"
 #include "tests/support/syntheticsession.h"
 #include "views/timeline/timelinecolors.h"
 #include "views/timeline/timelinepanel.h"
@@ -56,24 +57,33 @@ void showView(TimelineView& view, SessionPtr session, QSize size)
 }
 
 // The state column of the selected collective's table in the details, by rank.
-QMap<int, QString> collectiveStates(const QString& detailsHtml)
+// Per rank, one column (by its header: "state", "op", ...) of the details pane's rank table.
+QMap<int, QString> collectiveColumn(const QString& detailsHtml, const QString& header)
 {
     QTextDocument doc;
     doc.setHtml(detailsHtml);
-    QMap<int, QString> states;
+    QMap<int, QString> values;
     for (QTextFrame* frame : doc.rootFrame()->childFrames()) {
         auto* table = qobject_cast<QTextTable*>(frame);
+        if (!table) continue;
         const auto text = [&](int row, int column) {
             const QTextTableCell cell = table->cellAt(row, column);
             QTextCursor c = cell.firstCursorPosition();
             c.setPosition(cell.lastCursorPosition().position(), QTextCursor::KeepAnchor);
             return c.selectedText();
         };
-        if (!table || table->columns() != 4 || text(0, 3) != QLatin1String("state")) continue;
-        for (int row = 1; row < table->rows(); ++row)
-            states.insert(text(row, 0).toInt(), text(row, 3));
+        if (text(0, 0) != QLatin1String("rank")) continue;
+        for (int column = 1; column < table->columns(); ++column)
+            if (text(0, column) == header)
+                for (int row = 1; row < table->rows(); ++row)
+                    values.insert(text(row, 0).toInt(), text(row, column));
     }
-    return states;
+    return values;
+}
+
+QMap<int, QString> collectiveStates(const QString& detailsHtml)
+{
+    return collectiveColumn(detailsHtml, QStringLiteral("state"));
 }
 
 bool isBackground(QColor c)
@@ -376,6 +386,56 @@ private Q_SLOTS:
         QCOMPARE(view.currentFindHit(), 7); // wraps around
         view.setFindText(QStringLiteral("no such kernel"));
         QCOMPARE(view.findHitCount(), 0);
+    }
+
+    // The details of the collective a hang finding is about list every member of its group:
+    // the rank that never issued it as "never arrived", the ones that waited as not completed;
+    // a desync over different ops shows each rank's own op.
+    void collectiveDetailsAgreeWithTheFindings()
+    {
+        for (const char* run : {"hang_timeout", "uneven_inputs"}) {
+            const SessionPtr session =
+                loadSession(QStringLiteral(RANKSCOPE_TEST_DATA "/traces/") + QLatin1String(run));
+            QVERIFY(session && !session->analysis.findings.empty());
+            const Finding& top = session->analysis.findings.front();
+            QVERIFY2(top.kind == "hang" || top.kind == "desync", top.summary.c_str());
+            const CollectiveGroup* group = nullptr;
+            const MatchedCollective* row = nullptr;
+            for (const CollectiveGroup& g : session->analysis.groups)
+                for (const MatchedCollective& c : g.collectives)
+                    if (g.name == top.processGroup && c.seq == top.seq) {
+                        group = &g;
+                        row = &c;
+                    }
+            QVERIFY(group && row);
+            std::int32_t present = -1;
+            for (std::int32_t i : row->records)
+                if (i >= 0 && session->events.collectives[std::size_t(i)].laneIndex >= 0)
+                    present = i;
+            QVERIFY(present >= 0);
+            const CollectiveRecord& c = session->events.collectives[std::size_t(present)];
+            TimelineView view;
+            view.resize(1000, 400);
+            view.setSession(session);
+            view.select({c.laneIndex, c.eventIndex});
+            const QString html = view.selectionDetailsHtml();
+            const QMap<int, QString> state = collectiveStates(html);
+            const QMap<int, QString> op = collectiveColumn(html, QStringLiteral("op"));
+            QCOMPARE(state.size(), qsizetype(group->members.size()));
+            for (std::size_t slot = 0; slot < group->members.size(); ++slot) {
+                const int rank = group->members[slot];
+                const std::int32_t i = row->records[slot];
+                if (i < 0) {
+                    QCOMPARE(state.value(rank), QStringLiteral("never arrived"));
+                    continue;
+                }
+                const bool blamed =
+                    std::find(top.ranks.begin(), top.ranks.end(), rank) != top.ranks.end();
+                if (!blamed) QVERIFY2(state.value(rank) != QLatin1String("completed"), run);
+                QCOMPARE(op.value(rank), QString::fromUtf8(session->events.strings.view(
+                                             session->events.collectives[std::size_t(i)].op)));
+            }
+        }
     }
 
     // A rank whose collective is known only from an NCCL COLL line (moved onto the traced ranks'

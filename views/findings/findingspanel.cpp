@@ -1,5 +1,6 @@
 #include "views/findings/findingspanel.h"
 
+#include "model/analysis/sessionanalysis.h"
 #include "model/kb/taxonomy.h"
 #include "views/findings/findingsmodel.h"
 #include "views/logviewer/logviewer.h"
@@ -200,13 +201,7 @@ bool FindingsPanel::showOnTimeline()
 bool FindingsPanel::fixIt()
 {
     const Finding* f = currentFinding();
-    if (!f || !m_walkthrough) return false;
-    for (const std::string& p : f->fixPatterns)
-        if (openFix(QString::fromStdString(p))) {
-            Q_EMIT walkthroughShown();
-            return true;
-        }
-    if (!m_walkthrough->openForSymptom(QString::fromStdString(f->symptom))) return false;
+    if (!f || !m_walkthrough || !m_walkthrough->openForFinding(*f)) return false;
     Q_EMIT walkthroughShown();
     return true;
 }
@@ -215,7 +210,7 @@ bool FindingsPanel::openFix(const QString& patternId)
 {
     const Finding* f = currentFinding();
     if (!f || !m_walkthrough) return false;
-    return m_walkthrough->openWalkthrough(patternId, QString::fromStdString(f->symptom));
+    return m_walkthrough->openForFinding(*f, patternId);
 }
 
 void FindingsPanel::refreshDetail()
@@ -223,8 +218,12 @@ void FindingsPanel::refreshDetail()
     const Finding* f = currentFinding();
     m_evidence->clear();
     if (!f) {
-        m_summary->setHtml(m_session ? tr("The analysis found nothing to report.")
-                                     : tr("Open a trace folder to see its findings."));
+        const std::string unread = m_session ? nothingReadableReason(*m_session) : std::string();
+        m_summary->setHtml(!m_session ? tr("Open a trace folder to see its findings.")
+                           : unread.empty()
+                               ? tr("No errors or warnings found.")
+                               : tr("Nothing readable in this folder: %1.")
+                                     .arg(QString::fromStdString(unread).toHtmlEscaped()));
         m_evidenceButton->setEnabled(false);
         m_timelineButton->setEnabled(false);
         m_fixButton->setEnabled(false);
@@ -265,6 +264,12 @@ void FindingsPanel::refreshDetail()
     if (!f->fixPatterns.empty())
         m_fixButton->setToolTip(tr("Open the checklist: %1")
                                     .arg(patternTitle(QString::fromStdString(f->fixPatterns[0]))));
+    if (!f->fixPatterns.empty() && !f->fixReason.empty())
+        html += QStringLiteral("<p>") +
+                tr("<b>Fix:</b> %1 — %2")
+                    .arg(patternTitle(QString::fromStdString(f->fixPatterns[0])).toHtmlEscaped(),
+                         QString::fromStdString(f->fixReason).toHtmlEscaped()) +
+                QStringLiteral("</p>");
     if (!others.isEmpty())
         html += QStringLiteral("<p>") +
                 tr("Other fixes: %1").arg(others.join(QStringLiteral(" · "))) +

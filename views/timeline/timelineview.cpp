@@ -1,5 +1,6 @@
 #include "views/timeline/timelineview.h"
 
+#include "model/analysis/analysiscontext.h"
 #include "views/charts/chartdata.h"
 #include "views/timeline/timelinecolors.h"
 
@@ -547,37 +548,77 @@ QString TimelineView::selectionDetailsHtml() const
         const CollectiveRecord& mine = store.collectives[record];
         const auto sv = [&](StringId id) { return qstr(store.strings.view(id)); };
         // Named as the collective chart names it, so that the two read as the same group.
-        const QString group = sv(mine.processGroupName);
-        html += tr("<h4>Collective %1, %2, seq %3 on %4 ranks</h4>")
-                    .arg(esc(sv(mine.op)),
-                         group.isEmpty() ? tr("unnamed group") : tr("group %1").arg(esc(group)))
-                    .arg(mine.seq)
-                    .arg(m_peers.size());
+        const QString groupName = sv(mine.processGroupName);
+        const auto match = ChartData::findCollective(m_session->analysis, record);
+        html +=
+            tr("<h4>Collective %1, %2, seq %3 on %4 ranks</h4>")
+                .arg(esc(sv(mine.op)),
+                     groupName.isEmpty() ? tr("unnamed group") : tr("group %1").arg(esc(groupName)))
+                .arg(mine.seq)
+                .arg(match ? m_session->analysis.groups[std::size_t(match->first)].members.size()
+                           : m_peers.size());
         html += tr("<p>Enter and exit on %1.</p>").arg(clock().name());
         // The analysis may number the collective by issue order where the trace has its own
         // sequence numbers: name it as the Collective by rank tab (and the findings) do.
-        if (const auto match = ChartData::findCollective(m_session->analysis, record))
+        const CollectiveGroup* group = nullptr;
+        const MatchedCollective* row = nullptr;
+        const Finding* waitedFor = nullptr; // the hang or desync the analysis reports on it
+        if (match) {
+            group = &m_session->analysis.groups[std::size_t(match->first)];
+            row = &group->collectives[std::size_t(match->second)];
             html +=
                 tr("<p>The analysis matched it across ranks as <b>%1</b>.</p>")
                     .arg(esc(ChartData::collective(*m_session, match->first, match->second, clock())
                                  .title));
-        html +=
-            tr("<table cellspacing=\"2\" "
-               "cellpadding=\"4\"><tr><th>rank</th><th>enter</th><th>exit</th><th>state</th></tr>");
+            for (const Finding& f : m_session->analysis.findings)
+                if ((f.kind == "hang" || f.kind == "desync") && f.processGroup == group->name &&
+                    f.seq == row->seq) {
+                    waitedFor = &f;
+                    break;
+                }
+            if (row->mismatch != MismatchKind::None && !row->detail.empty())
+                html += tr("<p>Mismatch: %1.</p>").arg(esc(QString::fromStdString(row->detail)));
+        }
+        html += tr("<table cellspacing=\"2\" cellpadding=\"4\"><tr><th>rank</th><th>op</th>"
+                   "<th>size</th><th>dtype</th><th>enter</th><th>exit</th><th>state</th></tr>");
+        // Every member of the matched group, the ranks with no record of it included; without a
+        // match, the records found on the timeline.
+        std::vector<std::pair<int, std::int32_t>> members; // rank, record (-1: none)
+        if (row)
+            for (std::size_t slot = 0; slot < group->members.size(); ++slot)
+                members.emplace_back(group->members[slot], row->records[slot]);
+        else
+            for (std::size_t p : m_peers)
+                members.emplace_back(store.collectives[p].rank, std::int32_t(p));
         std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = -1;
-        for (std::size_t p : m_peers) {
-            const CollectiveRecord& c = store.collectives[p];
+        const auto fmt = [&](std::int64_t t) {
+            return t < 0 ? tr("—") : ZoomState::formatNs(t - m_zoom.traceStartNs(), 1);
+        };
+        for (const auto& [rank, index] : members) {
+            if (index < 0) {
+                html += tr("<tr><td>%1</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td>"
+                           "<td><b>never arrived</b></td></tr>")
+                            .arg(rank);
+                continue;
+            }
+            const CollectiveRecord& c = store.collectives[std::size_t(index)];
             const auto [enter, exit] = collectiveArrival(c);
             if (enter >= 0) {
                 first = std::min(first, enter);
                 last = std::max(last, enter);
             }
-            const auto fmt = [&](std::int64_t t) {
-                return t < 0 ? tr("—") : ZoomState::formatNs(t - m_zoom.traceStartNs(), 1);
-            };
             QString state = c.state == CollectiveRecord::State::Completed ? tr("completed")
                             : c.state == CollectiveRecord::State::Started ? tr("started")
                                                                           : tr("issued");
+            // A rank the analysis shows waiting in it for another did not complete it with
+            // the others, whatever end its span has (a timeout ends it too).
+            const bool blamed =
+                waitedFor && std::find(waitedFor->ranks.begin(), waitedFor->ranks.end(), rank) !=
+                                 waitedFor->ranks.end();
+            if (waitedFor && !blamed)
+                state = tr("waited for %1, did not complete with it (%2)")
+                            .arg(QString::fromStdString(formatRanks(waitedFor->ranks)),
+                                 QString::fromStdString(waitedFor->id));
             // An NCCL COLL line is printed when the call is enqueued: "issued" is all it can
             // tell, not a call seen to be stuck. The line says where to read the rest.
             if (c.stateUnknown) {
@@ -586,12 +627,19 @@ QString TimelineView::selectionDetailsHtml() const
                 if (c.sourceIndex >= 0 && c.sourceIndex < sources.size()) {
                     QString where = sources[c.sourceIndex].relativePath;
                     if (c.sourceLine > 0) where += QLatin1Char(':') + QString::number(c.sourceLine);
-                    state += QStringLiteral(": ") + esc(where);
+                    state += QStringLiteral(": ") + where;
                 }
             }
-            html += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td></tr>")
-                        .arg(c.rank)
-                        .arg(fmt(enter), fmt(exit), state);
+            const QString size = c.inNelems < 0 ? tr("—")
+                                 : c.outNelems >= 0 && c.outNelems != c.inNelems
+                                     ? QStringLiteral("%1 → %2").arg(c.inNelems).arg(c.outNelems)
+                                     : QString::number(c.inNelems);
+            const QString dtype = sv(c.dtype);
+            html += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td>"
+                                   "<td>%6</td><td>%7</td></tr>")
+                        .arg(rank)
+                        .arg(esc(sv(c.op)), size, dtype.isEmpty() ? tr("—") : esc(dtype),
+                             fmt(enter), fmt(exit), esc(state));
         }
         html += QStringLiteral("</table>");
         // Raw timestamps mix the ranks' clocks, so the skew then includes their offsets.

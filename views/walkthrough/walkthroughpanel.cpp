@@ -81,9 +81,13 @@ WalkthroughPanel::WalkthroughPanel(QWidget* parent) : QWidget(parent)
     m_alternativesLabel->setWordWrap(true);
     m_alternativesLabel->hide();
     connect(m_alternativesLabel, &QLabel::linkActivated, this, [this](const QString& link) {
-        // Keep the list: the user is comparing the symptom's checklists.
-        openWalkthrough(link, m_symptomId);
+        // Keep the list: the user is comparing the symptom's (or the finding's) checklists.
+        open(link, m_symptomId);
     });
+    m_reasonLabel = new QLabel(this);
+    m_reasonLabel->setObjectName(QStringLiteral("walkthroughReason"));
+    m_reasonLabel->setWordWrap(true);
+    m_reasonLabel->hide();
     m_summary->setWordWrap(true);
     m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     m_summary->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
@@ -160,6 +164,7 @@ WalkthroughPanel::WalkthroughPanel(QWidget* parent) : QWidget(parent)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(m_summary);
+    layout->addWidget(m_reasonLabel);
     layout->addWidget(m_alternativesLabel);
     layout->addLayout(progressRow);
     layout->addWidget(m_split, 100);
@@ -262,16 +267,25 @@ void WalkthroughPanel::setInvestigation(InvestigationStore* store, qint64 invest
     flush();
     m_store = store;
     m_investigationId = store ? investigationId : -1;
+    // Another folder: its own checklist where it has one, else none (never the previous
+    // folder's).
+    int index = 0;
+    m_step = 0;
     if (m_store && m_investigationId > 0) {
         const auto [pattern, step] = m_store->currentStep(m_investigationId);
         const int i = pattern.isEmpty() ? -1 : m_patternBox->findData(pattern);
         if (i >= 0) {
-            m_updating = true;
-            m_patternBox->setCurrentIndex(i);
-            m_updating = false;
+            index = i;
             m_step = step;
         }
     }
+    m_findingFixes.clear();
+    m_reason.clear();
+    m_symptomId.clear();
+    m_updating = true;
+    m_patternBox->setCurrentIndex(index);
+    m_updating = false;
+    showAlternatives();
     loadState();
 }
 
@@ -282,24 +296,64 @@ bool WalkthroughPanel::openForSymptom(const QString& nodeId)
     return openWalkthrough(walkthroughs.front()->patternId, nodeId);
 }
 
+bool WalkthroughPanel::openForFinding(const Finding& finding, const QString& patternId)
+{
+    QStringList fixes;
+    for (const std::string& p : finding.fixPatterns)
+        if (const QString id = QString::fromStdString(p); Taxonomy::instance().walkthrough(id))
+            fixes << id;
+    const QString symptom = QString::fromStdString(finding.symptom);
+    if (fixes.isEmpty()) return openForSymptom(symptom);
+    const QString target = patternId.isEmpty() ? fixes.front() : patternId;
+    if (!fixes.contains(target)) return openWalkthrough(target, symptom);
+    m_findingFixes = fixes;
+    // The reason is about the finding's first fix, whichever of its fixes is open.
+    m_reason = QString::fromStdString(finding.fixReason);
+    return open(target, symptom);
+}
+
 void WalkthroughPanel::showAlternatives()
 {
     m_alternatives.clear();
     QStringList links;
-    for (const Walkthrough* w : Taxonomy::instance().walkthroughsForNode(m_symptomId))
-        if (w->patternId != patternId()) {
-            m_alternatives << w->patternId;
-            links << QStringLiteral("<a href=\"%1\">%2</a>").arg(esc(w->patternId), esc(w->title));
-        }
-    const TaxonomyNode* node = Taxonomy::instance().node(m_symptomId);
-    m_alternativesLabel->setText(links.isEmpty() ? QString()
-                                                 : tr("Also fixed “%1”: %2")
-                                                       .arg(esc(node ? node->name : m_symptomId),
-                                                            links.join(QStringLiteral(" · "))));
+    const auto link = [&](const Walkthrough* w) {
+        if (!w || w->patternId == patternId()) return;
+        m_alternatives << w->patternId;
+        links << QStringLiteral("<a href=\"%1\">%2</a>").arg(esc(w->patternId), esc(w->title));
+    };
+    if (!m_findingFixes.isEmpty()) {
+        // The finding's own fixes: the study's other fixes for its leaf may not fit its evidence.
+        for (const QString& id : m_findingFixes)
+            link(Taxonomy::instance().walkthrough(id));
+        m_alternativesLabel->setText(
+            links.isEmpty()
+                ? QString()
+                : tr("Other fixes for this finding: %1").arg(links.join(QStringLiteral(" · "))));
+    } else {
+        for (const Walkthrough* w : Taxonomy::instance().walkthroughsForNode(m_symptomId))
+            link(w);
+        const TaxonomyNode* node = Taxonomy::instance().node(m_symptomId);
+        m_alternativesLabel->setText(links.isEmpty()
+                                         ? QString()
+                                         : tr("Also fixed “%1”: %2")
+                                               .arg(esc(node ? node->name : m_symptomId),
+                                                    links.join(QStringLiteral(" · "))));
+    }
     m_alternativesLabel->setVisible(!links.isEmpty());
+    const bool why =
+        !m_findingFixes.isEmpty() && !m_reason.isEmpty() && patternId() == m_findingFixes.front();
+    m_reasonLabel->setText(why ? tr("<b>Why this fix:</b> %1").arg(esc(m_reason)) : QString());
+    m_reasonLabel->setVisible(why);
 }
 
 bool WalkthroughPanel::openWalkthrough(const QString& pattern, const QString& symptomId)
+{
+    m_findingFixes.clear();
+    m_reason.clear();
+    return open(pattern, symptomId);
+}
+
+bool WalkthroughPanel::open(const QString& pattern, const QString& symptomId)
 {
     const int i = m_patternBox->findData(pattern);
     if (i <= 0) return false;

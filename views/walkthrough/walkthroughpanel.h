@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/analysis/autocheckevaluator.h"
+#include "model/analysis/finding.h"
 #include "model/investigation/investigation.h"
 
 #include <QHash>
@@ -42,9 +43,15 @@ public:
 
     // With a symptom (taxonomy node id), its other walkthroughs are offered as links.
     bool openWalkthrough(const QString& patternId, const QString& symptomId = {});
-    // Opens the most used walkthrough for a taxonomy node (what "Fix it" on a finding does) and
-    // lists the node's other walkthroughs as links; false when the node has none.
+    // Opens the most used walkthrough for a taxonomy node and lists the node's other
+    // walkthroughs as links; false when the node has none.
     bool openForSymptom(const QString& nodeId);
+    // What "Fix it" on a finding does: opens `patternId` (empty: the finding's first fix that
+    // has a checklist), says why the evidence calls for the first fix (Finding::fixReason) and
+    // lists the finding's other fixes as links; without fixes, openForSymptom(its leaf).
+    bool openForFinding(const Finding& finding, const QString& patternId = {});
+    // "Why this fix: ..." while the finding's first fix is open, hidden otherwise.
+    QLabel* reasonLabel() const { return m_reasonLabel; }
     // The other walkthroughs offered for the current symptom, most used first.
     QStringList alternativePatterns() const { return m_alternatives; }
     QLabel* alternativesLabel() const { return m_alternativesLabel; }
@@ -118,6 +125,7 @@ private:
     void refreshStep();
     void refreshProgress();
     void showAlternatives();
+    bool open(const QString& patternId, const QString& symptomId);
 
     InvestigationStore* m_store = nullptr;
     qint64 m_investigationId = -1;
@@ -132,6 +140,11 @@ private:
     QLabel* m_summary = nullptr;
     QLabel* m_alternativesLabel = nullptr;
     QStringList m_alternatives;
+    QLabel* m_reasonLabel = nullptr;
+    // Set by openForFinding() until another checklist is opened: the finding's fixes with a
+    // checklist (best first) and why the first one.
+    QStringList m_findingFixes;
+    QString m_reason;
     QString
         m_symptomId; // the node openForSymptom() was called for, until another pattern is chosen
     QLabel* m_progressLabel = nullptr;

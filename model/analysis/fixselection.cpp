@@ -1,0 +1,159 @@
+#include "model/analysis/fixselection.h"
+
+#include "model/analysis/analysiscontext.h"
+#include "model/kb/fixrules.h"
+#include "model/kb/taxonomy.h"
+
+#include <algorithm>
+
+namespace rankscope {
+
+namespace {
+
+const char* mismatchCondition(MismatchKind kind)
+{
+    switch (kind) {
+    case MismatchKind::OpType:
+        return "op_mismatch";
+    case MismatchKind::Size:
+        return "size_mismatch";
+    case MismatchKind::Dtype:
+        return "dtype_mismatch";
+    case MismatchKind::ReduceOp:
+        return "reduce_op_mismatch";
+    case MismatchKind::Root:
+        return "root_mismatch";
+    case MismatchKind::GroupSize:
+        return "group_size_mismatch";
+    case MismatchKind::State:
+        return "state_mismatch";
+    case MismatchKind::None:
+    case MismatchKind::Participation:
+        break;
+    }
+    return nullptr;
+}
+
+bool blames(const Finding& f, int rank)
+{
+    return std::find(f.ranks.begin(), f.ranks.end(), rank) != f.ranks.end();
+}
+
+// The matched collective a trace finding is about: its group and seq, preferring the row whose
+// deviating ranks are the finding's.
+const MatchedCollective* rowOf(const Finding& f, const std::vector<CollectiveGroup>& groups,
+                               const CollectiveGroup** groupOut)
+{
+    if (f.seq < 0) return nullptr;
+    const MatchedCollective* best = nullptr;
+    for (const CollectiveGroup& g : groups) {
+        if (g.name != f.processGroup) continue;
+        for (const MatchedCollective& row : g.collectives) {
+            if (row.seq != f.seq) continue;
+            const bool same = std::any_of(row.culprits.begin(), row.culprits.end(),
+                                          [&](int r) { return blames(f, r); });
+            if (!best || same) {
+                best = &row;
+                *groupOut = &g;
+            }
+            if (same) return best;
+        }
+    }
+    return best;
+}
+
+void add(std::vector<std::string>& conditions, const std::string& c)
+{
+    if (std::find(conditions.begin(), conditions.end(), c) == conditions.end())
+        conditions.push_back(c);
+}
+
+// What the collective of a trace finding shows: who has no record of it, what differs, whether
+// anyone completed it, and whether the blamed ranks ran fewer steps than the others.
+void traceConditions(Finding& f, const EventStore& store,
+                     const std::vector<CollectiveGroup>& groups, const StepTimeline& steps,
+                     std::string& where)
+{
+    const CollectiveGroup* g = nullptr;
+    const MatchedCollective* row = rowOf(f, groups, &g);
+    if (!row || !g) return;
+    where = std::string(store.strings.view(row->op)) + (g->byOrdinal ? " (collective " : " #") +
+            std::to_string(row->seq) + (g->byOrdinal ? " in issue order)" : "");
+    if (const char* c = mismatchCondition(row->mismatch)) add(f.conditions, c);
+    bool anyBlamedMissing = false, allBlamedMissing = !f.ranks.empty();
+    bool anyCompleted = false, everyoneIssued = true;
+    for (std::size_t slot = 0; slot < g->members.size(); ++slot) {
+        const std::int32_t i = row->records[slot];
+        const bool blamed = blames(f, g->members[slot]);
+        if (i < 0) {
+            everyoneIssued = false;
+            anyBlamedMissing = anyBlamedMissing || blamed;
+            continue;
+        }
+        if (blamed) allBlamedMissing = false;
+        const CollectiveRecord& c = store.collectives[std::size_t(i)];
+        if (!c.stateUnknown && c.state == CollectiveRecord::State::Completed) anyCompleted = true;
+    }
+    if (anyBlamedMissing && allBlamedMissing) add(f.conditions, "never_issued");
+    if (everyoneIssued && !anyCompleted && row->mismatch == MismatchKind::None)
+        add(f.conditions, "all_issued_none_completed");
+    // A blamed rank whose last collective of the group is a barrier left its loop and waits
+    // for the others to finish theirs: it ran out of work first.
+    bool inBarrier = !f.ranks.empty();
+    for (int r : f.ranks) {
+        const int slot = g->slotOf(r);
+        std::int32_t last = -1;
+        for (const MatchedCollective& c : g->collectives)
+            if (slot >= 0 && c.records[std::size_t(slot)] >= 0) last = c.records[std::size_t(slot)];
+        const std::string_view op =
+            last < 0 ? std::string_view()
+                     : store.strings.view(store.collectives[std::size_t(last)].op);
+        inBarrier = inBarrier && op.find("barrier") != std::string_view::npos;
+    }
+    if (inBarrier) add(f.conditions, "waits_in_barrier");
+    std::size_t blamedSteps = 0, otherSteps = 0;
+    for (int r : g->members) {
+        std::size_t& n = blames(f, r) ? blamedSteps : otherSteps;
+        n = std::max(n, steps.stepsOf(r).size());
+    }
+    if (!f.ranks.empty() && blamedSteps < otherSteps) {
+        add(f.conditions, "fewer_steps");
+        if (f.detail.empty())
+            f.detail = std::to_string(blamedSteps) + " steps where the others ran " +
+                       std::to_string(otherSteps);
+    }
+    if (f.detail.empty()) f.detail = row->detail;
+}
+
+} // namespace
+
+void chooseFixes(std::vector<Finding>& findings, const EventStore& store,
+                 const std::vector<CollectiveGroup>& groups, const StepTimeline& steps)
+{
+    const Taxonomy& taxonomy = Taxonomy::instance();
+    const FixRuleBook& rules = FixRuleBook::builtin();
+    for (Finding& f : findings) {
+        std::string where;
+        traceConditions(f, store, groups, steps, where);
+        QStringList conditions;
+        for (const std::string& c : f.conditions)
+            conditions << QString::fromStdString(c);
+        const QHash<QString, QString> values = {
+            {QStringLiteral("ranks"), f.ranks.empty()
+                                          ? QStringLiteral("no single rank")
+                                          : QString::fromStdString(formatRanks(f.ranks))},
+            {QStringLiteral("detail"), QString::fromStdString(f.detail)},
+            {QStringLiteral("where"),
+             where.empty() ? QStringLiteral("that collective") : QString::fromStdString(where)},
+        };
+        const FixChoice choice =
+            rules.choose(taxonomy, QString::fromStdString(f.kind),
+                         QString::fromStdString(f.symptom), conditions, values);
+        f.fixPatterns.clear();
+        for (const QString& id : choice.patternIds)
+            f.fixPatterns.push_back(id.toStdString());
+        f.fixReason = choice.reason.toStdString();
+    }
+}
+
+} // namespace rankscope

@@ -1,0 +1,19 @@
+#pragma once
+
+#include "model/analysis/collectivematcher.h"
+#include "model/analysis/finding.h"
+#include "model/analysis/steptimeline.h"
+
+#include <vector>
+
+namespace rankscope {
+
+// Chooses each finding's fixes from its evidence (taxonomy/fix_rules.json): what a trace
+// finding's collective shows (a rank that never issued it, an op, size or dtype that differs,
+// a rank that ran fewer steps) joins the conditions its producer set, and the first rule that
+// matches the finding's kind, leaf and conditions orders the fixes and gives the reason.
+// Findings that already carry fixes keep them.
+void chooseFixes(std::vector<Finding>& findings, const EventStore& store,
+                 const std::vector<CollectiveGroup>& groups, const StepTimeline& steps);
+
+} // namespace rankscope
