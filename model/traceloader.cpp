@@ -32,7 +32,7 @@ bool isLog(SourceKind kind)
 // once all files are read. Progress and cancellation stay on the calling thread, which polls the
 // workers' per-file counters. Returns false when cancelled; the session is then left untouched.
 bool readSources(TraceSession& session, const ProgressFn& progress, const CancelFn& cancelled,
-                 const FileProgressFn& fileProgress)
+                 const FileProgressFn& fileProgress, const LogReader::Budget& logBudget)
 {
     const QList<SourceFile>& sources = session.folder.sources();
     std::vector<int> todo;
@@ -59,6 +59,7 @@ bool readSources(TraceSession& session, const ProgressFn& progress, const Cancel
     const auto done = std::make_unique<std::atomic<std::int64_t>[]>(todo.size());
     std::atomic<std::size_t> next{0};
     std::atomic<bool> cancel{false};
+    std::atomic<std::int64_t> logLines{0}, logRankTags{0}; // the logs' per-load budgets
     std::atomic<int> running{0};
     const auto worker = [&] {
         for (std::size_t n; (n = next.fetch_add(1)) < todo.size() && !cancel.load();) {
@@ -82,6 +83,9 @@ bool readSources(TraceSession& session, const ProgressFn& progress, const Cancel
                 LogReader::Control control;
                 control.cancel = &cancel;
                 control.progressBytes = &done[k];
+                control.budget = logBudget;
+                control.linesLoaded = &logLines;
+                control.rankTagsLoaded = &logRankTags;
                 logs[k] = LogReader::readFile(s.absolutePath, s.relativePath, todo[k], s.rank,
                                               s.kind == SourceKind::LauncherLog, control);
             }
@@ -129,8 +133,11 @@ bool readSources(TraceSession& session, const ProgressFn& progress, const Cancel
             session.folder.noteWorldSize(timelines[k].worldSize);
             session.events.merge(std::move(stores[k]));
         } else {
-            session.folder.setSourceStatus(
-                index, logs[k].ok ? SourceStatus::Ok : SourceStatus::Error, logs[k].message);
+            session.folder.setSourceStatus(index,
+                                           !logs[k].ok         ? SourceStatus::Error
+                                           : logs[k].truncated ? SourceStatus::Truncated
+                                                               : SourceStatus::Ok,
+                                           logs[k].message);
             addLogStreams(session, std::move(logs[k]), kind);
         }
     }
@@ -146,9 +153,9 @@ SessionPtr loadSession(const QString& dir, const ProgressFn& progress, const Can
     auto session = std::make_shared<TraceSession>();
     session->folder = TraceFolder::discover(dir, cancelled);
     readDiagnosticSources(*session, cancelled);
-    const bool complete =
-        !isCancelled() && (!session->folder.isValid() ||
-                           readSources(*session, progress, cancelled, options.fileProgress));
+    const bool complete = !isCancelled() && (!session->folder.isValid() ||
+                                             readSources(*session, progress, cancelled,
+                                                         options.fileProgress, options.logBudget));
     if (!complete) {
         // Nothing half-way: what was read before the cancel goes with the partial session.
         auto empty = std::make_shared<TraceSession>();

@@ -6,6 +6,7 @@
 #include "model/store/lanelod.h"
 #include "model/trace/elasticerrorreader.h"
 #include "model/trace/flightrecorderreader.h"
+#include "model/trace/logreader.h"
 #include "model/trace/ranklog.h"
 #include "model/trace/tracefolder.h"
 
@@ -41,6 +42,7 @@ using FileProgressFn =
 struct LoadOptions {
     bool buildLaneLods = true; // the timeline's pyramids; the headless CLI draws no timeline
     FileProgressFn fileProgress;
+    LogReader::Budget logBudget; // what the logs of this load may cost
 };
 SessionPtr loadSession(const QString& dir, const ProgressFn& progress = {},
                        const CancelFn& cancelled = {}, const LoadOptions& options = {});
