@@ -36,8 +36,8 @@ public:
         qint64 linesPerLoad = 400'000'000;
         // Distinct rank tags of a combined log; lines tagged with a rank past the budget stay, tag
         // and all, in the log's untagged stream.
-        int rankTagsPerFile = 65'536;
-        int rankTagsPerLoad = 262'144;
+        int rankTagsPerFile = 4096;
+        int rankTagsPerLoad = 16'384;
     };
 
     // For loads that run beside others: `cancel` is polled and `progressBytes` advanced (by the
