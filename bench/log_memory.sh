@@ -1,7 +1,7 @@
 #!/bin/sh
 # Peak memory and time of `rankscope analyze` on generated logs (written to a scratch folder, not
 # kept): 50 MB of bare newlines, a 1 GB per-rank log of typical lines, and a launcher log with
-# 10 M distinct [rankN]: tags (over the default budget of 65,536 tags a file).
+# 10 M distinct [rankN]: tags (over the default budget of distinct tags a file).
 #   bench/log_memory.sh [path to rankscope, default build/bin/rankscope] [scratch, default /tmp]
 set -eu
 bin="${1:-build/bin/rankscope}"
@@ -27,12 +27,12 @@ with open(scratch + "/tags/launcher.log", "wb") as f:
         f.write(b"[rank%d]: hello\n" % r)
 PY
 
-for case in newlines onegig tags; do
+for case in ${CASES:-newlines onegig tags}; do
   size=$(du -sm "$scratch/$case" | cut -f1)
   /usr/bin/time -v "$bin" analyze "$scratch/$case" --json >"$scratch/$case.json" 2>"$scratch/$case.time" || true
   rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$scratch/$case.time")
   wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$scratch/$case.time")
-  status=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); s=[x for r in d['ranks'] for x in r['sources']]+d['unattributed_sources']; print('; '.join(x['status']+': '+x['message'] for x in s))" "$scratch/$case.json" 2>/dev/null || echo "no report")
+  status=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); s=[x for r in d['ranks'] for x in r['sources']]+d['unattributed_sources']; print('; '.join(sorted(set(x['path']+' '+x['status']+': '+x['message'] for x in s))))" "$scratch/$case.json" 2>/dev/null || echo "no report")
   echo "$case ($size MB): peak $((rss / 1024)) MB, $wall wall; $status"
 done
 rm -rf "$scratch"
