@@ -62,8 +62,6 @@ int runIssuesCommand(const QStringList& arguments, QTextStream& out, QTextStream
     }
     if (action == QLatin1String("import")) {
         const int n = corpus.importPath(positional[1]);
-        for (const QString& skipped : corpus.skipped())
-            err << "rankscope: skipped " << skipped << "\n";
         if (n < 0) {
             err << "rankscope: " << corpus.error() << "\n";
             return Cli::Unreadable;

@@ -398,20 +398,15 @@ int IssueCorpus::importPath(const QString& path, const ImportProgress& progress)
         m_error = QStringLiteral("import cancelled, nothing was changed");
         return true;
     };
-    m_skipped.clear();
     if (info.isDir()) {
-        // Links are not followed out of the folder; a file that is not UTF-8 is skipped, named.
+        // Links are not followed: they may lead out of the folder.
         const QFileInfoList files =
             QDir(path).entryInfoList({QStringLiteral("*.md"), QStringLiteral("*.txt")},
                                      QDir::Files | QDir::NoSymLinks, QDir::Name);
         for (const QFileInfo& file : files) {
             if (cancelled(0, files.size())) return -1;
             QString text;
-            if (!readUtf8(file.absoluteFilePath(), &text)) {
-                m_skipped << m_error;
-                m_error.clear();
-                continue;
-            }
+            if (!readUtf8(file.absoluteFilePath(), &text)) return -1;
             reports << textReport(file.absoluteFilePath(), text);
         }
         if (reports.isEmpty()) {

@@ -102,8 +102,6 @@ public:
     // .md/.txt reports; classifies each; all or nothing. Returns the number imported, -1 on error
     // or when `progress` cancelled (error() says which).
     int importPath(const QString& path, const ImportProgress& progress = {});
-    // The files of the last folder import that were skipped, each with why.
-    QStringList skipped() const { return m_skipped; }
 
     // Full-text search over titles, bodies, labels and link words; best match first.
     QList<IssueResult> search(const QString& query, int limit = 20);
@@ -135,7 +133,6 @@ private:
     sqlite3* m_db = nullptr;
     QString m_path;
     mutable QString m_error;
-    QStringList m_skipped;
 };
 
 } // namespace rankscope
