@@ -2,6 +2,8 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QFileInfo>
+#include <QIODevice>
 #include <QTextStream>
 #include <cstring>
 
@@ -10,7 +12,7 @@ namespace rankscope {
 namespace {
 
 const Cli::Command kCommands[] = {
-    {"analyze", "analyze FOLDER [--json | --format text|json]",
+    {"analyze", "analyze FOLDER [--json | --format text|json|markdown] [--output FILE]",
      "read a folder of per-rank traces and logs and report what it holds", runAnalyzeCommand},
     {"taxonomy", "taxonomy [--json] [--node NODE-ID | --walkthrough PATTERN-ID]",
      "print the study's fault taxonomy and fix patterns, one node, or one fix walkthrough",
@@ -46,6 +48,15 @@ int Cli::usageError(QTextStream& err, const QString& message)
     return Usage;
 }
 
+QByteArray Cli::readInput(QIODevice& file, QTextStream& err, qint64 maxBytes)
+{
+    const QByteArray bytes = file.read(maxBytes);
+    if (bytes.size() == maxBytes && !file.read(1).isEmpty())
+        err << "rankscope: the input is over " << maxBytes / (1024 * 1024) << " MB; only its first "
+            << maxBytes / (1024 * 1024) << " MB were read\n";
+    return bytes;
+}
+
 QString Cli::commandHelp(const QCommandLineParser& parser, const char* command)
 {
     // QCommandLineParser names the program by QCoreApplication's argv[0].
@@ -62,8 +73,10 @@ bool Cli::handles(int argc, char** argv)
     const char* first = argv[1];
     for (const Command& command : kCommands)
         if (std::strcmp(first, command.name) == 0) return true;
-    // Any option before a folder is a CLI matter: --help, --version, or a usage error.
-    return first[0] == '-';
+    // Any option before a folder is a CLI matter: --help, --version, or a usage error. So is
+    // anything the GUI could not open (a mistyped command, a missing folder, extra arguments):
+    // reported as bad usage without a display, rather than by a GUI that cannot start.
+    return first[0] == '-' || argc > 2 || !QFileInfo::exists(QString::fromLocal8Bit(first));
 }
 
 int Cli::run(const QStringList& arguments, QTextStream& out, QTextStream& err)
@@ -81,7 +94,10 @@ int Cli::run(const QStringList& arguments, QTextStream& out, QTextStream& err)
         if (first == QLatin1String(command.name)) return command.run(arguments.mid(1), out, err);
     if (first.startsWith(QLatin1Char('-')))
         return usageError(err, QStringLiteral("unknown option '%1'").arg(first));
-    return usageError(err, QStringLiteral("unknown command '%1'").arg(first));
+    if (!QFileInfo::exists(first))
+        return usageError(err, QStringLiteral("'%1' is neither a command nor a folder").arg(first));
+    return usageError(err, QStringLiteral("the GUI opens one folder; '%1' is not a command")
+                               .arg(arguments.mid(2).join(QLatin1Char(' '))));
 }
 
 } // namespace rankscope

@@ -1,8 +1,10 @@
 #pragma once
 
+#include <QByteArray>
 #include <QStringList>
 
 class QCommandLineParser;
+class QIODevice;
 class QTextStream;
 
 namespace rankscope {
@@ -31,6 +33,12 @@ public:
 
     // The one way every command reports bad usage: one line, a hint, exit code 2.
     static int usageError(QTextStream& err, const QString& message);
+
+    // Reads `file` up to `maxBytes` (an endless input such as /dev/zero stops there); when more
+    // was left, says so on `err`.
+    static constexpr qint64 kMaxInputBytes = 64 * 1024 * 1024;
+    static QByteArray readInput(QIODevice& file, QTextStream& err,
+                                qint64 maxBytes = kMaxInputBytes);
 
     // A command's --help text, its usage line naming "rankscope <command>" rather than the path
     // the binary was started from.

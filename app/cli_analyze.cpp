@@ -1,7 +1,9 @@
 #include "app/cli.h"
 #include "model/analysisreport.h"
+#include "model/export/exportpath.h"
 
 #include <QCommandLineParser>
+#include <QFile>
 #include <QTextStream>
 
 namespace rankscope {
@@ -18,10 +20,23 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
         QStringList{QStringLiteral("format")},
         QStringLiteral("Output format: text (default), json or markdown."),
         QStringLiteral("format"), QStringLiteral("text"));
+    const QCommandLineOption output(
+        QStringList{QStringLiteral("o"), QStringLiteral("output")},
+        QStringLiteral("Write the report to FILE (never inside the folder) instead of stdout."),
+        QStringLiteral("FILE"));
+    const LogReader::Budget defaults;
+    const QCommandLineOption maxLogLines(
+        QStringLiteral("max-log-lines"),
+        QStringLiteral("Index at most N lines of the folder's logs (default %1); a log over it is "
+                       "read up to it and marked truncated.")
+            .arg(defaults.linesPerLoad),
+        QStringLiteral("N"));
     const QCommandLineOption help(QStringList{QStringLiteral("h"), QStringLiteral("help")},
                                   QStringLiteral("Show this help."));
     parser.addOption(json);
     parser.addOption(format);
+    parser.addOption(output);
+    parser.addOption(maxLogLines);
     parser.addOption(help);
     if (!parser.parse(arguments)) return Cli::usageError(err, parser.errorText());
     if (parser.isSet(help)) {
@@ -39,18 +54,39 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
 
     LoadOptions options;
     options.buildLaneLods = false; // no timeline is drawn
+    if (parser.isSet(maxLogLines)) {
+        bool ok = false;
+        const qint64 lines = parser.value(maxLogLines).toLongLong(&ok);
+        if (!ok || lines < 1)
+            return Cli::usageError(err, QStringLiteral("--max-log-lines needs a positive number, "
+                                                       "not '%1'")
+                                            .arg(parser.value(maxLogLines)));
+        options.logBudget.linesPerFile = options.logBudget.linesPerLoad = lines;
+    }
+    const QString outputPath = parser.value(output);
+    if (const QString refused = ExportPath::refusal(outputPath, positional.first());
+        !outputPath.isEmpty() && !refused.isEmpty())
+        return Cli::usageError(err, refused);
+    QFile outputFile(outputPath);
+    if (!outputPath.isEmpty() && !outputFile.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        err << "rankscope: cannot write " << outputPath << ": " << outputFile.errorString() << "\n";
+        return Cli::Unreadable;
+    }
     const SessionPtr session = loadSession(positional.first(), {}, {}, options);
     if (!session->folder.isValid()) {
+        if (!outputPath.isEmpty()) outputFile.remove();
         err << "rankscope: " << session->folder.error() << "\n";
         return Cli::Unreadable;
     }
+    QTextStream toFile(&outputFile);
+    QTextStream& report = outputPath.isEmpty() ? out : toFile;
     const AnalysisResult& result = session->analysis;
     if (fmt == QLatin1String("json"))
-        out << QString::fromStdString(AnalysisReport::toJson(*session, result).dump(2)) << "\n";
+        report << QString::fromStdString(AnalysisReport::toJson(*session, result).dump(2)) << "\n";
     else if (fmt == QLatin1String("markdown"))
-        out << AnalysisReport::toMarkdown(*session, result);
+        report << AnalysisReport::toMarkdown(*session, result);
     else
-        out << AnalysisReport::toText(*session, result);
+        report << AnalysisReport::toText(*session, result);
     return Cli::Success;
 }
 

@@ -76,7 +76,7 @@ int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStre
         err << "rankscope: cannot read '" << path << "': " << file.errorString() << "\n";
         return Cli::Unreadable;
     }
-    const QByteArray text = file.readAll();
+    const QByteArray text = Cli::readInput(file, err);
 
     SymptomClassifier::Options options;
     options.maxCandidates = topN;

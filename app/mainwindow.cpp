@@ -2,6 +2,7 @@
 
 #include "model/analysisreport.h"
 #include "model/export/chrometraceexporter.h"
+#include "model/export/exportpath.h"
 #include "model/investigation/investigationstore.h"
 #include "model/kb/issuecorpus.h"
 #include "model/report/investigationreport.h"
@@ -26,6 +27,7 @@
 #include <QCloseEvent>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -461,7 +463,7 @@ void MainWindow::showAnalysis(const SessionPtr& previous)
 void MainWindow::saveNotes()
 {
     m_notesTimer->stop();
-    if (m_investigationId > 0 && m_notes->isEnabled())
+    if (m_investigationId > 0 && m_notes->isEnabled() && !m_notes->isReadOnly())
         m_store->setNotes(m_investigationId, m_notes->toPlainText());
 }
 
@@ -575,17 +577,11 @@ void MainWindow::createActions()
     });
     reload->setShortcut(QKeySequence::Refresh);
     file->addSeparator();
-    QAction* exportTrace =
-        file->addAction(tr("Export Merged &Chrome Trace…"), this, &MainWindow::exportChromeTrace);
+    QAction* exportTrace = file->addAction(tr("Export Merged &Chrome Trace…"), this,
+                                           &MainWindow::chooseChromeTraceFile);
     exportTrace->setObjectName(QStringLiteral("actionExportChromeTrace"));
-    QAction* exportPng = file->addAction(tr("Export Timeline &PNG…"), this, [this] {
-        const QString path =
-            QFileDialog::getSaveFileName(this, tr("Export Timeline PNG"),
-                                         QStringLiteral("timeline.png"), tr("PNG images (*.png)"));
-        QString error;
-        if (!path.isEmpty() && !m_timeline->exportPng(path, &error))
-            QMessageBox::warning(this, tr("Export failed"), error);
-    });
+    QAction* exportPng =
+        file->addAction(tr("Export Timeline &PNG…"), this, &MainWindow::choosePngFile);
     exportPng->setObjectName(QStringLiteral("actionExportTimelinePng"));
     QAction* exportReport =
         file->addAction(tr("Export &Report…"), this, &MainWindow::chooseReportFile);
@@ -658,6 +654,7 @@ void MainWindow::onLoaded(const SessionPtr& session)
     m_walkthrough->clearAutoCheckResults();
     if (m_store->isOpen()) {
         saveNotes(); // the previous folder's
+        m_store->closeInvestigation(m_investigationId);
         m_investigationId = m_store->openInvestigation(session->folder.path());
         m_walkthrough->setInvestigation(m_store.get(), m_investigationId);
         {
@@ -665,7 +662,13 @@ void MainWindow::onLoaded(const SessionPtr& session)
             m_notes->setPlainText(m_store->notes(m_investigationId));
         }
         m_notes->setEnabled(m_investigationId > 0);
-        m_notes->setPlaceholderText(tr("What you tried, what you saw, what is next…"));
+        // Another RankScope writes this investigation: shown as saved, not editable here.
+        const QString readOnly = m_store->readOnlyReason(m_investigationId);
+        m_notes->setReadOnly(!readOnly.isEmpty());
+        m_notes->setPlaceholderText(readOnly.isEmpty()
+                                        ? tr("What you tried, what you saw, what is next…")
+                                        : tr("Investigation %1").arg(readOnly));
+
         refreshStartPage();
         refreshBookmarks();
     } else {
@@ -684,37 +687,87 @@ void MainWindow::onLoaded(const SessionPtr& session)
                                .arg(folder.path())
                                .arg(folder.ranks().size())
                                .arg(folder.sources().size()));
+    if (m_store->isOpen() && m_store->isReadOnly(m_investigationId))
+        m_statusLabel->setText(
+            m_statusLabel->text() +
+            tr("; investigation %1").arg(m_store->readOnlyReason(m_investigationId)));
     rememberRecent(folder.path());
     Q_EMIT sessionChanged(session);
 }
 
-void MainWindow::exportChromeTrace()
+QString MainWindow::exportStartPath(const QString& fileName) const
+{
+    if (!m_lastExportDirectory.isEmpty() &&
+        (!m_session ||
+         ExportPath::refusal(m_lastExportDirectory, m_session->folder.path()).isEmpty()))
+        return QDir(m_lastExportDirectory).filePath(fileName);
+    return ExportPath::defaultPath(fileName);
+}
+
+bool MainWindow::mayExport(const QString& path, QString* error) const
+{
+    const QString refused =
+        !m_session ? tr("No folder is open.") : ExportPath::refusal(path, m_session->folder.path());
+    if (error) *error = refused;
+    return refused.isEmpty();
+}
+
+QString MainWindow::chooseExportFile(const QString& title, const QString& fileName,
+                                     const QString& filter, QString* selectedFilter)
 {
     if (!m_session) {
-        QMessageBox::information(this, tr("Export"), tr("Open a trace folder first."));
-        return;
+        QMessageBox::information(this, title, tr("Open a trace folder first."));
+        return {};
     }
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export Merged Chrome Trace"),
-                                                      QStringLiteral("merged.trace.json"),
-                                                      tr("Chrome trace JSON (*.json)"));
-    if (path.isEmpty()) return;
+    const QString path = QFileDialog::getSaveFileName(this, title, exportStartPath(fileName),
+                                                      filter, selectedFilter);
+    if (!path.isEmpty()) m_lastExportDirectory = QFileInfo(path).absolutePath();
+    return path;
+}
+
+void MainWindow::chooseChromeTraceFile()
+{
+    const QString path =
+        chooseExportFile(tr("Export Merged Chrome Trace"), QStringLiteral("merged.trace.json"),
+                         tr("Chrome trace JSON (*.json)"));
+    QString error;
+    if (!path.isEmpty() && !exportChromeTrace(path, &error))
+        QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+void MainWindow::choosePngFile()
+{
+    const QString path = chooseExportFile(tr("Export Timeline PNG"), QStringLiteral("timeline.png"),
+                                          tr("PNG images (*.png)"));
+    QString error;
+    if (!path.isEmpty() && !exportTimelinePng(path, &error))
+        QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+bool MainWindow::exportChromeTrace(const QString& path, QString* error)
+{
+    if (!mayExport(path, error)) return false;
     // The timeline's alignment applies: what the user sees is what Perfetto shows.
     ChromeTraceExporter exporter(m_session->events, m_timeline->view()->clock().offsetNs);
-    if (!exporter.writeFile(path))
-        QMessageBox::warning(this, tr("Export failed"), exporter.errorString());
+    if (exporter.writeFile(path)) return true;
+    if (error) *error = exporter.errorString();
+    return false;
+}
+
+bool MainWindow::exportTimelinePng(const QString& path, QString* error)
+{
+    if (!mayExport(path, error)) return false;
+    return m_timeline->exportPng(path, error);
 }
 
 void MainWindow::chooseReportFile()
 {
-    if (!m_session) {
-        QMessageBox::information(this, tr("Export Report"), tr("Open a trace folder first."));
-        return;
-    }
     QString filter;
-    QString path = QFileDialog::getSaveFileName(
-        this, tr("Export Report"),
-        QFileInfo(m_session->folder.path()).fileName() + QStringLiteral("-report.html"),
-        tr("Self-contained HTML (*.html);;Markdown (*.md)"), &filter);
+    QString path = chooseExportFile(tr("Export Report"),
+                                    m_session ? QFileInfo(m_session->folder.path()).fileName() +
+                                                    QStringLiteral("-report.html")
+                                              : QString(),
+                                    tr("Self-contained HTML (*.html);;Markdown (*.md)"), &filter);
     if (path.isEmpty()) return;
     if (QFileInfo(path).suffix().isEmpty())
         path += filter.contains(QLatin1String("*.md")) ? QStringLiteral(".md")
@@ -728,10 +781,7 @@ void MainWindow::chooseReportFile()
 
 bool MainWindow::exportReport(const QString& path, QString* error)
 {
-    if (!m_session) {
-        if (error) *error = tr("No folder is open.");
-        return false;
-    }
+    if (!mayExport(path, error)) return false;
     // What the user typed a moment ago belongs in the report.
     m_walkthrough->flush();
     saveNotes();

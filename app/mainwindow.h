@@ -76,7 +76,15 @@ public:
     static QList<ShortcutRow> timelineKeys();
     // Writes the investigation report (HTML for .html/.htm, else Markdown) with a snapshot of
     // the timeline as it is shown now; what File > Export Report… does after its dialog.
+    // Refused (false, with the reason) for a path inside the opened folder, as are the other
+    // exports: see ExportPath.
     bool exportReport(const QString& path, QString* error);
+    // File > Export Merged Chrome Trace… and Export Timeline PNG… after their dialogs.
+    bool exportChromeTrace(const QString& path, QString* error);
+    bool exportTimelinePng(const QString& path, QString* error);
+    // Where an export's save dialog starts: the last folder exported to this run, else the
+    // user's documents (never the opened folder, which a bare file name would mean).
+    QString exportStartPath(const QString& fileName) const;
     // Bookmarks the timeline's visible range in the investigation; returns the bookmark id.
     qint64 bookmarkTimelineRange();
     QListWidget* bookmarkList() const { return m_bookmarks; }
@@ -110,7 +118,13 @@ private:
     void setLoading(bool loading);
     void onLoaded(const SessionPtr& session);
     void onFailed(const QString& reason);
-    void exportChromeTrace();
+    void chooseChromeTraceFile();
+    void choosePngFile();
+    // The export dialog; empty when cancelled.
+    QString chooseExportFile(const QString& title, const QString& fileName, const QString& filter,
+                             QString* selectedFilter = nullptr);
+    // False, with the reason in `error`, when no folder is open or `path` lies inside it.
+    bool mayExport(const QString& path, QString* error) const;
     void createTriage();
     void refreshStartPage();
     void showShortcuts();
@@ -128,6 +142,7 @@ private:
     TraceLoader* m_loader = nullptr;
     SessionPtr m_session;
     QString m_pendingPath;
+    QString m_lastExportDirectory; // this run's last export folder, where the next dialog starts
     SourceTreeModel* m_sourceModel = nullptr;
     QTreeView* m_sourceTree = nullptr;
     QTabWidget* m_pages = nullptr;

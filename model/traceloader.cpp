@@ -60,6 +60,7 @@ bool readSources(TraceSession& session, const ProgressFn& progress, const Cancel
     const auto done = std::make_unique<std::atomic<std::int64_t>[]>(todo.size());
     std::atomic<std::size_t> next{0};
     std::atomic<bool> cancel{false};
+    std::atomic<std::int64_t> logLines{0}, logRankTags{0}; // the logs' per-load budgets
     std::atomic<int> running{0};
     const auto worker = [&] {
         const auto readOne = [&](std::size_t k) {
@@ -83,6 +84,9 @@ bool readSources(TraceSession& session, const ProgressFn& progress, const Cancel
                 LogReader::Control control;
                 control.cancel = &cancel;
                 control.progressBytes = &done[k];
+                control.budget = options.logBudget;
+                control.linesLoaded = &logLines;
+                control.rankTagsLoaded = &logRankTags;
                 logs[k] =
                     LogReader::readSource(s, todo[k], s.kind == SourceKind::LauncherLog, control);
             }
@@ -162,8 +166,11 @@ bool readSources(TraceSession& session, const ProgressFn& progress, const Cancel
             session.folder.noteWorldSize(timelines[k].worldSize);
             session.events.merge(std::move(stores[k]));
         } else {
-            session.folder.setSourceStatus(
-                index, logs[k].ok ? SourceStatus::Ok : SourceStatus::Error, logs[k].message);
+            session.folder.setSourceStatus(index,
+                                           !logs[k].ok         ? SourceStatus::Error
+                                           : logs[k].truncated ? SourceStatus::Truncated
+                                                               : SourceStatus::Ok,
+                                           logs[k].message);
             addLogStreams(session, std::move(logs[k]), kind);
         }
     }

@@ -7,6 +7,7 @@
 #include "model/trace/elasticerrorreader.h"
 #include "model/trace/flightrecorderreader.h"
 #include "model/trace/kinetoreader.h"
+#include "model/trace/logreader.h"
 #include "model/trace/ranklog.h"
 #include "model/trace/tracefolder.h"
 
@@ -43,6 +44,7 @@ struct LoadOptions {
     bool buildLaneLods = true;        // the timeline's pyramids; the headless CLI draws no timeline
     KinetoReader::Budget traceBudget; // per Kineto source
     FileProgressFn fileProgress;
+    LogReader::Budget logBudget; // what the logs of this load may cost
 };
 SessionPtr loadSession(const QString& dir, const ProgressFn& progress = {},
                        const CancelFn& cancelled = {}, const LoadOptions& options = {});

@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QLockFile>
 #include <QStandardPaths>
 #include <QThread>
 #include <sqlite3.h>
@@ -293,7 +294,63 @@ qint64 InvestigationStore::openInvestigation(const QString& folder)
         return -1;
     }
     Stmt q(m_db, "SELECT id FROM investigations WHERE folder=?1");
-    return q.ok() && q.bind(1, key).row() ? q.int64(0) : -1;
+    const qint64 id = q.ok() && q.bind(1, key).row() ? q.int64(0) : -1;
+    if (id >= 0) lock(id);
+    return id;
+}
+
+void InvestigationStore::lock(qint64 id)
+{
+    if (m_locks.count(id)) return;
+    auto lock = std::make_unique<QLockFile>(m_path + QStringLiteral(".%1.lock").arg(id));
+    lock->setStaleLockTime(0); // stale only when its process is gone, however old
+    if (lock->tryLock(0)) {
+        m_readOnly.erase(id);
+        m_locks[id] = std::move(lock);
+        return;
+    }
+    qint64 pid = 0;
+    QString host, app;
+    const QString holder = lock->getLockInfo(&pid, &host, &app)
+                               ? QStringLiteral("%1 (pid %2 on %3)").arg(app).arg(pid).arg(host)
+                               : QStringLiteral("another program");
+    m_readOnly[id] = lock->error() == QLockFile::LockFailedError
+                         ? QStringLiteral("opened read-only: %1 is editing this investigation; "
+                                          "changes made here are not saved")
+                               .arg(holder)
+                         : QStringLiteral("opened read-only: the lock %1.%2.lock cannot be "
+                                          "created; changes made here are not saved")
+                               .arg(m_path)
+                               .arg(id);
+}
+
+void InvestigationStore::closeInvestigation(qint64 id)
+{
+    m_locks.erase(id);
+    m_readOnly.erase(id);
+}
+
+QString InvestigationStore::readOnlyReason(qint64 id) const
+{
+    const auto it = m_readOnly.find(id);
+    return it == m_readOnly.end() ? QString() : it->second;
+}
+
+bool InvestigationStore::writable(qint64 id)
+{
+    if (!usable()) return false;
+    // A write to an investigation this store did not open takes its lock first.
+    if (!m_locks.count(id) && !m_readOnly.count(id)) lock(id);
+    const QString reason = readOnlyReason(id);
+    if (reason.isEmpty()) return true;
+    m_error = reason;
+    return false;
+}
+
+qint64 InvestigationStore::bookmarkOwner(qint64 bookmarkId) const
+{
+    Stmt q(m_db, "SELECT investigation_id FROM bookmarks WHERE id=?1");
+    return q.ok() && q.bind(1, bookmarkId).row() ? q.int64(0) : -1;
 }
 
 static const char* const kSummarySelect =
@@ -330,14 +387,14 @@ QList<InvestigationSummary> InvestigationStore::recentInvestigations(int limit) 
 
 bool InvestigationStore::removeInvestigation(qint64 id)
 {
-    if (!usable()) return false;
+    if (!writable(id)) return false;
     Stmt q(m_db, "DELETE FROM investigations WHERE id=?1");
     return q.ok() && q.bind(1, id).done() && sqlite3_changes(m_db) > 0;
 }
 
 bool InvestigationStore::setFindingsJson(qint64 id, const QByteArray& json)
 {
-    if (!usable()) return false;
+    if (!writable(id)) return false;
     Stmt q(m_db, "UPDATE investigations SET findings_json=?1, updated_ms=?2 WHERE id=?3");
     return q.ok() && q.bindBlobText(1, json).bind(2, nowMs()).bind(3, id).done() &&
            sqlite3_changes(m_db) > 0;
@@ -352,7 +409,7 @@ QByteArray InvestigationStore::findingsJson(qint64 id) const
 
 bool InvestigationStore::setNotes(qint64 id, const QString& notes)
 {
-    if (!usable()) return false;
+    if (!writable(id)) return false;
     Stmt q(m_db, "UPDATE investigations SET notes=?1, updated_ms=?2 WHERE id=?3");
     return q.ok() && q.bind(1, notes).bind(2, nowMs()).bind(3, id).done() &&
            sqlite3_changes(m_db) > 0;
@@ -368,7 +425,7 @@ QString InvestigationStore::notes(qint64 id) const
 bool InvestigationStore::setStepState(qint64 id, const QString& patternId, int stepIndex,
                                       StepStatus status, const QString& note)
 {
-    if (!usable() || !exec("BEGIN IMMEDIATE")) return false;
+    if (!writable(id) || !exec("BEGIN IMMEDIATE")) return false;
     bool ok = false;
     {
         Stmt q(m_db, "INSERT INTO checklist(investigation_id, pattern_id, step_index, status, "
@@ -407,7 +464,7 @@ QHash<int, StepState> InvestigationStore::checklist(qint64 id, const QString& pa
 
 bool InvestigationStore::setCurrentStep(qint64 id, const QString& patternId, int stepIndex)
 {
-    if (!usable()) return false;
+    if (!writable(id)) return false;
     Stmt q(m_db, "UPDATE investigations SET current_pattern=?1, current_step=?2 WHERE id=?3");
     return q.ok() && q.bind(1, patternId).bind(2, qint64(stepIndex)).bind(3, id).done() &&
            sqlite3_changes(m_db) > 0;
@@ -423,7 +480,7 @@ std::pair<QString, int> InvestigationStore::currentStep(qint64 id) const
 
 qint64 InvestigationStore::addBookmark(qint64 id, qint64 t0Ns, qint64 t1Ns, const QString& label)
 {
-    if (!usable()) return -1;
+    if (!writable(id)) return -1;
     Stmt q(m_db, "INSERT INTO bookmarks(investigation_id, t0_ns, t1_ns, label, created_ms) "
                  "VALUES(?1,?2,?3,?4,?5)");
     if (!q.ok() ||
@@ -439,6 +496,8 @@ qint64 InvestigationStore::addBookmark(qint64 id, qint64 t0Ns, qint64 t1Ns, cons
 bool InvestigationStore::removeBookmark(qint64 bookmarkId)
 {
     if (!usable()) return false;
+    const qint64 owner = bookmarkOwner(bookmarkId);
+    if (owner < 0 || !writable(owner)) return false;
     Stmt q(m_db, "DELETE FROM bookmarks WHERE id=?1");
     return q.ok() && q.bind(1, bookmarkId).done() && sqlite3_changes(m_db) > 0;
 }
@@ -446,6 +505,8 @@ bool InvestigationStore::removeBookmark(qint64 bookmarkId)
 bool InvestigationStore::renameBookmark(qint64 bookmarkId, const QString& label)
 {
     if (!usable()) return false;
+    const qint64 owner = bookmarkOwner(bookmarkId);
+    if (owner < 0 || !writable(owner)) return false;
     Stmt q(m_db, "UPDATE bookmarks SET label=?1 WHERE id=?2");
     if (!q.ok() || !q.bind(1, label).bind(2, bookmarkId).done()) {
         m_error = QString::fromUtf8(sqlite3_errmsg(m_db));
@@ -453,9 +514,7 @@ bool InvestigationStore::renameBookmark(qint64 bookmarkId, const QString& label)
     }
     if (sqlite3_changes(m_db) == 0) return false;
     // A renamed bookmark is work on the investigation: the start page lists it as recent.
-    Stmt owner(m_db, "UPDATE investigations SET updated_ms=?1 "
-                     "WHERE id=(SELECT investigation_id FROM bookmarks WHERE id=?2)");
-    return owner.ok() && owner.bind(1, nowMs()).bind(2, bookmarkId).done();
+    return touch(owner);
 }
 
 QList<TimelineBookmark> InvestigationStore::bookmarks(qint64 id) const

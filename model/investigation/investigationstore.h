@@ -6,10 +6,13 @@
 #include <QHash>
 #include <QList>
 #include <QString>
+#include <map>
+#include <memory>
 #include <optional>
 #include <utility>
 
 struct sqlite3;
+class QLockFile;
 class QThread;
 
 namespace rankscope {
@@ -22,6 +25,12 @@ namespace rankscope {
 // RankScope is left untouched and a fresh one is used beside it (investigations-schemaN.sqlite);
 // a corrupt one is renamed aside (investigations.sqlite.corrupt-<time>) and a fresh one created.
 // Either way notice() says what happened, for the GUI to show.
+//
+// One writer per investigation: openInvestigation() takes a lock file next to the database
+// (investigations.sqlite.<id>.lock, QLockFile: a lock whose process is gone is taken over). When
+// another instance holds it, this one opens the investigation read-only: readOnlyReason() says
+// who holds it, and every write to it fails with that reason, so neither overwrites the other's
+// checklist and notes. The lock is held until closeInvestigation() or the store's end.
 //
 // An instance owns one connection and works only on the thread that created it (calls from another
 // thread fail and set lastError()); another thread opens its own InvestigationStore on the same
@@ -46,6 +55,12 @@ public:
     // Creates the investigation of a folder (keyed by its canonical path) or reopens it, and
     // stamps its opened time. Returns its id, or -1 on failure.
     qint64 openInvestigation(const QString& folder);
+    // Releases the lock openInvestigation() took (no-op when read-only or not open here).
+    void closeInvestigation(qint64 id);
+    // Empty when this store may write investigation `id`; otherwise why not (another RankScope
+    // is editing it).
+    QString readOnlyReason(qint64 id) const;
+    bool isReadOnly(qint64 id) const { return !readOnlyReason(id).isEmpty(); }
     std::optional<InvestigationSummary> investigation(qint64 id) const;
     // Most recently updated first.
     QList<InvestigationSummary> recentInvestigations(int limit = 20) const;
@@ -77,12 +92,18 @@ private:
     bool touch(qint64 id) const;
     void closeDb();
     bool usable() const; // open, and called on the thread that created it
+    // Takes the lock of investigation `id`, or notes why it is read-only.
+    void lock(qint64 id);
+    bool writable(qint64 id); // usable() and not read-only (else lastError() says why)
+    qint64 bookmarkOwner(qint64 bookmarkId) const;
 
     sqlite3* m_db = nullptr;
     QString m_path;
     QString m_notice;
     mutable QString m_error;
     QThread* m_thread = nullptr;
+    std::map<qint64, std::unique_ptr<QLockFile>> m_locks; // the investigations this one writes
+    std::map<qint64, QString> m_readOnly;                 // the others it opened: why not
 };
 
 } // namespace rankscope

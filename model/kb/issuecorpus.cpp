@@ -399,8 +399,10 @@ int IssueCorpus::importPath(const QString& path, const ImportProgress& progress)
         return true;
     };
     if (info.isDir()) {
-        const QFileInfoList files = QDir(path).entryInfoList(
-            {QStringLiteral("*.md"), QStringLiteral("*.txt")}, QDir::Files, QDir::Name);
+        // Links are not followed: they may lead out of the folder.
+        const QFileInfoList files =
+            QDir(path).entryInfoList({QStringLiteral("*.md"), QStringLiteral("*.txt")},
+                                     QDir::Files | QDir::NoSymLinks, QDir::Name);
         for (const QFileInfo& file : files) {
             if (cancelled(0, files.size())) return -1;
             QString text;

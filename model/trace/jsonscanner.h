@@ -35,8 +35,10 @@ inline Scan scanMemberKey(const char*& p, const char* end, std::string_view& key
     p = skipWs(p + 1, end);
     return p >= end ? Scan::NeedMore : Scan::Ok;
 }
+// Containers nested deeper than this in a skipped value are an error (see skipValue).
+inline constexpr int kMaxDepth = 512;
 // `p` at a value; skips it (nesting limited to `maxDepth`).
-Scan skipValue(const char*& p, const char* end, int maxDepth = 512);
+Scan skipValue(const char*& p, const char* end, int maxDepth = kMaxDepth);
 // `p` at a number; `token` is its text. NeedMore when the number touches `end`.
 Scan scanNumber(const char*& p, const char* end, std::string_view& token);
 

@@ -406,7 +406,17 @@ KinetoReadResult Parser::run()
             break;
         }
         if (s == Scan::Error) {
-            if (!m_failed)
+            // A value that fails to skip at the nesting limit but not without it is too deep.
+            const char* limited = p;
+            const char* unlimited = p;
+            const bool tooDeep =
+                p < end && (*p == '{' || *p == '[') &&
+                json::skipValue(limited, end) == Scan::Error &&
+                json::skipValue(unlimited, end, std::numeric_limits<int>::max()) != Scan::Error;
+            if (!m_failed && tooDeep)
+                fail(p,
+                     "not a valid trace: nesting deeper than " + std::to_string(json::kMaxDepth));
+            else if (!m_failed)
                 fail(p, "not a valid trace: unexpected " +
                             (p < end ? "byte " + hex(static_cast<unsigned char>(*p))
                                      : std::string("end")));

@@ -9,6 +9,7 @@
 #include <array>
 #include <atomic>
 #include <cstring>
+#include <limits>
 #include <map>
 
 namespace rankscope {
@@ -312,13 +313,14 @@ class RankLogBuilder {
 public:
     explicit RankLogBuilder(RankLog& log) : m_log(log) {}
 
-    void addLine(std::int64_t start, std::int64_t end, int number, QByteArrayView content,
-                 int yearHint)
+    // `number` is kept only for split streams (others number their lines 1, 2, ...).
+    void addLine(std::int64_t start, int number, QByteArrayView content, bool keepNumber)
     {
         const int index = m_log.lineCount();
-        m_log.m_start.push_back(start);
-        m_log.m_end.push_back(end);
-        m_log.m_number.push_back(number);
+        m_log.m_startLow.push_back(std::uint32_t(start));
+        while (std::int64_t(m_log.m_startHigh.size()) < (start >> 32))
+            m_log.m_startHigh.push_back(index);
+        if (keepNumber) m_log.m_number.push_back(number);
         if (content.size() > LogReader::kParseLimitBytes) {
             ++m_log.longLines;
             content = content.first(LogReader::kParseLimitBytes);
@@ -326,10 +328,11 @@ public:
         bool hasDate = false;
         int year = 0;
         const std::optional<std::int64_t> ts =
-            LogReader::parseTimestamp(content, m_year ? m_year : yearHint, &hasDate, &year);
-        if (year) m_year = year;
-        m_log.m_timeNs.push_back(ts.value_or(-1));
-        m_log.m_timeHasDate.push_back(ts && hasDate);
+            LogReader::parseTimestamp(content, m_year, &hasDate, &year);
+        if (year && year != m_year) {
+            m_year = year;
+            m_log.m_years.emplace_back(index, year);
+        }
         parse(index, content, ts.has_value());
     }
 
@@ -926,18 +929,78 @@ LogReader::Result LogReader::read(const QByteArray& bytes, const QString& source
     return read(bytes, sourcePath, sourceIndex, rank, splitByTag, Control{});
 }
 
+namespace {
+
+// Lines in `bytes`, the last one counted whether or not it ends in '\n'.
+qint64 countLines(const char* data, qsizetype size)
+{
+    qint64 lines = 0;
+    for (qsizetype pos = 0; pos < size; ++lines) {
+        const void* nl = std::memchr(data + pos, '\n', std::size_t(size - pos));
+        pos = nl ? static_cast<const char*>(nl) - data + 1 : size;
+    }
+    return lines;
+}
+
+// Takes up to `wanted` from what is left of a budget shared by the files of one load.
+qint64 takeFromLoad(std::atomic<std::int64_t>* used, qint64 limit, qint64 wanted)
+{
+    if (!used) return wanted;
+    std::int64_t before = used->load();
+    qint64 take = 0;
+    do {
+        take = std::clamp<qint64>(limit - before, 0, wanted);
+    } while (!used->compare_exchange_weak(before, before + take));
+    return take;
+}
+
+// A split line: its stream and the length of the rank tag in front of the rank's own text.
+constexpr int kTagBits = 8; // tags are read from a line's first 256 bytes and are shorter
+constexpr std::uint32_t kMaxStreams = (1u << (32 - kTagBits)) - 1;
+
+} // namespace
+
 LogReader::Result LogReader::read(const QByteArray& bytes, const QString& sourcePath,
                                   int sourceIndex, std::optional<int> rank, bool splitByTag,
                                   const Control& control)
 {
     Result result;
     auto shared = std::make_shared<const QByteArray>(bytes);
+    const char* data = shared->constData();
+    const qsizetype size = shared->size();
+    const Budget& budget = control.budget;
+
+    // Counting the lines first (at memory speed) sizes the index exactly and applies the line
+    // budgets before anything is allocated.
+    const qint64 lines = countLines(data, size);
+    const qint64 perFile =
+        std::min<qint64>({lines, budget.linesPerFile, std::numeric_limits<int>::max()});
+    const qint64 granted = takeFromLoad(control.linesLoaded, budget.linesPerLoad, perFile);
+    if (granted < lines) {
+        result.truncated = true;
+        result.message =
+            QStringLiteral("indexed the first %1 of %2 lines (over the budget of %3 "
+                           "log lines a %4)")
+                .arg(granted)
+                .arg(lines)
+                .arg(granted < perFile ? budget.linesPerLoad : budget.linesPerFile)
+                .arg(granted < perFile ? QStringLiteral("load") : QStringLiteral("file"));
+    }
+
     std::vector<RankLog> streams;
     std::vector<RankLogBuilder> builders;
     std::map<int, std::size_t> byRank; // -1: untagged
-    const auto streamOf = [&](std::optional<int> r) -> std::size_t {
+    const int tagBudget = std::clamp<int>(budget.rankTagsPerFile, 0, int(kMaxStreams - 1));
+    int tags = 0;
+    qint64 linesOverTagBudget = 0;
+    // The stream of rank `r` (untagged: empty), or nothing when a new tag is over budget.
+    const auto streamOf = [&](std::optional<int> r) -> std::optional<std::size_t> {
         const int key = r.value_or(-1);
         if (const auto it = byRank.find(key); it != byRank.end()) return it->second;
+        if (r && (tags >= tagBudget ||
+                  takeFromLoad(control.rankTagsLoaded, budget.rankTagsPerLoad, 1) == 0))
+            return std::nullopt;
+        if (r) ++tags;
         RankLog log;
         log.rank = r;
         log.sourceIndex = sourceIndex;
@@ -948,8 +1011,6 @@ LogReader::Result LogReader::read(const QByteArray& bytes, const QString& source
         byRank[key] = streams.size() - 1;
         return streams.size() - 1;
     };
-    const char* data = shared->constData();
-    const qsizetype size = shared->size();
     // Cancellation and progress are looked at once per kPollBytes of input.
     qint64 reported = 0;
     std::atomic<std::int64_t>* progress = control.progressBytes;
@@ -966,19 +1027,18 @@ LogReader::Result LogReader::read(const QByteArray& bytes, const QString& source
         r.message = QStringLiteral("cancelled");
         return r;
     };
-    qsizetype pos = 0;
-    int number = 0;
-    // Calls `line(start, contentEnd, number)` per line, '\n' or "\r\n" terminated or not.
+    // Calls `line(start, contentEnd, number)` for the granted lines, '\n' or "\r\n" terminated
+    // or not.
     const auto eachLine = [&](auto&& line) {
-        while (pos < size) {
+        qsizetype pos = 0;
+        for (int number = 1; number <= granted; ++number) {
             const void* nl = std::memchr(data + pos, '\n', std::size_t(size - pos));
             const qsizetype end = nl ? static_cast<const char*>(nl) - data : size;
             qsizetype contentEnd = end;
             if (contentEnd > pos && data[contentEnd - 1] == '\r') --contentEnd;
-            ++number;
             line(pos, contentEnd, number);
-            pos = end + 1;
-            if (!poll(std::min(pos, size))) return false;
+            pos = std::min<qsizetype>(end + 1, size);
+            if (!poll(pos)) return false;
         }
         return poll(size);
     };
@@ -986,47 +1046,51 @@ LogReader::Result LogReader::read(const QByteArray& bytes, const QString& source
         // One stream: lines go straight into it, no intermediate table.
         streamOf(rank);
         RankLog& log = streams.front();
-        const std::size_t expected = std::size_t(size / 64 + 1);
-        log.m_start.reserve(expected);
-        log.m_end.reserve(expected);
-        log.m_number.reserve(expected);
-        log.m_timeNs.reserve(expected);
-        log.m_timeHasDate.reserve(expected);
+        log.m_startLow.reserve(std::size_t(granted));
         builders.emplace_back(log);
         const bool complete = eachLine([&](qsizetype start, qsizetype end, int no) {
-            builders.front().addLine(start, end, no, QByteArrayView(data + start, end - start), 0);
+            builders.front().addLine(start, no, QByteArrayView(data + start, end - start), false);
         });
         if (!complete) return cancelledResult();
     } else {
-        // Streams appear as tags are met, so lines are first assigned, then parsed per stream.
-        struct Line {
-            std::uint32_t stream;
-            std::int32_t number;
-            std::int64_t start, end;
-        };
-        std::vector<Line> lines;
-        lines.reserve(std::size_t(size / 80 + 1));
+        // Streams appear as tags are met, so lines are first assigned (4 bytes each: the stream
+        // and the tag's length), then parsed per stream.
+        std::vector<std::uint32_t> assigned;
+        assigned.reserve(std::size_t(granted));
         // Splitting is a small part of the work; progress counts the parsing that follows.
         progress = nullptr;
-        const bool split = eachLine([&](qsizetype start, qsizetype end, int no) {
+        const bool split = eachLine([&](qsizetype start, qsizetype end, int) {
             qsizetype skip = 0;
             const QByteArrayView head(data + start, std::min<qsizetype>(end - start, 256));
-            const std::optional<int> r = rankTag(head, &skip);
-            lines.push_back({std::uint32_t(streamOf(r)), no, start + skip, end});
+            std::optional<std::size_t> stream = streamOf(rankTag(head, &skip));
+            if (!stream) {
+                ++linesOverTagBudget;
+                skip = 0;
+                stream = streamOf(std::nullopt);
+            }
+            assigned.push_back(std::uint32_t(*stream) << kTagBits | std::uint32_t(skip));
         });
         progress = control.progressBytes;
         if (!split) return cancelledResult();
         if (streams.empty()) streamOf(rank);
+        std::vector<std::size_t> perStream(streams.size(), 0);
+        for (const std::uint32_t a : assigned)
+            ++perStream[a >> kTagBits];
         builders.reserve(streams.size());
-        for (RankLog& s : streams)
-            builders.emplace_back(s);
-        reported = 0;
-        for (const Line& l : lines) {
-            builders[l.stream].addLine(l.start, l.end, l.number,
-                                       QByteArrayView(data + l.start, l.end - l.start), 0);
-            if (!poll(l.end)) return cancelledResult();
+        for (std::size_t k = 0; k < streams.size(); ++k) {
+            streams[k].m_startLow.reserve(perStream[k]);
+            streams[k].m_number.reserve(perStream[k]);
+            builders.emplace_back(streams[k]);
         }
-        if (!poll(size)) return cancelledResult();
+        reported = 0;
+        std::size_t k = 0;
+        const bool complete = eachLine([&](qsizetype start, qsizetype end, int no) {
+            const std::uint32_t a = assigned[k++];
+            const qsizetype from = start + qsizetype(a & ((1u << kTagBits) - 1));
+            builders[a >> kTagBits].addLine(from, no, QByteArrayView(data + from, end - from),
+                                            true);
+        });
+        if (!complete) return cancelledResult();
     }
     for (RankLogBuilder& b : builders)
         b.finish();
@@ -1034,11 +1098,18 @@ LogReader::Result LogReader::read(const QByteArray& bytes, const QString& source
     int longLines = 0;
     for (const RankLog& s : streams)
         longLines += s.longLines;
-    result.message = QStringLiteral("%1 lines").arg(number);
+    if (!result.truncated) result.message = QStringLiteral("%1 lines").arg(lines);
     if (splitByTag) {
         const auto tagged = std::count_if(streams.begin(), streams.end(),
                                           [](const RankLog& s) { return s.rank.has_value(); });
         result.message += QStringLiteral(", %1 rank streams").arg(tagged);
+    }
+    if (linesOverTagBudget) {
+        result.truncated = true;
+        result.message += QStringLiteral("; %1 line(s) tagged with ranks past the budget of %2 "
+                                         "distinct rank tags kept untagged")
+                              .arg(linesOverTagBudget)
+                              .arg(tags < tagBudget ? budget.rankTagsPerLoad : tagBudget);
     }
     if (longLines)
         result.message += QStringLiteral("; %1 line(s) over %2 KB, only their first %2 KB parsed")
@@ -1087,22 +1158,25 @@ LogReader::Result LogReader::readOpened(QFile& file, const QString& sourcePath, 
                                         const Control& control)
 {
     Result r;
-    // Read in slices so that a cancel during a multi-GB read is seen within one slice.
+    // Read in slices so that a cancel during a multi-GB read is seen within one slice; at most
+    // the byte budget, so that an endless file stops there.
     QByteArray bytes;
     const qint64 size = file.size();
-    if (size > 0) bytes.reserve(size);
+    const qint64 maxBytes = std::max<qint64>(0, control.budget.bytesPerFile);
+    if (size > 0) bytes.reserve(std::min(size, maxBytes));
     QByteArray slice;
-    while (!file.atEnd()) {
+    while (bytes.size() < maxBytes) {
         if (control.cancel && control.cancel->load(std::memory_order_relaxed)) {
             r.ok = false;
             r.cancelled = true;
             r.message = QStringLiteral("cancelled");
             return r;
         }
-        slice = file.read(kPollBytes * 4);
+        slice = file.read(std::min<qint64>(kPollBytes * 4, maxBytes - bytes.size()));
         if (slice.isEmpty()) break;
         bytes.append(slice);
     }
+    const bool cut = bytes.size() >= maxBytes && !file.read(1).isEmpty();
     if (file.error() != QFileDevice::NoError) {
         r.ok = false;
         r.message = QStringLiteral("cannot read: %1").arg(file.errorString());
@@ -1112,6 +1186,11 @@ LogReader::Result LogReader::readOpened(QFile& file, const QString& sourcePath, 
     bytes = logTextForAnalysis(bytes, &note);
     r = read(bytes, sourcePath, sourceIndex, rank, splitByTag, control);
     if (r.ok && !note.isEmpty()) r.message += QStringLiteral("; ") + note;
+    if (cut && !r.cancelled) {
+        r.truncated = true;
+        r.message +=
+            QStringLiteral("; read the first %1 bytes (the budget of a log file)").arg(maxBytes);
+    }
     return r;
 }
 

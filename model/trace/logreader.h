@@ -25,14 +25,33 @@ public:
         std::vector<RankLog> streams;
         QString message; // one line for the source: what was read, or why nothing was
         bool ok = true;
+        bool truncated = false; // over a budget: what fit is kept and `message` says what was cut
         bool cancelled = false; // `Control::cancel` was seen; nothing of the file is kept
     };
 
+    // What one file, and one load of many files, may cost; the defaults fit a 16 GB desktop (the
+    // index costs 4 bytes a line, 8 in a combined log, on top of the file's bytes). A file over
+    // budget keeps what fit, and the result says what was cut.
+    struct Budget {
+        qint64 bytesPerFile = qint64(4) << 30;
+        qint64 linesPerFile = 200'000'000;
+        qint64 linesPerLoad = 400'000'000;
+        // Distinct rank tags of a combined log; lines tagged with a rank past the budget stay, tag
+        // and all, in the log's untagged stream.
+        int rankTagsPerFile = 4096;
+        int rankTagsPerLoad = 16'384;
+    };
+
     // For loads that run beside others: `cancel` is polled and `progressBytes` advanced (by the
-    // bytes indexed so far, the file size in the end) once per kPollBytes.
+    // bytes indexed so far, the file size in the end) once per kPollBytes. `linesLoaded` and
+    // `rankTagsLoaded`, when given, are shared by the files of one load and hold the per-load
+    // budgets.
     struct Control {
         const std::atomic<bool>* cancel = nullptr;
         std::atomic<std::int64_t>* progressBytes = nullptr;
+        Budget budget;
+        std::atomic<std::int64_t>* linesLoaded = nullptr;
+        std::atomic<std::int64_t>* rankTagsLoaded = nullptr;
     };
 
     // A per-rank log: one stream with `rank` (may be empty). A combined log (`splitByTag`):

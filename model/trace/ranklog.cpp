@@ -1,6 +1,11 @@
 #include "model/trace/ranklog.h"
 
+#include "model/trace/logreader.h"
+
 #include <algorithm>
+#include <cstring>
+#include <iterator>
+#include <limits>
 
 namespace rankscope {
 
@@ -32,6 +37,9 @@ QString logFactKindName(LogFactKind kind)
 }
 
 namespace {
+
+// Timestamps sit at the head of a line; this much of it is all the parser looks at.
+constexpr qsizetype kTimestampHeadBytes = 64;
 
 void putSize(std::string& out, std::size_t n)
 {
@@ -108,10 +116,27 @@ bool LogFact::has(std::string_view key) const
     return forEach([&](std::string_view k, std::string_view) { return k == key; });
 }
 
+qint64 RankLog::lineOffset(int i) const
+{
+    const auto high =
+        std::upper_bound(m_startHigh.begin(), m_startHigh.end(), i) - m_startHigh.begin();
+    return (qint64(high) << 32) + m_startLow[std::size_t(i)];
+}
+
+QByteArrayView RankLog::lineHead(int i, qsizetype maxBytes) const
+{
+    const qint64 start = lineOffset(i);
+    const char* data = m_bytes->constData() + start;
+    const qsizetype n = std::min<qsizetype>(m_bytes->size() - start, maxBytes);
+    const void* nl = std::memchr(data, '\n', std::size_t(n));
+    qsizetype end = nl ? static_cast<const char*>(nl) - data : n;
+    if (nl && end > 0 && data[end - 1] == '\r') --end;
+    return QByteArrayView(data, end);
+}
+
 QByteArrayView RankLog::lineBytes(int i) const
 {
-    const auto k = std::size_t(i);
-    return QByteArrayView(m_bytes->constData() + m_start[k], m_end[k] - m_start[k]);
+    return lineHead(i, std::numeric_limits<qsizetype>::max());
 }
 
 QString RankLog::lineText(int i) const
@@ -121,9 +146,32 @@ QString RankLog::lineText(int i) const
 
 int RankLog::indexOfLineNumber(int number) const
 {
+    if (m_number.empty()) return number >= 1 && number <= lineCount() ? number - 1 : -1;
     const auto it = std::lower_bound(m_number.begin(), m_number.end(), number);
     if (it == m_number.end() || *it != number) return -1;
     return int(it - m_number.begin());
+}
+
+int RankLog::yearBefore(int i) const
+{
+    const auto it =
+        std::lower_bound(m_years.begin(), m_years.end(), i,
+                         [](const auto& entry, int line) { return entry.first < line; });
+    return it == m_years.begin() ? 0 : std::prev(it)->second;
+}
+
+std::int64_t RankLog::timestampNs(int i) const
+{
+    bool hasDate = false;
+    return LogReader::parseTimestamp(lineHead(i, kTimestampHeadBytes), yearBefore(i), &hasDate)
+        .value_or(-1);
+}
+
+bool RankLog::timestampHasDate(int i) const
+{
+    bool hasDate = false;
+    LogReader::parseTimestamp(lineHead(i, kTimestampHeadBytes), yearBefore(i), &hasDate);
+    return hasDate;
 }
 
 std::vector<const LogFact*> RankLog::factsOfKind(LogFactKind kind) const

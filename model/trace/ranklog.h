@@ -72,8 +72,9 @@ struct LogStep {
 };
 
 // The lines one rank wrote, from one source file or from the rank's tagged lines of a combined
-// launcher log. The bytes of the file are shared, not copied; each line is an offset pair, so a
-// line's text is produced only when asked for.
+// launcher log. The bytes of the file are shared, not copied; a line is kept as its start offset
+// alone (4 bytes, 8 in a split stream), so a line's end, timestamp and text are produced only when
+// asked for: a 50 M-line log costs its bytes plus 200 MB.
 class RankLog {
 public:
     std::optional<int> rank;        // empty: the launcher's own lines, or a log of unknown rank
@@ -85,9 +86,11 @@ public:
     // Lines longer than the parse limit are indexed whole but only their head is parsed.
     int longLines = 0;
 
-    int lineCount() const { return int(m_start.size()); }
-    int lineNumber(int i) const { return m_number[std::size_t(i)]; }   // 1-based, in the source
-    qint64 lineOffset(int i) const { return m_start[std::size_t(i)]; } // byte offset in the source
+    int lineCount() const { return int(m_startLow.size()); }
+    // 1-based, in the source.
+    int lineNumber(int i) const { return m_number.empty() ? i + 1 : m_number[std::size_t(i)]; }
+    qint64 lineOffset(int i) const; // byte offset in the source
+    // The line without its "\n" or "\r\n": O(length), found from its start.
     QByteArrayView lineBytes(int i) const;
     QString lineText(int i) const;
     // Stream index of the line with source line number `number`, or -1.
@@ -95,8 +98,10 @@ public:
 
     // ns since the Unix epoch (log clocks read as UTC) when the line's date is known; when only
     // the time of day is, ns since midnight and timestampHasDate() is false. -1: no timestamp.
-    std::int64_t timestampNs(int i) const { return m_timeNs[std::size_t(i)]; }
-    bool timestampHasDate(int i) const { return m_timeHasDate[std::size_t(i)] != 0; }
+    // Read from the line's head when asked (glog stamps without a year take the year of the
+    // stream's last dated line before it).
+    std::int64_t timestampNs(int i) const;
+    bool timestampHasDate(int i) const;
 
     const std::vector<LogFact>& facts() const { return m_facts; }
     std::vector<const LogFact*> factsOfKind(LogFactKind kind) const;
@@ -109,12 +114,17 @@ public:
 private:
     friend class LogReader;
     friend class RankLogBuilder; // logreader.cpp fills the index
+    QByteArrayView lineHead(int i, qsizetype maxBytes) const;
+    int yearBefore(int i) const;
+
     std::shared_ptr<const QByteArray> m_bytes;
-    std::vector<std::int64_t> m_start;
-    std::vector<std::int64_t> m_end;
-    std::vector<std::int32_t> m_number;
-    std::vector<std::int64_t> m_timeNs;
-    std::vector<std::uint8_t> m_timeHasDate;
+    // Line i starts at m_startLow[i] + 2^32 * (entries of m_startHigh <= i): the offsets of a file
+    // over 4 GB cross a multiple of 2^32 a handful of times, each crossing one entry.
+    std::vector<std::uint32_t> m_startLow;
+    std::vector<std::int32_t> m_startHigh;
+    std::vector<std::int32_t> m_number; // split streams only; empty: line i is line i + 1
+    // (line, year): from that line on, the year of the stream's dated lines, where it changed.
+    std::vector<std::pair<std::int32_t, std::int32_t>> m_years;
     std::vector<LogFact> m_facts;
     std::vector<LogException> m_exceptions;
     std::vector<LogStep> m_steps;

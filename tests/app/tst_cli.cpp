@@ -1,6 +1,9 @@
 #include "tests/support/clirun.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -29,6 +32,10 @@ private Q_SLOTS:
     void analyzeJson();
     void analyzeText();
     void ranksKnownOnlyFromOtherFiles();
+    void outputInsideTheFolderIsRefused();
+    void logsOverTheLineBudgetAreTruncated();
+    void classifyStopsAtItsInputBudget();
+    void issuesImportSkipsWhatItCannotRead();
 };
 
 void TestCli::version()
@@ -60,12 +67,20 @@ void TestCli::badUsageExitsTwo_data()
     QTest::addRow("bad format") << QStringList{QStringLiteral("analyze"),
                                                QStringLiteral("--format"), QStringLiteral("xml"),
                                                QStringLiteral(".")};
+    // Neither a command nor a folder: decided before any GUI exists (see the headless run below).
+    QTest::addRow("unknown command") << QStringList{QStringLiteral("bogus")};
+    QTest::addRow("folder and more") << QStringList{QStringLiteral("."), QStringLiteral("bogus")};
 }
 
 void TestCli::badUsageExitsTwo()
 {
     QFETCH(QStringList, args);
-    const CliRun r = runCli(args);
+    // As on a machine without a display: a GUI started here would abort instead of exiting 2.
+    QProcessEnvironment headless = QProcessEnvironment::systemEnvironment();
+    headless.remove(QStringLiteral("DISPLAY"));
+    headless.remove(QStringLiteral("WAYLAND_DISPLAY"));
+    headless.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("xcb"));
+    const CliRun r = runCli(args, {}, headless);
     QCOMPARE(r.exitCode, 2);
     QVERIFY(r.err.startsWith("rankscope: "));
     QVERIFY(r.out.isEmpty());
@@ -140,6 +155,115 @@ void TestCli::analyzeText()
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains("Ranks: 2"));
     QVERIFY(r.out.contains("rank0.pt.trace.json"));
+}
+
+static void writeFile(const QString& path, const QByteArray& bytes)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    QCOMPARE(f.write(bytes), bytes.size());
+}
+
+// The sources of an analysis document, by path: (status, message).
+static QHash<QString, std::pair<QString, QString>> sourcesOf(const QJsonObject& doc)
+{
+    QHash<QString, std::pair<QString, QString>> out;
+    QJsonArray all = doc.value(QLatin1String("unattributed_sources")).toArray();
+    for (const QJsonValue& rank : doc.value(QLatin1String("ranks")).toArray())
+        for (const QJsonValue& s : rank.toObject().value(QLatin1String("sources")).toArray())
+            all.append(s);
+    for (const QJsonValue& v : all) {
+        const QJsonObject o = v.toObject();
+        out.insert(o.value(QLatin1String("path")).toString(),
+                   {o.value(QLatin1String("status")).toString(),
+                    o.value(QLatin1String("message")).toString()});
+    }
+    return out;
+}
+
+void TestCli::outputInsideTheFolderIsRefused()
+{
+    QTemporaryDir job, elsewhere;
+    QVERIFY(QDir(job.path()).mkdir(QStringLiteral("sub")));
+    writeFile(job.filePath(QStringLiteral("rank0.log")), "step 1\n");
+    // A link from elsewhere into the folder leads inside it too.
+    QVERIFY(QFile::link(job.filePath(QStringLiteral("sub")),
+                        elsewhere.filePath(QStringLiteral("into-job"))));
+    for (const QString& inside :
+         {job.filePath(QStringLiteral("report.json")), job.filePath(QStringLiteral("sub/r.json")),
+          elsewhere.filePath(QStringLiteral("into-job/r.json")),
+          job.filePath(QStringLiteral("new/deeper/r.json"))}) {
+        const CliRun r =
+            runCli({QStringLiteral("analyze"), job.path(), QStringLiteral("--output"), inside});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("inside the opened folder"), r.err.constData());
+        QVERIFY(!QFileInfo::exists(inside));
+    }
+    QCOMPARE(QDir(job.path()).entryList(QDir::Files), QStringList{QStringLiteral("rank0.log")});
+    const QString outside = elsewhere.filePath(QStringLiteral("report.json"));
+    const CliRun r = runCli({QStringLiteral("analyze"), job.path(), QStringLiteral("--json"),
+                             QStringLiteral("-o"), outside});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.isEmpty());
+    QFile written(outside);
+    QVERIFY(written.open(QIODevice::ReadOnly));
+    QCOMPARE(QJsonDocument::fromJson(written.readAll())
+                 .object()
+                 .value(QLatin1String("schema"))
+                 .toString(),
+             QStringLiteral("rankscope.analysis/1"));
+}
+
+void TestCli::logsOverTheLineBudgetAreTruncated()
+{
+    QTemporaryDir job;
+    QByteArray log;
+    for (int i = 1; i <= 10; ++i)
+        log += "step " + QByteArray::number(i) + "\n";
+    writeFile(job.filePath(QStringLiteral("rank0.log")), log);
+    const CliRun r = runCli({QStringLiteral("analyze"), job.path(), QStringLiteral("--json"),
+                             QStringLiteral("--max-log-lines"), QStringLiteral("4")});
+    QCOMPARE(r.exitCode, 0);
+    const auto sources = sourcesOf(QJsonDocument::fromJson(r.out).object());
+    QCOMPARE(sources.value(QStringLiteral("rank0.log")).first, QStringLiteral("truncated"));
+    QVERIFY2(sources.value(QStringLiteral("rank0.log"))
+                 .second.contains(QLatin1String("first 4 of 10 lines")),
+             qPrintable(sources.value(QStringLiteral("rank0.log")).second));
+    const CliRun bad = runCli({QStringLiteral("analyze"), job.path(),
+                               QStringLiteral("--max-log-lines"), QStringLiteral("0")});
+    QCOMPARE(bad.exitCode, 2);
+}
+
+void TestCli::classifyStopsAtItsInputBudget()
+{
+    if (!QFileInfo::exists(QStringLiteral("/dev/zero"))) QSKIP("no /dev/zero");
+    const CliRun r = runCli({QStringLiteral("classify"), QStringLiteral("/dev/zero")});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("only its first 64 MB were read"), r.err.constData());
+}
+
+void TestCli::issuesImportSkipsWhatItCannotRead()
+{
+    QTemporaryDir reports, outside, db;
+    writeFile(reports.filePath(QStringLiteral("good.md")),
+              "# NCCL timeout on 8 GPUs\n\nWatchdog caught collective operation timeout.\n");
+    writeFile(reports.filePath(QStringLiteral("latin1.txt")), "caf\xe9 au lait\n");
+    writeFile(outside.filePath(QStringLiteral("secret.md")), "# not to be imported\n");
+    QVERIFY(QFile::link(outside.filePath(QStringLiteral("secret.md")),
+                        reports.filePath(QStringLiteral("link.md"))));
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("RANKSCOPE_DB"), db.filePath(QStringLiteral("issues.sqlite")));
+    // All or nothing: a file that is not UTF-8 fails the import, named, and nothing crashes.
+    const CliRun bad =
+        runCli({QStringLiteral("issues"), QStringLiteral("import"), reports.path()}, {}, env);
+    QCOMPARE(bad.exitCode, 3);
+    QVERIFY2(bad.err.contains("latin1.txt is not UTF-8"), bad.err.constData());
+    // The link out of the folder is not followed: only good.md is imported.
+    QVERIFY(QFile::remove(reports.filePath(QStringLiteral("latin1.txt"))));
+    const CliRun r =
+        runCli({QStringLiteral("issues"), QStringLiteral("import"), reports.path()}, {}, env);
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("Imported 1 "), r.out.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCli)

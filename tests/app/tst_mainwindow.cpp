@@ -21,6 +21,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -32,6 +33,8 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSplitter>
+#include <QStandardPaths>
+#include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
@@ -104,6 +107,8 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase();
+    void exportsStartInDocumentsAndNeverWriteIntoTheFolder();
+    void aSecondWindowOpensTheInvestigationReadOnly();
     void opensExampleFolderAndShowsRanks();
     void firstWindowFitsTheScreen();
     void timelineTabShowsTheLoadedSession();
@@ -636,6 +641,66 @@ void TestMainWindow::findingsDockAndTimelineShowTheDiagnosis()
     QCOMPARE(window.pages()->currentWidget(), static_cast<QWidget*>(window.logViewer()));
     QVERIFY(window.grab().toImage().save(
         QStringLiteral(RANKSCOPE_TEST_OUTPUT "/mainwindow-findings-logs.png")));
+}
+
+// Export Report, Merged Chrome Trace and PNG: the dialogs start in the user's documents (not in
+// the folder a bare file name would mean after `cd run && rankscope .`), and a path inside the
+// opened folder, a subfolder, or a link into it is refused with a message, nothing written.
+void TestMainWindow::exportsStartInDocumentsAndNeverWriteIntoTheFolder()
+{
+    QTemporaryDir copy, out;
+    QVERIFY(copyExample(copy));
+    QVERIFY(QFile::link(copy.path(), out.filePath(QStringLiteral("link-to-job"))));
+    MainWindow window;
+    QVERIFY(showAndLoad(window, copy.path()));
+    const QString documents = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    const QString start =
+        !documents.isEmpty() && QFileInfo(documents).isDir() ? documents : QDir::homePath();
+    QCOMPARE(window.exportStartPath(QStringLiteral("r.html")),
+             QDir(start).filePath(QStringLiteral("r.html")));
+    const QStringList before = QDir(copy.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot);
+    using Export = bool (MainWindow::*)(const QString&, QString*);
+    for (const Export exportTo : {&MainWindow::exportReport, &MainWindow::exportChromeTrace,
+                                  &MainWindow::exportTimelinePng}) {
+        for (const QString& inside : {copy.filePath(QStringLiteral("out.file")),
+                                      copy.filePath(QStringLiteral("new/out.file")),
+                                      out.filePath(QStringLiteral("link-to-job/out.file"))}) {
+            QString error;
+            QVERIFY((window.*exportTo)(inside, &error) == false);
+            QVERIFY2(error.contains(QLatin1String("inside the opened folder")), qPrintable(error));
+        }
+        QString error;
+        const QString outside = out.filePath(QStringLiteral("export.%1")
+                                                 .arg(exportTo == &MainWindow::exportTimelinePng
+                                                          ? QStringLiteral("png")
+                                                          : QStringLiteral("json")));
+        QVERIFY2((window.*exportTo)(outside, &error), qPrintable(error));
+        QVERIFY(QFileInfo(outside).size() > 0);
+    }
+    QCOMPARE(QDir(copy.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot), before);
+}
+
+// A second window on the same investigation (as a second RankScope would be) shows what the
+// first saved and cannot overwrite it: its notes are read-only and the status line says why.
+void TestMainWindow::aSecondWindowOpensTheInvestigationReadOnly()
+{
+    QTemporaryDir copy;
+    QVERIFY(copyExample(copy));
+    MainWindow first;
+    QVERIFY(showAndLoad(first, copy.path()));
+    auto* notes = first.findChild<QPlainTextEdit*>(QStringLiteral("investigationNotes"));
+    QVERIFY(notes);
+    QVERIFY(!notes->isReadOnly());
+    MainWindow second;
+    QVERIFY(showAndLoad(second, copy.path()));
+    auto* secondNotes = second.findChild<QPlainTextEdit*>(QStringLiteral("investigationNotes"));
+    QVERIFY(secondNotes);
+    QVERIFY(secondNotes->isReadOnly());
+    QVERIFY(second.statusBar()->findChild<QLabel*>());
+    bool said = false;
+    for (const QLabel* label : second.statusBar()->findChildren<QLabel*>())
+        said = said || label->text().contains(QLatin1String("read-only"));
+    QVERIFY(said);
 }
 
 // The main flow with the user's inputs: open the example, select a finding, "Fix it", tick a

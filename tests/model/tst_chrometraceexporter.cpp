@@ -1,7 +1,12 @@
 #include "model/export/chrometraceexporter.h"
+#include "model/export/exportpath.h"
 #include "tests/support/syntheticsession.h"
 
 #include <QBuffer>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <map>
@@ -210,6 +215,43 @@ private Q_SLOTS:
         ChromeTraceExporter failing(session->events);
         QVERIFY(!failing.writeFile(dir.filePath(QStringLiteral("missing/dir/out.json"))));
         QVERIFY(!failing.errorString().isEmpty());
+    }
+
+    // Exports go to the documents directory by default and never into the opened folder, by any
+    // spelling of a path into it.
+    void exportPathsStayOutOfTheFolder()
+    {
+        const QString documents =
+            QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+        const QString expected =
+            !documents.isEmpty() && QFileInfo(documents).isDir() ? documents : QDir::homePath();
+        QCOMPARE(ExportPath::defaultDirectory(), expected);
+        QCOMPARE(ExportPath::defaultPath(QStringLiteral("t.json")),
+                 QDir(expected).filePath(QStringLiteral("t.json")));
+
+        QTemporaryDir root;
+        const QDir dir(root.path());
+        QVERIFY(dir.mkpath(QStringLiteral("job/sub")));
+        QVERIFY(dir.mkpath(QStringLiteral("job2")));
+        QVERIFY(QFile::link(dir.filePath(QStringLiteral("job/sub")),
+                            dir.filePath(QStringLiteral("into-job"))));
+        QVERIFY(QFile::link(dir.filePath(QStringLiteral("job/sub/missing.json")),
+                            dir.filePath(QStringLiteral("dangling.json"))));
+        const QString job = dir.filePath(QStringLiteral("job"));
+        for (const char* inside : {"job", "job/r.json", "job/sub/r.json", "job/new/deeper/r.json",
+                                   "job2/../job/r.json", "into-job/r.json", "dangling.json"}) {
+            const QString refusal = ExportPath::refusal(dir.filePath(QLatin1String(inside)), job);
+            QVERIFY2(refusal.contains(QLatin1String("inside the opened folder")), inside);
+        }
+        // The folder opened through a link is the same folder.
+        QVERIFY(!ExportPath::refusal(dir.filePath(QStringLiteral("job/sub/x")),
+                                     dir.filePath(QStringLiteral("into-job")))
+                     .isEmpty());
+        for (const char* outside : {"r.json", "job2/r.json", "job.json", "new/r.json"})
+            QVERIFY2(ExportPath::refusal(dir.filePath(QLatin1String(outside)), job).isEmpty(),
+                     outside);
+        QVERIFY(
+            ExportPath::refusal(dir.filePath(QStringLiteral("job/r.json")), QString()).isEmpty());
     }
 };
 

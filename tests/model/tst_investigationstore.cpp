@@ -1,5 +1,6 @@
 #include "model/investigation/investigationstore.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QRegularExpression>
@@ -13,6 +14,21 @@
 #include <unistd.h>
 
 using namespace rankscope;
+
+// Runs `body` in a child process, kills it there and waits for it; what `body` leaves on the heap
+// is never destroyed, as in a crash.
+template <typename Fn> bool killedChild(Fn&& body)
+{
+    const pid_t child = fork();
+    if (child < 0) return false;
+    if (child == 0) {
+        body();
+        raise(SIGKILL);
+    }
+    int status = 0;
+    return waitpid(child, &status, 0) == child && WIFSIGNALED(status) &&
+           WTERMSIG(status) == SIGKILL;
+}
 
 class TestInvestigationStore : public QObject {
     Q_OBJECT
@@ -30,6 +46,8 @@ private Q_SLOTS:
     void aKilledWriterLosesNothingCommitted();
     void environmentOverridesTheDirectory();
     void oneConnectionPerThread();
+    void aSecondStoreOpensItReadOnly();
+    void aLockWhoseProcessIsGoneIsTakenOver();
 };
 
 void TestInvestigationStore::oneInvestigationPerCanonicalFolder()
@@ -287,20 +305,14 @@ void TestInvestigationStore::aKilledWriterLosesNothingCommitted()
         InvestigationStore store(db.path());
         id = store.openInvestigation(db.path());
     }
-    const pid_t child = fork();
-    QVERIFY(child >= 0);
-    if (child == 0) {
-        // The child writes and is killed with its connection open: no close, no checkpoint.
-        InvestigationStore store(db.path());
+    // The child writes and is killed with its connection open: no close, no checkpoint.
+    QVERIFY(killedChild([&] {
+        auto* store = new InvestigationStore(db.path()); // never closed: the kill ends it
         for (int i = 0; i < 20; ++i)
-            store.setStepState(id, QStringLiteral("p"), i, StepStatus::Done,
-                               QStringLiteral("n%1").arg(i));
-        store.setNotes(id, QStringLiteral("written before the kill"));
-        raise(SIGKILL);
-    }
-    int status = 0;
-    QCOMPARE(waitpid(child, &status, 0), child);
-    QVERIFY(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+            store->setStepState(id, QStringLiteral("p"), i, StepStatus::Done,
+                                QStringLiteral("n%1").arg(i));
+        store->setNotes(id, QStringLiteral("written before the kill"));
+    }));
     InvestigationStore store(db.path());
     QVERIFY(store.notice().isEmpty());
     const QHash<int, StepState> steps = store.checklist(id, QStringLiteral("p"));
@@ -325,6 +337,7 @@ void TestInvestigationStore::oneConnectionPerThread()
     InvestigationStore store(db.path());
     const qint64 id = store.openInvestigation(db.path());
     QVERIFY(store.setNotes(id, QStringLiteral("main")));
+    store.closeInvestigation(id); // the worker's own store writes it next
     bool borrowedWorked = true;
     QString borrowedError;
     QString ownRead;
@@ -344,6 +357,68 @@ void TestInvestigationStore::oneConnectionPerThread()
     QCOMPARE(ownRead, QStringLiteral("main"));
     QVERIFY(ownWrote);
     QCOMPARE(store.checklist(id, QStringLiteral("p")).value(0).status, StepStatus::Done);
+}
+
+void TestInvestigationStore::aSecondStoreOpensItReadOnly()
+{
+    QTemporaryDir db, folder;
+    auto first = std::make_unique<InvestigationStore>(db.path());
+    InvestigationStore second(db.path());
+    const qint64 id = first->openInvestigation(folder.path());
+    QVERIFY(!first->isReadOnly(id));
+    QVERIFY(first->setNotes(id, QStringLiteral("first's notes")));
+    QVERIFY(first->setStepState(id, QStringLiteral("p"), 0, StepStatus::Done, QStringLiteral("a")));
+
+    QCOMPARE(second.openInvestigation(folder.path()), id);
+    QVERIFY(second.isReadOnly(id));
+    QVERIFY2(
+        second.readOnlyReason(id).contains(QString::number(QCoreApplication::applicationPid())),
+        qPrintable(second.readOnlyReason(id)));
+    // The second reads what the first saved and cannot overwrite any of it.
+    QCOMPARE(second.notes(id), QStringLiteral("first's notes"));
+    QVERIFY(!second.setNotes(id, QStringLiteral("stale notes")));
+    QVERIFY(second.lastError().contains(QLatin1String("read-only")));
+    QVERIFY(!second.setStepState(id, QStringLiteral("p"), 0, StepStatus::Failed, QString()));
+    QVERIFY(!second.setCurrentStep(id, QStringLiteral("p"), 3));
+    QVERIFY(!second.setFindingsJson(id, "{}"));
+    QCOMPARE(second.addBookmark(id, 0, 10, QStringLiteral("b")), qint64(-1));
+    const qint64 mark = first->addBookmark(id, 0, 10, QStringLiteral("first's"));
+    QVERIFY(mark > 0);
+    QVERIFY(!second.renameBookmark(mark, QStringLiteral("renamed")));
+    QVERIFY(!second.removeBookmark(mark));
+    QVERIFY(!second.removeInvestigation(id));
+    QCOMPARE(first->notes(id), QStringLiteral("first's notes"));
+    QCOMPARE(first->checklist(id, QStringLiteral("p")).value(0).status, StepStatus::Done);
+    QCOMPARE(first->bookmarks(id).value(0).label, QStringLiteral("first's"));
+
+    // Once the first has quit, opening it again makes the second its writer.
+    first.reset();
+    QCOMPARE(second.openInvestigation(folder.path()), id);
+    QVERIFY(!second.isReadOnly(id));
+    QVERIFY(second.setNotes(id, QStringLiteral("second's notes")));
+    QCOMPARE(second.notes(id), QStringLiteral("second's notes"));
+}
+
+void TestInvestigationStore::aLockWhoseProcessIsGoneIsTakenOver()
+{
+    QTemporaryDir db, folder;
+    qint64 id = -1;
+    {
+        InvestigationStore store(db.path());
+        id = store.openInvestigation(folder.path());
+    }
+    // A child opens the investigation and dies holding its lock (no destructor runs).
+    QVERIFY(killedChild([&] {
+        auto* store = new InvestigationStore(db.path()); // never closed: the kill ends it
+        store->openInvestigation(folder.path());
+    }));
+    const QStringList locks =
+        QDir(db.path()).entryList({QStringLiteral("*.lock")}, QDir::Files | QDir::Hidden);
+    QCOMPARE(locks.size(), 1); // left behind by the child
+    InvestigationStore store(db.path());
+    QCOMPARE(store.openInvestigation(folder.path()), id);
+    QVERIFY2(!store.isReadOnly(id), qPrintable(store.readOnlyReason(id)));
+    QVERIFY(store.setNotes(id, QStringLiteral("after the crash")));
 }
 
 QTEST_GUILESS_MAIN(TestInvestigationStore)

@@ -652,6 +652,10 @@ void TestKinetoReader::badInput_data()
     QTest::newRow("garbage after events")
         << QByteArray(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1} @@@])") << err
         << QStringLiteral("byte");
+    QTest::newRow("args nested 1000 deep")
+        << QByteArray(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"args":)") +
+               QByteArray(1000, '[') + QByteArray(1000, ']') + QByteArray("}]")
+        << err << QStringLiteral("nesting deeper than 512");
     QTest::newRow("truncated mid-event")
         << QByteArray(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1},{"ph":"X","na)")
         << int(SourceStatus::Truncated) << QStringLiteral("last complete event ends at byte 46");

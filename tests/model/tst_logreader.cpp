@@ -6,6 +6,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QTest>
 #include <nlohmann/json.hpp>
 
@@ -34,6 +35,10 @@ private Q_SLOTS:
     void fuzzRegressions();
     void controlCancelsAndCountsBytes_data();
     void controlCancelsAndCountsBytes();
+    void lineIndexMatchesTheBytes();
+    void lineBudgets();
+    void rankTagBudgets();
+    void byteBudgetOfAFile();
 };
 
 static QString fixture(const QString& name)
@@ -486,6 +491,170 @@ void TestLogReader::controlCancelsAndCountsBytes()
     QVERIFY(none.cancelled);
     QVERIFY(!none.ok);
     QVERIFY(none.streams.empty());
+}
+
+// Every stream's lines, numbers, offsets and timestamps against a split of the raw bytes made
+// here: the index keeps only each line's start and derives the rest.
+void TestLogReader::lineIndexMatchesTheBytes()
+{
+    const QByteArray bytes = "2026-12-02 13:41:34.806 start\r\n"
+                             "[rank1]:I1202 13:41:35.000000 1 x.cpp:1] glog without a year\n"
+                             "\n"
+                             "[rank0]:plain\r\n"
+                             "I1202 13:41:36.500000 1 x.cpp:2] untagged glog\n"
+                             "[rank1]:2025-01-01 00:00:01 a new year\n"
+                             "[rank1]:I0101 00:00:02.000000 1 x.cpp:3] takes it\n"
+                             "last line without a newline";
+    const QList<QByteArray> raw = bytes.split('\n');
+    for (const bool split : {false, true}) {
+        const LogReader::Result r = LogReader::read(bytes, QStringLiteral("x.log"), 0, 7, split);
+        QVERIFY(r.ok && !r.truncated);
+        int seen = 0;
+        for (const RankLog& log : r.streams) {
+            int year = 0; // of the stream's last dated line so far
+            for (int i = 0; i < log.lineCount(); ++i, ++seen) {
+                const int number = log.lineNumber(i);
+                QCOMPARE(log.indexOfLineNumber(number), i);
+                QByteArray expected = raw.at(number - 1);
+                if (expected.endsWith('\r')) expected.chop(1);
+                qint64 offset = 0;
+                for (int k = 0; k < number - 1; ++k)
+                    offset += raw.at(k).size() + 1;
+                if (split && log.rank) {
+                    const qsizetype tag = expected.indexOf("]:") + 2;
+                    expected = expected.mid(tag);
+                    offset += tag;
+                }
+                QCOMPARE(log.lineBytes(i).toByteArray(), expected);
+                QCOMPARE(log.lineOffset(i), offset);
+                // Timestamps: the parser on the line's text, a glog stamp without a year taking
+                // that of the stream's last dated line before it.
+                bool hasDate = false;
+                int lineYear = 0;
+                const std::optional<std::int64_t> ts =
+                    LogReader::parseTimestamp(expected, year, &hasDate, &lineYear);
+                if (lineYear) year = lineYear;
+                QCOMPARE(log.timestampNs(i), ts.value_or(-1));
+                QCOMPARE(log.timestampHasDate(i), ts && hasDate);
+            }
+        }
+        QCOMPARE(seen, raw.size());
+    }
+    // In the split log, rank 1's "I0101" line takes 2025 from rank 1's own dated line.
+    const LogReader::Result r = LogReader::read(bytes, QStringLiteral("x.log"), 0, 7, true);
+    bool checked = false;
+    for (const RankLog& log : r.streams)
+        for (int i = 0; i < log.lineCount(); ++i)
+            if (log.lineBytes(i).startsWith("I0101")) {
+                QCOMPARE(log.timestampNs(i),
+                         QDateTime(QDate(2025, 1, 1), QTime(0, 0, 2), Qt::UTC).toMSecsSinceEpoch() *
+                             1'000'000);
+                checked = true;
+            }
+    QVERIFY(checked);
+}
+
+void TestLogReader::lineBudgets()
+{
+    const QByteArray five = "a\nb\nc\nd\ne\n";
+    LogReader::Control control;
+    control.budget.linesPerFile = 3;
+    const LogReader::Result file =
+        LogReader::read(five, QStringLiteral("x.log"), 0, 0, false, control);
+    QVERIFY(file.ok && file.truncated);
+    QCOMPARE(file.streams.front().lineCount(), 3);
+    QCOMPARE(file.streams.front().lineBytes(2).toByteArray(), QByteArray("c"));
+    QVERIFY2(file.message.contains(QLatin1String("first 3 of 5 lines")), qPrintable(file.message));
+    QVERIFY(file.message.contains(QLatin1String("a file")));
+
+    // Files of one load share its budget: the second gets what the first left.
+    std::atomic<std::int64_t> loaded{0};
+    control.budget.linesPerFile = 100;
+    control.budget.linesPerLoad = 7;
+    control.linesLoaded = &loaded;
+    const LogReader::Result first =
+        LogReader::read(five, QStringLiteral("a.log"), 0, 0, false, control);
+    QVERIFY(!first.truncated);
+    QCOMPARE(first.streams.front().lineCount(), 5);
+    const LogReader::Result second =
+        LogReader::read(five, QStringLiteral("b.log"), 1, 1, true, control);
+    QVERIFY(second.ok && second.truncated);
+    int lines = 0;
+    for (const RankLog& log : second.streams)
+        lines += log.lineCount();
+    QCOMPARE(lines, 2);
+    QVERIFY2(second.message.contains(QLatin1String("first 2 of 5 lines")),
+             qPrintable(second.message));
+    QVERIFY(second.message.contains(QLatin1String("a load")));
+    QCOMPARE(qint64(loaded.load()), qint64(7));
+}
+
+void TestLogReader::rankTagBudgets()
+{
+    QByteArray bytes;
+    for (int r = 0; r < 10; ++r)
+        bytes += "[rank" + QByteArray::number(r) + "]:hello from " + QByteArray::number(r) + "\n";
+    bytes += "launcher line\n";
+    LogReader::Control control;
+    control.budget.rankTagsPerFile = 3;
+    const LogReader::Result r =
+        LogReader::read(bytes, QStringLiteral("launcher.log"), 0, std::nullopt, true, control);
+    QVERIFY(r.ok && r.truncated);
+    QVERIFY2(r.message.contains(QLatin1String("7 line(s) tagged with ranks past the budget of 3")),
+             qPrintable(r.message));
+    QList<int> ranks;
+    const RankLog* untagged = nullptr;
+    for (const RankLog& log : r.streams) {
+        if (log.rank)
+            ranks << *log.rank;
+        else
+            untagged = &log;
+    }
+    QCOMPARE(ranks, (QList<int>{0, 1, 2}));
+    QVERIFY(untagged);
+    // The lines past the budget stay whole, tag and all, in the untagged stream.
+    QCOMPARE(untagged->lineCount(), 8);
+    QCOMPARE(untagged->lineBytes(0).toByteArray(), QByteArray("[rank3]:hello from 3"));
+    QCOMPARE(untagged->lineNumber(0), 4);
+    QCOMPARE(untagged->lineBytes(7).toByteArray(), QByteArray("launcher line"));
+
+    // A load's tags are shared by its files.
+    std::atomic<std::int64_t> tags{0};
+    control.budget.rankTagsPerFile = 100;
+    control.budget.rankTagsPerLoad = 12;
+    control.rankTagsLoaded = &tags;
+    const LogReader::Result a =
+        LogReader::read(bytes, QStringLiteral("a.log"), 0, std::nullopt, true, control);
+    QVERIFY(!a.truncated);
+    const LogReader::Result b =
+        LogReader::read(bytes, QStringLiteral("b.log"), 1, std::nullopt, true, control);
+    QVERIFY(b.truncated);
+    QCOMPARE(std::count_if(b.streams.begin(), b.streams.end(),
+                           [](const RankLog& log) { return log.rank.has_value(); }),
+             2);
+}
+
+void TestLogReader::byteBudgetOfAFile()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("big.log"));
+    QByteArray bytes;
+    for (int i = 0; i < 100; ++i)
+        bytes += "line " + QByteArray::number(i).rightJustified(4, '0') + "\n"; // 10 bytes
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes);
+    f.close();
+    LogReader::Control control;
+    control.budget.bytesPerFile = 95;
+    const LogReader::Result r =
+        LogReader::readFile(path, QStringLiteral("big.log"), 0, 0, false, control);
+    QVERIFY(r.ok && r.truncated);
+    QVERIFY2(r.message.contains(QLatin1String("read the first 95 bytes")), qPrintable(r.message));
+    const RankLog& log = r.streams.front();
+    QCOMPARE(log.lineCount(), 10); // 9 whole lines and the head of the tenth
+    QCOMPARE(log.lineBytes(8).toByteArray(), QByteArray("line 0008"));
+    QCOMPARE(log.lineBytes(9).toByteArray(), QByteArray("line "));
 }
 
 QTEST_GUILESS_MAIN(TestLogReader)
