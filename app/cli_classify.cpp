@@ -29,9 +29,10 @@ Json candidateJson(const Candidate& c)
         }
         evidence.push_back(o);
     }
-    return {{"symptom", c.symptom.toStdString()},
-            {"score", std::round(c.score * 1000.0) / 1000.0},
-            {"evidence", evidence}};
+    const auto rounded = [](double v) { return std::round(v * 1000.0) / 1000.0; };
+    return {{"symptom", c.symptom.toStdString()}, {"probability", rounded(c.probability)},
+            {"score", rounded(c.score)},          {"base_rate", rounded(c.baseRate)},
+            {"stage_hint", rounded(c.stageHint)}, {"evidence", evidence}};
 }
 
 } // namespace
@@ -45,9 +46,9 @@ int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStre
                                  QStringLiteral("The report or log; '-' or nothing reads stdin."));
     const QCommandLineOption json(QStringLiteral("json"),
                                   QStringLiteral("Print the rankscope.classification/1 JSON."));
-    const QCommandLineOption top(QStringLiteral("top"),
-                                 QStringLiteral("Show at most N candidates (default 5)."),
-                                 QStringLiteral("N"), QStringLiteral("5"));
+    const QCommandLineOption top(
+        QStringLiteral("top"), QStringLiteral("Show N candidates (default 5; never fewer than 3)."),
+        QStringLiteral("N"), QStringLiteral("5"));
     const QCommandLineOption help(QStringList{QStringLiteral("h"), QStringLiteral("help")},
                                   QStringLiteral("Show this help."));
     parser.addOption(json);
@@ -78,27 +79,45 @@ int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStre
     }
     const QByteArray text = Cli::readInput(file, err);
 
+    const SymptomClassifier& classifier = SymptomClassifier::instance();
     SymptomClassifier::Options options;
     options.maxCandidates = topN;
-    const QList<Candidate> candidates = SymptomClassifier::instance().classify(text, options);
+    const QList<Candidate> candidates = classifier.classify(text, options);
+    const bool unsure = classifier.isUnsure(candidates);
 
     if (parser.isSet(json)) {
         Json list = Json::array();
         for (const Candidate& c : candidates)
             list.push_back(candidateJson(c));
-        const Json doc = {{"schema", "rankscope.classification/1"}, {"candidates", list}};
+        const Json doc = {{"schema", "rankscope.classification/1"},
+                          {"unsure", unsure},
+                          {"unsure_below", classifier.ranking().unsureBelow},
+                          {"candidates", list}};
         out << QString::fromStdString(doc.dump(2)) << "\n";
         return Cli::Success;
     }
     if (candidates.isEmpty()) {
-        out << "No known symptom matched.\n";
+        out << "The input is empty: nothing to classify.\n";
         return Cli::Success;
     }
-    out << QStringLiteral("%1  %2\n")
-               .arg(QStringLiteral("score"), -6)
+    if (unsure)
+        out << QStringLiteral("Unsure: the best candidate is below %1 %; the list is a ranked "
+                              "guess from weak evidence and the study's base rates.\n")
+                   .arg(classifier.ranking().unsureBelow * 100.0, 0, 'f', 0);
+    out << QStringLiteral("%1  %2  %3\n")
+               .arg(QStringLiteral("prob"), -6)
+               .arg(QStringLiteral("evid"), -6)
                .arg(QStringLiteral("symptom"));
     for (const Candidate& c : candidates) {
-        out << QStringLiteral("%1  %2\n").arg(c.score, -6, 'f', 3).arg(c.symptom);
+        out << QStringLiteral("%1  %2  %3\n")
+                   .arg(c.probability, -6, 'f', 3)
+                   .arg(c.score, -6, 'f', 3)
+                   .arg(c.symptom);
+        out << QStringLiteral("        base rate %1 %%2\n")
+                   .arg(c.baseRate * 100.0, 0, 'f', 1)
+                   .arg(c.stageHint > 0.0
+                            ? QStringLiteral(", stage hint %1").arg(c.stageHint, 0, 'f', 2)
+                            : QString());
         for (const CandidateEvidence& e : c.evidence)
             out << QStringLiteral("        line %1 [%2 %3] %4\n")
                        .arg(e.line)

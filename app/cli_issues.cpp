@@ -14,9 +14,13 @@ int runIssuesCommand(const QStringList& arguments, QTextStream& out, QTextStream
     parser.setApplicationDescription(QStringLiteral(
         "The issue corpus: the study's labelled issues and how-to questions plus your imported "
         "reports (database: $RANKSCOPE_DB or the app data folder).\n"
-        "  issues import FILE|DIR   GitHub issue JSON (REST array or gh issue list --json\n"
-        "                           number,title,body,labels,url) or a folder of .md/.txt\n"
-        "  issues search QUERY      full-text search, best match first"));
+        "  issues import FILE|DIR   GitHub issue JSON (one issue as /repos/O/R/issues/N\n"
+        "                           returns it, a REST array, or gh issue list --json\n"
+        "                           number,title,body,labels,url), a .md/.txt report, or a\n"
+        "                           folder of .json/.md/.txt files\n"
+        "  issues search QUERY      full-text search, best match first: every word as a\n"
+        "                           prefix, \"a phrase\" in quotes; when no issue has every\n"
+        "                           word, issues with any of them (the Issues tab's query)"));
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("import or search"));
     parser.addPositionalArgument(QStringLiteral("argument"),
                                  QStringLiteral("The file or folder, or the query."));
@@ -67,6 +71,8 @@ int runIssuesCommand(const QStringList& arguments, QTextStream& out, QTextStream
             return Cli::Unreadable;
         }
         out << "Imported " << n << " issue(s) into " << IssueCorpus::defaultPath() << "\n";
+        for (const QString& skipped : corpus.skipped())
+            err << "rankscope: skipped " << skipped << "\n";
         return Cli::Success;
     }
 
@@ -91,7 +97,13 @@ int runIssuesCommand(const QStringList& arguments, QTextStream& out, QTextStream
         out << QString::fromStdString(doc.dump(2)) << "\n";
         return Cli::Success;
     }
-    if (results.isEmpty()) out << "No issue matched '" << query << "'.\n";
+    if (results.isEmpty()) {
+        out << "No issue matched '" << query << "'.\n";
+        const QStringList related = IssueCorpus::relatedLeaves(query);
+        if (!related.isEmpty())
+            out << "Leaves these words are most likely about: " << related.join(QLatin1String(", "))
+                << "\n";
+    }
     for (const IssueResult& r : results) {
         out << r.link << "  [" << r.source << "]\n";
         if (!r.title.isEmpty()) out << "    " << r.title << "\n";

@@ -1,4 +1,5 @@
 #include "app/cli.h"
+#include "model/kb/signatureset.h"
 #include "model/kb/taxonomy.h"
 
 #include <QCommandLineParser>
@@ -59,6 +60,7 @@ json nodeJson(const Taxonomy& t, const TaxonomyNode& n)
             {"share_of_study", n.studyShare},
             {"share_distributed_specific", n.distributedShare},
             {"frameworks", counts(n.frameworks, "framework")},
+            {"message_frameworks", strings(SignatureSet::builtin().messageFrameworks(n.id))},
             {"fix_patterns", counts(n.fixPatterns, "id")},
             {"example_links", strings(n.exampleLinks)},
             {"description",
@@ -207,6 +209,9 @@ void printNode(const Taxonomy& t, const TaxonomyNode& n, QTextStream& out)
         for (const QString& m : d.messages)
             out << "  " << m << "\n";
     }
+    const QStringList recognised = SignatureSet::builtin().messageFrameworks(n.id);
+    if (!recognised.isEmpty())
+        out << "Messages recognised from: " << recognised.join(QStringLiteral(", ")) << "\n";
     out << "Why: " << d.cause << "\n";
     out << "Not to confuse with: " << d.distinguish << "\n";
     if (!d.seeAlso.isEmpty()) out << "See also: " << d.seeAlso.join(QStringLiteral(", ")) << "\n";

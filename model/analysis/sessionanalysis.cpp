@@ -28,6 +28,7 @@ std::pair<std::string, std::string> symptomOf(const QByteArray& text)
 {
     SymptomClassifier::Options options;
     options.useCues = false;
+    options.ranked = false; // what the lines show, not a guess from base rates
     for (const Candidate& c : SymptomClassifier::instance().classify(text, options))
         if (c.hasRoot)
             for (const CandidateEvidence& e : c.evidence)

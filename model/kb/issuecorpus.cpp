@@ -47,11 +47,23 @@ const QHash<QString, QString>& studyFrameworks()
     return names;
 }
 
-// An imported issue of a framework's own repository is about that framework
-// (github.com/pytorch/pytorch/issues/1 -> PyTorch); anything else is not guessed.
-QStringList frameworksOfLink(const QString& link)
+// The REST API's "url" of an issue (https://api.github.com/repos/O/R/issues/N) as the page a
+// person opens (https://github.com/O/R/issues/N); any other link unchanged.
+QString pageLink(const QString& link)
 {
     const QUrl url(link);
+    const QStringList parts = url.path().split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    if (url.host() != QLatin1String("api.github.com") || parts.size() < 5 ||
+        parts[0] != QLatin1String("repos"))
+        return link;
+    return QStringLiteral("https://github.com/") + parts.mid(1).join(QLatin1Char('/'));
+}
+
+// An imported issue of a framework's own repository is about that framework
+// (github.com/pytorch/pytorch/issues/1 -> PyTorch); anything else is not guessed from the link.
+QStringList frameworksOfLink(const QString& link)
+{
+    const QUrl url(pageLink(link));
     if (url.host() != QLatin1String("github.com")) return {};
     const QStringList parts = url.path().split(QLatin1Char('/'), Qt::SkipEmptyParts);
     if (parts.size() < 2) return {};
@@ -61,6 +73,22 @@ QStringList frameworksOfLink(const QString& link)
         if (it != known.end()) return {*it};
     }
     return {};
+}
+
+// The frameworks a report's link names, else those its text names (the classifier's framework
+// cues: "import torch", "hvd.init()", DeepSpeed and the other PyTorch-based stacks as PyTorch).
+QStringList frameworksOfReport(const QString& link, const QString& text)
+{
+    QStringList out = frameworksOfLink(link);
+    if (!out.isEmpty()) return out;
+    const SignatureSet& set = SignatureSet::builtin();
+    const QByteArray bytes = text.toUtf8();
+    for (const ContextHit& c :
+         set.scanContext(bytes, SignatureSet::lineStartsOf(bytes), set.frameworks()))
+        for (const QString& name : Taxonomy::frameworksOfSource(set.frameworks()[c.cue].target))
+            if (!out.contains(name)) out << name;
+    out.sort();
+    return out;
 }
 
 // The study's sheets as a table (header row dropped), read with the knowledge base's parser.
@@ -135,6 +163,68 @@ bool isTextReport(const QFileInfo& info)
     return suffix == QLatin1String("md") || suffix == QLatin1String("txt");
 }
 
+// One GitHub issue object (REST or `gh issue view --json`); false with *why when it is not one.
+bool issueReport(const nlohmann::json& o, const QString& path, Report* r, QString* why)
+{
+    if (!o.is_object()) {
+        *why = QStringLiteral("an entry is not a JSON object");
+        return false;
+    }
+    r->link = stringMember(o, "html_url");
+    if (r->link.isEmpty()) r->link = pageLink(stringMember(o, "url"));
+    const auto number = o.find("number");
+    if (r->link.isEmpty() && number != o.end() && number->is_number_integer())
+        r->link = QStringLiteral("%1#%2").arg(path).arg(number->get<qint64>());
+    r->title = stringMember(o, "title");
+    r->body = stringMember(o, "body");
+    const auto list = o.find("labels");
+    if (list != o.end() && list->is_array())
+        for (const nlohmann::json& l : *list)
+            r->labels << (l.is_string() ? QString::fromStdString(l.get<std::string>())
+                                        : stringMember(l, "name"));
+    r->labels.removeAll(QString());
+    if (r->link.isEmpty() || (r->title.isEmpty() && r->body.isEmpty())) {
+        *why = QStringLiteral("not a GitHub issue (no html_url/url/number, or neither title nor "
+                              "body)");
+        return false;
+    }
+    return true;
+}
+
+// The issues of a JSON document: one issue object or an array of them.
+bool jsonReports(const QByteArray& utf8, const QString& path, QList<Report>* out, QString* why)
+{
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(utf8.constData(), utf8.constData() + utf8.size());
+    } catch (const nlohmann::json::parse_error& e) {
+        *why = QStringLiteral("not valid JSON (offset %1): %2")
+                   .arg(e.byte)
+                   .arg(QString::fromUtf8(e.what()));
+        return false;
+    }
+    if (doc.is_object()) {
+        Report r;
+        if (!issueReport(doc, path, &r, why)) return false;
+        out->append(r);
+        return true;
+    }
+    if (!doc.is_array()) {
+        *why = QStringLiteral("expected a GitHub issue object or an array of them");
+        return false;
+    }
+    if (doc.empty()) {
+        *why = QStringLiteral("an empty array");
+        return false;
+    }
+    for (const nlohmann::json& o : doc) {
+        Report r;
+        if (!issueReport(o, path, &r, why)) return false;
+        out->append(r);
+    }
+    return true;
+}
+
 // "\n" + column + "\n" holds "\n" + value + "\n": one entry of a newline-joined list.
 constexpr const char* kListHas = "instr(char(10) || %1 || char(10), char(10) || ? || char(10)) > 0";
 
@@ -204,7 +294,7 @@ bool IssueCorpus::open(const QString& path)
         return false;
     }
     if (current > 0) {
-        if (!exec("BEGIN IMMEDIATE") || !migrate(current) || !exec("PRAGMA user_version=2") ||
+        if (!exec("BEGIN IMMEDIATE") || !migrate(current) || !exec("PRAGMA user_version=3") ||
             !exec("COMMIT"))
             return fail(QStringLiteral("upgrade"));
         return true;
@@ -220,7 +310,7 @@ bool IssueCorpus::open(const QString& path)
               "CREATE TABLE candidate(issue_id INTEGER REFERENCES issue(id) ON DELETE CASCADE, "
               "rank INTEGER, symptom TEXT, score REAL);"
               "CREATE VIRTUAL TABLE issue_fts USING fts5(title, body, labels, link);") ||
-        !seed() || !exec("PRAGMA user_version=2") || !exec("COMMIT"))
+        !seed() || !exec("PRAGMA user_version=3") || !exec("COMMIT"))
         return fail(QStringLiteral("create"));
     return true;
 }
@@ -253,7 +343,74 @@ bool IssueCorpus::migrate(int from)
             }
         }
     }
+    // 2 -> 3: the study's issues get titles from their labels (searchable).
+    return from >= 3 || retitleStudy();
+}
+
+bool IssueCorpus::retitleStudy()
+{
+    QList<std::pair<sqlite3_int64, QString>> titles;
+    {
+        Statement rows(m_db, "SELECT i.id, i.link, group_concat(l.leaf, char(10)), "
+                             "group_concat(l.fix_pattern, char(10)) FROM issue i "
+                             "JOIN label l ON l.issue_id = i.id WHERE i.origin = 'study' "
+                             "GROUP BY i.id ORDER BY i.id");
+        while (sqlite3_step(rows.s) == SQLITE_ROW) {
+            QStringList leaves = rows.list(2), fixes = rows.list(3);
+            leaves.removeDuplicates();
+            fixes.removeDuplicates();
+            titles.append(
+                {sqlite3_column_int64(rows.s, 0), studyTitle(rows.text(1), leaves, fixes)});
+        }
+    }
+    for (const auto& [id, title] : std::as_const(titles)) {
+        Statement up(m_db, "UPDATE issue SET title = ?1 WHERE id = ?2");
+        up.bind(1, title);
+        sqlite3_bind_int64(up.s, 2, id);
+        Statement fts(m_db, "UPDATE issue_fts SET title = ?1 WHERE rowid = ?2");
+        fts.bind(1, title);
+        sqlite3_bind_int64(fts.s, 2, id);
+        if (sqlite3_step(up.s) != SQLITE_DONE || sqlite3_step(fts.s) != SQLITE_DONE) {
+            m_error = QString::fromUtf8(sqlite3_errmsg(m_db));
+            return false;
+        }
+    }
     return true;
+}
+
+QString IssueCorpus::shortReference(const QString& link)
+{
+    const QUrl url(link);
+    if (url.isLocalFile()) return QFileInfo(url.toLocalFile()).fileName();
+    const QStringList parts = url.path().split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    // The number is what tells the rows apart; "horovod/horovod #100" would elide it away.
+    if (url.host() == QLatin1String("github.com") && parts.size() >= 4)
+        return parts[0].compare(parts[1], Qt::CaseInsensitive) == 0
+                   ? QStringLiteral("%1 #%2").arg(parts[1], parts[3])
+                   : QStringLiteral("%1/%2 #%3").arg(parts[0], parts[1], parts[3]);
+    if (url.host().endsWith(QLatin1String("stackoverflow.com")) && parts.size() >= 2 &&
+        parts[0] == QLatin1String("questions"))
+        return QStringLiteral("Stack Overflow #%1").arg(parts[1]);
+    return link;
+}
+
+QString IssueCorpus::studyTitle(const QString& link, const QStringList& leaves,
+                                const QStringList& fixLabels)
+{
+    QStringList parts{shortReference(link)};
+    if (!leaves.isEmpty()) parts << leaves.join(QLatin1String(", "));
+    if (!fixLabels.isEmpty()) parts << fixLabels.join(QLatin1String(", "));
+    return parts.join(QStringLiteral(" \u00b7 "));
+}
+
+QStringList IssueCorpus::relatedLeaves(const QString& text, int n)
+{
+    SymptomClassifier::Options options;
+    options.maxCandidates = n;
+    QStringList out;
+    for (const Candidate& c : SymptomClassifier::instance().classify(text.toUtf8(), options))
+        if (out.size() < n) out << c.symptom;
+    return out;
 }
 
 bool IssueCorpus::insertIssue(const QString& link, const QString& title, const QString& body,
@@ -314,7 +471,7 @@ bool IssueCorpus::seed()
     // Fault rows: several rows may share a link (one issue, several labels).
     struct Labelled {
         QString source;
-        QStringList symptoms, fixes, words;
+        QStringList symptoms, fixes, words, leafNames, fixLabels;
         QList<QStringList> rows;
         bool distributed = false;
     };
@@ -336,11 +493,14 @@ bool IssueCorpus::seed()
         for (const QString& fix : taxonomy.fixPatternIdsOfLabel(f[6]))
             if (!l.fixes.contains(fix)) l.fixes << fix;
         l.words << f[3] << f[4] << f[5] << f[6] << symptom;
+        if (!l.leafNames.contains(f[5])) l.leafNames << f[5];
+        if (!l.fixLabels.contains(f[6])) l.fixLabels << f[6];
         l.rows << QStringList{f[3], f[4], f[5], symptom, f[6]};
     }
     for (const QString& link : std::as_const(order)) {
         const Labelled& l = byLink[link];
-        if (!insertIssue(link, {}, {}, l.source, QStringLiteral("study"), l.symptoms, l.fixes,
+        if (!insertIssue(link, studyTitle(link, l.leafNames, l.fixLabels), {}, l.source,
+                         QStringLiteral("study"), l.symptoms, l.fixes,
                          l.words.join(QLatin1Char(' ')), Taxonomy::frameworksOfSource(l.source)))
             return false;
         const sqlite3_int64 id = sqlite3_last_insert_rowid(m_db);
@@ -398,65 +558,39 @@ int IssueCorpus::importPath(const QString& path, const ImportProgress& progress)
         m_error = QStringLiteral("import cancelled, nothing was changed");
         return true;
     };
+    // A file's reports, or false with m_error naming the file and why it holds none.
+    const auto readReports = [&](const QFileInfo& file) {
+        QString text;
+        if (!readUtf8(file.absoluteFilePath(), &text)) return false;
+        if (isTextReport(file)) {
+            reports << textReport(file.absoluteFilePath(), text);
+            return true;
+        }
+        QString why;
+        if (jsonReports(text.toUtf8(), file.filePath(), &reports, &why)) return true;
+        m_error = QStringLiteral("%1: %2").arg(file.filePath(), why);
+        return false;
+    };
+    m_skipped.clear();
     if (info.isDir()) {
         // Links are not followed: they may lead out of the folder.
-        const QFileInfoList files =
-            QDir(path).entryInfoList({QStringLiteral("*.md"), QStringLiteral("*.txt")},
-                                     QDir::Files | QDir::NoSymLinks, QDir::Name);
+        const QFileInfoList files = QDir(path).entryInfoList(
+            {QStringLiteral("*.json"), QStringLiteral("*.md"), QStringLiteral("*.txt")},
+            QDir::Files | QDir::NoSymLinks, QDir::Name);
         for (const QFileInfo& file : files) {
             if (cancelled(0, files.size())) return -1;
-            QString text;
-            if (!readUtf8(file.absoluteFilePath(), &text)) return -1;
-            reports << textReport(file.absoluteFilePath(), text);
+            // One file that is not an issue does not stop the others; each is named once.
+            if (!readReports(file)) m_skipped << m_error;
         }
         if (reports.isEmpty()) {
-            m_error = QStringLiteral("%1 holds no .md or .txt reports").arg(path);
+            m_error = m_skipped.isEmpty()
+                          ? QStringLiteral("%1 holds no .json, .md or .txt reports").arg(path)
+                          : QStringLiteral("%1 holds no issue: %2")
+                                .arg(path, m_skipped.join(QLatin1String("; ")));
             return -1;
         }
-    } else if (isTextReport(info)) {
-        QString text;
-        if (!readUtf8(path, &text)) return -1;
-        reports << textReport(info.absoluteFilePath(), text);
-    } else {
-        QString text;
-        if (!readUtf8(path, &text)) return -1;
-        const QByteArray utf8 = text.toUtf8();
-        nlohmann::json doc;
-        try {
-            doc = nlohmann::json::parse(utf8.constData(), utf8.constData() + utf8.size());
-        } catch (const nlohmann::json::parse_error& e) {
-            m_error = QStringLiteral("%1 is not valid JSON (offset %2): %3")
-                          .arg(path)
-                          .arg(e.byte)
-                          .arg(QString::fromUtf8(e.what()));
-            return -1;
-        }
-        if (!doc.is_array()) {
-            m_error = QStringLiteral("%1: expected a JSON array of GitHub issues").arg(path);
-            return -1;
-        }
-        for (const nlohmann::json& o : doc) {
-            Report r;
-            r.link = stringMember(o, "html_url");
-            if (r.link.isEmpty()) r.link = stringMember(o, "url");
-            const auto number = o.is_object() ? o.find("number") : o.end();
-            if (r.link.isEmpty() && number != o.end() && number->is_number_integer())
-                r.link = QStringLiteral("%1#%2").arg(path).arg(number->get<qint64>());
-            r.title = stringMember(o, "title");
-            r.body = stringMember(o, "body");
-            const auto list = o.is_object() ? o.find("labels") : o.end();
-            if (list != o.end() && list->is_array())
-                for (const nlohmann::json& l : *list)
-                    r.labels << (l.is_string() ? QString::fromStdString(l.get<std::string>())
-                                               : stringMember(l, "name"));
-            r.labels.removeAll(QString());
-            if (r.link.isEmpty() || (r.title.isEmpty() && r.body.isEmpty())) {
-                m_error =
-                    QStringLiteral("%1: an entry lacks a url/number or a title and body").arg(path);
-                return -1;
-            }
-            reports << r;
-        }
+    } else if (!readReports(info)) {
+        return -1;
     }
 
     if (!exec("BEGIN IMMEDIATE")) return -1;
@@ -478,14 +612,14 @@ int IssueCorpus::importPath(const QString& path, const ImportProgress& progress)
         bool ok = insertIssue(
             r.link, r.title, r.body, kImportedSource, QStringLiteral("import"), symptoms, {},
             r.labels.join(QLatin1Char(' ')) + QLatin1Char(' ') + symptoms.join(QLatin1Char(' ')),
-            frameworksOfLink(r.link), r.labels);
+            frameworksOfReport(r.link, r.title + QLatin1Char('\n') + r.body), r.labels);
         const sqlite3_int64 id = sqlite3_last_insert_rowid(m_db);
         for (int i = 0; ok && i < candidates.size(); ++i) {
             Statement c(m_db, "INSERT INTO candidate VALUES(?1, ?2, ?3, ?4)");
             sqlite3_bind_int64(c.s, 1, id);
             sqlite3_bind_int(c.s, 2, i + 1);
             c.bind(3, candidates[i].symptom);
-            sqlite3_bind_double(c.s, 4, candidates[i].score);
+            sqlite3_bind_double(c.s, 4, candidates[i].probability);
             ok = sqlite3_step(c.s) == SQLITE_DONE;
             if (!ok) m_error = QString::fromUtf8(sqlite3_errmsg(m_db));
         }
@@ -496,29 +630,14 @@ int IssueCorpus::importPath(const QString& path, const ImportProgress& progress)
     return int(reports.size());
 }
 
-QList<IssueResult> IssueCorpus::search(const QString& query, int limit)
+QList<IssueResult> IssueCorpus::search(const QString& query, int limit) const
 {
     QList<IssueResult> results;
-    if (!m_db) return results;
-    static const QRegularExpression word(QStringLiteral("[A-Za-z0-9_]+"));
-    QStringList terms;
-    for (auto it = word.globalMatch(query); it.hasNext();)
-        terms << QLatin1Char('"') + it.next().captured() + QLatin1Char('"');
-    if (terms.isEmpty()) return results;
-    // All words first; if nothing has them all, any word (bm25 still ranks the best first).
-    for (const QString& joiner : {QStringLiteral(" "), QStringLiteral(" OR ")}) {
-        Statement s(m_db, "SELECT i.link, i.title, i.source, i.symptoms, i.fix_patterns "
-                          "FROM issue_fts f JOIN issue i ON i.id = f.rowid "
-                          "WHERE issue_fts MATCH ?1 ORDER BY bm25(issue_fts, 4.0, 1.0, 2.0, 1.0) "
-                          "LIMIT ?2");
-        s.bind(1, terms.join(joiner));
-        sqlite3_bind_int(s.s, 2, limit);
-        while (sqlite3_step(s.s) == SQLITE_ROW) {
-            IssueResult r{s.text(0), s.text(1), s.text(2), s.list(3), s.list(4)};
-            results << r;
-        }
-        if (!results.isEmpty() || terms.size() == 1) break;
-    }
+    if (matchExpression(query).isEmpty()) return results; // no word to search for
+    IssueFilter filter;
+    filter.text = query;
+    for (const IssueRecord& r : records(matchingIds(filter).mid(0, limit)))
+        results << IssueResult{r.link, r.title, r.source, r.symptoms, r.fixPatterns};
     return results;
 }
 
@@ -530,13 +649,25 @@ int IssueCorpus::count(const QString& origin) const
     return sqlite3_step(s.s) == SQLITE_ROW ? sqlite3_column_int(s.s, 0) : 0;
 }
 
-QString IssueCorpus::matchExpression(const QString& text)
+QString IssueCorpus::matchExpression(const QString& text, bool anyWord)
 {
+    // A "quoted phrase" stays a phrase (its words in order); other words match as prefixes.
+    static const QRegularExpression token(QStringLiteral("\"([^\"]*)\"|[\\p{L}\\p{N}_]+"));
     static const QRegularExpression word(QStringLiteral("[\\p{L}\\p{N}_]+"));
     QStringList terms;
-    for (auto it = word.globalMatch(text); it.hasNext();)
-        terms << QLatin1Char('"') + it.next().captured() + QLatin1String("\"*");
-    return terms.join(QLatin1Char(' '));
+    for (auto it = token.globalMatch(text); it.hasNext();) {
+        const QRegularExpressionMatch m = it.next();
+        if (m.captured(0).startsWith(QLatin1Char('"'))) {
+            QStringList words;
+            for (auto w = word.globalMatch(m.captured(1)); w.hasNext();)
+                words << w.next().captured();
+            if (!words.isEmpty())
+                terms << QLatin1Char('"') + words.join(QLatin1Char(' ')) + QLatin1Char('"');
+        } else {
+            terms << QLatin1Char('"') + m.captured(0) + QLatin1String("\"*");
+        }
+    }
+    return terms.join(anyWord ? QStringLiteral(" OR ") : QStringLiteral(" "));
 }
 
 QList<qint64> IssueCorpus::matchingIds(const IssueFilter& filter) const
@@ -550,10 +681,6 @@ QList<qint64> IssueCorpus::matchingIds(const IssueFilter& filter) const
         where << QString::fromLatin1(kListHas).arg(QLatin1String(column));
         values << value;
     };
-    if (!match.isEmpty()) {
-        where << QStringLiteral("issue_fts MATCH ?");
-        values << match;
-    }
     if (!filter.framework.isEmpty()) listHas("i.framework", filter.framework);
     if (!filter.source.isEmpty()) {
         where << QStringLiteral("i.source = ?");
@@ -572,10 +699,29 @@ QList<qint64> IssueCorpus::matchingIds(const IssueFilter& filter) const
     else if (filter.distributed == IssueFilter::Distributed::No)
         where << QStringLiteral("i.distributed_specific = 0");
 
+    // Every word first; when no issue has them all, any of them (bm25 ranks the best first).
+    ids = idsMatching(match, where, values);
+    if (ids.isEmpty() && !match.isEmpty()) {
+        const QString any = matchExpression(filter.text, true);
+        if (any != match) ids = idsMatching(any, where, values);
+    }
+    return ids;
+}
+
+QList<qint64> IssueCorpus::idsMatching(const QString& match, const QStringList& where,
+                                       const QStringList& values) const
+{
+    QList<qint64> ids;
+    QStringList conditions = where, bound = values;
+    if (!match.isEmpty()) {
+        conditions.prepend(QStringLiteral("issue_fts MATCH ?"));
+        bound.prepend(match);
+    }
     QString sql = match.isEmpty() ? QStringLiteral("SELECT i.id FROM issue i")
                                   : QStringLiteral("SELECT i.id FROM issue_fts f "
                                                    "JOIN issue i ON i.id = f.rowid");
-    if (!where.isEmpty()) sql += QLatin1String(" WHERE ") + where.join(QLatin1String(" AND "));
+    if (!conditions.isEmpty())
+        sql += QLatin1String(" WHERE ") + conditions.join(QLatin1String(" AND "));
     sql += match.isEmpty() ? QStringLiteral(" ORDER BY i.id")
                            : QStringLiteral(" ORDER BY bm25(issue_fts, 4.0, 1.0, 2.0, 1.0), i.id");
     Statement s(m_db, sql);
@@ -583,8 +729,8 @@ QList<qint64> IssueCorpus::matchingIds(const IssueFilter& filter) const
         m_error = QString::fromUtf8(sqlite3_errmsg(m_db));
         return ids;
     }
-    for (int i = 0; i < values.size(); ++i)
-        s.bind(i + 1, values[i]);
+    for (int i = 0; i < bound.size(); ++i)
+        s.bind(i + 1, bound[i]);
     while (sqlite3_step(s.s) == SQLITE_ROW)
         ids << sqlite3_column_int64(s.s, 0);
     return ids;
@@ -594,7 +740,7 @@ QList<IssueRecord> IssueCorpus::records(const QList<qint64>& ids, const QString&
 {
     QList<IssueRecord> out;
     if (!m_db || ids.isEmpty()) return out;
-    const QString match = matchExpression(text);
+    const QString match = matchExpression(text, true);
     QHash<qint64, IssueRecord> byId;
     for (qsizetype first = 0; first < ids.size(); first += kIdsPerStatement) {
         const QList<qint64> chunk = ids.mid(first, kIdsPerStatement);

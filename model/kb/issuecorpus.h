@@ -74,7 +74,7 @@ struct IssueFacets {
 // on the same file (another thread) sees committed imports.
 class IssueCorpus {
 public:
-    static constexpr int kSchemaVersion = 2;
+    static constexpr int kSchemaVersion = 3;
     static constexpr QChar kSnippetOpen = QChar(0x2);
     static constexpr QChar kSnippetClose = QChar(0x3);
     static inline const QString kHowToStage = QStringLiteral("how-to");
@@ -98,13 +98,18 @@ public:
     QString path() const { return m_path; }
     QString error() const { return m_error; }
 
-    // Imports a GitHub issue JSON array (REST API or `gh issue list --json ...`), or a folder of
-    // .md/.txt reports; classifies each; all or nothing. Returns the number imported, -1 on error
-    // or when `progress` cancelled (error() says which).
+    // Imports GitHub issues: one issue object (REST /repos/O/R/issues/N), an array of them
+    // (REST list or `gh issue list --json ...`), a .md/.txt report, or a folder of .json, .md and
+    // .txt files; classifies each; all or nothing. Returns the number imported, -1 on error or
+    // when `progress` cancelled (error() says which). A file of a folder that holds no issue is
+    // skipped with one line in skipped() naming it and saying why.
     int importPath(const QString& path, const ImportProgress& progress = {});
+    // The files the last importPath() skipped, "file: reason" each.
+    QStringList skipped() const { return m_skipped; }
 
-    // Full-text search over titles, bodies, labels and link words; best match first.
-    QList<IssueResult> search(const QString& query, int limit = 20);
+    // Full-text search over titles, bodies, labels and link words; best match first. The same
+    // query as matchingIds() with only a text (the Issues tab runs that one).
+    QList<IssueResult> search(const QString& query, int limit = 20) const;
 
     int count(const QString& origin) const; // "study", "howto" or "import"
 
@@ -117,14 +122,27 @@ public:
     std::optional<IssueRecord> record(qint64 id, const QString& text = {}) const;
     IssueFacets facets() const;
 
-    // The FTS5 query of a search text (every word required, as a prefix); empty when it has no
-    // word.
-    static QString matchExpression(const QString& text);
+    // The FTS5 query of a search text: every word required, as a prefix, and a "quoted phrase"
+    // as that phrase; with `anyWord`, any of them suffices. Empty when it has no word.
+    static QString matchExpression(const QString& text, bool anyWord = false);
+    // "keras-team/keras #12" for a GitHub link ("horovod #100" when owner and repository share
+    // the name), "Stack Overflow #N", the file name for a local report, else the link.
+    static QString shortReference(const QString& link);
+    // A study issue's title from its labels: "horovod #6 · hang · fix batch size/data partition".
+    static QString studyTitle(const QString& link, const QStringList& leaves,
+                              const QStringList& fixLabels);
+    // The leaves a search text is most likely about (the symptom classifier's ranking): what the
+    // Issues tab and the CLI suggest when nothing matched.
+    static QStringList relatedLeaves(const QString& text, int n = 3);
 
 private:
     bool exec(const char* sql);
     bool seed();
     bool migrate(int from);
+    bool retitleStudy();
+    // Ids of every issue matching the conditions and this MATCH expression, best match first.
+    QList<qint64> idsMatching(const QString& match, const QStringList& where,
+                              const QStringList& values) const;
     bool insertIssue(const QString& link, const QString& title, const QString& body,
                      const QString& source, const QString& origin, const QStringList& symptoms,
                      const QStringList& fixes, const QString& labels, const QStringList& frameworks,
@@ -133,6 +151,7 @@ private:
     sqlite3* m_db = nullptr;
     QString m_path;
     mutable QString m_error;
+    QStringList m_skipped;
 };
 
 } // namespace rankscope

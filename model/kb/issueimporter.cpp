@@ -11,6 +11,7 @@ struct IssueImporter::Outcome {
     int imported = -1;
     bool cancelled = false;
     QString error;
+    QStringList skipped;
 };
 
 IssueImporter::IssueImporter(QObject* parent) : QObject(parent)
@@ -48,6 +49,7 @@ bool IssueImporter::start(const QString& databasePath, const QString& sourcePath
             });
             outcome->cancelled = outcome->imported < 0 && promise.isCanceled();
             if (outcome->imported < 0) outcome->error = corpus.error();
+            outcome->skipped = corpus.skipped();
         }));
     return true;
 }
@@ -79,7 +81,7 @@ void IssueImporter::onFinished()
     else if (outcome->imported < 0)
         Q_EMIT failed(outcome->error);
     else
-        Q_EMIT finished(outcome->imported);
+        Q_EMIT finished(outcome->imported, outcome->skipped);
 }
 
 } // namespace rankscope

@@ -3,6 +3,7 @@
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <memory>
 
 namespace rankscope {
@@ -25,7 +26,8 @@ public:
 
 Q_SIGNALS:
     void progressChanged(int done, int total);
-    void finished(int imported);
+    // `skipped`: the files of a folder that held no issue, "file: reason" each.
+    void finished(int imported, const QStringList& skipped);
     void failed(const QString& reason);
     void canceled();
 

@@ -158,8 +158,8 @@ SignatureSet SignatureSet::fromJson(const QByteArray& signaturesJson, const QByt
     if (!parseRules(cues.value(QLatin1String("cues")).toArray(), true)) return {};
     if (!parseContext(cues.value(QLatin1String("stages")).toArray(), QStringLiteral("stage"),
                       set.m_stages, error) ||
-        !parseContext(cues.value(QLatin1String("frameworks")).toArray(), QStringLiteral("id"),
-                      set.m_frameworks, error))
+        !parseContext(cues.value(QLatin1String("frameworks")).toArray(),
+                      QStringLiteral("framework"), set.m_frameworks, error))
         return {};
     const QJsonObject remap = cues.value(QLatin1String("stage_remap")).toObject();
     for (auto it = remap.begin(); it != remap.end(); ++it) {
@@ -211,6 +211,33 @@ QStringList SignatureSet::remapTargets() const
     for (const QHash<QString, QString>& m : m_remap)
         for (const QString& target : m)
             if (!out.contains(target)) out.append(target);
+    return out;
+}
+
+QStringList SignatureSet::messageFrameworks(const QString& symptom) const
+{
+    static const QHash<QString, QString> names{
+        {QStringLiteral("pytorch"), QStringLiteral("PyTorch")},
+        {QStringLiteral("horovod"), QStringLiteral("Horovod")},
+        {QStringLiteral("tensorflow"), QStringLiteral("TensorFlow")},
+        {QStringLiteral("keras"), QStringLiteral("Keras")},
+        {QStringLiteral("deepspeed"), QStringLiteral("DeepSpeed")},
+        {QStringLiteral("megatron"), QStringLiteral("Megatron-LM")},
+        {QStringLiteral("fsdp"), QStringLiteral("FSDP/FSDP2")},
+        {QStringLiteral("torchrun"), QStringLiteral("torchrun/elastic")},
+        {QStringLiteral("accelerate"), QStringLiteral("accelerate")},
+        {QStringLiteral("colossalai"), QStringLiteral("Colossal-AI")},
+        {QStringLiteral("nccl"), QStringLiteral("NCCL")}};
+    QStringList out;
+    for (const Signature& s : m_signatures) {
+        if (s.symptom != symptom || s.role == SignatureRole::Cue) continue;
+        for (const QString& f : s.frameworks) {
+            if (f == QLatin1String("any")) continue;
+            const QString name = names.value(f, f);
+            if (!out.contains(name)) out << name;
+        }
+    }
+    out.sort(Qt::CaseInsensitive);
     return out;
 }
 

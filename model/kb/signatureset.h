@@ -52,6 +52,9 @@ public:
     QString remap(const QString& stage, const QString& symptom) const;
     // Every leaf some remap can lead to.
     QStringList remapTargets() const;
+    // The frameworks and libraries whose messages the log signatures of `symptom` recognise
+    // (display names, sorted: "DeepSpeed", "NCCL", "PyTorch"…); prose cues and "any" left out.
+    QStringList messageFrameworks(const QString& symptom) const;
 
     // Removes advice text ("run with NCCL_DEBUG=INFO for details", "CUDA_LAUNCH_BLOCKING=1")
     // so that it never counts as the error it mentions.

@@ -2,6 +2,9 @@
 
 #include "model/kb/taxonomy.h"
 
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSet>
 #include <algorithm>
 #include <cmath>
@@ -18,7 +21,7 @@ constexpr double kCascadeWithRootFactor = 0.5;
 constexpr double kForeignFrameworkFactor = 0.6;
 // Issue titles state the symptom the reporter sees.
 constexpr double kTitleCueFactor = 1.4;
-// The prior only breaks ties: the largest leaf share (~0.13) moves a score by ~0.001.
+// Unranked, the prior only breaks ties: the largest leaf share (~0.13) moves a score by ~0.001.
 constexpr double kPriorFactor = 0.01;
 // CandidateEvidence quotes a line, not a minified blob.
 constexpr qsizetype kEvidenceChars = 300;
@@ -63,14 +66,87 @@ void add(Accumulator& acc, const CandidateEvidence& e)
 
 } // namespace
 
-SymptomClassifier::SymptomClassifier(SignatureSet signatures)
-    : m_set(std::move(signatures)), m_prior(studyPriors())
-{}
+bool RankerParameters::fromJson(const QByteArray& json, RankerParameters* out, QString* error)
+{
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
+    if (!doc.isObject()) {
+        *error = QStringLiteral("ranker parameters: %1").arg(parseError.errorString());
+        return false;
+    }
+    const QJsonObject o = doc.object();
+    RankerParameters r;
+    const auto number = [&](const char* key, double* value, double low, double high) {
+        const QJsonValue v = o.value(QLatin1String(key));
+        if (v.isUndefined()) return true;
+        if (!v.isDouble() || v.toDouble() < low || v.toDouble() > high) {
+            *error = QStringLiteral("ranker parameters: %1 must be a number in [%2, %3]")
+                         .arg(QLatin1String(key))
+                         .arg(low)
+                         .arg(high);
+            return false;
+        }
+        *value = v.toDouble();
+        return true;
+    };
+    double minCandidates = r.minCandidates;
+    if (!number("evidence_scale", &r.evidenceScale, 0.0, 100.0) ||
+        !number("stage_scale", &r.stageScale, 0.0, 100.0) ||
+        !number("prior_weight", &r.priorWeight, 0.0, 10.0) ||
+        !number("prior_smoothing", &r.priorSmoothing, 0.0, 1e6) ||
+        !number("unsure_below", &r.unsureBelow, 0.0, 1.0) ||
+        !number("min_candidates", &minCandidates, 1.0, 38.0))
+        return false;
+    r.minCandidates = int(minCandidates);
+    *out = r;
+    return true;
+}
+
+SymptomClassifier::SymptomClassifier(SignatureSet signatures, RankerParameters ranking)
+    : m_set(std::move(signatures)), m_ranking(ranking), m_prior(studyPriors())
+{
+    const Taxonomy& taxonomy = Taxonomy::instance();
+    for (const QString& leaf : taxonomy.leaves())
+        for (const KeyCount& f : taxonomy.node(leaf)->frameworks) {
+            m_frameworkRows[f.key.toLower()][leaf] += f.count;
+            m_frameworkTotal[f.key.toLower()] += f.count;
+        }
+}
 
 const SymptomClassifier& SymptomClassifier::instance()
 {
-    static const SymptomClassifier classifier(SignatureSet::builtin());
+    static const SymptomClassifier classifier = [] {
+        RankerParameters ranking;
+        QFile f(QStringLiteral(":/taxonomy/ranker.json"));
+        QString error;
+        if (!f.open(QIODevice::ReadOnly) ||
+            !RankerParameters::fromJson(f.readAll(), &ranking, &error))
+            qWarning("rankscope: built-in ranker parameters unusable (%s), using defaults",
+                     qPrintable(error.isEmpty() ? f.errorString() : error));
+        return SymptomClassifier(SignatureSet::builtin(), ranking);
+    }();
     return classifier;
+}
+
+double SymptomClassifier::baseRate(const QString& symptom, const QSet<QString>& frameworks) const
+{
+    // The mean over the report's frameworks of each one's smoothed leaf share.
+    const double overall = prior(symptom);
+    double sum = 0.0;
+    int known = 0;
+    for (const QString& f : frameworks) {
+        const auto total = m_frameworkTotal.constFind(f);
+        if (total == m_frameworkTotal.constEnd()) continue;
+        const double rows = m_frameworkRows.value(f).value(symptom);
+        sum += (rows + m_ranking.priorSmoothing * overall) / (*total + m_ranking.priorSmoothing);
+        ++known;
+    }
+    return known ? sum / known : overall;
+}
+
+bool SymptomClassifier::isUnsure(const QList<Candidate>& ranked) const
+{
+    return ranked.isEmpty() || ranked.first().probability < m_ranking.unsureBelow;
 }
 
 QList<Candidate> SymptomClassifier::classify(const QByteArray& text, const Options& options) const
@@ -85,7 +161,7 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
     const QList<qsizetype> starts =
         lineStarts.isEmpty() ? SignatureSet::lineStartsOf(text) : lineStarts;
     const QList<SignatureHit> hits = m_set.scan(text, starts, options.useCues);
-    if (hits.isEmpty()) return {};
+    if (hits.isEmpty() && (!options.ranked || text.trimmed().isEmpty())) return {};
 
     QSet<QString> frameworks;
     QHash<QString, double> stageMiss; // stage -> product of (1 - w) over its context lines
@@ -169,11 +245,11 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
     }
 
     QList<Candidate> out;
-    for (auto it = score.begin(); it != score.end(); ++it) {
+    const auto addCandidate = [&](const QString& symptom, double evidence) {
         Candidate c;
-        c.symptom = it.key();
-        c.score = std::clamp(it.value() + kPriorFactor * prior(it.key()), 0.0, 1.0);
-        const Accumulator& acc = bySymptom[it.key()];
+        c.symptom = symptom;
+        c.score = std::clamp(evidence, 0.0, 1.0);
+        const Accumulator& acc = bySymptom.value(symptom);
         c.hasRoot = acc.hasRoot;
         c.evidence = acc.evidence;
         std::stable_sort(c.evidence.begin(), c.evidence.end(),
@@ -190,12 +266,50 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
             }
         c.evidence = kept;
         out.append(c);
+    };
+
+    if (!options.ranked) {
+        for (auto it = score.begin(); it != score.end(); ++it)
+            addCandidate(it.key(), it.value() + kPriorFactor * prior(it.key()));
+        std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
+            if (a.score != b.score) return a.score > b.score;
+            return a.symptom < b.symptom;
+        });
+        if (out.size() > options.maxCandidates) out.resize(options.maxCandidates);
+        return out;
+    }
+
+    // Every leaf competes: base rate, evidence and stage hint as logits, then a softmax.
+    const Taxonomy& taxonomy = Taxonomy::instance();
+    QHash<QString, double> stageHint;
+    for (auto it = stageMiss.begin(); it != stageMiss.end(); ++it)
+        stageHint[it.key()] = 1.0 - it.value();
+    QList<std::pair<QString, double>> logits;
+    double maxLogit = -1e300;
+    for (const QString& leaf : taxonomy.leaves()) {
+        const double base = std::max(baseRate(leaf, frameworks), 1e-6);
+        const double logit = m_ranking.priorWeight * std::log(base) +
+                             m_ranking.evidenceScale * score.value(leaf) +
+                             m_ranking.stageScale * stageHint.value(stageOf(leaf));
+        logits.append({leaf, logit});
+        maxLogit = std::max(maxLogit, logit);
+    }
+    double sum = 0.0;
+    for (auto& [leaf, logit] : logits)
+        sum += std::exp(logit - maxLogit);
+    for (const auto& [leaf, logit] : std::as_const(logits)) {
+        addCandidate(leaf, score.value(leaf));
+        Candidate& c = out.last();
+        c.probability = std::exp(logit - maxLogit) / sum;
+        c.baseRate = baseRate(leaf, frameworks);
+        c.stageHint = stageHint.value(stageOf(leaf));
     }
     std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
-        if (a.score != b.score) return a.score > b.score;
+        if (a.probability != b.probability) return a.probability > b.probability;
         return a.symptom < b.symptom;
     });
-    if (out.size() > options.maxCandidates) out.resize(options.maxCandidates);
+    const qsizetype keep = std::max(options.maxCandidates, m_ranking.minCandidates);
+    if (out.size() > keep) out.resize(keep);
     return out;
 }
 

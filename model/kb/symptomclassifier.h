@@ -5,6 +5,7 @@
 #include <QByteArray>
 #include <QHash>
 #include <QList>
+#include <QSet>
 #include <QString>
 
 namespace rankscope {
@@ -20,25 +21,54 @@ struct CandidateEvidence {
 };
 
 struct Candidate {
-    QString symptom;      // taxonomy leaf id
-    double score = 0.0;   // 0..1
+    QString symptom;    // taxonomy leaf id
+    double score = 0.0; // 0..1, the strength of the evidence alone (0 when there is none)
+    // Ranked classification only: the calibrated probability that this is the report's leaf
+    // (candidates of one text sum to at most 1), the study's base rate it started from (given
+    // the report's frameworks) and the confidence of the stage hint for the leaf's stage.
+    double probability = 0.0;
+    double baseRate = 0.0;
+    double stageHint = 0.0;
     bool hasRoot = false; // at least one root signature (not only cascade lines or prose cues)
     QList<CandidateEvidence> evidence; // strongest first
 };
 
+// How the ranked classification weighs its parts (taxonomy/ranker.json; see SymptomClassifier).
+struct RankerParameters {
+    double evidenceScale = 4.0;
+    double stageScale = 1.0;
+    double priorWeight = 1.0;
+    // Pseudo-rows of the overall leaf shares mixed into a framework's own leaf counts.
+    double priorSmoothing = 10.0;
+    double unsureBelow = 0.35;
+    int minCandidates = 3;
+    // Parses taxonomy/ranker.json; missing keys keep their defaults. False with *error on
+    // malformed JSON or out-of-range values.
+    static bool fromJson(const QByteArray& json, RankerParameters* out, QString* error);
+};
+
 // Ranks the study's leaf symptoms for an issue report (prose plus pasted logs) or a rank's log.
-// Signature hits and prose cues combine by noisy-or per symptom; cascade lines are down-weighted
-// (and more so when a root line exists); the report's stage (setup, preparation, training) moves
-// a symptom to that stage's leaf; the study's leaf frequencies only break ties.
+// Signature hits and prose cues combine by noisy-or per symptom into an evidence score; cascade
+// lines are down-weighted (and more so when a root line exists); the report's stage (setup,
+// preparation, training) moves a symptom to that stage's leaf.
+//
+// A ranked classification (the default) then scores every leaf of the taxonomy as
+//   logit = priorWeight * log(base rate | frameworks) + evidenceScale * evidence
+//           + stageScale * stage hint
+// and turns the logits into probabilities (softmax), so any non-empty text gets at least
+// minCandidates candidates; below unsureBelow the top one is a guess (isUnsure()). The
+// parameters are data (taxonomy/ranker.json), fitted by scripts/ranker.py from labelled reports.
+// Unranked (log analysis) returns only leaves with evidence, by evidence score.
 class SymptomClassifier {
 public:
     struct Options {
         bool useCues = true; // prose cues and stage context; off for pure log files
+        bool ranked = true;  // every leaf by probability; off: only leaves with evidence
         int maxEvidence = 5; // per candidate
         int maxCandidates = 10;
     };
 
-    explicit SymptomClassifier(SignatureSet signatures);
+    explicit SymptomClassifier(SignatureSet signatures, RankerParameters ranking = {});
     // The classifier over the built-in signature data, created once.
     static const SymptomClassifier& instance();
 
@@ -50,12 +80,21 @@ public:
                                    const Options& options) const;
 
     const SignatureSet& signatures() const { return m_set; }
+    const RankerParameters& ranking() const { return m_ranking; }
     // Share of the study's fault rows per leaf id (derived from the CSV at construction).
     double prior(const QString& symptom) const { return m_prior.value(symptom); }
+    // The leaf's base rate among the study's reports of these frameworks (lower-case names as
+    // the framework cues name them); the overall share when none of them is in the study.
+    double baseRate(const QString& symptom, const QSet<QString>& frameworks) const;
+    // True when a ranked classification's best candidate is below the confidence threshold.
+    bool isUnsure(const QList<Candidate>& ranked) const;
 
 private:
     SignatureSet m_set;
+    RankerParameters m_ranking;
     QHash<QString, double> m_prior;
+    QHash<QString, QHash<QString, int>> m_frameworkRows; // framework -> leaf -> fault rows
+    QHash<QString, int> m_frameworkTotal;                // framework -> fault rows
 };
 
 } // namespace rankscope

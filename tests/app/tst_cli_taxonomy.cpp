@@ -151,6 +151,9 @@ void TestCliTaxonomy::node()
     QVERIFY(text.out.contains("21 fault rows"));
     QVERIFY(text.out.contains("Typical messages:"));
     QVERIFY(text.out.contains("CUDA out of memory"));
+    // The frameworks whose messages the leaf's log signatures recognise.
+    QVERIFY(text.out.contains("Messages recognised from: "));
+    QVERIFY(text.out.contains("NCCL"));
     const CliRun json = runCli({QStringLiteral("taxonomy"), QStringLiteral("--node"),
                                 QStringLiteral("communication-setup"), QStringLiteral("--json")});
     QCOMPARE(json.exitCode, 0);
@@ -159,6 +162,15 @@ void TestCliTaxonomy::node()
              QStringLiteral("rankscope.taxonomy-node/1"));
     QCOMPARE(doc.value(QLatin1String("count")).toInt(), 133);
     QCOMPARE(doc.value(QLatin1String("children")).toArray().size(), 3);
+    QStringList setupFrameworks;
+    for (const QJsonValue& child : doc.value(QLatin1String("children")).toArray())
+        if (child[QLatin1String("id")].toString() ==
+            QLatin1String("communication-setup/setup-failure"))
+            for (const QJsonValue& f : child[QLatin1String("message_frameworks")].toArray())
+                setupFrameworks << f.toString();
+    for (const char* f :
+         {"Horovod", "Megatron-LM", "NCCL", "PyTorch", "TensorFlow", "torchrun/elastic"})
+        QVERIFY2(setupFrameworks.contains(QLatin1String(f)), f);
 }
 
 void TestCliTaxonomy::badUsageExitsTwo_data()

@@ -10,6 +10,7 @@
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUrl>
 #include <sqlite3.h>
 
 using namespace rankscope;
@@ -35,6 +36,11 @@ private Q_SLOTS:
     void recordHoldsTheDetails();
     void importReportsProgressAndCancels();
     void importsOneTextReport();
+    void importsWhatPeopleHave();
+    void studyRowsHaveReadableTitles();
+    void searchIsTheTablesQuery_data();
+    void searchIsTheTablesQuery();
+    void matchExpressionKeepsPhrases();
     void migratesSchemaOne();
     void newerSchemaIsRefused();
 };
@@ -131,7 +137,8 @@ void TestIssueCorpus::failedImportChangesNothing_data()
     QTest::addRow("malformed-json")
         << QStringLiteral("malformed") << QStringLiteral("not valid JSON");
     QTest::addRow("not-utf8-in-folder") << QStringLiteral("latin1") << QStringLiteral("not UTF-8");
-    QTest::addRow("json-object") << QStringLiteral("object") << QStringLiteral("JSON array");
+    QTest::addRow("json-object") << QStringLiteral("object")
+                                 << QStringLiteral("not a GitHub issue");
 }
 
 void TestIssueCorpus::failedImportChangesNothing()
@@ -143,12 +150,9 @@ void TestIssueCorpus::failedImportChangesNothing()
     QVERIFY(corpus.open(dir.filePath(QStringLiteral("db.sqlite"))));
     QString path = importData("malformed.json");
     if (kind == QLatin1String("latin1")) {
+        // A folder whose only report is unreadable holds no issue.
         path = dir.filePath(QStringLiteral("reports"));
         QDir().mkpath(path);
-        QFile good(path + QStringLiteral("/a.md"));
-        QVERIFY(good.open(QIODevice::WriteOnly));
-        good.write("Training hangs\nSegmentation fault\n");
-        good.close();
         QFile bad(path + QStringLiteral("/b.txt"));
         QVERIFY(bad.open(QIODevice::WriteOnly));
         bad.write("Caf\xe9 training crashes\n");
@@ -288,7 +292,8 @@ void TestIssueCorpus::recordHoldsTheDetails()
     QVERIFY(r->body.contains(QLatin1String("Watchdog caught collective operation timeout")));
     QVERIFY(!r->candidates.isEmpty());
     QCOMPARE(r->candidates.first().symptom, r->symptoms.first());
-    QVERIFY(r->frameworks.isEmpty()); // example/trainer is no framework's own repository
+    // example/trainer is no framework's own repository; its text is PyTorch's (ProcessGroupNCCL).
+    QCOMPARE(r->frameworks, QStringList{QStringLiteral("PyTorch")});
     QVERIFY(!r->distributedSpecific);
     QVERIFY(r->snippet.contains(IssueCorpus::kSnippetOpen + QStringLiteral("allreduce"),
                                 Qt::CaseInsensitive));
@@ -346,6 +351,146 @@ void TestIssueCorpus::importsOneTextReport()
     const QList<IssueResult> found = corpus.search(QStringLiteral("segfault"));
     QVERIFY(!found.isEmpty());
     QVERIFY(found.first().link.endsWith(QLatin1String("horovod-segfault.md")));
+}
+
+static void writeFile(const QString& path, const QByteArray& bytes)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes);
+}
+
+// One issue object as /repos/O/R/issues/N returns it (its "url" the API's, its "html_url" the
+// page), an array, Markdown and text, one file that is no issue; the framework from the
+// repository, else from the text.
+void TestIssueCorpus::importsWhatPeopleHave()
+{
+    QTemporaryDir dir;
+    IssueCorpus corpus;
+    QVERIFY(corpus.open(dir.filePath(QStringLiteral("db.sqlite"))));
+    const QString one = dir.filePath(QStringLiteral("one.json"));
+    writeFile(one, R"({"url": "https://api.github.com/repos/pytorch/pytorch/issues/4242",
+        "html_url": "https://github.com/pytorch/pytorch/issues/4242", "number": 4242,
+        "title": "DDP hangs at the first allreduce", "body": null,
+        "labels": [{"name": "oncall: distributed"}]})");
+    QCOMPARE(corpus.importPath(one), 1);
+    QVERIFY(corpus.skipped().isEmpty());
+    IssueFilter byText;
+    byText.text = QStringLiteral("first allreduce");
+    std::optional<IssueRecord> r = corpus.record(corpus.matchingIds(byText).value(0));
+    QVERIFY(r);
+    QCOMPARE(r->link, QStringLiteral("https://github.com/pytorch/pytorch/issues/4242"));
+    QCOMPARE(r->frameworks, QStringList{QStringLiteral("PyTorch")});
+    QCOMPARE(r->labels, QStringList{QStringLiteral("oncall: distributed")});
+
+    const QString folder = dir.filePath(QStringLiteral("reports"));
+    QDir().mkpath(folder);
+    // Only the API's url: the page link is derived from it.
+    writeFile(folder + QStringLiteral("/api.json"),
+              R"({"url": "https://api.github.com/repos/horovod/horovod/issues/77",
+                  "number": 77, "title": "hvd.init() fails", "body": "mpirun exits"})");
+    writeFile(folder + QStringLiteral("/list.json"),
+              R"([{"html_url": "https://github.com/acme/trainer/issues/1", "title": "a",
+                   "body": "horovodrun -np 2 python train.py\nhvd.init() fails"},
+                  {"html_url": "https://github.com/acme/trainer/issues/2", "title": "b",
+                   "body": "deepspeed --num_gpus 8 train.py"}])");
+    writeFile(folder + QStringLiteral("/report.md"), "# Loss is NaN\nWith tf.distribute.\n");
+    writeFile(folder + QStringLiteral("/notes.txt"), "plain words, no framework\n");
+    writeFile(folder + QStringLiteral("/config.json"), R"({"lr": 0.1})");
+    QCOMPARE(corpus.importPath(folder), 5);
+    QCOMPARE(corpus.skipped().size(), 1);
+    QVERIFY2(corpus.skipped().first().contains(QLatin1String("config.json")) &&
+                 corpus.skipped().first().contains(QLatin1String("not a GitHub issue")),
+             qPrintable(corpus.skipped().first()));
+    QHash<QString, QStringList> frameworks;
+    IssueFilter imported;
+    imported.source = IssueCorpus::kImportedSource;
+    for (const IssueRecord& rec : corpus.records(corpus.matchingIds(imported)))
+        frameworks.insert(rec.link.section(QLatin1Char('/'), -1), rec.frameworks);
+    QCOMPARE(frameworks.value(QStringLiteral("77")), QStringList{QStringLiteral("Horovod")});
+    QCOMPARE(frameworks.value(QStringLiteral("1")), QStringList{QStringLiteral("Horovod")});
+    QCOMPARE(frameworks.value(QStringLiteral("2")), QStringList{QStringLiteral("PyTorch")});
+    QCOMPARE(frameworks.value(QStringLiteral("report.md")),
+             QStringList{QStringLiteral("TensorFlow")});
+    QVERIFY(frameworks.value(QStringLiteral("notes.txt")).isEmpty());
+    QVERIFY(frameworks.contains(QStringLiteral("77")));
+}
+
+// "horovod #100 · hang · fix batch size/data partition", built here from the sheet.
+void TestIssueCorpus::studyRowsHaveReadableTitles()
+{
+    QTemporaryDir dir;
+    IssueCorpus corpus;
+    QVERIFY(corpus.open(dir.filePath(QStringLiteral("db.sqlite"))));
+    QFile csv(QStringLiteral(":/taxonomy/tosem23_faults.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const CsvTable sheet = CsvTable::parse(csv.readAll());
+    QHash<QString, QPair<QStringList, QStringList>> labels; // link -> leaves, fixes
+    for (qsizetype i = 0; i < sheet.rowCount(); ++i) {
+        const QStringList& f = sheet.row(i);
+        auto& [leaves, fixes] = labels[f[1]];
+        if (!leaves.contains(f[5])) leaves << f[5];
+        if (!fixes.contains(f[6])) fixes << f[6];
+    }
+    IssueFilter study;
+    study.stage = QStringLiteral("training-and-evaluation");
+    int checked = 0;
+    for (const IssueRecord& r : corpus.records(corpus.matchingIds(study))) {
+        if (r.origin != QLatin1String("study")) continue;
+        const auto& [leaves, fixes] = labels.value(r.link);
+        const QStringList path = QUrl(r.link).path().split(QLatin1Char('/'), Qt::SkipEmptyParts);
+        QVERIFY2(r.title.contains(QLatin1Char('#') + path.value(3)), qPrintable(r.title));
+        for (const QString& leaf : leaves)
+            QVERIFY2(r.title.contains(leaf), qPrintable(r.title));
+        for (const QString& fix : fixes)
+            QVERIFY2(r.title.contains(fix), qPrintable(r.title));
+        ++checked;
+    }
+    QVERIFY(checked > 300);
+    const QList<IssueResult> found =
+        corpus.search(QStringLiteral("horovod \"fix batch size\" hang"), 1000);
+    QStringList links;
+    for (const IssueResult& r : found)
+        links << r.link;
+    QVERIFY(links.contains(QStringLiteral("https://github.com/horovod/horovod/issues/100")));
+    QCOMPARE(found.first().title.section(QStringLiteral(" \u00b7 "), 0, 0),
+             IssueCorpus::shortReference(found.first().link));
+}
+
+void TestIssueCorpus::searchIsTheTablesQuery_data()
+{
+    QTest::addColumn<QString>("query");
+    for (const char* q : {"NCCL timeout", "nccl", "watchdog", "hang", "\"hang and timeout\"",
+                          "horovod #6", "setup fail", "zzzz qqqq"})
+        QTest::addRow("%s", q) << QString::fromLatin1(q);
+}
+
+// The CLI's search and the Issues tab's table run one query: the same issues, the same order.
+void TestIssueCorpus::searchIsTheTablesQuery()
+{
+    QFETCH(QString, query);
+    QTemporaryDir dir;
+    IssueCorpus corpus;
+    QVERIFY(corpus.open(dir.filePath(QStringLiteral("db.sqlite"))));
+    QStringList cli, table;
+    for (const IssueResult& r : corpus.search(query, 100000))
+        cli << r.link;
+    IssueFilter filter;
+    filter.text = query;
+    for (const IssueRecord& r : corpus.records(corpus.matchingIds(filter)))
+        table << r.link;
+    QCOMPARE(cli, table);
+    if (query == QLatin1String("NCCL timeout")) QVERIFY(!cli.isEmpty()); // "timeout" matches
+    if (cli.isEmpty()) QCOMPARE(IssueCorpus::relatedLeaves(query).size(), 3);
+}
+
+void TestIssueCorpus::matchExpressionKeepsPhrases()
+{
+    QCOMPARE(IssueCorpus::matchExpression(QStringLiteral("\"hang and timeout\" nccl")),
+             QStringLiteral("\"hang and timeout\" \"nccl\"*"));
+    QCOMPARE(IssueCorpus::matchExpression(QStringLiteral("nccl watch"), true),
+             QStringLiteral("\"nccl\"* OR \"watch\"*"));
+    QVERIFY(IssueCorpus::matchExpression(QStringLiteral("\"\" ...")).isEmpty());
 }
 
 void TestIssueCorpus::migratesSchemaOne()

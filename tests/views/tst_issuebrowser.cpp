@@ -55,6 +55,8 @@ private Q_SLOTS:
     void filterChangeKeepsTheOrder();
     void reimportedReportIsOrderedByItsNewTitle();
     void noMatchSaysWhy();
+    void searchFindsWhatTheCliFinds_data();
+    void searchFindsWhatTheCliFinds();
     void detailShowsTheIssueAndLinksItsLeaf();
     void classifyBoxRanksTheKnownSymptom_data();
     void classifyBoxRanksTheKnownSymptom();
@@ -266,7 +268,7 @@ void TestIssueBrowser::shortReference()
 {
     QFETCH(QString, link);
     QFETCH(QString, shown);
-    QCOMPARE(IssueTableModel::shortReference(link), shown);
+    QCOMPARE(IssueCorpus::shortReference(link), shown);
 }
 
 // Every column is wide enough for its title and the sort arrow; the Issue column for the
@@ -500,7 +502,9 @@ void TestIssueBrowser::issueColumnSortsNumbersAndIsRestored()
                 browser.model()->index(r, IssueTableModel::IssueColumn).data().toString();
             const QString thisRepo = ref.section(QLatin1String(" #"), 0, 0);
             bool ok = false;
-            const int n = ref.section(QLatin1String(" #"), 1).toInt(&ok);
+            // "horovod #6 · hang · fix batch size/data partition": the number ends at a space.
+            const int n =
+                ref.section(QLatin1String(" #"), 1).section(QLatin1Char(' '), 0, 0).toInt(&ok);
             if (!ok) continue;
             if (thisRepo == repo) {
                 QVERIFY2(n <= previous, qPrintable(ref));
@@ -611,6 +615,36 @@ void TestIssueBrowser::noMatchSaysWhy()
     QCOMPARE(browser.currentIssueId(), qint64(0));
     QVERIFY(browser.detail()->toPlainText().contains(QLatin1String("No issue matches")));
     QVERIFY(browser.detail()->toPlainText().contains(QLatin1String("qqzzxxunlikely")));
+    // It suggests the leaves the words are most likely about, each a link to its page.
+    const QStringList related = IssueCorpus::relatedLeaves(QStringLiteral("qqzzxxunlikely"));
+    QCOMPARE(related.size(), 3);
+    const QString html = browser.detail()->toHtml();
+    for (const QString& leaf : related)
+        QVERIFY2(html.contains(QStringLiteral("node:") + leaf), qPrintable(leaf));
+}
+
+// The words that found nothing in the tab while the CLI found 20: now one query for both.
+void TestIssueBrowser::searchFindsWhatTheCliFinds_data()
+{
+    QTest::addColumn<QString>("text");
+    for (const char* q : {"NCCL timeout", "nccl", "watchdog", "horovod hang"})
+        QTest::addRow("%s", q) << QString::fromLatin1(q);
+}
+
+void TestIssueBrowser::searchFindsWhatTheCliFinds()
+{
+    QFETCH(QString, text);
+    IssueBrowser browser;
+    QVERIFY(browser.openCorpus(m_dir.filePath(QStringLiteral("same.sqlite"))));
+    browser.setSearchText(text);
+    fetchAll(browser.model());
+    QStringList shown;
+    for (int row = 0; row < browser.model()->rowCount(); ++row)
+        shown << browser.model()->recordAt(row)->link;
+    QStringList cli;
+    for (const IssueResult& r : browser.corpus().search(text, 100000))
+        cli << r.link;
+    QCOMPARE(shown, cli);
 }
 
 void TestIssueBrowser::detailShowsTheIssueAndLinksItsLeaf()
@@ -654,6 +688,8 @@ void TestIssueBrowser::classifyBoxRanksTheKnownSymptom_data()
         << QStringLiteral("Segfault in zerocopy collective\nSegmentation fault (core dumped) when "
                           "calling all_gather")
         << QStringLiteral("training-and-evaluation/program-failure/segmentation-fault");
+    QTest::addRow("no-evidence") << QStringLiteral("the nightly job printed its usual summary")
+                                 << QString();
 }
 
 void TestIssueBrowser::classifyBoxRanksTheKnownSymptom()
@@ -667,11 +703,18 @@ void TestIssueBrowser::classifyBoxRanksTheKnownSymptom()
     QVERIFY(!browser.classifyButton()->isEnabled() || done.size() == 1);
     QVERIFY(done.size() == 1 || done.wait(10000));
     ClassificationModel* m = browser.classificationModel();
-    QVERIFY(m->rowCount() > 0);
-    QCOMPARE(m->index(0, 0).data(ClassificationModel::SymptomIdRole).toString(), symptom);
-    QVERIFY(m->index(0, ClassificationModel::ScoreColumn).data().toDouble() > 0);
-    QVERIFY(m->rowCount(m->index(0, 0)) > 0); // the evidence lines
+    QVERIFY(m->rowCount() >= 3); // always a ranking
+    QVERIFY(m->index(0, 0).data(ClassificationModel::ScoreRole).toDouble() > 0);
     QVERIFY(browser.classifyButton()->isEnabled());
+    if (symptom.isEmpty()) {
+        QVERIFY2(browser.classificationVerdict()->text().startsWith(QLatin1String("Unsure")),
+                 qPrintable(browser.classificationVerdict()->text()));
+        QCOMPARE(m->rowCount(m->index(0, 0)), 0); // no line is evidence
+        return;
+    }
+    QCOMPARE(m->index(0, 0).data(ClassificationModel::SymptomIdRole).toString(), symptom);
+    QVERIFY(m->rowCount(m->index(0, 0)) > 0); // the evidence lines
+    QVERIFY(browser.classificationVerdict()->text().startsWith(QLatin1String("Most likely")));
     QSignalSpy node(&browser, &IssueBrowser::nodeRequested);
     Q_EMIT browser.classificationView()->activated(m->index(0, 0));
     QCOMPARE(node.size(), 1);

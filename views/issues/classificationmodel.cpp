@@ -43,7 +43,7 @@ QVariant ClassificationModel::data(const QModelIndex& index, int role) const
     const bool isEvidence = index.internalId() != 0;
     const Candidate& c = m_candidates[isEvidence ? int(index.internalId() - 1) : index.row()];
     if (role == SymptomIdRole) return c.symptom;
-    if (role == ScoreRole) return c.score;
+    if (role == ScoreRole) return c.probability;
     if (isEvidence) {
         const CandidateEvidence& e = c.evidence[index.row()];
         if (role == Qt::DisplayRole) {
@@ -66,12 +66,17 @@ QVariant ClassificationModel::data(const QModelIndex& index, int role) const
         case SymptomColumn:
             return IssueTableModel::leafLabel(c.symptom);
         case ScoreColumn:
-            return QString::number(c.score, 'f', 2);
+            return QStringLiteral("%1 %").arg(c.probability * 100.0, 0, 'f', 0);
         case EvidenceColumn:
-            return c.evidence.isEmpty() ? QString() : c.evidence.first().text.trimmed();
+            return c.evidence.isEmpty() ? tr("no matching line: study base rate %1 %")
+                                              .arg(c.baseRate * 100.0, 0, 'f', 1)
+                                        : c.evidence.first().text.trimmed();
         }
     }
-    if (role == Qt::ToolTipRole) return c.symptom;
+    if (role == Qt::ToolTipRole)
+        return tr("%1\nevidence %2, base rate %3 %, stage hint %4")
+            .arg(c.symptom, QString::number(c.score, 'f', 2),
+                 QString::number(c.baseRate * 100.0, 'f', 1), QString::number(c.stageHint, 'f', 2));
     return {};
 }
 
@@ -82,7 +87,7 @@ QVariant ClassificationModel::headerData(int section, Qt::Orientation orientatio
     case SymptomColumn:
         return tr("Symptom");
     case ScoreColumn:
-        return tr("Score");
+        return tr("Probability");
     case EvidenceColumn:
         return tr("Evidence");
     }

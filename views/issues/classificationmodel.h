@@ -7,7 +7,7 @@
 namespace rankscope {
 
 // The classifier's ranked symptoms for a pasted text: one top-level row per candidate (symptom,
-// score), its evidence lines as children (the line and the rule that matched it).
+// probability), its evidence lines as children (the line and the rule that matched it).
 class ClassificationModel : public QAbstractItemModel {
     Q_OBJECT
 public:

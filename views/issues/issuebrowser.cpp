@@ -251,12 +251,26 @@ IssueBrowser::IssueBrowser(QWidget* parent)
         m_classifyButton->setEnabled(true);
         m_classifyButton->setText(tr("Classify"));
         if (m_classifyWatcher.property("generation").toInt() != m_classifyGeneration) return;
-        m_classification->setCandidates(m_classifyWatcher.result());
+        const QList<Candidate> ranked = m_classifyWatcher.result();
+        m_classification->setCandidates(ranked);
+        const SymptomClassifier& classifier = SymptomClassifier::instance();
+        m_classifyVerdict->setText(
+            ranked.isEmpty() ? QString()
+            : classifier.isUnsure(ranked)
+                ? tr("Unsure: no candidate reaches %1 %. The ranking below is a guess from weak "
+                     "evidence and the study's base rates.")
+                      .arg(classifier.ranking().unsureBelow * 100.0, 0, 'f', 0)
+                : tr("Most likely %1 (%2 %).")
+                      .arg(IssueTableModel::leafLabel(ranked.first().symptom))
+                      .arg(ranked.first().probability * 100.0, 0, 'f', 0));
         m_classificationView->expandToDepth(-1);
         if (m_classification->rowCount() > 0)
             m_classificationView->expand(m_classification->index(0, 0));
         Q_EMIT classified();
     });
+    m_classifyVerdict = new QLabel(classifyBox);
+    m_classifyVerdict->setObjectName(QStringLiteral("classificationVerdict"));
+    m_classifyVerdict->setWordWrap(true);
     auto* classifyHint =
         new QLabel(tr("Double-click a symptom to open it in the Taxonomy tab."), classifyBox);
     classifyHint->setEnabled(false);
@@ -269,6 +283,7 @@ IssueBrowser::IssueBrowser(QWidget* parent)
     classifySplit->addWidget(m_classifyEdit);
     classifySplit->addWidget(m_classificationView);
     classifyLayout->addWidget(classifySplit, 1);
+    classifyLayout->addWidget(m_classifyVerdict);
     classifyLayout->addLayout(classifyButtons);
 
     m_rightSplit = new QSplitter(Qt::Vertical, this);
@@ -500,13 +515,21 @@ void IssueBrowser::showIssue(qint64 id)
         if (!m_corpus.isOpen() && !m_corpus.error().isEmpty()) return showCorpusError();
         if (m_model->matchCount() == 0 && m_corpus.count(QStringLiteral("study")) > 0) {
             const QString words = m_search->text().trimmed();
+            QStringList related;
+            if (!words.isEmpty())
+                for (const QString& leaf : IssueCorpus::relatedLeaves(words))
+                    related << nodeLink(leaf);
             m_detail->setHtml(
-                tr("<h3>No issue matches</h3><p>%1Every word must appear (as a word or the start "
-                   "of one) in an issue's title, text, labels or link, and every filter must "
-                   "hold. The study records labels and links, not the text of its issues: try "
-                   "fewer or more general words, or clear a filter.</p>")
+                tr("<h3>No issue matches</h3><p>%1No issue has any of the words (as a word or "
+                   "the start of one) in its title, text, labels or link while every filter "
+                   "holds. The study records labels and links, not the text of its issues: try "
+                   "other words, or clear a filter.</p>%2")
                     .arg(words.isEmpty() ? QString()
-                                         : tr("Searched for <b>%1</b>. ").arg(esc(words))));
+                                         : tr("Searched for <b>%1</b>. ").arg(esc(words)),
+                         related.isEmpty()
+                             ? QString()
+                             : tr("<p>Leaves these words are most likely about: %1</p>")
+                                   .arg(related.join(QLatin1String(", ")))));
             return;
         }
         m_detail->setHtml(
@@ -520,7 +543,7 @@ void IssueBrowser::showIssue(qint64 id)
     const IssueRecord& r = *found;
     QString html;
     html += QStringLiteral("<h3>%1</h3>")
-                .arg(esc(r.title.isEmpty() ? IssueTableModel::shortReference(r.link) : r.title));
+                .arg(esc(r.title.isEmpty() ? IssueCorpus::shortReference(r.link) : r.title));
     html += QStringLiteral("<p><a href=\"%1\">%2</a></p>").arg(esc(r.link), esc(r.link));
     html += QStringLiteral("<table cellspacing=\"2\">");
     const auto row = [&html](const QString& key, const QString& value) {
@@ -564,7 +587,8 @@ void IssueBrowser::showIssue(qint64 id)
                    "(not a study label).</p><ol>");
         for (const IssueCandidate& c : r.candidates)
             html += QStringLiteral("<li>%1 <small>(%2)</small></li>")
-                        .arg(nodeLink(c.symptom), QString::number(c.score, 'f', 2));
+                        .arg(nodeLink(c.symptom),
+                             QStringLiteral("%1 %").arg(c.score * 100.0, 0, 'f', 0));
         html += QStringLiteral("</ol>");
     }
     if (!r.snippet.isEmpty())
@@ -630,10 +654,12 @@ void IssueBrowser::setImporting(bool importing)
     if (importing) m_importProgress->setRange(0, 0);
 }
 
-void IssueBrowser::onImported(int count)
+void IssueBrowser::onImported(int count, const QStringList& skipped)
 {
     setImporting(false);
-    m_status->setText(tr("Imported %n issue(s).", nullptr, count));
+    m_status->setText(skipped.isEmpty() ? tr("Imported %n issue(s).", nullptr, count)
+                                        : tr("Imported %n issue(s); skipped %1", nullptr, count)
+                                              .arg(skipped.join(QLatin1String("; "))));
     // A re-imported report may come back under the id of the copy it replaced.
     m_model->refresh();
     fillFilters();

@@ -83,6 +83,8 @@ public:
     QPushButton* classifyButton() const { return m_classifyButton; }
     ClassificationModel* classificationModel() const { return m_classification; }
     QTreeView* classificationView() const { return m_classificationView; }
+    // "Unsure: …" when the best candidate is below the ranker's threshold, else the top guess.
+    QLabel* classificationVerdict() const { return m_classifyVerdict; }
     IssueImporter* importer() const { return m_importer; }
     QProgressBar* importProgress() const { return m_importProgress; }
     QPushButton* cancelImportButton() const { return m_cancelImport; }
@@ -110,7 +112,7 @@ private:
     void onLink(const QUrl& url);
     void chooseImport(bool folder);
     void setImporting(bool importing);
-    void onImported(int count);
+    void onImported(int count, const QStringList& skipped);
 
     IssueCorpus m_corpus;
     QString m_pendingPath;
@@ -128,6 +130,7 @@ private:
     QPlainTextEdit* m_classifyEdit = nullptr;
     QPushButton* m_classifyButton = nullptr;
     QTreeView* m_classificationView = nullptr;
+    QLabel* m_classifyVerdict = nullptr;
     QPushButton* m_importButton = nullptr;
     QProgressBar* m_importProgress = nullptr;
     QPushButton* m_cancelImport = nullptr;

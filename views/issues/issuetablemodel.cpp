@@ -195,22 +195,6 @@ int IssueTableModel::naturalCompare(QStringView a, QStringView b)
     return c < 0 ? -1 : c > 0 ? 1 : 0;
 }
 
-QString IssueTableModel::shortReference(const QString& link)
-{
-    const QUrl url(link);
-    if (url.isLocalFile()) return QFileInfo(url.toLocalFile()).fileName();
-    const QStringList parts = url.path().split(QLatin1Char('/'), Qt::SkipEmptyParts);
-    // The number is what tells the rows apart; "horovod/horovod #100" would elide it away.
-    if (url.host() == QLatin1String("github.com") && parts.size() >= 4)
-        return parts[0].compare(parts[1], Qt::CaseInsensitive) == 0
-                   ? QStringLiteral("%1 #%2").arg(parts[1], parts[3])
-                   : QStringLiteral("%1/%2 #%3").arg(parts[0], parts[1], parts[3]);
-    if (url.host().endsWith(QLatin1String("stackoverflow.com")) && parts.size() >= 2 &&
-        parts[0] == QLatin1String("questions"))
-        return QStringLiteral("Stack Overflow #%1").arg(parts[1]);
-    return link;
-}
-
 QString IssueTableModel::leafLabel(const QString& leafId)
 {
     static const QHash<QString, int> nameUses = [] {
@@ -260,7 +244,7 @@ QString IssueTableModel::text(const IssueRecord& r, int column) const
     };
     switch (column) {
     case IssueColumn:
-        return r.title.isEmpty() ? shortReference(r.link) : r.title;
+        return r.title.isEmpty() ? IssueCorpus::shortReference(r.link) : r.title;
     case FrameworkColumn:
         return r.frameworks.join(QLatin1String(", "));
     case SourceColumn:

@@ -61,9 +61,6 @@ public:
     // Row of an id among the fetched rows, fetching further batches as needed; -1 if no match.
     int rowOfId(qint64 id);
 
-    // "keras-team/keras #12" for a GitHub link ("horovod #100" when owner and repository share
-    // the name), "Stack Overflow #N", the file name for a local report, else the link.
-    static QString shortReference(const QString& link);
     // "hang" for a leaf id; a name shared by leaves of several stages gets its stage appended.
     static QString leafLabel(const QString& leafId);
     static QString stageLabel(const QString& stageId);

@@ -1,5 +1,6 @@
 #include "views/taxonomy/taxonomybrowser.h"
 
+#include "model/kb/signatureset.h"
 #include "model/kb/taxonomy.h"
 #include "views/charts/chartstyle.h"
 #include "views/taxonomy/taxonomyfilterproxy.h"
@@ -231,6 +232,9 @@ void TaxonomyBrowser::showNode(const TaxonomyNode* node)
         for (const QString& m : d.messages)
             html += QStringLiteral("<pre style=\"white-space: pre-wrap\">%1</pre>").arg(esc(m));
     }
+    if (const QStringList f = SignatureSet::builtin().messageFrameworks(node->id); !f.isEmpty())
+        html +=
+            tr("<p><i>Messages recognised from:</i> %1</p>").arg(esc(f.join(QLatin1String(", "))));
     if (!d.cause.isEmpty()) html += tr("<h3>Why it happens</h3><p>%1</p>").arg(esc(d.cause));
     if (!d.distinguish.isEmpty()) {
         html += tr("<h3>Telling it apart</h3><p>%1</p>").arg(esc(d.distinguish));
