@@ -2,6 +2,7 @@
 
 #include "views/charts/collectivechart.h"
 #include "views/charts/rankbreakdownchart.h"
+#include "views/timeline/rankoverview.h"
 #include "views/timeline/timelineview.h"
 
 #include <QCheckBox>
@@ -113,6 +114,8 @@ QList<TimelineBinding> TimelinePanel::bindings()
         {P::View, tr("click a marker"), tr("Select the marker's finding"), tr("shows its finding")},
         {P::View, tr("click / drag in the overview"), tr("Centre the view on that time"),
          tr("jumps")},
+        {P::View, tr("drag over the rank rows"), tr("Show that time range"), tr("zooms to it")},
+        {P::View, tr("click a rank row"), tr("Scroll to that rank"), tr("goes to the rank")},
         {P::FindField, tr("Enter / Shift+Enter"), tr("Next / previous hit"), tr("next / previous")},
         {P::FindField, tr("Esc"), tr("Back to the timeline"), tr("back to the timeline")},
     };
@@ -169,13 +172,31 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     m_bottom->addTab(m_breakdown, tr("Time per rank"));
     m_bottom->addTab(m_collective, tr("Collective by rank"));
 
+    m_overview = new RankOverview(m_view, this);
+    m_overview->setObjectName(QStringLiteral("rankOverview"));
     auto* splitter = new QSplitter(Qt::Vertical, this);
+    m_splitter = splitter;
+    splitter->addWidget(m_overview);
     splitter->addWidget(m_view);
     splitter->addWidget(m_bottom);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 1);
+    splitter->setChildrenCollapsible(false);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(2, 1);
     // The timeline gets most of the height; the charts about what their bars need.
-    splitter->setSizes({fontMetrics().height() * 50, fontMetrics().height() * 18});
+    splitter->setSizes(
+        {fontMetrics().height() * 6, fontMetrics().height() * 50, fontMetrics().height() * 18});
+    // Every rank in the overview: up to 8 px a row, within 40 % of the tab's height.
+    connect(m_overview, &RankOverview::activityReady, this, [this] {
+        QList<int> sizes = m_splitter->sizes();
+        const int total = sizes[0] + sizes[1];
+        const int overview = std::min(m_overview->preferredHeight(m_splitter->height() * 2 / 5),
+                                      total - fontMetrics().height() * 8);
+        if (overview <= 0) return;
+        sizes[1] = total - overview;
+        sizes[0] = overview;
+        m_splitter->setSizes(sizes);
+    });
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -229,6 +250,7 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
 void TimelinePanel::setSession(SessionPtr session)
 {
     m_view->setSession(session);
+    m_overview->setSession(session);
     m_details->setHtml(m_view->selectionDetailsHtml());
     m_breakdown->setSession(session);
     m_breakdown->setVisibleWindow(m_view->zoom().visibleStartNs(), m_view->zoom().visibleEndNs(),

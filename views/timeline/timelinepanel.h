@@ -7,6 +7,7 @@
 class QCheckBox;
 class QLabel;
 class QLineEdit;
+class QSplitter;
 class QTabWidget;
 class QTextBrowser;
 class QToolButton;
@@ -15,6 +16,7 @@ namespace rankscope {
 
 class CollectiveChart;
 class RankBreakdownChart;
+class RankOverview;
 class TimelineView;
 
 // One key or mouse gesture that the Timeline tab handles in its own event handlers (the view's
@@ -63,6 +65,7 @@ public:
 
     void setSession(SessionPtr session);
     TimelineView* view() const { return m_view; }
+    RankOverview* rankOverview() const { return m_overview; }
     QLineEdit* findEdit() const { return m_find; }
     KeyHintLabel* keyHints() const { return m_keyHints; }
     QTextBrowser* details() const { return m_details; }
@@ -83,6 +86,8 @@ private:
     void selectionChanged();
 
     TimelineView* m_view = nullptr;
+    RankOverview* m_overview = nullptr;
+    QSplitter* m_splitter = nullptr;
     QWidget* m_findBar = nullptr;
     QLineEdit* m_find = nullptr;
     QLabel* m_findStatus = nullptr;
