@@ -86,16 +86,44 @@ void partition(RankActivity::Row& row, const std::array<Intervals, 3>& byState)
     }
 }
 
-// Base buckets: about four state changes each, so the pyramid is a fraction of the partition.
-constexpr std::int64_t kChangesPerBucket = 4;
+// Base buckets: four times the median state length, so that a pixel of the busy part of a run
+// reads a few buckets; within [64, 16 x changes] buckets (and 4 M) whatever the stalls around it.
+constexpr std::int64_t kBucketsPerMedianState = 4;
 constexpr std::int64_t kMinBuckets = 64;
-constexpr std::int64_t kMaxBuckets = 1 << 14;
+constexpr std::int64_t kMaxBucketsPerChange = 16;
+constexpr std::int64_t kMaxBuckets = std::int64_t(1) << 22;
+
+RankActivity::Level encode(const std::vector<RankActivity::Cover>& dense)
+{
+    RankActivity::Level level;
+    level.buckets = std::int64_t(dense.size());
+    for (std::size_t b = 0; b < dense.size(); ++b)
+        if (b == 0 || !(dense[b] == level.cover.back())) {
+            level.firstBucket.push_back(std::int64_t(b));
+            level.cover.push_back(dense[b]);
+        }
+    return level;
+}
 
 void buildPyramid(RankActivity::Row& row)
 {
     const std::int64_t span = std::max<std::int64_t>(1, row.lastNs - row.firstNs);
+    const auto endOf = [&](std::size_t i) {
+        return i + 1 < row.startNs.size() ? row.startNs[i + 1] : row.lastNs;
+    };
+    std::vector<std::int64_t> lengths(row.startNs.size());
+    for (std::size_t i = 0; i < lengths.size(); ++i)
+        lengths[i] = endOf(i) - row.startNs[i];
+    std::int64_t median = span;
+    if (!lengths.empty()) {
+        std::nth_element(lengths.begin(), lengths.begin() + std::ptrdiff_t(lengths.size() / 2),
+                         lengths.end());
+        median = std::max<std::int64_t>(1, lengths[lengths.size() / 2]);
+    }
+    const std::int64_t maxBuckets = std::clamp<std::int64_t>(
+        std::int64_t(row.startNs.size()) * kMaxBucketsPerChange, kMinBuckets, kMaxBuckets);
     const std::int64_t want = std::clamp<std::int64_t>(
-        std::int64_t(row.startNs.size()) / kChangesPerBucket, kMinBuckets, kMaxBuckets);
+        span / std::max<std::int64_t>(1, median * kBucketsPerMedianState), kMinBuckets, maxBuckets);
     row.baseNs = std::max<std::int64_t>(1, (span + want - 1) / want);
     const auto n = std::size_t((span + row.baseNs - 1) / row.baseNs);
     std::vector<std::array<double, 3>> ns(n, {0, 0, 0});
@@ -103,8 +131,7 @@ void buildPyramid(RankActivity::Row& row)
         if (row.state[i] == RankState::Idle) continue;
         const auto k = std::size_t(int(row.state[i]) - int(RankState::Computing));
         const std::int64_t a = row.startNs[i] - row.firstNs;
-        const std::int64_t b =
-            (i + 1 < row.startNs.size() ? row.startNs[i + 1] : row.lastNs) - row.firstNs;
+        const std::int64_t b = endOf(i) - row.firstNs;
         for (std::int64_t bucket = a / row.baseNs; bucket * row.baseNs < b; ++bucket) {
             const std::int64_t lo = std::max(a, bucket * row.baseNs);
             const std::int64_t hi = std::min(b, (bucket + 1) * row.baseNs);
@@ -112,12 +139,11 @@ void buildPyramid(RankActivity::Row& row)
         }
     }
     const auto q = [&](double v) { return std::uint8_t(std::lround(255.0 * v / row.baseNs)); };
-    std::vector<RankActivity::Cover> level(n);
+    std::vector<RankActivity::Cover> fine(n);
     for (std::size_t b = 0; b < n; ++b)
-        level[b] = {q(ns[b][0]), q(ns[b][1]), q(ns[b][2])};
-    row.levels.push_back(std::move(level));
-    while (row.levels.back().size() > 1) {
-        const std::vector<RankActivity::Cover>& fine = row.levels.back();
+        fine[b] = {q(ns[b][0]), q(ns[b][1]), q(ns[b][2])};
+    row.levels.push_back(encode(fine));
+    while (fine.size() > 1) {
         std::vector<RankActivity::Cover> coarse((fine.size() + 1) / 2);
         for (std::size_t b = 0; b < coarse.size(); ++b) {
             const RankActivity::Cover a = fine[2 * b];
@@ -127,7 +153,8 @@ void buildPyramid(RankActivity::Row& row)
                          std::uint8_t((a.communicating + c.communicating + 1) / 2),
                          std::uint8_t((a.waiting + c.waiting + 1) / 2)};
         }
-        row.levels.push_back(std::move(coarse));
+        row.levels.push_back(encode(coarse));
+        fine = std::move(coarse);
     }
 }
 
@@ -250,36 +277,74 @@ void RankActivity::rasterise(std::size_t rowIndex, std::int64_t t0Ns, double nsP
     // Time (ns) of each state inside pixel x, then the dominant one; "stopped" counts the part
     // after the rank's last event, up to the job's end.
     std::array<double, kRankStateCount> cover{};
-    const auto decide = [&](int x, double ta, double tb) {
-        const double lo = std::max(ta, double(row.firstNs)), hi = std::min(tb, double(row.lastNs));
+    // `inside`: the part of the pixel between the rank's first and last event; `stopped`: the
+    // part after its last event, before the job's end.
+    const auto weigh = [&](int x, double inside, double stopped) {
         double busy = 0;
         for (int s = int(RankState::Computing); s <= int(RankState::Waiting); ++s)
             busy += cover[std::size_t(s)];
-        cover[std::size_t(RankState::Idle)] = std::max(0.0, hi - lo - busy);
-        cover[std::size_t(after)] =
-            std::max(0.0, std::min(tb, double(jobEndNs)) - std::max(ta, double(row.lastNs)));
+        cover[std::size_t(RankState::Idle)] = std::max(0.0, inside - busy);
+        cover[std::size_t(after)] = std::max(0.0, stopped);
         int best = int(RankState::Idle);
         for (int s = 1; s < kRankStateCount; ++s)
             if (cover[std::size_t(s)] > cover[std::size_t(best)]) best = s;
         out[x] = RankState(best);
         cover.fill(0);
     };
+    const auto decide = [&](int x, double ta, double tb) {
+        const double lo = std::max(ta, double(row.firstNs)), hi = std::min(tb, double(row.lastNs));
+        weigh(x, hi - lo, std::min(tb, double(jobEndNs)) - std::max(ta, double(row.lastNs)));
+    };
+    // Pixels wholly before the rank's first or after its last event, decided without sums.
+    const double firstNs = double(row.firstNs), lastNs = double(row.lastNs);
+    const auto outside = [&](int x, double ta, double tb) {
+        if (tb <= firstNs) {
+            out[x] = RankState::Idle;
+            return true;
+        }
+        if (ta < lastNs) return false;
+        out[x] = ta < double(jobEndNs) ? after : RankState::Idle;
+        return true;
+    };
     if (nsPerPx >= double(row.baseNs) && !row.levels.empty()) {
         // Zoomed out: the coarsest level whose bucket is at most a pixel, 1-3 buckets a pixel.
         const int level = std::min(int(row.levels.size()) - 1,
                                    int(std::floor(std::log2(nsPerPx / double(row.baseNs)))));
-        const std::vector<Cover>& buckets = row.levels[std::size_t(level)];
+        const Level& runs = row.levels[std::size_t(level)];
         const double bw = double(row.baseNs << level);
-        const auto n = std::int64_t(buckets.size());
+        const std::size_t count = runs.firstBucket.size();
+        const auto runStart = [&](std::size_t r) { return double(runs.firstBucket[r]) * bw; };
+        const auto runEnd = [&](std::size_t r) {
+            return double(r + 1 < count ? runs.firstBucket[r + 1] : runs.buckets) * bw;
+        };
+        std::size_t r = 0;
         for (int x = 0; x < width; ++x) {
             const double ta = double(t0Ns) + x * nsPerPx, tb = ta + nsPerPx;
-            const double ra = ta - double(row.firstNs), rb = tb - double(row.firstNs);
-            const std::int64_t b0 = std::max<std::int64_t>(0, std::int64_t(std::floor(ra / bw)));
-            const std::int64_t b1 = std::min<std::int64_t>(n, std::int64_t(std::ceil(rb / bw)));
-            for (std::int64_t b = b0; b < b1; ++b) {
-                const double part =
-                    (std::min(rb, double(b + 1) * bw) - std::max(ra, double(b) * bw)) / 255.0;
-                const Cover& c = buckets[std::size_t(b)];
+            if (outside(x, ta, tb)) continue;
+            const double ra = ta - firstNs, rb = tb - firstNs;
+            if (x == 0 || r >= count) {
+                // The first pixel in view: binary search; then the runs only move forward.
+                const auto b0 = std::int64_t(std::floor(std::max(0.0, ra) / bw));
+                r = std::size_t(
+                    std::upper_bound(runs.firstBucket.begin(), runs.firstBucket.end(), b0) -
+                    runs.firstBucket.begin());
+                if (r > 0) --r;
+            }
+            while (r + 1 < count && runEnd(r) <= ra)
+                ++r;
+            if (runStart(r) <= ra && runEnd(r) >= rb && ta >= firstNs && tb <= lastNs) {
+                // Inside one run (a long stall, steady compute): its cover decides alone.
+                const Cover& c = runs.cover[r];
+                cover[std::size_t(RankState::Computing)] = c.computing;
+                cover[std::size_t(RankState::Communicating)] = c.communicating;
+                cover[std::size_t(RankState::Waiting)] = c.waiting;
+                weigh(x, 255, 0);
+                continue;
+            }
+            for (std::size_t j = r; j < count && runStart(j) < rb; ++j) {
+                const double part = (std::min(rb, runEnd(j)) - std::max(ra, runStart(j))) / 255.0;
+                if (part <= 0) continue;
+                const Cover& c = runs.cover[j];
                 cover[std::size_t(RankState::Computing)] += c.computing * part;
                 cover[std::size_t(RankState::Communicating)] += c.communicating * part;
                 cover[std::size_t(RankState::Waiting)] += c.waiting * part;
@@ -297,8 +362,13 @@ void RankActivity::rasterise(std::size_t rowIndex, std::int64_t t0Ns, double nsP
     if (i > 0) --i;
     for (int x = 0; x < width; ++x) {
         const double ta = double(t0Ns) + x * nsPerPx, tb = ta + nsPerPx;
+        if (outside(x, ta, tb)) continue;
         while (i < row.startNs.size() && double(end(i)) <= ta)
             ++i;
+        if (i < row.startNs.size() && double(row.startNs[i]) <= ta && double(end(i)) >= tb) {
+            out[x] = row.state[i]; // inside one state: nothing to weigh
+            continue;
+        }
         for (std::size_t j = i; j < row.startNs.size() && double(row.startNs[j]) < tb; ++j) {
             if (row.state[j] == RankState::Idle) continue;
             const double part = std::min(tb, double(end(j))) - std::max(ta, double(row.startNs[j]));
@@ -313,8 +383,9 @@ std::size_t RankActivity::memoryBytes() const
     std::size_t bytes = m_rows.capacity() * sizeof(Row) + m_rowOfRank.capacity() * sizeof(int);
     for (const Row& row : m_rows) {
         bytes += row.startNs.capacity() * sizeof(std::int64_t) + row.state.capacity();
-        for (const std::vector<Cover>& level : row.levels)
-            bytes += level.capacity() * sizeof(Cover);
+        for (const Level& level : row.levels)
+            bytes += level.firstBucket.capacity() * sizeof(std::int64_t) +
+                     level.cover.capacity() * sizeof(Cover);
     }
     return bytes;
 }

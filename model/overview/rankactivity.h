@@ -29,6 +29,14 @@ public:
         std::uint8_t computing = 0;
         std::uint8_t communicating = 0;
         std::uint8_t waiting = 0;
+        bool operator==(const Cover&) const = default;
+    };
+    // A level of the pyramid, run-length encoded: the buckets from firstBucket[i] up to the next
+    // run's first hold cover[i], so that a long stall is one run however fine the buckets are.
+    struct Level {
+        std::vector<std::int64_t> firstBucket;
+        std::vector<Cover> cover;
+        std::int64_t buckets = 0;
     };
     struct Row {
         int rank = -1;
@@ -39,7 +47,7 @@ public:
         std::vector<RankState> state;
         // Level k has buckets of baseNs << k from firstNs; the coarsest has one bucket.
         std::int64_t baseNs = 1;
-        std::vector<std::vector<Cover>> levels;
+        std::vector<Level> levels;
         // Mean over the completed collectives it shared with others of how long after the
         // first member the rank arrived; -1 when there was none.
         double meanLatenessNs = -1;
