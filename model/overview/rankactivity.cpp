@@ -23,6 +23,7 @@ struct CollectiveSpan {
     std::int64_t minNs = std::numeric_limits<std::int64_t>::max();
     std::int64_t maxNs = -1;
     int members = 0;
+    int groupSize = -1; // the largest the members' records give, or the group's issuers
 };
 
 std::uint64_t keyOf(const CollectiveRecord& c)
@@ -186,6 +187,14 @@ RankActivity RankActivity::build(const EventStore& store)
     }
     std::vector<std::vector<std::uint32_t>> recordsOf(rankCount);
     std::unordered_map<std::uint64_t, CollectiveSpan> spans;
+    // The ranks that issued anything in each group: its size where the records do not say.
+    std::unordered_map<StringId, std::vector<char>> groupRanks;
+    for (const CollectiveRecord& c : store.collectives) {
+        if (c.rank < 0) continue;
+        std::vector<char>& seen = groupRanks[c.processGroupName];
+        seen.resize(rankCount, 0);
+        seen[std::size_t(c.rank)] = 1;
+    }
     for (std::size_t i = 0; i < store.collectives.size(); ++i) {
         const CollectiveRecord& c = store.collectives[i];
         if (c.rank < 0 || !hasExecution(c)) continue;
@@ -195,9 +204,16 @@ RankActivity RankActivity::build(const EventStore& store)
         const std::int64_t d = c.execEndNs - c.execStartNs;
         s.minNs = std::min(s.minNs, d);
         s.maxNs = std::max(s.maxNs, d);
+        s.groupSize = std::max(s.groupSize, c.groupSize);
         ++s.members;
     }
 
+    for (auto& [key, span] : spans) {
+        const auto seen = groupRanks.find(StringId(key >> 40));
+        if (seen != groupRanks.end())
+            span.groupSize = std::max(span.groupSize,
+                                      int(std::count(seen->second.begin(), seen->second.end(), 1)));
+    }
     std::vector<int> ranks;
     for (std::size_t r = 0; r < rankCount; ++r)
         if (!lanesOf[r].empty() || !recordsOf[r].empty()) ranks.push_back(int(r));
@@ -239,7 +255,14 @@ RankActivity RankActivity::build(const EventStore& store)
             }
             if (c.seq < 0) continue;
             const auto s = spans.find(keyOf(c));
-            if (s == spans.end() || s->second.members < 2) continue;
+            if (s == spans.end()) continue;
+            if (s->second.members < s->second.groupSize) {
+                // A member never came: the others' execution ended with the error that broke
+                // the wait (a gloo span closed by the timeout), all of it spent waiting.
+                byState[2].emplace_back(c.execStartNs, c.execEndNs);
+                continue;
+            }
+            if (s->second.members < 2) continue;
             const std::int64_t d = c.execEndNs - c.execStartNs;
             if (d > s->second.minNs)
                 byState[2].emplace_back(c.execStartNs, c.execStartNs + d - s->second.minNs);

@@ -63,6 +63,7 @@ private Q_SLOTS:
     void stoppedAfterTheLastEventAndCrashedWhenToldSo();
     void hangShowsEveryoneWaitingButTheHungRank_data();
     void hangShowsEveryoneWaitingButTheHungRank();
+    void completedWithoutEveryMemberIsWaiting();
     void lateness();
     void cpuOnlyRanksComputeOnTheirOps();
 };
@@ -159,6 +160,30 @@ void TestRankActivity::hangShowsEveryoneWaitingButTheHungRank()
         // Everyone computes up to the arrival (the hung rank too: it hangs after it).
         QVERIFY(holds(near, 0, 50, RankState::Computing));
     }
+}
+
+// A gloo hang: the span of the collective the others sat in is closed by the timeout, so it
+// looks completed; the group has 3 members and only 2 records, so all of it is waiting.
+void TestRankActivity::completedWithoutEveryMemberIsWaiting()
+{
+    EventStore store;
+    for (int r = 0; r < 2; ++r) {
+        store.lanes.push_back(
+            lane(r, LaneKind::CpuThread, {{0, 100 + 10 * r, EventCategory::CommKernel}}));
+        store.collectives.push_back(record(r, 1, 0, 100 + 10 * r));
+        store.collectives.back().groupSize = 3;
+    }
+    store.lanes.push_back(lane(2, LaneKind::CpuThread, {{0, 50, EventCategory::CpuOp}}));
+    const RankActivity a = RankActivity::build(store);
+    QVERIFY(holds(raster(a, 0, 0, 10, 10, 110), 0, 10, RankState::Waiting));
+    QVERIFY(holds(raster(a, 1, 0, 10, 11, 110), 0, 11, RankState::Waiting));
+    // Records without a group size (gloo traces): the group is every rank that issued in it,
+    // here rank 2 with an earlier collective.
+    for (CollectiveRecord& c : store.collectives)
+        c.groupSize = -1;
+    store.collectives.push_back(record(2, 0, 0, 40));
+    const RankActivity b = RankActivity::build(store);
+    QVERIFY(holds(raster(b, 0, 0, 10, 10, 110), 0, 10, RankState::Waiting));
 }
 
 // Rank 2 reaches every collective 3 ms after the others: 3 ms late on average, the others 0.

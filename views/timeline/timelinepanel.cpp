@@ -17,6 +17,7 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace rankscope {
@@ -186,16 +187,9 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     // The timeline gets most of the height; the charts about what their bars need.
     splitter->setSizes(
         {fontMetrics().height() * 6, fontMetrics().height() * 50, fontMetrics().height() * 18});
-    // Every rank in the overview: up to 8 px a row, within 40 % of the tab's height.
     connect(m_overview, &RankOverview::activityReady, this, [this] {
-        QList<int> sizes = m_splitter->sizes();
-        const int total = sizes[0] + sizes[1];
-        const int overview = std::min(m_overview->preferredHeight(m_splitter->height() * 2 / 5),
-                                      total - fontMetrics().height() * 8);
-        if (overview <= 0) return;
-        sizes[1] = total - overview;
-        sizes[0] = overview;
-        m_splitter->setSizes(sizes);
+        m_overviewSized = false;
+        sizeOverview();
     });
 
     auto* layout = new QVBoxLayout(this);
@@ -259,6 +253,33 @@ void TimelinePanel::setSession(SessionPtr session)
     m_collective->setClock(m_view->clock());
     m_collective->setSession(std::move(session));
     m_collective->setHighlight(-1, -1);
+}
+
+void TimelinePanel::sizeOverview()
+{
+    // Every rank in the overview, up to 8 px a row, within 40 % of the tab's height. A session
+    // loaded while the tab is hidden is sized when the tab first gets its size.
+    const QList<int> old = m_splitter->sizes();
+    const int total = old[0] + old[1];
+    const int least = fontMetrics().height() * 8;
+    if (m_overviewSized || !isVisible() || total < 2 * least) return;
+    const int overview =
+        std::min(m_overview->preferredHeight(m_splitter->height() * 2 / 5), total - least);
+    m_splitter->setSizes({overview, total - overview, old[2]});
+    m_overviewSized = true;
+}
+
+void TimelinePanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    sizeOverview();
+}
+
+void TimelinePanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    // After the layouts have given the splitter its shown size.
+    QTimer::singleShot(0, this, &TimelinePanel::sizeOverview);
 }
 
 void TimelinePanel::selectionChanged()

@@ -80,7 +80,12 @@ public:
     // Ctrl+F: the main window's Find action calls this while the Timeline tab is current.
     void showFindBar();
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+
 private:
+    void sizeOverview();
     void updateFindStatus(int count, int current);
     // Details of the new selection, and its bars highlighted in the charts.
     void selectionChanged();
@@ -88,6 +93,7 @@ private:
     TimelineView* m_view = nullptr;
     RankOverview* m_overview = nullptr;
     QSplitter* m_splitter = nullptr;
+    bool m_overviewSized = false;
     QWidget* m_findBar = nullptr;
     QLineEdit* m_find = nullptr;
     QLabel* m_findStatus = nullptr;
