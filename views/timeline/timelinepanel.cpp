@@ -115,8 +115,6 @@ QList<TimelineBinding> TimelinePanel::bindings()
         {P::View, tr("click a marker"), tr("Select the marker's finding"), tr("shows its finding")},
         {P::View, tr("click / drag in the overview"), tr("Centre the view on that time"),
          tr("jumps")},
-        {P::View, tr("drag over the rank rows"), tr("Show that time range"), tr("zooms to it")},
-        {P::View, tr("click a rank row"), tr("Scroll to that rank"), tr("goes to the rank")},
         {P::FindField, tr("Enter / Shift+Enter"), tr("Next / previous hit"), tr("next / previous")},
         {P::FindField, tr("Esc"), tr("Back to the timeline"), tr("back to the timeline")},
     };
