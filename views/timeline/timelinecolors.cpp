@@ -1,5 +1,6 @@
 #include "views/timeline/timelinecolors.h"
 
+#include <QObject>
 #include <algorithm>
 #include <cctype>
 
@@ -64,6 +65,44 @@ QRgb shadedColumn(QRgb fill, QRgb background, float busy)
     const auto mix = [alpha](int f, int g) { return (f * alpha + g * (256 - alpha)) >> 8; };
     return qRgb(mix(qRed(fill), qRed(background)), mix(qGreen(fill), qGreen(background)),
                 mix(qBlue(fill), qBlue(background)));
+}
+
+QColor rankStateColor(RankState state)
+{
+    switch (state) {
+    case RankState::Idle:
+        return {222, 224, 230};
+    case RankState::Computing:
+        return {70, 125, 205};
+    case RankState::Communicating:
+        return {200, 60, 50};
+    case RankState::Waiting:
+        return {250, 180, 30};
+    case RankState::Stopped:
+        return {95, 95, 105};
+    case RankState::Crashed:
+        return {25, 10, 20};
+    }
+    return {};
+}
+
+QString rankStateName(RankState state)
+{
+    switch (state) {
+    case RankState::Idle:
+        return QObject::tr("idle");
+    case RankState::Computing:
+        return QObject::tr("computing");
+    case RankState::Communicating:
+        return QObject::tr("communicating");
+    case RankState::Waiting:
+        return QObject::tr("waiting for others");
+    case RankState::Stopped:
+        return QObject::tr("stopped");
+    case RankState::Crashed:
+        return QObject::tr("crashed");
+    }
+    return {};
 }
 
 } // namespace rankscope::timelinecolors

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/overview/rankactivity.h"
 #include "model/store/eventstore.h"
 
 #include <QColor>
@@ -28,6 +29,12 @@ inline const QColor kFindHit{255, 200, 0};
 inline const QColor kSelection{20, 20, 20};
 // A selected collective's peers, its arrival skew, and the chart's "arrived after" bars.
 inline const QColor kArrivalSkew{200, 0, 160};
+
+// The rank overview's states: busy in blues (computing) and reds (communicating) as in the
+// lanes, waiting in amber so that a stall stands out from both, idle pale, stopped and crashed
+// dark so that a rank that went away reads as a hole.
+QColor rankStateColor(RankState state);
+QString rankStateName(RankState state);
 
 } // namespace timelinecolors
 } // namespace rankscope

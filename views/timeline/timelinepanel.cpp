@@ -2,6 +2,7 @@
 
 #include "views/charts/collectivechart.h"
 #include "views/charts/rankbreakdownchart.h"
+#include "views/timeline/rankoverview.h"
 #include "views/timeline/timelineview.h"
 
 #include <QCheckBox>
@@ -16,6 +17,7 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace rankscope {
@@ -169,13 +171,24 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     m_bottom->addTab(m_breakdown, tr("Time per rank"));
     m_bottom->addTab(m_collective, tr("Collective by rank"));
 
+    m_overview = new RankOverview(m_view, this);
+    m_overview->setObjectName(QStringLiteral("rankOverview"));
     auto* splitter = new QSplitter(Qt::Vertical, this);
+    m_splitter = splitter;
+    splitter->addWidget(m_overview);
     splitter->addWidget(m_view);
     splitter->addWidget(m_bottom);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 1);
+    splitter->setChildrenCollapsible(false);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(2, 1);
     // The timeline gets most of the height; the charts about what their bars need.
-    splitter->setSizes({fontMetrics().height() * 50, fontMetrics().height() * 18});
+    splitter->setSizes(
+        {fontMetrics().height() * 6, fontMetrics().height() * 50, fontMetrics().height() * 18});
+    connect(m_overview, &RankOverview::activityReady, this, [this] {
+        m_overviewSized = false;
+        sizeOverview();
+    });
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -229,6 +242,7 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
 void TimelinePanel::setSession(SessionPtr session)
 {
     m_view->setSession(session);
+    m_overview->setSession(session);
     m_details->setHtml(m_view->selectionDetailsHtml());
     m_breakdown->setSession(session);
     m_breakdown->setVisibleWindow(m_view->zoom().visibleStartNs(), m_view->zoom().visibleEndNs(),
@@ -237,6 +251,33 @@ void TimelinePanel::setSession(SessionPtr session)
     m_collective->setClock(m_view->clock());
     m_collective->setSession(std::move(session));
     m_collective->setHighlight(-1, -1);
+}
+
+void TimelinePanel::sizeOverview()
+{
+    // Every rank in the overview, up to 8 px a row, within 40 % of the tab's height. A session
+    // loaded while the tab is hidden is sized when the tab first gets its size.
+    const QList<int> old = m_splitter->sizes();
+    const int total = old[0] + old[1];
+    const int least = fontMetrics().height() * 8;
+    if (m_overviewSized || !isVisible() || total < 2 * least) return;
+    const int overview =
+        std::min(m_overview->preferredHeight(m_splitter->height() * 2 / 5), total - least);
+    m_splitter->setSizes({overview, total - overview, old[2]});
+    m_overviewSized = true;
+}
+
+void TimelinePanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    sizeOverview();
+}
+
+void TimelinePanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    // After the layouts have given the splitter its shown size.
+    QTimer::singleShot(0, this, &TimelinePanel::sizeOverview);
 }
 
 void TimelinePanel::selectionChanged()

@@ -7,6 +7,7 @@
 class QCheckBox;
 class QLabel;
 class QLineEdit;
+class QSplitter;
 class QTabWidget;
 class QTextBrowser;
 class QToolButton;
@@ -15,6 +16,7 @@ namespace rankscope {
 
 class CollectiveChart;
 class RankBreakdownChart;
+class RankOverview;
 class TimelineView;
 
 // One key or mouse gesture that the Timeline tab handles in its own event handlers (the view's
@@ -63,6 +65,7 @@ public:
 
     void setSession(SessionPtr session);
     TimelineView* view() const { return m_view; }
+    RankOverview* rankOverview() const { return m_overview; }
     QLineEdit* findEdit() const { return m_find; }
     KeyHintLabel* keyHints() const { return m_keyHints; }
     QTextBrowser* details() const { return m_details; }
@@ -77,12 +80,20 @@ public:
     // Ctrl+F: the main window's Find action calls this while the Timeline tab is current.
     void showFindBar();
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+
 private:
+    void sizeOverview();
     void updateFindStatus(int count, int current);
     // Details of the new selection, and its bars highlighted in the charts.
     void selectionChanged();
 
     TimelineView* m_view = nullptr;
+    RankOverview* m_overview = nullptr;
+    QSplitter* m_splitter = nullptr;
+    bool m_overviewSized = false;
     QWidget* m_findBar = nullptr;
     QLineEdit* m_find = nullptr;
     QLabel* m_findStatus = nullptr;

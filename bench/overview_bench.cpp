@@ -1,0 +1,113 @@
+// The rank overview on a large synthetic job: 1,024 ranks x 10,000 collectives (default), one
+// rank 6 ms late at every collective and one that never reaches the last one (the others wait
+// 600 s in it). Times RankActivity::build, then frames of RankOverviewPainter at several zoom
+// levels, 1 px a rank, 1,700 px of track.
+// Usage: overview_bench [ranks] [collectives] [frames]
+#include "model/overview/rankactivity.h"
+#include "tests/support/syntheticjob.h"
+#include "views/timeline/rankoverviewpainter.h"
+
+#include <QApplication>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <numeric>
+
+using namespace rankscope;
+
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+constexpr int kTrackPx = 1700;
+constexpr int kLabelPx = 180;
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    const int ranks = argc > 1 ? std::atoi(argv[1]) : 1024;
+    const int collectives = argc > 2 ? std::atoi(argv[2]) : 10000;
+    const int frames = argc > 3 ? std::atoi(argv[3]) : 20;
+
+    auto t0 = std::chrono::steady_clock::now();
+    test::SyntheticJob job(ranks, true, true);
+    job.setMembersInRecords(false);
+    job.setArrivalDelay(ranks / 3, 6'000'000);
+    job.setArrivalJitter(200'000, 42);
+    const std::vector<std::int64_t> compute = test::uniform(ranks, 1'000'000);
+    for (int done = 0; done < collectives - 1; done += 10)
+        job.step(compute,
+                 std::vector<std::string>(std::size_t(std::min(10, collectives - 1 - done)),
+                                          "all_reduce"),
+                 300'000);
+    const std::int64_t hangAt = job.nowNs();
+    job.step(compute, {"all_reduce"}, 300'000, {ranks - 2}, 600'000'000'000);
+    const EventStore& store = job.finish();
+    std::printf(
+        "synthetic store: %d ranks, %zu collective records, %lld events (%.1f s to build)\n", ranks,
+        store.collectives.size(), static_cast<long long>(store.eventCount()), msSince(t0) / 1000);
+
+    t0 = std::chrono::steady_clock::now();
+    const RankActivity activity = RankActivity::build(store);
+    std::size_t changes = 0;
+    for (const RankActivity::Row& row : activity.rows())
+        changes += row.startNs.size();
+    std::printf("RankActivity::build: %.0f ms, %zu state changes, %.1f MB\n", msSince(t0), changes,
+                double(activity.memoryBytes()) / 1e6);
+
+    RankOverviewLayout layout;
+    std::vector<int> order(static_cast<std::size_t>(ranks));
+    std::iota(order.begin(), order.end(), 0);
+    layout.setRanks(order);
+    layout.setHeight(RankOverviewLayout::kMarkStripHeight + ranks);
+    layout.setTrackLeft(kLabelPx);
+    QImage image(kLabelPx + kTrackPx, layout.rowsBottom(), QImage::Format_RGB32);
+    RankOverviewPainter painter;
+    RankOverviewFrame frame;
+    frame.activity = &activity;
+    frame.zoom.setTraceRange(0, activity.traceEndNs());
+    frame.zoom.setWidthPx(kTrackPx);
+    frame.markers.append(
+        {hangAt, activity.traceEndNs(), {ranks - 2}, QColor(200, 0, 0), QStringLiteral("F1 hang")});
+    const QFont font = QApplication::font();
+    struct Zoom {
+        const char* name;
+        std::int64_t startNs, endNs;
+    };
+    const Zoom zooms[] = {
+        {"whole trace (600 s hang included)", 0, activity.traceEndNs()},
+        {"the steps before the hang", 0, hangAt},
+        {"one step of 10 collectives", hangAt / 2, hangAt / 2 + 16'000'000},
+        {"one collective", hangAt / 2, hangAt / 2 + 1'600'000},
+        {"the hang's start", hangAt - 20'000'000, hangAt + 20'000'000},
+    };
+    std::printf("%d px of track x %d rows, %d frames each (the range moves 1 px a frame):\n",
+                kTrackPx, layout.rowCount(), frames);
+    for (const Zoom& z : zooms) {
+        frame.zoom.setVisibleRange(z.startNs, z.endNs);
+        const std::int64_t span = frame.zoom.visibleSpanNs();
+        double total = 0, worst = 0;
+        const std::clock_t c0 = std::clock();
+        for (int f = 0; f < frames; ++f) {
+            frame.zoom.setVisibleRange(z.startNs + f * span / kTrackPx,
+                                       z.startNs + f * span / kTrackPx + span);
+            const auto p0 = std::chrono::steady_clock::now();
+            painter.paint(image, layout, frame, font);
+            const double ms = msSince(p0);
+            total += ms;
+            worst = std::max(worst, ms);
+        }
+        // CPU time of all threads: on a shared machine wall time also counts the neighbours.
+        const double cpuMs = 1000.0 * double(std::clock() - c0) / CLOCKS_PER_SEC / frames;
+        std::printf("  %-36s %6.1f ms a frame wall (worst %.1f), %.1f ms CPU\n", z.name,
+                    total / frames, worst, cpuMs);
+    }
+    return 0;
+}

@@ -1,0 +1,79 @@
+#pragma once
+
+#include "model/store/eventstore.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace rankscope {
+
+// What a rank is doing at a moment, as the rank overview colours it.
+enum class RankState : std::uint8_t {
+    Idle,          // no compute and no communication (the CPU or the GPU waits for work)
+    Computing,     // GPU kernels, memcpy, memset; CPU ops on a rank without GPU lanes
+    Communicating, // a collective's execution once every member has arrived
+    Waiting,       // inside a collective before the last member arrived, or one never finished
+    Stopped,       // after the rank's last event while the job's trace goes on
+    Crashed,       // stopped, and a finding says the rank crashed
+};
+inline constexpr int kRankStateCount = 6;
+
+// Per rank, the state over time as a partition into intervals (one boundary per change of
+// state) plus a pyramid of state coverage over time, so that a row of any width in pixels is
+// drawn in O(pixels) when zoomed out and from the few intervals in view when zoomed in.
+// A pure function of the events that were read: it needs no clock alignment and no diagnosis.
+class RankActivity {
+public:
+    // Coverage of [0, 255] of a bucket's span by each busy state; Idle is the rest.
+    struct Cover {
+        std::uint8_t computing = 0;
+        std::uint8_t communicating = 0;
+        std::uint8_t waiting = 0;
+        bool operator==(const Cover&) const = default;
+    };
+    // A level of the pyramid, run-length encoded: the buckets from firstBucket[i] up to the next
+    // run's first hold cover[i], so that a long stall is one run however fine the buckets are.
+    struct Level {
+        std::vector<std::int64_t> firstBucket;
+        std::vector<Cover> cover;
+        std::int64_t buckets = 0;
+    };
+    struct Row {
+        int rank = -1;
+        std::int64_t firstNs = 0; // the rank's first event start and last event end, raw clock
+        std::int64_t lastNs = 0;
+        // The partition: state[i] holds from startNs[i] to startNs[i + 1] (lastNs for the last).
+        std::vector<std::int64_t> startNs;
+        std::vector<RankState> state;
+        // Level k has buckets of baseNs << k from firstNs; the coarsest has one bucket.
+        std::int64_t baseNs = 1;
+        std::vector<Level> levels;
+        // Mean over the completed collectives it shared with others of how long after the
+        // first member the rank arrived; -1 when there was none.
+        double meanLatenessNs = -1;
+    };
+
+    // Reads the store's lanes and collective records; ranks in parallel.
+    static RankActivity build(const EventStore& store);
+
+    const std::vector<Row>& rows() const { return m_rows; } // by rank
+    // Index into rows() of `rank`, -1 when the rank has no events.
+    int rowOf(int rank) const;
+    std::int64_t traceEndNs() const { return m_traceEndNs; } // latest event end, raw clocks
+
+    // The dominant state of each of `width` pixels of row `row`, pixel x covering
+    // [t0Ns + x * nsPerPx, t0Ns + (x + 1) * nsPerPx) on the rank's own clock. After the rank's
+    // last event it is Stopped (Crashed when `crashed`) as long as the job's trace goes on,
+    // up to `jobEndNs` on the rank's clock.
+    void rasterise(std::size_t row, std::int64_t t0Ns, double nsPerPx, int width,
+                   std::int64_t jobEndNs, bool crashed, RankState* out) const;
+
+    std::size_t memoryBytes() const;
+
+private:
+    std::vector<Row> m_rows;
+    std::vector<int> m_rowOfRank; // rank -> row, for ranks 0..max
+    std::int64_t m_traceEndNs = 0;
+};
+
+} // namespace rankscope

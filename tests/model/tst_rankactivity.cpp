@@ -1,0 +1,214 @@
+// RankActivity: what each rank does over time, checked against states worked out by hand from
+// the events and records each test builds.
+#include "model/overview/rankactivity.h"
+#include "tests/support/syntheticjob.h"
+
+#include <QTest>
+
+using namespace rankscope;
+
+namespace {
+
+Lane lane(int rank, LaneKind kind,
+          std::vector<std::tuple<std::int64_t, std::int64_t, EventCategory>> spans)
+{
+    Lane l;
+    l.rank = rank;
+    l.kind = kind;
+    for (const auto& [s, e, c] : spans) {
+        l.startNs.push_back(s);
+        l.endNs.push_back(e);
+        l.nameId.push_back(0);
+        l.category.push_back(c);
+        l.depth.push_back(0);
+        l.sourceOffset.push_back(0);
+    }
+    return l;
+}
+
+CollectiveRecord record(int rank, std::int64_t seq, std::int64_t start, std::int64_t end,
+                        CollectiveRecord::State state = CollectiveRecord::State::Completed)
+{
+    CollectiveRecord c;
+    c.rank = rank;
+    c.seq = seq;
+    c.execStartNs = start;
+    c.execEndNs = end;
+    c.state = state;
+    return c;
+}
+
+std::vector<RankState> raster(const RankActivity& a, int rank, std::int64_t t0, double npp,
+                              int width, std::int64_t jobEnd, bool crashed = false)
+{
+    std::vector<RankState> out(static_cast<std::size_t>(width));
+    a.rasterise(std::size_t(a.rowOf(rank)), t0, npp, width, jobEnd, crashed, out.data());
+    return out;
+}
+
+// Pixels [from, to) of `states` hold `s`.
+bool holds(const std::vector<RankState>& states, int from, int to, RankState s)
+{
+    for (int x = from; x < to; ++x)
+        if (states[std::size_t(x)] != s) return false;
+    return true;
+}
+
+} // namespace
+
+class TestRankActivity : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void waitingIsTheTimeBeforeTheLastMemberArrived();
+    void stoppedAfterTheLastEventAndCrashedWhenToldSo();
+    void hangShowsEveryoneWaitingButTheHungRank_data();
+    void hangShowsEveryoneWaitingButTheHungRank();
+    void completedWithoutEveryMemberIsWaiting();
+    void lateness();
+    void cpuOnlyRanksComputeOnTheirOps();
+};
+
+// Rank 0 computes 0-100 and enters the all_reduce at 100, rank 1 computes 0-200 and enters at
+// 200; it ends at 300 on both. Rank 0 waits 100-200, both communicate 200-300.
+void TestRankActivity::waitingIsTheTimeBeforeTheLastMemberArrived()
+{
+    EventStore store;
+    store.lanes.push_back(
+        lane(0, LaneKind::GpuStream,
+             {{0, 100, EventCategory::Kernel}, {100, 300, EventCategory::CommKernel}}));
+    store.lanes.push_back(
+        lane(1, LaneKind::GpuStream,
+             {{0, 200, EventCategory::Kernel}, {200, 300, EventCategory::CommKernel}}));
+    // The CPU thread's ops do not count as compute on a rank with a GPU.
+    store.lanes.push_back(lane(1, LaneKind::CpuThread, {{200, 300, EventCategory::CpuOp}}));
+    store.collectives = {record(0, 1, 100, 300), record(1, 1, 200, 300)};
+    const RankActivity a = RankActivity::build(store);
+    QCOMPARE(a.rows().size(), std::size_t(2));
+    // Zoomed in (10 ns a pixel) and out (100 ns a pixel, whole buckets of the pyramid).
+    const std::vector<RankState> r0 = raster(a, 0, 0, 10, 30, 300);
+    QVERIFY(holds(r0, 0, 10, RankState::Computing));
+    QVERIFY(holds(r0, 10, 20, RankState::Waiting));
+    QVERIFY(holds(r0, 20, 30, RankState::Communicating));
+    const std::vector<RankState> r1 = raster(a, 1, 0, 10, 30, 300);
+    QVERIFY(holds(r1, 0, 20, RankState::Computing));
+    QVERIFY(holds(r1, 20, 30, RankState::Communicating));
+    const std::vector<RankState> coarse = raster(a, 0, 0, 100, 3, 300);
+    QCOMPARE(coarse, (std::vector<RankState>{RankState::Computing, RankState::Waiting,
+                                             RankState::Communicating}));
+    // A clock offset does not matter: waiting comes from durations on each rank's own clock.
+    EventStore shifted = store;
+    for (std::int64_t& t : shifted.lanes[1].startNs)
+        t += 1'000'000;
+    for (std::int64_t& t : shifted.lanes[1].endNs)
+        t += 1'000'000;
+    shifted.collectives[1].execStartNs += 1'000'000;
+    shifted.collectives[1].execEndNs += 1'000'000;
+    QCOMPARE(raster(RankActivity::build(shifted), 0, 0, 10, 30, 300), r0);
+}
+
+void TestRankActivity::stoppedAfterTheLastEventAndCrashedWhenToldSo()
+{
+    EventStore store;
+    store.lanes.push_back(lane(0, LaneKind::GpuStream, {{0, 500, EventCategory::Kernel}}));
+    store.lanes.push_back(lane(1, LaneKind::GpuStream, {{0, 300, EventCategory::Kernel}}));
+    const RankActivity a = RankActivity::build(store);
+    QCOMPARE(a.traceEndNs(), std::int64_t(500));
+    const std::vector<RankState> r1 = raster(a, 1, 0, 10, 60, 500);
+    QVERIFY(holds(r1, 0, 30, RankState::Computing));
+    QVERIFY(holds(r1, 30, 50, RankState::Stopped));
+    QVERIFY(holds(r1, 50, 60, RankState::Idle)); // after the job's end nothing is stopped
+    QVERIFY(holds(raster(a, 1, 0, 10, 50, 500, true), 30, 50, RankState::Crashed));
+}
+
+void TestRankActivity::hangShowsEveryoneWaitingButTheHungRank_data()
+{
+    QTest::addColumn<int>("ranks");
+    QTest::addColumn<bool>("gpu");
+    QTest::addRow("8 ranks, GPU") << 8 << true;
+    QTest::addRow("64 ranks, gloo") << 64 << false;
+}
+
+// Three healthy steps, then a step whose all_reduce `hung` never reaches: the others sit in it
+// for 10 s (still running when the trace ends), the hung rank's step span goes on 4 s longer.
+void TestRankActivity::hangShowsEveryoneWaitingButTheHungRank()
+{
+    QFETCH(int, ranks);
+    QFETCH(bool, gpu);
+    test::SyntheticJob job(ranks, true, gpu);
+    const int hung = ranks - 3;
+    for (int s = 0; s < 3; ++s)
+        job.step(test::uniform(ranks, 1'000'000), {"all_reduce"});
+    const std::int64_t hangStepNs = job.nowNs();
+    const std::int64_t hangNs = 10'000'000'000;
+    job.step(test::uniform(ranks, 1'000'000), {"all_reduce"}, 200'000, {hung}, hangNs);
+    const RankActivity a = RankActivity::build(job.finish());
+    const std::int64_t arrive = hangStepNs + 1'000'000,
+                       jobEnd = hangStepNs + hangNs + 4'000'000'000;
+    QCOMPARE(a.traceEndNs(), jobEnd);
+    // 1 s a pixel across the whole job (the pyramid) and 10 us a pixel at the arrival.
+    for (int r = 0; r < ranks; ++r) {
+        const std::vector<RankState> whole = raster(a, r, 0, 1e9, 15, jobEnd);
+        const std::vector<RankState> near = raster(a, r, arrive - 500'000, 1e4, 100, jobEnd);
+        if (r == hung) {
+            QVERIFY(holds(whole, 1, 15, RankState::Idle));
+            QVERIFY(holds(near, 50, 100, RankState::Idle));
+        } else {
+            QVERIFY2(holds(whole, 1, 10, RankState::Waiting), qPrintable(QString::number(r)));
+            QVERIFY(holds(whole, 11, 14, RankState::Stopped));
+            QVERIFY(holds(near, 50, 100, RankState::Waiting));
+        }
+        // Everyone computes up to the arrival (the hung rank too: it hangs after it).
+        QVERIFY(holds(near, 0, 50, RankState::Computing));
+    }
+}
+
+// A gloo hang: the span of the collective the others sat in is closed by the timeout, so it
+// looks completed; the group has 3 members and only 2 records, so all of it is waiting.
+void TestRankActivity::completedWithoutEveryMemberIsWaiting()
+{
+    EventStore store;
+    for (int r = 0; r < 2; ++r) {
+        store.lanes.push_back(
+            lane(r, LaneKind::CpuThread, {{0, 100 + 10 * r, EventCategory::CommKernel}}));
+        store.collectives.push_back(record(r, 1, 0, 100 + 10 * r));
+        store.collectives.back().groupSize = 3;
+    }
+    store.lanes.push_back(lane(2, LaneKind::CpuThread, {{0, 50, EventCategory::CpuOp}}));
+    const RankActivity a = RankActivity::build(store);
+    QVERIFY(holds(raster(a, 0, 0, 10, 10, 110), 0, 10, RankState::Waiting));
+    QVERIFY(holds(raster(a, 1, 0, 10, 11, 110), 0, 11, RankState::Waiting));
+    // Records without a group size (gloo traces): the group is every rank that issued in it,
+    // here rank 2 with an earlier collective.
+    for (CollectiveRecord& c : store.collectives)
+        c.groupSize = -1;
+    store.collectives.push_back(record(2, 0, 0, 40));
+    const RankActivity b = RankActivity::build(store);
+    QVERIFY(holds(raster(b, 0, 0, 10, 10, 110), 0, 10, RankState::Waiting));
+}
+
+// Rank 2 reaches every collective 3 ms after the others: 3 ms late on average, the others 0.
+void TestRankActivity::lateness()
+{
+    test::SyntheticJob job(4, true, true);
+    job.setArrivalDelay(2, 3'000'000);
+    for (int s = 0; s < 5; ++s)
+        job.step(test::uniform(4, 1'000'000), {"all_reduce", "all_gather"});
+    const RankActivity a = RankActivity::build(job.finish());
+    for (const RankActivity::Row& row : a.rows())
+        QCOMPARE(row.meanLatenessNs, row.rank == 2 ? 3e6 : 0.0);
+}
+
+// Gloo ranks have no GPU lane: their CPU ops are what computing means.
+void TestRankActivity::cpuOnlyRanksComputeOnTheirOps()
+{
+    EventStore store;
+    store.lanes.push_back(
+        lane(0, LaneKind::CpuThread,
+             {{0, 100, EventCategory::CpuOp}, {100, 200, EventCategory::UserAnnotation}}));
+    const std::vector<RankState> r = raster(RankActivity::build(store), 0, 0, 10, 20, 200);
+    QVERIFY(holds(r, 0, 10, RankState::Computing));
+    QVERIFY(holds(r, 10, 20, RankState::Idle));
+}
+
+QTEST_GUILESS_MAIN(TestRankActivity)
+#include "tst_rankactivity.moc"

@@ -1,0 +1,274 @@
+// The rank overview: its layout without a widget, and its pixels offscreen, checked against rows
+// and times worked out from the synthetic jobs' parameters.
+#include "tests/support/syntheticjob.h"
+#include "tests/support/syntheticsession.h"
+#include "views/timeline/rankoverview.h"
+#include "views/timeline/rankoverviewlayout.h"
+#include "views/timeline/timelinecolors.h"
+#include "views/timeline/timelinepanel.h"
+#include "views/timeline/timelineview.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QMouseEvent>
+#include <QSignalSpy>
+#include <QTest>
+#include <QVBoxLayout>
+#include <numeric>
+
+using namespace rankscope;
+
+namespace {
+
+constexpr int kStrip = RankOverviewLayout::kMarkStripHeight;
+constexpr std::int64_t kComputeNs = 1'000'000;
+constexpr std::int64_t kHangNs = 10'000'000'000;
+
+QColor stateColor(RankState s)
+{
+    return timelinecolors::rankStateColor(s);
+}
+
+// The job as the readers would leave it, with each record pointing at its execution event (the
+// builder leaves eventIndex unset), so that a click on one selects the collective.
+SessionPtr sessionOf(test::SyntheticJob& job)
+{
+    auto s = std::make_shared<TraceSession>();
+    s->events = std::move(job.finish());
+    for (CollectiveRecord& c : s->events.collectives) {
+        const Lane& lane = s->events.lanes[std::size_t(c.laneIndex)];
+        const auto it = std::lower_bound(lane.startNs.begin(), lane.startNs.end(), c.execStartNs);
+        c.eventIndex = it - lane.startNs.begin();
+    }
+    return synthetic::finish(s);
+}
+
+// `steps` healthy steps of one all_reduce each, then, when `hung` >= 0, a step whose
+// all_reduce that rank never reaches (the others sit in it kHangNs). Returns the time the
+// others arrive at the hung collective.
+std::int64_t runJob(test::SyntheticJob& job, int steps, int hung)
+{
+    const int n = job.worldSize();
+    for (int s = 0; s < steps; ++s)
+        job.step(test::uniform(n, kComputeNs), {"all_reduce"});
+    const std::int64_t arrive = job.nowNs() + kComputeNs;
+    if (hung >= 0) job.step(test::uniform(n, kComputeNs), {"all_reduce"}, 200'000, {hung}, kHangNs);
+    return arrive;
+}
+
+void sendMouse(QWidget* w, QEvent::Type type, QPoint pos, Qt::MouseButtons buttons)
+{
+    const Qt::MouseButton button = type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton;
+    QMouseEvent e(type, QPointF(pos), w->mapToGlobal(QPointF(pos)), button, buttons,
+                  Qt::NoModifier);
+    QApplication::sendEvent(w, &e);
+}
+
+// x of display time `t` in the overview: the view's track mapping, shifted to the overview.
+int xOf(const RankOverviewCanvas& canvas, const TimelineView& view, std::int64_t t)
+{
+    const ZoomState& z = view.zoom();
+    return canvas.trackLeft() +
+           int(double(t - z.visibleStartNs()) * z.widthPx() / double(z.visibleSpanNs()));
+}
+
+} // namespace
+
+class TestRankOverview : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void layoutRowsAndHitTesting_data();
+    void layoutRowsAndHitTesting();
+    void layoutFollowsTheOrder();
+    void hungRankStandsOut_data();
+    void hungRankStandsOut();
+    void eightRanksAt1280x800();
+};
+
+void TestRankOverview::layoutRowsAndHitTesting_data()
+{
+    QTest::addColumn<int>("ranks");
+    QTest::addColumn<int>("height");
+    QTest::addColumn<int>("rowHeight");
+    QTest::addColumn<int>("perRow");
+    QTest::addRow("8 ranks, room for 8 px") << 8 << kStrip + 100 << 8 << 1;
+    QTest::addRow("8 ranks, 20 px") << 8 << kStrip + 20 << 2 << 1;
+    QTest::addRow("1024 ranks, 1 px each") << 1024 << kStrip + 1024 << 1 << 1;
+    QTest::addRow("1024 ranks in 256 px") << 1024 << kStrip + 256 << 1 << 4;
+    QTest::addRow("1024 ranks in 300 px") << 1024 << kStrip + 300 << 1 << 4;
+}
+
+void TestRankOverview::layoutRowsAndHitTesting()
+{
+    QFETCH(int, ranks);
+    QFETCH(int, height);
+    QFETCH(int, rowHeight);
+    QFETCH(int, perRow);
+    std::vector<int> order(static_cast<std::size_t>(ranks));
+    std::iota(order.begin(), order.end(), 0);
+    RankOverviewLayout layout;
+    layout.setRanks(order);
+    layout.setHeight(height);
+    QCOMPARE(layout.rowHeight(), rowHeight);
+    QCOMPARE(layout.ranksPerRow(), perRow);
+    QVERIFY(layout.rowsBottom() <= height);
+    QCOMPARE(layout.rowCount(), (ranks + perRow - 1) / perRow);
+    for (int r = 0; r < ranks; ++r) {
+        const int top = kStrip + (r / perRow) * rowHeight;
+        QCOMPARE(layout.yForRank(r), top + rowHeight / 2);
+        QCOMPARE(layout.rankAt(top), r / perRow * perRow);
+        QCOMPARE(layout.rankAt(top + rowHeight - 1), r / perRow * perRow);
+    }
+    QCOMPARE(layout.rankAt(kStrip - 1), -1);
+    QCOMPARE(layout.rankAt(kStrip + layout.rowCount() * rowHeight), -1);
+    QCOMPARE(layout.yForRank(ranks), -1);
+}
+
+void TestRankOverview::layoutFollowsTheOrder()
+{
+    RankOverviewLayout layout;
+    layout.setRanks({5, 0, 7, 1});
+    layout.setHeight(kStrip + 32);
+    QCOMPARE(layout.rankAt(kStrip), 5);
+    QCOMPARE(layout.rankAt(kStrip + 8 * 2), 7);
+    QCOMPARE(layout.yForRank(1), kStrip + 3 * 8 + 4);
+    ZoomState zoom;
+    zoom.setTraceRange(1000, 2000);
+    zoom.setWidthPx(100);
+    layout.setTrackLeft(50);
+    QCOMPARE(layout.xForTime(zoom, 1500), 100);
+    QCOMPARE(layout.timeForX(zoom, 100), std::int64_t(1500));
+}
+
+void TestRankOverview::hungRankStandsOut_data()
+{
+    QTest::addColumn<int>("canvasHeight");
+    QTest::addColumn<int>("perRow");
+    QTest::addRow("1 px a rank") << kStrip + 1024 << 1;
+    QTest::addRow("4 ranks a pixel row") << kStrip + 256 << 4;
+}
+
+// 1,024 ranks; rank 700 never reaches the last all_reduce. In the middle of the hang every row
+// is "waiting" but the hung rank's, which is idle; after the others' traces end, they are
+// "stopped" and the hung rank still idle (its step goes on 4 s more).
+void TestRankOverview::hungRankStandsOut()
+{
+    QFETCH(int, canvasHeight);
+    QFETCH(int, perRow);
+    constexpr int kRanks = 1024, kHung = 700;
+    test::SyntheticJob job(kRanks, true, true);
+    job.setMembersInRecords(false);
+    const std::int64_t arrive = runJob(job, 3, kHung);
+    const SessionPtr session = sessionOf(job);
+
+    QWidget window;
+    auto* box = new QVBoxLayout(&window);
+    box->setContentsMargins(0, 0, 0, 0);
+    auto* view = new TimelineView;
+    auto* overview = new RankOverview(view);
+    overview->canvas()->setFixedHeight(canvasHeight);
+    box->addWidget(overview);
+    box->addWidget(view, 1);
+    window.resize(1400, canvasHeight + 400);
+    QSignalSpy ready(overview, &RankOverview::activityReady);
+    view->setSession(session);
+    overview->setSession(session);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(!ready.isEmpty() || ready.wait(60000));
+    RankOverviewCanvas* canvas = overview->canvas();
+    QCOMPARE(canvas->layout().ranksPerRow(), perRow);
+    const QImage image = canvas->grab().toImage();
+    image.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/rankoverview_hang_%1.png").arg(perRow));
+
+    const auto rowsNotIn = [&](int x, QColor expected) {
+        QList<int> rows;
+        for (int row = 0; row < kRanks / perRow; ++row)
+            if (image.pixelColor(x, kStrip + row) != expected) rows << row;
+        return rows;
+    };
+    const int hungRow = kHung / perRow;
+    const int during = xOf(*canvas, *view, arrive + kHangNs / 2);
+    QCOMPARE(rowsNotIn(during, stateColor(RankState::Waiting)), QList<int>{hungRow});
+    QCOMPARE(image.pixelColor(during, kStrip + hungRow), stateColor(RankState::Idle));
+    const int after = xOf(*canvas, *view, arrive + kHangNs + 2'000'000'000);
+    QCOMPARE(rowsNotIn(after, stateColor(RankState::Stopped)), QList<int>{hungRow});
+    QCOMPARE(image.pixelColor(after, kStrip + hungRow), stateColor(RankState::Idle));
+}
+
+// The Timeline tab at 1280 x 800 with 8 ranks, rank 5 late at every collective: every rank has
+// a full-height row; sorting by lateness puts rank 5 first; a drag zooms the view, a click on a
+// row selects the rank; a selected collective shows each rank's arrival.
+void TestRankOverview::eightRanksAt1280x800()
+{
+    constexpr int kRanks = 8, kLate = 5;
+    constexpr std::int64_t kDelayNs = 400'000;
+    test::SyntheticJob job(kRanks, true, true);
+    job.setArrivalDelay(kLate, kDelayNs);
+    const std::int64_t start = job.nowNs();
+    runJob(job, 6, -1);
+    const SessionPtr session = sessionOf(job);
+
+    TimelinePanel panel;
+    panel.resize(1280, 800);
+    RankOverview* overview = panel.rankOverview();
+    QSignalSpy ready(overview, &RankOverview::activityReady);
+    panel.setSession(session);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(!ready.isEmpty() || ready.wait(30000));
+    QApplication::processEvents();
+    RankOverviewCanvas* canvas = overview->canvas();
+    TimelineView* view = panel.view();
+    const RankOverviewLayout& layout = canvas->layout();
+    QVERIFY(canvas->isVisible());
+    QCOMPARE(layout.ranksPerRow(), 1);
+    QCOMPARE(layout.rowHeight(), RankOverviewLayout::kMaxRowHeight);
+    QVERIFY(layout.rowsBottom() <= canvas->height());
+    QImage image = canvas->grab().toImage();
+    panel.grab().save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/rankoverview_8ranks_1280x800.png"));
+    // Halfway through the first step's compute, every rank computes.
+    const int x = xOf(*canvas, *view, start + kComputeNs / 2);
+    for (int r = 0; r < kRanks; ++r)
+        QCOMPARE(image.pixelColor(x, kStrip + r * 8 + 3), stateColor(RankState::Computing));
+
+    overview->setOrder(RankOverview::Order::Lateness);
+    QCOMPARE(layout.ranks().front(), kLate);
+    QCOMPARE(overview->orderBox()->currentIndex(), 1);
+    overview->orderBox()->setCurrentIndex(0);
+    QCOMPARE(layout.ranks().front(), 0);
+
+    // A click on rank 3's row selects rank 3 in the view.
+    const QPoint row3(x, kStrip + 3 * 8 + 3);
+    sendMouse(canvas, QEvent::MouseButtonPress, row3, Qt::LeftButton);
+    sendMouse(canvas, QEvent::MouseButtonRelease, row3, Qt::NoButton);
+    QCOMPARE(view->selectedRank(), 3);
+
+    // A drag from x to x + 200 shows that time range in the view.
+    const std::int64_t t1 = layout.timeForX(view->zoom(), x);
+    const std::int64_t t2 = layout.timeForX(view->zoom(), x + 200);
+    sendMouse(canvas, QEvent::MouseButtonPress, {x, kStrip + 2}, Qt::LeftButton);
+    sendMouse(canvas, QEvent::MouseMove, {x + 100, kStrip + 20}, Qt::LeftButton);
+    sendMouse(canvas, QEvent::MouseButtonRelease, {x + 200, kStrip + 20}, Qt::NoButton);
+    QCOMPARE(view->zoom().visibleStartNs(), t1);
+    QCOMPARE(view->zoom().visibleEndNs(), t2);
+
+    // The first all_reduce selected on rank 0: a tick at each rank's arrival, rank 5's
+    // kDelayNs after the others (every rank computes kComputeNs first).
+    const CollectiveRecord& c0 = session->events.collectives.front();
+    QCOMPARE(c0.rank, 0);
+    view->setVisibleRange(start + kComputeNs - 200'000, start + kComputeNs + 800'000);
+    view->select({c0.laneIndex, c0.eventIndex});
+    QCOMPARE(view->selectedCollectivePeers().size(), std::size_t(kRanks));
+    QApplication::processEvents();
+    image = canvas->grab().toImage();
+    image.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/rankoverview_wavefront.png"));
+    for (int r = 0; r < kRanks; ++r) {
+        const std::int64_t arrival = start + kComputeNs + (r == kLate ? kDelayNs : 0);
+        QCOMPARE(image.pixelColor(xOf(*canvas, *view, arrival), kStrip + r * 8 + 3),
+                 timelinecolors::kArrivalSkew);
+    }
+}
+
+QTEST_MAIN(TestRankOverview)
+#include "tst_rankoverview.moc"

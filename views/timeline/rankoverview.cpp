@@ -1,0 +1,317 @@
+#include "views/timeline/rankoverview.h"
+
+#include "views/timeline/timelinecolors.h"
+#include "views/timeline/timelineview.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHelpEvent>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+
+namespace rankscope {
+
+namespace colors = timelinecolors;
+
+namespace {
+
+// A drag shorter than this is a click.
+constexpr int kBrushMinPx = 4;
+
+} // namespace
+
+RankOverviewCanvas::RankOverviewCanvas(TimelineView* view, QWidget* parent)
+    : QWidget(parent), m_view(view)
+{
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setMouseTracking(true);
+    setMinimumHeight(RankOverviewLayout::kMarkStripHeight + 8);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+}
+
+void RankOverviewCanvas::setActivity(ActivityPtr activity, std::vector<char> crashed)
+{
+    m_activity = std::move(activity);
+    m_crashed = std::move(crashed);
+    invalidate();
+}
+
+void RankOverviewCanvas::setRanks(std::vector<int> ranks)
+{
+    m_layout.setRanks(std::move(ranks));
+    invalidate();
+}
+
+void RankOverviewCanvas::setArrivals(std::vector<std::pair<int, std::int64_t>> arrivals)
+{
+    m_arrivals = std::move(arrivals);
+    invalidate();
+}
+
+void RankOverviewCanvas::setHighlightedRank(int rank)
+{
+    m_highlightedRank = rank;
+    invalidate();
+}
+
+void RankOverviewCanvas::invalidate()
+{
+    ++m_version;
+    update();
+}
+
+int RankOverviewCanvas::trackLeft() const
+{
+    // The view and this widget sit in one column, left edges aligned: the view's tracks begin
+    // after its frame and its label column.
+    return m_view->viewport()->x() + TimelineView::kLabelWidth;
+}
+
+RankState RankOverviewCanvas::stateAt(int rank, int x) const
+{
+    const std::vector<int>& ranks = m_layout.ranks();
+    const auto it = std::find(ranks.begin(), ranks.end(), rank);
+    if (it == ranks.end()) return RankState::Idle;
+    return m_painter.stateAt(int(it - ranks.begin()), x - m_layout.trackLeft());
+}
+
+RankOverviewFrame RankOverviewCanvas::currentFrame() const
+{
+    RankOverviewFrame frame;
+    frame.activity = m_activity.get();
+    frame.zoom = m_view->zoom();
+    frame.clock = m_view->clock();
+    frame.crashed = m_crashed;
+    frame.markers = m_view->markers();
+    if (!m_view->useClockOffsets()) {
+        const QHash<int, qint64> offsets = m_view->clockOffsets();
+        for (auto it = offsets.begin(); it != offsets.end(); ++it)
+            frame.markerShiftNs.insert(it.key(), -it.value());
+    }
+    frame.arrivals = m_arrivals;
+    frame.highlightedRank = m_highlightedRank;
+    return frame;
+}
+
+void RankOverviewCanvas::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    m_layout.setHeight(height());
+}
+
+void RankOverviewCanvas::paintEvent(QPaintEvent*)
+{
+    const ZoomState& zoom = m_view->zoom();
+    m_layout.setTrackLeft(trackLeft());
+    const CacheKey key{zoom.visibleStartNs(), zoom.visibleEndNs(), zoom.widthPx(), size(),
+                       m_version};
+    if (!(key == m_key) || m_image.size() != size()) {
+        m_key = key;
+        m_image = QImage(size(), QImage::Format_RGB32);
+        m_painter.paint(m_image, m_layout, currentFrame(), font());
+    }
+    QPainter p(this);
+    p.drawImage(0, 0, m_image);
+    if (!m_activity) {
+        p.setPen(QColor(90, 90, 100));
+        p.drawText(rect().adjusted(m_layout.trackLeft() + 6, 0, 0, 0),
+                   Qt::AlignVCenter | Qt::AlignLeft,
+                   m_view->session() ? tr("Reading each rank's activity…")
+                                     : tr("Open a trace folder to compare its ranks here."));
+    }
+    if (m_pressX >= 0 && m_dragX >= 0 && std::abs(m_dragX - m_pressX) >= kBrushMinPx) {
+        const int a = std::min(m_pressX, m_dragX), b = std::max(m_pressX, m_dragX);
+        p.fillRect(QRect(a, 0, b - a, height()), QColor(60, 90, 200, 60));
+        p.setPen(QColor(60, 90, 200));
+        p.drawRect(QRect(a, 0, b - a - 1, height() - 1));
+    }
+}
+
+void RankOverviewCanvas::mousePressEvent(QMouseEvent* event)
+{
+    if (event->button() != Qt::LeftButton) return;
+    m_pressX = int(event->position().x());
+    m_dragX = -1;
+}
+
+void RankOverviewCanvas::mouseMoveEvent(QMouseEvent* event)
+{
+    if (m_pressX < 0) return;
+    m_dragX = std::max(m_layout.trackLeft(), int(event->position().x()));
+    update();
+}
+
+void RankOverviewCanvas::mouseReleaseEvent(QMouseEvent* event)
+{
+    if (event->button() != Qt::LeftButton || m_pressX < 0) return;
+    const int x = std::max(m_layout.trackLeft(), int(event->position().x()));
+    const int pressX = std::max(m_layout.trackLeft(), m_pressX);
+    m_pressX = m_dragX = -1;
+    if (std::abs(x - pressX) >= kBrushMinPx) {
+        const ZoomState& zoom = m_view->zoom();
+        m_view->setVisibleRange(m_layout.timeForX(zoom, std::min(x, pressX)),
+                                m_layout.timeForX(zoom, std::max(x, pressX)));
+    } else if (const int rank = m_layout.rankAt(int(event->position().y())); rank >= 0) {
+        Q_EMIT rankClicked(rank);
+    }
+    update();
+}
+
+bool RankOverviewCanvas::event(QEvent* event)
+{
+    if (event->type() != QEvent::ToolTip) return QWidget::event(event);
+    const QPoint pos = static_cast<QHelpEvent*>(event)->pos();
+    const int rank = m_layout.rankAt(pos.y());
+    if (rank < 0 || !m_activity) {
+        QToolTip::hideText();
+        return true;
+    }
+    QString text = m_layout.ranksPerRow() > 1
+                       ? tr("Ranks from %1 (%2 a pixel row)").arg(rank).arg(m_layout.ranksPerRow())
+                       : tr("Rank %1").arg(rank);
+    if (pos.x() >= m_layout.trackLeft() && m_layout.ranksPerRow() == 1)
+        text += QStringLiteral(": ") + colors::rankStateName(stateAt(rank, pos.x()));
+    const int row = m_activity->rowOf(rank);
+    if (row >= 0 && m_activity->rows()[std::size_t(row)].meanLatenessNs >= 0)
+        text += QLatin1Char('\n') +
+                tr("Arrives at collectives %1 after the first member on average")
+                    .arg(ZoomState::formatDuration(
+                        std::int64_t(m_activity->rows()[std::size_t(row)].meanLatenessNs)));
+    QToolTip::showText(static_cast<QHelpEvent*>(event)->globalPos(), text, this);
+    return true;
+}
+
+RankOverview::RankOverview(TimelineView* view, QWidget* parent)
+    : QWidget(parent), m_view(view), m_canvas(new RankOverviewCanvas(view, this))
+{
+    m_canvas->setObjectName(QStringLiteral("rankOverviewCanvas"));
+    m_orderBox = new QComboBox(this);
+    m_orderBox->setObjectName(QStringLiteral("rankOverviewOrder"));
+    m_orderBox->addItem(tr("Order: rank"));
+    m_orderBox->addItem(tr("Order: latest at collectives first"));
+    m_orderBox->setToolTip(tr("Sort the rows by rank, or by how late each rank arrives at "
+                              "collectives on average (a straggler comes first)"));
+    QString legend;
+    for (int s = 0; s < kRankStateCount; ++s)
+        legend += QStringLiteral("<span style=\"color:%1\">&#9632;</span>&nbsp;%2 &nbsp; ")
+                      .arg(colors::rankStateColor(RankState(s)).name(),
+                           colors::rankStateName(RankState(s)).toHtmlEscaped());
+    legend += QStringLiteral("<span style=\"color:%1\">|</span>&nbsp;%2")
+                  .arg(colors::kArrivalSkew.name(), tr("arrival").toHtmlEscaped());
+    auto* legendLabel = new QLabel(legend, this);
+    legendLabel->setObjectName(QStringLiteral("rankOverviewLegend"));
+    legendLabel->setTextFormat(Qt::RichText);
+    legendLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    auto* header = new QHBoxLayout;
+    header->setContentsMargins(4, 0, 4, 0);
+    header->addWidget(m_orderBox);
+    header->addWidget(legendLabel, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(header);
+    layout->addWidget(m_canvas, 1);
+
+    connect(m_orderBox, &QComboBox::currentIndexChanged, this,
+            [this](int index) { setOrder(index == 1 ? Order::Lateness : Order::Rank); });
+    connect(&m_watcher, &QFutureWatcher<ActivityPtr>::finished, this, [this] {
+        m_activity = m_watcher.result();
+        std::vector<char> crashed;
+        if (m_session)
+            for (const Finding& f : m_session->analysis.findings)
+                if (f.kind == "crash")
+                    for (int rank : f.ranks) {
+                        if (rank < 0) continue;
+                        if (crashed.size() <= std::size_t(rank)) crashed.resize(rank + 1, 0);
+                        crashed[std::size_t(rank)] = 1;
+                    }
+        m_canvas->setActivity(m_activity, std::move(crashed));
+        applyOrder();
+        Q_EMIT activityReady();
+    });
+    connect(view, &TimelineView::rangeChanged, m_canvas, qOverload<>(&QWidget::update));
+    connect(view, &TimelineView::clockChanged, m_canvas, &RankOverviewCanvas::invalidate);
+    connect(view, &TimelineView::selectionChanged, this, &RankOverview::selectionChanged);
+    connect(m_canvas, &RankOverviewCanvas::rankClicked, view, &TimelineView::selectRank);
+}
+
+RankOverview::~RankOverview()
+{
+    m_watcher.waitForFinished();
+}
+
+void RankOverview::setSession(SessionPtr session)
+{
+    m_session = std::move(session);
+    m_activity.reset();
+    m_canvas->setActivity(nullptr, {});
+    m_canvas->setArrivals({});
+    m_canvas->setHighlightedRank(-1);
+    m_canvas->setRanks({});
+    if (!m_session) return;
+    const SessionPtr s = m_session;
+    m_watcher.setFuture(QtConcurrent::run(
+        [s] { return std::make_shared<const RankActivity>(RankActivity::build(s->events)); }));
+}
+
+void RankOverview::setOrder(Order order)
+{
+    m_order = order;
+    {
+        const QSignalBlocker quiet(m_orderBox);
+        m_orderBox->setCurrentIndex(order == Order::Lateness ? 1 : 0);
+    }
+    applyOrder();
+}
+
+void RankOverview::applyOrder()
+{
+    if (!m_activity) return;
+    std::vector<const RankActivity::Row*> rows;
+    for (const RankActivity::Row& row : m_activity->rows())
+        rows.push_back(&row);
+    if (m_order == Order::Lateness)
+        std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
+            return a->meanLatenessNs > b->meanLatenessNs;
+        });
+    std::vector<int> ranks;
+    for (const RankActivity::Row* row : rows)
+        ranks.push_back(row->rank);
+    m_canvas->setRanks(std::move(ranks));
+}
+
+int RankOverview::preferredHeight(int maxPx) const
+{
+    const int header = m_orderBox->sizeHint().height();
+    const int ranks = m_activity  ? int(m_activity->rows().size())
+                      : m_session ? int(m_session->folder.ranks().size())
+                                  : 1;
+    return header + RankOverviewLayout::preferredHeight(ranks, std::max(0, maxPx - header));
+}
+
+void RankOverview::selectionChanged()
+{
+    const SessionPtr s = m_view->session();
+    std::vector<std::pair<int, std::int64_t>> arrivals;
+    if (s) {
+        // A rank arrives when its execution starts (it waits from then on), or when it issued
+        // the call where the source shows no execution.
+        for (std::size_t i : m_view->selectedCollectivePeers()) {
+            const CollectiveRecord& c = s->events.collectives[i];
+            const std::int64_t t = c.execStartNs >= 0 ? c.execStartNs : c.issueStartNs;
+            if (t >= 0) arrivals.emplace_back(c.rank, m_view->displayTimeNs(c.rank, t));
+        }
+    }
+    const TimelineEventRef ref = m_view->selected();
+    m_canvas->setHighlightedRank(s && ref.isValid() ? s->events.lanes[std::size_t(ref.lane)].rank
+                                                    : m_view->selectedRank());
+    m_canvas->setArrivals(std::move(arrivals));
+}
+
+} // namespace rankscope

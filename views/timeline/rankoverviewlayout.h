@@ -1,0 +1,58 @@
+#pragma once
+
+#include "model/zoomstate.h"
+
+#include <vector>
+
+namespace rankscope {
+
+// Where the rank overview puts things, without a screen: a strip for the findings' marks on
+// top, then one row per rank (1-8 px) in the chosen order, or, when the ranks outnumber the
+// pixel rows, several ranks a pixel row. x follows the detail view's ZoomState, shifted by the
+// label column, so that a time is at the same x in both.
+class RankOverviewLayout {
+public:
+    static constexpr int kMarkStripHeight = 12;
+    static constexpr int kMaxRowHeight = 8;
+
+    // `ranks` in display order; `heightPx` the whole area, marks strip included.
+    void setRanks(std::vector<int> ranks);
+    void setHeight(int heightPx);
+    void setTrackLeft(int x) { m_trackLeft = x; }
+
+    const std::vector<int>& ranks() const { return m_ranks; }
+    int trackLeft() const { return m_trackLeft; }
+    int rowHeight() const { return m_rowHeight; }
+    int ranksPerRow() const { return m_ranksPerRow; }
+    int rowCount() const;
+    int rowTop(int row) const { return kMarkStripHeight + row * m_rowHeight; }
+    // Rows area bottom (exclusive).
+    int rowsBottom() const { return rowTop(rowCount()); }
+    // The pixel row holding `rank`, -1 when the rank is not shown.
+    int rowOfRank(int rank) const;
+    // Vertical centre of `rank`'s row, -1 when not shown.
+    int yForRank(int rank) const;
+    // The row under `y`, -1 outside the rows.
+    int rowAt(int y) const;
+    // The first rank of the row under `y` (the row's only rank unless ranks share rows), -1.
+    int rankAt(int y) const;
+    // [first, first + count) of ranks() in `row`.
+    std::pair<int, int> ranksOfRow(int row) const;
+    // Height that shows every rank at the largest row height, capped at `maxPx`.
+    static int preferredHeight(int rankCount, int maxPx);
+
+    int xForTime(const ZoomState& zoom, std::int64_t displayNs) const;
+    std::int64_t timeForX(const ZoomState& zoom, int x) const;
+
+private:
+    void update();
+
+    std::vector<int> m_ranks;
+    std::vector<int> m_indexOfRank; // rank -> index into m_ranks, -1 when absent
+    int m_heightPx = 0;
+    int m_rowHeight = 1;
+    int m_ranksPerRow = 1;
+    int m_trackLeft = 0;
+};
+
+} // namespace rankscope

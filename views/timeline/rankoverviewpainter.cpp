@@ -1,0 +1,230 @@
+#include "views/timeline/rankoverviewpainter.h"
+
+#include "model/store/parallelfor.h"
+#include "views/timeline/timelinecolors.h"
+
+#include <QFontMetrics>
+#include <QPainter>
+#include <algorithm>
+#include <array>
+
+namespace rankscope {
+
+namespace colors = timelinecolors;
+
+namespace {
+
+const QColor kStripBackground{248, 248, 251};
+const QColor kRowGap{255, 255, 255};
+
+std::array<QRgb, kRankStateCount> statePalette()
+{
+    std::array<QRgb, kRankStateCount> p{};
+    for (int s = 0; s < kRankStateCount; ++s)
+        p[std::size_t(s)] = colors::rankStateColor(RankState(s)).rgb();
+    return p;
+}
+
+} // namespace
+
+RankState RankOverviewPainter::stateAt(int index, int x) const
+{
+    if (index < 0 || x < 0 || x >= m_width ||
+        std::size_t(index + 1) * std::size_t(m_width) > m_states.size())
+        return RankState::Idle;
+    return m_states[std::size_t(index) * std::size_t(m_width) + std::size_t(x)];
+}
+
+void RankOverviewPainter::paint(QImage& image, const RankOverviewLayout& layout,
+                                const RankOverviewFrame& frame, const QFont& font)
+{
+    image.fill(kStripBackground);
+    {
+        QPainter p(&image);
+        p.fillRect(0, 0, layout.trackLeft(), image.height(), colors::kLabelColumn);
+    }
+    if (frame.activity) paintStates(image, layout, frame);
+    paintMarks(image, layout, frame, font);
+}
+
+void RankOverviewPainter::paintStates(QImage& image, const RankOverviewLayout& layout,
+                                      const RankOverviewFrame& frame)
+{
+    const RankActivity& activity = *frame.activity;
+    const std::vector<int>& ranks = layout.ranks();
+    const int width = std::clamp(frame.zoom.widthPx(), 0, image.width() - layout.trackLeft());
+    m_width = width;
+    m_states.assign(ranks.size() * std::size_t(width), RankState::Idle);
+    if (width <= 0) return;
+    // The job goes on until the last rank's last event, on the common clock of the frame.
+    std::int64_t jobEnd = 0;
+    for (const RankActivity::Row& row : activity.rows())
+        jobEnd = std::max(jobEnd, frame.clock.toDisplay(row.rank, row.lastNs));
+    const double npp = frame.zoom.nsPerPx();
+    // Rows are independent: rasterised on every core (a 1,024-rank frame is ~2 M pixels).
+    const std::size_t chunk = 64;
+    parallelFor((ranks.size() + chunk - 1) / chunk, [&](std::size_t block, std::size_t) {
+        for (std::size_t i = block * chunk; i < std::min(ranks.size(), (block + 1) * chunk); ++i) {
+            const int row = activity.rowOf(ranks[i]);
+            if (row < 0) continue;
+            const std::int64_t shift = frame.clock.toDisplay(ranks[i], 0);
+            const bool crashed = std::size_t(ranks[i]) < frame.crashed.size() &&
+                                 frame.crashed[std::size_t(ranks[i])];
+            activity.rasterise(std::size_t(row), frame.zoom.visibleStartNs() - shift, npp, width,
+                               jobEnd - shift, crashed, &m_states[i * std::size_t(width)]);
+        }
+    });
+
+    const std::array<QRgb, kRankStateCount> palette = statePalette();
+    const int rowH = layout.rowHeight();
+    // Rows of 4 px and more keep a 1 px gap so that neighbouring ranks stay apart.
+    const int fillH = rowH >= 4 ? rowH - 1 : rowH;
+    const int k = layout.ranksPerRow();
+    std::vector<QRgb> line(static_cast<std::size_t>(width));
+    // Several ranks a pixel row: the state that row holds more often than the job as a whole
+    // does at that time, so that the one rank that differs (a hung rank among waiting ones,
+    // a straggler among idle ones) is not outvoted by its neighbours.
+    std::vector<std::array<int, kRankStateCount>> column;
+    if (k > 1) {
+        column.assign(std::size_t(width), {});
+        for (std::size_t i = 0; i < ranks.size(); ++i)
+            for (int x = 0; x < width; ++x)
+                ++column[std::size_t(x)][std::size_t(m_states[i * std::size_t(width) + x])];
+    }
+    const double n = double(ranks.size());
+    for (int row = 0; row < layout.rowCount(); ++row) {
+        const auto [first, count] = layout.ranksOfRow(row);
+        if (k == 1) {
+            const RankState* s = &m_states[std::size_t(first) * std::size_t(width)];
+            for (int x = 0; x < width; ++x)
+                line[std::size_t(x)] = palette[std::size_t(s[x])];
+        } else {
+            for (int x = 0; x < width; ++x) {
+                std::array<int, kRankStateCount> mine{};
+                for (int j = first; j < first + count; ++j)
+                    ++mine[std::size_t(m_states[std::size_t(j) * std::size_t(width) + x])];
+                int best = -1;
+                double bestScore = 0;
+                for (int s = 0; s < kRankStateCount; ++s) {
+                    if (mine[std::size_t(s)] == 0) continue;
+                    const double score = double(mine[std::size_t(s)]) / count -
+                                         double(column[std::size_t(x)][std::size_t(s)]) / n;
+                    if (best < 0 || score > bestScore) {
+                        best = s;
+                        bestScore = score;
+                    }
+                }
+                line[std::size_t(x)] = palette[std::size_t(best)];
+            }
+        }
+        const int top = layout.rowTop(row);
+        for (int y = top; y < top + rowH && y < image.height(); ++y) {
+            auto* scan = reinterpret_cast<QRgb*>(image.scanLine(y)) + layout.trackLeft();
+            if (y < top + fillH)
+                std::copy(line.begin(), line.end(), scan);
+            else
+                std::fill(scan, scan + width, kRowGap.rgb());
+        }
+    }
+}
+
+void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& layout,
+                                     const RankOverviewFrame& frame, const QFont& font)
+{
+    QPainter p(&image);
+    QFont small = font;
+    small.setPixelSize(9);
+    p.setFont(small);
+    const QFontMetrics fm(small);
+    const int left = layout.trackLeft();
+    const int right = left + std::max(0, frame.zoom.widthPx());
+    const int strip = RankOverviewLayout::kMarkStripHeight;
+    const int rowsBottom = layout.rowsBottom();
+    const int rowH = layout.rowHeight();
+    const auto clampX = [&](int x) { return std::clamp(x, left, right); };
+
+    // Rank numbers in the label column, as many as fit without overlapping.
+    p.setPen(QColor(70, 70, 80));
+    p.drawText(QRect(4, 0, left - 8, strip), Qt::AlignVCenter | Qt::AlignLeft,
+               QObject::tr("Ranks (%1)").arg(layout.ranks().size()));
+    const int every = std::max(1, (fm.height() + rowH - 1) / rowH);
+    for (int row = 0; row < layout.rowCount(); row += every) {
+        const auto [first, count] = layout.ranksOfRow(row);
+        const std::vector<int>& ranks = layout.ranks();
+        const QString text = count > 1 ? QStringLiteral("%1…").arg(ranks[std::size_t(first)])
+                                       : QString::number(ranks[std::size_t(first)]);
+        const int y = layout.rowTop(row) + rowH / 2;
+        p.drawText(QRect(4, y - fm.height() / 2, left - 12, fm.height()),
+                   Qt::AlignVCenter | Qt::AlignRight, text);
+    }
+    if (frame.highlightedRank >= 0) {
+        const int row = layout.rowOfRank(frame.highlightedRank);
+        if (row >= 0) {
+            p.fillRect(QRect(left - 6, layout.rowTop(row), 4, std::max(rowH, 2)),
+                       colors::kSelection);
+        }
+    }
+
+    // Findings: a bar in the strip over their time range with the id, and on each blamed
+    // rank's row the edges of the range and a tab in the label column.
+    p.setClipRect(QRect(0, 0, image.width(), image.height()));
+    for (const TimelineMarker& m : frame.markers) {
+        const bool allRanks = m.ranks.isEmpty();
+        const int refRank = allRanks ? -1 : m.ranks.first();
+        const qint64 refShift = frame.markerShiftNs.value(refRank, 0);
+        const int x1 = clampX(layout.xForTime(frame.zoom, m.startNs + refShift));
+        const int x2 = clampX(std::max(x1 + 2, layout.xForTime(frame.zoom, m.endNs + refShift)));
+        if (x2 > left && x1 < right) {
+            p.fillRect(QRect(x1, 1, std::max(2, x2 - x1), strip - 2), m.color);
+            const int room = right - x1 - 2;
+            if (room > fm.horizontalAdvance(m.label)) {
+                p.setPen(colors::textColorOn(m.color));
+                if (x2 - x1 < fm.horizontalAdvance(m.label) + 4) p.setPen(m.color.darker(160));
+                p.drawText(QRect(x1 + 2, 0, room, strip), Qt::AlignVCenter | Qt::AlignLeft,
+                           m.label);
+            }
+        }
+        const auto edges = [&](int top, int bottom, qint64 shift) {
+            const int a = layout.xForTime(frame.zoom, m.startNs + shift);
+            const int b = std::max(a + 1, layout.xForTime(frame.zoom, m.endNs + shift));
+            if (a >= left && a < right) p.fillRect(QRect(a, top, 1, bottom - top), m.color);
+            if (b >= left && b < right) p.fillRect(QRect(b, top, 1, bottom - top), m.color);
+        };
+        if (allRanks) {
+            edges(strip, rowsBottom, 0);
+            continue;
+        }
+        for (int rank : m.ranks) {
+            const int row = layout.rowOfRank(rank);
+            if (row < 0) continue;
+            const int top = layout.rowTop(row);
+            p.fillRect(QRect(left - 12, top, 5, std::max(rowH, 2)), m.color);
+            edges(top, top + rowH, frame.markerShiftNs.value(rank, 0));
+        }
+    }
+
+    // The selected collective's arrival wavefront: a tick where each member arrived.
+    if (!frame.arrivals.empty()) {
+        std::int64_t firstNs = frame.arrivals.front().second, lastNs = firstNs;
+        for (const auto& [rank, t] : frame.arrivals) {
+            firstNs = std::min(firstNs, t);
+            lastNs = std::max(lastNs, t);
+            const int row = layout.rowOfRank(rank);
+            const int x = layout.xForTime(frame.zoom, t);
+            if (row < 0 || x < left - 1 || x > right) continue;
+            p.fillRect(QRect(x - 1, layout.rowTop(row), 3, std::max(rowH, 1)),
+                       colors::kArrivalSkew);
+        }
+        const int a = clampX(layout.xForTime(frame.zoom, firstNs));
+        const int b = clampX(layout.xForTime(frame.zoom, lastNs));
+        p.fillRect(QRect(a, strip - 3, std::max(1, b - a + 1), 3), colors::kArrivalSkew);
+        const QString text =
+            QObject::tr("arrival skew %1").arg(ZoomState::formatDuration(lastNs - firstNs));
+        const int tx = std::clamp(b + 4, left, std::max(left, right - fm.horizontalAdvance(text)));
+        p.setPen(colors::kArrivalSkew.darker(130));
+        p.drawText(QRect(tx, 0, right - tx, strip), Qt::AlignVCenter | Qt::AlignLeft, text);
+    }
+    p.fillRect(QRect(left - 1, strip, 1, rowsBottom - strip), QColor(200, 200, 210));
+}
+
+} // namespace rankscope
