@@ -307,8 +307,9 @@ AutoCheckResult allRanksPresent(const Facts& facts)
                 addEvidence(r, v.evidence);
                 break;
             }
-    } else if (facts.session.folder.worldSize() > 0) {
-        worldSize = facts.session.folder.worldSize(); // distributedInfo.world_size of the traces
+    } else if (facts.session.folder.statedWorldSize() > 0) {
+        worldSize =
+            facts.session.folder.statedWorldSize(); // distributedInfo.world_size of the traces
     }
     if (worldSize <= 0) {
         r.missing << QStringLiteral("rank.env.WORLD_SIZE absent on every rank");

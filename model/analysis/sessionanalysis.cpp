@@ -238,9 +238,9 @@ void analyzeSession(TraceSession& session)
     const std::vector<LogEvidence> logs = classifyLogs(session, &lines);
     std::sort(ranks.begin(), ranks.end());
     std::vector<Finding> config = ConfigCheck::check(session.logs, ranks);
-    session.analysis = Analyzer::run(session.events, std::move(paths), std::move(ranks), logs,
-                                     session.dumps, std::move(config),
-                                     session.folder.worldSize());
+    session.analysis =
+        Analyzer::run(session.events, std::move(paths), std::move(ranks), logs, session.dumps,
+                      std::move(config), session.folder.statedWorldSize());
     session.analysis.logLineCount = lines;
     session.autoChecks = AutoCheckEvaluator::evaluateAll(session, logs);
 }

@@ -635,6 +635,7 @@ TraceFolder TraceFolder::discover(const QString& dir, const std::function<bool()
               });
     const QList<int> ranks = folder.ranks();
     folder.m_worldSize = std::max(ranks.isEmpty() ? 0 : ranks.last() + 1, statedWorldSize);
+    folder.m_statedWorldSize = statedWorldSize;
     folder.checkClaims();
     return folder;
 }

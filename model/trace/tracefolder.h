@@ -30,6 +30,10 @@ public:
     QList<int> ranks() const; // sorted, distinct
     // Largest rank seen + 1, or the world size a source states, whichever is larger; 0 if none.
     int worldSize() const { return m_worldSize; }
+    // Only the world size a source states (distributedInfo.world_size, a Horovod timeline's
+    // ranks), 0 if none: a rank number alone says the job had at least that many ranks, not
+    // how many, so nothing may call the ranks below it missing.
+    int statedWorldSize() const { return m_statedWorldSize; }
     qint64 totalBytes() const;
 
     // Classification of one file from its name and first bytes (decompressed, for a gzip file);
@@ -63,7 +67,11 @@ public:
     bool attributeStatedRank(int index, qint64 statedRank);
     // A reader found ranks beyond what discovery saw (a Horovod timeline names every rank that
     // reported ready); the world size grows to `worldSize`, never shrinks.
-    void noteWorldSize(int worldSize) { m_worldSize = std::max(m_worldSize, worldSize); }
+    void noteWorldSize(int worldSize)
+    {
+        m_worldSize = std::max(m_worldSize, worldSize);
+        m_statedWorldSize = std::max(m_statedWorldSize, worldSize);
+    }
 
 private:
     void checkClaims();
@@ -74,6 +82,7 @@ private:
     QList<SourceFile> m_sources;
     QStringList m_warnings;
     int m_worldSize = 0;
+    int m_statedWorldSize = 0;
 };
 
 } // namespace rankscope

@@ -266,6 +266,7 @@ private Q_SLOTS:
     void findingsJsonSchema();
     void markdownReport();
     void absentRankIsNoCulprit();
+    void rankNumberIsNoWorldSize();
     void sampledTracesAreNotPairedByOrder();
     void pairingByOrder_data();
     void pairingByOrder();
@@ -419,6 +420,27 @@ void TestAnalyzer::absentRankIsNoCulprit()
     QCOMPARE(warnings, 1);
     for (const CollectiveGroup& g : session->analysis.groups)
         QCOMPARE(g.members, std::vector<int>{rank});
+}
+
+// A trace whose rank comes from its file name alone (HTA's large_integer_trace, rank-70) states no
+// world size: rank 70 says the job had more than 70 ranks, not that ranks 0-69 left no file.
+void TestAnalyzer::rankNumberIsNoWorldSize()
+{
+    const QString file = QStringLiteral(
+        "kineto-real-hta/large_integer_trace/rank-70.Mar_25_20_48_12.2861.pt.trace.json.gz");
+    const nlohmann::json raw = readGzipJson(QStringLiteral(RANKSCOPE_TEST_DATA "/") + file);
+    QVERIFY(!raw.contains("distributedInfo"));
+    QTemporaryDir dir;
+    const SessionPtr session = loadCopies(dir, {file});
+    QVERIFY(session);
+    QCOMPARE(session->folder.ranks(), QList<int>{70});
+    QCOMPARE(session->folder.statedWorldSize(), 0);
+    for (const Finding& f : session->analysis.findings) {
+        QVERIFY2(f.severity != "error", f.summary.c_str());
+        QVERIFY2(f.kind != "missing_ranks", f.summary.c_str());
+    }
+    for (const AutoCheckResult& c : session->autoChecks)
+        QVERIFY2(c.summary.indexOf(QStringLiteral("ranks 0")) < 0, qPrintable(c.summary));
 }
 
 // Ranks 0 and 1 of a healthy 128-rank job, their events sampled (HTA's trace_filter test data):
