@@ -1,4 +1,5 @@
 #include "tests/support/clirun.h"
+#include "tests/support/testfiles.h"
 
 #include <QDir>
 #include <QFile>
@@ -155,13 +156,6 @@ void TestCli::analyzeText()
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains("Ranks: 2"));
     QVERIFY(r.out.contains("rank0.pt.trace.json"));
-}
-
-static void writeFile(const QString& path, const QByteArray& bytes)
-{
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    QCOMPARE(f.write(bytes), bytes.size());
 }
 
 // The sources of an analysis document, by path: (status, message).

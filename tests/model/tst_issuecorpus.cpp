@@ -3,6 +3,7 @@
 #include "model/kb/slug.h"
 #include "model/kb/taxonomy.h"
 #include "tests/support/issuesheets.h"
+#include "tests/support/testfiles.h"
 
 #include <QDir>
 #include <QFile>
@@ -351,13 +352,6 @@ void TestIssueCorpus::importsOneTextReport()
     const QList<IssueResult> found = corpus.search(QStringLiteral("segfault"));
     QVERIFY(!found.isEmpty());
     QVERIFY(found.first().link.endsWith(QLatin1String("horovod-segfault.md")));
-}
-
-static void writeFile(const QString& path, const QByteArray& bytes)
-{
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(bytes);
 }
 
 // One issue object as /repos/O/R/issues/N returns it (its "url" the API's, its "html_url" the

@@ -1,6 +1,7 @@
 #include "model/trace/logreader.h"
 #include "model/trace/tracefolder.h"
 #include "model/tracesession.h"
+#include "tests/support/testfiles.h"
 
 #include <QDir>
 #include <QFile>
@@ -195,13 +196,6 @@ void TestTraceFolder::fileIsNotAFolder()
         TraceFolder::discover(scenarioDir("healthy") + QStringLiteral("/rank0.log"));
     QVERIFY(!folder.isValid());
     QVERIFY(folder.error().contains(QLatin1String("not a folder")));
-}
-
-static void writeFile(const QString& path, const QByteArray& content)
-{
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(content);
 }
 
 // Two traces without a rank stay unattributed; a lone one is shown as rank 0, saying it is assumed.
