@@ -1,5 +1,6 @@
 #include "model/trace/kinetoreader.h"
 
+#include "model/trace/gzipinput.h"
 #include "model/trace/jsonscanner.h"
 #include "model/trace/kinetocollectives.h"
 
@@ -8,10 +9,7 @@
 #include <fcntl.h>
 #include <limits>
 #include <numeric>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <unordered_map>
-#include <zlib.h>
 
 namespace rankscope {
 
@@ -20,6 +18,7 @@ namespace {
 using json::Scan;
 
 constexpr std::size_t kReadChunk = std::size_t(4) << 20;     // cancel/progress granularity
+constexpr std::size_t kReadAheadWindows = 3;                 // of kReadChunk, inflated ahead
 constexpr std::size_t kInitialWindow = std::size_t(8) << 20; // grows for larger single values
 constexpr std::size_t kMaxValue = std::size_t(512) << 20;    // one JSON value larger: Error
 
@@ -33,40 +32,32 @@ public:
     virtual std::string error() const = 0;
 };
 
-class GzStream final : public Stream {
+// A file, inflated when it is gzip. A compressed file is inflated on a thread of its own, a few
+// windows ahead of the parser, so one large .json.gz keeps two cores busy; a plain file is read
+// straight into the parser's window.
+class FileStream final : public Stream {
 public:
     // Takes `fd` (closed with the stream; -1: not open).
-    explicit GzStream(int fd) : m_file(fd >= 0 ? gzdopen(fd, "rb") : nullptr)
+    explicit FileStream(int fd) : m_file(fd, GzipInput::Descriptor::Owned)
     {
-        if (!m_file && fd >= 0) ::close(fd);
-        if (m_file) gzbuffer(m_file, 1 << 18);
-        struct stat st {};
-        m_size = fd >= 0 && ::fstat(fd, &st) == 0 ? std::int64_t(st.st_size) : -1;
+        if (m_file.isCompressed()) m_ahead.emplace(m_file, kReadChunk, kReadAheadWindows);
     }
-    ~GzStream() override
-    {
-        if (m_file) gzclose(m_file);
-    }
-    bool isOpen() const { return m_file != nullptr; }
-    bool isCompressed() const { return m_file && gzdirect(m_file) == 0; }
+    bool isOpen() const { return m_file.isOpen(); }
+    bool isCompressed() const { return m_file.isCompressed(); }
     std::int64_t read(char* buf, std::size_t n) override
     {
-        const int got = gzread(m_file, buf, unsigned(std::min<std::size_t>(n, 1u << 30)));
-        if (got < 0) {
-            int code = 0;
-            m_error = gzerror(m_file, &code);
-        }
-        return got;
+        return m_ahead ? m_ahead->read(buf, n) : m_file.read(buf, n);
     }
-    std::int64_t inputOffset() const override { return gzoffset(m_file); }
-    std::int64_t inputSize() const override { return m_size; }
-    std::string error() const override { return m_error; }
-    gzFile file() const { return m_file; }
+    std::int64_t inputOffset() const override
+    {
+        return m_ahead ? m_ahead->inputOffset() : m_file.inputOffset();
+    }
+    std::int64_t inputSize() const override { return m_file.inputSize(); }
+    std::string error() const override { return m_ahead ? m_ahead->error() : m_file.error(); }
 
 private:
-    gzFile m_file;
-    std::int64_t m_size = -1;
-    std::string m_error;
+    GzipInput m_file;
+    std::optional<ReadAhead> m_ahead;
 };
 
 class MemStream final : public Stream {
@@ -1115,7 +1106,7 @@ namespace {
 KinetoReadResult readDescriptor(int fd, const std::string& path, EventStore& out,
                                 const KinetoReader::Options& options)
 {
-    GzStream in(fd);
+    FileStream in(fd);
     if (!in.isOpen()) {
         KinetoReadResult r;
         r.status = SourceStatus::Error;
@@ -1170,9 +1161,8 @@ namespace {
 
 nlohmann::json eventDetails(int fd, std::int64_t offset)
 {
-    GzStream in(fd);
-    if (!in.isOpen() || offset < 0 || gzseek(in.file(), z_off_t(offset), SEEK_SET) != offset)
-        return nullptr;
+    GzipInput in(fd, GzipInput::Descriptor::Owned);
+    if (!in.isOpen() || offset < 0 || !in.skip(offset)) return nullptr;
     std::string buf;
     std::size_t have = 0;
     for (std::size_t want = 1 << 16; want <= kMaxValue; want *= 2) {

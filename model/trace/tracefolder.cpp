@@ -1,6 +1,7 @@
 #include "model/trace/tracefolder.h"
 
 #include "model/trace/flightrecorderreader.h"
+#include "model/trace/gzipinput.h"
 #include "model/trace/jsonscanner.h"
 #include "model/trace/logtext.h"
 
@@ -20,7 +21,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
-#include <zlib.h>
 
 namespace rankscope {
 
@@ -168,30 +168,19 @@ QByteArray readAt(int fd, qint64 offset, qint64 count)
 // The first kInflatedHeadBytes a gzip file inflates to; `error` says why it cannot be inflated.
 QByteArray inflateHead(int fd, QString* error)
 {
-    z_stream z{};
-    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
-        *error = QStringLiteral("cannot inflate: out of memory");
-        return {};
-    }
+    GzipInput in(fd, GzipInput::Descriptor::Borrowed);
     QByteArray out(kInflatedHeadBytes, Qt::Uninitialized);
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.avail_out = uInt(out.size());
-    qint64 offset = 0;
-    int rc = Z_OK;
-    while (rc == Z_OK && z.avail_out > 0) {
-        const QByteArray in = readAt(fd, offset, kSniffBytes);
-        if (in.isEmpty()) break;
-        offset += in.size();
-        z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.constData()));
-        z.avail_in = uInt(in.size());
-        while (rc == Z_OK && z.avail_in > 0 && z.avail_out > 0)
-            rc = inflate(&z, Z_NO_FLUSH);
+    qsizetype have = 0;
+    while (have < out.size()) {
+        const std::int64_t got = in.read(out.data() + have, std::size_t(out.size() - have));
+        if (got < 0) {
+            *error = QStringLiteral("corrupt gzip: %1").arg(QString::fromStdString(in.error()));
+            break;
+        }
+        if (got == 0) break;
+        have += qsizetype(got);
     }
-    if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
-        *error = QStringLiteral("corrupt gzip: %1")
-                     .arg(QString::fromLatin1(z.msg ? z.msg : "corrupt compressed data"));
-    out.truncate(qsizetype(z.total_out));
-    inflateEnd(&z);
+    out.truncate(have);
     return out;
 }
 

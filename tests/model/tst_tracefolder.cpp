@@ -1,6 +1,7 @@
 #include "model/trace/logreader.h"
 #include "model/trace/tracefolder.h"
 #include "model/tracesession.h"
+#include "tests/support/gzip.h"
 #include "tests/support/testfiles.h"
 
 #include <QDir>
@@ -517,21 +518,6 @@ static QByteArray gunzip(const QByteArray& gz)
         out.append(buf, qsizetype(sizeof buf - z.avail_out));
     }
     inflateEnd(&z);
-    return rc == Z_STREAM_END ? out : QByteArray();
-}
-
-static QByteArray gzip(const QByteArray& raw)
-{
-    z_stream z{};
-    if (deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) return {};
-    QByteArray out(qsizetype(deflateBound(&z, uLong(raw.size()))), Qt::Uninitialized);
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.constData()));
-    z.avail_in = uInt(raw.size());
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.avail_out = uInt(out.size());
-    const int rc = deflate(&z, Z_FINISH);
-    out.truncate(qsizetype(z.total_out));
-    deflateEnd(&z);
     return rc == Z_STREAM_END ? out : QByteArray();
 }
 
