@@ -1,8 +1,8 @@
 // .json.gz benchmark: inflates the same gzip files with zlib's streaming inflate (what the
-// Kineto reader used before), ISA-L's igzip through GzipInput (what it uses now) and
-// libdeflate (whole member in memory: it has no streaming API), one thread each, then reads the
-// largest file end to end with the Kineto reader, plain and gzip. Prints MB of inflated output
-// per CPU-second and per wall second.
+// Kineto reader used before) and ISA-L's igzip through GzipInput (what it uses now), one thread
+// each, then reads the largest file end to end with the Kineto reader, plain and gzip. Prints MB
+// of inflated output per CPU-second and per wall second. (libdeflate was measured beside them
+// and dropped: slower than ISA-L and no streaming API; BENCHMARKS.md.)
 //   gzip_bench [--mb 400] [--dir /tmp/x] [--keep] [FILE.json.gz ...]
 // Without files it writes a synthetic Kineto trace of --mb MB (bench/kinetogen) and gzips it at
 // level 6 (gzip's default; PyTorch's gzip.open writes level 9, which inflates at the same speed).
@@ -18,7 +18,6 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <functional>
-#include <libdeflate.h>
 #include <string>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -91,40 +90,6 @@ std::int64_t inflateIsal(const std::string& path)
     std::int64_t total = 0;
     for (std::int64_t got; (got = in.read(out.data(), out.size())) > 0;)
         total += got;
-    return total;
-}
-
-// libdeflate needs a member's whole input and whole output in memory: the file is read whole,
-// and each member inflates into a buffer doubled until it fits. `peak` gets the least memory
-// that takes (the file and its largest member inflated). Its best case: the buffers are kept from run to run (no page faults in the best of 3).
-std::int64_t inflateLibdeflate(const std::string& path, std::size_t* peak)
-{
-    static std::vector<char> in, out;
-    const int fd = ::open(path.c_str(), O_RDONLY);
-    in.resize(std::size_t(fs::file_size(path)));
-    std::size_t have = 0;
-    for (ssize_t got;
-         have < in.size() && (got = ::read(fd, in.data() + have, in.size() - have)) > 0;)
-        have += std::size_t(got);
-    ::close(fd);
-    libdeflate_decompressor* d = libdeflate_alloc_decompressor();
-    out.resize(std::max(out.size(), in.size() * 4));
-    std::int64_t total = 0;
-    std::size_t at = 0;
-    while (at < have) {
-        std::size_t used = 0, produced = 0;
-        const libdeflate_result rc = libdeflate_gzip_decompress_ex(
-            d, in.data() + at, have - at, out.data(), out.size(), &used, &produced);
-        if (rc == LIBDEFLATE_INSUFFICIENT_SPACE) {
-            out.resize(out.size() * 2);
-            continue;
-        }
-        if (rc != LIBDEFLATE_SUCCESS) break;
-        total += std::int64_t(produced);
-        at += used;
-        *peak = std::max(*peak, in.size() + produced);
-    }
-    libdeflate_free_decompressor(d);
     return total;
 }
 
@@ -214,22 +179,17 @@ int main(int argc, char** argv)
     }
 
     std::printf("inflate, one thread, MB of output per CPU-second (best of 3):\n");
-    std::printf("%-60s %9s %9s %9s %9s %12s\n", "file", "MB in", "zlib", "ISA-L", "libdefl.",
-                "libdefl. mem");
+    std::printf("%-60s %9s %9s %9s\n", "file", "MB in", "zlib", "ISA-L");
     for (const std::string& f : files) {
-        std::int64_t zBytes = 0, iBytes = 0, dBytes = 0;
-        std::size_t peak = 0;
+        std::int64_t zBytes = 0, iBytes = 0;
         const double z = inflateRate([&] { return inflateZlib(f); }, &zBytes);
         const double i = inflateRate([&] { return inflateIsal(f); }, &iBytes);
-        const double d = inflateRate([&] { return inflateLibdeflate(f, &peak); }, &dBytes);
-        if (zBytes != iBytes || zBytes != dBytes)
-            std::fprintf(stderr,
-                         "%s: inflated sizes differ: zlib %lld, ISA-L %lld, libdeflate %lld\n",
-                         f.c_str(), static_cast<long long>(zBytes), static_cast<long long>(iBytes),
-                         static_cast<long long>(dBytes));
-        std::printf("%-60s %9.1f %9.0f %9.0f %9.0f %9.0f MB\n",
+        if (zBytes != iBytes)
+            std::fprintf(stderr, "%s: inflated sizes differ: zlib %lld, ISA-L %lld\n", f.c_str(),
+                         static_cast<long long>(zBytes), static_cast<long long>(iBytes));
+        std::printf("%-60s %9.1f %9.0f %9.0f\n",
                     fs::path(f).filename().string().substr(0, 60).c_str(), fs::file_size(f) / 1e6,
-                    z, i, d, peak / 1e6);
+                    z, i);
     }
 
     const std::string& largest = *std::max_element(files.begin(), files.end(),
