@@ -130,6 +130,8 @@ void traceConditions(Finding& f, const EventStore& store,
 void chooseFixes(std::vector<Finding>& findings, const EventStore& store,
                  const std::vector<CollectiveGroup>& groups, const StepTimeline& steps)
 {
+    // The knowledge base is parsed at its first use: only when there is a finding to advise on.
+    if (findings.empty()) return;
     const Taxonomy& taxonomy = Taxonomy::instance();
     const FixRuleBook& rules = FixRuleBook::builtin();
     for (Finding& f : findings) {

@@ -191,12 +191,16 @@ std::vector<LogEvidence> classifyLogs(const TraceSession& session, std::size_t* 
         if (e.origin == ElasticError::Origin::ErrorFile && e.rank && e.timestampS >= 0)
             diedAtNs[*e.rank] = e.timestampS * 1'000'000'000;
 
-    const SignatureSet& signatures = SignatureSet::builtin();
     std::vector<LogEvidence> evidence;
-    for (const RankLog* log : rankLogStreams(session.logs)) {
-        if (linesScanned) *linesScanned += std::size_t(log->lineCount());
-        const auto died = log->rank ? diedAtNs.find(*log->rank) : diedAtNs.end();
-        classifyStream(*log, signatures, died == diedAtNs.end() ? -1 : died->second, evidence);
+    const std::vector<const RankLog*> streams = rankLogStreams(session.logs);
+    // The signatures are compiled at their first use (about 0.1 s): not for a folder without logs.
+    if (!streams.empty()) {
+        const SignatureSet& signatures = SignatureSet::builtin();
+        for (const RankLog* log : streams) {
+            if (linesScanned) *linesScanned += std::size_t(log->lineCount());
+            const auto died = log->rank ? diedAtNs.find(*log->rank) : diedAtNs.end();
+            classifyStream(*log, signatures, died == diedAtNs.end() ? -1 : died->second, evidence);
+        }
     }
     addElasticErrors(session, evidence);
     return evidence;
