@@ -220,11 +220,15 @@ PerRank frameworkVersions(const Facts& facts)
     });
 }
 
+// As ConfigCheck compares them: a rank's log first, else what its trace states.
 PerRank ncclVersions(const Facts& facts)
 {
-    return facts.first(LogFactKind::NcclVersion, [](const LogFact& f) {
+    PerRank out = facts.first(LogFactKind::NcclVersion, [](const LogFact& f) {
         return ConfigCheck::comparableVersion(f.value("version"));
     });
+    for (auto& [rank, stated] : ConfigCheck::traceNcclVersions(facts.session.folder.sources()))
+        out.emplace(rank, Value{std::move(stated.value), std::move(stated.evidence)});
+    return out;
 }
 
 PerRank cudaVersions(const Facts& facts)

@@ -237,7 +237,8 @@ void analyzeSession(TraceSession& session)
     std::size_t lines = 0;
     const std::vector<LogEvidence> logs = classifyLogs(session, &lines);
     std::sort(ranks.begin(), ranks.end());
-    std::vector<Finding> config = ConfigCheck::check(session.logs, ranks);
+    std::vector<Finding> config = ConfigCheck::check(
+        session.logs, ranks, ConfigCheck::traceNcclVersions(session.folder.sources()));
     session.analysis =
         Analyzer::run(session.events, std::move(paths), std::move(ranks), logs, session.dumps,
                       std::move(config), session.folder.statedWorldSize());

@@ -587,6 +587,9 @@ Scan Parser::rootMember(const char*& p, const char* end)
                         ? std::int64_t(std::min<std::uint64_t>(r->get<std::uint64_t>(), INT64_MAX))
                         : r->get<std::int64_t>();
         if (info.is_object())
+            if (const auto v = info.find("nccl_version"); v != info.end() && v->is_string())
+                m_result.ncclVersion = v->get<std::string>();
+        if (info.is_object())
             if (const auto it = info.find("pg_config"); it != info.end() && it->is_array())
                 for (const auto& pg : *it) {
                     if (!pg.is_object()) continue;

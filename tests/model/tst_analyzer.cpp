@@ -3,6 +3,7 @@
 #include "model/analysisreport.h"
 #include "model/kb/taxonomy.h"
 #include "tests/support/syntheticjob.h"
+#include "tests/support/testfiles.h"
 
 #include <QDir>
 #include <QFile>
@@ -272,6 +273,8 @@ private Q_SLOTS:
     void pairingByOrder();
     void countsFromFilesAreBounded_data();
     void countsFromFilesAreBounded();
+    void traceNcclVersionsAreCompared_data();
+    void traceNcclVersionsAreCompared();
 };
 
 void TestAnalyzer::emittedIdsAreInTheTaxonomy()
@@ -605,6 +608,71 @@ void TestAnalyzer::countsFromFilesAreBounded()
     QVERIFY2(check->summary.contains(absent), qPrintable(check->summary));
     for (const Finding& f : session->analysis.findings)
         QVERIFY2(f.summary.size() < 2000, f.summary.c_str());
+}
+
+void TestAnalyzer::traceNcclVersionsAreCompared_data()
+{
+    QTest::addColumn<QString>("suffix"); // appended to the real version for rank 1
+    QTest::addColumn<bool>("bumpMinor"); // rank 1 states another release
+    QTest::newRow("same version") << QString() << false;
+    QTest::newRow("same release, another CUDA build") << QStringLiteral("+cuda12.1") << false;
+    QTest::newRow("another release") << QString() << true;
+}
+
+// A real NCCL trace states its NCCL version (distributedInfo.nccl_version) and no log is there
+// to print one: rank 1's copy of it states the same or another version. The version ConfigCheck
+// and the auto-check compare is the release, not the CUDA build after '+'.
+void TestAnalyzer::traceNcclVersionsAreCompared()
+{
+    QFETCH(QString, suffix);
+    QFETCH(bool, bumpMinor);
+    nlohmann::json raw = readGzipJson(
+        QStringLiteral(RANKSCOPE_TEST_DATA "/kineto-gpu-samples/nccl_2rank_rank0.json.gz"));
+    const std::string stated = raw.at("distributedInfo").at("nccl_version").get<std::string>();
+    QCOMPARE(raw["distributedInfo"]["rank"].get<int>(), 0);
+    std::string other = stated + suffix.toStdString();
+    if (bumpMinor) {
+        const std::size_t dot = other.find('.');
+        QVERIFY(dot != std::string::npos);
+        const std::size_t end = other.find_first_not_of("0123456789", dot + 1);
+        const int minor = std::stoi(other.substr(dot + 1, end - dot - 1));
+        other = other.substr(0, dot + 1) + std::to_string(minor + 1) +
+                (end == std::string::npos ? std::string() : other.substr(end));
+    }
+    const auto release = [](const std::string& v) { return v.substr(0, v.find('+')); };
+    const bool differ = release(stated) != release(other);
+
+    QTemporaryDir dir;
+    writeFile(dir.filePath(QStringLiteral("rank0.pt.trace.json")),
+              QByteArray::fromStdString(raw.dump()));
+    raw["distributedInfo"]["rank"] = 1;
+    raw["distributedInfo"]["nccl_version"] = other;
+    writeFile(dir.filePath(QStringLiteral("rank1.pt.trace.json")),
+              QByteArray::fromStdString(raw.dump()));
+    LoadOptions options;
+    options.buildLaneLods = false;
+    const SessionPtr session = loadSession(dir.path(), {}, {}, options);
+    QCOMPARE(session->folder.ranks(), (QList<int>{0, 1}));
+
+    const Finding* mismatch = nullptr;
+    for (const Finding& f : session->analysis.findings)
+        if (f.kind == "config_mismatch" && f.summary.find("NCCL") != std::string::npos)
+            mismatch = &f;
+    QCOMPARE(mismatch != nullptr, differ);
+    if (mismatch) {
+        QCOMPARE(mismatch->ranks, (std::vector<int>{0, 1})); // one each: no majority
+        QVERIFY2(mismatch->summary.find(release(other)) != std::string::npos,
+                 mismatch->summary.c_str());
+    }
+    const auto check = std::find_if(session->autoChecks.begin(), session->autoChecks.end(),
+                                    [](const AutoCheckResult& c) {
+                                        return c.checkId == QLatin1String("same_framework_version");
+                                    });
+    QVERIFY(check != session->autoChecks.end());
+    const QString text = check->evidenceText();
+    QCOMPARE(check->outcome == AutoCheckOutcome::Failed, differ);
+    QVERIFY2(!text.contains(QStringLiteral("rank.nccl_version absent")), qPrintable(text));
+    QVERIFY2(text.contains(QString::fromStdString(release(stated))), qPrintable(text));
 }
 
 QTEST_GUILESS_MAIN(TestAnalyzer)
