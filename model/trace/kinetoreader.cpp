@@ -232,6 +232,8 @@ CommArgs commArgsFrom(const nlohmann::json& a)
     if (const auto it = a.find("Process Group Ranks"); it != a.end()) c.groupRanks = jsonRanks(*it);
     c.seq = num("Seq");
     c.correlation = num("correlation");
+    const std::int64_t peer = std::max(num("Dst Rank"), num("Src Rank"));
+    c.peer = peer >= 0 && peer <= std::numeric_limits<int>::max() ? int(peer) : -1;
     // Older traces (no record_param_comms args): the nccl:* annotation's first input says the
     // element count and type.
     const auto dims = a.find("Input Dims");
