@@ -52,6 +52,15 @@ QString noFindings(const AnalysisResult& result)
         .arg(result.logLineCount);
 }
 
+// What the report says in place of a taxonomy leaf for a finding that has none: ranks that left
+// no file, collectives that could not be paired, a dump format this reader does not know.
+QString symptomText(const Finding& f)
+{
+    return f.symptom.empty() ? QStringLiteral("none (a fact about what the folder holds, not a "
+                                              "fault)")
+                             : q(f.symptom);
+}
+
 QString findingsText(const AnalysisResult& result)
 {
     QString out;
@@ -65,7 +74,7 @@ QString findingsText(const AnalysisResult& result)
         ts << "  " << q(f.id) << " [" << q(f.severity) << "] " << q(f.kind);
         if (!f.ranks.empty()) ts << " rank " << ranksText(f.ranks);
         ts << ": " << q(f.summary) << '\n';
-        ts << "     symptom: " << q(f.symptom) << '\n';
+        ts << "     symptom: " << symptomText(f) << '\n';
         for (const Evidence& e : f.evidence) {
             ts << "     - " << q(e.path);
             if (e.line >= 0) ts << ':' << e.line;
@@ -141,11 +150,6 @@ nlohmann::ordered_json gpuTimeJson(const RankTimeBreakdown& b)
     return j;
 }
 
-int worldSizeOf(const TraceSession& session, const std::vector<int>& ranks)
-{
-    return std::max(session.folder.worldSize(), ranks.empty() ? 0 : ranks.back() + 1);
-}
-
 // A rank's files, and the combined logs its tagged lines came from.
 QList<SourceFile> sourcesOf(const TraceSession& session, int rank)
 {
@@ -164,6 +168,24 @@ QList<SourceFile> sourcesOf(const TraceSession& session, int rank)
 }
 
 } // namespace
+
+QString AnalysisReport::WorldSize::text() const
+{
+    if (stated > 0) return QString::number(std::max(stated, atLeast));
+    return atLeast > 0 ? QStringLiteral("unknown (at least %1)").arg(atLeast)
+                       : QStringLiteral("unknown");
+}
+
+AnalysisReport::WorldSize AnalysisReport::worldSize(const TraceSession& session)
+{
+    WorldSize w;
+    w.stated = session.folder.statedWorldSize();
+    for (const RankLog& log : session.logs)
+        w.stated = std::max(w.stated, log.worldSize.value_or(0));
+    const std::vector<int> ranks = ranksOf(session);
+    w.atLeast = ranks.empty() ? 0 : ranks.back() + 1;
+    return w;
+}
 
 nlohmann::ordered_json AnalysisReport::findingsJson(const AnalysisResult& result)
 {
@@ -221,7 +243,7 @@ QString AnalysisReport::toMarkdown(const TraceSession& session, const AnalysisRe
     ts << "# RankScope analysis\n\n";
     ts << "- Folder: `" << folder.path() << "`\n";
     const std::vector<int> ranks = ranksOf(session);
-    ts << "- Ranks: " << ranks.size() << " (world size " << worldSizeOf(session, ranks) << ")\n";
+    ts << "- Ranks: " << ranks.size() << " (world size " << worldSize(session).text() << ")\n";
     int errors = 0;
     for (const Finding& f : result.findings)
         errors += f.severity == "error";
@@ -244,7 +266,10 @@ QString AnalysisReport::toMarkdown(const TraceSession& session, const AnalysisRe
         if (!f.ranks.empty())
             ts << " · " << (f.ranks.size() > 1 ? "ranks " : "rank ") << ranksText(f.ranks);
         ts << "\n\n" << md(f.summary) << "\n\n";
-        ts << "- Symptom: `" << md(f.symptom) << "`\n";
+        if (f.symptom.empty())
+            ts << "- Symptom: " << symptomText(f) << '\n';
+        else
+            ts << "- Symptom: `" << md(f.symptom) << "`\n";
         if (!f.processGroup.empty()) ts << "- Process group: `" << md(f.processGroup) << "`\n";
         if (f.seq >= 0) ts << "- Sequence: " << f.seq << '\n';
         if (f.step >= 0) ts << "- Step: " << f.step << '\n';
@@ -290,7 +315,11 @@ nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session,
     doc["schema"] = kSchema;
     doc["folder"] = folder.path().toStdString();
     const std::vector<int> known = ranksOf(session);
-    doc["world_size"] = worldSizeOf(session, known);
+    const WorldSize world = worldSize(session);
+    doc["world_size"] = world.stated > 0
+                            ? nlohmann::ordered_json(std::max(world.stated, world.atLeast))
+                            : nlohmann::ordered_json();
+    doc["world_size_at_least"] = world.atLeast;
     auto ranks = nlohmann::ordered_json::array();
     for (int rank : known) {
         nlohmann::ordered_json r;
@@ -318,8 +347,15 @@ nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session,
     }
     doc["ranks"] = ranks;
     auto unattributed = nlohmann::ordered_json::array();
-    for (const SourceFile& s : folder.unattributedSources())
-        unattributed.push_back(sourceJson(s));
+    for (int i = 0; i < folder.sources().size(); ++i) {
+        const SourceFile& s = folder.sources()[i];
+        if (s.rank) continue;
+        nlohmann::ordered_json j = sourceJson(s);
+        // A trace of no rank is still a process whose GPU time can be measured.
+        for (const RankTimeBreakdown& b : result.breakdown)
+            if (b.rank < 0 && b.sourceIndex == i && b.gpu) j["gpu_time"] = gpuTimeJson(b);
+        unattributed.push_back(std::move(j));
+    }
     doc["unattributed_sources"] = unattributed;
     auto warnings = nlohmann::ordered_json::array();
     for (const QString& w : session.warnings)
@@ -337,7 +373,7 @@ QString AnalysisReport::toText(const TraceSession& session, const AnalysisResult
     QTextStream ts(&out);
     ts << "Folder: " << folder.path() << '\n';
     const std::vector<int> ranks = ranksOf(session);
-    ts << "Ranks: " << ranks.size() << " (world size " << worldSizeOf(session, ranks) << ")\n";
+    ts << "Ranks: " << ranks.size() << " (world size " << worldSize(session).text() << ")\n";
     for (int rank : ranks) {
         ts << "  rank " << rank << '\n';
         for (const SourceFile& source : sourcesOf(session, rank)) {

@@ -149,6 +149,8 @@ bool readSources(TraceSession& session, const ProgressFn& progress, const Cancel
             session.folder.setSourceStatus(index, traces[k].status,
                                            QString::fromStdString(traces[k].message));
             session.folder.noteWorldSize(traces[k].worldSize);
+            session.folder.setSourceNcclVersion(index,
+                                                QString::fromStdString(traces[k].ncclVersion));
             // The rank the trace states where discovery did not see it (deep in a .gz): the
             // events were read under the old rank, which only labels them, and move over.
             if (traces[k].statedRank &&

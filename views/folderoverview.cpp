@@ -1,6 +1,7 @@
 #include "views/folderoverview.h"
 
 #include "model/analysis/sessionanalysis.h"
+#include "model/analysisreport.h"
 #include "views/findings/findingsmodel.h"
 
 #include <QLocale>
@@ -71,7 +72,7 @@ void FolderOverview::setSession(const SessionPtr& session)
     html += diagnosisHtml(*session);
     html += tr("<p>%1 ranks found (world size %2), %3 files, %4.</p>")
                 .arg(folder.ranks().size())
-                .arg(folder.worldSize())
+                .arg(AnalysisReport::worldSize(*session).text())
                 .arg(folder.sources().size())
                 .arg(QLocale().formattedDataSize(folder.totalBytes()));
     html += QStringLiteral("<table cellspacing=0 cellpadding=4 border=1>");

@@ -144,6 +144,10 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
         same->summary += "; Flight Recorder pg_status agrees";
         same->confidence = std::min(1.0, same->confidence + 0.05);
     }
+    // Point-to-point pairs are no collective the Flight Recorder's timeouts could make a hang.
+    for (Finding& f : CollectiveMatcher::pointToPointFindings(
+             ctx, CollectiveMatcher::pairPointToPoint(store, &ctx.steps)))
+        trace.push_back(std::move(f));
     for (GroupProgress& p : fr.progress) {
         const auto it = std::find_if(hang.progress.begin(), hang.progress.end(),
                                      [&](const GroupProgress& h) { return h.group == p.group; });

@@ -220,11 +220,15 @@ PerRank frameworkVersions(const Facts& facts)
     });
 }
 
+// As ConfigCheck compares them: a rank's log first, else what its trace states.
 PerRank ncclVersions(const Facts& facts)
 {
-    return facts.first(LogFactKind::NcclVersion, [](const LogFact& f) {
+    PerRank out = facts.first(LogFactKind::NcclVersion, [](const LogFact& f) {
         return ConfigCheck::comparableVersion(f.value("version"));
     });
+    for (auto& [rank, stated] : ConfigCheck::traceNcclVersions(facts.session.folder.sources()))
+        out.emplace(rank, Value{std::move(stated.value), std::move(stated.evidence)});
+    return out;
 }
 
 PerRank cudaVersions(const Facts& facts)
@@ -773,9 +777,12 @@ AutoCheckResult noStragglerRank(const Facts& facts)
 }
 
 // LogTriage (with the analysis' reconciliation of logs and traces) decides which error is the
-// root and which follow from it; the check reports that decision: a root error the logs hold
-// passes, logs that hold only consequences and timeouts fail (the failing rank left no error of
-// its own).
+// root and which follow from it; the check reports that decision. The step asks whether the
+// failing rank is known: a root error the logs hold passes; so does a trace or dump that names
+// the rank the others waited for (the step's "or the lagging rank named") when the logs hold
+// only consequences and timeouts, and the summary says the cause is the trace's. Logs that hold
+// only consequences and nothing else naming a culprit fail: the failing rank left no error of its
+// own and no trace shows it.
 AutoCheckResult rootErrorBeforeCascade(const Facts& facts)
 {
     AutoCheckResult r;
@@ -783,13 +790,18 @@ AutoCheckResult rootErrorBeforeCascade(const Facts& facts)
     static const std::set<std::string> kRootKinds = {"crash", "setup_failure",
                                                      "collective_mismatch", "log_symptom"};
     const Finding* root = nullptr;
+    const Finding* traced = nullptr; // the first error that blames ranks on a trace's evidence
     const Finding* firstError = nullptr;
     for (const Finding& f : facts.session.analysis.findings) {
         if (f.severity != "error") continue;
         if (!firstError) firstError = &f;
         const bool fromLog = std::any_of(f.evidence.begin(), f.evidence.end(),
                                          [](const Evidence& e) { return e.line > 0; });
+        // Trace events and dump entries are cited without a line.
+        const bool fromTrace = std::any_of(f.evidence.begin(), f.evidence.end(),
+                                           [](const Evidence& e) { return e.line < 0; });
         if (!root && fromLog && kRootKinds.count(f.kind)) root = &f;
+        if (!traced && fromTrace && !f.ranks.empty()) traced = &f;
     }
     if (root) {
         r.outcome = AutoCheckOutcome::Passed;
@@ -797,6 +809,19 @@ AutoCheckResult rootErrorBeforeCascade(const Facts& facts)
                         .arg(qs(root->summary), qs(root->id));
         for (const Evidence& e : root->evidence)
             addEvidence(r, e);
+        return r;
+    }
+    if (traced) {
+        r.outcome = AutoCheckOutcome::Passed;
+        r.summary = QStringLiteral("The failing rank is known from the traces, not from the logs: "
+                                   "%1 (%2).%3")
+                        .arg(qs(traced->summary), qs(traced->id),
+                             facts.classified.empty()
+                                 ? QString()
+                                 : QStringLiteral(" The logs hold only its consequences and "
+                                                  "timeouts waiting for a peer."));
+        for (const Evidence& e : traced->evidence)
+            if (e.line < 0) addEvidence(r, e);
         return r;
     }
     if (facts.classified.empty()) {
@@ -808,12 +833,12 @@ AutoCheckResult rootErrorBeforeCascade(const Facts& facts)
     r.outcome = AutoCheckOutcome::Failed;
     for (const LogEvidence& e : facts.classified)
         addEvidence(r, evidenceOf(e));
-    r.summary = firstError ? QStringLiteral("The logs hold only consequences and timeouts "
-                                            "waiting for a peer; the cause is %1 (%2).")
-                                 .arg(qs(firstError->summary), qs(firstError->id))
-                           : QStringLiteral("The logs hold only consequences and timeouts "
-                                            "waiting for a peer: the rank that failed left no "
-                                            "error of its own.");
+    r.summary = QStringLiteral("The logs hold only consequences and timeouts waiting for a peer, "
+                               "and no trace names the rank they waited for: the rank that failed "
+                               "left no error of its own.");
+    if (firstError)
+        r.summary += QStringLiteral(" The analysis can only infer the cause from them: %1 (%2).")
+                         .arg(qs(firstError->summary), qs(firstError->id));
     return r;
 }
 

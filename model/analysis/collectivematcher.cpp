@@ -1,5 +1,7 @@
 #include "model/analysis/collectivematcher.h"
 
+#include "model/analysis/analysiscontext.h"
+#include "model/analysis/symptomids.h"
 #include "model/store/parallelfor.h"
 #include "model/trace/kinetocollectives.h"
 
@@ -10,6 +12,7 @@
 #include <ranges>
 #include <set>
 #include <string_view>
+#include <tuple>
 
 namespace rankscope {
 
@@ -574,6 +577,22 @@ std::string ordinalPairingProblem(const EventStore& store, const CollectiveGroup
     return {};
 }
 
+// Where a record was read: sources of one kind are paired with each other only (a rank's dump
+// and its trace describe the same ops, numbered differently).
+enum class Origin : std::uint8_t { Trace, Dump, Log };
+
+Origin originOf(const CollectiveRecord& c)
+{
+    if (c.laneIndex >= 0) return Origin::Trace;
+    return c.sourceLine >= 0 || c.stateUnknown ? Origin::Log : Origin::Dump;
+}
+
+// What a recv receives is its output (its input where the source leaves the output unknown).
+std::int64_t receivedNelems(const CollectiveRecord& recv)
+{
+    return recv.outNelems >= 0 ? recv.outNelems : recv.inNelems;
+}
+
 } // namespace
 
 const char* mismatchKindName(MismatchKind kind)
@@ -821,6 +840,143 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
         groups.push_back(std::move(g));
     }
     return groups;
+}
+
+std::vector<PointToPointLink> CollectiveMatcher::pairPointToPoint(const EventStore& store,
+                                                                  const StepTimeline* steps)
+{
+    const auto& recs = store.collectives;
+    // (origin, group, src, dst) -> the link; records in store order, which is each source's own.
+    std::map<std::tuple<Origin, std::string, int, int>, PointToPointLink> links;
+    std::map<Origin, std::set<int>> recorded; // ranks with any record of that origin
+    for (const Lane& lane : store.lanes)
+        if (lane.rank >= 0) recorded[Origin::Trace].insert(lane.rank);
+    for (std::size_t i = 0; i < recs.size(); ++i) {
+        const CollectiveRecord& c = recs[i];
+        if (c.rank < 0) continue;
+        const Origin origin = originOf(c);
+        recorded[origin].insert(c.rank);
+        if (origin == Origin::Log || c.root < 0 || c.root == c.rank) continue;
+        const std::string_view op = store.strings.view(c.op);
+        if (op != "send" && op != "recv") continue;
+        const bool send = op == "send";
+        const std::string group(store.strings.view(c.processGroupName));
+        PointToPointLink& link =
+            links[{origin, group, send ? c.rank : c.root, send ? c.root : c.rank}];
+        (send ? link.sends : link.recvs).push_back(std::int32_t(i));
+    }
+    std::vector<PointToPointLink> out;
+    for (auto& [key, link] : links) {
+        const auto& [origin, group, src, dst] = key;
+        link.group = group;
+        link.src = src;
+        link.dst = dst;
+        if (steps && !link.sends.empty() && !link.recvs.empty()) {
+            const CollectiveRecord& s = recs[std::size_t(link.sends.front())];
+            const CollectiveRecord& r = recs[std::size_t(link.recvs.front())];
+            const int sendStep = steps->stepAt(s.rank, orderTime(s));
+            const int recvStep = steps->stepAt(r.rank, orderTime(r));
+            if (sendStep >= 0 && recvStep >= 0 && sendStep != recvStep) continue;
+        }
+        const int shortSide = link.sends.size() > link.recvs.size() ? dst : src;
+        link.peerRecorded = recorded[origin].count(shortSide) > 0;
+        // Paired ops must move the same tensor: the first pair that does not is the cause (a
+        // recv posted for another size waits, or fails, and every later pair shifts with it).
+        for (std::size_t k = 0; k < link.paired(); ++k) {
+            const CollectiveRecord& s = recs[std::size_t(link.sends[k])];
+            const CollectiveRecord& r = recs[std::size_t(link.recvs[k])];
+            const std::int64_t got = receivedNelems(r);
+            if (s.inNelems >= 0 && got >= 0 && s.inNelems != got)
+                link.mismatch = MismatchKind::Size;
+            else if (s.dtype && r.dtype && s.dtype != r.dtype)
+                link.mismatch = MismatchKind::Dtype;
+            else
+                continue;
+            link.firstMismatch = int(k);
+            break;
+        }
+        out.push_back(std::move(link));
+    }
+    return out;
+}
+
+std::vector<Finding>
+CollectiveMatcher::pointToPointFindings(const AnalysisContext& ctx,
+                                        const std::vector<PointToPointLink>& links)
+{
+    const auto& recs = ctx.store.collectives;
+    const auto seqText = [](const CollectiveRecord& c) {
+        return c.seq >= 0 ? " (p2p #" + std::to_string(c.seq) + ")" : std::string();
+    };
+    // The time range of a trace's record on the common clock (dumps keep their own clock).
+    const auto place = [&ctx](Finding& f, const CollectiveRecord& c) {
+        if (c.laneIndex < 0 || ctx.beginNs(c) < 0) return;
+        f.startNs = ctx.clock.toReference(c.rank, ctx.beginNs(c));
+        f.endNs = ctx.clock.toReference(c.rank, ctx.finishNs(c));
+        f.step = c.step;
+    };
+    std::vector<Finding> out;
+    for (const PointToPointLink& link : links) {
+        const std::string src = std::to_string(link.src), dst = std::to_string(link.dst);
+        if (link.firstMismatch >= 0) {
+            const std::size_t k = std::size_t(link.firstMismatch);
+            const CollectiveRecord& s = recs[std::size_t(link.sends[k])];
+            const CollectiveRecord& r = recs[std::size_t(link.recvs[k])];
+            const std::string sentType(ctx.store.strings.view(s.dtype));
+            const std::string gotType(ctx.store.strings.view(r.dtype));
+            Finding f;
+            f.kind = "collective_mismatch";
+            f.symptom = symptoms::kTensorMismatch;
+            f.severity = "error";
+            f.confidence = 0.85;
+            f.ranks = {std::min(link.src, link.dst), std::max(link.src, link.dst)};
+            f.processGroup = link.group;
+            f.seq = s.seq;
+            f.conditions = {"point_to_point", link.mismatch == MismatchKind::Size
+                                                  ? "size_mismatch"
+                                                  : "dtype_mismatch"};
+            f.detail = "send " + src + "->" + dst + seqText(s) + " sent " +
+                       std::to_string(s.inNelems) + " " + sentType + ", its recv received " +
+                       std::to_string(receivedNelems(r)) + " " + gotType;
+            f.summary = std::string(mismatchKindName(link.mismatch)) + " mismatch in send " + src +
+                        "->" + dst + seqText(s) + " and its recv on rank " + dst + seqText(r) +
+                        ": sent " + std::to_string(s.inNelems) + " " + sentType + ", received " +
+                        std::to_string(receivedNelems(r)) + " " + gotType +
+                        "; one side posted the wrong tensor (either rank may be at fault)";
+            f.evidence.push_back(ctx.evidenceOf(link.sends[k], "send to rank " + dst));
+            f.evidence.push_back(ctx.evidenceOf(link.recvs[k], "recv from rank " + src));
+            place(f, s);
+            out.push_back(std::move(f));
+        }
+        if (link.sends.size() == link.recvs.size() || !link.peerRecorded) continue;
+        const bool sendsLeft = link.sends.size() > link.recvs.size();
+        const int blamed = sendsLeft ? link.dst : link.src;
+        const std::int32_t first =
+            sendsLeft ? link.sends[link.recvs.size()] : link.recvs[link.sends.size()];
+        const CollectiveRecord& c = recs[std::size_t(first)];
+        const std::size_t extra = sendsLeft ? link.sends.size() - link.recvs.size()
+                                            : link.recvs.size() - link.sends.size();
+        Finding f;
+        f.kind = "desync";
+        f.symptom = symptoms::kHang;
+        f.severity = "error";
+        f.confidence = 0.8;
+        f.ranks = {blamed};
+        f.processGroup = link.group;
+        f.seq = c.seq;
+        f.conditions = {"point_to_point", "never_issued"};
+        f.detail =
+            (sendsLeft ? "send " + src + "->" + dst : "recv " + dst + "<-" + src) + seqText(c);
+        f.summary = f.detail + " has no matching " + (sendsLeft ? "recv" : "send") + " on rank " +
+                    std::to_string(blamed) +
+                    (extra > 1 ? " (" + std::to_string(extra) + " unpaired)" : "") +
+                    ": the ranks disagree on the point-to-point schedule";
+        f.evidence.push_back(ctx.evidenceOf(
+            first, (sendsLeft ? "no recv on rank " : "no send on rank ") + std::to_string(blamed)));
+        place(f, c);
+        out.push_back(std::move(f));
+    }
+    return out;
 }
 
 } // namespace rankscope

@@ -72,6 +72,29 @@ struct CollectiveGroup {
     std::size_t memberCount() const { return members.size() + absentMembers.size(); }
 };
 
+// The point-to-point ops from one rank to another in one group, as their sources record them
+// (a Kineto trace's send/recv with the profiler's Src/Dst Rank, a Flight Recorder dump's
+// "send a->b"): each rank posts its ops to a peer in a fixed order, so the k-th send src->dst
+// pairs with the k-th recv on dst from src. A source's sequence number counts all of a rank's
+// point-to-point ops, so it cannot pair them itself.
+struct PointToPointLink {
+    std::string group;
+    int src = -1;
+    int dst = -1;
+    std::vector<std::int32_t> sends; // indices into EventStore::collectives, in src's order
+    std::vector<std::int32_t> recvs; // in dst's order
+    // The first pair whose tensors differ (Size or Dtype), -1 when every pair agrees.
+    int firstMismatch = -1;
+    MismatchKind mismatch = MismatchKind::None;
+    // The ops one side has beyond the other's are unmatched only when the other rank's source
+    // (the same kind: trace or dump) is in the folder; without it they are unknown, not missing.
+    bool peerRecorded = true;
+    std::size_t paired() const { return std::min(sends.size(), recvs.size()); }
+};
+
+struct AnalysisContext;
+struct Finding;
+
 // Keys every collective by (group name + member ranks, seq) and checks that the members agree.
 class CollectiveMatcher {
 public:
@@ -82,6 +105,18 @@ public:
     static std::vector<CollectiveGroup> match(const EventStore& store,
                                               std::vector<int> presentRanks = {},
                                               const StepTimeline* steps = nullptr);
+    // Pairs the send and recv records that name their peer (CollectiveRecord::root), from every
+    // source that records them, each source kind apart (a dump and a trace of one rank describe
+    // the same ops). NCCL's COLL lines are left out: they name the peer by its rank in the
+    // communicator, not in the job. Two traces whose first ops of a link fall in different
+    // ProfilerSteps were profiled over different windows: such a link is not paired.
+    static std::vector<PointToPointLink> pairPointToPoint(const EventStore& store,
+                                                          const StepTimeline* steps = nullptr);
+    // What the links show: a pair that moves different tensors (collective_mismatch, either
+    // rank may be at fault), ops left over on one side (desync: the peer never posted the
+    // other half).
+    static std::vector<Finding> pointToPointFindings(const AnalysisContext& ctx,
+                                                     const std::vector<PointToPointLink>& links);
 };
 
 } // namespace rankscope

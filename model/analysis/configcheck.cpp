@@ -125,8 +125,24 @@ std::string ConfigCheck::comparableVersion(const std::string& version)
     return version.substr(0, version.find('+'));
 }
 
+std::map<int, ConfigCheck::Stated> ConfigCheck::traceNcclVersions(const QList<SourceFile>& sources)
+{
+    std::map<int, Stated> out;
+    for (const SourceFile& s : sources) {
+        if (!s.rank || s.statedNcclVersion.isEmpty() || out.count(*s.rank)) continue;
+        Stated& v = out[*s.rank];
+        v.value = comparableVersion(s.statedNcclVersion.toStdString());
+        v.evidence.path = s.relativePath.toStdString();
+        v.evidence.rank = *s.rank;
+        v.evidence.text =
+            "distributedInfo.nccl_version \"" + s.statedNcclVersion.toStdString() + "\"";
+    }
+    return out;
+}
+
 std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs,
-                                        const std::vector<int>& launchedRanks)
+                                        const std::vector<int>& launchedRanks,
+                                        const std::map<int, Stated>& traceNcclVersions)
 {
     // Per setting, per rank: the first value the rank's logs (rankLogStreams) state.
     std::map<std::string, std::map<int, Seen>> values;
@@ -163,6 +179,11 @@ std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs,
             }
         }
     }
+
+    // A rank's trace states the NCCL version its log may not print (NCCL_DEBUG unset).
+    for (const auto& [rank, stated] : traceNcclVersions)
+        values["nccl version"].emplace(rank, Seen{stated.value, stated.evidence.path,
+                                                  stated.evidence.line, stated.evidence.text});
 
     std::vector<Finding> out;
     for (const Setting& s : kSettings) {

@@ -2,7 +2,10 @@
 
 #include "model/analysis/finding.h"
 #include "model/trace/ranklog.h"
+#include "model/trace/sourcefile.h"
 
+#include <QList>
+#include <map>
 #include <vector>
 
 namespace rankscope {
@@ -15,10 +18,19 @@ namespace rankscope {
 //
 // `launchedRanks` are the ranks that left any file: when every rank states one WORLD_SIZE and
 // fewer ranks were launched, the ranks that never started are named (the others only time out).
+// `traceNcclVersions` (traceNcclVersions()) count for the ranks whose logs print no NCCL version.
 class ConfigCheck {
 public:
+    struct Stated {
+        std::string value;
+        Evidence evidence;
+    };
     static std::vector<Finding> check(const std::vector<RankLog>& logs,
-                                      const std::vector<int>& launchedRanks = {});
+                                      const std::vector<int>& launchedRanks = {},
+                                      const std::map<int, Stated>& traceNcclVersions = {});
+    // Per rank, the NCCL version its first trace that states one gives (a Kineto trace's
+    // distributedInfo.nccl_version), as comparableVersion(), with the file as evidence.
+    static std::map<int, Stated> traceNcclVersions(const QList<SourceFile>& sources);
     // A version as the ranks' versions are compared: "2.18.1+cuda12.1" -> "2.18.1" (the CUDA
     // build it names is compared as the CUDA version).
     static std::string comparableVersion(const std::string& version);

@@ -74,6 +74,9 @@ void traceConditions(Finding& f, const EventStore& store,
                      const std::vector<CollectiveGroup>& groups, const StepTimeline& steps,
                      std::string& where)
 {
+    // A send/recv pair is no row of its group (its seq counts point-to-point ops only).
+    if (std::find(f.conditions.begin(), f.conditions.end(), "point_to_point") != f.conditions.end())
+        return;
     const CollectiveGroup* g = nullptr;
     const MatchedCollective* row = rowOf(f, groups, &g);
     if (!row || !g) return;

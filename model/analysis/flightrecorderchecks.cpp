@@ -7,7 +7,6 @@
 #include <charconv>
 #include <map>
 #include <optional>
-#include <set>
 #include <tuple>
 
 namespace rankscope {
@@ -145,111 +144,6 @@ void checkRetired(const std::vector<FlightRecorderDump>& dumps,
                     formatRanks(first.ranks) +
                     " (retired without completing in the Flight Recorder); these ranks waited";
         f.evidence = std::move(first.evidence);
-        out.push_back(std::move(f));
-    }
-}
-
-// Point-to-point: the k-th send a->b of a group pairs with the k-th recv b<-a (the per-peer
-// order is fixed; p2p_seq_id counts all of a rank's p2p ops, so it cannot pair them itself).
-// A send left over means its peer never posted the recv, and the other way round.
-void checkP2p(const std::vector<FlightRecorderDump>& dumps, const std::vector<std::string>& paths,
-              std::vector<Finding>& out)
-{
-    struct Side {
-        const FlightRecorderDump* dump;
-        const FlightRecorderEntry* entry;
-    };
-    // (group, src, dst) -> sends, recvs in dump order
-    std::map<std::tuple<std::string, int, int>, std::pair<std::vector<Side>, std::vector<Side>>>
-        links;
-    for (const FlightRecorderDump& d : dumps) {
-        if (!d.rank) continue;
-        for (const FlightRecorderEntry& e : d.entries) {
-            if (e.p2pPeer < 0 || (e.op != "send" && e.op != "recv")) continue;
-            if (e.op == "send")
-                std::get<0>(links[{e.pgName, *d.rank, e.p2pPeer}]).push_back({&d, &e});
-            else
-                std::get<1>(links[{e.pgName, e.p2pPeer, *d.rank}]).push_back({&d, &e});
-        }
-    }
-    std::set<int> ranksWithDumps;
-    for (const FlightRecorderDump& d : dumps)
-        if (d.rank) ranksWithDumps.insert(*d.rank);
-    // What a recv receives is its output (its input where the dump leaves the output empty).
-    const auto received = [](const FlightRecorderEntry& e) {
-        const std::int64_t out = FlightRecorderReader::numel(e.outputSizes);
-        return out >= 0 ? out : FlightRecorderReader::numel(e.inputSizes);
-    };
-    const auto receivedDtype = [](const FlightRecorderEntry& e) {
-        return !e.outputDtypes.empty()  ? e.outputDtypes.front()
-               : !e.inputDtypes.empty() ? e.inputDtypes.front()
-                                        : std::string();
-    };
-    for (const auto& [key, sides] : links) {
-        const auto& [group, src, dst] = key;
-        const auto& [sends, recvs] = sides;
-        // Paired ops must move the same tensor: the first pair that does not is the cause (a
-        // recv posted for another size waits, or fails, and every later pair shifts with it).
-        for (std::size_t k = 0; k < std::min(sends.size(), recvs.size()); ++k) {
-            const FlightRecorderEntry& s = *sends[k].entry;
-            const FlightRecorderEntry& r = *recvs[k].entry;
-            const std::int64_t sent = FlightRecorderReader::numel(s.inputSizes);
-            const std::int64_t got = received(r);
-            const std::string sentType = s.inputDtypes.empty() ? std::string() : s.inputDtypes[0];
-            const std::string gotType = receivedDtype(r);
-            const bool sizeDiffers = sent >= 0 && got >= 0 && sent != got;
-            const bool typeDiffers = !sentType.empty() && !gotType.empty() && sentType != gotType;
-            if (!sizeDiffers && !typeDiffers) continue;
-            Finding f;
-            f.kind = "collective_mismatch";
-            f.symptom = symptoms::kTensorMismatch;
-            f.severity = "error";
-            f.confidence = 0.85;
-            f.ranks = {std::min(src, dst), std::max(src, dst)};
-            f.processGroup = group;
-            f.seq = s.p2pSeqId;
-            f.summary = std::string(sizeDiffers ? "size" : "dtype") + " mismatch in send " +
-                        std::to_string(src) + "->" + std::to_string(dst) + " (p2p #" +
-                        std::to_string(s.p2pSeqId) + ") and its recv on rank " +
-                        std::to_string(dst) + " (p2p #" + std::to_string(r.p2pSeqId) + "): sent " +
-                        std::to_string(sent) + " " + sentType + ", received " +
-                        std::to_string(got) + " " + gotType +
-                        "; one side posted the wrong tensor (either rank may be at fault)";
-            f.evidence.push_back(dumpEvidence(*sends[k].dump, paths,
-                                              "record_id " + std::to_string(s.recordId) + ": " +
-                                                  s.profilingName + " in state " + s.state));
-            f.evidence.push_back(dumpEvidence(*recvs[k].dump, paths,
-                                              "record_id " + std::to_string(r.recordId) + ": " +
-                                                  r.profilingName + " in state " + r.state));
-            out.push_back(std::move(f));
-            break;
-        }
-        if (sends.size() == recvs.size()) continue;
-        const bool sendsLeft = sends.size() > recvs.size();
-        const int blamed = sendsLeft ? dst : src;
-        // Without the peer's dump its side is unknown, not missing.
-        if (!ranksWithDumps.count(blamed)) continue;
-        const Side& first = sendsLeft ? sends[recvs.size()] : recvs[sends.size()];
-        Finding f;
-        f.kind = "desync";
-        f.symptom = symptoms::kHang;
-        f.severity = "error";
-        f.confidence = 0.8;
-        f.ranks = {blamed};
-        f.processGroup = group;
-        f.seq = first.entry->p2pSeqId;
-        const std::size_t extra =
-            sendsLeft ? sends.size() - recvs.size() : recvs.size() - sends.size();
-        f.summary = (sendsLeft ? "send " + std::to_string(src) + "->" + std::to_string(dst)
-                               : "recv " + std::to_string(dst) + "<-" + std::to_string(src)) +
-                    " (p2p #" + std::to_string(first.entry->p2pSeqId) + ") has no matching " +
-                    (sendsLeft ? "recv" : "send") + " on rank " + std::to_string(blamed) +
-                    (extra > 1 ? " (" + std::to_string(extra) + " unpaired)" : "") +
-                    ": the ranks disagree on the point-to-point schedule";
-        f.evidence.push_back(dumpEvidence(*first.dump, paths,
-                                          "record_id " + std::to_string(first.entry->recordId) +
-                                              ": " + first.entry->profilingName + " in state " +
-                                              first.entry->state));
         out.push_back(std::move(f));
     }
 }
@@ -454,7 +348,6 @@ FlightRecorderChecks::check(const std::vector<FlightRecorderDump>& dumps,
     Result res;
     checkVersions(dumps, sourcePaths, res.findings);
     checkRetired(dumps, sourcePaths, res.findings);
-    checkP2p(dumps, sourcePaths, res.findings);
     checkCoalesced(dumps, sourcePaths, res.findings);
     checkPgStatus(dumps, sourcePaths, res);
     return res;

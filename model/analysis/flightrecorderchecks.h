@@ -10,8 +10,9 @@
 namespace rankscope {
 
 // The checks only Flight Recorder dumps can feed, on top of the matched CollectiveRecords that
-// the dumps' entries also become: dump versions, entries retired without completing (timed
-// out on that rank), send/recv pairing (the entries name the peer) and pg_status, the per-group
+// the dumps' entries also become (send/recv among them, paired by the collective matcher like a
+// trace's): dump versions, entries retired without completing (timed out on that rank), the
+// ops of coalescing blocks one by one, and pg_status, the per-group
 // last enqueued / started / completed sequence numbers each rank's watchdog saw, which locate the
 // hang wavefront even when the ring buffer no longer holds the entries.
 class FlightRecorderChecks {

@@ -2,6 +2,7 @@
 
 #include "model/analysis/analysiscontext.h"
 #include "model/analysis/symptomids.h"
+#include "model/kb/symptomclassifier.h"
 
 #include <algorithm>
 #include <cctype>
@@ -244,8 +245,10 @@ LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
         }
     }
     f.ranks = blamed;
-    if (!root.signature.empty()) f.conditions.push_back("signature:" + root.signature);
-    if (root.fatal && root.signature.empty()) f.conditions.push_back("unknown_exception");
+    const bool known =
+        !root.signature.empty() && root.signature != SymptomClassifier::kUncaughtExceptionSignature;
+    if (known) f.conditions.push_back("signature:" + root.signature);
+    if (root.fatal && !known) f.conditions.push_back("unknown_exception");
     if (f.detail.empty()) f.detail = shortText(root.text);
     const std::string who = blamed.empty() ? std::string("the launcher") : formatRanks(blamed);
     f.summary = (blamed.size() > 1 ? who + " failed the same way: " : who + " failed first: ") +

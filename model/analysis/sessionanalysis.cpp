@@ -16,14 +16,10 @@ namespace rankscope {
 
 namespace {
 
-// The study's catch-all leaf for a program failure during training: what an uncaught exception
-// that no signature knows (an IndexError in user code, a KeyError in a data loader) most
-// plausibly is, since the traceback proves the program failed but not how it relates to the
-// distributed setup.
-constexpr const char* kUnknownProgramFailure = "training-and-evaluation/program-failure/others";
-
 // The symptom of a failure's text, and the signature that says so: the first classifier
-// candidate that has a root cause.
+// candidate that has a root cause (an exception no signature knows is the classifier's catch-all
+// program failure, as `rankscope classify` names it). A failure with no exception line (an exit
+// code, a signal) is that catch-all too.
 std::pair<std::string, std::string> symptomOf(const QByteArray& text)
 {
     SymptomClassifier::Options options;
@@ -34,7 +30,7 @@ std::pair<std::string, std::string> symptomOf(const QByteArray& text)
             for (const CandidateEvidence& e : c.evidence)
                 if (e.role == SignatureRole::Root)
                     return {c.symptom.toStdString(), e.signature.toStdString()};
-    return {kUnknownProgramFailure, {}};
+    return {SymptomClassifier::kUncaughtExceptionLeaf, {}};
 }
 
 // A Python traceback quotes the program's source under each frame ('  File "x", line N, in f'
@@ -241,7 +237,8 @@ void analyzeSession(TraceSession& session)
     std::size_t lines = 0;
     const std::vector<LogEvidence> logs = classifyLogs(session, &lines);
     std::sort(ranks.begin(), ranks.end());
-    std::vector<Finding> config = ConfigCheck::check(session.logs, ranks);
+    std::vector<Finding> config = ConfigCheck::check(
+        session.logs, ranks, ConfigCheck::traceNcclVersions(session.folder.sources()));
     session.analysis =
         Analyzer::run(session.events, std::move(paths), std::move(ranks), logs, session.dumps,
                       std::move(config), session.folder.statedWorldSize());

@@ -176,12 +176,14 @@ RankTimeBreakdown rankBreakdown(const EventStore& store, int rank,
 template <typename WindowOf>
 std::vector<RankTimeBreakdown> breakdownOf(const EventStore& store, const WindowOf& windowOf)
 {
-    std::map<int, std::vector<const Lane*>> lanesOf;
-    std::map<int, bool> hasGpu;
+    // (rank, source): the source only for lanes of no rank.
+    std::map<std::pair<int, int>, std::vector<const Lane*>> lanesOf;
+    std::map<std::pair<int, int>, bool> hasGpu;
     for (const Lane& lane : store.lanes) {
         if (lane.size() == 0) continue;
-        lanesOf[lane.rank].push_back(&lane);
-        hasGpu[lane.rank] = hasGpu[lane.rank] || lane.kind == LaneKind::GpuStream;
+        const std::pair<int, int> key{lane.rank, lane.rank < 0 ? lane.sourceIndex : -1};
+        lanesOf[key].push_back(&lane);
+        hasGpu[key] = hasGpu[key] || lane.kind == LaneKind::GpuStream;
     }
     std::vector<const decltype(lanesOf)::value_type*> ranks;
     for (const auto& entry : lanesOf)
@@ -189,9 +191,10 @@ std::vector<RankTimeBreakdown> breakdownOf(const EventStore& store, const Window
     std::vector<Scratch> scratch(parallelWorkers(ranks.size()));
     std::vector<RankTimeBreakdown> out(ranks.size());
     parallelFor(ranks.size(), [&](std::size_t i, std::size_t worker) {
-        const auto& [rank, lanes] = *ranks[i];
-        out[i] =
-            rankBreakdown(store, rank, lanes, hasGpu.at(rank), windowOf(rank), scratch[worker]);
+        const auto& [key, lanes] = *ranks[i];
+        out[i] = rankBreakdown(store, key.first, lanes, hasGpu.at(key), windowOf(key.first),
+                               scratch[worker]);
+        out[i].sourceIndex = key.second;
     });
     return out;
 }
@@ -226,7 +229,8 @@ std::vector<Finding> TimeBreakdown::idleFindings(const std::vector<RankTimeBreak
     const double median = sorted[sorted.size() / 2];
     auto pct = [](double x) { return std::to_string(int(std::lround(100.0 * x))) + "%"; };
     for (const auto& b : breakdown) {
-        if (!b.gpu || b.windowNs() <= 0) continue;
+        // A file of no rank is measured but names nobody to blame.
+        if (!b.gpu || b.windowNs() <= 0 || b.rank < 0) continue;
         const double f = b.idleFraction();
         if (breakdown.size() < 2 || f < std::max(0.3, median + 0.2)) continue;
         Finding fd;

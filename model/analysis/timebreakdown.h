@@ -22,6 +22,9 @@ struct IdleGap {
 // idle = window minus the union of all three (README.md, "GPU time breakdown").
 struct RankTimeBreakdown {
     int rank = -1;
+    // Lanes of no rank are measured per source file (each is its own process, never merged
+    // into one "rank -1"): that file's Lane::sourceIndex; -1 for a rank's entry.
+    int sourceIndex = -1;
     bool gpu = false; // GPU stream lanes measured; else CPU thread lanes (CPU-only trace)
     std::int64_t windowStartNs = 0;
     std::int64_t windowEndNs = 0;

@@ -25,6 +25,31 @@ constexpr double kTitleCueFactor = 1.4;
 constexpr double kPriorFactor = 0.01;
 // CandidateEvidence quotes a line, not a minified blob.
 constexpr qsizetype kEvidenceChars = 300;
+// An exception no signature knows is what the program died of, but says less than a known
+// signature (0.6 to 0.95): it outweighs a stray cue word in a log line ("timeout=0:00:10" in an
+// init line), not a report's prose that names another symptom several times.
+constexpr double kUncaughtExceptionWeight = 0.5;
+
+// The last line shaped like the line Python ends a traceback with ("KeyError: 'x'",
+// "torch.distributed.DistBackendError: ...", after a "[rank1]:" prefix) that no signature
+// matched; -1 when there is none.
+qsizetype uncaughtExceptionLine(QByteArrayView text, const QList<qsizetype>& starts,
+                                const QList<SignatureHit>& hits)
+{
+    static const QRegularExpression exceptionLine(QStringLiteral(
+        "^(?:\\[[\\w-]+\\]:\\s*)?(?:[A-Za-z_]\\w*\\.)*[A-Z]\\w*(?:Error|Exception)(?::\\s.*)?$"));
+    QSet<qsizetype> matched;
+    for (const SignatureHit& h : hits)
+        matched.insert(h.line);
+    for (qsizetype i = starts.size() - 1; i >= 0; --i) {
+        const qsizetype end = i + 1 < starts.size() ? starts[i + 1] : text.size();
+        const QByteArrayView line = text.sliced(starts[i], end - starts[i]).trimmed();
+        if (!line.contains("Error") && !line.contains("Exception")) continue;
+        if (!matched.contains(i) && exceptionLine.match(QString::fromUtf8(line)).hasMatch())
+            return i;
+    }
+    return -1;
+}
 
 QHash<QString, double> studyPriors()
 {
@@ -188,6 +213,20 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
         anyRoot = anyRoot || m_set.signatures()[h.rule].role == SignatureRole::Root;
 
     QHash<QString, Accumulator> bySymptom;
+    if (!anyRoot)
+        if (const qsizetype line = uncaughtExceptionLine(text, starts, hits); line >= 0) {
+            const qsizetype end = line + 1 < starts.size() ? starts[line + 1] : text.size();
+            add(bySymptom[QLatin1String(kUncaughtExceptionLeaf)],
+                CandidateEvidence{line + 1,
+                                  QString::fromUtf8(text.sliced(starts[line], end - starts[line]))
+                                      .trimmed()
+                                      .left(kEvidenceChars),
+                                  QLatin1String(kUncaughtExceptionSignature),
+                                  SignatureRole::Root,
+                                  kUncaughtExceptionWeight,
+                                  {}});
+            anyRoot = true;
+        }
     for (const SignatureHit& h : hits) {
         const Signature& s = m_set.signatures()[h.rule];
         double w = s.weight;

@@ -59,8 +59,18 @@ struct RankerParameters {
 // minCandidates candidates; below unsureBelow the top one is a guess (isUnsure()). The
 // parameters are data (taxonomy/ranker.json), fitted by scripts/ranker.py from labelled reports.
 // Unranked (log analysis) returns only leaves with evidence, by evidence score.
+//
+// A Python exception line ("KeyError: 'features'") in a text where no root signature matched is
+// root evidence for the study's catch-all leaf of program failures: the line proves the program
+// failed but not how that relates to the distributed setup. Log analysis and `rankscope
+// classify` both name a leaf through this one rule, so they agree on an exception no signature
+// knows.
 class SymptomClassifier {
 public:
+    static constexpr const char* kUncaughtExceptionLeaf =
+        "training-and-evaluation/program-failure/others";
+    static constexpr const char* kUncaughtExceptionSignature = "python.uncaught-exception";
+
     struct Options {
         bool useCues = true; // prose cues and stage context; off for pure log files
         bool ranked = true;  // every leaf by probability; off: only leaves with evidence

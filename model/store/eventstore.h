@@ -72,7 +72,8 @@ struct CollectiveRecord {
     std::int64_t outNelems = -1;
     StringId dtype = 0;
     StringId reduceOp = 0; // sum, max, ... where the source says (NCCL COLL lines)
-    int root = -1;         // broadcast/reduce/gather/scatter root, where the source says
+    int root = -1;         // broadcast/reduce/gather/scatter root, or a send's / recv's peer (as
+                           // NCCL's COLL lines put it), where the source says
     State state = State::Issued;
     bool seqFromSource = false; // true when `seq` came from the source rather than counting
     bool coalesced = false;     // a coalescing block of several ops, matched as one collective

@@ -335,8 +335,8 @@ void FlightRecorderReader::appendCollectives(const FlightRecorderDump& dump, Eve
         c.sourceIndex = dump.sourceIndex;
         return c;
     };
-    // Records in dump order. Send and recv are paired by FlightRecorderChecks, not matched as
-    // collectives; a batch's end entry moves nothing of its own.
+    // Records in dump order. Send and recv are paired by the collective matcher (their peer as
+    // the root), not matched as collectives; a batch's end entry moves nothing of its own.
     const std::vector<FlightRecorderUnit> units = collectiveUnits(dump);
     std::map<const FlightRecorderEntry*, const FlightRecorderUnit*> unitStartingAt;
     for (const FlightRecorderUnit& u : units)
@@ -344,7 +344,10 @@ void FlightRecorderReader::appendCollectives(const FlightRecorderDump& dump, Eve
     for (const FlightRecorderEntry& entry : dump.entries) {
         if (isPointToPoint(entry)) {
             const std::string op = collectiveOf(entry);
-            if (isPointToPointOp(op)) store.collectives.push_back(record(entry, op));
+            if (!isPointToPointOp(op)) continue;
+            CollectiveRecord c = record(entry, op);
+            c.root = entry.p2pPeer;
+            store.collectives.push_back(std::move(c));
             continue;
         }
         const auto starting = unitStartingAt.find(&entry);

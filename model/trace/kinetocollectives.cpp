@@ -70,6 +70,7 @@ void mergeArgs(CommArgs& into, const CommArgs& from)
     if (into.groupDesc.empty()) into.groupDesc = from.groupDesc;
     if (into.groupRanks.empty()) into.groupRanks = from.groupRanks;
     if (into.seq < 0) into.seq = from.seq;
+    if (into.peer < 0) into.peer = from.peer;
 }
 
 const CommArgs* argsOf(const std::vector<CommEventArgs>& all, int lane, std::int64_t event)
@@ -134,7 +135,7 @@ std::string normaliseCollectiveName(std::string_view name)
 
 bool isPointToPointOp(std::string_view normalisedOp)
 {
-    return normalisedOp == "send" || normalisedOp == "recv";
+    return normalisedOp == "send" || normalisedOp == "recv" || normalisedOp == "send_recv";
 }
 
 void CollectiveExtractor::extract(EventStore& store, int rank, std::vector<CommEventArgs> args,
@@ -334,6 +335,8 @@ void CollectiveExtractor::extract(EventStore& store, int rank, std::vector<CommE
         r.dtype = store.strings.intern(a.dtype);
         r.seq = a.seq;
         r.seqFromSource = a.seq >= 0;
+        // For send and recv the root is the peer, as NCCL's own COLL lines put it.
+        if (isPointToPointOp(strings.view(r.op))) r.root = a.peer;
         const std::int64_t t = r.issueStartNs >= 0 ? r.issueStartNs : r.execStartNs;
         auto it = std::upper_bound(steps.begin(), steps.end(),
                                    std::pair{t, std::numeric_limits<std::int64_t>::max()});
@@ -349,10 +352,13 @@ void CollectiveExtractor::extract(EventStore& store, int rank, std::vector<CommE
                          return when(a) < when(b);
                      });
     // Without a source Seq, number the group's collectives from 1 in time order, whatever their
-    // kind, like the per-group counters of c10d.
-    std::map<StringId, std::int64_t> ordinal;
+    // kind, like the per-group counters of c10d; point-to-point ops count apart (c10d's p2p
+    // counter), so ranks that send and receive different numbers of them still number the
+    // collectives they share alike.
+    std::map<std::pair<StringId, bool>, std::int64_t> ordinal;
     for (CollectiveRecord& r : records) {
-        const std::int64_t n = ++ordinal[r.processGroupName];
+        const std::int64_t n =
+            ++ordinal[{r.processGroupName, isPointToPointOp(strings.view(r.op))}];
         if (!r.seqFromSource) r.seq = n;
     }
     for (CollectiveRecord& r : records)

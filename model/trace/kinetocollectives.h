@@ -21,6 +21,7 @@ struct CommArgs {
     std::vector<int> groupRanks;
     std::int64_t seq = -1;
     std::int64_t correlation = -1; // CUDA correlation id (kernels), ties a kernel to its launch
+    int peer = -1; // send: "Dst Rank", recv: "Src Rank" (global ranks; the profiler's p2p args)
 };
 
 struct CommEventArgs {
@@ -42,8 +43,9 @@ struct ProcessGroupInfo {
 // -> "all_reduce"; "" when the name is not a collective (e.g. "wait", "ncclDevKernel_Generic").
 std::string normaliseCollectiveName(std::string_view name);
 
-// Whether a normalised op moves data between two ranks only (send, recv): it counts in its own
-// sequence (Flight Recorder's p2p_seq_id) and is paired, not matched across a whole group.
+// Whether a normalised op moves data between two ranks only (send, recv, and NCCL's SendRecv
+// kernel, which runs either): it counts in its own sequence (Flight Recorder's p2p_seq_id) and
+// is paired, not matched across a whole group.
 bool isPointToPointOp(std::string_view normalisedOp);
 
 // Builds EventStore::collectives of one source from its finished lanes: the CPU call

@@ -223,6 +223,8 @@ CommArgs commArgsFrom(const nlohmann::json& a)
     if (const auto it = a.find("Process Group Ranks"); it != a.end()) c.groupRanks = jsonRanks(*it);
     c.seq = num("Seq");
     c.correlation = num("correlation");
+    const std::int64_t peer = std::max(num("Dst Rank"), num("Src Rank"));
+    c.peer = peer >= 0 && peer <= std::numeric_limits<int>::max() ? int(peer) : -1;
     // Older traces (no record_param_comms args): the nccl:* annotation's first input says the
     // element count and type.
     const auto dims = a.find("Input Dims");
@@ -577,6 +579,9 @@ Scan Parser::rootMember(const char*& p, const char* end)
                     r->is_number_unsigned()
                         ? std::int64_t(std::min<std::uint64_t>(r->get<std::uint64_t>(), INT64_MAX))
                         : r->get<std::int64_t>();
+        if (info.is_object())
+            if (const auto v = info.find("nccl_version"); v != info.end() && v->is_string())
+                m_result.ncclVersion = v->get<std::string>();
         if (info.is_object())
             if (const auto it = info.find("pg_config"); it != info.end() && it->is_array())
                 for (const auto& pg : *it) {

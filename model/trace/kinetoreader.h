@@ -22,6 +22,7 @@ struct KinetoReadResult {
     std::int64_t collectives = 0; // records built
     int worldSize = 0;            // distributedInfo.world_size; 0 when the trace does not say
     std::optional<std::int64_t> statedRank; // distributedInfo.rank as written, range unchecked
+    std::string ncclVersion; // distributedInfo.nccl_version as written; empty when not stated
 };
 
 // Reads one Chrome-trace / Kineto JSON source (object with traceEvents, or a bare event array;

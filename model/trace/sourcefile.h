@@ -63,6 +63,9 @@ struct SourceFile {
     QString rankEvidence;    // how the rank was told, e.g. "file name 'rank3'"
     SourceStatus status = SourceStatus::Ok;
     QString message; // one line for the user when status != Ok, or a note
+    // What the content states that no other source may (a Kineto trace's
+    // distributedInfo.nccl_version, as written), set by the reader; empty when not stated.
+    QString statedNcclVersion;
     // Set for every regular file discovery could open; null for what it refused (then status is
     // Error and `message` says why).
     std::shared_ptr<const SourceDescriptor> descriptor;

@@ -478,6 +478,12 @@ void TraceFolder::setSourceStatus(int index, SourceStatus status, const QString&
     m_sources[index].message = message;
 }
 
+void TraceFolder::setSourceNcclVersion(int index, const QString& version)
+{
+    if (index < 0 || index >= m_sources.size()) return;
+    m_sources[index].statedNcclVersion = version;
+}
+
 bool TraceFolder::attributeStatedRank(int index, qint64 statedRank)
 {
     if (index < 0 || index >= m_sources.size()) return false;

@@ -33,6 +33,7 @@ private Q_SLOTS:
     void analyzeJson();
     void analyzeText();
     void ranksKnownOnlyFromOtherFiles();
+    void factsHaveNoEmptySymptom();
     void outputInsideTheFolderIsRefused();
     void logsOverTheLineBudgetAreTruncated();
     void classifyStopsAtItsInputBudget();
@@ -124,7 +125,8 @@ void TestCli::analyzeJson()
 }
 
 // A folder with only torchrun's console, ranks tagged [rankN]: the ranks list names every rank
-// the file speaks of, with the file its lines came from.
+// the file speaks of, with the file its lines came from. No line states the world size: the
+// ranks seen only bound it.
 void TestCli::ranksKnownOnlyFromOtherFiles()
 {
     QTemporaryDir dir;
@@ -138,9 +140,12 @@ void TestCli::ranksKnownOnlyFromOtherFiles()
     const CliRun r = runCli({QStringLiteral("analyze"), dir.path(), QStringLiteral("--json")});
     QCOMPARE(r.exitCode, 0);
     const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
-    QCOMPARE(doc.value(QLatin1String("world_size")).toInt(), 3);
+    QVERIFY(doc.value(QLatin1String("world_size")).isNull());
+    QCOMPARE(doc.value(QLatin1String("world_size_at_least")).toInt(), 3);
     const QJsonArray ranks = doc.value(QLatin1String("ranks")).toArray();
     QCOMPARE(ranks.size(), 3);
+    const CliRun text = runCli({QStringLiteral("analyze"), dir.path()});
+    QVERIFY2(text.out.contains("Ranks: 3 (world size unknown (at least 3))"), text.out.constData());
     for (int i = 0; i < 3; ++i) {
         const QJsonObject rank = ranks.at(i).toObject();
         QCOMPARE(rank.value(QLatin1String("rank")).toInt(), i);
@@ -154,8 +159,33 @@ void TestCli::analyzeText()
     const CliRun r =
         runCli({QStringLiteral("analyze"), QStringLiteral(RANKSCOPE_TEST_DATA "/traces/healthy")});
     QCOMPARE(r.exitCode, 0);
-    QVERIFY(r.out.contains("Ranks: 2"));
+    QVERIFY(r.out.contains("Ranks: 2 (world size 2)"));
     QVERIFY(r.out.contains("rank0.pt.trace.json"));
+}
+
+// Rank 0's trace of a 2-rank job alone: that rank 1 left nothing is a fact about the folder, a
+// finding without a taxonomy leaf, and the text says so instead of an empty symptom.
+void TestCli::factsHaveNoEmptySymptom()
+{
+    QTemporaryDir dir;
+    QVERIFY(QFile::copy(
+        QStringLiteral(RANKSCOPE_TEST_DATA "/kineto-gpu-samples/nccl_2rank_rank0.json.gz"),
+        dir.filePath(QStringLiteral("nccl_2rank_rank0.json.gz"))));
+    const CliRun r = runCli({QStringLiteral("analyze"), dir.path()});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("missing_ranks"), r.out.constData());
+    int symptoms = 0;
+    for (const QByteArray& line : r.out.split('\n')) {
+        if (!line.trimmed().startsWith("symptom:")) continue;
+        ++symptoms;
+        QVERIFY2(!line.trimmed().mid(8).trimmed().isEmpty(), r.out.constData());
+    }
+    QVERIFY(symptoms > 0);
+    QVERIFY2(r.out.contains("symptom: none (a fact about what the folder holds, not a fault)"),
+             r.out.constData());
+    const CliRun md = runCli({QStringLiteral("analyze"), dir.path(), QStringLiteral("--format"),
+                              QStringLiteral("markdown")});
+    QVERIFY2(!md.out.contains("- Symptom: ``"), md.out.constData());
 }
 
 // The sources of an analysis document, by path: (status, message).

@@ -1,9 +1,12 @@
 #include "tests/support/clirun.h"
 
+#include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -17,6 +20,8 @@ private Q_SLOTS:
     void classifyText();
     void classifyErrors_data();
     void classifyErrors();
+    void classifyAndAnalyzeAgree_data();
+    void classifyAndAnalyzeAgree();
     void issuesImportAndSearch();
     void issuesErrors_data();
     void issuesErrors();
@@ -182,6 +187,67 @@ void TestCliClassify::issuesSearchSuggestsLeaves()
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains("No issue matched"));
     QVERIFY(r.out.contains("Leaves these words are most likely about: "));
+}
+
+void TestCliClassify::classifyAndAnalyzeAgree_data()
+{
+    QTest::addColumn<QString>("folder"); // a job folder, or empty for the synthetic one
+    QTest::addColumn<int>("rank");       // the rank whose log ends in the exception
+    QTest::newRow("IndexError in a real run")
+        << QStringLiteral(RANKSCOPE_TEST_DATA "/traces/rank_crash") << 2;
+    QTest::newRow("KeyError no signature knows") << QString() << 0;
+}
+
+// The leaf `classify` ranks first for a rank's log and the leaf `analyze` gives that rank's crash
+// are one decision: the exception the log ends with, which the test finds in the log itself.
+void TestCliClassify::classifyAndAnalyzeAgree()
+{
+    QFETCH(QString, folder);
+    QFETCH(int, rank);
+    QTemporaryDir dir;
+    if (folder.isEmpty()) {
+        folder = dir.path();
+        QFile r0(dir.filePath(QStringLiteral("rank0.log")));
+        QVERIFY(r0.open(QIODevice::WriteOnly));
+        r0.write("[rank0]: step 1 loss 2.3\nTraceback (most recent call last):\n"
+                 "  File \"train.py\", line 8, in main\n    x = batch[\"features\"]\n"
+                 "KeyError: 'features'\n");
+        QFile r1(dir.filePath(QStringLiteral("rank1.log")));
+        QVERIFY(r1.open(QIODevice::WriteOnly));
+        r1.write("[rank1]: step 1 loss 2.3\n[rank1]: step 2 loss 2.2\n");
+    }
+    const QString log = QDir(folder).filePath(QStringLiteral("rank%1.log").arg(rank));
+    QFile f(log);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QString exceptionLine;
+    static const QRegularExpression exception(QStringLiteral("^[A-Za-z_.]+(Error|Exception): "));
+    for (const QByteArray& line : f.readAll().split('\n'))
+        if (exception.match(QString::fromUtf8(line)).hasMatch())
+            exceptionLine = QString::fromUtf8(line).trimmed();
+    QVERIFY(!exceptionLine.isEmpty());
+
+    const CliRun classified = runCli({QStringLiteral("classify"), log, QStringLiteral("--json")});
+    QCOMPARE(classified.exitCode, 0);
+    const QJsonObject best = QJsonDocument::fromJson(classified.out)
+                                 .object()[QLatin1String("candidates")]
+                                 .toArray()
+                                 .first()
+                                 .toObject();
+    QCOMPARE(best[QLatin1String("evidence")].toArray().first()[QLatin1String("text")].toString(),
+             exceptionLine);
+
+    const CliRun analyzed = runCli({QStringLiteral("analyze"), folder, QStringLiteral("--json")});
+    QCOMPARE(analyzed.exitCode, 0);
+    QString crashSymptom;
+    for (const QJsonValue& v :
+         QJsonDocument::fromJson(analyzed.out).object()[QLatin1String("findings")].toArray()) {
+        const QJsonObject finding = v.toObject();
+        if (finding[QLatin1String("kind")].toString() == QLatin1String("crash") &&
+            finding[QLatin1String("ranks")].toArray() == QJsonArray{rank})
+            crashSymptom = finding[QLatin1String("symptom")].toString();
+    }
+    QVERIFY(!crashSymptom.isEmpty());
+    QCOMPARE(best[QLatin1String("symptom")].toString(), crashSymptom);
 }
 
 QTEST_GUILESS_MAIN(TestCliClassify)

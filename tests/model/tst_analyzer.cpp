@@ -3,6 +3,7 @@
 #include "model/analysisreport.h"
 #include "model/kb/taxonomy.h"
 #include "tests/support/syntheticjob.h"
+#include "tests/support/testfiles.h"
 
 #include <QDir>
 #include <QFile>
@@ -10,8 +11,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 #include <zlib.h>
 
 using namespace rankscope;
@@ -255,6 +258,60 @@ void eraseRecords(EventStore& store, const std::function<bool(const CollectiveRe
         store.collectives.end());
 }
 
+// One point-to-point or collective call as a rank's profiler records it: a record_param_comms
+// with the profiler's args (the peer of a send / recv as "Dst Rank" / "Src Rank"), in the default
+// group, no Seq.
+struct CommCall {
+    const char* op; // "send", "recv", "allreduce"
+    int peer = -1;
+    std::int64_t nelems = 16;
+    const char* dtype = "Float";
+};
+
+// A rank's Kineto trace: one ProfilerStep per entry of `steps`, holding its calls in order.
+QByteArray commTrace(int rank, int world, const std::vector<std::vector<CommCall>>& steps)
+{
+    nlohmann::json events = nlohmann::json::array();
+    std::string members = "[";
+    for (int r = 0; r < world; ++r)
+        members += (r ? ", " : "") + std::to_string(r);
+    members += "]";
+    std::int64_t t = 1000;
+    for (std::size_t s = 0; s < steps.size(); ++s) {
+        const std::int64_t stepStart = t;
+        for (const CommCall& c : steps[s]) {
+            t += 100;
+            nlohmann::json args = {{"Collective name", c.op},    {"In msg nelems", c.nelems},
+                                   {"Out msg nelems", c.nelems}, {"dtype", c.dtype},
+                                   {"Process Group Name", "0"},  {"Process Group Ranks", members},
+                                   {"Group size", world}};
+            if (std::string_view(c.op) == "send") args["Dst Rank"] = c.peer;
+            if (std::string_view(c.op) == "recv") args["Src Rank"] = c.peer;
+            events.push_back({{"ph", "X"},
+                              {"cat", "cpu_op"},
+                              {"name", "record_param_comms"},
+                              {"pid", 1},
+                              {"tid", 1},
+                              {"ts", t},
+                              {"dur", 20},
+                              {"args", args}});
+        }
+        t += 100;
+        events.push_back({{"ph", "X"},
+                          {"cat", "user_annotation"},
+                          {"name", "ProfilerStep#" + std::to_string(s)},
+                          {"pid", 1},
+                          {"tid", 1},
+                          {"ts", stepStart},
+                          {"dur", t - stepStart}});
+        t += 10;
+    }
+    const nlohmann::json doc = {
+        {"distributedInfo", {{"backend", "nccl"}, {"rank", rank}, {"world_size", world}}},
+        {"traceEvents", events}};
+    return QByteArray::fromStdString(doc.dump());
+}
+
 } // namespace
 
 class TestAnalyzer : public QObject {
@@ -272,6 +329,10 @@ private Q_SLOTS:
     void pairingByOrder();
     void countsFromFilesAreBounded_data();
     void countsFromFilesAreBounded();
+    void traceNcclVersionsAreCompared_data();
+    void traceNcclVersionsAreCompared();
+    void pointToPointFromTraces_data();
+    void pointToPointFromTraces();
 };
 
 void TestAnalyzer::emittedIdsAreInTheTaxonomy()
@@ -605,6 +666,148 @@ void TestAnalyzer::countsFromFilesAreBounded()
     QVERIFY2(check->summary.contains(absent), qPrintable(check->summary));
     for (const Finding& f : session->analysis.findings)
         QVERIFY2(f.summary.size() < 2000, f.summary.c_str());
+}
+
+void TestAnalyzer::traceNcclVersionsAreCompared_data()
+{
+    QTest::addColumn<QString>("suffix"); // appended to the real version for rank 1
+    QTest::addColumn<bool>("bumpMinor"); // rank 1 states another release
+    QTest::newRow("same version") << QString() << false;
+    QTest::newRow("same release, another CUDA build") << QStringLiteral("+cuda12.1") << false;
+    QTest::newRow("another release") << QString() << true;
+}
+
+// A real NCCL trace states its NCCL version (distributedInfo.nccl_version) and no log is there
+// to print one: rank 1's copy of it states the same or another version. The version ConfigCheck
+// and the auto-check compare is the release, not the CUDA build after '+'.
+void TestAnalyzer::traceNcclVersionsAreCompared()
+{
+    QFETCH(QString, suffix);
+    QFETCH(bool, bumpMinor);
+    nlohmann::json raw = readGzipJson(
+        QStringLiteral(RANKSCOPE_TEST_DATA "/kineto-gpu-samples/nccl_2rank_rank0.json.gz"));
+    const std::string stated = raw.at("distributedInfo").at("nccl_version").get<std::string>();
+    QCOMPARE(raw["distributedInfo"]["rank"].get<int>(), 0);
+    std::string other = stated + suffix.toStdString();
+    if (bumpMinor) {
+        const std::size_t dot = other.find('.');
+        QVERIFY(dot != std::string::npos);
+        const std::size_t end = other.find_first_not_of("0123456789", dot + 1);
+        const int minor = std::stoi(other.substr(dot + 1, end - dot - 1));
+        other = other.substr(0, dot + 1) + std::to_string(minor + 1) +
+                (end == std::string::npos ? std::string() : other.substr(end));
+    }
+    const auto release = [](const std::string& v) { return v.substr(0, v.find('+')); };
+    const bool differ = release(stated) != release(other);
+
+    QTemporaryDir dir;
+    writeFile(dir.filePath(QStringLiteral("rank0.pt.trace.json")),
+              QByteArray::fromStdString(raw.dump()));
+    raw["distributedInfo"]["rank"] = 1;
+    raw["distributedInfo"]["nccl_version"] = other;
+    writeFile(dir.filePath(QStringLiteral("rank1.pt.trace.json")),
+              QByteArray::fromStdString(raw.dump()));
+    LoadOptions options;
+    options.buildLaneLods = false;
+    const SessionPtr session = loadSession(dir.path(), {}, {}, options);
+    QCOMPARE(session->folder.ranks(), (QList<int>{0, 1}));
+
+    const Finding* mismatch = nullptr;
+    for (const Finding& f : session->analysis.findings)
+        if (f.kind == "config_mismatch" && f.summary.find("NCCL") != std::string::npos)
+            mismatch = &f;
+    QCOMPARE(mismatch != nullptr, differ);
+    if (mismatch) {
+        QCOMPARE(mismatch->ranks, (std::vector<int>{0, 1})); // one each: no majority
+        QVERIFY2(mismatch->summary.find(release(other)) != std::string::npos,
+                 mismatch->summary.c_str());
+    }
+    const auto check = std::find_if(session->autoChecks.begin(), session->autoChecks.end(),
+                                    [](const AutoCheckResult& c) {
+                                        return c.checkId == QLatin1String("same_framework_version");
+                                    });
+    QVERIFY(check != session->autoChecks.end());
+    const QString text = check->evidenceText();
+    QCOMPARE(check->outcome == AutoCheckOutcome::Failed, differ);
+    QVERIFY2(!text.contains(QStringLiteral("rank.nccl_version absent")), qPrintable(text));
+    QVERIFY2(text.contains(QString::fromStdString(release(stated))), qPrintable(text));
+}
+
+void TestAnalyzer::pointToPointFromTraces_data()
+{
+    using Steps = std::vector<std::vector<CommCall>>;
+    QTest::addColumn<std::vector<Steps>>("ranks");
+    // A pipeline: 0 sends to 1, 1 to 2, then every rank all_reduces. Ranks post different
+    // numbers of point-to-point ops before the collective they share.
+    const auto pipeline = [](std::int64_t recvOn1, bool recvOn2InLastStep) {
+        std::vector<Steps> ranks(3);
+        for (int s = 0; s < 2; ++s) {
+            ranks[0].push_back({{"send", 1}, {"allreduce"}});
+            ranks[1].push_back({{"recv", 0, recvOn1}, {"send", 2}, {"allreduce"}});
+            if (recvOn2InLastStep || s == 0)
+                ranks[2].push_back({{"recv", 1}, {"allreduce"}});
+            else
+                ranks[2].push_back({{"allreduce"}});
+        }
+        return ranks;
+    };
+    QTest::newRow("matched") << pipeline(16, true);
+    QTest::newRow("recv missing on rank 2") << pipeline(16, false);
+    QTest::newRow("recv of another size on rank 1") << pipeline(8, true);
+}
+
+// Kineto traces that record send and recv with their peer: paired by peer and order like the
+// Flight Recorder's. What the test expects is computed from the traces it wrote.
+void TestAnalyzer::pointToPointFromTraces()
+{
+    using Steps = std::vector<std::vector<CommCall>>;
+    QFETCH(std::vector<Steps>, ranks);
+    const int world = int(ranks.size());
+    QTemporaryDir dir;
+    // (src, dst) -> the sizes rank src sent to dst, and those dst received from src, in order.
+    std::map<std::pair<int, int>, std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>>
+        links;
+    for (int r = 0; r < world; ++r) {
+        const QByteArray text = commTrace(r, world, ranks[std::size_t(r)]);
+        writeFile(dir.filePath(QStringLiteral("rank%1.pt.trace.json").arg(r)), text);
+        const nlohmann::json doc = nlohmann::json::parse(text.toStdString());
+        for (const auto& e : doc["traceEvents"]) {
+            if (!e.contains("args")) continue;
+            const auto& a = e["args"];
+            if (a.contains("Dst Rank"))
+                links[{r, a["Dst Rank"].get<int>()}].first.push_back(a["In msg nelems"]);
+            if (a.contains("Src Rank"))
+                links[{a["Src Rank"].get<int>(), r}].second.push_back(a["Out msg nelems"]);
+        }
+    }
+    std::set<std::vector<int>> unpaired, differing; // blamed ranks
+    for (const auto& [link, sizes] : links) {
+        const auto& [sent, received] = sizes;
+        for (std::size_t k = 0; k < std::min(sent.size(), received.size()); ++k)
+            if (sent[k] != received[k]) {
+                differing.insert(
+                    {std::min(link.first, link.second), std::max(link.first, link.second)});
+                break;
+            }
+        if (sent.size() != received.size())
+            unpaired.insert({sent.size() > received.size() ? link.second : link.first});
+    }
+
+    LoadOptions options;
+    options.buildLaneLods = false;
+    const SessionPtr session = loadSession(dir.path(), {}, {}, options);
+    std::set<std::vector<int>> desyncs, mismatches;
+    for (const Finding& f : session->analysis.findings) {
+        QVERIFY2(f.kind != "hang" && f.kind != "unpaired_collectives", f.summary.c_str());
+        if (f.kind == "desync") desyncs.insert(f.ranks);
+        if (f.kind == "collective_mismatch") {
+            // The all_reduce every rank issued is never one: point-to-point ops do not shift it.
+            QVERIFY2(f.summary.find("send ") != std::string::npos, f.summary.c_str());
+            mismatches.insert(f.ranks);
+        }
+    }
+    QCOMPARE(desyncs, unpaired);
+    QCOMPARE(mismatches, differing);
 }
 
 QTEST_GUILESS_MAIN(TestAnalyzer)

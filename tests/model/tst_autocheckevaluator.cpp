@@ -5,6 +5,9 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
@@ -45,6 +48,8 @@ private Q_SLOTS:
     void synthetic();
     void fixtures_data();
     void fixtures();
+    void rootCauseFromTheTraces_data();
+    void rootCauseFromTheTraces();
     void evidenceText();
 };
 
@@ -369,6 +374,47 @@ void TestAutoCheckEvaluator::fixtures()
     QVERIFY(r);
     QVERIFY2(r->outcome == outcome,
              qPrintable(autoCheckOutcomeLabel(r->outcome) + QLatin1Char('\n') + r->evidenceText()));
+}
+
+void TestAutoCheckEvaluator::rootCauseFromTheTraces_data()
+{
+    QTest::addColumn<QString>("folder");
+    for (const char* run : {"hang_timeout", "hang_timeout_w2", "hang_timeout_w3_step0",
+                            "hang_timeout_w4", "hang_timeout_w5"})
+        QTest::newRow(run) << QString::fromLatin1(run);
+}
+
+// A rank that stalled logs no error; the others log only their timeouts. The traces name the
+// stalled rank (ground_truth.json's faulty ranks), so the checklist's "find the failing rank" step
+// passes and says the cause is the trace's: it must not read "Failed" beside that finding.
+void TestAutoCheckEvaluator::rootCauseFromTheTraces()
+{
+    QFETCH(QString, folder);
+    const QString dir = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/") + folder;
+    QFile truthFile(dir + QStringLiteral("/ground_truth.json"));
+    QVERIFY(truthFile.open(QIODevice::ReadOnly));
+    std::vector<int> faulty;
+    for (const QJsonValue& v : QJsonDocument::fromJson(truthFile.readAll())
+                                   .object()[QLatin1String("faulty_ranks")]
+                                   .toArray())
+        faulty.push_back(v.toInt());
+    QVERIFY(!faulty.empty());
+    const SessionPtr session = loadSession(dir);
+    const Finding* culprit = nullptr;
+    for (const Finding& f : session->analysis.findings)
+        if (f.severity == "error" && f.ranks == faulty) {
+            culprit = &f;
+            break;
+        }
+    QVERIFY(culprit);
+    const AutoCheckResult* r = resultOf(*session, QStringLiteral("root_error_before_cascade"));
+    QVERIFY(r);
+    const QString text = r->evidenceText();
+    QVERIFY2(r->outcome == AutoCheckOutcome::Passed, qPrintable(text));
+    QVERIFY2(r->summary.contains(QStringLiteral("from the traces")), qPrintable(text));
+    QVERIFY2(r->summary.contains(QString::fromStdString(culprit->id)), qPrintable(text));
+    for (const Evidence& e : r->evidence)
+        QVERIFY2(e.line < 0, qPrintable(text)); // the trace's events, not the waiting lines
 }
 
 void TestAutoCheckEvaluator::evidenceText()

@@ -316,37 +316,50 @@ void TestRealTraces::everyFile()
 
 void TestRealTraces::analyzeJsonCarriesTheGpuBreakdown_data()
 {
-    QTest::addColumn<QString>("dir");
+    QTest::addColumn<QStringList>("files"); // under kineto-real-hta/
+    const auto folder = [](const QString& dir) {
+        QStringList out;
+        for (const QString& f : QDir(kData + QStringLiteral("/kineto-real-hta/") + dir)
+                                    .entryList({QStringLiteral("*.gz")}))
+            out << dir + QLatin1Char('/') + f;
+        return out;
+    };
     // Folders whose files state their rank in distributedInfo, which the JSON's ranks follow.
-    QTest::newRow("ns_resolution") << QStringLiteral("ns_resolution_trace");
-    QTest::newRow("trace_filter") << QStringLiteral("trace_filter");
-    QTest::newRow("cpu_only") << QStringLiteral("cpu_only");
+    QTest::newRow("ns_resolution") << folder(QStringLiteral("ns_resolution_trace"));
+    QTest::newRow("trace_filter") << folder(QStringLiteral("trace_filter"));
+    QTest::newRow("cpu_only") << folder(QStringLiteral("cpu_only"));
+    // A GPU trace that states no rank next to one that does: measured as its own entry.
+    QTest::newRow("rank next to no rank")
+        << QStringList{QStringLiteral("trace_filter/sampled_rank-0.json.gz"),
+                       QStringLiteral("amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz")};
 }
 
 void TestRealTraces::analyzeJsonCarriesTheGpuBreakdown()
 {
-    QFETCH(QString, dir);
-    const QDir folder(kData + QStringLiteral("/kineto-real-hta/") + dir);
+    QFETCH(QStringList, files);
+    QTemporaryDir dir;
     std::map<int, Truth> truthOfRank;
-    for (const QString& f : folder.entryList({QStringLiteral("*.gz")})) {
-        const auto info = nlohmann::json::parse(inflate(folder.filePath(f))).at("distributedInfo");
-        truthOfRank[info.at("rank").get<int>()] = truthOf(folder.filePath(f));
+    std::map<std::string, Truth> truthOfUnranked; // by file name
+    for (const QString& f : files) {
+        const QString path = kData + QStringLiteral("/kineto-real-hta/") + f;
+        const QString name = f.section(QLatin1Char('/'), -1);
+        QVERIFY(QFile::copy(path, dir.filePath(name)));
+        const auto doc = nlohmann::json::parse(inflate(path));
+        if (doc.contains("distributedInfo") && doc["distributedInfo"].contains("rank"))
+            truthOfRank[doc["distributedInfo"]["rank"].get<int>()] = truthOf(path);
+        else
+            truthOfUnranked[name.toStdString()] = truthOf(path);
     }
     QVERIFY(!truthOfRank.empty());
 
     LoadOptions options;
     options.buildLaneLods = false;
-    const SessionPtr session = loadSession(folder.path(), {}, {}, options);
+    const SessionPtr session = loadSession(dir.path(), {}, {}, options);
     const auto doc = AnalysisReport::toJson(*session, session->analysis);
-    std::size_t seen = 0;
-    for (const auto& rank : doc.at("ranks")) {
-        const auto it = truthOfRank.find(rank.at("rank").get<int>());
-        if (it == truthOfRank.end()) continue;
-        ++seen;
-        const Truth& truth = it->second;
-        QCOMPARE(rank.contains("gpu_time"), truth.gpu);
-        if (!truth.gpu) continue;
-        const auto& g = rank["gpu_time"];
+    const auto checkGpuTime = [](const nlohmann::ordered_json& entry, const Truth& truth) {
+        QCOMPARE(entry.contains("gpu_time"), truth.gpu);
+        if (!truth.gpu) return;
+        const auto& g = entry["gpu_time"];
         const auto us = [](std::int64_t ns) { return double(ns) / 1000.0; };
         QCOMPARE(g.at("window_us").get<double>(), us(truth.windowNs));
         QCOMPARE(g.at("compute_us").get<double>(), us(truth.computeNs));
@@ -354,8 +367,25 @@ void TestRealTraces::analyzeJsonCarriesTheGpuBreakdown()
         QCOMPARE(g.at("memory_us").get<double>(), us(truth.memNs));
         QCOMPARE(g.at("idle_us").get<double>(), us(truth.idleNs));
         QCOMPARE(g.at("comm_compute_overlap_us").get<double>(), us(truth.overlapNs));
+    };
+    std::size_t seen = 0;
+    for (const auto& rank : doc.at("ranks")) {
+        const auto it = truthOfRank.find(rank.at("rank").get<int>());
+        if (it == truthOfRank.end()) continue;
+        ++seen;
+        checkGpuTime(rank, it->second);
+        if (QTest::currentTestFailed()) return;
     }
     QCOMPARE(seen, truthOfRank.size());
+    seen = 0;
+    for (const auto& source : doc.at("unattributed_sources")) {
+        const auto it = truthOfUnranked.find(source.at("path").get<std::string>());
+        if (it == truthOfUnranked.end()) continue;
+        ++seen;
+        checkGpuTime(source, it->second);
+        if (QTest::currentTestFailed()) return;
+    }
+    QCOMPARE(seen, truthOfUnranked.size());
 }
 
 QTEST_GUILESS_MAIN(TestRealTraces)
