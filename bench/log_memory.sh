@@ -32,7 +32,9 @@ for case in ${CASES:-newlines onegig tags}; do
   /usr/bin/time -v "$bin" analyze "$scratch/$case" --json >"$scratch/$case.json" 2>"$scratch/$case.time" || true
   rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$scratch/$case.time")
   wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$scratch/$case.time")
+  # CPU time (user + system): what the run costs, whatever else the machine is running.
+  cpu=$(awk '/(User|System) time \(seconds\)/ { s += $NF } END { print s }' "$scratch/$case.time")
   status=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); s=[x for r in d['ranks'] for x in r['sources']]+d['unattributed_sources']; print('; '.join(sorted(set(x['path']+' '+x['status']+': '+x['message'] for x in s))))" "$scratch/$case.json" 2>/dev/null || echo "no report")
-  echo "$case ($size MB): peak $((rss / 1024)) MB, $wall wall; $status"
+  echo "$case ($size MB): peak $((rss / 1024)) MB, $wall wall, $cpu s CPU; $status"
 done
 rm -rf "$scratch"

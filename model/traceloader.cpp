@@ -190,13 +190,14 @@ SessionPtr loadSession(const QString& dir, const ProgressFn& progress, const Can
     readDiagnosticSources(*session, cancelled);
     const bool complete = !isCancelled() && (!session->folder.isValid() ||
                                              readSources(*session, progress, cancelled, options));
-    if (!complete) {
-        // Nothing half-way: what was read before the cancel goes with the partial session.
+    // Nothing half-way: what was read before the cancel goes with the partial session.
+    const auto cancelledSession = [&session] {
         auto empty = std::make_shared<TraceSession>();
         empty->folder = std::move(session->folder);
         empty->cancelled = true;
         return empty;
-    }
+    };
+    if (!complete) return cancelledSession();
     if (progress) progress(session->folder.totalBytes(), session->folder.totalBytes());
     // The folder's own problems (rank claims, as they stand after reading) come first.
     session->warnings = session->folder.warnings() + session->warnings;
@@ -216,7 +217,11 @@ SessionPtr loadSession(const QString& dir, const ProgressFn& progress, const Can
             QStringLiteral("%1 NCCL collective line(s) name a communicator whose init line has no "
                            "commId (or is missing): they cannot be matched across ranks")
                 .arg(nccl.withoutCommId));
+    // The analysis and the lane pyramids take seconds on GB inputs: a cancel seen between the
+    // phases ends the load there.
+    if (isCancelled()) return cancelledSession();
     analyzeSession(*session);
+    if (isCancelled()) return cancelledSession();
     if (options.buildLaneLods) session->laneLods = buildLaneLods(session->events);
     return session;
 }

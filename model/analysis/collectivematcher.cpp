@@ -9,7 +9,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <ranges>
 #include <set>
 #include <string_view>
 #include <tuple>
@@ -474,13 +473,18 @@ void alignBySeq(const EventStore& store, CollectiveGroup& group,
             // Where the chunk starts in the member's list: by arithmetic when it has no gap.
             std::size_t j = 0;
             if (seqs[k0] > seqAt(list, 0)) {
-                const auto slots = std::views::iota(std::size_t(0), list.size());
-                j = gapless(list)
-                        ? std::min(list.size(), std::size_t(seqs[k0] - seqAt(list, 0)))
-                        : std::size_t(
-                              std::ranges::partition_point(
-                                  slots, [&](std::size_t x) { return seqAt(list, x) < seqs[k0]; }) -
-                              slots.begin());
+                if (gapless(list)) {
+                    j = std::min(list.size(), std::size_t(seqs[k0] - seqAt(list, 0)));
+                } else { // the first slot whose seq is not below seqs[k0], by bisection
+                    std::size_t end = list.size();
+                    while (j < end) {
+                        const std::size_t mid = j + (end - j) / 2;
+                        if (seqAt(list, mid) < seqs[k0])
+                            j = mid + 1;
+                        else
+                            end = mid;
+                    }
+                }
             }
             for (; j < list.size(); ++j) {
                 const CollectiveRecord& c = recs[std::size_t(list[j])];
@@ -723,7 +727,11 @@ std::vector<CollectiveGroup> CollectiveMatcher::match(const EventStore& store,
         presentRanks.end());
 
     std::vector<CollectiveGroup> groups;
-    for (auto& [key, pending] : byKey) {
+    // Not a structured binding: the lambdas below capture `pending`, which clang before 16 (the
+    // fuzz build's compiler on Debian 12) does not allow of a binding.
+    for (auto& entry : byKey) {
+        const auto& key = entry.first;
+        auto& pending = entry.second;
         CollectiveGroup g;
         g.name = key.first;
         g.membersFromSource = !key.second.empty();

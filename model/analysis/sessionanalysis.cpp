@@ -44,40 +44,57 @@ bool quotesSource(const RankLog& log, int i)
            log.lineBytes(i - 1).trimmed().startsWith("File \"");
 }
 
+// The time of each of `lines` (ascending stream indexes): that of the last line at or before it
+// with a dated timestamp, since a line without one (a traceback, a C++ message) happened at or
+// after it; -1 when there is none. One backward walk per gap between the lines asked for, so the
+// whole log is parsed at most once and nothing is kept per line.
+std::map<int, std::int64_t> timesOf(const RankLog& log, const std::set<int>& lines)
+{
+    std::map<int, std::int64_t> out;
+    int previous = -1;
+    for (const int line : lines) {
+        std::int64_t t = previous >= 0 ? out[previous] : -1;
+        for (int i = line; i > previous; --i)
+            if (log.timestampHasDate(i)) {
+                t = log.timestampNs(i);
+                break;
+            }
+        out[line] = t;
+        previous = line;
+    }
+    return out;
+}
+
 // `diedAtNs`: when torchelastic's error file says the rank died (whole seconds), or -1.
 void classifyStream(const RankLog& log, const SignatureSet& signatures, std::int64_t diedAtNs,
                     std::vector<LogEvidence>& out)
 {
-    // Split streams are not contiguous in their file: scan a copy of just their lines.
-    QByteArray text;
-    QList<qsizetype> starts;
-    starts.reserve(log.lineCount());
-    for (int i = 0; i < log.lineCount(); ++i) {
-        starts.append(text.size());
-        text.append(log.lineBytes(i));
-        text.append('\n');
-    }
+    // Split streams are not contiguous in their file: the scan reads each line where it lies.
+    const LineSource lines{log.lineCount(), [&log](qsizetype i) { return log.lineBytes(int(i)); }};
+    const QList<SignatureHit> hits = signatures.scanLines(lines);
     std::set<int> fatalLines;
     if (!log.exceptions().empty()) fatalLines.insert(log.exceptions().back().lastLine);
 
-    // A line without a timestamp (a traceback, a C++ message) happened at or after the last
-    // stamped line before it.
-    std::vector<std::int64_t> timeNs(std::size_t(log.lineCount()), -1);
-    std::int64_t last = -1;
-    for (int i = 0; i < log.lineCount(); ++i) {
-        if (log.timestampNs(i) >= 0 && log.timestampHasDate(i)) last = log.timestampNs(i);
-        timeNs[std::size_t(i)] = last;
-    }
+    std::set<int> timed;
+    for (const SignatureHit& hit : hits)
+        timed.insert(int(hit.line));
+    if (!log.exceptions().empty() && log.exceptions().back().lastLine >= 0 &&
+        log.exceptions().back().lastLine < log.lineCount())
+        timed.insert(log.exceptions().back().lastLine);
+    const std::map<int, std::int64_t> stamped = timesOf(log, timed);
     // The final traceback is printed without timestamps, so the last stamped line is only a
     // lower bound for it, possibly long before; the error file's time is a later lower bound.
-    if (diedAtNs >= 0 && !log.exceptions().empty()) {
-        const LogException& died = log.exceptions().back();
-        for (int i = std::max(0, died.firstLine); i <= died.lastLine && i < log.lineCount(); ++i)
-            timeNs[std::size_t(i)] = std::max(timeNs[std::size_t(i)], diedAtNs);
-    }
+    const auto timeOf = [&](int i) {
+        std::int64_t t = stamped.at(i);
+        if (diedAtNs >= 0 && !log.exceptions().empty()) {
+            const LogException& died = log.exceptions().back();
+            if (i >= std::max(0, died.firstLine) && i <= died.lastLine) t = std::max(t, diedAtNs);
+        }
+        return t;
+    };
 
     const int rank = log.rank.value_or(-1);
-    for (const SignatureHit& hit : signatures.scan(text, starts, /*withCues=*/false)) {
+    for (const SignatureHit& hit : hits) {
         const Signature& rule = signatures.signatures().at(hit.rule);
         const int i = int(hit.line);
         if (quotesSource(log, i)) continue;
@@ -90,7 +107,7 @@ void classifyStream(const RankLog& log, const SignatureSet& signatures, std::int
         e.signature = rule.id.toStdString();
         e.cascade = rule.role == SignatureRole::Cascade;
         e.fatal = fatalLines.count(i) > 0;
-        e.timeNs = timeNs[std::size_t(i)];
+        e.timeNs = timeOf(i);
         out.push_back(std::move(e));
     }
 
@@ -104,18 +121,19 @@ void classifyStream(const RankLog& log, const SignatureSet& signatures, std::int
         if (s.line > died.lastLine) return;
     for (const LogEvidence& e : out)
         if (e.fatal && e.rank == rank && e.path == log.sourcePath.toStdString()) return;
-    const int from = std::max(0, died.firstLine);
-    const qsizetype begin = starts[from];
-    const qsizetype end =
-        died.lastLine + 1 < starts.size() ? starts[died.lastLine + 1] : text.size();
+    QByteArray text;
+    for (int i = std::max(0, died.firstLine); i <= died.lastLine; ++i) {
+        text.append(log.lineBytes(i));
+        text.append('\n');
+    }
     LogEvidence e;
     e.rank = rank;
     e.path = log.sourcePath.toStdString();
     e.line = log.lineNumber(died.lastLine);
     e.text = died.text();
-    std::tie(e.symptom, e.signature) = symptomOf(text.mid(begin, end - begin));
+    std::tie(e.symptom, e.signature) = symptomOf(text);
     e.fatal = true;
-    e.timeNs = timeNs[std::size_t(died.lastLine)];
+    e.timeNs = timeOf(died.lastLine);
     out.push_back(std::move(e));
 }
 

@@ -64,13 +64,30 @@ bool parseContext(const QJsonArray& array, const QString& targetKey, QList<Conte
     return true;
 }
 
-QByteArrayView lineBytes(QByteArrayView text, const QList<qsizetype>& starts, qsizetype line)
+// The lines of `text`, `starts` holding where each begins, without their '\n'.
+LineSource linesOf(QByteArrayView text, const QList<qsizetype>& starts)
 {
-    const qsizetype begin = starts[line];
-    qsizetype end = line + 1 < starts.size() ? starts[line + 1] : text.size();
-    while (end > begin && (text[end - 1] == '\n' || text[end - 1] == '\r'))
+    return {starts.size(), [text, &starts](qsizetype line) {
+                const qsizetype begin = starts[line];
+                qsizetype end = line + 1 < starts.size() ? starts[line + 1] : text.size();
+                if (end > begin && text[end - 1] == '\n') --end;
+                return text.sliced(begin, end - begin);
+            }};
+}
+
+// What the regexes read of a line: its head, without line-break bytes at its end.
+QByteArrayView regexBytes(QByteArrayView line)
+{
+    qsizetype end = line.size();
+    while (end > 0 && (line[end - 1] == '\n' || line[end - 1] == '\r'))
         --end;
-    return text.sliced(begin, std::min(end - begin, kMaxLineBytes));
+    return line.first(std::min(end, kMaxLineBytes));
+}
+
+// How many lines of `starts` begin before `byteLimit`.
+qsizetype linesBefore(const QList<qsizetype>& starts, qsizetype byteLimit)
+{
+    return std::lower_bound(starts.begin(), starts.end(), byteLimit) - starts.begin();
 }
 
 } // namespace
@@ -250,23 +267,34 @@ QString SignatureSet::stripAdvice(const QString& line) const
 QList<SignatureHit> SignatureSet::scan(QByteArrayView text, const QList<qsizetype>& lineStarts,
                                        bool withCues, int maxHitsPerRule) const
 {
-    QList<SignatureHit> hits;
-    if (text.isEmpty()) return hits;
+    if (text.isEmpty()) return {};
     const QList<qsizetype> starts = lineStarts.isEmpty() ? lineStartsOf(text) : lineStarts;
+    return scan(linesOf(text, starts), withCues ? linesBefore(starts, kProseBytes) : 0,
+                maxHitsPerRule);
+}
+
+QList<SignatureHit> SignatureSet::scanLines(const LineSource& lines, int maxHitsPerRule) const
+{
+    return scan(lines, 0, maxHitsPerRule);
+}
+
+QList<SignatureHit> SignatureSet::scan(const LineSource& lines, qsizetype proseLines,
+                                       int maxHitsPerRule) const
+{
+    QList<SignatureHit> hits;
     QHash<qsizetype, QString> decoded; // a line is decoded and stripped once for all rules
 
     auto run = [&](const LiteralIndex& index, const QList<int>& rules, qsizetype limit) {
-        const std::vector<std::vector<qsizetype>> lines = index.candidateLines(text, limit);
-        for (size_t k = 0; k < lines.size(); ++k) {
+        const std::vector<std::vector<qsizetype>> candidates = index.candidateLines(lines, limit);
+        for (size_t k = 0; k < candidates.size(); ++k) {
             const int r = rules[qsizetype(k)];
             const Signature& s = m_signatures[r];
             int found = 0;
-            for (qsizetype line : lines[k]) {
-                if (line >= starts.size()) break;
+            for (qsizetype line : candidates[k]) {
                 auto it = decoded.find(line);
                 if (it == decoded.end())
                     it = decoded.insert(
-                        line, stripAdvice(QString::fromUtf8(lineBytes(text, starts, line))));
+                        line, stripAdvice(QString::fromUtf8(regexBytes(lines.line(line)))));
                 const QRegularExpressionMatch m = s.regex.match(*it);
                 if (!m.hasMatch()) continue;
                 SignatureHit hit;
@@ -282,8 +310,8 @@ QList<SignatureHit> SignatureSet::scan(QByteArrayView text, const QList<qsizetyp
             }
         }
     };
-    run(m_signatureIndex, m_signatureRules, text.size());
-    if (withCues) run(m_cueIndex, m_cueRules, kProseBytes);
+    run(m_signatureIndex, m_signatureRules, lines.count);
+    if (proseLines > 0) run(m_cueIndex, m_cueRules, proseLines);
     std::stable_sort(hits.begin(), hits.end(),
                      [](const SignatureHit& a, const SignatureHit& b) { return a.line < b.line; });
     return hits;
@@ -294,14 +322,15 @@ QList<ContextHit> SignatureSet::scanContext(QByteArrayView text, const QList<qsi
 {
     const QList<qsizetype> starts = lineStarts.isEmpty() ? lineStartsOf(text) : lineStarts;
     const LiteralIndex& index = &cues == &m_stages ? m_stageIndex : m_frameworkIndex;
-    const std::vector<std::vector<qsizetype>> lines = index.candidateLines(text, kProseBytes);
+    const LineSource lines = linesOf(text, starts);
+    const std::vector<std::vector<qsizetype>> candidates =
+        index.candidateLines(lines, linesBefore(starts, kProseBytes));
     QList<ContextHit> hits;
-    for (int c = 0; c < cues.size() && size_t(c) < lines.size(); ++c) {
+    for (int c = 0; c < cues.size() && size_t(c) < candidates.size(); ++c) {
         int found = 0;
-        for (qsizetype line : lines[size_t(c)]) {
-            if (line >= starts.size()) break;
+        for (qsizetype line : candidates[size_t(c)]) {
             if (!cues[c]
-                     .regex.match(stripAdvice(QString::fromUtf8(lineBytes(text, starts, line))))
+                     .regex.match(stripAdvice(QString::fromUtf8(regexBytes(lines.line(line)))))
                      .hasMatch())
                 continue;
             hits.append({c, line});

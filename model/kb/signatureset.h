@@ -65,12 +65,19 @@ public:
     // is at its top; beyond that the input is a log). At most maxHitsPerRule hits per rule.
     QList<SignatureHit> scan(QByteArrayView text, const QList<qsizetype>& lineStarts, bool withCues,
                              int maxHitsPerRule = 64) const;
+    // The log signatures' hits in lines given one at a time (a log's lines where they lie in
+    // its file), as scan() finds them in those lines joined by '\n'.
+    QList<SignatureHit> scanLines(const LineSource& lines, int maxHitsPerRule = 64) const;
     QList<ContextHit> scanContext(QByteArrayView text, const QList<qsizetype>& lineStarts,
                                   const QList<ContextCue>& cues) const;
 
     static QList<qsizetype> lineStartsOf(QByteArrayView text);
 
 private:
+    // `proseLines`: how many of the first lines the cues read (0: no cues).
+    QList<SignatureHit> scan(const LineSource& lines, qsizetype proseLines,
+                             int maxHitsPerRule) const;
+
     QList<Signature> m_signatures;
     QList<ContextCue> m_stages;
     QList<ContextCue> m_frameworks;

@@ -9,8 +9,9 @@ namespace rankscope {
 // byte-order mark) decoded to UTF-8, ANSI escape sequences (rich, loguru, colorlog colours)
 // removed, and NUL runs and other control bytes (binary junk at the start, the zero-filled tail a
 // crashed node leaves) dropped. Clean text is returned as it is, without a copy. `note`, when
-// given, says in one line what was done (empty when nothing was).
-QByteArray logTextForAnalysis(const QByteArray& bytes, QString* note = nullptr);
+// given, says in one line what was done (empty when nothing was). Bytes handed over (moved in)
+// are cleaned in place, so a large log is never held twice.
+QByteArray logTextForAnalysis(QByteArray bytes, QString* note = nullptr);
 
 // True when `text` (as logTextForAnalysis returns it) reads as a text log: a line break in at least
 // 16 bytes, at least three quarters of them printable ASCII, tabs and newlines. Random binary data

@@ -1,8 +1,17 @@
 #include "model/kb/signatureset.h"
 #include "model/kb/symptomclassifier.h"
 #include "model/kb/taxonomy.h"
+#include "model/trace/logreader.h"
 
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
 #include <QSet>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace rankscope;
@@ -26,6 +35,7 @@ private Q_SLOTS:
     void adviceIsNotAnError();
     void badDataIsReported();
     void lineOffsetsAreHonoured();
+    void logCorpusMatchesLineByLine();
 };
 
 void TestSignatures::loads()
@@ -143,6 +153,106 @@ void TestSignatures::lineOffsetsAreHonoured()
     QVERIFY(!hits.isEmpty());
     QCOMPARE(hits.first().line, qsizetype(2));
     QCOMPARE(SignatureSet::lineStartsOf(log), (QList<qsizetype>{0, 2, 4}));
+}
+
+namespace {
+
+// The log signatures' hits in `log`, "id:line" (0-based), computed line by line from the raw
+// bytes and the raw JSON, as the rules are written: a line is a hit of a rule when it contains
+// one of the rule's literals and the rule's regex matches its first 4096 bytes with the advice
+// spans removed; at most 64 lines a rule. Nothing of the scan's machinery (line index, literal
+// automaton, decoding cache) is used.
+QSet<QString> hitsLineByLine(const QByteArray& log)
+{
+    QFile file(QStringLiteral(":/taxonomy/signatures.json"));
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    const QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+    QStringList advice;
+    for (const QJsonValue& a : json.value(QLatin1String("advice")).toArray())
+        advice << QStringLiteral("(?:%1)").arg(
+            a.toObject().value(QLatin1String("pattern")).toString());
+    const QRegularExpression adviceRe(advice.join(QLatin1Char('|')),
+                                      QRegularExpression::UseUnicodePropertiesOption);
+    QList<QByteArray> lines = log.split('\n');
+    if (log.endsWith('\n')) lines.removeLast();
+    QSet<QString> hits;
+    for (const QJsonValue& v : json.value(QLatin1String("signatures")).toArray()) {
+        const QJsonObject rule = v.toObject();
+        const QString id = rule.value(QLatin1String("id")).toString();
+        const QRegularExpression re(rule.value(QLatin1String("pattern")).toString(),
+                                    QRegularExpression::UseUnicodePropertiesOption);
+        int found = 0;
+        for (int i = 0; i < lines.size() && found < 64; ++i) {
+            bool literal = false;
+            for (const QJsonValue& l : rule.value(QLatin1String("literals")).toArray())
+                literal |= lines[i].contains(l.toString().toUtf8());
+            if (!literal) continue;
+            QByteArray head = lines[i];
+            while (head.endsWith('\r'))
+                head.chop(1);
+            const QString text = QString::fromUtf8(head.left(4096)).remove(adviceRe).trimmed();
+            if (!re.match(text).hasMatch()) continue;
+            hits.insert(QStringLiteral("%1:%2").arg(id).arg(i));
+            ++found;
+        }
+    }
+    return hits;
+}
+
+} // namespace
+
+// The scan finds, in every log of the test corpus and in a log made of every rule's example
+// lines (CRLF endings, lines longer than what the regexes read, the literal past that head), the
+// same hits as the rules applied line by line: through a log as LogReader indexes it (the
+// analysis' path, lines read where they lie) and through the text (the classifier's path).
+void TestSignatures::logCorpusMatchesLineByLine()
+{
+    QStringList paths;
+    for (QDirIterator it(QStringLiteral(RANKSCOPE_TEST_DATA "/traces"), {QStringLiteral("*.log")},
+                         QDir::Files, QDirIterator::Subdirectories);
+         it.hasNext();)
+        paths << it.next();
+    QVERIFY(paths.size() >= 50);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QByteArray examples;
+    for (const Signature& s : SignatureSet::builtin().signatures()) {
+        if (s.role == SignatureRole::Cue) continue;
+        examples += s.positive.toUtf8() + "\n" + s.negative.toUtf8() + "\r\n";
+        examples += s.positive.toUtf8() + "\r\n";
+        examples += QByteArray(5000, 'x') + ' ' + s.positive.toUtf8() + "\n";
+        examples += s.positive.toUtf8() + ' ' + QByteArray(5000, 'y') + "\n";
+    }
+    QFile out(dir.filePath(QStringLiteral("examples.log")));
+    QVERIFY(out.open(QIODevice::WriteOnly) && out.write(examples) == examples.size());
+    out.close();
+    paths << out.fileName();
+
+    const SignatureSet& set = SignatureSet::builtin();
+    int withHits = 0;
+    for (const QString& path : std::as_const(paths)) {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray bytes = file.readAll();
+        const QSet<QString> expected = hitsLineByLine(bytes);
+        withHits += !expected.isEmpty();
+
+        const LogReader::Result read = LogReader::readFile(path, path, 0, std::nullopt, false);
+        QVERIFY2(read.ok && read.streams.size() == 1, qPrintable(path));
+        const RankLog& log = read.streams.front();
+        const auto id = [&](const SignatureHit& h) {
+            return QStringLiteral("%1:%2").arg(set.signatures()[h.rule].id).arg(h.line);
+        };
+        QSet<QString> fromLog, fromText;
+        for (const SignatureHit& h : set.scanLines(
+                 {log.lineCount(), [&log](qsizetype i) { return log.lineBytes(int(i)); }}))
+            fromLog.insert(id(h));
+        for (const SignatureHit& h : set.scan(bytes, {}, false))
+            fromText.insert(id(h));
+        QVERIFY2(fromLog == expected, qPrintable(path));
+        QVERIFY2(fromText == expected, qPrintable(path));
+    }
+    QVERIFY(withHits >= 30); // the corpus exercises the rules, not just empty results
 }
 
 QTEST_GUILESS_MAIN(TestSignatures)

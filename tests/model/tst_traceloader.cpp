@@ -19,6 +19,8 @@ private Q_SLOTS:
     void newerStartSupersedesOlder();
     void perFileProgressReachesEveryFile();
     void cancelDuringLogHeavyLoadIsPromptAndKeepsNothing();
+    void cancelDuringLargeTraceAndLogLoadEnds();
+    void cancelAfterReadingSkipsTheAnalysis();
     void cliLoadSkipsLaneLods();
 };
 
@@ -167,6 +169,78 @@ void TestTraceLoader::cancelDuringLogHeavyLoadIsPromptAndKeepsNothing()
     QCOMPARE(session->events.lanes.size(), std::size_t(0));
     QVERIFY(session->errors.empty());
     QVERIFY(session->laneLods.empty());
+}
+
+namespace {
+
+// A folder with a Kineto trace and a rank log of about `megabytes` each, large enough that the
+// load is still reading when a cancel comes.
+void writeLargeTraceAndLog(const QTemporaryDir& dir, int megabytes)
+{
+    QByteArray trace = R"({"schemaVersion":1,"distributedInfo":{"rank":0,"world_size":1},)"
+                       R"("traceEvents":[)";
+    for (qint64 i = 0; trace.size() < qint64(megabytes) << 20; ++i)
+        trace += R"({"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce","pid":0,"tid":7,)"
+                 R"("ts":)" +
+                 QByteArray::number(1000 + 10 * i) + R"(,"dur":5,"args":{"stream":7}},)";
+    trace += R"({"ph":"X","cat":"cpu_op","name":"end","pid":0,"tid":1,"ts":1,"dur":1}]})";
+    QByteArray log;
+    while (log.size() < qint64(megabytes) << 20)
+        log += "2026-12-02 13:41:34.916 [rank0] INFO train: step 12 loss 33.91161\n"
+               "node7:12345:12400 [0] NCCL INFO Channel 00/02 :    0   1   2   3\n";
+    for (const auto& [name, bytes] : {std::pair{QStringLiteral("rank0.pt.trace.json"), trace},
+                                      std::pair{QStringLiteral("rank0.log"), log}}) {
+        QFile f(dir.filePath(name));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        QCOMPARE(f.write(bytes), bytes.size());
+    }
+}
+
+} // namespace
+
+// The GUI's path: a cancel while a large trace and a large log are being read ends the load
+// (canceled, no session reported, nothing running). The latency is measured by
+// bench/cancel_bench, not here.
+void TestTraceLoader::cancelDuringLargeTraceAndLogLoadEnds()
+{
+    QTemporaryDir dir;
+    writeLargeTraceAndLog(dir, 64);
+    TraceLoader loader;
+    QSignalSpy loaded(&loader, &TraceLoader::loaded);
+    QSignalSpy canceled(&loader, &TraceLoader::canceled);
+    bool cancelledWhileReading = false;
+    connect(&loader, &TraceLoader::progressChanged, this, [&](int permille) {
+        if (!cancelledWhileReading && permille > 0 && permille < 1000) {
+            cancelledWhileReading = true;
+            loader.cancel();
+        }
+    });
+    loader.start(dir.path());
+    QVERIFY(canceled.wait(120000));
+    QVERIFY(cancelledWhileReading);
+    QTest::qWait(50);
+    QCOMPARE(loaded.size(), 0);
+    QVERIFY(!loader.isRunning());
+}
+
+// A cancel that comes once every file is read (the last progress report) still ends the load:
+// the session is marked cancelled and holds nothing, the analysis is not run.
+void TestTraceLoader::cancelAfterReadingSkipsTheAnalysis()
+{
+    QTemporaryDir dir;
+    writeLargeTraceAndLog(dir, 8);
+    std::atomic<bool> cancel{false};
+    const SessionPtr session = loadSession(
+        dir.path(),
+        [&](qint64 done, qint64 total) {
+            if (done == total) cancel = true;
+        },
+        [&] { return cancel.load(); });
+    QVERIFY(cancel.load());
+    QVERIFY(session->cancelled);
+    QVERIFY(session->logs.empty());
+    QVERIFY(session->events.lanes.empty());
+    QVERIFY(session->analysis.findings.empty());
 }
 
 // The headless commands never draw a timeline, so they do not pay for its pyramids.
