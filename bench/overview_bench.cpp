@@ -55,12 +55,18 @@ int main(int argc, char** argv)
         store.collectives.size(), static_cast<long long>(store.eventCount()), msSince(t0) / 1000);
 
     t0 = std::chrono::steady_clock::now();
+    const std::clock_t buildCpu = std::clock();
     const RankActivity activity = RankActivity::build(store);
-    std::size_t changes = 0;
-    for (const RankActivity::Row& row : activity.rows())
+    const double buildCpuMs = 1000.0 * double(std::clock() - buildCpu) / CLOCKS_PER_SEC;
+    std::size_t changes = 0, runs = 0;
+    for (const RankActivity::Row& row : activity.rows()) {
         changes += row.startNs.size();
-    std::printf("RankActivity::build: %.0f ms, %zu state changes, %.1f MB\n", msSince(t0), changes,
-                double(activity.memoryBytes()) / 1e6);
+        for (const RankActivity::Level& level : row.levels)
+            runs += level.state.size();
+    }
+    std::printf("RankActivity::build: %.0f ms wall, %.0f ms CPU, %zu state changes, %zu pyramid "
+                "runs, %.1f MB\n",
+                msSince(t0), buildCpuMs, changes, runs, double(activity.memoryBytes()) / 1e6);
 
     RankOverviewLayout layout;
     std::vector<int> order(static_cast<std::size_t>(ranks));
