@@ -76,6 +76,16 @@ std::pair<int, int> RankOverviewLayout::ranksOfRow(int row) const
     return {first, std::min(m_ranksPerRow, int(m_ranks.size()) - first)};
 }
 
+std::vector<int> RankOverviewLayout::ranksInRows(int rowA, int rowB) const
+{
+    const int last = rowCount() - 1;
+    if (last < 0) return {};
+    const int from = std::clamp(std::min(rowA, rowB), 0, last);
+    const int to = std::clamp(std::max(rowA, rowB), 0, last);
+    const int end = std::min(int(m_ranks.size()), (to + 1) * m_ranksPerRow);
+    return {m_ranks.begin() + from * m_ranksPerRow, m_ranks.begin() + end};
+}
+
 int RankOverviewLayout::preferredHeight(int rankCount, int maxPx)
 {
     return std::min(maxPx, kMarkStripHeight + std::max(1, rankCount) * kMaxRowHeight);

@@ -322,6 +322,8 @@ void TimelinePanel::updateFindStatus(int count, int current)
 {
     if (m_find->text().isEmpty())
         m_findStatus->clear();
+    else if (m_view->isFinding())
+        m_findStatus->setText(tr("searching…"));
     else if (count == 0)
         m_findStatus->setText(tr("no match"));
     else if (current < 0)

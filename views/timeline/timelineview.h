@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/find/eventsearch.h"
 #include "model/tracesession.h"
 #include "model/zoomstate.h"
 
@@ -72,6 +73,9 @@ public:
     void showRange(std::int64_t startNs, std::int64_t endNs, const QList<int>& ranks = {});
     void setRankBanner(int rank, const QString& text); // empty text removes it
     void setRankCollapsed(int rank, bool collapsed);
+    // Shows only these ranks' groups (the ranks brushed on the rank overview); empty: all.
+    void setRankFilter(const QList<int>& ranks);
+    QList<int> rankFilter() const { return m_rankFilter.values(); }
     bool isRankCollapsed(int rank) const { return m_collapsed.contains(rank); }
     void setDetailsProvider(TimelineDetailsProvider provider);
 
@@ -105,10 +109,14 @@ public:
     std::vector<std::size_t> selectedCollectivePeers() const { return m_peers; }
     QString selectionDetailsHtml() const;
 
+    // Finds the events named like `text` in a worker (EventSearch); the hits arrive with
+    // findHitsChanged, the previous ones stay shown until then.
     void setFindText(const QString& text);
+    // A find is waiting for the typing to pause or running.
+    bool isFinding() const { return m_search->isBusy(); }
     int findHitCount() const { return int(m_hits.size()); }
     int currentFindHit() const { return m_currentHit; }
-    std::vector<TimelineEventRef> findHits() const { return m_hits; }
+    std::vector<TimelineEventRef> findHits() const;
     void findNext();
     void findPrevious();
 
@@ -173,6 +181,7 @@ private:
     QList<TimelineMarker> m_markers;
     QHash<int, QString> m_banners;
     QSet<int> m_collapsed;
+    QSet<int> m_rankFilter;
     TimelineDetailsProvider m_detailsProvider;
 
     std::vector<int> m_ranks;                  // in order
@@ -189,8 +198,8 @@ private:
     TimelineEventRef m_hover;
 
     QString m_findText;
-    std::vector<char> m_findMatch; // per name id
-    std::vector<TimelineEventRef> m_hits;
+    EventSearch* m_search = nullptr;
+    std::vector<EventHit> m_hits;
     std::vector<std::vector<std::int64_t>> m_hitsByLane;
     int m_currentHit = -1;
 
