@@ -14,7 +14,9 @@
 #include <QTextDocument>
 #include <QTextFrame>
 #include <QTextTable>
+#include <QThread>
 #include <QtTest>
+#include <atomic>
 #include <limits>
 
 using namespace rankscope;
@@ -282,11 +284,15 @@ private Q_SLOTS:
         QVERIFY(html.contains(QStringLiteral("ncclDevKernel_AllReduce")));
         QVERIFY(html.contains(QStringLiteral("communication kernel")));
         QVERIFY(html.contains(QStringLiteral("500.000 \u00b5s"))); // duration
-        view.setDetailsProvider([](const TraceSession&, TimelineEventRef ref) {
+        auto readOn = std::make_shared<std::atomic<QThread*>>(nullptr);
+        view.setDetailsProvider([readOn](const TraceSession&, TimelineEventRef ref) {
+            *readOn = QThread::currentThread();
             return QList<QPair<QString, QString>>{
                 {QStringLiteral("stream"), QString::number(ref.lane * 100 + int(ref.event))}};
         });
-        QVERIFY(view.selectionDetailsHtml().contains(QStringLiteral("<td>200</td>")));
+        // Read in a worker, never on the GUI thread.
+        QTRY_VERIFY(view.selectionDetailsHtml().contains(QStringLiteral("<td>200</td>")));
+        QVERIFY(readOn->load() && readOn->load() != QThread::currentThread());
     }
 
     void keyboardAndMouseNavigate()

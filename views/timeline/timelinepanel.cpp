@@ -217,6 +217,8 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     connect(m_find, &QLineEdit::textChanged, m_view, &TimelineView::setFindText);
     connect(m_view, &TimelineView::findHitsChanged, this, &TimelinePanel::updateFindStatus);
     connect(m_view, &TimelineView::selectionChanged, this, &TimelinePanel::selectionChanged);
+    connect(m_view, &TimelineView::detailsRead, this,
+            [this] { m_details->setHtml(m_view->selectionDetailsHtml()); });
     connect(m_view, &TimelineView::clockChanged, this, [this] {
         m_details->setHtml(m_view->selectionDetailsHtml());
         m_collective->setClock(m_view->clock());

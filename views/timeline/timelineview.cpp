@@ -10,6 +10,7 @@
 #include <QPainter>
 #include <QScrollBar>
 #include <QWheelEvent>
+#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -120,6 +121,11 @@ TimelineView::TimelineView(QWidget* parent) : QAbstractScrollArea(parent)
     setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     verticalScrollBar()->setSingleStep(kRowHeight);
     setMinimumSize(400, 200);
+    connect(&m_detailsWatcher, &QFutureWatcher<TimelineDetailRows>::finished, this, [this] {
+        if (m_detailsWatcher.isCanceled()) return;
+        m_detailRows = m_detailsWatcher.result();
+        Q_EMIT detailsRead();
+    });
     m_search = new EventSearch(this);
     connect(m_search, &EventSearch::found, this, [this](const EventSearchResult& result) {
         if (result.text != m_findText) return;
@@ -265,6 +271,21 @@ void TimelineView::setRankFilter(const QList<int>& ranks)
 void TimelineView::setDetailsProvider(TimelineDetailsProvider provider)
 {
     m_detailsProvider = std::move(provider);
+    readSelectionDetails();
+}
+
+void TimelineView::readSelectionDetails()
+{
+    m_detailRows.reset();
+    if (!m_detailsProvider || !m_session || !m_selected.isValid()) {
+        m_detailsWatcher.cancel();
+        return;
+    }
+    // The watcher reports only the newest future: a click on another event drops this one.
+    m_detailsWatcher.setFuture(
+        QtConcurrent::run([provider = m_detailsProvider, session = m_session, ref = m_selected] {
+            return provider(*session, ref);
+        }));
 }
 
 void TimelineView::setVisibleRange(std::int64_t startNs, std::int64_t endNs)
@@ -485,6 +506,7 @@ void TimelineView::select(TimelineEventRef ref)
             });
         }
     }
+    readSelectionDetails();
     viewport()->update();
     Q_EMIT selectionChanged(ref);
 }
@@ -553,9 +575,11 @@ QString TimelineView::selectionDetailsHtml() const
                                             "on its own clock"));
     html += line(tr("Duration"), ZoomState::formatNs(lane.endNs[i] - lane.startNs[i], 1));
     html += line(tr("Depth"), QString::number(lane.depth[i]));
-    if (m_detailsProvider) {
-        for (const auto& [key, value] : m_detailsProvider(*m_session, m_selected))
+    if (m_detailsProvider && m_detailRows) {
+        for (const auto& [key, value] : *m_detailRows)
             html += line(key, value);
+    } else if (m_detailsProvider) {
+        html += line(tr("Args"), tr("reading from the trace file…"));
     } else {
         html += line(tr("Args"), tr("not available (no details provider for this source)"));
     }

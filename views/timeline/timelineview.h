@@ -6,6 +6,7 @@
 
 #include <QAbstractScrollArea>
 #include <QColor>
+#include <QFutureWatcher>
 #include <QHash>
 #include <QImage>
 #include <QList>
@@ -35,9 +36,11 @@ struct TimelineMarker {
 };
 
 // Extra key/value details (e.g. the event's args, read back from its source) for the details
-// pane; the main window wires the reader's implementation.
+// pane; the main window wires the reader's implementation. Called in a worker thread: reading a
+// .gz trace back can take long.
+using TimelineDetailRows = QList<QPair<QString, QString>>;
 using TimelineDetailsProvider =
-    std::function<QList<QPair<QString, QString>>(const TraceSession&, TimelineEventRef)>;
+    std::function<TimelineDetailRows(const TraceSession&, TimelineEventRef)>;
 
 // Every rank of a session on one zoomable timeline: a group per rank (collapsible) holding a
 // lane per GPU stream (first) and per CPU thread, each as many rows as its nesting depth.
@@ -107,6 +110,7 @@ public:
     // Indices into events.collectives of the same collective (group + seq) on every rank, when
     // the selection is the execution or issue of one; empty otherwise.
     std::vector<std::size_t> selectedCollectivePeers() const { return m_peers; }
+    // The selection's details; the provider's rows read "reading…" until detailsRead().
     QString selectionDetailsHtml() const;
 
     // Finds the events named like `text` in a worker (EventSearch); the hits arrive with
@@ -131,6 +135,8 @@ Q_SIGNALS:
     void markerClicked(int index, const QString& id);
     // The offsets or their use changed: times shown elsewhere must follow clock().
     void clockChanged();
+    // The provider's rows for the selection arrived from the worker.
+    void detailsRead();
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -183,6 +189,10 @@ private:
     QSet<int> m_collapsed;
     QSet<int> m_rankFilter;
     TimelineDetailsProvider m_detailsProvider;
+    // The provider's rows for the selection, read in a worker (none until they arrive).
+    void readSelectionDetails();
+    QFutureWatcher<TimelineDetailRows> m_detailsWatcher;
+    std::optional<TimelineDetailRows> m_detailRows;
 
     std::vector<int> m_ranks;                  // in order
     std::vector<std::vector<int>> m_rankLanes; // per m_ranks entry: GPU lanes first
