@@ -2,7 +2,6 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
-#include <queue>
 
 namespace rankscope {
 
@@ -33,36 +32,28 @@ std::optional<EventSearchResult> searchEvents(const EventStore& store, const QSt
         total += hits.size();
         if (stop()) return std::nullopt;
     }
-    // A lane's events are sorted by start and its offset is one constant, so the lanes' hits
-    // merge by start: a heap of lanes, O(hits x log lanes).
-    struct Head {
+    // Ordered by (start on the clock, lane, event): a stable sort by start of the hits in lane
+    // order, since a lane's events are sorted by start.
+    struct Keyed {
         std::int64_t startNs;
-        int lane;
-        std::size_t at;
-        bool operator>(const Head& o) const
-        {
-            return startNs != o.startNs ? startNs > o.startNs : lane > o.lane;
-        }
+        EventHit hit;
     };
-    const auto startOf = [&](int l, std::size_t at) {
-        const Lane& lane = store.lanes[std::size_t(l)];
-        return clock.toDisplay(lane.rank,
-                               lane.startNs[std::size_t(result.byLane[std::size_t(l)][at])]);
-    };
-    std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
-    for (std::size_t l = 0; l < result.byLane.size(); ++l)
-        if (!result.byLane[l].empty()) heads.push({startOf(int(l), 0), int(l), 0});
-    result.hits.reserve(total);
-    while (!heads.empty()) {
-        Head h = heads.top();
-        heads.pop();
-        result.hits.push_back({h.lane, result.byLane[std::size_t(h.lane)][h.at]});
-        if (++h.at < result.byLane[std::size_t(h.lane)].size()) {
-            h.startNs = startOf(h.lane, h.at);
-            heads.push(h);
-        }
-        if (result.hits.size() % 65536 == 0 && stop()) return std::nullopt;
+    std::vector<Keyed> keyed;
+    keyed.reserve(total);
+    for (std::size_t l = 0; l < store.lanes.size(); ++l) {
+        const Lane& lane = store.lanes[l];
+        const std::int64_t offset = clock.toDisplay(lane.rank, 0);
+        for (std::int64_t i : result.byLane[l])
+            keyed.push_back({lane.startNs[std::size_t(i)] + offset, {int(l), i}});
     }
+    if (stop()) return std::nullopt;
+    std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+        if (a.startNs != b.startNs) return a.startNs < b.startNs;
+        return a.hit.lane != b.hit.lane ? a.hit.lane < b.hit.lane : a.hit.event < b.hit.event;
+    });
+    result.hits.reserve(total);
+    for (const Keyed& k : keyed)
+        result.hits.push_back(k.hit);
     return result;
 }
 

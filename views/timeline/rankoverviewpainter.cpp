@@ -143,7 +143,8 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
     const int rowH = layout.rowHeight();
     const auto clampX = [&](int x) { return std::clamp(x, left, right); };
 
-    // Rank numbers in the label column, as many as fit without overlapping.
+    // Rank numbers in the label column, as many as fit without overlapping, left of the
+    // findings' tabs.
     p.setPen(QColor(70, 70, 80));
     p.drawText(QRect(4, 0, left - 8, strip), Qt::AlignVCenter | Qt::AlignLeft,
                QObject::tr("Ranks (%1)").arg(layout.ranks().size()));
@@ -154,7 +155,7 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
         const QString text = count > 1 ? QStringLiteral("%1…").arg(ranks[std::size_t(first)])
                                        : QString::number(ranks[std::size_t(first)]);
         const int y = layout.rowTop(row) + rowH / 2;
-        p.drawText(QRect(4, y - fm.height() / 2, left - 12, fm.height()),
+        p.drawText(QRect(4, y - fm.height() / 2, left - 18, fm.height()),
                    Qt::AlignVCenter | Qt::AlignRight, text);
     }
     // Brushed ranks: a tab at the left edge; the rows not brushed are washed out.
