@@ -153,6 +153,14 @@ void TestRankOverview::layoutRowsAndHitTesting()
         QCOMPARE(layout.rankAt(top), r / perRow * perRow);
         QCOMPARE(layout.rankAt(top + rowHeight - 1), r / perRow * perRow);
     }
+    // The preferred height for this many ranks within `height` lays out the same rows, with
+    // nothing left under them.
+    RankOverviewLayout fitted;
+    fitted.setRanks(order);
+    fitted.setHeight(RankOverviewLayout::preferredHeight(ranks, height));
+    QCOMPARE(fitted.rowHeight(), rowHeight);
+    QCOMPARE(fitted.ranksPerRow(), perRow);
+    QCOMPARE(fitted.rowsBottom(), RankOverviewLayout::preferredHeight(ranks, height));
     QCOMPARE(layout.rankAt(kStrip - 1), -1);
     QCOMPARE(layout.rankAt(kStrip + layout.rowCount() * rowHeight), -1);
     QCOMPARE(layout.yForRank(ranks), -1);

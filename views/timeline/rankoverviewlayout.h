@@ -42,7 +42,7 @@ public:
     // Every rank of the rows from `rowA` to `rowB` (either order, clamped to the rows), in
     // display order: what a brush across rows selects.
     std::vector<int> ranksInRows(int rowA, int rowB) const;
-    // Height that shows every rank at the largest row height, capped at `maxPx`.
+    // Height of the strip and the rows at the largest row height that fits `maxPx`.
     static int preferredHeight(int rankCount, int maxPx);
 
     int xForTime(const ZoomState& zoom, std::int64_t displayNs) const;
