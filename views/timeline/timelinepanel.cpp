@@ -170,9 +170,6 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     m_bottom->addTab(m_details, tr("Details"));
     m_bottom->addTab(m_breakdown, tr("Time per rank"));
     m_bottom->addTab(m_collective, tr("Collective by rank"));
-    // The charts' own minimum would take a third of an 800 px screen from the lanes; they can
-    // be dragged taller.
-    m_bottom->setMinimumHeight(fontMetrics().height() * 6);
 
     m_overview = new RankOverview(m_view, this);
     m_overview->setObjectName(QStringLiteral("rankOverview"));
@@ -261,8 +258,9 @@ void TimelinePanel::setSession(SessionPtr session)
 void TimelinePanel::sizeOverview()
 {
     // Every rank in the overview, up to 18 px a row, within 40 % of the tab's height; the
-    // details and charts below at most a quarter, the lanes the rest. A session loaded while the
-    // tab is hidden is sized when the tab first gets its size.
+    // details and charts below at most a quarter (or what their charts need at least), the
+    // lanes the rest. A session loaded while the tab is hidden is sized when the tab first gets
+    // its size.
     const QList<int> old = m_splitter->sizes();
     const int bottom = std::min(old[2], m_splitter->height() / 4);
     const int total = old[0] + old[1] + old[2] - bottom;
