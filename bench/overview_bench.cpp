@@ -1,8 +1,10 @@
 // The rank overview on a large synthetic job: 1,024 ranks x 10,000 collectives (default), one
 // rank 6 ms late at every collective and one that never reaches the last one (the others wait
 // 600 s in it). Times RankActivity::build, then frames of RankOverviewPainter at several zoom
-// levels, 1 px a rank, 1,700 px of track.
+// levels, 1 px a rank, 1,700 px of track; then find (searchEvents, what the Timeline's find runs
+// in a worker) over every event of the store.
 // Usage: overview_bench [ranks] [collectives] [frames]
+#include "model/find/eventsearch.h"
 #include "model/overview/rankactivity.h"
 #include "tests/support/syntheticjob.h"
 #include "views/timeline/rankoverviewpainter.h"
@@ -55,12 +57,18 @@ int main(int argc, char** argv)
         store.collectives.size(), static_cast<long long>(store.eventCount()), msSince(t0) / 1000);
 
     t0 = std::chrono::steady_clock::now();
+    const std::clock_t buildCpu = std::clock();
     const RankActivity activity = RankActivity::build(store);
-    std::size_t changes = 0;
-    for (const RankActivity::Row& row : activity.rows())
+    const double buildCpuMs = 1000.0 * double(std::clock() - buildCpu) / CLOCKS_PER_SEC;
+    std::size_t changes = 0, runs = 0;
+    for (const RankActivity::Row& row : activity.rows()) {
         changes += row.startNs.size();
-    std::printf("RankActivity::build: %.0f ms, %zu state changes, %.1f MB\n", msSince(t0), changes,
-                double(activity.memoryBytes()) / 1e6);
+        for (const RankActivity::Level& level : row.levels)
+            runs += level.state.size();
+    }
+    std::printf("RankActivity::build: %.0f ms wall, %.0f ms CPU, %zu state changes, %zu pyramid "
+                "runs, %.1f MB\n",
+                msSince(t0), buildCpuMs, changes, runs, double(activity.memoryBytes()) / 1e6);
 
     RankOverviewLayout layout;
     std::vector<int> order(static_cast<std::size_t>(ranks));
@@ -108,6 +116,14 @@ int main(int argc, char** argv)
         const double cpuMs = 1000.0 * double(std::clock() - c0) / CLOCKS_PER_SEC / frames;
         std::printf("  %-36s %6.1f ms a frame wall (worst %.1f), %.1f ms CPU\n", z.name,
                     total / frames, worst, cpuMs);
+    }
+    for (const char* text : {"sgemm", "nccl", "no such event"}) {
+        const auto f0 = std::chrono::steady_clock::now();
+        const std::clock_t c0 = std::clock();
+        const auto found = searchEvents(store, QString::fromLatin1(text), {});
+        std::printf("find \"%s\" over %lld events: %zu hits in %.0f ms wall, %.0f ms CPU\n", text,
+                    static_cast<long long>(store.eventCount()), found ? found->hits.size() : 0,
+                    msSince(f0), 1000.0 * double(std::clock() - c0) / CLOCKS_PER_SEC);
     }
     return 0;
 }

@@ -87,75 +87,163 @@ void partition(RankActivity::Row& row, const std::array<Intervals, 3>& byState)
     }
 }
 
-// Base buckets: four times the median state length, so that a pixel of the busy part of a run
-// reads a few buckets; within [64, 16 x changes] buckets (and 4 M) whatever the stalls around it.
-constexpr std::int64_t kBucketsPerMedianState = 4;
-constexpr std::int64_t kMinBuckets = 64;
-constexpr std::int64_t kMaxBucketsPerChange = 16;
-constexpr std::int64_t kMaxBuckets = std::int64_t(1) << 22;
+// Buckets of one pyramid level while it is built: `count` buckets from `first` on, each with
+// `ns` of Computing, Communicating and Waiting inside it. Buckets between runs are idle.
+struct CoverRun {
+    std::int64_t first = 0;
+    std::int64_t count = 0;
+    std::array<std::int64_t, 3> ns{0, 0, 0};
+};
 
-RankActivity::Level encode(const std::vector<RankActivity::Cover>& dense)
+// Appends runs in bucket order, merging a run into the last when it continues it unchanged.
+class RunWriter {
+public:
+    explicit RunWriter(std::vector<CoverRun>& out) : m_out(out) {}
+    // Adds `ns` of busy state k (0-2) to bucket `bucket`, which is the pending one or later.
+    void addPartial(std::int64_t bucket, std::size_t k, std::int64_t ns)
+    {
+        if (m_pending.count == 0 || m_pending.first != bucket) {
+            flush();
+            m_pending = {bucket, 1, {0, 0, 0}};
+        }
+        m_pending.ns[k] += ns;
+    }
+    void addRun(const CoverRun& run)
+    {
+        flush();
+        append(run);
+    }
+    void flush()
+    {
+        if (m_pending.count > 0) append(m_pending);
+        m_pending = {};
+    }
+
+private:
+    void append(const CoverRun& run)
+    {
+        if (!m_out.empty() && m_out.back().ns == run.ns &&
+            m_out.back().first + m_out.back().count == run.first)
+            m_out.back().count += run.count;
+        else
+            m_out.push_back(run);
+    }
+    std::vector<CoverRun>& m_out;
+    CoverRun m_pending;
+};
+
+// The finest level from the partition: whole buckets inside one state become one run, so the
+// cost is the number of states, not of buckets.
+std::vector<CoverRun> finestRuns(const RankActivity::Row& row)
+{
+    std::vector<CoverRun> runs;
+    RunWriter out(runs);
+    const std::int64_t base = row.baseNs;
+    for (std::size_t i = 0; i < row.state.size(); ++i) {
+        if (row.state[i] == RankState::Idle) continue;
+        const auto k = std::size_t(int(row.state[i]) - int(RankState::Computing));
+        std::int64_t pos = row.startNs[i] - row.firstNs;
+        const std::int64_t end =
+            (i + 1 < row.startNs.size() ? row.startNs[i + 1] : row.lastNs) - row.firstNs;
+        while (pos < end) {
+            const std::int64_t bucket = pos / base;
+            if (pos == bucket * base && end - pos >= base) {
+                CoverRun whole{bucket, (end - pos) / base, {0, 0, 0}};
+                whole.ns[k] = base;
+                out.addRun(whole);
+                pos += whole.count * base;
+                continue;
+            }
+            const std::int64_t hi = std::min(end, (bucket + 1) * base);
+            out.addPartial(bucket, k, hi - pos);
+            pos = hi;
+        }
+    }
+    out.flush();
+    return runs;
+}
+
+// The next coarser level: bucket j holds the sum of buckets 2j and 2j + 1.
+std::vector<CoverRun> coarserRuns(const std::vector<CoverRun>& fine)
+{
+    std::vector<CoverRun> runs;
+    RunWriter out(runs);
+    const auto addHalf = [&](std::int64_t bucket, const std::array<std::int64_t, 3>& ns) {
+        for (std::size_t k = 0; k < 3; ++k)
+            out.addPartial(bucket / 2, k, ns[k]);
+    };
+    for (const CoverRun& run : fine) {
+        std::int64_t b = run.first;
+        const std::int64_t end = run.first + run.count;
+        if (b % 2 == 1) addHalf(b++, run.ns);
+        if (const std::int64_t pairs = (end - b) / 2; pairs > 0) {
+            out.addRun({b / 2, pairs, {2 * run.ns[0], 2 * run.ns[1], 2 * run.ns[2]}});
+            b += 2 * pairs;
+        }
+        if (b < end) addHalf(b, run.ns);
+    }
+    out.flush();
+    return runs;
+}
+
+// The stored level: the dominant state of each bucket (idle is what the busy states leave of
+// the bucket's part before the rank's last event), runs of equal state merged.
+RankActivity::Level dominantLevel(const std::vector<CoverRun>& runs, std::int64_t bucketNs,
+                                  std::int64_t spanNs)
 {
     RankActivity::Level level;
-    level.buckets = std::int64_t(dense.size());
-    for (std::size_t b = 0; b < dense.size(); ++b)
-        if (b == 0 || !(dense[b] == level.cover.back())) {
-            level.firstBucket.push_back(std::int64_t(b));
-            level.cover.push_back(dense[b]);
-        }
+    level.buckets = (spanNs + bucketNs - 1) / bucketNs;
+    const auto push = [&](std::int64_t first, RankState s) {
+        if (!level.state.empty() && level.state.back() == s) return;
+        level.firstBucket.push_back(std::uint32_t(first));
+        level.state.push_back(s);
+    };
+    std::int64_t next = 0; // first bucket not yet written
+    for (const CoverRun& run : runs) {
+        if (run.first > next) push(next, RankState::Idle);
+        // Only the last bucket can be cut short by the rank's end.
+        const std::int64_t inside = std::min(bucketNs, spanNs - run.first * bucketNs);
+        std::int64_t best = inside - run.ns[0] - run.ns[1] - run.ns[2];
+        RankState s = RankState::Idle;
+        for (std::size_t k = 0; k < 3; ++k)
+            if (run.ns[k] > best) {
+                best = run.ns[k];
+                s = RankState(int(RankState::Computing) + int(k));
+            }
+        push(run.first, s);
+        next = run.first + run.count;
+    }
+    if (next < level.buckets) push(next, RankState::Idle);
+    level.firstBucket.shrink_to_fit();
+    level.state.shrink_to_fit();
     return level;
 }
+
+// At most this many buckets in the finest level, so that bucket numbers fit 32 bits.
+constexpr std::int64_t kMaxBuckets = std::int64_t(1) << 30;
 
 void buildPyramid(RankActivity::Row& row)
 {
     const std::int64_t span = std::max<std::int64_t>(1, row.lastNs - row.firstNs);
-    const auto endOf = [&](std::size_t i) {
-        return i + 1 < row.startNs.size() ? row.startNs[i + 1] : row.lastNs;
-    };
+    // The base bucket is as long as the state at the 75th percentile of lengths: the finest
+    // level then has about as many runs as there are long states, and a pixel narrower than it
+    // holds only a few states of the partition.
     std::vector<std::int64_t> lengths(row.startNs.size());
     for (std::size_t i = 0; i < lengths.size(); ++i)
-        lengths[i] = endOf(i) - row.startNs[i];
-    std::int64_t median = span;
+        lengths[i] =
+            (i + 1 < row.startNs.size() ? row.startNs[i + 1] : row.lastNs) - row.startNs[i];
+    std::int64_t base = span;
     if (!lengths.empty()) {
-        std::nth_element(lengths.begin(), lengths.begin() + std::ptrdiff_t(lengths.size() / 2),
-                         lengths.end());
-        median = std::max<std::int64_t>(1, lengths[lengths.size() / 2]);
+        const auto at = lengths.begin() + std::ptrdiff_t(lengths.size() * 3 / 4);
+        std::nth_element(lengths.begin(), at, lengths.end());
+        base = *at;
     }
-    const std::int64_t maxBuckets = std::clamp<std::int64_t>(
-        std::int64_t(row.startNs.size()) * kMaxBucketsPerChange, kMinBuckets, kMaxBuckets);
-    const std::int64_t want = std::clamp<std::int64_t>(
-        span / std::max<std::int64_t>(1, median * kBucketsPerMedianState), kMinBuckets, maxBuckets);
-    row.baseNs = std::max<std::int64_t>(1, (span + want - 1) / want);
-    const auto n = std::size_t((span + row.baseNs - 1) / row.baseNs);
-    std::vector<std::array<double, 3>> ns(n, {0, 0, 0});
-    for (std::size_t i = 0; i < row.state.size(); ++i) {
-        if (row.state[i] == RankState::Idle) continue;
-        const auto k = std::size_t(int(row.state[i]) - int(RankState::Computing));
-        const std::int64_t a = row.startNs[i] - row.firstNs;
-        const std::int64_t b = endOf(i) - row.firstNs;
-        for (std::int64_t bucket = a / row.baseNs; bucket * row.baseNs < b; ++bucket) {
-            const std::int64_t lo = std::max(a, bucket * row.baseNs);
-            const std::int64_t hi = std::min(b, (bucket + 1) * row.baseNs);
-            ns[std::size_t(bucket)][k] += double(hi - lo);
-        }
-    }
-    const auto q = [&](double v) { return std::uint8_t(std::lround(255.0 * v / row.baseNs)); };
-    std::vector<RankActivity::Cover> fine(n);
-    for (std::size_t b = 0; b < n; ++b)
-        fine[b] = {q(ns[b][0]), q(ns[b][1]), q(ns[b][2])};
-    row.levels.push_back(encode(fine));
-    while (fine.size() > 1) {
-        std::vector<RankActivity::Cover> coarse((fine.size() + 1) / 2);
-        for (std::size_t b = 0; b < coarse.size(); ++b) {
-            const RankActivity::Cover a = fine[2 * b];
-            const RankActivity::Cover c =
-                2 * b + 1 < fine.size() ? fine[2 * b + 1] : RankActivity::Cover{};
-            coarse[b] = {std::uint8_t((a.computing + c.computing + 1) / 2),
-                         std::uint8_t((a.communicating + c.communicating + 1) / 2),
-                         std::uint8_t((a.waiting + c.waiting + 1) / 2)};
-        }
-        row.levels.push_back(encode(coarse));
-        fine = std::move(coarse);
+    row.baseNs = std::max({std::int64_t(1), base, (span + kMaxBuckets - 1) / kMaxBuckets});
+    std::vector<CoverRun> runs = finestRuns(row);
+    for (std::int64_t bucketNs = row.baseNs;; bucketNs *= 2) {
+        row.levels.push_back(dominantLevel(runs, bucketNs, span));
+        if (row.levels.back().buckets <= 1) break;
+        runs = coarserRuns(runs);
     }
 }
 
@@ -276,6 +364,8 @@ RankActivity RankActivity::build(const EventStore& store)
         for (Intervals& v : byState)
             unite(v);
         partition(row, byState);
+        row.startNs.shrink_to_fit();
+        row.state.shrink_to_fit();
         buildPyramid(row);
     });
     activity.m_rowOfRank.assign(rankCount, -1);
@@ -296,119 +386,62 @@ void RankActivity::rasterise(std::size_t rowIndex, std::int64_t t0Ns, double nsP
                              std::int64_t jobEndNs, bool crashed, RankState* out) const
 {
     const Row& row = m_rows[rowIndex];
-    const RankState after = crashed ? RankState::Crashed : RankState::Stopped;
-    // Time (ns) of each state inside pixel x, then the dominant one; "stopped" counts the part
-    // after the rank's last event, up to the job's end.
-    std::array<double, kRankStateCount> cover{};
-    // `inside`: the part of the pixel between the rank's first and last event; `stopped`: the
-    // part after its last event, before the job's end.
-    const auto weigh = [&](int x, double inside, double stopped) {
-        double busy = 0;
-        for (int s = int(RankState::Computing); s <= int(RankState::Waiting); ++s)
-            busy += cover[std::size_t(s)];
-        cover[std::size_t(RankState::Idle)] = std::max(0.0, inside - busy);
-        cover[std::size_t(after)] = std::max(0.0, stopped);
-        int best = int(RankState::Idle);
-        for (int s = 1; s < kRankStateCount; ++s)
-            if (cover[std::size_t(s)] > cover[std::size_t(best)]) best = s;
-        out[x] = RankState(best);
-        cover.fill(0);
+    // The first pixel whose centre is at or after `t`: a state from t1 to t2 covers the pixels
+    // [xAt(t1), xAt(t2)), so a row is filled run by run, not pixel by pixel.
+    const auto xAt = [&](std::int64_t t) {
+        const double x = std::ceil(double(t - t0Ns) / nsPerPx - 0.5);
+        return int(std::clamp(x, 0.0, double(width)));
     };
-    const auto decide = [&](int x, double ta, double tb) {
-        const double lo = std::max(ta, double(row.firstNs)), hi = std::min(tb, double(row.lastNs));
-        weigh(x, hi - lo, std::min(tb, double(jobEndNs)) - std::max(ta, double(row.lastNs)));
+    int x = 0;
+    const auto fillTo = [&](int end, RankState s) {
+        if (end <= x) return;
+        std::fill(out + x, out + end, s);
+        x = end;
     };
-    // Pixels wholly before the rank's first or after its last event, decided without sums.
-    const double firstNs = double(row.firstNs), lastNs = double(row.lastNs);
-    const auto outside = [&](int x, double ta, double tb) {
-        if (tb <= firstNs) {
-            out[x] = RankState::Idle;
-            return true;
-        }
-        if (ta < lastNs) return false;
-        out[x] = ta < double(jobEndNs) ? after : RankState::Idle;
-        return true;
-    };
-    if (nsPerPx >= double(row.baseNs) && !row.levels.empty()) {
-        // Zoomed out: the coarsest level whose bucket is at most a pixel, 1-3 buckets a pixel.
-        const int level = std::min(int(row.levels.size()) - 1,
-                                   int(std::floor(std::log2(nsPerPx / double(row.baseNs)))));
-        const Level& runs = row.levels[std::size_t(level)];
-        const double bw = double(row.baseNs << level);
-        const std::size_t count = runs.firstBucket.size();
-        const auto runStart = [&](std::size_t r) { return double(runs.firstBucket[r]) * bw; };
-        const auto runEnd = [&](std::size_t r) {
-            return double(r + 1 < count ? runs.firstBucket[r + 1] : runs.buckets) * bw;
-        };
-        std::size_t r = 0;
-        for (int x = 0; x < width; ++x) {
-            const double ta = double(t0Ns) + x * nsPerPx, tb = ta + nsPerPx;
-            if (outside(x, ta, tb)) continue;
-            const double ra = ta - firstNs, rb = tb - firstNs;
-            if (x == 0 || r >= count) {
-                // The first pixel in view: binary search; then the runs only move forward.
-                const auto b0 = std::int64_t(std::floor(std::max(0.0, ra) / bw));
-                r = std::size_t(
-                    std::upper_bound(runs.firstBucket.begin(), runs.firstBucket.end(), b0) -
-                    runs.firstBucket.begin());
-                if (r > 0) --r;
-            }
-            while (r + 1 < count && runEnd(r) <= ra)
-                ++r;
-            if (runStart(r) <= ra && runEnd(r) >= rb && ta >= firstNs && tb <= lastNs) {
-                // Inside one run (a long stall, steady compute): its cover decides alone.
-                const Cover& c = runs.cover[r];
-                cover[std::size_t(RankState::Computing)] = c.computing;
-                cover[std::size_t(RankState::Communicating)] = c.communicating;
-                cover[std::size_t(RankState::Waiting)] = c.waiting;
-                weigh(x, 255, 0);
-                continue;
-            }
-            for (std::size_t j = r; j < count && runStart(j) < rb; ++j) {
-                const double part = (std::min(rb, runEnd(j)) - std::max(ra, runStart(j))) / 255.0;
-                if (part <= 0) continue;
-                const Cover& c = runs.cover[j];
-                cover[std::size_t(RankState::Computing)] += c.computing * part;
-                cover[std::size_t(RankState::Communicating)] += c.communicating * part;
-                cover[std::size_t(RankState::Waiting)] += c.waiting * part;
-            }
-            decide(x, ta, tb);
-        }
-        return;
+    fillTo(xAt(row.firstNs), RankState::Idle);
+    // The finest level whose buckets are at least a pixel wide; none (the partition itself)
+    // when a pixel is narrower than the base bucket.
+    const Level* level = nullptr;
+    std::int64_t bucketNs = 1;
+    if (nsPerPx > double(row.baseNs) && !row.levels.empty()) {
+        std::size_t k = 0;
+        while (k + 1 < row.levels.size() && double(row.baseNs << k) < nsPerPx)
+            ++k;
+        level = &row.levels[k];
+        bucketNs = row.baseNs << k;
     }
-    // Zoomed in: walk the intervals in view (fewer than about four per bucket, so per pixel).
-    const auto end = [&](std::size_t i) {
-        return i + 1 < row.startNs.size() ? row.startNs[i + 1] : row.lastNs;
+    const std::size_t count = level ? level->state.size() : row.state.size();
+    const RankState* states = level ? level->state.data() : row.state.data();
+    // Run r from startOf(r) to startOf(r + 1), in ns on the rank's clock.
+    const auto startOf = [&](std::size_t r) {
+        return level ? row.firstNs + std::int64_t(level->firstBucket[r]) * bucketNs
+                     : row.startNs[r];
     };
-    std::size_t i = std::size_t(std::upper_bound(row.startNs.begin(), row.startNs.end(), t0Ns) -
-                                row.startNs.begin());
-    if (i > 0) --i;
-    for (int x = 0; x < width; ++x) {
-        const double ta = double(t0Ns) + x * nsPerPx, tb = ta + nsPerPx;
-        if (outside(x, ta, tb)) continue;
-        while (i < row.startNs.size() && double(end(i)) <= ta)
-            ++i;
-        if (i < row.startNs.size() && double(row.startNs[i]) <= ta && double(end(i)) >= tb) {
-            out[x] = row.state[i]; // inside one state: nothing to weigh
-            continue;
+    const int xLast = xAt(row.lastNs);
+    if (x < xLast && count > 0) {
+        // The run holding the first pixel's centre.
+        const std::int64_t t = t0Ns + std::int64_t((x + 0.5) * nsPerPx);
+        std::size_t lo = 0, hi = count;
+        while (hi - lo > 1) {
+            const std::size_t mid = (lo + hi) / 2;
+            (startOf(mid) <= t ? lo : hi) = mid;
         }
-        for (std::size_t j = i; j < row.startNs.size() && double(row.startNs[j]) < tb; ++j) {
-            if (row.state[j] == RankState::Idle) continue;
-            const double part = std::min(tb, double(end(j))) - std::max(ta, double(row.startNs[j]));
-            if (part > 0) cover[std::size_t(row.state[j])] += part;
-        }
-        decide(x, ta, tb);
+        for (std::size_t r = lo; r < count && x < xLast; ++r)
+            fillTo(r + 1 < count ? std::min(xLast, xAt(startOf(r + 1))) : xLast, states[r]);
     }
+    fillTo(xLast, RankState::Idle);
+    fillTo(xAt(jobEndNs), crashed ? RankState::Crashed : RankState::Stopped);
+    fillTo(width, RankState::Idle);
 }
 
 std::size_t RankActivity::memoryBytes() const
 {
     std::size_t bytes = m_rows.capacity() * sizeof(Row) + m_rowOfRank.capacity() * sizeof(int);
     for (const Row& row : m_rows) {
-        bytes += row.startNs.capacity() * sizeof(std::int64_t) + row.state.capacity();
+        bytes += row.startNs.capacity() * sizeof(std::int64_t) + row.state.capacity() +
+                 row.levels.capacity() * sizeof(Level);
         for (const Level& level : row.levels)
-            bytes += level.firstBucket.capacity() * sizeof(std::int64_t) +
-                     level.cover.capacity() * sizeof(Cover);
+            bytes += level.firstBucket.capacity() * sizeof(std::uint32_t) + level.state.capacity();
     }
     return bytes;
 }

@@ -19,23 +19,17 @@ enum class RankState : std::uint8_t {
 inline constexpr int kRankStateCount = 6;
 
 // Per rank, the state over time as a partition into intervals (one boundary per change of
-// state) plus a pyramid of state coverage over time, so that a row of any width in pixels is
-// drawn in O(pixels) when zoomed out and from the few intervals in view when zoomed in.
+// state) plus a pyramid of the dominant state of time buckets, so that a row of any width is
+// drawn in O(pixels) at any zoom: each pixel shows the state at its centre, read from the
+// finest resolution at least a pixel wide (the partition itself when zoomed in that far).
 // A pure function of the events that were read: it needs no clock alignment and no diagnosis.
 class RankActivity {
 public:
-    // Coverage of [0, 255] of a bucket's span by each busy state; Idle is the rest.
-    struct Cover {
-        std::uint8_t computing = 0;
-        std::uint8_t communicating = 0;
-        std::uint8_t waiting = 0;
-        bool operator==(const Cover&) const = default;
-    };
     // A level of the pyramid, run-length encoded: the buckets from firstBucket[i] up to the next
-    // run's first hold cover[i], so that a long stall is one run however fine the buckets are.
+    // run's first have state[i] as their dominant state, so that a long stall is one run.
     struct Level {
-        std::vector<std::int64_t> firstBucket;
-        std::vector<Cover> cover;
+        std::vector<std::uint32_t> firstBucket;
+        std::vector<RankState> state;
         std::int64_t buckets = 0;
     };
     struct Row {
@@ -61,10 +55,11 @@ public:
     int rowOf(int rank) const;
     std::int64_t traceEndNs() const { return m_traceEndNs; } // latest event end, raw clocks
 
-    // The dominant state of each of `width` pixels of row `row`, pixel x covering
-    // [t0Ns + x * nsPerPx, t0Ns + (x + 1) * nsPerPx) on the rank's own clock. After the rank's
-    // last event it is Stopped (Crashed when `crashed`) as long as the job's trace goes on,
-    // up to `jobEndNs` on the rank's clock.
+    // The state of each of `width` pixels of row `row`, pixel x covering
+    // [t0Ns + x * nsPerPx, t0Ns + (x + 1) * nsPerPx) on the rank's own clock: the state at the
+    // pixel's centre, or when zoomed out the dominant state of the pyramid's bucket holding the
+    // centre (a bucket 1-2 pixels wide). After the rank's last event it is Stopped (Crashed when
+    // `crashed`) as long as the job's trace goes on, up to `jobEndNs` on the rank's clock.
     void rasterise(std::size_t row, std::int64_t t0Ns, double nsPerPx, int width,
                    std::int64_t jobEndNs, bool crashed, RankState* out) const;
 

@@ -327,7 +327,7 @@ void TestMainWindow::timelineKeysDoWhatTheListSays()
     const auto middle = [&] { view->setVisibleRange(mid - span, mid + span); };
     const auto visible = [&] { return zoom.visibleEndNs() - zoom.visibleStartNs(); };
     view->setFindText(QStringLiteral("aten::as_strided"));
-    QVERIFY(view->findHitCount() >= 3);
+    QTRY_VERIFY(view->findHitCount() >= 3);
     const QString timeline = QStringLiteral("Timeline");
     const QString findField = QStringLiteral("Timeline find field");
     QWidget* vp = view->viewport();

@@ -11,6 +11,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QMouseEvent>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
 #include <QVBoxLayout>
@@ -56,12 +57,43 @@ std::int64_t runJob(test::SyntheticJob& job, int steps, int hung)
     return arrive;
 }
 
-void sendMouse(QWidget* w, QEvent::Type type, QPoint pos, Qt::MouseButtons buttons)
+void sendMouse(QWidget* w, QEvent::Type type, QPoint pos, Qt::MouseButtons buttons,
+               Qt::KeyboardModifiers modifiers = Qt::NoModifier)
 {
     const Qt::MouseButton button = type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton;
-    QMouseEvent e(type, QPointF(pos), w->mapToGlobal(QPointF(pos)), button, buttons,
-                  Qt::NoModifier);
+    QMouseEvent e(type, QPointF(pos), w->mapToGlobal(QPointF(pos)), button, buttons, modifiers);
     QApplication::sendEvent(w, &e);
+}
+
+void click(QWidget* w, QPoint pos, Qt::KeyboardModifiers modifiers = Qt::NoModifier)
+{
+    sendMouse(w, QEvent::MouseButtonPress, pos, Qt::LeftButton, modifiers);
+    sendMouse(w, QEvent::MouseButtonRelease, pos, Qt::NoButton, modifiers);
+}
+
+// The Timeline tab at 1280 x 800 showing `session`, once the overview's activity is in.
+bool showAt1280x800(TimelinePanel& panel, const SessionPtr& session)
+{
+    panel.resize(1280, 800);
+    QSignalSpy ready(panel.rankOverview(), &RankOverview::activityReady);
+    panel.setSession(session);
+    panel.show();
+    if (!QTest::qWaitForWindowExposed(&panel) || !(!ready.isEmpty() || ready.wait(30000)))
+        return false;
+    QApplication::processEvents();
+    return true;
+}
+
+// The ranks whose lanes the view lays out, from the store's lanes (a lane is laid out when it
+// has a y), sorted.
+QList<int> ranksWithLanes(const TimelineView& view)
+{
+    QList<int> ranks;
+    const std::vector<Lane>& lanes = view.session()->events.lanes;
+    for (std::size_t l = 0; l < lanes.size(); ++l)
+        if (view.yForLane(int(l)) >= 0 && !ranks.contains(lanes[l].rank)) ranks << lanes[l].rank;
+    std::sort(ranks.begin(), ranks.end());
+    return ranks;
 }
 
 // x of display time `t` in the overview: the view's track mapping, shifted to the overview.
@@ -83,6 +115,7 @@ private Q_SLOTS:
     void hungRankStandsOut_data();
     void hungRankStandsOut();
     void eightRanksAt1280x800();
+    void brushingRanksFiltersTheLanes();
 };
 
 void TestRankOverview::layoutRowsAndHitTesting_data()
@@ -91,7 +124,8 @@ void TestRankOverview::layoutRowsAndHitTesting_data()
     QTest::addColumn<int>("height");
     QTest::addColumn<int>("rowHeight");
     QTest::addColumn<int>("perRow");
-    QTest::addRow("8 ranks, room for 8 px") << 8 << kStrip + 100 << 8 << 1;
+    QTest::addRow("8 ranks, room for 12 px") << 8 << kStrip + 100 << 12 << 1;
+    QTest::addRow("8 ranks, 18 px at most") << 8 << kStrip + 400 << 18 << 1;
     QTest::addRow("8 ranks, 20 px") << 8 << kStrip + 20 << 2 << 1;
     QTest::addRow("1024 ranks, 1 px each") << 1024 << kStrip + 1024 << 1 << 1;
     QTest::addRow("1024 ranks in 256 px") << 1024 << kStrip + 256 << 1 << 4;
@@ -119,6 +153,14 @@ void TestRankOverview::layoutRowsAndHitTesting()
         QCOMPARE(layout.rankAt(top), r / perRow * perRow);
         QCOMPARE(layout.rankAt(top + rowHeight - 1), r / perRow * perRow);
     }
+    // The preferred height for this many ranks within `height` lays out the same rows, with
+    // nothing left under them.
+    RankOverviewLayout fitted;
+    fitted.setRanks(order);
+    fitted.setHeight(RankOverviewLayout::preferredHeight(ranks, height));
+    QCOMPARE(fitted.rowHeight(), rowHeight);
+    QCOMPARE(fitted.ranksPerRow(), perRow);
+    QCOMPARE(fitted.rowsBottom(), RankOverviewLayout::preferredHeight(ranks, height));
     QCOMPARE(layout.rankAt(kStrip - 1), -1);
     QCOMPARE(layout.rankAt(kStrip + layout.rowCount() * rowHeight), -1);
     QCOMPARE(layout.yForRank(ranks), -1);
@@ -132,6 +174,9 @@ void TestRankOverview::layoutFollowsTheOrder()
     QCOMPARE(layout.rankAt(kStrip), 5);
     QCOMPARE(layout.rankAt(kStrip + 8 * 2), 7);
     QCOMPARE(layout.yForRank(1), kStrip + 3 * 8 + 4);
+    QCOMPARE(layout.ranksInRows(2, 1), (std::vector<int>{0, 7}));
+    QCOMPARE(layout.ranksInRows(-5, 0), (std::vector<int>{5}));
+    QCOMPARE(layout.ranksInRows(3, 99), (std::vector<int>{1}));
     ZoomState zoom;
     zoom.setTraceRange(1000, 2000);
     zoom.setWidthPx(100);
@@ -197,8 +242,8 @@ void TestRankOverview::hungRankStandsOut()
 }
 
 // The Timeline tab at 1280 x 800 with 8 ranks, rank 5 late at every collective: every rank has
-// a full-height row; sorting by lateness puts rank 5 first; a drag zooms the view, a click on a
-// row selects the rank; a selected collective shows each rank's arrival.
+// a full-height row; sorting by lateness puts rank 5 first; a drag zooms the view; a selected
+// collective shows each rank's arrival.
 void TestRankOverview::eightRanksAt1280x800()
 {
     constexpr int kRanks = 8, kLate = 5;
@@ -210,14 +255,8 @@ void TestRankOverview::eightRanksAt1280x800()
     const SessionPtr session = sessionOf(job);
 
     TimelinePanel panel;
-    panel.resize(1280, 800);
+    QVERIFY(showAt1280x800(panel, session));
     RankOverview* overview = panel.rankOverview();
-    QSignalSpy ready(overview, &RankOverview::activityReady);
-    panel.setSession(session);
-    panel.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&panel));
-    QVERIFY(!ready.isEmpty() || ready.wait(30000));
-    QApplication::processEvents();
     RankOverviewCanvas* canvas = overview->canvas();
     TimelineView* view = panel.view();
     const RankOverviewLayout& layout = canvas->layout();
@@ -230,19 +269,13 @@ void TestRankOverview::eightRanksAt1280x800()
     // Halfway through the first step's compute, every rank computes.
     const int x = xOf(*canvas, *view, start + kComputeNs / 2);
     for (int r = 0; r < kRanks; ++r)
-        QCOMPARE(image.pixelColor(x, kStrip + r * 8 + 3), stateColor(RankState::Computing));
+        QCOMPARE(image.pixelColor(x, layout.yForRank(r)), stateColor(RankState::Computing));
 
     overview->setOrder(RankOverview::Order::Lateness);
     QCOMPARE(layout.ranks().front(), kLate);
     QCOMPARE(overview->orderBox()->currentIndex(), 1);
     overview->orderBox()->setCurrentIndex(0);
     QCOMPARE(layout.ranks().front(), 0);
-
-    // A click on rank 3's row selects rank 3 in the view.
-    const QPoint row3(x, kStrip + 3 * 8 + 3);
-    sendMouse(canvas, QEvent::MouseButtonPress, row3, Qt::LeftButton);
-    sendMouse(canvas, QEvent::MouseButtonRelease, row3, Qt::NoButton);
-    QCOMPARE(view->selectedRank(), 3);
 
     // A drag from x to x + 200 shows that time range in the view.
     const std::int64_t t1 = layout.timeForX(view->zoom(), x);
@@ -265,9 +298,64 @@ void TestRankOverview::eightRanksAt1280x800()
     image.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/rankoverview_wavefront.png"));
     for (int r = 0; r < kRanks; ++r) {
         const std::int64_t arrival = start + kComputeNs + (r == kLate ? kDelayNs : 0);
-        QCOMPARE(image.pixelColor(xOf(*canvas, *view, arrival), kStrip + r * 8 + 3),
+        QCOMPARE(image.pixelColor(xOf(*canvas, *view, arrival), layout.yForRank(r)),
                  timelinecolors::kArrivalSkew);
     }
+}
+
+// Ranks brushed on the overview are exactly the ranks whose lanes the detail view lays out:
+// a click, Shift+click, Ctrl+click, a drag down the rank numbers, and Esc to show all again.
+void TestRankOverview::brushingRanksFiltersTheLanes()
+{
+    constexpr int kRanks = 8;
+    test::SyntheticJob job(kRanks, true, true);
+    runJob(job, 3, -1);
+    const SessionPtr session = sessionOf(job);
+    TimelinePanel panel;
+    QVERIFY(showAt1280x800(panel, session));
+    RankOverview* overview = panel.rankOverview();
+    RankOverviewCanvas* canvas = overview->canvas();
+    TimelineView* view = panel.view();
+    const RankOverviewLayout& layout = canvas->layout();
+    const QList<int> all{0, 1, 2, 3, 4, 5, 6, 7};
+    QCOMPARE(ranksWithLanes(*view), all);
+    const int x = layout.trackLeft() + 100;
+
+    click(canvas, {x, layout.yForRank(3)});
+    QCOMPARE(ranksWithLanes(*view), QList<int>{3});
+    QVERIFY(overview->showAllButton()->isVisible());
+    click(canvas, {x, layout.yForRank(6)}, Qt::ShiftModifier);
+    QCOMPARE(ranksWithLanes(*view), (QList<int>{3, 4, 5, 6}));
+    click(canvas, {x, layout.yForRank(4)}, Qt::ControlModifier);
+    QCOMPARE(ranksWithLanes(*view), (QList<int>{3, 5, 6}));
+    click(canvas, {x, layout.yForRank(0)}, Qt::ControlModifier);
+    QCOMPARE(ranksWithLanes(*view), (QList<int>{0, 3, 5, 6}));
+    QApplication::processEvents(); // the header's button laid out
+    panel.grab().save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/rankoverview_brushed.png"));
+
+    // A drag down the rank numbers from rank 1 to rank 2; the view's time range stays.
+    const std::int64_t start = view->zoom().visibleStartNs(), end = view->zoom().visibleEndNs();
+    const int numbers = layout.trackLeft() / 2;
+    sendMouse(canvas, QEvent::MouseButtonPress, {numbers, layout.yForRank(1)}, Qt::LeftButton);
+    sendMouse(canvas, QEvent::MouseMove, {numbers, layout.yForRank(2)}, Qt::LeftButton);
+    sendMouse(canvas, QEvent::MouseButtonRelease, {numbers, layout.yForRank(2)}, Qt::NoButton);
+    QCOMPARE(ranksWithLanes(*view), (QList<int>{1, 2}));
+    QCOMPARE(view->zoom().visibleStartNs(), start);
+    QCOMPARE(view->zoom().visibleEndNs(), end);
+
+    // Sorted by lateness, the brush keeps its ranks.
+    overview->setOrder(RankOverview::Order::Lateness);
+    QCOMPARE(ranksWithLanes(*view), (QList<int>{1, 2}));
+    overview->setOrder(RankOverview::Order::Rank);
+
+    canvas->setFocus();
+    QTest::keyClick(canvas, Qt::Key_Escape);
+    QCOMPARE(ranksWithLanes(*view), all);
+    QVERIFY(!overview->showAllButton()->isVisible());
+    click(canvas, {x, layout.yForRank(2)});
+    QCOMPARE(ranksWithLanes(*view), QList<int>{2});
+    overview->showAllButton()->click();
+    QCOMPARE(ranksWithLanes(*view), all);
 }
 
 QTEST_MAIN(TestRankOverview)

@@ -6,9 +6,11 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHelpEvent>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -31,6 +33,7 @@ RankOverviewCanvas::RankOverviewCanvas(TimelineView* view, QWidget* parent)
 {
     setAttribute(Qt::WA_OpaquePaintEvent);
     setMouseTracking(true);
+    setFocusPolicy(Qt::ClickFocus);
     setMinimumHeight(RankOverviewLayout::kMarkStripHeight + 8);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
 }
@@ -45,6 +48,12 @@ void RankOverviewCanvas::setActivity(ActivityPtr activity, std::vector<char> cra
 void RankOverviewCanvas::setRanks(std::vector<int> ranks)
 {
     m_layout.setRanks(std::move(ranks));
+    // A brush follows the new order; ranks no longer shown leave it.
+    std::vector<int> kept;
+    for (int r : m_layout.ranks())
+        if (std::find(m_selected.begin(), m_selected.end(), r) != m_selected.end())
+            kept.push_back(r);
+    setSelectedRanks(std::move(kept));
     invalidate();
 }
 
@@ -96,6 +105,10 @@ RankOverviewFrame RankOverviewCanvas::currentFrame() const
     }
     frame.arrivals = m_arrivals;
     frame.highlightedRank = m_highlightedRank;
+    for (int r : m_selected) {
+        if (frame.selected.size() <= std::size_t(r)) frame.selected.resize(std::size_t(r) + 1, 0);
+        frame.selected[std::size_t(r)] = 1;
+    }
     return frame;
 }
 
@@ -125,42 +138,130 @@ void RankOverviewCanvas::paintEvent(QPaintEvent*)
                    m_view->session() ? tr("Reading each rank's activity…")
                                      : tr("Open a trace folder to compare its ranks here."));
     }
-    if (m_pressX >= 0 && m_dragX >= 0 && std::abs(m_dragX - m_pressX) >= kBrushMinPx) {
-        const int a = std::min(m_pressX, m_dragX), b = std::max(m_pressX, m_dragX);
+    switch (brushTo(m_drag)) {
+    case Brush::Time: {
+        const int left = m_layout.trackLeft();
+        const int a = std::max(left, std::min(m_press.x(), m_drag.x()));
+        const int b = std::max(left, std::max(m_press.x(), m_drag.x()));
         p.fillRect(QRect(a, 0, b - a, height()), QColor(60, 90, 200, 60));
         p.setPen(QColor(60, 90, 200));
         p.drawRect(QRect(a, 0, b - a - 1, height() - 1));
+        break;
     }
+    case Brush::Ranks: {
+        const int rowA =
+            m_layout.rowAt(std::max(m_press.y(), RankOverviewLayout::kMarkStripHeight));
+        const int rowB = m_layout.rowAt(std::clamp(m_drag.y(), RankOverviewLayout::kMarkStripHeight,
+                                                   m_layout.rowsBottom() - 1));
+        if (rowA < 0 || rowB < 0) break;
+        const int top = m_layout.rowTop(std::min(rowA, rowB));
+        const int bottom = m_layout.rowTop(std::max(rowA, rowB) + 1);
+        p.fillRect(QRect(0, top, width(), bottom - top), QColor(60, 90, 200, 60));
+        p.setPen(QColor(60, 90, 200));
+        p.drawRect(QRect(0, top, width() - 1, bottom - top - 1));
+        break;
+    }
+    case Brush::None:
+        break;
+    }
+}
+
+RankOverviewCanvas::Brush RankOverviewCanvas::brushTo(QPoint pos) const
+{
+    if (m_press.x() < 0 || pos.x() < 0) return Brush::None;
+    const QPoint d = pos - m_press;
+    if (std::max(std::abs(d.x()), std::abs(d.y())) < kBrushMinPx) return Brush::None;
+    const bool fromNumbers = m_press.x() < m_layout.trackLeft();
+    return fromNumbers || std::abs(d.y()) > std::abs(d.x()) ? Brush::Ranks : Brush::Time;
+}
+
+void RankOverviewCanvas::setSelectedRanks(std::vector<int> ranks)
+{
+    if (ranks == m_selected) return;
+    m_selected = std::move(ranks);
+    invalidate();
+    Q_EMIT selectedRanksChanged(QList<int>(m_selected.begin(), m_selected.end()));
 }
 
 void RankOverviewCanvas::mousePressEvent(QMouseEvent* event)
 {
     if (event->button() != Qt::LeftButton) return;
-    m_pressX = int(event->position().x());
-    m_dragX = -1;
+    m_press = event->position().toPoint();
+    m_drag = {-1, -1};
 }
 
 void RankOverviewCanvas::mouseMoveEvent(QMouseEvent* event)
 {
-    if (m_pressX < 0) return;
-    m_dragX = std::max(m_layout.trackLeft(), int(event->position().x()));
+    if (m_press.x() < 0) return;
+    m_drag = event->position().toPoint();
     update();
 }
 
 void RankOverviewCanvas::mouseReleaseEvent(QMouseEvent* event)
 {
-    if (event->button() != Qt::LeftButton || m_pressX < 0) return;
-    const int x = std::max(m_layout.trackLeft(), int(event->position().x()));
-    const int pressX = std::max(m_layout.trackLeft(), m_pressX);
-    m_pressX = m_dragX = -1;
-    if (std::abs(x - pressX) >= kBrushMinPx) {
+    if (event->button() != Qt::LeftButton || m_press.x() < 0) return;
+    const QPoint pos = event->position().toPoint();
+    const QPoint press = m_press;
+    const Brush brush = brushTo(pos);
+    m_press = m_drag = {-1, -1};
+    const int strip = RankOverviewLayout::kMarkStripHeight;
+    if (brush == Brush::Time) {
+        const int left = m_layout.trackLeft();
+        const int a = std::max(left, std::min(pos.x(), press.x()));
+        const int b = std::max(left, std::max(pos.x(), press.x()));
         const ZoomState& zoom = m_view->zoom();
-        m_view->setVisibleRange(m_layout.timeForX(zoom, std::min(x, pressX)),
-                                m_layout.timeForX(zoom, std::max(x, pressX)));
-    } else if (const int rank = m_layout.rankAt(int(event->position().y())); rank >= 0) {
-        Q_EMIT rankClicked(rank);
+        if (b > a) m_view->setVisibleRange(m_layout.timeForX(zoom, a), m_layout.timeForX(zoom, b));
+    } else if (brush == Brush::Ranks) {
+        const int bottom = m_layout.rowsBottom() - 1;
+        const int rowA = m_layout.rowAt(std::clamp(press.y(), strip, bottom));
+        const int rowB = m_layout.rowAt(std::clamp(pos.y(), strip, bottom));
+        if (rowA >= 0 && rowB >= 0) {
+            m_anchorRank = m_layout.rankAt(std::clamp(press.y(), strip, bottom));
+            setSelectedRanks(m_layout.ranksInRows(rowA, rowB));
+        }
+    } else {
+        clicked(pos, event->modifiers());
     }
     update();
+}
+
+void RankOverviewCanvas::clicked(QPoint pos, Qt::KeyboardModifiers modifiers)
+{
+    if (pos.y() < RankOverviewLayout::kMarkStripHeight) {
+        setSelectedRanks({});
+        return;
+    }
+    const int row = m_layout.rowAt(pos.y());
+    if (row < 0) return;
+    const std::vector<int> clickedRanks = m_layout.ranksInRows(row, row);
+    std::vector<int> selection;
+    const int anchorRow = m_layout.rowOfRank(m_anchorRank);
+    if (modifiers & Qt::ShiftModifier && anchorRow >= 0) {
+        selection = m_layout.ranksInRows(anchorRow, row);
+    } else if (modifiers & Qt::ControlModifier) {
+        // Toggle the row's ranks; the selection stays in display order.
+        const auto has = [](const std::vector<int>& v, int r) {
+            return std::find(v.begin(), v.end(), r) != v.end();
+        };
+        const bool add = !has(m_selected, clickedRanks.front());
+        for (int r : m_layout.ranks())
+            if (has(clickedRanks, r) ? add : has(m_selected, r)) selection.push_back(r);
+        m_anchorRank = clickedRanks.front();
+    } else {
+        // A click on the only brushed row clears the brush; on another row brushes that row.
+        selection = clickedRanks == m_selected ? std::vector<int>{} : clickedRanks;
+        m_anchorRank = clickedRanks.front();
+    }
+    setSelectedRanks(std::move(selection));
+}
+
+void RankOverviewCanvas::keyPressEvent(QKeyEvent* event)
+{
+    if (event->key() == Qt::Key_Escape && !m_selected.empty()) {
+        setSelectedRanks({});
+        return;
+    }
+    QWidget::keyPressEvent(event);
 }
 
 bool RankOverviewCanvas::event(QEvent* event)
@@ -208,9 +309,16 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
     legendLabel->setObjectName(QStringLiteral("rankOverviewLegend"));
     legendLabel->setTextFormat(Qt::RichText);
     legendLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_showAll = new QPushButton(this);
+    m_showAll->setObjectName(QStringLiteral("rankOverviewShowAll"));
+    m_showAll->setToolTip(tr("The lanes below show only the ranks brushed on the overview "
+                             "(click, Shift+click, Ctrl+click or drag down the rank numbers); "
+                             "show every rank again (Esc)"));
+    m_showAll->hide();
     auto* header = new QHBoxLayout;
     header->setContentsMargins(4, 0, 4, 0);
     header->addWidget(m_orderBox);
+    header->addWidget(m_showAll);
     header->addWidget(legendLabel, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -238,7 +346,15 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
     connect(view, &TimelineView::rangeChanged, m_canvas, qOverload<>(&QWidget::update));
     connect(view, &TimelineView::clockChanged, m_canvas, &RankOverviewCanvas::invalidate);
     connect(view, &TimelineView::selectionChanged, this, &RankOverview::selectionChanged);
-    connect(m_canvas, &RankOverviewCanvas::rankClicked, view, &TimelineView::selectRank);
+    connect(m_canvas, &RankOverviewCanvas::selectedRanksChanged, this,
+            [this](const QList<int>& ranks) {
+                m_view->setRankFilter(ranks);
+                m_showAll->setVisible(!ranks.isEmpty());
+                m_showAll->setText(tr("Show all ranks (%1 of %2 below)")
+                                       .arg(ranks.size())
+                                       .arg(m_canvas->layout().ranks().size()));
+            });
+    connect(m_showAll, &QPushButton::clicked, m_canvas, [this] { m_canvas->setSelectedRanks({}); });
 }
 
 RankOverview::~RankOverview()

@@ -10,6 +10,7 @@
 #include <memory>
 
 class QComboBox;
+class QPushButton;
 
 namespace rankscope {
 
@@ -18,8 +19,10 @@ class TimelineView;
 using ActivityPtr = std::shared_ptr<const RankActivity>;
 
 // The rows of the rank overview: paints through RankOverviewPainter, maps the mouse through
-// RankOverviewLayout. A drag over the tracks shows that time range in the detail view; a click
-// on a row scrolls the detail view to the rank.
+// RankOverviewLayout. A sideways drag over the tracks shows that time range in the detail view.
+// Ranks are brushed: a click selects a row's rank, Shift+click the rows from the last click,
+// Ctrl+click adds or removes one, a drag down the rank numbers (or up or down the tracks)
+// selects the rows it crosses; Esc, or a click on the marks strip, clears the selection.
 class RankOverviewCanvas : public QWidget {
     Q_OBJECT
 public:
@@ -29,6 +32,9 @@ public:
     void setRanks(std::vector<int> ranks);
     void setArrivals(std::vector<std::pair<int, std::int64_t>> arrivals);
     void setHighlightedRank(int rank);
+    // The brushed ranks in display order; empty when none is (every rank is shown below).
+    const std::vector<int>& selectedRanks() const { return m_selected; }
+    void setSelectedRanks(std::vector<int> ranks);
     // Everything shown changed (clock, markers): repaint from scratch.
     void invalidate();
     const RankOverviewLayout& layout() const { return m_layout; }
@@ -37,7 +43,7 @@ public:
     RankState stateAt(int rank, int x) const;
 
 Q_SIGNALS:
-    void rankClicked(int rank);
+    void selectedRanksChanged(const QList<int>& ranks);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -45,10 +51,16 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
     bool event(QEvent* event) override;
 
 private:
+    enum class Brush { None, Time, Ranks };
     RankOverviewFrame currentFrame() const;
+    // What a drag from the press to `pos` brushes: ranks from the rank numbers or when mostly
+    // vertical, time otherwise; None while it is still a click.
+    Brush brushTo(QPoint pos) const;
+    void clicked(QPoint pos, Qt::KeyboardModifiers modifiers);
 
     TimelineView* m_view;
     ActivityPtr m_activity;
@@ -67,8 +79,10 @@ private:
     };
     CacheKey m_key;
     quint64 m_version = 1;
-    int m_pressX = -1;
-    int m_dragX = -1;
+    std::vector<int> m_selected;
+    int m_anchorRank = -1; // the last clicked rank, where Shift+click ranges start
+    QPoint m_press{-1, -1};
+    QPoint m_drag{-1, -1};
 };
 
 // The Timeline tab's rank overview: a row per rank coloured by what it does, above the detail
@@ -89,6 +103,8 @@ public:
     ActivityPtr activity() const { return m_activity; }
     RankOverviewCanvas* canvas() const { return m_canvas; }
     QComboBox* orderBox() const { return m_orderBox; }
+    // Clears the rank brush; shown while ranks are brushed.
+    QPushButton* showAllButton() const { return m_showAll; }
     // Height that shows every rank at the largest row height, capped at `maxPx`.
     int preferredHeight(int maxPx) const;
 
@@ -106,6 +122,7 @@ private:
     Order m_order = Order::Rank;
     QComboBox* m_orderBox = nullptr;
     RankOverviewCanvas* m_canvas = nullptr;
+    QPushButton* m_showAll = nullptr;
 };
 
 } // namespace rankscope

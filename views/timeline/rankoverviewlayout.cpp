@@ -76,9 +76,26 @@ std::pair<int, int> RankOverviewLayout::ranksOfRow(int row) const
     return {first, std::min(m_ranksPerRow, int(m_ranks.size()) - first)};
 }
 
+std::vector<int> RankOverviewLayout::ranksInRows(int rowA, int rowB) const
+{
+    const int last = rowCount() - 1;
+    if (last < 0) return {};
+    const int from = std::clamp(std::min(rowA, rowB), 0, last);
+    const int to = std::clamp(std::max(rowA, rowB), 0, last);
+    const int end = std::min(int(m_ranks.size()), (to + 1) * m_ranksPerRow);
+    return {m_ranks.begin() + from * m_ranksPerRow, m_ranks.begin() + end};
+}
+
 int RankOverviewLayout::preferredHeight(int rankCount, int maxPx)
 {
-    return std::min(maxPx, kMarkStripHeight + std::max(1, rankCount) * kMaxRowHeight);
+    // The rows' own height at the row height `maxPx` allows, so that no strip is left empty
+    // under them (256 ranks in 318 px are 256 rows of 1 px).
+    const int n = std::max(1, rankCount);
+    const int avail = maxPx - kMarkStripHeight;
+    if (avail <= 0) return maxPx;
+    if (n <= avail) return kMarkStripHeight + n * std::min(kMaxRowHeight, avail / n);
+    const int perRow = (n + avail - 1) / avail;
+    return kMarkStripHeight + (n + perRow - 1) / perRow;
 }
 
 int RankOverviewLayout::xForTime(const ZoomState& zoom, std::int64_t displayNs) const

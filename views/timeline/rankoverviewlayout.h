@@ -7,13 +7,14 @@
 namespace rankscope {
 
 // Where the rank overview puts things, without a screen: a strip for the findings' marks on
-// top, then one row per rank (1-8 px) in the chosen order, or, when the ranks outnumber the
-// pixel rows, several ranks a pixel row. x follows the detail view's ZoomState, shifted by the
-// label column, so that a time is at the same x in both.
+// top, then one row per rank (1-18 px: as tall as the height allows, so a few ranks get rows
+// tall enough to read and 1,024 get a pixel each) in the chosen order, or, when the ranks
+// outnumber the pixel rows, several ranks a pixel row. x follows the detail view's ZoomState,
+// shifted by the label column, so that a time is at the same x in both.
 class RankOverviewLayout {
 public:
     static constexpr int kMarkStripHeight = 12;
-    static constexpr int kMaxRowHeight = 8;
+    static constexpr int kMaxRowHeight = 18;
 
     // `ranks` in display order; `heightPx` the whole area, marks strip included.
     void setRanks(std::vector<int> ranks);
@@ -38,7 +39,10 @@ public:
     int rankAt(int y) const;
     // [first, first + count) of ranks() in `row`.
     std::pair<int, int> ranksOfRow(int row) const;
-    // Height that shows every rank at the largest row height, capped at `maxPx`.
+    // Every rank of the rows from `rowA` to `rowB` (either order, clamped to the rows), in
+    // display order: what a brush across rows selects.
+    std::vector<int> ranksInRows(int rowA, int rowB) const;
+    // Height of the strip and the rows at the largest row height that fits `maxPx`.
     static int preferredHeight(int rankCount, int maxPx);
 
     int xForTime(const ZoomState& zoom, std::int64_t displayNs) const;

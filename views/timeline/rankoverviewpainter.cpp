@@ -143,7 +143,8 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
     const int rowH = layout.rowHeight();
     const auto clampX = [&](int x) { return std::clamp(x, left, right); };
 
-    // Rank numbers in the label column, as many as fit without overlapping.
+    // Rank numbers in the label column, as many as fit without overlapping, left of the
+    // findings' tabs.
     p.setPen(QColor(70, 70, 80));
     p.drawText(QRect(4, 0, left - 8, strip), Qt::AlignVCenter | Qt::AlignLeft,
                QObject::tr("Ranks (%1)").arg(layout.ranks().size()));
@@ -154,8 +155,31 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
         const QString text = count > 1 ? QStringLiteral("%1…").arg(ranks[std::size_t(first)])
                                        : QString::number(ranks[std::size_t(first)]);
         const int y = layout.rowTop(row) + rowH / 2;
-        p.drawText(QRect(4, y - fm.height() / 2, left - 12, fm.height()),
+        p.drawText(QRect(4, y - fm.height() / 2, left - 18, fm.height()),
                    Qt::AlignVCenter | Qt::AlignRight, text);
+    }
+    // Brushed ranks: a tab at the left edge; the rows not brushed are washed out.
+    if (std::find(frame.selected.begin(), frame.selected.end(), 1) != frame.selected.end()) {
+        const auto isSelected = [&](int row) {
+            const auto [first, count] = layout.ranksOfRow(row);
+            for (int j = first; j < first + count; ++j) {
+                const auto r = std::size_t(layout.ranks()[std::size_t(j)]);
+                if (r < frame.selected.size() && frame.selected[r]) return true;
+            }
+            return false;
+        };
+        for (int row = 0; row < layout.rowCount();) {
+            const bool on = isSelected(row);
+            int end = row + 1;
+            while (end < layout.rowCount() && isSelected(end) == on)
+                ++end;
+            const int top = layout.rowTop(row), h = layout.rowTop(end) - top;
+            if (on)
+                p.fillRect(QRect(0, top, 3, h), colors::kSelection);
+            else
+                p.fillRect(QRect(left, top, right - left, h), QColor(255, 255, 255, 150));
+            row = end;
+        }
     }
     if (frame.highlightedRank >= 0) {
         const int row = layout.rowOfRank(frame.highlightedRank);

@@ -23,6 +23,7 @@ struct RankOverviewFrame {
     // The selected collective: each member's arrival on the view's clock.
     std::vector<std::pair<int, std::int64_t>> arrivals;
     int highlightedRank = -1;
+    std::vector<char> selected; // by rank: brushed (the detail view shows only these)
 };
 
 // Paints the rank overview into an image: the states row by row straight into the scanlines

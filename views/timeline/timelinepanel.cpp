@@ -217,6 +217,8 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     connect(m_find, &QLineEdit::textChanged, m_view, &TimelineView::setFindText);
     connect(m_view, &TimelineView::findHitsChanged, this, &TimelinePanel::updateFindStatus);
     connect(m_view, &TimelineView::selectionChanged, this, &TimelinePanel::selectionChanged);
+    connect(m_view, &TimelineView::detailsRead, this,
+            [this] { m_details->setHtml(m_view->selectionDetailsHtml()); });
     connect(m_view, &TimelineView::clockChanged, this, [this] {
         m_details->setHtml(m_view->selectionDetailsHtml());
         m_collective->setClock(m_view->clock());
@@ -255,15 +257,18 @@ void TimelinePanel::setSession(SessionPtr session)
 
 void TimelinePanel::sizeOverview()
 {
-    // Every rank in the overview, up to 8 px a row, within 40 % of the tab's height. A session
-    // loaded while the tab is hidden is sized when the tab first gets its size.
+    // Every rank in the overview, up to 18 px a row, within 40 % of the tab's height; the
+    // details and charts below at most a quarter (or what their charts need at least), the
+    // lanes the rest. A session loaded while the tab is hidden is sized when the tab first gets
+    // its size.
     const QList<int> old = m_splitter->sizes();
-    const int total = old[0] + old[1];
+    const int bottom = std::min(old[2], m_splitter->height() / 4);
+    const int total = old[0] + old[1] + old[2] - bottom;
     const int least = fontMetrics().height() * 8;
     if (m_overviewSized || !isVisible() || total < 2 * least) return;
     const int overview =
         std::min(m_overview->preferredHeight(m_splitter->height() * 2 / 5), total - least);
-    m_splitter->setSizes({overview, total - overview, old[2]});
+    m_splitter->setSizes({overview, total - overview, bottom});
     m_overviewSized = true;
 }
 
@@ -322,6 +327,8 @@ void TimelinePanel::updateFindStatus(int count, int current)
 {
     if (m_find->text().isEmpty())
         m_findStatus->clear();
+    else if (m_view->isFinding())
+        m_findStatus->setText(tr("searching…"));
     else if (count == 0)
         m_findStatus->setText(tr("no match"));
     else if (current < 0)

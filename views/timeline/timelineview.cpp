@@ -10,6 +10,7 @@
 #include <QPainter>
 #include <QScrollBar>
 #include <QWheelEvent>
+#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -120,6 +121,20 @@ TimelineView::TimelineView(QWidget* parent) : QAbstractScrollArea(parent)
     setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     verticalScrollBar()->setSingleStep(kRowHeight);
     setMinimumSize(400, 200);
+    connect(&m_detailsWatcher, &QFutureWatcher<TimelineDetailRows>::finished, this, [this] {
+        if (m_detailsWatcher.isCanceled()) return;
+        m_detailRows = m_detailsWatcher.result();
+        Q_EMIT detailsRead();
+    });
+    m_search = new EventSearch(this);
+    connect(m_search, &EventSearch::found, this, [this](const EventSearchResult& result) {
+        if (result.text != m_findText) return;
+        m_hits = result.hits;
+        m_hitsByLane = result.byLane;
+        m_currentHit = -1;
+        contentChanged();
+        Q_EMIT findHitsChanged(findHitCount(), m_currentHit);
+    });
 }
 
 TimelineView::~TimelineView() = default;
@@ -246,9 +261,31 @@ void TimelineView::setRankCollapsed(int rank, bool collapsed)
     contentChanged();
 }
 
+void TimelineView::setRankFilter(const QList<int>& ranks)
+{
+    m_rankFilter = QSet<int>(ranks.begin(), ranks.end());
+    relayout();
+    contentChanged();
+}
+
 void TimelineView::setDetailsProvider(TimelineDetailsProvider provider)
 {
     m_detailsProvider = std::move(provider);
+    readSelectionDetails();
+}
+
+void TimelineView::readSelectionDetails()
+{
+    m_detailRows.reset();
+    if (!m_detailsProvider || !m_session || !m_selected.isValid()) {
+        m_detailsWatcher.cancel();
+        return;
+    }
+    // The watcher reports only the newest future: a click on another event drops this one.
+    m_detailsWatcher.setFuture(
+        QtConcurrent::run([provider = m_detailsProvider, session = m_session, ref = m_selected] {
+            return provider(*session, ref);
+        }));
 }
 
 void TimelineView::setVisibleRange(std::int64_t startNs, std::int64_t endNs)
@@ -282,7 +319,8 @@ void TimelineView::relayout()
         const std::vector<Lane>& lanes = m_session->events.lanes;
         m_laneRow.assign(lanes.size(), -1);
         for (const Lane& lane : lanes)
-            if (std::find(m_ranks.begin(), m_ranks.end(), lane.rank) == m_ranks.end())
+            if (std::find(m_ranks.begin(), m_ranks.end(), lane.rank) == m_ranks.end() &&
+                (m_rankFilter.isEmpty() || m_rankFilter.contains(lane.rank)))
                 m_ranks.push_back(lane.rank);
         std::sort(m_ranks.begin(), m_ranks.end());
         m_rankLanes.resize(m_ranks.size());
@@ -468,6 +506,7 @@ void TimelineView::select(TimelineEventRef ref)
             });
         }
     }
+    readSelectionDetails();
     viewport()->update();
     Q_EMIT selectionChanged(ref);
 }
@@ -536,9 +575,11 @@ QString TimelineView::selectionDetailsHtml() const
                                             "on its own clock"));
     html += line(tr("Duration"), ZoomState::formatNs(lane.endNs[i] - lane.startNs[i], 1));
     html += line(tr("Depth"), QString::number(lane.depth[i]));
-    if (m_detailsProvider) {
-        for (const auto& [key, value] : m_detailsProvider(*m_session, m_selected))
+    if (m_detailsProvider && m_detailRows) {
+        for (const auto& [key, value] : *m_detailRows)
             html += line(key, value);
+    } else if (m_detailsProvider) {
+        html += line(tr("Args"), tr("reading from the trace file…"));
     } else {
         html += line(tr("Args"), tr("not available (no details provider for this source)"));
     }
@@ -657,42 +698,32 @@ void TimelineView::setFindText(const QString& text)
 {
     if (text == m_findText) return;
     m_findText = text;
-    m_hits.clear();
-    m_hitsByLane.clear();
-    m_currentHit = -1;
-    m_findMatch.clear();
     if (m_session && !text.isEmpty()) {
-        const EventStore& store = m_session->events;
-        m_findMatch.assign(store.strings.size(), 0);
-        for (std::size_t id = 1; id < store.strings.size(); ++id) {
-            m_findMatch[id] =
-                qstr(store.strings.view(StringId(id))).contains(text, Qt::CaseInsensitive);
-        }
-        m_hitsByLane.resize(store.lanes.size());
-        for (std::size_t l = 0; l < store.lanes.size(); ++l) {
-            const Lane& lane = store.lanes[l];
-            for (std::size_t i = 0; i < lane.size(); ++i)
-                if (m_findMatch[std::size_t(lane.nameId[i])]) {
-                    m_hitsByLane[l].push_back(std::int64_t(i));
-                    m_hits.push_back({int(l), std::int64_t(i)});
-                }
-        }
-        const auto startOf = [&](const TimelineEventRef& r) {
-            const Lane& lane = store.lanes[std::size_t(r.lane)];
-            return displayTimeNs(lane.rank, lane.startNs[std::size_t(r.event)]);
-        };
-        std::stable_sort(m_hits.begin(), m_hits.end(),
-                         [&](const auto& a, const auto& b) { return startOf(a) < startOf(b); });
+        m_search->search(m_session, text, clock());
+    } else {
+        m_search->cancel();
+        m_hits.clear();
+        m_hitsByLane.clear();
+        m_currentHit = -1;
+        contentChanged();
     }
-    contentChanged();
     Q_EMIT findHitsChanged(findHitCount(), m_currentHit);
+}
+
+std::vector<TimelineEventRef> TimelineView::findHits() const
+{
+    std::vector<TimelineEventRef> refs;
+    refs.reserve(m_hits.size());
+    for (const EventHit& h : m_hits)
+        refs.push_back({h.lane, h.event});
+    return refs;
 }
 
 void TimelineView::findNext()
 {
     if (m_hits.empty()) return;
     m_currentHit = (m_currentHit + 1) % int(m_hits.size());
-    select(m_hits[std::size_t(m_currentHit)]);
+    select({m_hits[std::size_t(m_currentHit)].lane, m_hits[std::size_t(m_currentHit)].event});
     ensureVisible(m_selected);
     Q_EMIT findHitsChanged(findHitCount(), m_currentHit);
 }
@@ -701,7 +732,7 @@ void TimelineView::findPrevious()
 {
     if (m_hits.empty()) return;
     m_currentHit = m_currentHit <= 0 ? int(m_hits.size()) - 1 : m_currentHit - 1;
-    select(m_hits[std::size_t(m_currentHit)]);
+    select({m_hits[std::size_t(m_currentHit)].lane, m_hits[std::size_t(m_currentHit)].event});
     ensureVisible(m_selected);
     Q_EMIT findHitsChanged(findHitCount(), m_currentHit);
 }

@@ -1,10 +1,12 @@
 #pragma once
 
+#include "model/find/eventsearch.h"
 #include "model/tracesession.h"
 #include "model/zoomstate.h"
 
 #include <QAbstractScrollArea>
 #include <QColor>
+#include <QFutureWatcher>
 #include <QHash>
 #include <QImage>
 #include <QList>
@@ -34,9 +36,11 @@ struct TimelineMarker {
 };
 
 // Extra key/value details (e.g. the event's args, read back from its source) for the details
-// pane; the main window wires the reader's implementation.
+// pane; the main window wires the reader's implementation. Called in a worker thread: reading a
+// .gz trace back can take long.
+using TimelineDetailRows = QList<QPair<QString, QString>>;
 using TimelineDetailsProvider =
-    std::function<QList<QPair<QString, QString>>(const TraceSession&, TimelineEventRef)>;
+    std::function<TimelineDetailRows(const TraceSession&, TimelineEventRef)>;
 
 // Every rank of a session on one zoomable timeline: a group per rank (collapsible) holding a
 // lane per GPU stream (first) and per CPU thread, each as many rows as its nesting depth.
@@ -72,6 +76,9 @@ public:
     void showRange(std::int64_t startNs, std::int64_t endNs, const QList<int>& ranks = {});
     void setRankBanner(int rank, const QString& text); // empty text removes it
     void setRankCollapsed(int rank, bool collapsed);
+    // Shows only these ranks' groups (the ranks brushed on the rank overview); empty: all.
+    void setRankFilter(const QList<int>& ranks);
+    QList<int> rankFilter() const { return m_rankFilter.values(); }
     bool isRankCollapsed(int rank) const { return m_collapsed.contains(rank); }
     void setDetailsProvider(TimelineDetailsProvider provider);
 
@@ -103,12 +110,17 @@ public:
     // Indices into events.collectives of the same collective (group + seq) on every rank, when
     // the selection is the execution or issue of one; empty otherwise.
     std::vector<std::size_t> selectedCollectivePeers() const { return m_peers; }
+    // The selection's details; the provider's rows read "reading…" until detailsRead().
     QString selectionDetailsHtml() const;
 
+    // Finds the events named like `text` in a worker (EventSearch); the hits arrive with
+    // findHitsChanged, the previous ones stay shown until then.
     void setFindText(const QString& text);
+    // A find is waiting for the typing to pause or running.
+    bool isFinding() const { return m_search->isBusy(); }
     int findHitCount() const { return int(m_hits.size()); }
     int currentFindHit() const { return m_currentHit; }
-    std::vector<TimelineEventRef> findHits() const { return m_hits; }
+    std::vector<TimelineEventRef> findHits() const;
     void findNext();
     void findPrevious();
 
@@ -123,6 +135,8 @@ Q_SIGNALS:
     void markerClicked(int index, const QString& id);
     // The offsets or their use changed: times shown elsewhere must follow clock().
     void clockChanged();
+    // The provider's rows for the selection arrived from the worker.
+    void detailsRead();
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -173,7 +187,12 @@ private:
     QList<TimelineMarker> m_markers;
     QHash<int, QString> m_banners;
     QSet<int> m_collapsed;
+    QSet<int> m_rankFilter;
     TimelineDetailsProvider m_detailsProvider;
+    // The provider's rows for the selection, read in a worker (none until they arrive).
+    void readSelectionDetails();
+    QFutureWatcher<TimelineDetailRows> m_detailsWatcher;
+    std::optional<TimelineDetailRows> m_detailRows;
 
     std::vector<int> m_ranks;                  // in order
     std::vector<std::vector<int>> m_rankLanes; // per m_ranks entry: GPU lanes first
@@ -189,8 +208,8 @@ private:
     TimelineEventRef m_hover;
 
     QString m_findText;
-    std::vector<char> m_findMatch; // per name id
-    std::vector<TimelineEventRef> m_hits;
+    EventSearch* m_search = nullptr;
+    std::vector<EventHit> m_hits;
     std::vector<std::vector<std::int64_t>> m_hitsByLane;
     int m_currentHit = -1;
 
