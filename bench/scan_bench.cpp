@@ -114,9 +114,9 @@ void throughput(const std::string& dir, bench::ArgsProfile profile, double mb, i
 
 void residentBytes(const std::string& dir, std::int64_t events)
 {
-    // Lean events are ~180 bytes of text for every 0.78 stored events (flows are not stored).
+    // Lean traces hold about 200 bytes of text per stored event (flows are not stored).
     const std::string path = dir + "/memory.json";
-    const std::int64_t bytes = std::int64_t(double(events) * 180 / 0.78);
+    const std::int64_t bytes = events * 200;
     bench::writeSyntheticKineto(path, bytes, 0, bench::ArgsProfile::Lean);
     const std::int64_t baseKb = statusKb("VmRSS:");
     EventStore store;
