@@ -1,11 +1,11 @@
 // Trace-parsing benchmark: the Kineto reader's hot path on one thread, from memory, so that
-// neither the disk nor gzip is timed (bench/ingest_bench times files). For two event sizes
-// (bench/kinetogen's Lean and Full profiles, about 180 and 340 bytes an event) it prints MB and
-// trace events per CPU-second of KinetoReader::readBytes, best of --runs. Then it reads a
-// generated file of --memory-events stored events through KinetoReader::readFile (the streaming
-// window, as the app reads) and prints the resident bytes per stored event.
+// neither the disk nor gzip is timed (bench/ingest_bench reads files). For bench/kinetogen's two
+// profiles, Lean (about 200 bytes of text per stored event, 133 per trace event) and Full (334 and
+// 223), it prints MB, trace events and stored events per CPU-second of KinetoReader::readBytes,
+// best of --runs. First it reads a generated Lean file of about --memory-events stored events
+// through KinetoReader::readFile (the streaming window, as the app reads) and prints the
+// resident bytes per stored event after reading and at the peak.
 #include "bench/kinetogen.h"
-#include "bench/scan_candidates.h"
 #include "model/trace/kinetoreader.h"
 
 #include <cstdio>
@@ -70,32 +70,6 @@ void throughput(const std::string& dir, bench::ArgsProfile profile, double mb, i
                 profile == bench::ArgsProfile::Lean ? "lean" : "full", double(text.size()) / 1e6,
                 static_cast<long long>(objects), double(text.size()) / double(objects),
                 static_cast<long long>(stored), double(text.size()) / double(stored));
-    // The candidate JSON paths over the same bytes (with the padding simdjson needs after them).
-    const std::string padded = text + std::string(64, ' ');
-    const std::string_view view(padded.data(), text.size());
-    const struct {
-        bench::ScanCandidate candidate;
-        const char* name;
-    } candidates[] = {
-        {bench::ScanCandidate::Scanner, "scanner (today)"},
-        {bench::ScanCandidate::SimdStructural, "SSE2 structural pass + scanner"},
-        {bench::ScanCandidate::SimdjsonOnDemand, "simdjson On-Demand per event"},
-        {bench::ScanCandidate::SimdjsonWindows, "simdjson On-Demand per 8 MB window"}};
-    bench::ScanDigest reference;
-    for (const auto& c : candidates) {
-        double fastest = 1e300;
-        bench::ScanDigest d;
-        for (int r = 0; r < runs; ++r) {
-            const double c0 = threadCpuSeconds();
-            d = bench::scanEvents(c.candidate, view);
-            fastest = std::min(fastest, threadCpuSeconds() - c0);
-        }
-        if (c.candidate == bench::ScanCandidate::Scanner) reference = d;
-        std::printf("  fields only, %-32s %7.1f MB per CPU-second, %5.2f M trace events per "
-                    "CPU-second%s\n",
-                    c.name, double(text.size()) / 1e6 / fastest, double(d.events) / 1e6 / fastest,
-                    d == reference && d.ok ? "" : "  (DIFFERS from the scanner)");
-    }
     double best = 1e300;
     KinetoReadResult result;
     for (int r = 0; r < runs; ++r) {
@@ -106,7 +80,7 @@ void throughput(const std::string& dir, bench::ArgsProfile profile, double mb, i
     }
     if (result.status != SourceStatus::Ok)
         std::fprintf(stderr, "read error: %s\n", result.message.c_str());
-    std::printf("  KinetoReader::readBytes                  %7.1f MB per CPU-second, %5.2f M trace "
+    std::printf("  KinetoReader::readBytes: %7.1f MB per CPU-second, %5.2f M trace "
                 "events per CPU-second, %5.2f M stored events per CPU-second\n",
                 double(text.size()) / 1e6 / best, double(objects) / 1e6 / best,
                 double(result.events) / 1e6 / best);
