@@ -42,8 +42,10 @@ std::string us(std::int64_t ns)
 
 } // namespace
 
-std::int64_t writeSyntheticKineto(const std::string& path, std::int64_t targetBytes, int rank)
+std::int64_t writeSyntheticKineto(const std::string& path, std::int64_t targetBytes, int rank,
+                                  ArgsProfile profile)
 {
+    const bool full = profile == ArgsProfile::Full;
     Writer w(path);
     if (!w.ok()) return -1;
     const int pid = 4000 + rank;
@@ -65,7 +67,8 @@ std::int64_t writeSyntheticKineto(const std::string& path, std::int64_t targetBy
                        std::int64_t dur, const std::string& args) {
         ev("{\"ph\": \"X\", \"cat\": \"" + std::string(cat) + "\", \"name\": \"" + name +
            "\", \"pid\": " + std::to_string(p) + ", \"tid\": " + std::to_string(tid) +
-           ", \"ts\": " + us(ts) + ", \"dur\": " + us(dur) + ", \"args\": {" + args + "}}");
+           ", \"ts\": " + us(ts) + ", \"dur\": " + us(dur) +
+           (args.empty() ? "}" : ", \"args\": {" + args + "}}"));
         ++events;
     };
     static const char* ops[] = {"aten::linear",  "aten::addmm",  "aten::relu", "aten::layer_norm",
@@ -75,6 +78,8 @@ std::int64_t writeSyntheticKineto(const std::string& path, std::int64_t targetBy
         "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int, "
         "at::native::FillFunctor<float>, at::detail::Array<char*, 2>)",
         "ampere_sgemm_128x64_tn"};
+    static const char* shortKernels[] = {"cutlass_80_tensorop_s1688gemm_128x128_32x3_nn",
+                                         "vectorized_elementwise_kernel", "ampere_sgemm_128x64_tn"};
     std::int64_t step = 0;
     while (w.bytes() < targetBytes) {
         const std::int64_t stepStart = t;
@@ -86,34 +91,42 @@ std::int64_t writeSyntheticKineto(const std::string& path, std::int64_t targetBy
             const char* op = ops[i % 8];
             const std::string e = std::to_string(ext++);
             x("python_function", "torch/nn/modules/module.py(1501): _call_impl", pid, pid, t, 4000,
-              "\"Python id\": " + std::to_string(i) + ", \"Python parent id\": 1");
+              full ? "\"Python id\": " + std::to_string(i) + ", \"Python parent id\": 1"
+                   : std::string());
             x("cpu_op", op, pid, pid, t + 100, 3500,
-              "\"External id\": " + e +
-                  ", \"Record function id\": 0, \"Input Dims\": [[32, 1024], [1024]], "
-                  "\"Input type\": [\"float\", \"float\"], \"Sequence number\": " +
-                  std::to_string(i));
+              full ? "\"External id\": " + e +
+                         ", \"Record function id\": 0, \"Input Dims\": [[32, 1024], [1024]], "
+                         "\"Input type\": [\"float\", \"float\"], \"Sequence number\": " +
+                         std::to_string(i)
+                   : std::string());
             const std::int64_t c = corr++;
             x("cuda_runtime", "cudaLaunchKernel", pid, pid, t + 2000, 800,
-              "\"cbid\": 211, \"correlation\": " + std::to_string(c) + ", \"External id\": " + e);
+              full ? "\"cbid\": 211, \"correlation\": " + std::to_string(c) +
+                         ", \"External id\": " + e
+                   : "\"correlation\": " + std::to_string(c));
             ev("{\"ph\": \"s\", \"id\": " + std::to_string(c) +
                ", \"pid\": " + std::to_string(pid) + ", \"tid\": " + std::to_string(pid) +
                ", \"ts\": " + us(t + 2000) + ", \"cat\": \"ac2g\", \"name\": \"ac2g\"}");
             const int stream = 7 + (i % 3) * 7;
             const std::int64_t kt = t + 2800 + (i % 5) * 100;
-            x("kernel", kernels[i % 3], 0, stream, kt, 2500,
-              "\"External id\": " + e +
-                  ", \"queued\": 0, \"device\": 0, \"context\": 1, \"stream\": " +
-                  std::to_string(stream) + ", \"correlation\": " + std::to_string(c) +
-                  ", \"registers per thread\": 128, \"shared memory\": 49152, \"blocks per SM\": "
-                  "1.185185, \"warps per SM\": 9.481481, \"grid\": [128, 1, 1], \"block\": [256, "
-                  "1, 1], \"est. achieved occupancy %\": 15");
+            const std::string kernelArgs =
+                "\"External id\": " + e +
+                ", \"queued\": 0, \"device\": 0, \"context\": 1, \"stream\": " +
+                std::to_string(stream) + ", \"correlation\": " + std::to_string(c) +
+                ", \"registers per thread\": 128, \"shared memory\": 49152, \"blocks per SM\": "
+                "1.185185, \"warps per SM\": 9.481481, \"grid\": [128, 1, 1], \"block\": [256, "
+                "1, 1], \"est. achieved occupancy %\": 15";
+            x("kernel", full ? kernels[i % 3] : shortKernels[i % 3], 0, stream, kt, 2500,
+              full ? kernelArgs : "\"correlation\": " + std::to_string(c));
             ev("{\"ph\": \"f\", \"id\": " + std::to_string(c) +
                ", \"pid\": 0, \"tid\": " + std::to_string(stream) + ", \"ts\": " + us(kt) +
                ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}");
             if (i % 50 == 0)
                 x("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 0, 7, kt + 2600, 400,
-                  "\"device\": 0, \"stream\": 7, \"correlation\": " + std::to_string(corr++) +
-                      ", \"bytes\": 4194304, \"memory bandwidth (GB/s)\": 338.2");
+                  !full
+                      ? "\"bytes\": 4194304"
+                      : "\"device\": 0, \"stream\": 7, \"correlation\": " + std::to_string(corr++) +
+                            ", \"bytes\": 4194304, \"memory bandwidth (GB/s)\": 338.2");
             t += 4500;
         }
         // One gradient all_reduce per step.

@@ -15,7 +15,9 @@ enum class Scan : std::uint8_t { Ok, NeedMore, Error };
 
 inline const char* skipWs(const char* p, const char* end)
 {
-    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+    // One compare rejects every byte above the space, which is what follows almost every call.
+    while (p < end && static_cast<unsigned char>(*p) <= ' ' &&
+           (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
         ++p;
     return p;
 }

@@ -5,9 +5,13 @@
 #include "model/trace/kinetocollectives.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <fcntl.h>
 #include <limits>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <numeric>
 #include <unordered_map>
 
@@ -94,21 +98,25 @@ struct LaneBuild {
     bool gpu = false;
 };
 
-// 24 bytes: flows can be as many as half the events, and all are held until the end.
+// 24 bytes: flows can be as many as half the events, and all are held until the end. A lane
+// index needs 30 bits: every lane is opened by an event object, and a source holds far fewer
+// than 2^30 of them (its inflated bytes are budgeted).
 struct FlowPoint {
     std::uint64_t key;
     std::int64_t at; // pre-sort event index when `bound`, else the timestamp in ns
-    std::int32_t lane;
+    std::uint32_t lane : 30;
+    std::uint32_t isBound : 1;
+    std::uint32_t isStart : 1;
     StringId category;
-    bool bound() const { return (flags & 2) != 0; }
-    bool start() const { return (flags & 1) != 0; }
-    std::uint8_t flags;
+    bool bound() const { return isBound != 0; }
+    bool start() const { return isStart != 0; }
 };
-static_assert(sizeof(FlowPoint) <= 32);
+static_assert(sizeof(FlowPoint) == 24);
 
+// 16 bytes, one for every launch with a correlation id.
 struct Launch {
-    int lane;
-    std::int64_t event; // pre-sort index
+    std::int32_t lane;
+    std::uint32_t event; // pre-sort index (a lane's events are counted in uint32, see FlowLink)
     std::int64_t correlation;
 };
 
@@ -244,6 +252,36 @@ CommArgs commArgsFrom(const nlohmann::json& a)
     return c;
 }
 
+// The event members the reader keeps, told apart by length first (one compare per member in
+// the common case instead of a chain of string compares).
+enum class EventKey : std::uint8_t { Ph, Name, Cat, Pid, Tid, Ts, Dur, Id, Bp, Args, Other };
+
+EventKey eventKey(std::string_view k)
+{
+    const auto is = [&k](const char* word) { return std::memcmp(k.data(), word, k.size()) == 0; };
+    switch (k.size()) {
+    case 2:
+        if (is("ph")) return EventKey::Ph;
+        if (is("ts")) return EventKey::Ts;
+        if (is("id")) return EventKey::Id;
+        if (is("bp")) return EventKey::Bp;
+        break;
+    case 3:
+        if (is("cat")) return EventKey::Cat;
+        if (is("pid")) return EventKey::Pid;
+        if (is("tid")) return EventKey::Tid;
+        if (is("dur")) return EventKey::Dur;
+        break;
+    case 4:
+        if (is("name")) return EventKey::Name;
+        if (is("args")) return EventKey::Args;
+        break;
+    default:
+        break;
+    }
+    return EventKey::Other;
+}
+
 class Parser {
 public:
     Parser(Stream& in, EventStore& out, const KinetoReader::Options& opts)
@@ -315,10 +353,20 @@ private:
     std::vector<FlowPoint> m_flows;
     std::vector<PendingArgs> m_args;
     std::vector<Launch> m_launches;
+    struct NameCacheEntry {
+        std::uint64_t tag = 0;
+        StringId id = 0; // 0 (the empty string) marks an unused slot
+    };
+    static constexpr int kNameCacheBits = 10;
+    std::array<NameCacheEntry, std::size_t(1) << kNameCacheBits> m_nameCache{};
     std::string m_scratch;
-    std::string m_lastCat;
-    EventCategory m_lastCatValue = EventCategory::Other;
-    bool m_lastCatGpu = false;
+    struct RecentCategory {
+        std::string cat; // empty in an unused slot: an empty "cat" is derived again, harmlessly
+        EventCategory category = EventCategory::Other;
+        bool gpu = false;
+    };
+    std::array<RecentCategory, 8> m_recentCats;
+    std::size_t m_nextRecentCat = 0;
 };
 
 std::uint64_t mix(std::int64_t a, std::int64_t b)
@@ -606,10 +654,28 @@ bool Parser::internName(std::string_view raw, bool escaped, StringId& id, const 
         if (!json::unescape(raw, m_scratch)) return fail(at, "invalid string escape or UTF-8");
         raw = m_scratch;
     }
+    // A trace repeats a few thousand names millions of times: a small cache keyed by the length
+    // and the first and last bytes answers most lookups with one compare, without hashing a
+    // 100-byte kernel name. A tag collision only costs the table lookup.
+    std::uint64_t head = 0, tail = 0;
+    std::memcpy(&head, raw.data(), std::min<std::size_t>(raw.size(), 8));
+    if (raw.size() > 8) std::memcpy(&tail, raw.data() + raw.size() - 8, 8);
+    const std::uint64_t tag =
+        (head * 0x9E3779B97F4A7C15ull) ^ (tail * 0xC2B2AE3D27D4EB4Full) ^ raw.size();
+    NameCacheEntry& slot = m_nameCache[tag >> (64 - kNameCacheBits)];
+    if (slot.tag == tag && slot.id > 0) {
+        const std::string_view known = m_out.strings.view(slot.id);
+        if (known.size() == raw.size() && std::memcmp(known.data(), raw.data(), raw.size()) == 0) {
+            id = slot.id;
+            return true;
+        }
+    }
     id = m_out.strings.find(raw);
-    if (id >= 0) return true;
-    if (!json::isValidUtf8(raw)) return fail(at, "invalid UTF-8 in a string");
-    id = m_out.strings.intern(raw);
+    if (id < 0) {
+        if (!json::isValidUtf8(raw)) return fail(at, "invalid UTF-8 in a string");
+        id = m_out.strings.intern(raw);
+    }
+    slot = {tag, id};
     return true;
 }
 
@@ -660,17 +726,22 @@ EventCategory Parser::categorise(std::string_view cat, bool hasCat, std::string_
         if (startsWith(name, "gloo:")) return EventCategory::CommKernel;
         return EventCategory::CpuOp;
     }
+    // A trace alternates between a handful of categories (cpu_op, cuda_runtime, kernel, ...):
+    // the last few are remembered instead of re-deriving the category on every change.
     EventCategory c = EventCategory::Other;
-    if (cat == m_lastCat) {
-        c = m_lastCatValue;
-        gpu = m_lastCatGpu;
+    const auto known = std::find_if(m_recentCats.begin(), m_recentCats.end(),
+                                    [cat](const RecentCategory& r) { return r.cat == cat; });
+    if (known != m_recentCats.end()) {
+        c = known->category;
+        gpu = known->gpu;
     } else {
         c = deviceCategory(cat);
         gpu = c != EventCategory::Other;
         if (!gpu) c = hostCategory(cat);
-        m_lastCat.assign(cat);
-        m_lastCatValue = c;
-        m_lastCatGpu = gpu;
+        RecentCategory& r = m_recentCats[m_nextRecentCat++ % m_recentCats.size()];
+        r.cat.assign(cat);
+        r.category = c;
+        r.gpu = gpu;
     }
     if (c == EventCategory::Kernel) {
         // HTA's kernel types: collectives by library prefix (NCCL, RCCL keeps NCCL's names,
@@ -768,7 +839,8 @@ Scan Parser::event(const char*& p, const char* end)
             return r;
         };
         bool dummy = false;
-        if (key == "ph") {
+        const EventKey which = esc ? EventKey::Other : eventKey(key);
+        if (which == EventKey::Ph) {
             std::string_view v;
             s = wantString(v, dummy);
             if (s == Scan::Ok) {
@@ -778,25 +850,25 @@ Scan Parser::event(const char*& p, const char* end)
                 }
                 ph = v[0];
             }
-        } else if (key == "name") {
+        } else if (which == EventKey::Name) {
             s = wantString(name, nameEsc);
             hasName = true;
-        } else if (key == "cat") {
+        } else if (which == EventKey::Cat) {
             s = wantString(cat, dummy);
             hasCat = true;
-        } else if (key == "pid") {
+        } else if (which == EventKey::Pid) {
             s = wantId(pid);
-        } else if (key == "tid") {
+        } else if (which == EventKey::Tid) {
             s = wantId(tid);
-        } else if (key == "ts") {
+        } else if (which == EventKey::Ts) {
             s = wantNumber(tsTok);
-        } else if (key == "dur") {
+        } else if (which == EventKey::Dur) {
             s = wantNumber(durTok);
-        } else if (key == "id") {
+        } else if (which == EventKey::Id) {
             s = wantId(id);
-        } else if (key == "bp") {
+        } else if (which == EventKey::Bp) {
             s = wantString(bp, dummy);
-        } else if (key == "args") {
+        } else if (which == EventKey::Args) {
             argsBegin = p;
             s = json::skipValue(p, end);
             argsEnd = p;
@@ -854,8 +926,8 @@ Scan Parser::event(const char*& p, const char* end)
         std::int64_t bound = -1;
         if (!l.startNs.empty() && l.startNs.back() <= tsNs && tsNs <= l.endNs.back())
             bound = std::int64_t(l.startNs.size()) - 1;
-        m_flows.push_back({key, bound >= 0 ? bound : tsNs, lane, catId,
-                           std::uint8_t((ph == 's' ? 1 : 0) | (bound >= 0 ? 2 : 0))});
+        m_flows.push_back(
+            {key, bound >= 0 ? bound : tsNs, std::uint32_t(lane), bound >= 0, ph == 's', catId});
         return Scan::Ok;
     }
     if (ph != 'X' && ph != 'B' && ph != 'E' && ph != 'i' && ph != 'I') {
@@ -914,7 +986,7 @@ Scan Parser::event(const char*& p, const char* end)
             if (q < argsEnd && *q == ':') {
                 q = json::skipWs(q + 1, argsEnd);
                 if (json::scanNumber(q, argsEnd, tok) == Scan::Ok && json::toInt64(tok, corr))
-                    m_launches.push_back({li, index, corr});
+                    m_launches.push_back({li, std::uint32_t(index), corr});
             }
         }
     }
@@ -1108,6 +1180,20 @@ void Parser::finish()
 
 namespace {
 
+// A read frees its transient columns (flow points, launches, the window) at the end, but glibc
+// keeps freed heap pages mapped below its (self-raising) mmap threshold: after a 10 M-event
+// trace that is about 15 bytes per stored event of resident memory nobody uses (bench/
+// scan_bench). Large reads hand them back; small ones are not worth the walk over the heap.
+KinetoReadResult parse(Stream& in, EventStore& out, const KinetoReader::Options& options)
+{
+    KinetoReadResult r = Parser(in, out, options).run();
+#ifdef __GLIBC__
+    constexpr std::int64_t kTrimAfterBytes = std::int64_t(64) << 20;
+    if (r.bytes >= kTrimAfterBytes) malloc_trim(0);
+#endif
+    return r;
+}
+
 KinetoReadResult readDescriptor(int fd, const std::string& path, EventStore& out,
                                 const KinetoReader::Options& options)
 {
@@ -1118,8 +1204,7 @@ KinetoReadResult readDescriptor(int fd, const std::string& path, EventStore& out
         r.message = "cannot open the file";
         return r;
     }
-    Parser parser(in, out, options);
-    KinetoReadResult r = parser.run();
+    KinetoReadResult r = parse(in, out, options);
     if (r.status == SourceStatus::Error && !in.isCompressed() && path.size() > 3 &&
         path.compare(path.size() - 3, 3, ".gz") == 0)
         r.message = "not gzip-compressed despite the .gz name; read as plain text: " + r.message;
@@ -1158,8 +1243,7 @@ KinetoReadResult KinetoReader::readBytes(std::string_view data, EventStore& out,
                                          const Options& options)
 {
     MemStream in(data);
-    Parser parser(in, out, options);
-    return parser.run();
+    return parse(in, out, options);
 }
 
 namespace {

@@ -32,8 +32,9 @@ class KinetoReader {
 public:
     // Per-source limits, so one huge or hostile file cannot take all the memory: reading stops
     // at whichever comes first and the source is Truncated, keeping what was read. The defaults
-    // fit a 16 GB desktop: 50 M events are about 3 GB in the store (about 59 bytes an event,
-    // BENCHMARKS.md), and 16 GB inflated is far more than such a trace's text.
+    // fit a 16 GB desktop: 50 M events are about 1.8 GB in the store (35 bytes an event once read,
+    // 67 at the peak of reading; BENCHMARKS.md), and 16 GB inflated is far more than such a
+    // trace's text.
     struct Budget {
         std::int64_t maxEvents = 50'000'000;
         std::int64_t maxInflatedBytes = std::int64_t(16) << 30;

@@ -139,6 +139,7 @@ private Q_SLOTS:
     void exactTimestamps_data();
     void exactTimestamps();
     void exactTimestampsThroughTheReader();
+    void namesAndCategoriesEventByEvent();
     void deviceCategoriesAreDeviceLanes();
     void mtiaTraceHasDeviceLanes();
     void budgetStopsTheSource_data();
@@ -513,6 +514,67 @@ void TestKinetoReader::exactTimestampsThroughTheReader()
              std::int64_t(1735632360000000000 + 4203669604595407));
     QCOMPARE(relative.store.lanes.at(0).endNs.at(0),
              std::int64_t(1735632360000000000 + 4203669604613811));
+}
+
+// Names of every length up to 70 bytes, plain and with an escape at every position (the string
+// scan reads 16 bytes at a time), names that share their length and first and last 8 bytes (the
+// interning cache's tag), and more categories in turn than the reader remembers at once: each
+// event's name as nlohmann_json decodes it, and its category by the cat rules of eventstore.h.
+void TestKinetoReader::namesAndCategoriesEventByEvent()
+{
+    const std::vector<std::pair<std::string, EventCategory>> cats = {
+        {"kernel", EventCategory::Kernel},
+        {"cpu_op", EventCategory::CpuOp},
+        {"KERNEL", EventCategory::Kernel},
+        {"gpu_memcpy", EventCategory::Memcpy},
+        {"cuda_runtime", EventCategory::Runtime},
+        {"python_function", EventCategory::PythonFunction},
+        {"user_annotation", EventCategory::UserAnnotation},
+        {"gpu_user_annotation", EventCategory::UserAnnotation},
+        {"Memset", EventCategory::Memset},
+        {"something_else", EventCategory::Other},
+        {"", EventCategory::Other}};
+    std::vector<std::string> names; // as JSON string contents
+    for (int len = 0; len <= 70; ++len) {
+        std::string plain;
+        for (int i = 0; i < len; ++i)
+            plain += char('a' + (i * 7 + len) % 26);
+        names.push_back(plain);
+        for (int at = 0; at <= len; ++at)
+            for (const char* esc : {"\\\"", "\\\\", "\\u00e9", "\\n"})
+                names.push_back(plain.substr(0, std::size_t(at)) + esc +
+                                plain.substr(std::size_t(at)));
+    }
+    for (char middle = 'A'; middle <= 'H'; ++middle)
+        names.push_back("headhead" + std::string(20, middle) + "tailtail");
+    std::string text = "{\"traceEvents\": [";
+    for (std::size_t i = 0; i < names.size() * 2; ++i) {
+        // Each name twice, the second time after the others, so both cache hits and misses run.
+        const std::string& name = names[i % names.size()];
+        const std::string& cat = cats[i % cats.size()].first;
+        text += (i ? ",\n" : "") + std::string("{\"ph\": \"X\", \"cat\": \"") + cat +
+                "\", \"name\": \"x" + name + "\", \"pid\": 1, \"tid\": " + std::to_string(i % 3) +
+                ", \"ts\": " + std::to_string(1000 + i) + ", \"dur\": 0.5}";
+    }
+    text += "]}";
+    const auto doc = nlohmann::json::parse(text);
+    const Read r = readText(text);
+    QCOMPARE(r.result.status, SourceStatus::Ok);
+    QCOMPARE(r.result.events, std::int64_t(names.size() * 2));
+    // Every event has its own start: find it by the start.
+    std::map<std::int64_t, std::pair<std::string, EventCategory>> stored;
+    for (const Lane& lane : r.store.lanes)
+        for (std::size_t i = 0; i < lane.size(); ++i)
+            stored[lane.startNs[i]] = {std::string(r.store.strings.view(lane.nameId[i])),
+                                       lane.category[i]};
+    const auto& events = doc.at("traceEvents");
+    QCOMPARE(stored.size(), events.size());
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const auto it = stored.find(std::int64_t(1000 + i) * 1000);
+        QVERIFY(it != stored.end());
+        QCOMPARE(it->second.first, events[i].at("name").get<std::string>());
+        QCOMPARE(it->second.second, cats[i % cats.size()].second);
+    }
 }
 
 void TestKinetoReader::deviceCategoriesAreDeviceLanes()

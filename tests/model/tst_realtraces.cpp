@@ -12,6 +12,8 @@
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <tuple>
+#include <vector>
 #include <zlib.h>
 
 using namespace rankscope;
@@ -138,6 +140,9 @@ struct Truth {
     int worldSize = 0;
     bool gpu = false;
     std::int64_t windowNs = 0, computeNs = 0, commNs = 0, memNs = 0, idleNs = 0, overlapNs = 0;
+    // Every event as written: (start, name) of X, i/I and B; (start, end, name) of X.
+    std::vector<std::pair<std::int64_t, std::string>> starts;
+    std::vector<std::tuple<std::int64_t, std::int64_t, std::string>> spans;
 };
 
 Truth truthOf(const QString& path)
@@ -163,10 +168,12 @@ Truth truthOf(const QString& path)
                                      : 0;
         t.firstNs = std::min(t.firstNs, start);
         t.lastNs = std::max(t.lastNs, start + dur);
+        const std::string name = e.value("name", "");
+        t.starts.emplace_back(start, name);
         if (ph != "X") continue;
+        t.spans.emplace_back(start, start + dur, name);
         std::string cat = e.value("cat", "");
         std::transform(cat.begin(), cat.end(), cat.begin(), ::tolower);
-        const std::string name = e.value("name", "");
         const bool kernel = cat == "kernel" || cat == "mtia_ccp_events" || endsWith(cat, "_kernel");
         const bool copy = cat == "memcpy" || cat == "memset" || endsWith(cat, "_memcpy") ||
                           endsWith(cat, "_memset");
@@ -201,6 +208,8 @@ Truth truthOf(const QString& path)
 struct Stored {
     std::int64_t deviceEvents = 0, commKernels = 0;
     std::int64_t firstNs = INT64_MAX, lastNs = INT64_MIN;
+    std::vector<std::pair<std::int64_t, std::string>> starts;
+    std::vector<std::tuple<std::int64_t, std::int64_t, std::string>> spans;
 };
 
 Stored storedOf(const EventStore& store)
@@ -208,6 +217,9 @@ Stored storedOf(const EventStore& store)
     Stored s;
     for (const Lane& lane : store.lanes) {
         for (std::size_t i = 0; i < lane.size(); ++i) {
+            const std::string name(store.strings.view(lane.nameId[i]));
+            s.starts.emplace_back(lane.startNs[i], name);
+            s.spans.emplace_back(lane.startNs[i], lane.endNs[i], name);
             s.firstNs = std::min(s.firstNs, lane.startNs[i]);
             s.lastNs = std::max(s.lastNs, lane.endNs[i]);
             if (lane.kind != LaneKind::GpuStream) continue;
@@ -278,6 +290,16 @@ void TestRealTraces::everyFile()
     QCOMPARE(s.commKernels, truth.commKernels);
     QCOMPARE(s.firstNs, truth.firstNs);
     QCOMPARE(s.lastNs, truth.lastNs);
+    // Event by event: every start and name as written (to the ns), and every X span whole.
+    Truth sortedTruth = truth;
+    Stored sortedStore = s;
+    std::sort(sortedTruth.starts.begin(), sortedTruth.starts.end());
+    std::sort(sortedStore.starts.begin(), sortedStore.starts.end());
+    QVERIFY(sortedStore.starts == sortedTruth.starts);
+    std::sort(sortedTruth.spans.begin(), sortedTruth.spans.end());
+    std::sort(sortedStore.spans.begin(), sortedStore.spans.end());
+    QVERIFY(std::includes(sortedStore.spans.begin(), sortedStore.spans.end(),
+                          sortedTruth.spans.begin(), sortedTruth.spans.end()));
 
     const std::vector<RankTimeBreakdown> bd = TimeBreakdown::compute(store);
     QCOMPARE(int(bd.size()), 1);
