@@ -2,6 +2,8 @@
 
 #include "model/tracesession.h"
 #include "model/zoomstate.h"
+#include "views/timeline/timelinelayout.h"
+#include "views/timeline/timelinepainter.h"
 
 #include <QAbstractScrollArea>
 #include <QColor>
@@ -14,42 +16,22 @@
 
 namespace rankscope {
 
-// One event of the store: lane index and event index inside the lane.
-struct TimelineEventRef {
-    int lane = -1;
-    std::int64_t event = -1;
-    bool isValid() const { return lane >= 0 && event >= 0; }
-    bool operator==(const TimelineEventRef&) const = default;
-};
-
-// A finding drawn over the timeline. Times are on the common clock (raw + the rank's offset);
-// an empty `ranks` means every rank.
-struct TimelineMarker {
-    std::int64_t startNs = 0;
-    std::int64_t endNs = 0;
-    QList<int> ranks;
-    QColor color;
-    QString label;
-    QString id = {}; // what it stands for (a finding id), reported by markerClicked
-};
-
 // Extra key/value details (e.g. the event's args, read back from its source) for the details
 // pane; the main window wires the reader's implementation.
 using TimelineDetailsProvider =
     std::function<QList<QPair<QString, QString>>(const TraceSession&, TimelineEventRef)>;
 
-// Every rank of a session on one zoomable timeline: a group per rank (collapsible) holding a
-// lane per GPU stream (first) and per CPU thread, each as many rows as its nesting depth.
+// Every rank of a session on one zoomable timeline: the input (mouse, keys, scrolling), the
+// selection and find. Which rows exist is TimelineLayout's; drawing them TimelinePainter's.
 class TimelineView : public QAbstractScrollArea {
     Q_OBJECT
 public:
-    static constexpr int kOverviewHeight = 28;
-    static constexpr int kRulerHeight = 22;
-    static constexpr int kHeaderHeight = kOverviewHeight + kRulerHeight;
+    static constexpr int kOverviewHeight = TimelineFrame::kOverviewHeight;
+    static constexpr int kRulerHeight = TimelineFrame::kRulerHeight;
+    static constexpr int kHeaderHeight = TimelineFrame::kHeaderHeight;
     static constexpr int kLabelWidth = 180;
-    static constexpr int kRankHeaderHeight = 20;
-    static constexpr int kRowHeight = 16;
-    static constexpr int kLaneGap = 2;
+    static constexpr int kRankHeaderHeight = TimelineLayout::kRankHeaderHeight;
+    static constexpr int kRowHeight = TimelineLayout::kRowHeight;
 
     explicit TimelineView(QWidget* parent = nullptr);
     ~TimelineView() override;
@@ -73,6 +55,7 @@ public:
     void setRankBanner(int rank, const QString& text); // empty text removes it
     void setRankCollapsed(int rank, bool collapsed);
     bool isRankCollapsed(int rank) const { return m_collapsed.contains(rank); }
+    const TimelineLayout& layout() const { return m_layout; }
     void setDetailsProvider(TimelineDetailsProvider provider);
 
     ZoomState& zoom() { return m_zoom; }
@@ -136,13 +119,7 @@ protected:
     void scrollContentsBy(int dx, int dy) override;
 
 private:
-    struct Row {
-        int y = 0; // content y (before scrolling)
-        int height = 0;
-        int rank = -1;
-        int lane = -1; // -1: the rank's header row
-        int depth = 0;
-    };
+    using Row = TimelineLayout::Row;
     void relayout();
     void updateTraceRange();
     void updateScrollBar();
@@ -151,20 +128,13 @@ private:
     int scrollY() const;
     const Row* rowAt(int viewportY) const;
     std::int64_t offsetOf(int rank) const;
-    QRgb nameColor(StringId id) const;
+    // What the viewport shows, for the painter.
+    TimelineFrame frame() const;
     QRectF eventRect(TimelineEventRef ref) const; // viewport coordinates, min 1 px wide
-    void renderBase();                            // into m_base
-    void renderOverview(QPainter& p);
-    void renderRuler(QPainter& p);
-    void renderLane(QPainter& p, int lane, int firstRow, int lastRow, int yOffset);
     void renderOverlay(QPainter& p);
     void ensureVisible(TimelineEventRef ref);
     void fitSelectionOrAll();
     std::pair<std::int64_t, std::int64_t> collectiveArrival(const CollectiveRecord& c) const;
-    // Viewport x range of marker `m` over `rank`'s group (label included when `withLabel`).
-    std::pair<int, int> markerXRange(const TimelineMarker& m, int rank, bool withLabel) const;
-    // Content y range [top, bottom) of `rank`'s group; top = -1 when the rank is unknown.
-    std::pair<int, int> rankContentRange(int rank) const;
 
     SessionPtr m_session;
     ZoomState m_zoom;
@@ -175,12 +145,8 @@ private:
     QSet<int> m_collapsed;
     TimelineDetailsProvider m_detailsProvider;
 
-    std::vector<int> m_ranks;                  // in order
-    std::vector<std::vector<int>> m_rankLanes; // per m_ranks entry: GPU lanes first
-    std::vector<Row> m_rows;
-    std::vector<int> m_laneRow; // first row index of each lane, -1 when collapsed
-    int m_contentHeight = 0;
-    mutable std::vector<QRgb> m_nameColors;
+    TimelineLayout m_layout;
+    TimelinePainter m_painter;
 
     QHash<qint64, std::size_t> m_collectiveAt; // (lane << 40 | event) -> collective index
     TimelineEventRef m_selected;
@@ -213,10 +179,6 @@ private:
     };
     CacheKey m_baseKey;
     quint64 m_version = 1;
-    // Busy fraction per pixel of the overview strip, recomputed when the width or content change.
-    std::vector<double> m_overviewBusy;
-    int m_overviewWidth = -1;
-    quint64 m_overviewVersion = 0;
 };
 
 } // namespace rankscope

@@ -1,0 +1,80 @@
+#pragma once
+
+#include "model/store/eventstore.h"
+#include "model/zoomstate.h"
+
+#include <QCoreApplication>
+#include <QHash>
+#include <QSet>
+#include <QString>
+#include <utility>
+#include <vector>
+
+namespace rankscope {
+
+// One event of the store: lane index and event index inside the lane.
+struct TimelineEventRef {
+    int lane = -1;
+    std::int64_t event = -1;
+    bool isValid() const { return lane >= 0 && event >= 0; }
+    bool operator==(const TimelineEventRef&) const = default;
+};
+
+// Which rows the detail timeline has and where they are, without a screen: a header row per
+// rank (collapsible), then a lane per GPU stream (first) and per CPU thread, each as many rows
+// as its nesting depth. y is content y: 0 at the first rank's header, before any scrolling.
+class TimelineLayout {
+    Q_DECLARE_TR_FUNCTIONS(TimelineLayout)
+
+public:
+    static constexpr int kRankHeaderHeight = 20;
+    static constexpr int kRowHeight = 16;
+    static constexpr int kLaneGap = 2;
+
+    struct Row {
+        int y = 0;
+        int height = 0;
+        int rank = -1;
+        int lane = -1; // -1: the rank's header row
+        int depth = 0;
+    };
+
+    void build(const EventStore* store, const QSet<int>& collapsedRanks);
+
+    const std::vector<int>& ranks() const { return m_ranks; }
+    // Lanes of ranks()[index] in display order.
+    const std::vector<int>& lanesOfRankIndex(std::size_t index) const { return m_rankLanes[index]; }
+    const std::vector<Row>& rows() const { return m_rows; }
+    int contentHeight() const { return m_contentHeight; }
+    bool isRankCollapsed(int rank) const { return m_collapsed.contains(rank); }
+
+    // Index into rows() of `lane`'s first row, -1 when the lane is not shown.
+    int firstRowOfLane(int lane) const;
+    // Content y of the top of `depth`'s row of `lane`, -1 when not shown.
+    int rowTop(int lane, int depth) const;
+    const Row* rowAt(int contentY) const;
+    // Index into rows() of the first row that ends below `contentY`.
+    std::size_t firstRowEndingBelow(int contentY) const;
+    // Content y range [top, bottom) of `rank`'s group; top = -1 when the rank is unknown.
+    std::pair<int, int> rankContentRange(int rank) const;
+    // Position of `lane` among its rank's lanes (for alternating backgrounds), 0 when unknown.
+    int laneOrdinal(int lane) const;
+    QString laneLabel(int lane) const;
+
+    // The event of `row` nearest to track x `trackX` within two pixels, as drawn at `zoom` with
+    // the row's rank shifted by `offsetNs`; invalid when none.
+    TimelineEventRef eventAt(const Row& row, const ZoomState& zoom, double trackX,
+                             std::int64_t offsetNs) const;
+
+private:
+    const EventStore* m_store = nullptr;
+    QSet<int> m_collapsed;
+    std::vector<int> m_ranks;                  // in order
+    std::vector<std::vector<int>> m_rankLanes; // per m_ranks entry: GPU lanes first
+    std::vector<Row> m_rows;
+    std::vector<int> m_laneRow;     // first row index of each lane, -1 when collapsed
+    std::vector<int> m_laneOrdinal; // position among the rank's lanes
+    int m_contentHeight = 0;
+};
+
+} // namespace rankscope
