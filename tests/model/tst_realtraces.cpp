@@ -3,6 +3,7 @@
 #include "model/analysis/timebreakdown.h"
 #include "model/analysisreport.h"
 #include "model/trace/kinetoreader.h"
+#include "tests/support/gzipfile.h"
 
 #include <QDir>
 #include <QFile>
@@ -12,25 +13,12 @@
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <zlib.h>
 
 using namespace rankscope;
 
 namespace {
 
 const QString kData = QStringLiteral(RANKSCOPE_TEST_DATA);
-
-std::string inflate(const QString& path)
-{
-    gzFile f = gzopen(path.toStdString().c_str(), "rb");
-    std::string out;
-    if (!f) return out;
-    char buf[1 << 16];
-    for (int n; (n = gzread(f, buf, sizeof buf)) > 0;)
-        out.append(buf, std::size_t(n));
-    gzclose(f);
-    return out;
-}
 
 // nlohmann keeps numbers as doubles, which cannot hold epoch-µs timestamps to the ns: quote the
 // numbers of every "ts" and "dur" member first, so they reach the test as their text.

@@ -148,7 +148,26 @@ void TimelinePainter::paint(QPainter& p, QSize size, const TimelineFrame& frame,
     for (auto it = rows.begin() + std::ptrdiff_t(layout.firstRowEndingBelow(sy));
          it != rows.end() && it->y < contentBottom;) {
         const int yv = frame.viewY(it->y);
-        if (it->lane < 0) {
+        const int rowH = TimelineLayout::kRowHeight;
+        if (it->kind == TimelineLayout::RowKind::RankSummary) {
+            // A folded rank: what its lanes' top levels hold, in one row.
+            const std::vector<int> lanes = layout.summaryLanes(it->rank);
+            p.fillRect(labelW, yv, w - labelW, rowH, colors::kBackgroundEven);
+            for (int lane : lanes)
+                paintLane(p, sink, frame, lane, 0, 0, yv);
+            p.fillRect(0, yv, labelW, rowH, colors::kLabelColumn);
+            p.setPen(QColor(90, 90, 100));
+            const bool gpu =
+                !lanes.empty() &&
+                m_session->events.lanes[std::size_t(lanes.front())].kind == LaneKind::GpuStream;
+            const QString text = gpu ? tr("%n GPU stream(s), top level", nullptr, int(lanes.size()))
+                                     : tr("%n thread(s), top level", nullptr, int(lanes.size()));
+            p.drawText(QRect(16, yv, labelW - 20, rowH), Qt::AlignVCenter,
+                       fm.elidedText(text, Qt::ElideRight, labelW - 20));
+            ++it;
+            continue;
+        }
+        if (it->kind == TimelineLayout::RowKind::RankHeader) {
             const int rank = it->rank;
             p.fillRect(0, yv, w, it->height, colors::kRankHeader);
             p.setPen(QColor(40, 40, 60));
@@ -181,9 +200,8 @@ void TimelinePainter::paint(QPainter& p, QSize size, const TimelineFrame& frame,
             lastRow = jt->depth;
             ++jt;
         }
-        const int rowH = TimelineLayout::kRowHeight;
         const int laneTop = yv - firstRow * rowH;
-        const int laneHeight = (m_session->events.lanes[std::size_t(lane)].maxDepth + 1) * rowH;
+        const int laneHeight = layout.shownLevels(lane) * rowH;
         p.fillRect(labelW, laneTop, w - labelW, laneHeight, laneBackground(layout, lane));
         // Grid lines behind the events, one per ruler tick.
         p.setPen(QColor(232, 232, 238));
@@ -194,10 +212,7 @@ void TimelinePainter::paint(QPainter& p, QSize size, const TimelineFrame& frame,
             if (t >= z.visibleStartNs())
                 p.drawLine(frame.xForTime(t), laneTop, frame.xForTime(t), laneTop + laneHeight - 1);
         paintLane(p, sink, frame, lane, firstRow, lastRow, laneTop);
-        p.fillRect(0, laneTop, labelW, laneHeight, colors::kLabelColumn);
-        p.setPen(QColor(30, 30, 30));
-        p.drawText(QRect(16, laneTop, labelW - 20, rowH), Qt::AlignVCenter,
-                   fm.elidedText(layout.laneLabel(lane), Qt::ElideRight, labelW - 20));
+        paintLaneName(p, layout, lane, laneTop, labelW);
         it = jt;
     }
     // Findings, over their ranks' groups.
@@ -268,6 +283,16 @@ void TimelinePainter::paintLane(QPainter& p, const TimelineRectSink& rects,
             const double bw = double(row.bucketNs(level));
             RowRun& run = runs[std::size_t(d - firstRow)];
             const auto n = std::int64_t(buckets.size());
+            // Columns wholly inside events of one name read as one bar: labelled as an event of
+            // that width would be, so a long span keeps its name however many events are in view.
+            int barStart = -1;
+            StringId barName = 0;
+            const auto endBar = [&](int x) {
+                if (barStart >= 0 && x - barStart > 30)
+                    labels.push_back({QRect(labelW + barStart + 3, run.y, x - barStart - 5, run.h),
+                                      barName, nameColor(barName)});
+                barStart = -1;
+            };
             for (int x = 0; x < width; ++x) {
                 const double ta = double(t0 - row.originNs) + x * npp, tb = ta + npp;
                 std::int64_t b0 = std::max<std::int64_t>(0, std::int64_t(std::floor(ta / bw)));
@@ -288,14 +313,24 @@ void TimelinePainter::paintLane(QPainter& p, const TimelineRectSink& rects,
                 }
                 if (best < 0) {
                     flush(run, rects);
+                    endBar(x);
                     continue;
                 }
                 // A pixel where an event starts is at least half shaded, so that instant and
                 // sub-pixel events stay visible however far out the view is.
                 const double shade = std::max(std::min(1.0, busy / npp), starts ? 0.5 : 0.0);
+                const bool full = shade >= 0.999;
+                if (!full || barStart < 0 || dom != barName) {
+                    endBar(x);
+                    if (full) {
+                        barStart = x;
+                        barName = dom;
+                    }
+                }
                 const QRgb c = colors::shadedColumn(nameColor(dom), bg, float(shade));
                 extendOrFlush(run, labelW + x, labelW + x + 1, c, rects);
             }
+            endBar(width);
             flush(run, rects);
         }
     } else {
@@ -441,6 +476,36 @@ void TimelinePainter::paintRuler(QPainter& p, const TimelineFrame& frame, int w)
         p.drawText(QRect(x + 3, y0, kRulerLabelMax, rulerH - 4), Qt::AlignVCenter | Qt::AlignLeft,
                    label);
     }
+}
+
+} // namespace rankscope
+
+namespace rankscope {
+
+void TimelinePainter::paintLaneName(QPainter& p, const TimelineLayout& layout, int lane,
+                                    int laneTop, int labelW)
+{
+    const int rowH = TimelineLayout::kRowHeight;
+    p.fillRect(0, laneTop, labelW, layout.shownLevels(lane) * rowH, colors::kLabelColumn);
+    const QFontMetrics fm = p.fontMetrics();
+    int right = labelW - 4;
+    // How many levels are folded away, and the handle that shows them (or folds the lane).
+    const int hidden = layout.levelCount(lane) - layout.shownLevels(lane);
+    if (hidden > 0) {
+        const QString more = QStringLiteral("+%1").arg(hidden);
+        const int mw = fm.horizontalAdvance(more);
+        p.setPen(QColor(120, 120, 130));
+        p.drawText(QRect(right - mw, laneTop, mw, rowH), Qt::AlignVCenter | Qt::AlignRight, more);
+        right -= mw + 4;
+    }
+    if (layout.isLaneToggleable(lane)) {
+        p.setPen(QColor(90, 90, 100));
+        p.drawText(QRect(4, laneTop, 12, rowH), Qt::AlignVCenter,
+                   hidden > 0 ? QStringLiteral("\u25b8") : QStringLiteral("\u25be"));
+    }
+    p.setPen(QColor(30, 30, 30));
+    p.drawText(QRect(16, laneTop, std::max(0, right - 16), rowH), Qt::AlignVCenter,
+               fm.elidedText(layout.laneName(lane), Qt::ElideMiddle, std::max(0, right - 16)));
 }
 
 } // namespace rankscope

@@ -81,6 +81,9 @@ public:
 private:
     void paintLane(QPainter& p, const TimelineRectSink& sink, const TimelineFrame& frame, int lane,
                    int firstRow, int lastRow, int laneTop);
+    // The lane's name in the label column, with its fold handle and folded level count.
+    void paintLaneName(QPainter& p, const TimelineLayout& layout, int lane, int laneTop,
+                       int labelW);
     void paintOverview(QPainter& p, const TimelineFrame& frame, int width);
     void paintRuler(QPainter& p, const TimelineFrame& frame, int width);
 

@@ -4,11 +4,15 @@
 #include "views/charts/chartdata.h"
 #include "views/timeline/timelinecolors.h"
 
+#include <QFile>
 #include <QFontMetrics>
+#include <QImageWriter>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
+#include <QSvgGenerator>
+#include <QToolTip>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
@@ -76,6 +80,7 @@ TimelineView::~TimelineView() = default;
 void TimelineView::setSession(SessionPtr session)
 {
     m_session = std::move(session);
+    m_toggledLanes.clear(); // lane indices are the old session's
     m_selected = {};
     m_peers.clear();
     m_hover = {};
@@ -183,6 +188,30 @@ void TimelineView::setRankCollapsed(int rank, bool collapsed)
     contentChanged();
 }
 
+void TimelineView::setLaneToggled(int lane, bool toggled)
+{
+    if (toggled == m_toggledLanes.contains(lane)) return;
+    if (toggled)
+        m_toggledLanes.insert(lane);
+    else
+        m_toggledLanes.remove(lane);
+    relayout();
+    contentChanged();
+}
+
+void TimelineView::setLabelWidth(int px)
+{
+    px = std::clamp(px, kMinLabelWidth, std::max(kMinLabelWidth, viewport()->width() / 2));
+    if (px == m_labelWidth) return;
+    const std::int64_t s = m_zoom.visibleStartNs(), e = m_zoom.visibleEndNs();
+    m_labelWidth = px;
+    // The same time range over the narrower or wider track.
+    m_zoom.setWidthPx(trackWidth());
+    m_zoom.setVisibleRange(s, e);
+    contentChanged();
+    Q_EMIT labelWidthChanged(m_labelWidth);
+}
+
 void TimelineView::setDetailsProvider(TimelineDetailsProvider provider)
 {
     m_detailsProvider = std::move(provider);
@@ -210,7 +239,7 @@ void TimelineView::contentChanged()
 
 void TimelineView::relayout()
 {
-    m_layout.build(m_session ? &m_session->events : nullptr, m_collapsed);
+    m_layout.build(m_session ? &m_session->events : nullptr, m_collapsed, m_toggledLanes);
     updateScrollBar();
 }
 
@@ -246,12 +275,12 @@ int TimelineView::scrollY() const
 
 int TimelineView::trackWidth() const
 {
-    return std::max(1, viewport()->width() - kLabelWidth);
+    return std::max(1, viewport()->width() - m_labelWidth);
 }
 
 int TimelineView::xForTime(std::int64_t displayNs) const
 {
-    return kLabelWidth + int(std::floor(m_zoom.timeToX(displayNs)));
+    return m_labelWidth + int(std::floor(m_zoom.timeToX(displayNs)));
 }
 
 int TimelineView::yForLane(int lane, int depth) const
@@ -274,7 +303,7 @@ TimelineFrame TimelineView::frame() const
     f.layout = &m_layout;
     f.zoom = m_zoom;
     f.clock = clock();
-    f.labelWidth = kLabelWidth;
+    f.labelWidth = m_labelWidth;
     f.scrollY = scrollY();
     f.markers = m_markers;
     f.banners = m_banners;
@@ -294,17 +323,12 @@ QColor TimelineView::laneBackground(int lane) const
     return TimelinePainter::laneBackground(m_layout, lane);
 }
 
-QString TimelineView::laneLabel(int lane) const
-{
-    return m_layout.laneLabel(lane);
-}
-
 TimelineEventRef TimelineView::hitTest(QPoint pos) const
 {
-    if (!m_session || pos.x() < kLabelWidth) return {};
+    if (!m_session || pos.x() < m_labelWidth) return {};
     const Row* row = rowAt(pos.y());
     if (!row || row->lane < 0) return {};
-    return m_layout.eventAt(*row, m_zoom, pos.x() - kLabelWidth, offsetOf(row->rank));
+    return m_layout.eventAt(*row, m_zoom, pos.x() - m_labelWidth, offsetOf(row->rank));
 }
 
 QRectF TimelineView::eventRect(TimelineEventRef ref) const
@@ -313,9 +337,9 @@ QRectF TimelineView::eventRect(TimelineEventRef ref) const
     const int y = yForLane(ref.lane, lane.depth[std::size_t(ref.event)]);
     if (y < 0) return {};
     const std::int64_t off = offsetOf(lane.rank);
-    const double x1 = kLabelWidth + m_zoom.timeToX(lane.startNs[std::size_t(ref.event)] + off);
+    const double x1 = m_labelWidth + m_zoom.timeToX(lane.startNs[std::size_t(ref.event)] + off);
     const double x2 =
-        std::max(x1 + 1, kLabelWidth + m_zoom.timeToX(lane.endNs[std::size_t(ref.event)] + off));
+        std::max(x1 + 1, m_labelWidth + m_zoom.timeToX(lane.endNs[std::size_t(ref.event)] + off));
     return QRectF(x1, y - kRowHeight / 2 + 1, x2 - x1, kRowHeight - 2);
 }
 
@@ -397,7 +421,7 @@ QString TimelineView::selectionDetailsHtml() const
                        .arg(esc(qstr(store.strings.view(lane.nameId[i]))));
     html += line(tr("Category"), QString::fromLatin1(categoryLabel(lane.category[i])));
     html += line(tr("Rank"), QString::number(lane.rank));
-    html += line(tr("Lane"), laneLabel(m_selected.lane));
+    html += line(tr("Lane"), m_layout.laneName(m_selected.lane));
     html += line(tr("Start"), ZoomState::formatNs(startNs - m_zoom.traceStartNs(), 1) +
                                   tr(" (raw %1 ns)").arg(lane.startNs[i]));
     html +=
@@ -604,7 +628,7 @@ void TimelineView::selectRank(int rank)
 
 int TimelineView::markerAt(QPoint pos) const
 {
-    if (!m_session || pos.x() < kLabelWidth || pos.y() < kHeaderHeight) return -1;
+    if (!m_session || pos.x() < m_labelWidth || pos.y() < kHeaderHeight) return -1;
     const Row* row = rowAt(pos.y());
     if (!row) return -1;
     const bool header = row->lane < 0;
@@ -616,7 +640,7 @@ int TimelineView::markerAt(QPoint pos) const
         if (!m.ranks.isEmpty() && !m.ranks.contains(row->rank)) continue;
         const auto [x1, x2] = TimelinePainter::markerXRange(f, m, row->rank, header,
                                                             viewport()->width(), fontMetrics());
-        if (x2 > kLabelWidth && pos.x() >= x1 && pos.x() < x2) return i;
+        if (x2 > m_labelWidth && pos.x() >= x1 && pos.x() < x2) return i;
     }
     return -1;
 }
@@ -624,7 +648,11 @@ int TimelineView::markerAt(QPoint pos) const
 void TimelineView::ensureVisible(TimelineEventRef ref)
 {
     const Lane& lane = m_session->events.lanes[std::size_t(ref.lane)];
-    if (m_collapsed.remove(lane.rank)) {
+    // Its rank unfolded and its level shown.
+    const bool unfold = m_collapsed.remove(lane.rank);
+    if (lane.depth[std::size_t(ref.event)] >= m_layout.shownLevels(ref.lane))
+        m_toggledLanes.insert(ref.lane);
+    if (unfold || lane.depth[std::size_t(ref.event)] >= m_layout.shownLevels(ref.lane)) {
         relayout();
         contentChanged();
     }
@@ -678,6 +706,74 @@ void TimelineView::paintEvent(QPaintEvent*)
     renderOverlay(p);
 }
 
+TimelineFrame TimelineView::wholeTimelineFrame() const
+{
+    TimelineFrame f = frame();
+    f.scrollY = 0;
+    // Room for every lane's name in full, the track as wide as on screen.
+    QFontMetrics fm(font());
+    int widest = 0;
+    if (m_session)
+        for (std::size_t lane = 0; lane < m_session->events.lanes.size(); ++lane)
+            widest = std::max(widest, fm.horizontalAdvance(m_layout.laneName(int(lane))));
+    f.labelWidth = std::clamp(widest + 60, m_labelWidth, kMaxExportLabelWidth);
+    return f;
+}
+
+QSize TimelineView::wholeTimelineSize() const
+{
+    const TimelineFrame f = wholeTimelineFrame();
+    return {f.labelWidth + f.zoom.widthPx(), kHeaderHeight + m_layout.contentHeight()};
+}
+
+bool TimelineView::exportPng(const QString& path, QString* error)
+{
+    const QSize size = wholeTimelineSize();
+    if (qint64(size.width()) * size.height() * 4 > kMaxExportPngBytes) {
+        if (error)
+            *error = tr("The whole timeline is %1 × %2 px, too large for a PNG: export it as SVG, "
+                        "or fold ranks first.")
+                         .arg(size.width())
+                         .arg(size.height());
+        return false;
+    }
+    QImage image(size, QImage::Format_RGB32);
+    {
+        QPainter p(&image);
+        p.setFont(font());
+        p.setPen(palette().color(QPalette::WindowText));
+        m_painter.paint(p, size, wholeTimelineFrame(), &image);
+    }
+    QImageWriter writer(path, "png");
+    if (writer.write(image)) return true;
+    if (error) *error = writer.errorString();
+    return false;
+}
+
+bool TimelineView::exportSvg(const QString& path, QString* error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        if (error) *error = file.errorString();
+        return false;
+    }
+    const QSize size = wholeTimelineSize();
+    QSvgGenerator svg;
+    svg.setOutputDevice(&file);
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(), size));
+    svg.setTitle(tr("RankScope timeline"));
+    {
+        QPainter p(&svg);
+        p.setFont(font());
+        p.setPen(palette().color(QPalette::WindowText));
+        m_painter.paint(p, size, wholeTimelineFrame());
+    }
+    if (file.error() == QFileDevice::NoError && file.flush()) return true;
+    if (error) *error = file.errorString();
+    return false;
+}
+
 QImage TimelineView::renderImage()
 {
     QImage image(viewport()->size(), QImage::Format_RGB32);
@@ -689,7 +785,7 @@ void TimelineView::renderOverlay(QPainter& p)
 {
     if (!m_session) return;
     const int w = viewport()->width(), h = viewport()->height();
-    p.setClipRect(kLabelWidth, kHeaderHeight, w - kLabelWidth, h - kHeaderHeight);
+    p.setClipRect(m_labelWidth, kHeaderHeight, w - m_labelWidth, h - kHeaderHeight);
     const EventStore& store = m_session->events;
     // The same collective on every rank, and the arrival skew between first and last.
     if (!m_peers.empty()) {
@@ -719,13 +815,13 @@ void TimelineView::renderOverlay(QPainter& p)
             const QString text = tr("arrival skew %1").arg(ZoomState::formatDuration(last - first));
             const QFontMetrics fm(font());
             const int tw = fm.horizontalAdvance(text) + 10;
-            const QRect box(std::clamp(x1 + 4, kLabelWidth, std::max(kLabelWidth, w - tw)),
+            const QRect box(std::clamp(x1 + 4, m_labelWidth, std::max(m_labelWidth, w - tw)),
                             kOverviewHeight + 1, tw, kRulerHeight - 3);
-            p.setClipRect(kLabelWidth, kOverviewHeight, w - kLabelWidth, kRulerHeight);
+            p.setClipRect(m_labelWidth, kOverviewHeight, w - m_labelWidth, kRulerHeight);
             p.fillRect(box, colors::kArrivalSkew);
             p.setPen(Qt::white);
             p.drawText(box, Qt::AlignCenter, text);
-            p.setClipRect(kLabelWidth, kHeaderHeight, w - kLabelWidth, h - kHeaderHeight);
+            p.setClipRect(m_labelWidth, kHeaderHeight, w - m_labelWidth, h - kHeaderHeight);
         }
     }
     if (m_selectedRank >= 0) {
@@ -735,7 +831,7 @@ void TimelineView::renderOverlay(QPainter& p)
             p.setClipRect(0, kHeaderHeight, w, h - kHeaderHeight);
             p.setPen(QPen(colors::kSelection, 2));
             p.drawRect(QRect(1, kHeaderHeight + top - sy + 1, w - 2, bottom - top - 2));
-            p.setClipRect(kLabelWidth, kHeaderHeight, w - kLabelWidth, h - kHeaderHeight);
+            p.setClipRect(m_labelWidth, kHeaderHeight, w - m_labelWidth, h - kHeaderHeight);
         }
     }
     if (m_selected.isValid()) {
@@ -778,7 +874,7 @@ void TimelineView::renderOverlay(QPainter& p)
             QStringLiteral("  ") + ZoomState::formatDuration(lane.endNs[i] - lane.startNs[i]);
         const QRectF er = eventRect(m_hover);
         const int tw = fm.horizontalAdvance(text) + 10;
-        int x = std::clamp(m_mouseX + 12, kLabelWidth, std::max(kLabelWidth, w - tw));
+        int x = std::clamp(m_mouseX + 12, m_labelWidth, std::max(m_labelWidth, w - tw));
         int y = int(er.bottom()) + 4;
         if (y + fm.height() + 4 > h) y = int(er.top()) - fm.height() - 8;
         const QRect box(x, y, tw, fm.height() + 4);
@@ -809,19 +905,27 @@ void TimelineView::mousePressEvent(QMouseEvent* event)
     if (event->button() != Qt::LeftButton || !m_session) return;
     const QPoint pos = event->position().toPoint();
     m_pressPos = m_lastPos = pos;
-    if (pos.y() < kOverviewHeight && pos.x() >= kLabelWidth) {
+    if (pos.y() < kOverviewHeight && pos.x() >= m_labelWidth) {
         m_drag = Drag::Overview;
         mouseMoveEvent(event);
         return;
     }
-    if (pos.x() < kLabelWidth) {
-        if (const Row* row = rowAt(pos.y()); row && row->lane < 0)
+    if (onLabelEdge(pos)) {
+        m_drag = Drag::ResizeLabels;
+        return;
+    }
+    if (pos.x() < m_labelWidth) {
+        const Row* row = rowAt(pos.y());
+        if (!row) return;
+        if (row->kind != TimelineLayout::RowKind::Lane)
             setRankCollapsed(row->rank, !isRankCollapsed(row->rank));
+        else if (m_layout.isLaneToggleable(row->lane))
+            setLaneToggled(row->lane, !m_toggledLanes.contains(row->lane));
         return;
     }
     if (event->modifiers() & Qt::ShiftModifier) {
         m_drag = Drag::Measure;
-        m_measureStartNs = m_zoom.xToTime(pos.x() - kLabelWidth);
+        m_measureStartNs = m_zoom.xToTime(pos.x() - m_labelWidth);
         m_zoom.setSelection(m_measureStartNs, m_measureStartNs);
         viewport()->update();
         return;
@@ -842,11 +946,11 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
         break;
     }
     case Drag::Measure:
-        m_zoom.setSelection(m_measureStartNs, m_zoom.xToTime(pos.x() - kLabelWidth));
+        m_zoom.setSelection(m_measureStartNs, m_zoom.xToTime(pos.x() - m_labelWidth));
         viewport()->update();
         break;
     case Drag::Overview: {
-        const double frac = double(pos.x() - kLabelWidth) / trackWidth();
+        const double frac = double(pos.x() - m_labelWidth) / trackWidth();
         const auto centre =
             m_zoom.traceStartNs() +
             std::int64_t(frac * double(m_zoom.traceEndNs() - m_zoom.traceStartNs()));
@@ -854,7 +958,14 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
         setVisibleRange(centre - span / 2, centre - span / 2 + span);
         break;
     }
+    case Drag::ResizeLabels:
+        setLabelWidth(pos.x());
+        break;
     case Drag::None: {
+        if (onLabelEdge(pos))
+            viewport()->setCursor(Qt::SplitHCursor);
+        else
+            viewport()->unsetCursor();
         const TimelineEventRef hover = hitTest(pos);
         if (!(hover == m_hover)) {
             m_hover = hover;
@@ -890,12 +1001,12 @@ void TimelineView::wheelEvent(QWheelEvent* event)
     if (delta == 0) return;
     // Over the labels, or with Shift, the wheel scrolls the lanes; over the tracks it zooms at
     // the cursor, as in Perfetto.
-    if (pos.x() < kLabelWidth || (event->modifiers() & Qt::ShiftModifier)) {
+    if (pos.x() < m_labelWidth || (event->modifiers() & Qt::ShiftModifier)) {
         verticalScrollBar()->setValue(scrollY() - delta / 2);
         return;
     }
     const std::int64_t s = m_zoom.visibleStartNs(), e = m_zoom.visibleEndNs();
-    m_zoom.zoomAt(pos.x() - kLabelWidth, std::pow(kZoomStep, delta / 120.0));
+    m_zoom.zoomAt(pos.x() - m_labelWidth, std::pow(kZoomStep, delta / 120.0));
     rangeMaybeChanged(s, e);
     event->accept();
 }
@@ -903,8 +1014,8 @@ void TimelineView::wheelEvent(QWheelEvent* event)
 void TimelineView::keyPressEvent(QKeyEvent* event)
 {
     const std::int64_t s = m_zoom.visibleStartNs(), e = m_zoom.visibleEndNs();
-    const bool cursorInTracks = m_mouseX >= kLabelWidth && m_mouseX < viewport()->width();
-    const double anchorX = cursorInTracks ? m_mouseX - kLabelWidth : trackWidth() / 2.0;
+    const bool cursorInTracks = m_mouseX >= m_labelWidth && m_mouseX < viewport()->width();
+    const double anchorX = cursorInTracks ? m_mouseX - m_labelWidth : trackWidth() / 2.0;
     if (event->matches(QKeySequence::Find)) {
         Q_EMIT findRequested();
         return;
@@ -941,6 +1052,39 @@ void TimelineView::keyPressEvent(QKeyEvent* event)
         return;
     }
     rangeMaybeChanged(s, e);
+}
+
+bool TimelineView::onLabelEdge(QPoint pos) const
+{
+    // Inside the column, so that the track's first pixels stay clickable.
+    return pos.y() >= kHeaderHeight && pos.x() < m_labelWidth && pos.x() >= m_labelWidth - 5;
+}
+
+bool TimelineView::viewportEvent(QEvent* event)
+{
+    if (event->type() != QEvent::ToolTip || !m_session)
+        return QAbstractScrollArea::viewportEvent(event);
+    // The name column: a lane's full name and metadata, what a click does.
+    const auto* help = static_cast<QHelpEvent*>(event);
+    const Row* row = help->pos().x() < m_labelWidth ? rowAt(help->pos().y()) : nullptr;
+    QString text;
+    if (row && row->kind == TimelineLayout::RowKind::Lane) {
+        text = m_layout.laneDescription(row->lane);
+        if (m_layout.isLaneToggleable(row->lane))
+            text += QLatin1Char('\n') +
+                    (m_layout.shownLevels(row->lane) < m_layout.levelCount(row->lane)
+                         ? tr("Click to show all levels.")
+                         : tr("Click to fold to one row."));
+    } else if (row) {
+        text = isRankCollapsed(row->rank)
+                   ? tr("Rank %1: click to unfold.").arg(row->rank)
+                   : tr("Rank %1: click to fold to one summary row.").arg(row->rank);
+    }
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(help->globalPos(), text, viewport());
+    return true;
 }
 
 void TimelineView::leaveEvent(QEvent* event)

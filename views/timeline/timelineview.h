@@ -29,7 +29,11 @@ public:
     static constexpr int kOverviewHeight = TimelineFrame::kOverviewHeight;
     static constexpr int kRulerHeight = TimelineFrame::kRulerHeight;
     static constexpr int kHeaderHeight = TimelineFrame::kHeaderHeight;
-    static constexpr int kLabelWidth = 180;
+    static constexpr int kLabelWidth = 180; // the name column's width until it is dragged
+    static constexpr int kMinLabelWidth = 80;
+    static constexpr int kMaxExportLabelWidth = 600;
+    // A PNG of the whole timeline is held in memory first; above this an SVG is the way.
+    static constexpr qint64 kMaxExportPngBytes = qint64(1) << 30;
     static constexpr int kRankHeaderHeight = TimelineLayout::kRankHeaderHeight;
     static constexpr int kRowHeight = TimelineLayout::kRowHeight;
 
@@ -56,6 +60,11 @@ public:
     void setRankCollapsed(int rank, bool collapsed);
     bool isRankCollapsed(int rank) const { return m_collapsed.contains(rank); }
     const TimelineLayout& layout() const { return m_layout; }
+    // Shows `lane` the other way from its default (TimelineLayout); a click on its name does.
+    void setLaneToggled(int lane, bool toggled);
+    // The name column's width (dragging its edge changes it); the track starts there.
+    int labelWidth() const { return m_labelWidth; }
+    void setLabelWidth(int px);
     void setDetailsProvider(TimelineDetailsProvider provider);
 
     ZoomState& zoom() { return m_zoom; }
@@ -70,7 +79,6 @@ public:
     TimelineEventRef hitTest(QPoint viewportPos) const;
     QColor colorForEvent(TimelineEventRef ref) const;
     QColor laneBackground(int lane) const;
-    QString laneLabel(int lane) const;
 
     void select(TimelineEventRef ref);
     TimelineEventRef selected() const { return m_selected; }
@@ -97,6 +105,12 @@ public:
 
     // The current view as an image (what the user sees, overlays included).
     QImage renderImage();
+    // The whole timeline, every rank and lane, over the time range in view, with every lane's
+    // name in full: its size, and the picture written as PNG or SVG (false, with the reason in
+    // `error`, when it cannot be written).
+    QSize wholeTimelineSize() const;
+    bool exportPng(const QString& path, QString* error = nullptr);
+    bool exportSvg(const QString& path, QString* error = nullptr);
 
 Q_SIGNALS:
     void selectionChanged(rankscope::TimelineEventRef ref);
@@ -106,6 +120,7 @@ Q_SIGNALS:
     void markerClicked(int index, const QString& id);
     // The offsets or their use changed: times shown elsewhere must follow clock().
     void clockChanged();
+    void labelWidthChanged(int px);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -117,10 +132,12 @@ protected:
     void keyPressEvent(QKeyEvent* event) override;
     void leaveEvent(QEvent* event) override;
     void scrollContentsBy(int dx, int dy) override;
+    bool viewportEvent(QEvent* event) override;
 
 private:
     using Row = TimelineLayout::Row;
     void relayout();
+    bool onLabelEdge(QPoint viewportPos) const;
     void updateTraceRange();
     void updateScrollBar();
     void contentChanged();
@@ -130,6 +147,7 @@ private:
     std::int64_t offsetOf(int rank) const;
     // What the viewport shows, for the painter.
     TimelineFrame frame() const;
+    TimelineFrame wholeTimelineFrame() const;
     QRectF eventRect(TimelineEventRef ref) const; // viewport coordinates, min 1 px wide
     void renderOverlay(QPainter& p);
     void ensureVisible(TimelineEventRef ref);
@@ -143,6 +161,8 @@ private:
     QList<TimelineMarker> m_markers;
     QHash<int, QString> m_banners;
     QSet<int> m_collapsed;
+    QSet<int> m_toggledLanes;
+    int m_labelWidth = kLabelWidth;
     TimelineDetailsProvider m_detailsProvider;
 
     TimelineLayout m_layout;
@@ -161,7 +181,7 @@ private:
     int m_currentHit = -1;
 
     // Interaction state.
-    enum class Drag { None, Pan, Measure, Overview };
+    enum class Drag { None, Pan, Measure, Overview, ResizeLabels };
     Drag m_drag = Drag::None;
     QPoint m_pressPos;
     QPoint m_lastPos;
