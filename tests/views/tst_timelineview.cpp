@@ -646,6 +646,9 @@ private Q_SLOTS:
         const QString pngPath = dir.filePath(QStringLiteral("timeline.png"));
         QVERIFY2(panel.exportPng(pngPath, &error), qPrintable(error));
         const QImage png(pngPath);
+        QVERIFY(png.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/timeline_export.png")));
+        QFile::remove(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/timeline_export.svg"));
+        QVERIFY(QFile::copy(svgPath, QStringLiteral(RANKSCOPE_TEST_OUTPUT "/timeline_export.svg")));
         QCOMPARE(png.height(), TimelineView::kHeaderHeight + layout.contentHeight());
         QVERIFY(png.height() > 2 * view->viewport()->height());
         const int lastLane = layout.lanesOfRankIndex(layout.ranks().size() - 1).back();

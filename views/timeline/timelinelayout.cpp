@@ -91,7 +91,8 @@ void TimelineLayout::nameLanes()
                 const QString stream = !thread.isEmpty()  ? thread
                                        : !given.isEmpty() ? given
                                                           : tr("stream %1").arg(lane.tid);
-                name = device + QStringLiteral(" · ") + stream;
+                // A source name that already says the device ("GPU 0 stream 7") keeps it once.
+                name = stream.contains(device) ? stream : device + QStringLiteral(" · ") + stream;
             } else {
                 name = !thread.isEmpty()  ? thread
                        : !given.isEmpty() ? given

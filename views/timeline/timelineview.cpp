@@ -101,6 +101,7 @@ void TimelineView::setSession(SessionPtr session)
         }
     }
     relayout();
+    fitLabelWidth();
     updateTraceRange();
     if (!m_findText.isEmpty()) {
         const QString text = m_findText;
@@ -199,9 +200,25 @@ void TimelineView::setLaneToggled(int lane, bool toggled)
     contentChanged();
 }
 
+int TimelineView::widestLaneName() const
+{
+    const QFontMetrics fm(font());
+    int widest = 0;
+    if (m_session)
+        for (std::size_t lane = 0; lane < m_session->events.lanes.size(); ++lane)
+            widest = std::max(widest, fm.horizontalAdvance(m_layout.laneName(int(lane))));
+    return widest;
+}
+
+void TimelineView::fitLabelWidth()
+{
+    // The names in full where they are short enough: the handle before, "+N" levels after.
+    setLabelWidth(std::clamp(widestLaneName() + 60, int(kLabelWidth), int(kMaxFitLabelWidth)));
+}
+
 void TimelineView::setLabelWidth(int px)
 {
-    px = std::clamp(px, kMinLabelWidth, std::max(kMinLabelWidth, viewport()->width() / 2));
+    px = std::clamp(px, int(kMinLabelWidth), int(kMaxExportLabelWidth));
     if (px == m_labelWidth) return;
     const std::int64_t s = m_zoom.visibleStartNs(), e = m_zoom.visibleEndNs();
     m_labelWidth = px;
@@ -711,12 +728,7 @@ TimelineFrame TimelineView::wholeTimelineFrame() const
     TimelineFrame f = frame();
     f.scrollY = 0;
     // Room for every lane's name in full, the track as wide as on screen.
-    QFontMetrics fm(font());
-    int widest = 0;
-    if (m_session)
-        for (std::size_t lane = 0; lane < m_session->events.lanes.size(); ++lane)
-            widest = std::max(widest, fm.horizontalAdvance(m_layout.laneName(int(lane))));
-    f.labelWidth = std::clamp(widest + 60, m_labelWidth, kMaxExportLabelWidth);
+    f.labelWidth = std::clamp(widestLaneName() + 60, m_labelWidth, int(kMaxExportLabelWidth));
     return f;
 }
 
@@ -959,7 +971,8 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
         break;
     }
     case Drag::ResizeLabels:
-        setLabelWidth(pos.x());
+        // The track keeps at least half the view.
+        setLabelWidth(std::min(pos.x(), viewport()->width() / 2));
         break;
     case Drag::None: {
         if (onLabelEdge(pos))

@@ -31,6 +31,7 @@ public:
     static constexpr int kHeaderHeight = TimelineFrame::kHeaderHeight;
     static constexpr int kLabelWidth = 180; // the name column's width until it is dragged
     static constexpr int kMinLabelWidth = 80;
+    static constexpr int kMaxFitLabelWidth = 300; // a new session's names fit up to this
     static constexpr int kMaxExportLabelWidth = 600;
     // A PNG of the whole timeline is held in memory first; above this an SVG is the way.
     static constexpr qint64 kMaxExportPngBytes = qint64(1) << 30;
@@ -138,6 +139,8 @@ private:
     using Row = TimelineLayout::Row;
     void relayout();
     bool onLabelEdge(QPoint viewportPos) const;
+    int widestLaneName() const; // px
+    void fitLabelWidth();
     void updateTraceRange();
     void updateScrollBar();
     void contentChanged();
