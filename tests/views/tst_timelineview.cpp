@@ -295,6 +295,15 @@ private Q_SLOTS:
                 {QStringLiteral("stream"), QString::number(ref.lane * 100 + int(ref.event))}};
         });
         QVERIFY(view.selectionDetailsHtml().contains(QStringLiteral("<td>200</td>")));
+        // Folded, rank 0 keeps one row: its GPU stream's kernel, drawn and hit there.
+        view.setRankCollapsed(0, true);
+        QCOMPARE(view.yForLane(0), -1);
+        const int summaryY = TimelineView::kHeaderHeight + view.layout().rankContentRange(0).first +
+                             TimelineView::kRankHeaderHeight + TimelineView::kRowHeight / 2 -
+                             view.verticalScrollBar()->value();
+        const QImage folded = view.viewport()->grab().toImage();
+        QCOMPARE(folded.pixelColor(view.xForTime(900'000), summaryY), view.colorForEvent({0, 0}));
+        QCOMPARE(view.hitTest({view.xForTime(900'000), summaryY}), (TimelineEventRef{0, 0}));
     }
 
     void keyboardAndMouseNavigate()

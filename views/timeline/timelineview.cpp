@@ -344,7 +344,7 @@ TimelineEventRef TimelineView::hitTest(QPoint pos) const
 {
     if (!m_session || pos.x() < m_labelWidth) return {};
     const Row* row = rowAt(pos.y());
-    if (!row || row->lane < 0) return {};
+    if (!row || row->kind == TimelineLayout::RowKind::RankHeader) return {};
     return m_layout.eventAt(*row, m_zoom, pos.x() - m_labelWidth, offsetOf(row->rank));
 }
 
@@ -648,7 +648,7 @@ int TimelineView::markerAt(QPoint pos) const
     if (!m_session || pos.x() < m_labelWidth || pos.y() < kHeaderHeight) return -1;
     const Row* row = rowAt(pos.y());
     if (!row) return -1;
-    const bool header = row->lane < 0;
+    const bool header = row->kind == TimelineLayout::RowKind::RankHeader;
     if (!header && hitTest(pos).isValid()) return -1;
     // The last drawn marker is on top.
     const TimelineFrame f = frame();
@@ -884,7 +884,9 @@ void TimelineView::renderOverlay(QPainter& p)
         const QString text =
             fm.elidedText(qstr(store.strings.view(lane.nameId[i])), Qt::ElideMiddle, 420) +
             QStringLiteral("  ") + ZoomState::formatDuration(lane.endNs[i] - lane.startNs[i]);
-        const QRectF er = eventRect(m_hover);
+        // Under the event's row; in a folded rank's summary row, under the cursor's.
+        QRectF er = eventRect(m_hover);
+        if (er.isNull()) er = QRectF(m_mouseX, m_mouseY - kRowHeight / 2, 1, kRowHeight);
         const int tw = fm.horizontalAdvance(text) + 10;
         int x = std::clamp(m_mouseX + 12, m_labelWidth, std::max(m_labelWidth, w - tw));
         int y = int(er.bottom()) + 4;
@@ -949,6 +951,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
 {
     const QPoint pos = event->position().toPoint();
     m_mouseX = pos.x();
+    m_mouseY = pos.y();
     switch (m_drag) {
     case Drag::Pan: {
         const std::int64_t s = m_zoom.visibleStartNs(), e = m_zoom.visibleEndNs();

@@ -190,6 +190,7 @@ private:
     QPoint m_lastPos;
     std::int64_t m_measureStartNs = 0;
     int m_mouseX = -1;
+    int m_mouseY = -1;
 
     // The frame without overlays, redrawn only when its key changes.
     QImage m_base;
