@@ -583,6 +583,9 @@ void MainWindow::createActions()
     QAction* exportPng =
         file->addAction(tr("Export Timeline &PNG…"), this, &MainWindow::choosePngFile);
     exportPng->setObjectName(QStringLiteral("actionExportTimelinePng"));
+    QAction* exportSvg =
+        file->addAction(tr("Export Timeline S&VG…"), this, &MainWindow::chooseSvgFile);
+    exportSvg->setObjectName(QStringLiteral("actionExportTimelineSvg"));
     QAction* exportReport =
         file->addAction(tr("Export &Report…"), this, &MainWindow::chooseReportFile);
     exportReport->setObjectName(QStringLiteral("actionExportReport"));
@@ -744,6 +747,15 @@ void MainWindow::choosePngFile()
         QMessageBox::warning(this, tr("Export failed"), error);
 }
 
+void MainWindow::chooseSvgFile()
+{
+    const QString path = chooseExportFile(tr("Export Timeline SVG"), QStringLiteral("timeline.svg"),
+                                          tr("SVG drawings (*.svg)"));
+    QString error;
+    if (!path.isEmpty() && !exportTimelineSvg(path, &error))
+        QMessageBox::warning(this, tr("Export failed"), error);
+}
+
 bool MainWindow::exportChromeTrace(const QString& path, QString* error)
 {
     if (!mayExport(path, error)) return false;
@@ -758,6 +770,12 @@ bool MainWindow::exportTimelinePng(const QString& path, QString* error)
 {
     if (!mayExport(path, error)) return false;
     return m_timeline->exportPng(path, error);
+}
+
+bool MainWindow::exportTimelineSvg(const QString& path, QString* error)
+{
+    if (!mayExport(path, error)) return false;
+    return m_timeline->exportSvg(path, error);
 }
 
 void MainWindow::chooseReportFile()

@@ -79,9 +79,10 @@ public:
     // Refused (false, with the reason) for a path inside the opened folder, as are the other
     // exports: see ExportPath.
     bool exportReport(const QString& path, QString* error);
-    // File > Export Merged Chrome Trace… and Export Timeline PNG… after their dialogs.
+    // File > Export Merged Chrome Trace… and Export Timeline PNG… / SVG… after their dialogs.
     bool exportChromeTrace(const QString& path, QString* error);
     bool exportTimelinePng(const QString& path, QString* error);
+    bool exportTimelineSvg(const QString& path, QString* error);
     // Where an export's save dialog starts: the last folder exported to this run, else the
     // user's documents (never the opened folder, which a bare file name would mean).
     QString exportStartPath(const QString& fileName) const;
@@ -120,6 +121,7 @@ private:
     void onFailed(const QString& reason);
     void chooseChromeTraceFile();
     void choosePngFile();
+    void chooseSvgFile();
     // The export dialog; empty when cancelled.
     QString chooseExportFile(const QString& title, const QString& fileName, const QString& filter,
                              QString* selectedFilter = nullptr);

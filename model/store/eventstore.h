@@ -33,6 +33,10 @@ struct Lane {
     std::int64_t pid = 0; // CPU: process id; GPU: device index
     std::int64_t tid = 0; // CPU: thread id; GPU: stream id
     std::string name;     // thread_name / "stream 7" when the trace names it, else derived
+    // The trace's own metadata, empty when it has none: `process_labels` ("GPU 0", "CPU") and
+    // `thread_name` as written ("stream 7 ", "thread 4515 (python3.8)").
+    std::string processLabel;
+    std::string threadName;
 
     std::vector<std::int64_t> startNs;
     std::vector<std::int64_t> endNs;

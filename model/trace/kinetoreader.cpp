@@ -349,6 +349,7 @@ private:
     std::uint64_t m_lastLaneKey = 0;
     int m_lastLane = -1;
     std::unordered_map<std::int64_t, std::string> m_processNames;
+    std::unordered_map<std::int64_t, std::string> m_processLabels; // "GPU 0", "CPU"
     std::unordered_map<std::uint64_t, std::string> m_threadNames;
     std::vector<FlowPoint> m_flows;
     std::vector<PendingArgs> m_args;
@@ -893,13 +894,15 @@ Scan Parser::event(const char*& p, const char* end)
     }
     if (ph == 'M') {
         if (!hasName || !argsBegin) return Scan::Ok;
-        const bool proc = name == "process_name";
-        if (!proc && name != "thread_name") return Scan::Ok;
+        const bool proc = name == "process_name", labels = name == "process_labels";
+        if (!proc && !labels && name != "thread_name") return Scan::Ok;
         const auto args = nlohmann::json::parse(argsBegin, argsEnd, nullptr, false);
-        const auto it = args.is_object() ? args.find("name") : args.end();
+        const auto it = args.is_object() ? args.find(labels ? "labels" : "name") : args.end();
         if (!args.is_object() || it == args.end() || !it->is_string()) return Scan::Ok;
         const std::int64_t pn = pid.present ? idNumber(pid) : 0;
-        if (proc)
+        if (labels)
+            m_processLabels[pn] = it->get<std::string>();
+        else if (proc)
             m_processNames[pn] = it->get<std::string>();
         else
             m_threadNames[mix(pn, tid.present ? idNumber(tid) : 0)] = it->get<std::string>();
@@ -1083,6 +1086,9 @@ void Parser::finish()
         lane.kind = b.gpu ? LaneKind::GpuStream : LaneKind::CpuThread;
         const auto tn = m_threadNames.find(mix(lane.pid, lane.tid));
         const auto pn = m_processNames.find(lane.pid);
+        if (const auto pl = m_processLabels.find(lane.pid); pl != m_processLabels.end())
+            lane.processLabel = pl->second;
+        if (tn != m_threadNames.end()) lane.threadName = tn->second;
         if (tn != m_threadNames.end() && !tn->second.empty())
             lane.name = tn->second;
         else if (!b.label.empty())

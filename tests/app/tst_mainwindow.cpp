@@ -368,6 +368,10 @@ void TestMainWindow::timelineKeysDoWhatTheListSays()
         return QTest::qWaitForWindowActive(&window);
     };
 
+    // Every level of every lane, so that the ranks overflow the view (compact lanes fit it).
+    for (int lane = 0; lane < int(view->session()->events.lanes.size()); ++lane)
+        if (view->layout().shownLevels(lane) < view->layout().levelCount(lane))
+            view->setLaneToggled(lane, true);
     QVERIFY2(view->verticalScrollBar()->maximum() > 0, "the ranks must overflow, to be scrolled");
     for (const ShortcutRow& r : MainWindow::timelineKeys()) {
         const QByteArray what = (r.where + QLatin1String(": ") + r.keys).toUtf8();
@@ -661,7 +665,7 @@ void TestMainWindow::exportsStartInDocumentsAndNeverWriteIntoTheFolder()
     const QStringList before = QDir(copy.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot);
     using Export = bool (MainWindow::*)(const QString&, QString*);
     for (const Export exportTo : {&MainWindow::exportReport, &MainWindow::exportChromeTrace,
-                                  &MainWindow::exportTimelinePng}) {
+                                  &MainWindow::exportTimelinePng, &MainWindow::exportTimelineSvg}) {
         for (const QString& inside : {copy.filePath(QStringLiteral("out.file")),
                                       copy.filePath(QStringLiteral("new/out.file")),
                                       out.filePath(QStringLiteral("link-to-job/out.file"))}) {
@@ -670,10 +674,11 @@ void TestMainWindow::exportsStartInDocumentsAndNeverWriteIntoTheFolder()
             QVERIFY2(error.contains(QLatin1String("inside the opened folder")), qPrintable(error));
         }
         QString error;
-        const QString outside = out.filePath(QStringLiteral("export.%1")
-                                                 .arg(exportTo == &MainWindow::exportTimelinePng
-                                                          ? QStringLiteral("png")
-                                                          : QStringLiteral("json")));
+        const QString outside = out.filePath(
+            QStringLiteral("export.%1")
+                .arg(exportTo == &MainWindow::exportTimelinePng   ? QStringLiteral("png")
+                     : exportTo == &MainWindow::exportTimelineSvg ? QStringLiteral("svg")
+                                                                  : QStringLiteral("json")));
         QVERIFY2((window.*exportTo)(outside, &error), qPrintable(error));
         QVERIFY(QFileInfo(outside).size() > 0);
     }

@@ -3,6 +3,7 @@
 #include "model/analysis/timebreakdown.h"
 #include "model/analysisreport.h"
 #include "model/trace/kinetoreader.h"
+#include "tests/support/gzip.h"
 
 #include <QDir>
 #include <QFile>
@@ -14,25 +15,12 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 #include <vector>
-#include <zlib.h>
 
 using namespace rankscope;
 
 namespace {
 
 const QString kData = QStringLiteral(RANKSCOPE_TEST_DATA);
-
-std::string inflate(const QString& path)
-{
-    gzFile f = gzopen(path.toStdString().c_str(), "rb");
-    std::string out;
-    if (!f) return out;
-    char buf[1 << 16];
-    for (int n; (n = gzread(f, buf, sizeof buf)) > 0;)
-        out.append(buf, std::size_t(n));
-    gzclose(f);
-    return out;
-}
 
 // nlohmann keeps numbers as doubles, which cannot hold epoch-µs timestamps to the ns: quote the
 // numbers of every "ts" and "dur" member first, so they reach the test as their text.

@@ -108,10 +108,17 @@ private Q_SLOTS:
         QCOMPARE(img.pixelColor(x90, view.yForLane(2)), view.colorForEvent({2, 0}));
         QCOMPARE(img.pixelColor(x25, view.yForLane(2)), view.laneBackground(2));
         QCOMPARE(img.pixelColor(x90, view.yForLane(1)), view.laneBackground(1));
-        // The nested CPU event sits in its own row under its parent.
+        // The CPU thread of a rank with GPU streams is one row, its top level.
+        QCOMPARE(view.yForLane(1, 1), -1);
+        QCOMPARE(view.yForLane(2) - view.yForLane(1), TimelineView::kRowHeight +
+                                                          TimelineLayout::kLaneGap +
+                                                          TimelineView::kRankHeaderHeight);
+        // Unfolded, the nested CPU event sits in its own row under its parent.
+        view.setLaneToggled(1, true);
+        const QImage unfolded = view.viewport()->grab().toImage();
         const int x15 = view.xForTime(150'000);
-        QCOMPARE(img.pixelColor(x15, view.yForLane(1, 1) + 5), view.colorForEvent({1, 1}));
-        QCOMPARE(img.pixelColor(x90, view.yForLane(1, 1)), view.laneBackground(1));
+        QCOMPARE(unfolded.pixelColor(x15, view.yForLane(1, 1) + 5), view.colorForEvent({1, 1}));
+        QCOMPARE(unfolded.pixelColor(x90, view.yForLane(1, 1)), view.laneBackground(1));
         // Communication is in the red/orange family, compute kernels are not.
         QVERIFY(view.colorForEvent({2, 0}).hsvHue() < 36);
         QVERIFY(view.colorForEvent({0, 0}).hsvHue() >= 195);
@@ -267,6 +274,7 @@ private Q_SLOTS:
     {
         TimelineView view;
         showView(view, pixelSession(), {800, 300});
+        view.setLaneToggled(1, true); // all levels of the CPU thread
         QCOMPARE(view.hitTest({view.xForTime(900'000), view.yForLane(0)}),
                  (TimelineEventRef{0, 0}));
         QCOMPARE(view.hitTest({view.xForTime(100'000), view.yForLane(1, 1)}),
@@ -293,6 +301,15 @@ private Q_SLOTS:
         // Read in a worker, never on the GUI thread.
         QTRY_VERIFY(view.selectionDetailsHtml().contains(QStringLiteral("<td>200</td>")));
         QVERIFY(readOn->load() && readOn->load() != QThread::currentThread());
+        // Folded, rank 0 keeps one row: its GPU stream's kernel, drawn and hit there.
+        view.setRankCollapsed(0, true);
+        QCOMPARE(view.yForLane(0), -1);
+        const int summaryY = TimelineView::kHeaderHeight + view.layout().rankContentRange(0).first +
+                             TimelineView::kRankHeaderHeight + TimelineView::kRowHeight / 2 -
+                             view.verticalScrollBar()->value();
+        const QImage folded = view.viewport()->grab().toImage();
+        QCOMPARE(folded.pixelColor(view.xForTime(900'000), summaryY), view.colorForEvent({0, 0}));
+        QCOMPARE(view.hitTest({view.xForTime(900'000), summaryY}), (TimelineEventRef{0, 0}));
     }
 
     void keyboardAndMouseNavigate()
@@ -610,9 +627,109 @@ private Q_SLOTS:
         const QString path = dir.filePath(QStringLiteral("view.png"));
         QVERIFY(panel.exportPng(path));
         QImage png(path);
-        QCOMPARE(png.size(), panel.view()->viewport()->size());
+        QCOMPARE(png.size(), panel.view()->wholeTimelineSize());
         QString error;
         QVERIFY(!panel.exportPng(dir.filePath(QStringLiteral("no/such/dir.png")), &error));
+    }
+
+    // Exported, the whole timeline: every rank's header and every lane's full name (SVG), and
+    // a PNG as tall as all lanes, far taller than the window, its last lane drawn.
+    void exportsEveryRankAndLane()
+    {
+        auto session = synthetic::makeSession({8, 2, 2, 200, 20'000'000, 8, 120'000, 5});
+        TimelinePanel panel;
+        panel.resize(1000, 600);
+        panel.setSession(session);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        TimelineView* view = panel.view();
+        const TimelineLayout& layout = view->layout();
+        QTemporaryDir dir;
+        QString error;
+        const QString svgPath = dir.filePath(QStringLiteral("timeline.svg"));
+        QVERIFY2(panel.exportSvg(svgPath, &error), qPrintable(error));
+        QFile svgFile(svgPath);
+        QVERIFY(svgFile.open(QIODevice::ReadOnly));
+        const QString svg = QString::fromUtf8(svgFile.readAll());
+        for (int rank : layout.ranks())
+            QVERIFY2(svg.contains(QStringLiteral("Rank %1<").arg(rank)),
+                     qPrintable(QString::number(rank)));
+        for (std::size_t lane = 0; lane < session->events.lanes.size(); ++lane) {
+            const QString name = layout.laneName(int(lane)).toHtmlEscaped();
+            QVERIFY2(svg.contains(QLatin1Char('>') + name + QLatin1Char('<')), qPrintable(name));
+        }
+        const QString pngPath = dir.filePath(QStringLiteral("timeline.png"));
+        QVERIFY2(panel.exportPng(pngPath, &error), qPrintable(error));
+        const QImage png(pngPath);
+        QVERIFY(png.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/timeline_export.png")));
+        QFile::remove(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/timeline_export.svg"));
+        QVERIFY(QFile::copy(svgPath, QStringLiteral(RANKSCOPE_TEST_OUTPUT "/timeline_export.svg")));
+        QCOMPARE(png.height(), TimelineView::kHeaderHeight + layout.contentHeight());
+        QVERIFY(png.height() > 2 * view->viewport()->height());
+        const int lastLane = layout.lanesOfRankIndex(layout.ranks().size() - 1).back();
+        const int y = TimelineView::kHeaderHeight + layout.rowTop(lastLane, 0) + 4;
+        QCOMPARE(png.pixelColor(2, y), timelinecolors::kLabelColumn);
+        const Lane& last = session->events.lanes[std::size_t(lastLane)];
+        bool drawn = false;
+        for (int x = view->labelWidth(); x < png.width() && !drawn; ++x)
+            drawn = !isBackground(png.pixelColor(x, y + 3));
+        QVERIFY2(drawn, qPrintable(QStringLiteral("%1 events").arg(last.size())));
+    }
+
+    // A span far wider than its label carries it at any zoom, also when its lane holds more
+    // events than pixels (drawn from the level-of-detail pyramid).
+    void wideBarsCarryTheirLabel()
+    {
+        auto s = std::make_shared<TraceSession>();
+        // A marker at 0 and one at 10 s around an 8 s step from 1 s on, full of short ops.
+        const std::int64_t step0 = 1'000'000'000, step1 = 9'000'000'000;
+        std::vector<synthetic::Span> spans{
+            {0, 1'000, "start", EventCategory::UserAnnotation, 0},
+            {step0, step1, "ProfilerStep#4", EventCategory::UserAnnotation, 0}};
+        for (std::int64_t i = 0; i < 40'000; ++i)
+            spans.push_back({step0 + i * 200'000 + 1, step0 + i * 200'000 + 100'000, "aten::add",
+                             EventCategory::CpuOp, 1});
+        spans.push_back({9'999'000'000, 10'000'000'000, "end", EventCategory::UserAnnotation, 0});
+        s->events.lanes.push_back(
+            synthetic::makeLane(s->events.strings, 0, LaneKind::CpuThread, 1, 1, spans));
+        TimelineView view;
+        showView(view, synthetic::finish(s), {TimelineView::kLabelWidth + 900, 200});
+        view.setVisibleRange(0, 10'000'000'000); // the step is ~700 px wide
+        const int x1 = view.xForTime(step0), x2 = view.xForTime(step1);
+        QVERIFY(x2 - x1 > 650 && x2 - x1 < 750);
+        const QImage img = view.viewport()->grab().toImage();
+        const int top = view.yForLane(0) - TimelineView::kRowHeight / 2 + 2;
+        // The bar's fill, right of where its label ends.
+        const QColor bar = img.pixelColor(x2 - 10, view.yForLane(0));
+        QVERIFY(!isBackground(bar));
+        int ink = 0;
+        for (int y = top; y < top + TimelineView::kRowHeight - 4; ++y)
+            for (int x = x1 + 2; x < x1 + 120; ++x)
+                ink += img.pixelColor(x, y) != bar;
+        QVERIFY2(ink > 20, qPrintable(QString::number(ink)));
+    }
+
+    // Dragging the name column's edge widens it; the track keeps its time range.
+    void nameColumnResizes()
+    {
+        TimelineView view;
+        showView(view, pixelSession(), {800, 300});
+        const std::int64_t s = view.zoom().visibleStartNs(), e = view.zoom().visibleEndNs();
+        const int y = view.yForLane(0);
+        QTest::mousePress(view.viewport(), Qt::LeftButton, {}, {TimelineView::kLabelWidth - 2, y});
+        sendMouse(view.viewport(), QEvent::MouseMove, {300, y}, Qt::LeftButton);
+        QTest::mouseRelease(view.viewport(), Qt::LeftButton, {}, {300, y});
+        QCOMPARE(view.labelWidth(), 300);
+        QCOMPARE(view.xForTime(view.zoom().visibleStartNs()), 300);
+        QVERIFY(std::abs(view.zoom().visibleStartNs() - s) <= 2 &&
+                std::abs(view.zoom().visibleEndNs() - e) <= 2 * view.zoom().nsPerPx());
+        const QImage img = view.viewport()->grab().toImage();
+        QCOMPARE(img.pixelColor(250, y), timelinecolors::kLabelColumn);
+        QCOMPARE(img.pixelColor(view.xForTime(900'000), y), view.colorForEvent({0, 0}));
+        // A click on a lane's name (not its edge) unfolds it.
+        QCOMPARE(view.layout().shownLevels(1), 1);
+        QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, {40, view.yForLane(1)});
+        QCOMPARE(view.layout().shownLevels(1), 2);
     }
 
     void rulerLabelsAreWholeOrAbsent()

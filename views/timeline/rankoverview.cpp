@@ -79,7 +79,7 @@ int RankOverviewCanvas::trackLeft() const
 {
     // The view and this widget sit in one column, left edges aligned: the view's tracks begin
     // after its frame and its label column.
-    return m_view->viewport()->x() + TimelineView::kLabelWidth;
+    return m_view->viewport()->x() + m_view->labelWidth();
 }
 
 RankState RankOverviewCanvas::stateAt(int rank, int x) const
@@ -345,6 +345,7 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
     });
     connect(view, &TimelineView::rangeChanged, m_canvas, qOverload<>(&QWidget::update));
     connect(view, &TimelineView::clockChanged, m_canvas, &RankOverviewCanvas::invalidate);
+    connect(view, &TimelineView::labelWidthChanged, m_canvas, &RankOverviewCanvas::invalidate);
     connect(view, &TimelineView::selectionChanged, this, &RankOverview::selectionChanged);
     connect(m_canvas, &RankOverviewCanvas::selectedRanksChanged, this,
             [this](const QList<int>& ranks) {

@@ -1,5 +1,6 @@
 #include "views/timeline/timelinepanel.h"
 
+#include "model/export/exportpath.h"
 #include "views/charts/collectivechart.h"
 #include "views/charts/rankbreakdownchart.h"
 #include "views/timeline/rankoverview.h"
@@ -8,10 +9,10 @@
 #include <QCheckBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
-#include <QImageWriter>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPainter>
 #include <QPushButton>
 #include <QSplitter>
@@ -129,7 +130,8 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     m_aligned->setChecked(true);
     m_aligned->setToolTip(tr("Apply each rank's clock offset; off shows raw timestamps"));
     auto* fit = new QPushButton(tr("Fit (F)"), this);
-    auto* png = new QPushButton(tr("Export PNG…"), this);
+    auto* png = new QPushButton(tr("Export…"), this);
+    png->setToolTip(tr("The whole timeline, every rank and lane, as PNG or SVG"));
     QStringList viewHints, findHints;
     for (const TimelineBinding& b : bindings())
         (b.place == TimelineBinding::Place::View ? viewHints : findHints) << b.hintText();
@@ -203,10 +205,15 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
         m_view->setVisibleRange(m_view->zoom().traceStartNs(), m_view->zoom().traceEndNs());
     });
     connect(png, &QPushButton::clicked, this, [this] {
-        const QString path =
-            QFileDialog::getSaveFileName(this, tr("Export Timeline PNG"),
-                                         QStringLiteral("timeline.png"), tr("PNG images (*.png)"));
-        if (!path.isEmpty()) exportPng(path);
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export Timeline"), ExportPath::defaultPath(QStringLiteral("timeline.png")),
+            tr("PNG images (*.png);;SVG drawings (*.svg)"));
+        if (path.isEmpty()) return;
+        const SessionPtr session = m_view->session();
+        QString error = session ? ExportPath::refusal(path, session->folder.path()) : QString();
+        const bool svg = path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive);
+        if (error.isEmpty()) (svg ? exportSvg(path, &error) : exportPng(path, &error));
+        if (!error.isEmpty()) QMessageBox::warning(this, tr("Export failed"), error);
     });
     connect(m_view, &TimelineView::findRequested, this, &TimelinePanel::showFindBar);
     connect(close, &QPushButton::clicked, this, [this] {
@@ -310,10 +317,12 @@ void TimelinePanel::showCharts()
 
 bool TimelinePanel::exportPng(const QString& path, QString* error)
 {
-    QImageWriter writer(path, "png");
-    if (writer.write(m_view->renderImage())) return true;
-    if (error) *error = writer.errorString();
-    return false;
+    return m_view->exportPng(path, error);
+}
+
+bool TimelinePanel::exportSvg(const QString& path, QString* error)
+{
+    return m_view->exportSvg(path, error);
 }
 
 void TimelinePanel::showFindBar()

@@ -74,9 +74,10 @@ public:
     CollectiveChart* collectiveChart() const { return m_collective; }
     // Raises the time-per-rank chart under the view.
     void showCharts();
-    // Saves what the view shows; false (with the reason in `error`) when the file cannot be
-    // written.
+    // Saves the whole timeline (every rank and lane, the time range in view); false (with the
+    // reason in `error`) when the file cannot be written.
     bool exportPng(const QString& path, QString* error = nullptr);
+    bool exportSvg(const QString& path, QString* error = nullptr);
     // Ctrl+F: the main window's Find action calls this while the Timeline tab is current.
     void showFindBar();
 

@@ -4,11 +4,15 @@
 #include "views/charts/chartdata.h"
 #include "views/timeline/timelinecolors.h"
 
+#include <QFile>
 #include <QFontMetrics>
+#include <QImageWriter>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
+#include <QSvgGenerator>
+#include <QToolTip>
 #include <QWheelEvent>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
@@ -22,7 +26,6 @@ namespace colors = timelinecolors;
 namespace {
 
 constexpr double kZoomStep = 0.8;
-constexpr int kRulerLabelMax = 120; // px: wider than any tick label ("999.999 ms")
 constexpr double kPanFraction = 0.1;
 
 QString qstr(std::string_view v)
@@ -60,56 +63,6 @@ const char* categoryLabel(EventCategory c)
     return "other";
 }
 
-// Opaque axis-aligned rects without antialiasing are plain scanline fills: writing them into
-// the frame directly costs a fraction of a QPainter::fillRect call each (and makes grouping them
-// by colour moot), which matters when a zoomed-out frame is one rect per pixel column and row.
-struct FrameFill {
-    uchar* bits;
-    qsizetype bytesPerLine;
-    QRect clip;
-
-    void fill(const QRect& r0, QRgb c) const
-    {
-        const QRect r = r0.intersected(clip);
-        for (int y = r.top(); y <= r.bottom(); ++y) {
-            auto* line = reinterpret_cast<QRgb*>(bits + y * bytesPerLine);
-            std::fill(line + r.left(), line + r.left() + r.width(), c);
-        }
-    }
-};
-
-// One row's pending rectangle: sub-pixel neighbours of one colour become one rect, and events
-// entirely under the previous run's pixels are skipped.
-struct RowRun {
-    int y = 0, h = 0;
-    double x1 = 0, x2 = -1, nextFreeX = -1e18;
-    QRgb color = 0;
-    bool open = false;
-};
-
-void flush(RowRun& run, const FrameFill& out)
-{
-    if (!run.open) return;
-    const int l = int(std::floor(run.x1));
-    const int r = std::max(l + 1, int(std::ceil(run.x2)));
-    out.fill(QRect(l, run.y, r - l, run.h), run.color);
-    run.open = false;
-}
-
-void extendOrFlush(RowRun& run, double x1, double x2, QRgb color, const FrameFill& out)
-{
-    if (run.open && run.color == color && x1 <= run.x2 + 0.5 &&
-        (x2 - x1 < 2.0 || run.x2 - run.x1 < 2.0)) {
-        run.x2 = std::max(run.x2, x2);
-        return;
-    }
-    flush(run, out);
-    run.open = true;
-    run.x1 = x1;
-    run.x2 = x2;
-    run.color = color;
-}
-
 } // namespace
 
 TimelineView::TimelineView(QWidget* parent) : QAbstractScrollArea(parent)
@@ -142,6 +95,7 @@ TimelineView::~TimelineView() = default;
 void TimelineView::setSession(SessionPtr session)
 {
     m_session = std::move(session);
+    m_toggledLanes.clear(); // lane indices are the old session's
     m_selected = {};
     m_peers.clear();
     m_hover = {};
@@ -149,18 +103,9 @@ void TimelineView::setSession(SessionPtr session)
     m_hitsByLane.clear();
     m_currentHit = -1;
     m_collectiveAt.clear();
-    m_nameColors.assign(m_session ? m_session->events.strings.size() : 0, 0);
+    m_painter.setSession(m_session.get());
     if (m_session) {
         const EventStore& store = m_session->events;
-        // The category of a name's first event picks its hue family; done once here so that
-        // level-of-detail columns (which only know a name) get the same colour as the events.
-        for (const Lane& lane : store.lanes)
-            for (std::size_t i = 0; i < lane.size(); ++i) {
-                QRgb& c = m_nameColors[std::size_t(lane.nameId[i])];
-                if (c == 0)
-                    c = colors::eventColor(store.strings.view(lane.nameId[i]), lane.category[i])
-                            .rgb();
-            }
         for (std::size_t i = 0; i < store.collectives.size(); ++i) {
             const CollectiveRecord& c = store.collectives[i];
             // Only records that point at an event of the store can be selected or outlined.
@@ -171,6 +116,7 @@ void TimelineView::setSession(SessionPtr session)
         }
     }
     relayout();
+    fitLabelWidth();
     updateTraceRange();
     if (!m_findText.isEmpty()) {
         const QString text = m_findText;
@@ -233,11 +179,8 @@ void TimelineView::showRange(std::int64_t startNs, std::int64_t endNs, const QLi
     const std::int64_t margin = std::max<std::int64_t>((endNs - startNs) / 10, 1000);
     setVisibleRange(startNs + shift - margin, endNs + shift + margin);
     if (!ranks.isEmpty()) {
-        for (const Row& row : m_rows)
-            if (row.lane < 0 && row.rank == ranks.first()) {
-                verticalScrollBar()->setValue(row.y);
-                break;
-            }
+        const int top = m_layout.rankContentRange(ranks.first()).first;
+        if (top >= 0) verticalScrollBar()->setValue(top);
     }
     contentChanged();
 }
@@ -266,6 +209,46 @@ void TimelineView::setRankFilter(const QList<int>& ranks)
     m_rankFilter = QSet<int>(ranks.begin(), ranks.end());
     relayout();
     contentChanged();
+}
+
+void TimelineView::setLaneToggled(int lane, bool toggled)
+{
+    if (toggled == m_toggledLanes.contains(lane)) return;
+    if (toggled)
+        m_toggledLanes.insert(lane);
+    else
+        m_toggledLanes.remove(lane);
+    relayout();
+    contentChanged();
+}
+
+int TimelineView::widestLaneName() const
+{
+    const QFontMetrics fm(font());
+    int widest = 0;
+    if (m_session)
+        for (std::size_t lane = 0; lane < m_session->events.lanes.size(); ++lane)
+            widest = std::max(widest, fm.horizontalAdvance(m_layout.laneName(int(lane))));
+    return widest;
+}
+
+void TimelineView::fitLabelWidth()
+{
+    // The names in full where they are short enough: the handle before, "+N" levels after.
+    setLabelWidth(std::clamp(widestLaneName() + 60, int(kLabelWidth), int(kMaxFitLabelWidth)));
+}
+
+void TimelineView::setLabelWidth(int px)
+{
+    px = std::clamp(px, int(kMinLabelWidth), int(kMaxExportLabelWidth));
+    if (px == m_labelWidth) return;
+    const std::int64_t s = m_zoom.visibleStartNs(), e = m_zoom.visibleEndNs();
+    m_labelWidth = px;
+    // The same time range over the narrower or wider track.
+    m_zoom.setWidthPx(trackWidth());
+    m_zoom.setVisibleRange(s, e);
+    contentChanged();
+    Q_EMIT labelWidthChanged(m_labelWidth);
 }
 
 void TimelineView::setDetailsProvider(TimelineDetailsProvider provider)
@@ -310,48 +293,8 @@ void TimelineView::contentChanged()
 
 void TimelineView::relayout()
 {
-    m_ranks.clear();
-    m_rankLanes.clear();
-    m_rows.clear();
-    m_laneRow.clear();
-    m_contentHeight = 0;
-    if (m_session) {
-        const std::vector<Lane>& lanes = m_session->events.lanes;
-        m_laneRow.assign(lanes.size(), -1);
-        for (const Lane& lane : lanes)
-            if (std::find(m_ranks.begin(), m_ranks.end(), lane.rank) == m_ranks.end() &&
-                (m_rankFilter.isEmpty() || m_rankFilter.contains(lane.rank)))
-                m_ranks.push_back(lane.rank);
-        std::sort(m_ranks.begin(), m_ranks.end());
-        m_rankLanes.resize(m_ranks.size());
-        for (std::size_t r = 0; r < m_ranks.size(); ++r) {
-            std::vector<int>& ids = m_rankLanes[r];
-            for (int i = 0; i < int(lanes.size()); ++i)
-                if (lanes[std::size_t(i)].rank == m_ranks[r]) ids.push_back(i);
-            std::stable_sort(ids.begin(), ids.end(), [&](int a, int b) {
-                const Lane& la = lanes[std::size_t(a)];
-                const Lane& lb = lanes[std::size_t(b)];
-                const bool ga = la.kind == LaneKind::GpuStream, gb = lb.kind == LaneKind::GpuStream;
-                if (ga != gb) return ga;
-                return std::pair(la.pid, la.tid) < std::pair(lb.pid, lb.tid);
-            });
-            int y = m_contentHeight;
-            m_rows.push_back({y, kRankHeaderHeight, m_ranks[r], -1, 0});
-            y += kRankHeaderHeight;
-            if (!m_collapsed.contains(m_ranks[r])) {
-                for (int id : ids) {
-                    const Lane& lane = lanes[std::size_t(id)];
-                    m_laneRow[std::size_t(id)] = int(m_rows.size());
-                    for (int d = 0; d <= lane.maxDepth; ++d) {
-                        m_rows.push_back({y, kRowHeight, lane.rank, id, d});
-                        y += kRowHeight;
-                    }
-                    y += kLaneGap;
-                }
-            }
-            m_contentHeight = y;
-        }
-    }
+    m_layout.build(m_session ? &m_session->events : nullptr, m_collapsed, m_toggledLanes,
+                   m_rankFilter);
     updateScrollBar();
 }
 
@@ -377,7 +320,7 @@ void TimelineView::updateScrollBar()
 {
     const int visible = std::max(0, viewport()->height() - kHeaderHeight);
     verticalScrollBar()->setPageStep(visible);
-    verticalScrollBar()->setRange(0, std::max(0, m_contentHeight - visible));
+    verticalScrollBar()->setRange(0, std::max(0, m_layout.contentHeight() - visible));
 }
 
 int TimelineView::scrollY() const
@@ -387,91 +330,60 @@ int TimelineView::scrollY() const
 
 int TimelineView::trackWidth() const
 {
-    return std::max(1, viewport()->width() - kLabelWidth);
+    return std::max(1, viewport()->width() - m_labelWidth);
 }
 
 int TimelineView::xForTime(std::int64_t displayNs) const
 {
-    return kLabelWidth + int(std::floor(m_zoom.timeToX(displayNs)));
+    return m_labelWidth + int(std::floor(m_zoom.timeToX(displayNs)));
 }
 
 int TimelineView::yForLane(int lane, int depth) const
 {
-    if (lane < 0 || lane >= int(m_laneRow.size()) || m_laneRow[std::size_t(lane)] < 0) return -1;
-    const Row& row = m_rows[std::size_t(m_laneRow[std::size_t(lane)] + depth)];
-    return kHeaderHeight + row.y - scrollY() + row.height / 2;
+    const int top = m_layout.rowTop(lane, depth);
+    if (top < 0) return -1;
+    return kHeaderHeight + top - scrollY() + kRowHeight / 2;
 }
 
 const TimelineView::Row* TimelineView::rowAt(int viewportY) const
 {
     if (viewportY < kHeaderHeight) return nullptr;
-    const int y = viewportY - kHeaderHeight + scrollY();
-    auto it = std::upper_bound(m_rows.begin(), m_rows.end(), y,
-                               [](int v, const Row& r) { return v < r.y; });
-    if (it == m_rows.begin()) return nullptr;
-    --it;
-    return y < it->y + it->height ? &*it : nullptr;
+    return m_layout.rowAt(viewportY - kHeaderHeight + scrollY());
 }
 
-QRgb TimelineView::nameColor(StringId id) const
+TimelineFrame TimelineView::frame() const
 {
-    return m_nameColors[std::size_t(id)];
+    TimelineFrame f;
+    f.session = m_session.get();
+    f.layout = &m_layout;
+    f.zoom = m_zoom;
+    f.clock = clock();
+    f.labelWidth = m_labelWidth;
+    f.scrollY = scrollY();
+    f.markers = m_markers;
+    f.banners = m_banners;
+    f.hitsByLane = &m_hitsByLane;
+    return f;
 }
 
 QColor TimelineView::colorForEvent(TimelineEventRef ref) const
 {
     if (!m_session || !ref.isValid()) return {};
-    return QColor(
-        nameColor(m_session->events.lanes[std::size_t(ref.lane)].nameId[std::size_t(ref.event)]));
+    return QColor(m_painter.nameColor(
+        m_session->events.lanes[std::size_t(ref.lane)].nameId[std::size_t(ref.event)]));
 }
 
 QColor TimelineView::laneBackground(int lane) const
 {
-    if (lane < 0 || lane >= int(m_laneRow.size())) return colors::kBackgroundEven;
-    int ordinal = 0;
-    for (const auto& ids : m_rankLanes) {
-        auto it = std::find(ids.begin(), ids.end(), lane);
-        if (it != ids.end()) {
-            ordinal = int(it - ids.begin());
-            break;
-        }
-    }
-    return ordinal % 2 ? colors::kBackgroundOdd : colors::kBackgroundEven;
-}
-
-QString TimelineView::laneLabel(int laneIndex) const
-{
-    const Lane& lane = m_session->events.lanes[std::size_t(laneIndex)];
-    if (!lane.name.empty()) return QString::fromStdString(lane.name);
-    if (lane.kind == LaneKind::GpuStream) return tr("GPU %1 stream %2").arg(lane.pid).arg(lane.tid);
-    return tr("thread %1").arg(lane.tid);
+    return TimelinePainter::laneBackground(m_layout, lane);
 }
 
 TimelineEventRef TimelineView::hitTest(QPoint pos) const
 {
-    if (!m_session || pos.x() < kLabelWidth) return {};
+    if (!m_session || pos.x() < m_labelWidth) return {};
     const Row* row = rowAt(pos.y());
-    if (!row || row->lane < 0) return {};
-    const Lane& lane = m_session->events.lanes[std::size_t(row->lane)];
-    const std::int64_t offset = offsetOf(lane.rank);
-    const double x = pos.x() - kLabelWidth;
-    // Events are drawn at least one pixel wide; accept a click within two pixels of one.
-    const auto tolNs = std::int64_t(std::ceil(2 * m_zoom.nsPerPx()));
-    const std::int64_t t = m_zoom.xToTime(x) - offset;
-    TimelineEventRef best;
-    double bestDist = 1e18;
-    for (std::size_t i = firstEndingAfter(lane, t - tolNs);
-         i < lane.size() && lane.startNs[i] <= t + tolNs; ++i) {
-        if (lane.depth[i] != row->depth) continue;
-        const double dist = t < lane.startNs[i] ? double(lane.startNs[i] - t)
-                            : t > lane.endNs[i] ? double(t - lane.endNs[i])
-                                                : 0.0;
-        if (dist < bestDist) {
-            bestDist = dist;
-            best = {row->lane, std::int64_t(i)};
-        }
-    }
-    return best;
+    if (!row || row->kind == TimelineLayout::RowKind::RankHeader) return {};
+    return m_layout.eventAt(*row, m_zoom, pos.x() - m_labelWidth, offsetOf(row->rank));
 }
 
 QRectF TimelineView::eventRect(TimelineEventRef ref) const
@@ -480,9 +392,9 @@ QRectF TimelineView::eventRect(TimelineEventRef ref) const
     const int y = yForLane(ref.lane, lane.depth[std::size_t(ref.event)]);
     if (y < 0) return {};
     const std::int64_t off = offsetOf(lane.rank);
-    const double x1 = kLabelWidth + m_zoom.timeToX(lane.startNs[std::size_t(ref.event)] + off);
+    const double x1 = m_labelWidth + m_zoom.timeToX(lane.startNs[std::size_t(ref.event)] + off);
     const double x2 =
-        std::max(x1 + 1, kLabelWidth + m_zoom.timeToX(lane.endNs[std::size_t(ref.event)] + off));
+        std::max(x1 + 1, m_labelWidth + m_zoom.timeToX(lane.endNs[std::size_t(ref.event)] + off));
     return QRectF(x1, y - kRowHeight / 2 + 1, x2 - x1, kRowHeight - 2);
 }
 
@@ -548,7 +460,7 @@ QString TimelineView::selectionDetailsHtml() const
                   "record(s). <b>Time per rank</b> breaks each rank's time down (whole run or "
                   "the visible window); <b>Collective by rank</b> shows the slowest "
                   "collectives.</p>")
-            .arg(m_ranks.size())
+            .arg(m_layout.ranks().size())
             .arg(store.lanes.size())
             .arg(store.eventCount())
             .arg(store.collectives.size());
@@ -565,7 +477,7 @@ QString TimelineView::selectionDetailsHtml() const
                        .arg(esc(qstr(store.strings.view(lane.nameId[i]))));
     html += line(tr("Category"), QString::fromLatin1(categoryLabel(lane.category[i])));
     html += line(tr("Rank"), QString::number(lane.rank));
-    html += line(tr("Lane"), laneLabel(m_selected.lane));
+    html += line(tr("Lane"), m_layout.laneName(m_selected.lane));
     html += line(tr("Start"), ZoomState::formatNs(startNs - m_zoom.traceStartNs(), 1) +
                                   tr(" (raw %1 ns)").arg(lane.startNs[i]));
     html +=
@@ -748,7 +660,8 @@ void TimelineView::revealEvent(TimelineEventRef ref)
 
 void TimelineView::selectRank(int rank)
 {
-    if (rank >= 0 && std::find(m_ranks.begin(), m_ranks.end(), rank) == m_ranks.end()) rank = -1;
+    const std::vector<int>& ranks = m_layout.ranks();
+    if (rank >= 0 && std::find(ranks.begin(), ranks.end(), rank) == ranks.end()) rank = -1;
     if (rank >= 0 && m_collapsed.remove(rank)) {
         relayout();
         contentChanged();
@@ -756,47 +669,26 @@ void TimelineView::selectRank(int rank)
     m_selected = {};
     m_peers.clear();
     m_selectedRank = rank;
-    if (rank >= 0) verticalScrollBar()->setValue(rankContentRange(rank).first);
+    if (rank >= 0) verticalScrollBar()->setValue(m_layout.rankContentRange(rank).first);
     viewport()->update();
     Q_EMIT selectionChanged(m_selected);
 }
 
-std::pair<int, int> TimelineView::rankContentRange(int rank) const
-{
-    int top = -1, bottom = -1;
-    for (const Row& row : m_rows)
-        if (row.rank == rank) {
-            if (top < 0) top = row.y;
-            bottom = row.y + row.height;
-        }
-    return {top, bottom};
-}
-
-std::pair<int, int> TimelineView::markerXRange(const TimelineMarker& m, int rank,
-                                               bool withLabel) const
-{
-    const int w = viewport()->width();
-    const std::int64_t shift = m_useOffsets ? 0 : -m_offsetNs.value(rank, 0);
-    const int x1 = std::max(kLabelWidth, xForTime(m.startNs + shift));
-    int x2 = std::min(w, std::max(xForTime(m.endNs + shift), x1 + 2));
-    if (withLabel)
-        x2 = std::min(w, std::max(x2, x1 + 8 + fontMetrics().horizontalAdvance(m.label)));
-    return {x1, x2};
-}
-
 int TimelineView::markerAt(QPoint pos) const
 {
-    if (!m_session || pos.x() < kLabelWidth || pos.y() < kHeaderHeight) return -1;
+    if (!m_session || pos.x() < m_labelWidth || pos.y() < kHeaderHeight) return -1;
     const Row* row = rowAt(pos.y());
     if (!row) return -1;
-    const bool header = row->lane < 0;
+    const bool header = row->kind == TimelineLayout::RowKind::RankHeader;
     if (!header && hitTest(pos).isValid()) return -1;
     // The last drawn marker is on top.
+    const TimelineFrame f = frame();
     for (int i = int(m_markers.size()) - 1; i >= 0; --i) {
         const TimelineMarker& m = m_markers[i];
         if (!m.ranks.isEmpty() && !m.ranks.contains(row->rank)) continue;
-        const auto [x1, x2] = markerXRange(m, row->rank, header);
-        if (x2 > kLabelWidth && pos.x() >= x1 && pos.x() < x2) return i;
+        const auto [x1, x2] = TimelinePainter::markerXRange(f, m, row->rank, header,
+                                                            viewport()->width(), fontMetrics());
+        if (x2 > m_labelWidth && pos.x() >= x1 && pos.x() < x2) return i;
     }
     return -1;
 }
@@ -804,7 +696,11 @@ int TimelineView::markerAt(QPoint pos) const
 void TimelineView::ensureVisible(TimelineEventRef ref)
 {
     const Lane& lane = m_session->events.lanes[std::size_t(ref.lane)];
-    if (m_collapsed.remove(lane.rank)) {
+    // Its rank unfolded and its level shown.
+    const bool unfold = m_collapsed.remove(lane.rank);
+    if (lane.depth[std::size_t(ref.event)] >= m_layout.shownLevels(ref.lane))
+        m_toggledLanes.insert(ref.lane);
+    if (unfold || lane.depth[std::size_t(ref.event)] >= m_layout.shownLevels(ref.lane)) {
         relayout();
         contentChanged();
     }
@@ -815,10 +711,10 @@ void TimelineView::ensureVisible(TimelineEventRef ref)
         setVisibleRange(s - (e - s) / 10, e + (e - s) / 10);
     else if (s < m_zoom.visibleStartNs() || e > m_zoom.visibleEndNs())
         setVisibleRange((s + e) / 2 - span / 2, (s + e) / 2 - span / 2 + span);
-    const Row& row = m_rows[std::size_t(m_laneRow[std::size_t(ref.lane)])];
+    const int rowY = m_layout.rowTop(ref.lane, 0);
     const int visibleH = viewport()->height() - kHeaderHeight;
-    if (row.y < scrollY() || row.y + row.height > scrollY() + visibleH)
-        verticalScrollBar()->setValue(row.y - visibleH / 3);
+    if (rowY < scrollY() || rowY + kRowHeight > scrollY() + visibleH)
+        verticalScrollBar()->setValue(rowY - visibleH / 3);
 }
 
 void TimelineView::fitSelectionOrAll()
@@ -846,12 +742,79 @@ void TimelineView::paintEvent(QPaintEvent*)
     if (!(key == m_baseKey) || m_base.isNull()) {
         if (m_base.size() != viewport()->size())
             m_base = QImage(viewport()->size(), QImage::Format_RGB32);
-        renderBase();
+        m_zoom.setWidthPx(trackWidth());
+        QPainter p(&m_base);
+        p.setFont(font());
+        p.setPen(palette().color(QPalette::WindowText));
+        m_painter.paint(p, m_base.size(), frame(), &m_base);
         m_baseKey = key;
     }
     QPainter p(viewport());
     p.drawImage(0, 0, m_base);
     renderOverlay(p);
+}
+
+TimelineFrame TimelineView::wholeTimelineFrame() const
+{
+    TimelineFrame f = frame();
+    f.scrollY = 0;
+    // Room for every lane's name in full, the track as wide as on screen.
+    f.labelWidth = std::clamp(widestLaneName() + 60, m_labelWidth, int(kMaxExportLabelWidth));
+    return f;
+}
+
+QSize TimelineView::wholeTimelineSize() const
+{
+    const TimelineFrame f = wholeTimelineFrame();
+    return {f.labelWidth + f.zoom.widthPx(), kHeaderHeight + m_layout.contentHeight()};
+}
+
+bool TimelineView::exportPng(const QString& path, QString* error)
+{
+    const QSize size = wholeTimelineSize();
+    if (qint64(size.width()) * size.height() * 4 > kMaxExportPngBytes) {
+        if (error)
+            *error = tr("The whole timeline is %1 × %2 px, too large for a PNG: export it as SVG, "
+                        "or fold ranks first.")
+                         .arg(size.width())
+                         .arg(size.height());
+        return false;
+    }
+    QImage image(size, QImage::Format_RGB32);
+    {
+        QPainter p(&image);
+        p.setFont(font());
+        p.setPen(palette().color(QPalette::WindowText));
+        m_painter.paint(p, size, wholeTimelineFrame(), &image);
+    }
+    QImageWriter writer(path, "png");
+    if (writer.write(image)) return true;
+    if (error) *error = writer.errorString();
+    return false;
+}
+
+bool TimelineView::exportSvg(const QString& path, QString* error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        if (error) *error = file.errorString();
+        return false;
+    }
+    const QSize size = wholeTimelineSize();
+    QSvgGenerator svg;
+    svg.setOutputDevice(&file);
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(), size));
+    svg.setTitle(tr("RankScope timeline"));
+    {
+        QPainter p(&svg);
+        p.setFont(font());
+        p.setPen(palette().color(QPalette::WindowText));
+        m_painter.paint(p, size, wholeTimelineFrame());
+    }
+    if (file.error() == QFileDevice::NoError && file.flush()) return true;
+    if (error) *error = file.errorString();
+    return false;
 }
 
 QImage TimelineView::renderImage()
@@ -861,325 +824,11 @@ QImage TimelineView::renderImage()
     return image;
 }
 
-void TimelineView::renderBase()
-{
-    QImage& image = m_base;
-    QPainter p(&image);
-    p.setRenderHint(QPainter::Antialiasing, false);
-    const int w = image.width(), h = image.height();
-    p.fillRect(0, kHeaderHeight, w, h - kHeaderHeight, colors::kBackgroundEven);
-    m_zoom.setWidthPx(trackWidth());
-    if (!m_session) {
-        p.fillRect(0, 0, w, kHeaderHeight, colors::kLabelColumn);
-        p.setPen(palette().color(QPalette::WindowText));
-        p.drawText(QRect(0, 0, w, h), Qt::AlignCenter, tr("No trace loaded"));
-        return;
-    }
-    const int sy = scrollY();
-    const int contentTop = sy, contentBottom = sy + h - kHeaderHeight;
-    // Rows are sorted by y: binary-search the first one on screen, then walk lane by lane.
-    auto it = std::upper_bound(m_rows.begin(), m_rows.end(), contentTop,
-                               [](int v, const Row& r) { return v < r.y + r.height; });
-    p.setClipRect(0, kHeaderHeight, w, h - kHeaderHeight);
-    const QFontMetrics fm(font());
-    const std::int64_t step = ZoomState::tickStepNs(m_zoom.nsPerPx(), 90);
-    for (; it != m_rows.end() && it->y < contentBottom;) {
-        const int yv = kHeaderHeight + it->y - sy;
-        if (it->lane < 0) {
-            const int rank = it->rank;
-            p.fillRect(0, yv, w, it->height, colors::kRankHeader);
-            p.setPen(QColor(40, 40, 60));
-            const bool collapsed = m_collapsed.contains(rank);
-            const std::size_t r =
-                std::size_t(std::find(m_ranks.begin(), m_ranks.end(), rank) - m_ranks.begin());
-            QString title = (collapsed ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) +
-                            tr("Rank %1").arg(rank);
-            if (collapsed) title += tr("  (%1 lanes)").arg(m_rankLanes[r].size());
-            p.drawText(QRect(6, yv, kLabelWidth - 8, it->height), Qt::AlignVCenter, title);
-            const QString banner = m_banners.value(rank);
-            if (!banner.isEmpty()) {
-                const QRect br(kLabelWidth + 4, yv + 2,
-                               std::min(w - kLabelWidth - 8, fm.horizontalAdvance(banner) + 16),
-                               it->height - 4);
-                p.fillRect(br, QColor(200, 40, 40));
-                p.setPen(Qt::white);
-                p.drawText(br.adjusted(8, 0, 0, 0), Qt::AlignVCenter,
-                           fm.elidedText(banner, Qt::ElideRight, br.width() - 12));
-            }
-            ++it;
-            continue;
-        }
-        const int lane = it->lane;
-        const int firstRow = it->depth;
-        int lastRow = firstRow;
-        auto jt = it;
-        while (jt != m_rows.end() && jt->lane == lane && jt->y < contentBottom) {
-            lastRow = jt->depth;
-            ++jt;
-        }
-        const int laneTop = yv - firstRow * kRowHeight;
-        const int laneHeight =
-            (m_session->events.lanes[std::size_t(lane)].maxDepth + 1) * kRowHeight;
-        p.fillRect(kLabelWidth, laneTop, w - kLabelWidth, laneHeight, laneBackground(lane));
-        // Grid lines behind the events, one per ruler tick.
-        p.setPen(QColor(232, 232, 238));
-        const std::int64_t firstTick =
-            (m_zoom.visibleStartNs() - m_zoom.traceStartNs()) / step * step + m_zoom.traceStartNs();
-        for (std::int64_t t = firstTick; t <= m_zoom.visibleEndNs(); t += step)
-            if (t >= m_zoom.visibleStartNs())
-                p.drawLine(xForTime(t), laneTop, xForTime(t), laneTop + laneHeight - 1);
-        renderLane(p, lane, firstRow, lastRow, laneTop);
-        p.fillRect(0, laneTop, kLabelWidth, laneHeight, colors::kLabelColumn);
-        p.setPen(QColor(30, 30, 30));
-        p.drawText(QRect(16, laneTop, kLabelWidth - 20, kRowHeight), Qt::AlignVCenter,
-                   fm.elidedText(laneLabel(lane), Qt::ElideRight, kLabelWidth - 20));
-        it = jt;
-    }
-    // Findings, over their ranks' groups.
-    for (const TimelineMarker& m : m_markers) {
-        for (std::size_t r = 0; r < m_ranks.size(); ++r) {
-            const int rank = m_ranks[r];
-            if (!m.ranks.isEmpty() && !m.ranks.contains(rank)) continue;
-            const auto [x1, x2] = markerXRange(m, rank, false);
-            if (x2 <= kLabelWidth || x1 >= w) continue;
-            const auto [top, bottom] = rankContentRange(rank);
-            const int yt = kHeaderHeight + top - sy, yb = kHeaderHeight + bottom - sy;
-            QColor fill = m.color;
-            fill.setAlpha(60);
-            p.fillRect(QRect(x1, yt, x2 - x1, yb - yt), fill);
-            p.fillRect(QRect(x1, yt, 2, yb - yt), m.color);
-            p.setPen(m.color.darker(150));
-            p.drawText(QRect(x1 + 4, yt, std::max(0, w - x1 - 4), kRankHeaderHeight),
-                       Qt::AlignVCenter, m.label);
-        }
-    }
-    p.setClipping(false);
-    p.fillRect(kLabelWidth - 1, kHeaderHeight, 1, h - kHeaderHeight, QColor(200, 200, 210));
-    renderOverview(p);
-    renderRuler(p);
-}
-
-void TimelineView::renderLane(QPainter& p, int laneIndex, int firstRow, int lastRow, int laneTop)
-{
-    const Lane& lane = m_session->events.lanes[std::size_t(laneIndex)];
-    if (lane.size() == 0) return;
-    const std::int64_t off = offsetOf(lane.rank);
-    const double npp = m_zoom.nsPerPx();
-    const int width = trackWidth();
-    const std::int64_t t0 = m_zoom.visibleStartNs() - off, t1 = m_zoom.visibleEndNs() - off;
-    const QRgb bg = laneBackground(laneIndex).rgb();
-    std::vector<RowRun> runs(std::size_t(lastRow - firstRow + 1));
-    for (int d = firstRow; d <= lastRow; ++d) {
-        runs[std::size_t(d - firstRow)].y = laneTop + d * kRowHeight + 1;
-        runs[std::size_t(d - firstRow)].h = kRowHeight - 2;
-    }
-    QImage& frame = m_base;
-    const FrameFill rects{frame.bits(), frame.bytesPerLine(),
-                          QRect(kLabelWidth, kHeaderHeight, frame.width() - kLabelWidth,
-                                frame.height() - kHeaderHeight)};
-    struct Label {
-        QRect rect;
-        StringId name;
-        QRgb color;
-    };
-    std::vector<Label> labels;
-
-    const std::size_t first = firstEndingAfter(lane, t0);
-    const std::size_t last = std::size_t(
-        std::lower_bound(lane.startNs.begin() + std::ptrdiff_t(first), lane.startNs.end(), t1) -
-        lane.startNs.begin());
-    const bool haveLod = std::size_t(laneIndex) < m_session->laneLods.size() &&
-                         !m_session->laneLods[std::size_t(laneIndex)].rows.empty();
-    // More events than two per pixel: draw the pyramid, one column per pixel, so the frame
-    // costs O(pixels) however many events are in view.
-    if (haveLod && last - first > std::size_t(2 * width)) {
-        const LaneLod& lod = m_session->laneLods[std::size_t(laneIndex)];
-        for (int d = firstRow; d <= lastRow && d < int(lod.rows.size()); ++d) {
-            const LodRow& row = lod.rows[std::size_t(d)];
-            const int level = row.levelFor(npp);
-            if (level < 0) continue;
-            const std::vector<LodBucket>& buckets = row.levels[std::size_t(level)];
-            const double bw = double(row.bucketNs(level));
-            RowRun& run = runs[std::size_t(d - firstRow)];
-            const auto n = std::int64_t(buckets.size());
-            for (int x = 0; x < width; ++x) {
-                const double ta = double(t0 - row.originNs) + x * npp, tb = ta + npp;
-                std::int64_t b0 = std::max<std::int64_t>(0, std::int64_t(std::floor(ta / bw)));
-                const std::int64_t b1 = std::min<std::int64_t>(n, std::int64_t(std::ceil(tb / bw)));
-                double busy = 0, best = -1;
-                bool starts = false;
-                StringId dom = 0;
-                for (std::int64_t b = b0; b < b1; ++b) {
-                    const LodBucket& bk = buckets[std::size_t(b)];
-                    starts |= bk.count > 0;
-                    if (bk.busy <= 0 && bk.count == 0) continue;
-                    const double cover = std::min(tb, (b + 1) * bw) - std::max(ta, b * bw);
-                    busy += bk.busy * cover;
-                    if (bk.busy > best) {
-                        best = bk.busy;
-                        dom = bk.dominant;
-                    }
-                }
-                if (best < 0) {
-                    flush(run, rects);
-                    continue;
-                }
-                // A pixel where an event starts is at least half shaded, so that instant and
-                // sub-pixel events stay visible however far out the view is.
-                const double shade = std::max(std::min(1.0, busy / npp), starts ? 0.5 : 0.0);
-                const QRgb c = colors::shadedColumn(nameColor(dom), bg, float(shade));
-                extendOrFlush(run, kLabelWidth + x, kLabelWidth + x + 1, c, rects);
-            }
-            flush(run, rects);
-        }
-    } else {
-        const double maxX = kLabelWidth + width + 1.0;
-        for (std::size_t i = first; i < last; ++i) {
-            const int d = lane.depth[i];
-            if (d < firstRow || d > lastRow) continue;
-            RowRun& run = runs[std::size_t(d - firstRow)];
-            double x1 = kLabelWidth + double(lane.startNs[i] - t0) / npp;
-            double x2 = std::max(x1 + 1.0, kLabelWidth + double(lane.endNs[i] - t0) / npp);
-            if (x2 <= run.nextFreeX) continue;
-            x1 = std::max({x1, run.nextFreeX, double(kLabelWidth) - 1});
-            x2 = std::min(x2, maxX);
-            run.nextFreeX = x2;
-            const QRgb c = nameColor(lane.nameId[i]);
-            // A gap of one pixel between wide neighbours keeps back-to-back events apart.
-            const double drawX2 = x2 - x1 >= 6 ? x2 - 1 : x2;
-            extendOrFlush(run, x1, drawX2, c, rects);
-            if (x2 - x1 > 30)
-                labels.push_back(
-                    {QRect(int(x1) + 3, run.y, int(drawX2 - x1) - 5, run.h), lane.nameId[i], c});
-        }
-        for (RowRun& run : runs)
-            flush(run, rects);
-    }
-    if (!labels.empty()) {
-        const QFontMetrics fm(font());
-        const StringTable& strings = m_session->events.strings;
-        for (const Label& l : labels) {
-            const QRect r =
-                l.rect.intersected(QRect(kLabelWidth, l.rect.y(), width, l.rect.height()));
-            if (r.width() < fm.averageCharWidth() * 3) continue;
-            const QString text =
-                fm.elidedText(qstr(strings.view(l.name)), Qt::ElideRight, r.width());
-            if (text.isEmpty() || fm.horizontalAdvance(text) > r.width()) continue;
-            p.setPen(colors::textColorOn(QColor(l.color)));
-            p.drawText(r, Qt::AlignVCenter | Qt::AlignLeft, text);
-        }
-    }
-    // Find hits: an outline per hit, at most one per pixel and row.
-    if (!m_hitsByLane.empty() && !m_hitsByLane[std::size_t(laneIndex)].empty()) {
-        const auto& hits = m_hitsByLane[std::size_t(laneIndex)];
-        auto h = std::lower_bound(hits.begin(), hits.end(), std::int64_t(first));
-        std::vector<int> lastX(runs.size(), -1);
-        p.setPen(QPen(colors::kFindHit, 2));
-        for (; h != hits.end() && *h < std::int64_t(last); ++h) {
-            const auto i = std::size_t(*h);
-            const int d = lane.depth[i];
-            if (d < firstRow || d > lastRow) continue;
-            const int x1 = kLabelWidth + int(std::floor(double(lane.startNs[i] - t0) / npp));
-            if (x1 <= lastX[std::size_t(d - firstRow)]) continue;
-            const int x2 =
-                std::max(x1 + 3, kLabelWidth + int(std::ceil(double(lane.endNs[i] - t0) / npp)));
-            lastX[std::size_t(d - firstRow)] = x2;
-            p.drawRect(QRect(x1 - 1, laneTop + d * kRowHeight, x2 - x1 + 1, kRowHeight - 1));
-        }
-    }
-}
-
-void TimelineView::renderOverview(QPainter& p)
-{
-    const int w = viewport()->width();
-    const int tw = trackWidth();
-    p.fillRect(0, 0, w, kOverviewHeight, QColor(250, 250, 252));
-    p.fillRect(0, 0, kLabelWidth, kOverviewHeight + kRulerHeight, colors::kLabelColumn);
-    p.setPen(QColor(90, 90, 100));
-    p.drawText(QRect(6, 0, kLabelWidth - 8, kOverviewHeight), Qt::AlignVCenter, tr("Overview"));
-    // Busy fraction of the GPU streams' top rows (of the CPU threads' when there is no GPU
-    // lane) across the whole trace, from the pyramids.
-    const double span = double(m_zoom.traceEndNs() - m_zoom.traceStartNs());
-    const double npp = span / tw;
-    if (m_overviewWidth != tw || m_overviewVersion != m_version) {
-        m_overviewWidth = tw;
-        m_overviewVersion = m_version;
-        m_overviewBusy.assign(std::size_t(tw), 0.0);
-        const EventStore& store = m_session->events;
-        const bool anyGpu = std::any_of(store.lanes.begin(), store.lanes.end(), [](const Lane& l) {
-            return l.kind == LaneKind::GpuStream && l.size() > 0;
-        });
-        int contributing = 0;
-        for (std::size_t l = 0; l < store.lanes.size() && l < m_session->laneLods.size(); ++l) {
-            const LaneLod& lod = m_session->laneLods[l];
-            if (lod.rows.empty() || (anyGpu && store.lanes[l].kind != LaneKind::GpuStream))
-                continue;
-            const LodRow& row = lod.rows[0];
-            const int level = row.levelFor(npp);
-            if (level < 0) continue;
-            ++contributing;
-            const double bw = double(row.bucketNs(level));
-            const std::int64_t origin = row.originNs + offsetOf(store.lanes[l].rank);
-            for (std::size_t b = 0; b < row.levels[std::size_t(level)].size(); ++b) {
-                const float v = row.levels[std::size_t(level)][b].busy;
-                if (v <= 0) continue;
-                // Spread the bucket over the pixels it covers (it can be wider than one).
-                const double b0 = double(origin - m_zoom.traceStartNs()) + double(b) * bw;
-                const double b1 = b0 + bw;
-                for (int x = std::max(0, int(b0 / npp)); x < tw && x * npp < b1; ++x) {
-                    const double cover = std::min(b1, (x + 1) * npp) - std::max(b0, x * npp);
-                    if (cover > 0) m_overviewBusy[std::size_t(x)] += v * cover / npp;
-                }
-            }
-        }
-        for (double& v : m_overviewBusy)
-            v = contributing > 0 ? std::min(1.0, v / contributing) : 0.0;
-    }
-    for (int x = 0; x < tw; ++x) {
-        const int bh = int(std::round((kOverviewHeight - 4) * m_overviewBusy[std::size_t(x)]));
-        if (bh > 0)
-            p.fillRect(kLabelWidth + x, kOverviewHeight - 2 - bh, 1, bh, QColor(120, 140, 180));
-    }
-    const int x1 = kLabelWidth + int((m_zoom.visibleStartNs() - m_zoom.traceStartNs()) / npp);
-    const int x2 =
-        kLabelWidth + int(std::ceil((m_zoom.visibleEndNs() - m_zoom.traceStartNs()) / npp));
-    p.fillRect(QRect(x1, 0, std::max(2, x2 - x1), kOverviewHeight), QColor(60, 90, 200, 50));
-    p.setPen(QColor(60, 90, 200));
-    p.drawRect(QRect(x1, 0, std::max(2, x2 - x1) - 1, kOverviewHeight - 1));
-}
-
-void TimelineView::renderRuler(QPainter& p)
-{
-    const int w = viewport()->width();
-    const int y0 = kOverviewHeight;
-    p.fillRect(kLabelWidth, y0, w - kLabelWidth, kRulerHeight, QColor(244, 244, 248));
-    p.fillRect(0, y0 + kRulerHeight - 1, w, 1, QColor(190, 190, 200));
-    p.setPen(QColor(90, 90, 100));
-    p.drawText(QRect(6, y0, kLabelWidth - 8, kRulerHeight), Qt::AlignVCenter,
-               tr("Time, %1").arg(clock().name()));
-    const std::int64_t step = ZoomState::tickStepNs(m_zoom.nsPerPx(), 90);
-    const std::int64_t origin = m_zoom.traceStartNs();
-    const std::int64_t firstTick = (m_zoom.visibleStartNs() - origin) / step * step + origin;
-    p.setPen(QColor(60, 60, 70));
-    const QFontMetrics fm(font());
-    for (std::int64_t t = firstTick; t <= m_zoom.visibleEndNs(); t += step) {
-        if (t < m_zoom.visibleStartNs()) continue;
-        const int x = xForTime(t);
-        p.drawLine(x, y0 + kRulerHeight - 7, x, y0 + kRulerHeight - 1);
-        // A tick near the right edge keeps its mark but not a label cut in half. Measured only
-        // there: a text width per tick cost 3-4 ms a frame (bench/timeline_bench).
-        const QString label = ZoomState::formatNs(t - origin, step);
-        if (x + 3 + kRulerLabelMax > w && x + 3 + fm.horizontalAdvance(label) > w) continue;
-        p.drawText(QRect(x + 3, y0, kRulerLabelMax, kRulerHeight - 4),
-                   Qt::AlignVCenter | Qt::AlignLeft, label);
-    }
-}
-
 void TimelineView::renderOverlay(QPainter& p)
 {
     if (!m_session) return;
     const int w = viewport()->width(), h = viewport()->height();
-    p.setClipRect(kLabelWidth, kHeaderHeight, w - kLabelWidth, h - kHeaderHeight);
+    p.setClipRect(m_labelWidth, kHeaderHeight, w - m_labelWidth, h - kHeaderHeight);
     const EventStore& store = m_session->events;
     // The same collective on every rank, and the arrival skew between first and last.
     if (!m_peers.empty()) {
@@ -1209,23 +858,23 @@ void TimelineView::renderOverlay(QPainter& p)
             const QString text = tr("arrival skew %1").arg(ZoomState::formatDuration(last - first));
             const QFontMetrics fm(font());
             const int tw = fm.horizontalAdvance(text) + 10;
-            const QRect box(std::clamp(x1 + 4, kLabelWidth, std::max(kLabelWidth, w - tw)),
+            const QRect box(std::clamp(x1 + 4, m_labelWidth, std::max(m_labelWidth, w - tw)),
                             kOverviewHeight + 1, tw, kRulerHeight - 3);
-            p.setClipRect(kLabelWidth, kOverviewHeight, w - kLabelWidth, kRulerHeight);
+            p.setClipRect(m_labelWidth, kOverviewHeight, w - m_labelWidth, kRulerHeight);
             p.fillRect(box, colors::kArrivalSkew);
             p.setPen(Qt::white);
             p.drawText(box, Qt::AlignCenter, text);
-            p.setClipRect(kLabelWidth, kHeaderHeight, w - kLabelWidth, h - kHeaderHeight);
+            p.setClipRect(m_labelWidth, kHeaderHeight, w - m_labelWidth, h - kHeaderHeight);
         }
     }
     if (m_selectedRank >= 0) {
-        const auto [top, bottom] = rankContentRange(m_selectedRank);
+        const auto [top, bottom] = m_layout.rankContentRange(m_selectedRank);
         if (top >= 0) {
             const int sy = scrollY();
             p.setClipRect(0, kHeaderHeight, w, h - kHeaderHeight);
             p.setPen(QPen(colors::kSelection, 2));
             p.drawRect(QRect(1, kHeaderHeight + top - sy + 1, w - 2, bottom - top - 2));
-            p.setClipRect(kLabelWidth, kHeaderHeight, w - kLabelWidth, h - kHeaderHeight);
+            p.setClipRect(m_labelWidth, kHeaderHeight, w - m_labelWidth, h - kHeaderHeight);
         }
     }
     if (m_selected.isValid()) {
@@ -1266,9 +915,11 @@ void TimelineView::renderOverlay(QPainter& p)
         const QString text =
             fm.elidedText(qstr(store.strings.view(lane.nameId[i])), Qt::ElideMiddle, 420) +
             QStringLiteral("  ") + ZoomState::formatDuration(lane.endNs[i] - lane.startNs[i]);
-        const QRectF er = eventRect(m_hover);
+        // Under the event's row; in a folded rank's summary row, under the cursor's.
+        QRectF er = eventRect(m_hover);
+        if (er.isNull()) er = QRectF(m_mouseX, m_mouseY - kRowHeight / 2, 1, kRowHeight);
         const int tw = fm.horizontalAdvance(text) + 10;
-        int x = std::clamp(m_mouseX + 12, kLabelWidth, std::max(kLabelWidth, w - tw));
+        int x = std::clamp(m_mouseX + 12, m_labelWidth, std::max(m_labelWidth, w - tw));
         int y = int(er.bottom()) + 4;
         if (y + fm.height() + 4 > h) y = int(er.top()) - fm.height() - 8;
         const QRect box(x, y, tw, fm.height() + 4);
@@ -1299,19 +950,27 @@ void TimelineView::mousePressEvent(QMouseEvent* event)
     if (event->button() != Qt::LeftButton || !m_session) return;
     const QPoint pos = event->position().toPoint();
     m_pressPos = m_lastPos = pos;
-    if (pos.y() < kOverviewHeight && pos.x() >= kLabelWidth) {
+    if (pos.y() < kOverviewHeight && pos.x() >= m_labelWidth) {
         m_drag = Drag::Overview;
         mouseMoveEvent(event);
         return;
     }
-    if (pos.x() < kLabelWidth) {
-        if (const Row* row = rowAt(pos.y()); row && row->lane < 0)
+    if (onLabelEdge(pos)) {
+        m_drag = Drag::ResizeLabels;
+        return;
+    }
+    if (pos.x() < m_labelWidth) {
+        const Row* row = rowAt(pos.y());
+        if (!row) return;
+        if (row->kind != TimelineLayout::RowKind::Lane)
             setRankCollapsed(row->rank, !isRankCollapsed(row->rank));
+        else if (m_layout.isLaneToggleable(row->lane))
+            setLaneToggled(row->lane, !m_toggledLanes.contains(row->lane));
         return;
     }
     if (event->modifiers() & Qt::ShiftModifier) {
         m_drag = Drag::Measure;
-        m_measureStartNs = m_zoom.xToTime(pos.x() - kLabelWidth);
+        m_measureStartNs = m_zoom.xToTime(pos.x() - m_labelWidth);
         m_zoom.setSelection(m_measureStartNs, m_measureStartNs);
         viewport()->update();
         return;
@@ -1323,6 +982,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
 {
     const QPoint pos = event->position().toPoint();
     m_mouseX = pos.x();
+    m_mouseY = pos.y();
     switch (m_drag) {
     case Drag::Pan: {
         const std::int64_t s = m_zoom.visibleStartNs(), e = m_zoom.visibleEndNs();
@@ -1332,11 +992,11 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
         break;
     }
     case Drag::Measure:
-        m_zoom.setSelection(m_measureStartNs, m_zoom.xToTime(pos.x() - kLabelWidth));
+        m_zoom.setSelection(m_measureStartNs, m_zoom.xToTime(pos.x() - m_labelWidth));
         viewport()->update();
         break;
     case Drag::Overview: {
-        const double frac = double(pos.x() - kLabelWidth) / trackWidth();
+        const double frac = double(pos.x() - m_labelWidth) / trackWidth();
         const auto centre =
             m_zoom.traceStartNs() +
             std::int64_t(frac * double(m_zoom.traceEndNs() - m_zoom.traceStartNs()));
@@ -1344,7 +1004,15 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
         setVisibleRange(centre - span / 2, centre - span / 2 + span);
         break;
     }
+    case Drag::ResizeLabels:
+        // The track keeps at least half the view.
+        setLabelWidth(std::min(pos.x(), viewport()->width() / 2));
+        break;
     case Drag::None: {
+        if (onLabelEdge(pos))
+            viewport()->setCursor(Qt::SplitHCursor);
+        else
+            viewport()->unsetCursor();
         const TimelineEventRef hover = hitTest(pos);
         if (!(hover == m_hover)) {
             m_hover = hover;
@@ -1380,12 +1048,12 @@ void TimelineView::wheelEvent(QWheelEvent* event)
     if (delta == 0) return;
     // Over the labels, or with Shift, the wheel scrolls the lanes; over the tracks it zooms at
     // the cursor, as in Perfetto.
-    if (pos.x() < kLabelWidth || (event->modifiers() & Qt::ShiftModifier)) {
+    if (pos.x() < m_labelWidth || (event->modifiers() & Qt::ShiftModifier)) {
         verticalScrollBar()->setValue(scrollY() - delta / 2);
         return;
     }
     const std::int64_t s = m_zoom.visibleStartNs(), e = m_zoom.visibleEndNs();
-    m_zoom.zoomAt(pos.x() - kLabelWidth, std::pow(kZoomStep, delta / 120.0));
+    m_zoom.zoomAt(pos.x() - m_labelWidth, std::pow(kZoomStep, delta / 120.0));
     rangeMaybeChanged(s, e);
     event->accept();
 }
@@ -1393,8 +1061,8 @@ void TimelineView::wheelEvent(QWheelEvent* event)
 void TimelineView::keyPressEvent(QKeyEvent* event)
 {
     const std::int64_t s = m_zoom.visibleStartNs(), e = m_zoom.visibleEndNs();
-    const bool cursorInTracks = m_mouseX >= kLabelWidth && m_mouseX < viewport()->width();
-    const double anchorX = cursorInTracks ? m_mouseX - kLabelWidth : trackWidth() / 2.0;
+    const bool cursorInTracks = m_mouseX >= m_labelWidth && m_mouseX < viewport()->width();
+    const double anchorX = cursorInTracks ? m_mouseX - m_labelWidth : trackWidth() / 2.0;
     if (event->matches(QKeySequence::Find)) {
         Q_EMIT findRequested();
         return;
@@ -1431,6 +1099,39 @@ void TimelineView::keyPressEvent(QKeyEvent* event)
         return;
     }
     rangeMaybeChanged(s, e);
+}
+
+bool TimelineView::onLabelEdge(QPoint pos) const
+{
+    // Inside the column, so that the track's first pixels stay clickable.
+    return pos.y() >= kHeaderHeight && pos.x() < m_labelWidth && pos.x() >= m_labelWidth - 5;
+}
+
+bool TimelineView::viewportEvent(QEvent* event)
+{
+    if (event->type() != QEvent::ToolTip || !m_session)
+        return QAbstractScrollArea::viewportEvent(event);
+    // The name column: a lane's full name and metadata, what a click does.
+    const auto* help = static_cast<QHelpEvent*>(event);
+    const Row* row = help->pos().x() < m_labelWidth ? rowAt(help->pos().y()) : nullptr;
+    QString text;
+    if (row && row->kind == TimelineLayout::RowKind::Lane) {
+        text = m_layout.laneDescription(row->lane);
+        if (m_layout.isLaneToggleable(row->lane))
+            text += QLatin1Char('\n') +
+                    (m_layout.shownLevels(row->lane) < m_layout.levelCount(row->lane)
+                         ? tr("Click to show all levels.")
+                         : tr("Click to fold to one row."));
+    } else if (row) {
+        text = isRankCollapsed(row->rank)
+                   ? tr("Rank %1: click to unfold.").arg(row->rank)
+                   : tr("Rank %1: click to fold to one summary row.").arg(row->rank);
+    }
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(help->globalPos(), text, viewport());
+    return true;
 }
 
 void TimelineView::leaveEvent(QEvent* event)

@@ -3,6 +3,8 @@
 #include "model/find/eventsearch.h"
 #include "model/tracesession.h"
 #include "model/zoomstate.h"
+#include "views/timeline/timelinelayout.h"
+#include "views/timeline/timelinepainter.h"
 
 #include <QAbstractScrollArea>
 #include <QColor>
@@ -16,25 +18,6 @@
 
 namespace rankscope {
 
-// One event of the store: lane index and event index inside the lane.
-struct TimelineEventRef {
-    int lane = -1;
-    std::int64_t event = -1;
-    bool isValid() const { return lane >= 0 && event >= 0; }
-    bool operator==(const TimelineEventRef&) const = default;
-};
-
-// A finding drawn over the timeline. Times are on the common clock (raw + the rank's offset);
-// an empty `ranks` means every rank.
-struct TimelineMarker {
-    std::int64_t startNs = 0;
-    std::int64_t endNs = 0;
-    QList<int> ranks;
-    QColor color;
-    QString label;
-    QString id = {}; // what it stands for (a finding id), reported by markerClicked
-};
-
 // Extra key/value details (e.g. the event's args, read back from its source) for the details
 // pane; the main window wires the reader's implementation. Called in a worker thread: reading a
 // .gz trace back can take long.
@@ -42,18 +25,22 @@ using TimelineDetailRows = QList<QPair<QString, QString>>;
 using TimelineDetailsProvider =
     std::function<TimelineDetailRows(const TraceSession&, TimelineEventRef)>;
 
-// Every rank of a session on one zoomable timeline: a group per rank (collapsible) holding a
-// lane per GPU stream (first) and per CPU thread, each as many rows as its nesting depth.
+// Every rank of a session on one zoomable timeline: the input (mouse, keys, scrolling), the
+// selection and find. Which rows exist is TimelineLayout's; drawing them TimelinePainter's.
 class TimelineView : public QAbstractScrollArea {
     Q_OBJECT
 public:
-    static constexpr int kOverviewHeight = 28;
-    static constexpr int kRulerHeight = 22;
-    static constexpr int kHeaderHeight = kOverviewHeight + kRulerHeight;
-    static constexpr int kLabelWidth = 180;
-    static constexpr int kRankHeaderHeight = 20;
-    static constexpr int kRowHeight = 16;
-    static constexpr int kLaneGap = 2;
+    static constexpr int kOverviewHeight = TimelineFrame::kOverviewHeight;
+    static constexpr int kRulerHeight = TimelineFrame::kRulerHeight;
+    static constexpr int kHeaderHeight = TimelineFrame::kHeaderHeight;
+    static constexpr int kLabelWidth = 180; // the name column's width until it is dragged
+    static constexpr int kMinLabelWidth = 80;
+    static constexpr int kMaxFitLabelWidth = 300; // a new session's names fit up to this
+    static constexpr int kMaxExportLabelWidth = 600;
+    // A PNG of the whole timeline is held in memory first; above this an SVG is the way.
+    static constexpr qint64 kMaxExportPngBytes = qint64(1) << 30;
+    static constexpr int kRankHeaderHeight = TimelineLayout::kRankHeaderHeight;
+    static constexpr int kRowHeight = TimelineLayout::kRowHeight;
 
     explicit TimelineView(QWidget* parent = nullptr);
     ~TimelineView() override;
@@ -80,6 +67,12 @@ public:
     void setRankFilter(const QList<int>& ranks);
     QList<int> rankFilter() const { return m_rankFilter.values(); }
     bool isRankCollapsed(int rank) const { return m_collapsed.contains(rank); }
+    const TimelineLayout& layout() const { return m_layout; }
+    // Shows `lane` the other way from its default (TimelineLayout); a click on its name does.
+    void setLaneToggled(int lane, bool toggled);
+    // The name column's width (dragging its edge changes it); the track starts there.
+    int labelWidth() const { return m_labelWidth; }
+    void setLabelWidth(int px);
     void setDetailsProvider(TimelineDetailsProvider provider);
 
     ZoomState& zoom() { return m_zoom; }
@@ -94,7 +87,6 @@ public:
     TimelineEventRef hitTest(QPoint viewportPos) const;
     QColor colorForEvent(TimelineEventRef ref) const;
     QColor laneBackground(int lane) const;
-    QString laneLabel(int lane) const;
 
     void select(TimelineEventRef ref);
     TimelineEventRef selected() const { return m_selected; }
@@ -126,6 +118,12 @@ public:
 
     // The current view as an image (what the user sees, overlays included).
     QImage renderImage();
+    // The whole timeline, every rank and lane, over the time range in view, with every lane's
+    // name in full: its size, and the picture written as PNG or SVG (false, with the reason in
+    // `error`, when it cannot be written).
+    QSize wholeTimelineSize() const;
+    bool exportPng(const QString& path, QString* error = nullptr);
+    bool exportSvg(const QString& path, QString* error = nullptr);
 
 Q_SIGNALS:
     void selectionChanged(rankscope::TimelineEventRef ref);
@@ -137,6 +135,7 @@ Q_SIGNALS:
     void clockChanged();
     // The provider's rows for the selection arrived from the worker.
     void detailsRead();
+    void labelWidthChanged(int px);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -148,16 +147,14 @@ protected:
     void keyPressEvent(QKeyEvent* event) override;
     void leaveEvent(QEvent* event) override;
     void scrollContentsBy(int dx, int dy) override;
+    bool viewportEvent(QEvent* event) override;
 
 private:
-    struct Row {
-        int y = 0; // content y (before scrolling)
-        int height = 0;
-        int rank = -1;
-        int lane = -1; // -1: the rank's header row
-        int depth = 0;
-    };
+    using Row = TimelineLayout::Row;
     void relayout();
+    bool onLabelEdge(QPoint viewportPos) const;
+    int widestLaneName() const; // px
+    void fitLabelWidth();
     void updateTraceRange();
     void updateScrollBar();
     void contentChanged();
@@ -165,20 +162,14 @@ private:
     int scrollY() const;
     const Row* rowAt(int viewportY) const;
     std::int64_t offsetOf(int rank) const;
-    QRgb nameColor(StringId id) const;
+    // What the viewport shows, for the painter.
+    TimelineFrame frame() const;
+    TimelineFrame wholeTimelineFrame() const;
     QRectF eventRect(TimelineEventRef ref) const; // viewport coordinates, min 1 px wide
-    void renderBase();                            // into m_base
-    void renderOverview(QPainter& p);
-    void renderRuler(QPainter& p);
-    void renderLane(QPainter& p, int lane, int firstRow, int lastRow, int yOffset);
     void renderOverlay(QPainter& p);
     void ensureVisible(TimelineEventRef ref);
     void fitSelectionOrAll();
     std::pair<std::int64_t, std::int64_t> collectiveArrival(const CollectiveRecord& c) const;
-    // Viewport x range of marker `m` over `rank`'s group (label included when `withLabel`).
-    std::pair<int, int> markerXRange(const TimelineMarker& m, int rank, bool withLabel) const;
-    // Content y range [top, bottom) of `rank`'s group; top = -1 when the rank is unknown.
-    std::pair<int, int> rankContentRange(int rank) const;
 
     SessionPtr m_session;
     ZoomState m_zoom;
@@ -188,18 +179,16 @@ private:
     QHash<int, QString> m_banners;
     QSet<int> m_collapsed;
     QSet<int> m_rankFilter;
+    QSet<int> m_toggledLanes;
+    int m_labelWidth = kLabelWidth;
     TimelineDetailsProvider m_detailsProvider;
     // The provider's rows for the selection, read in a worker (none until they arrive).
     void readSelectionDetails();
     QFutureWatcher<TimelineDetailRows> m_detailsWatcher;
     std::optional<TimelineDetailRows> m_detailRows;
 
-    std::vector<int> m_ranks;                  // in order
-    std::vector<std::vector<int>> m_rankLanes; // per m_ranks entry: GPU lanes first
-    std::vector<Row> m_rows;
-    std::vector<int> m_laneRow; // first row index of each lane, -1 when collapsed
-    int m_contentHeight = 0;
-    mutable std::vector<QRgb> m_nameColors;
+    TimelineLayout m_layout;
+    TimelinePainter m_painter;
 
     QHash<qint64, std::size_t> m_collectiveAt; // (lane << 40 | event) -> collective index
     TimelineEventRef m_selected;
@@ -214,12 +203,13 @@ private:
     int m_currentHit = -1;
 
     // Interaction state.
-    enum class Drag { None, Pan, Measure, Overview };
+    enum class Drag { None, Pan, Measure, Overview, ResizeLabels };
     Drag m_drag = Drag::None;
     QPoint m_pressPos;
     QPoint m_lastPos;
     std::int64_t m_measureStartNs = 0;
     int m_mouseX = -1;
+    int m_mouseY = -1;
 
     // The frame without overlays, redrawn only when its key changes.
     QImage m_base;
@@ -232,10 +222,6 @@ private:
     };
     CacheKey m_baseKey;
     quint64 m_version = 1;
-    // Busy fraction per pixel of the overview strip, recomputed when the width or content change.
-    std::vector<double> m_overviewBusy;
-    int m_overviewWidth = -1;
-    quint64 m_overviewVersion = 0;
 };
 
 } // namespace rankscope

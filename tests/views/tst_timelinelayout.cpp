@@ -1,0 +1,191 @@
+#include "model/trace/kinetoreader.h"
+#include "tests/support/gzip.h"
+#include "views/timeline/timelinelayout.h"
+
+#include <QSet>
+#include <QtTest>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+using namespace rankscope;
+
+namespace {
+
+const QString kData = QStringLiteral(RANKSCOPE_TEST_DATA);
+
+// What a trace's own JSON says about its lanes, read without the reader.
+struct RawLanes {
+    std::map<std::int64_t, std::string> processLabels;                        // pid -> "GPU 0"
+    std::map<std::pair<std::int64_t, std::int64_t>, std::string> threadNames; // (pid, tid)
+    std::set<std::pair<std::int64_t, std::int64_t>> gpuStreams; // (pid, tid) with device work
+};
+
+RawLanes rawLanesOf(const QString& path)
+{
+    RawLanes raw;
+    const auto doc = nlohmann::json::parse(inflate(path));
+    for (const auto& e : doc.at("traceEvents")) {
+        const std::string ph = e.value("ph", "");
+        const bool numeric =
+            e.contains("pid") && e["pid"].is_number() && e.contains("tid") && e["tid"].is_number();
+        if (!numeric) continue;
+        const std::int64_t pid = e["pid"].get<std::int64_t>(), tid = e["tid"].get<std::int64_t>();
+        if (ph == "M" && e.contains("args")) {
+            const std::string name = e.value("name", "");
+            if (name == "process_labels")
+                raw.processLabels[pid] = e["args"].value("labels", "");
+            else if (name == "thread_name")
+                raw.threadNames[{pid, tid}] = e["args"].value("name", "");
+        } else if (ph == "X") {
+            const std::string cat = e.value("cat", "");
+            if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" ||
+                cat == "gpu_user_annotation")
+                raw.gpuStreams.insert({pid, tid});
+        }
+    }
+    return raw;
+}
+
+QString trimmed(const std::string& s)
+{
+    return QString::fromStdString(s).trimmed();
+}
+
+} // namespace
+
+class TestTimelineLayout : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void realTraces_data();
+    void realTraces();
+    void foldingAndToggling();
+};
+
+void TestTimelineLayout::realTraces_data()
+{
+    QTest::addColumn<QStringList>("files"); // rank i is files[i]
+    QTest::newRow("fsdp") << QStringList{
+        kData + QStringLiteral("/kineto-gpu-samples/fsdp_16rank_rank0.json.gz")};
+    QTest::newRow("hta-trace_filter") << QStringList{
+        kData + QStringLiteral("/kineto-real-hta/trace_filter/sampled_rank-0.json.gz"),
+        kData + QStringLiteral("/kineto-real-hta/trace_filter/sampled_rank-1.json.gz")};
+}
+
+// Per rank, the GPU streams the JSON names come first, each showing its top levels (at most
+// kDefaultLevels), the CPU threads one row each; names are the metadata's, unique per rank.
+void TestTimelineLayout::realTraces()
+{
+    QFETCH(QStringList, files);
+    EventStore store;
+    std::vector<RawLanes> raw;
+    for (int rank = 0; rank < files.size(); ++rank) {
+        EventStore one;
+        KinetoReader::Options opt;
+        opt.rank = rank;
+        QCOMPARE(KinetoReader::readFile(files[rank].toStdString(), one, opt).status,
+                 SourceStatus::Ok);
+        store.merge(std::move(one));
+        raw.push_back(rawLanesOf(files[rank]));
+    }
+    TimelineLayout layout;
+    layout.build(&store, {});
+    QCOMPARE(int(layout.ranks().size()), files.size());
+    int expectedHeight = 0;
+    for (int rank = 0; rank < files.size(); ++rank) {
+        const RawLanes& truth = raw[std::size_t(rank)];
+        QVERIFY(!truth.gpuStreams.empty());
+        const std::vector<int>& lanes = layout.lanesOfRankIndex(std::size_t(rank));
+        // The lanes in row order: every row of a lane is contiguous, lanes as listed.
+        std::vector<int> rowLanes;
+        for (const TimelineLayout::Row& row : layout.rows())
+            if (row.rank == rank && row.kind == TimelineLayout::RowKind::Lane &&
+                (rowLanes.empty() || rowLanes.back() != row.lane))
+                rowLanes.push_back(row.lane);
+        QCOMPARE(rowLanes, lanes);
+        std::set<std::pair<std::int64_t, std::int64_t>> firstStreams;
+        for (std::size_t k = 0; k < truth.gpuStreams.size() && k < lanes.size(); ++k) {
+            const Lane& lane = store.lanes[std::size_t(lanes[k])];
+            firstStreams.insert({lane.pid, lane.tid});
+        }
+        QCOMPARE(firstStreams, truth.gpuStreams);
+        QSet<QString> names;
+        expectedHeight += TimelineLayout::kRankHeaderHeight;
+        for (int id : lanes) {
+            const Lane& lane = store.lanes[std::size_t(id)];
+            const bool gpu = truth.gpuStreams.count({lane.pid, lane.tid}) > 0;
+            QCOMPARE(lane.kind == LaneKind::GpuStream, gpu);
+            const int levels = *std::max_element(lane.depth.begin(), lane.depth.end()) + 1;
+            const int rows = gpu ? std::min(levels, TimelineLayout::kDefaultLevels) : 1;
+            QCOMPARE(layout.shownLevels(id), rows);
+            QVERIFY(layout.rowTop(id, rows - 1) >= 0);
+            QCOMPARE(layout.rowTop(id, rows), -1);
+            expectedHeight += rows * TimelineLayout::kRowHeight + TimelineLayout::kLaneGap;
+            const auto thread = truth.threadNames.find({lane.pid, lane.tid});
+            names.insert(layout.laneName(id));
+            if (thread == truth.threadNames.end()) {
+                // No metadata for it (a string id such as "PyTorch Profiler"): the reader's name.
+                QVERIFY(!gpu);
+                QCOMPARE(layout.laneName(id), QString::fromStdString(lane.name).trimmed());
+                continue;
+            }
+            const QString expected = gpu ? trimmed(truth.processLabels.at(lane.pid)) +
+                                               QStringLiteral(" · ") + trimmed(thread->second)
+                                         : trimmed(thread->second);
+            QCOMPARE(layout.laneName(id), expected);
+            QVERIFY(layout.laneDescription(id).contains(expected));
+        }
+        QCOMPARE(names.size(), qsizetype(lanes.size()));
+    }
+    QCOMPARE(layout.contentHeight(), expectedHeight);
+}
+
+// A CPU thread of a GPU rank unfolds to every level; a folded rank keeps one summary row of its
+// GPU streams; a lane whose name repeats in its rank gets its ids.
+void TestTimelineLayout::foldingAndToggling()
+{
+    const QString path = kData + QStringLiteral("/kineto-gpu-samples/fsdp_16rank_rank0.json.gz");
+    EventStore store;
+    KinetoReader::Options opt;
+    opt.rank = 0;
+    QCOMPARE(KinetoReader::readFile(path.toStdString(), store, opt).status, SourceStatus::Ok);
+    int cpu = -1;
+    for (int i = 0; i < int(store.lanes.size()); ++i)
+        if (store.lanes[std::size_t(i)].kind == LaneKind::CpuThread &&
+            store.lanes[std::size_t(i)].maxDepth > 0)
+            cpu = i;
+    QVERIFY(cpu >= 0);
+    TimelineLayout layout;
+    layout.build(&store, {}, {cpu});
+    QCOMPARE(layout.shownLevels(cpu), store.lanes[std::size_t(cpu)].maxDepth + 1);
+    const int unfolded = layout.contentHeight();
+
+    layout.build(&store, {0});
+    QCOMPARE(layout.rows().size(), std::size_t(2));
+    QCOMPARE(layout.rows()[1].kind, TimelineLayout::RowKind::RankSummary);
+    QCOMPARE(layout.contentHeight(), TimelineLayout::kRankHeaderHeight +
+                                         TimelineLayout::kRowHeight + TimelineLayout::kLaneGap);
+    QVERIFY(layout.contentHeight() < unfolded);
+    const std::vector<int> summary = layout.summaryLanes(0);
+    QVERIFY(!summary.empty());
+    for (int lane : summary)
+        QCOMPARE(store.lanes[std::size_t(lane)].kind, LaneKind::GpuStream);
+    QCOMPARE(layout.firstRowOfLane(summary.front()), -1);
+
+    // Two threads the metadata names alike.
+    for (Lane& lane : store.lanes)
+        if (lane.kind == LaneKind::CpuThread) lane.threadName = "worker";
+    layout.build(&store, {});
+    QSet<QString> names;
+    for (int id : layout.lanesOfRankIndex(0)) {
+        names.insert(layout.laneName(id));
+        const Lane& lane = store.lanes[std::size_t(id)];
+        if (lane.kind == LaneKind::CpuThread)
+            QCOMPARE(layout.laneName(id),
+                     QStringLiteral("worker (pid %1, tid %2)").arg(lane.pid).arg(lane.tid));
+    }
+    QCOMPARE(names.size(), qsizetype(layout.lanesOfRankIndex(0).size()));
+}
+
+QTEST_GUILESS_MAIN(TestTimelineLayout)
+#include "tst_timelinelayout.moc"

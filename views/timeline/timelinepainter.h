@@ -1,0 +1,103 @@
+#pragma once
+
+#include "model/tracesession.h"
+#include "model/zoomstate.h"
+#include "views/timeline/timelinelayout.h"
+
+#include <QColor>
+#include <QCoreApplication>
+#include <QHash>
+#include <QList>
+#include <QString>
+#include <utility>
+#include <vector>
+
+class QFontMetrics;
+class QImage;
+class QPainter;
+
+namespace rankscope {
+
+struct TimelineRectSink;
+
+// A finding drawn over the timeline. Times are on the common clock (raw + the rank's offset);
+// an empty `ranks` means every rank.
+struct TimelineMarker {
+    std::int64_t startNs = 0;
+    std::int64_t endNs = 0;
+    QList<int> ranks;
+    QColor color;
+    QString label;
+    QString id = {}; // what it stands for (a finding id), reported by markerClicked
+};
+
+// Everything one picture of the detail timeline shows: the view paints one per frame, an export
+// one over every lane.
+struct TimelineFrame {
+    static constexpr int kOverviewHeight = 28;
+    static constexpr int kRulerHeight = 22;
+    static constexpr int kHeaderHeight = kOverviewHeight + kRulerHeight;
+
+    const TraceSession* session = nullptr;
+    const TimelineLayout* layout = nullptr;
+    ZoomState zoom; // widthPx() is the track width
+    TimelineClock clock;
+    int labelWidth = 180;
+    int scrollY = 0; // content y at the top of the lanes area
+    QList<TimelineMarker> markers;
+    QHash<int, QString> banners;
+    const std::vector<std::vector<std::int64_t>>* hitsByLane = nullptr; // find hits per lane
+
+    // The shift of `rank`'s raw times (clock() holds no offsets on raw timestamps).
+    std::int64_t offsetOf(int rank) const { return clock.offsetNs.value(rank, 0); }
+    int xForTime(std::int64_t displayNs) const;
+    // Picture y of content y.
+    int viewY(int contentY) const { return kHeaderHeight + contentY - scrollY; }
+};
+
+// Draws a TimelineFrame with a QPainter: the lanes (events, or level-of-detail columns when
+// there are more events than pixels), rank headers and banners, the findings' marks, the label
+// column, the whole-trace busy strip and the ruler. Holds what is derived from a session once
+// (colours by name, the strip's columns).
+class TimelinePainter {
+    Q_DECLARE_TR_FUNCTIONS(TimelinePainter)
+
+public:
+    void setSession(const TraceSession* session);
+    QRgb nameColor(StringId id) const { return m_nameColors[std::size_t(id)]; }
+    static QColor laneBackground(const TimelineLayout& layout, int lane);
+
+    // Paints `frame` into the `size` picture of `p`. When `direct` is the image `p` paints on,
+    // opaque rects are written into its scanlines instead of through `p` (a zoomed-out frame is a
+    // rect per pixel column and row).
+    void paint(QPainter& p, QSize size, const TimelineFrame& frame, QImage* direct = nullptr);
+
+    // Picture x range of marker `m` over `rank`'s group (label included when `withLabel`),
+    // clipped to the track of a `width` px picture.
+    static std::pair<int, int> markerXRange(const TimelineFrame& frame, const TimelineMarker& m,
+                                            int rank, bool withLabel, int width,
+                                            const QFontMetrics& fm);
+
+private:
+    void paintLane(QPainter& p, const TimelineRectSink& sink, const TimelineFrame& frame, int lane,
+                   int firstRow, int lastRow, int laneTop);
+    // The lane's name in the label column, with its fold handle and folded level count.
+    void paintLaneName(QPainter& p, const TimelineLayout& layout, int lane, int laneTop,
+                       int labelW);
+    void paintOverview(QPainter& p, const TimelineFrame& frame, int width);
+    void paintRuler(QPainter& p, const TimelineFrame& frame, int width);
+
+    const TraceSession* m_session = nullptr;
+    std::vector<QRgb> m_nameColors;
+    // Busy fraction per pixel of the overview strip, recomputed when its key changes.
+    std::vector<double> m_overviewBusy;
+    struct OverviewKey {
+        int width = -1;
+        std::int64_t startNs = 0, endNs = 0;
+        TimelineClock clock;
+        bool operator==(const OverviewKey&) const = default;
+    };
+    OverviewKey m_overviewKey;
+};
+
+} // namespace rankscope
