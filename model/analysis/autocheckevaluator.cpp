@@ -616,7 +616,7 @@ AutoCheckResult allRanksSameStepCount(const Facts& facts)
 
 // A check about what a detector decides fails on the detector's findings of these kinds (the
 // first one's summary, every one's evidence); true when there is one.
-bool failOnFindings(AutoCheckResult& r, const Facts& facts, const std::set<std::string>& kinds)
+bool failOnFindings(AutoCheckResult& r, const Facts& facts, const std::set<FindingKind>& kinds)
 {
     for (const Finding& f : facts.session.analysis.findings) {
         if (!kinds.count(f.kind)) continue;
@@ -633,7 +633,7 @@ AutoCheckResult sameCollectiveSequence(const Facts& facts)
 {
     AutoCheckResult r;
     r.checkId = QStringLiteral("same_collective_sequence");
-    if (failOnFindings(r, facts, {"collective_mismatch", "desync"})) return r;
+    if (failOnFindings(r, facts, {FindingKind::CollectiveMismatch, FindingKind::Desync})) return r;
     std::vector<int> without;
     for (int rank : facts.ranks)
         if (facts.session.events.collectiveCountOfRank(rank) == 0) without.push_back(rank);
@@ -746,7 +746,7 @@ AutoCheckResult noStragglerRank(const Facts& facts)
     AutoCheckResult r;
     r.checkId = QStringLiteral("no_straggler_rank");
     const AnalysisResult& analysis = facts.session.analysis;
-    if (failOnFindings(r, facts, {"straggler"})) return r;
+    if (failOnFindings(r, facts, {FindingKind::Straggler})) return r;
     std::vector<int> without;
     int samples = 0;
     for (int rank : facts.ranks) {
@@ -780,12 +780,13 @@ AutoCheckResult rootErrorBeforeCascade(const Facts& facts)
 {
     AutoCheckResult r;
     r.checkId = QStringLiteral("root_error_before_cascade");
-    static const std::set<std::string> kRootKinds = {"crash", "setup_failure",
-                                                     "collective_mismatch", "log_symptom"};
+    static const std::set<FindingKind> kRootKinds = {FindingKind::Crash, FindingKind::SetupFailure,
+                                                     FindingKind::CollectiveMismatch,
+                                                     FindingKind::LogSymptom};
     const Finding* root = nullptr;
     const Finding* firstError = nullptr;
     for (const Finding& f : facts.session.analysis.findings) {
-        if (f.severity != "error") continue;
+        if (f.severity != Severity::Error) continue;
         if (!firstError) firstError = &f;
         const bool fromLog = std::any_of(f.evidence.begin(), f.evidence.end(),
                                          [](const Evidence& e) { return e.line > 0; });

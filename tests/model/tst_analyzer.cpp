@@ -2,6 +2,7 @@
 #include "model/analysis/symptomids.h"
 #include "model/analysisreport.h"
 #include "model/kb/taxonomy.h"
+#include "tests/support/findings.h"
 #include "tests/support/syntheticjob.h"
 
 #include <QDir>
@@ -12,6 +13,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 #include <zlib.h>
 
 using namespace rankscope;
@@ -229,8 +231,8 @@ SessionPtr loadCopies(const QTemporaryDir& dir, const QStringList& files)
 
 bool isFault(const Finding& f)
 {
-    return f.kind == "hang" || f.kind == "desync" || f.kind == "collective_mismatch" ||
-           f.kind == "straggler";
+    return f.kind == FindingKind::Hang || f.kind == FindingKind::Desync ||
+           f.kind == FindingKind::CollectiveMismatch || f.kind == FindingKind::Straggler;
 }
 
 // A job whose traces name no group and no sequence number: every rank issues an all_reduce and
@@ -264,6 +266,7 @@ private Q_SLOTS:
     void scenario_data();
     void scenario();
     void findingsJsonSchema();
+    void kindAndSeverityNames();
     void markdownReport();
     void absentRankIsNoCulprit();
     void rankNumberIsNoWorldSize();
@@ -288,39 +291,42 @@ void TestAnalyzer::emittedIdsAreInTheTaxonomy()
 void TestAnalyzer::scenario_data()
 {
     QTest::addColumn<QString>("name");
-    QTest::addColumn<QString>("kind"); // of the first finding; empty = no error finding at all
+    QTest::addColumn<std::optional<FindingKind>>("kind"); // of the first finding; none: no error
     QTest::addColumn<std::vector<int>>("ranks");
     QTest::addColumn<int>("step"); // -1: not checked
-    QTest::newRow("healthy") << "healthy"
-                             << "" << std::vector<int>{} << -1;
-    QTest::newRow("straggler") << "straggler"
-                               << "straggler" << std::vector<int>{1} << 0;
-    QTest::newRow("hang_timeout") << "hang_timeout"
-                                  << "hang" << std::vector<int>{1} << 3;
-    QTest::newRow("hang_timeout, logs only") << "hang_timeout_logs_only"
-                                             << "hang" << std::vector<int>{1} << -1;
-    QTest::newRow("rank_crash") << "rank_crash"
-                                << "crash" << std::vector<int>{2} << -1;
+    QTest::newRow("healthy") << "healthy" << std::optional<FindingKind>() << std::vector<int>{}
+                             << -1;
+    QTest::newRow("straggler") << std::optional(FindingKind::Straggler)
+                               << std::optional(FindingKind::Straggler) << std::vector<int>{1} << 0;
+    QTest::newRow("hang_timeout") << "hang_timeout" << std::optional(FindingKind::Hang)
+                                  << std::vector<int>{1} << 3;
+    QTest::newRow("hang_timeout, logs only")
+        << "hang_timeout_logs_only" << std::optional(FindingKind::Hang) << std::vector<int>{1}
+        << -1;
+    QTest::newRow("rank_crash") << "rank_crash" << std::optional(FindingKind::Crash)
+                                << std::vector<int>{2} << -1;
     QTest::newRow("rank_crash, a peer's error stamped first")
-        << "rank_crash_peer_stamped_first"
-        << "crash" << std::vector<int>{2} << -1;
+        << "rank_crash_peer_stamped_first" << std::optional(FindingKind::Crash)
+        << std::vector<int>{2} << -1;
     QTest::newRow("mismatched_collective, 4 ranks, one odd shape")
-        << "mismatched_collective_4_ranks"
-        << "collective_mismatch" << std::vector<int>{2} << -1;
-    QTest::newRow("uneven_inputs") << "uneven_inputs"
-                                   << "desync" << std::vector<int>{1} << 6;
-    QTest::newRow("mismatched_collective") << "mismatched_collective"
-                                           << "collective_mismatch" << std::vector<int>{0, 1} << -1;
-    QTest::newRow("setup_failure") << "setup_failure"
-                                   << "setup_failure" << std::vector<int>{1} << -1;
-    QTest::newRow("unused_parameters") << "unused_parameters"
-                                       << "crash" << std::vector<int>{0, 1} << -1;
+        << "mismatched_collective_4_ranks" << std::optional(FindingKind::CollectiveMismatch)
+        << std::vector<int>{2} << -1;
+    QTest::newRow("uneven_inputs")
+        << "uneven_inputs" << std::optional(FindingKind::Desync) << std::vector<int>{1} << 6;
+    QTest::newRow("mismatched_collective")
+        << "mismatched_collective" << std::optional(FindingKind::CollectiveMismatch)
+        << std::vector<int>{0, 1} << -1;
+    QTest::newRow("setup_failure")
+        << std::optional(FindingKind::SetupFailure) << std::optional(FindingKind::SetupFailure)
+        << std::vector<int>{1} << -1;
+    QTest::newRow("unused_parameters")
+        << "unused_parameters" << std::optional(FindingKind::Crash) << std::vector<int>{0, 1} << -1;
 }
 
 void TestAnalyzer::scenario()
 {
     QFETCH(QString, name);
-    QFETCH(QString, kind);
+    QFETCH(std::optional<FindingKind>, kind);
     QFETCH(std::vector<int>, ranks);
     QFETCH(int, step);
     Scenario s = build(name);
@@ -341,20 +347,20 @@ void TestAnalyzer::scenario()
         for (const Evidence& e : f.evidence)
             QVERIFY(!e.path.empty() && (e.line >= 0 || e.timeNs >= 0));
     }
-    if (kind.isEmpty()) {
+    if (!kind) {
         for (const Finding& f : res.findings)
-            QVERIFY2(f.severity != "error", f.summary.c_str());
+            QVERIFY2(f.severity != Severity::Error, f.summary.c_str());
         return;
     }
     QVERIFY(!res.findings.empty());
     const Finding& top = res.findings.front();
-    QVERIFY2(top.kind == kind.toStdString(), (top.kind + ": " + top.summary).c_str());
+    QVERIFY2(top.kind == *kind, (findingKindName(top.kind) + ": " + top.summary).c_str());
     QCOMPARE(top.ranks, ranks);
     if (step >= 0) QCOMPARE(top.step, step);
     QCOMPARE(top.id, std::string("F1"));
     // No other error finding may blame a rank that only waited or followed.
     for (const Finding& f : res.findings)
-        if (f.severity == "error")
+        if (f.severity == Severity::Error)
             for (int r : f.ranks)
                 QVERIFY2(std::find(ranks.begin(), ranks.end(), r) != ranks.end() || f.ranks.empty(),
                          f.summary.c_str());
@@ -379,6 +385,29 @@ void TestAnalyzer::findingsJsonSchema()
     const auto sym = AnalysisReport::symptomsJson(res);
     QCOMPARE(sym[0]["symptom"].get<std::string>(), std::string(symptoms::kHang));
     QVERIFY(!sym[0]["findings"].empty());
+}
+
+// Each kind and severity has a name of its own that reads back as it (what the JSON report and
+// taxonomy/fix_rules.json spell), and no other text reads as one.
+void TestAnalyzer::kindAndSeverityNames()
+{
+    std::set<std::string> names;
+    for (int k = 0; k <= int(FindingKind::LogSymptom); ++k) {
+        const auto kind = FindingKind(k);
+        const std::string name = findingKindName(kind);
+        QVERIFY(!name.empty() && names.insert(name).second);
+        QCOMPARE(findingKindFromName(name), std::optional(kind));
+    }
+    names.clear();
+    for (int k = 0; k <= int(Severity::Info); ++k) {
+        const auto severity = Severity(k);
+        const std::string name = severityName(severity);
+        QVERIFY(!name.empty() && names.insert(name).second);
+        QCOMPARE(severityFromName(name), std::optional(severity));
+    }
+    QVERIFY(!findingKindFromName("Hang"));
+    QVERIFY(!findingKindFromName(""));
+    QVERIFY(!severityFromName("fatal"));
 }
 
 void TestAnalyzer::markdownReport()
@@ -408,11 +437,11 @@ void TestAnalyzer::absentRankIsNoCulprit()
     QVERIFY(session->events.collectives.size() > 0);
     int warnings = 0;
     for (const Finding& f : session->analysis.findings) {
-        QVERIFY2(f.severity != "error", f.summary.c_str());
+        QVERIFY2(f.severity != Severity::Error, f.summary.c_str());
         QVERIFY2(f.ranks.empty() || f.ranks == std::vector<int>{rank}, f.summary.c_str());
-        if (f.kind != "missing_ranks") continue;
+        if (f.kind != FindingKind::MissingRanks) continue;
         ++warnings;
-        QCOMPARE(f.severity, std::string("warning"));
+        QCOMPARE(f.severity, Severity::Warning);
         for (int r = 0; r < world; ++r)
             if (r != rank && world - 1 <= 8)
                 QVERIFY2(f.summary.find(std::to_string(r)) != std::string::npos, f.summary.c_str());
@@ -436,8 +465,8 @@ void TestAnalyzer::rankNumberIsNoWorldSize()
     QCOMPARE(session->folder.ranks(), QList<int>{70});
     QCOMPARE(session->folder.statedWorldSize(), 0);
     for (const Finding& f : session->analysis.findings) {
-        QVERIFY2(f.severity != "error", f.summary.c_str());
-        QVERIFY2(f.kind != "missing_ranks", f.summary.c_str());
+        QVERIFY2(f.severity != Severity::Error, f.summary.c_str());
+        QVERIFY2(f.kind != FindingKind::MissingRanks, f.summary.c_str());
     }
     for (const AutoCheckResult& c : session->autoChecks)
         QVERIFY2(c.summary.indexOf(QStringLiteral("ranks 0")) < 0, qPrintable(c.summary));
@@ -469,9 +498,9 @@ void TestAnalyzer::sampledTracesAreNotPairedByOrder()
     bool unpaired = false, missing = false;
     for (const Finding& f : res.findings) {
         QVERIFY2(!isFault(f), f.summary.c_str());
-        QVERIFY2(f.severity != "error", f.summary.c_str());
-        unpaired = unpaired || f.kind == "unpaired_collectives";
-        if (f.kind == "missing_ranks") {
+        QVERIFY2(f.severity != Severity::Error, f.summary.c_str());
+        unpaired = unpaired || f.kind == FindingKind::UnpairedCollectives;
+        if (f.kind == FindingKind::MissingRanks) {
             missing = true;
             QVERIFY2(f.summary.find("ranks 2–" + std::to_string(world - 1)) != std::string::npos,
                      f.summary.c_str());
@@ -492,31 +521,26 @@ void TestAnalyzer::sampledTracesAreNotPairedByOrder()
 void TestAnalyzer::pairingByOrder_data()
 {
     QTest::addColumn<QString>("change");
-    QTest::addColumn<QString>("kind"); // the error finding expected, or the info finding
+    QTest::addColumn<FindingKind>("kind"); // the error finding expected, or the info finding
     QTest::addColumn<std::vector<int>>("ranks");
     QTest::newRow("complete, sizes differ at one collective")
-        << "size"
-        << "collective_mismatch" << std::vector<int>{1};
+        << "size" << FindingKind::CollectiveMismatch << std::vector<int>{1};
     QTest::newRow("complete, a group named but not numbered, sizes differ")
-        << "named size"
-        << "collective_mismatch" << std::vector<int>{1};
-    QTest::newRow("complete, rank 2 stops early") << "stop"
-                                                  << "hang" << std::vector<int>{2};
+        << "named size" << FindingKind::CollectiveMismatch << std::vector<int>{1};
+    QTest::newRow("complete, rank 2 stops early")
+        << "stop" << FindingKind::Hang << std::vector<int>{2};
     QTest::newRow("a record dropped from rank 1's trace")
-        << "drop"
-        << "unpaired_collectives" << std::vector<int>{};
+        << "drop" << FindingKind::UnpairedCollectives << std::vector<int>{};
     QTest::newRow("rank 1's window starts a step later")
-        << "window"
-        << "unpaired_collectives" << std::vector<int>{};
+        << "window" << FindingKind::UnpairedCollectives << std::vector<int>{};
     QTest::newRow("sizes differ at many collectives")
-        << "noise"
-        << "unpaired_collectives" << std::vector<int>{};
+        << "noise" << FindingKind::UnpairedCollectives << std::vector<int>{};
 }
 
 void TestAnalyzer::pairingByOrder()
 {
     QFETCH(QString, change);
-    QFETCH(QString, kind);
+    QFETCH(FindingKind, kind);
     QFETCH(std::vector<int>, ranks);
     constexpr int kWorld = 4;
     SyntheticJob job = unnumberedJob(
@@ -557,16 +581,16 @@ void TestAnalyzer::pairingByOrder()
     std::iota(world.begin(), world.end(), 0);
     const AnalysisResult res = Analyzer::run(job.store, job.sourcePaths(), world, {});
     const auto found = std::find_if(res.findings.begin(), res.findings.end(),
-                                    [&](const Finding& f) { return f.kind == kind.toStdString(); });
-    QVERIFY2(found != res.findings.end(), qPrintable(kind));
+                                    [&](const Finding& f) { return f.kind == kind; });
+    QVERIFY2(found != res.findings.end(), findingKindName(kind).c_str());
     QCOMPARE(found->ranks, ranks);
-    if (kind == QLatin1String("unpaired_collectives")) {
+    if (kind == FindingKind::UnpairedCollectives) {
         for (const Finding& f : res.findings)
             QVERIFY2(!isFault(f), f.summary.c_str());
         for (const auto& [rank, offset] : res.clock.offsetNs)
             QVERIFY(!offset || *offset == 0);
     } else {
-        QCOMPARE(res.findings.front().kind, kind.toStdString());
+        QCOMPARE(res.findings.front().kind, kind);
     }
 }
 
