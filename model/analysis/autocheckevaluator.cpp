@@ -4,7 +4,7 @@
 #include "model/analysis/configcheck.h"
 #include "model/analysis/logtriage.h"
 #include "model/analysis/sessionanalysis.h"
-#include "model/tracesession.h"
+#include "model/trace/traceread.h"
 
 #include <QRegularExpression>
 #include <algorithm>
@@ -53,8 +53,9 @@ using PerRank = std::map<int, Value>;
 // The facts a session has, per rank, in the shape the checks read them.
 class Facts {
 public:
-    explicit Facts(const TraceSession& s, const std::vector<LogEvidence>& classified)
-        : session(s), classified(classified)
+    Facts(const TraceRead& s, const AnalysisResult& analysis,
+          const std::vector<LogEvidence>& classified)
+        : session(s), analysis(analysis), classified(classified)
     {
         for (int r : s.folder.ranks())
             ranks.push_back(r);
@@ -67,7 +68,8 @@ public:
                 traces.emplace(*f.rank, f.relativePath); // keeps each rank's first
     }
 
-    const TraceSession& session;
+    const TraceRead& session;
+    const AnalysisResult& analysis;
     const std::vector<LogEvidence>& classified;
     std::vector<int> ranks;
     std::map<int, std::vector<const RankLog*>> logs;
@@ -591,7 +593,7 @@ PerRank lastSteps(const Facts& facts)
                 break;
             }
     PerRank fromTrace;
-    for (const auto& [rank, spans] : facts.session.analysis.steps.all()) {
+    for (const auto& [rank, spans] : facts.analysis.steps.all()) {
         if (spans.empty()) continue;
         const auto last =
             std::max_element(spans.begin(), spans.end(), [](const StepSpan& a, const StepSpan& b) {
@@ -618,7 +620,7 @@ AutoCheckResult allRanksSameStepCount(const Facts& facts)
 // first one's summary, every one's evidence); true when there is one.
 bool failOnFindings(AutoCheckResult& r, const Facts& facts, const std::set<FindingKind>& kinds)
 {
-    for (const Finding& f : facts.session.analysis.findings) {
+    for (const Finding& f : facts.analysis.findings) {
         if (!kinds.count(f.kind)) continue;
         if (r.outcome != AutoCheckOutcome::Failed)
             r.summary = QStringLiteral("%1 (%2).").arg(qs(f.summary), qs(f.id));
@@ -649,7 +651,7 @@ AutoCheckResult sameCollectiveSequence(const Facts& facts)
     r.outcome = AutoCheckOutcome::Passed;
     r.summary = QStringLiteral("%1 collectives matched across %2 ranks without an op, size, "
                                "dtype or order mismatch.")
-                    .arg(facts.session.analysis.collectiveCount)
+                    .arg(facts.analysis.collectiveCount)
                     .arg(facts.ranks.size());
     return r;
 }
@@ -745,7 +747,7 @@ AutoCheckResult noStragglerRank(const Facts& facts)
 {
     AutoCheckResult r;
     r.checkId = QStringLiteral("no_straggler_rank");
-    const AnalysisResult& analysis = facts.session.analysis;
+    const AnalysisResult& analysis = facts.analysis;
     if (failOnFindings(r, facts, {FindingKind::Straggler})) return r;
     std::vector<int> without;
     int samples = 0;
@@ -785,7 +787,7 @@ AutoCheckResult rootErrorBeforeCascade(const Facts& facts)
                                                      FindingKind::LogSymptom};
     const Finding* root = nullptr;
     const Finding* firstError = nullptr;
-    for (const Finding& f : facts.session.analysis.findings) {
+    for (const Finding& f : facts.analysis.findings) {
         if (f.severity != Severity::Error) continue;
         if (!firstError) firstError = &f;
         const bool fromLog = std::any_of(f.evidence.begin(), f.evidence.end(),
@@ -897,10 +899,11 @@ bool AutoCheckEvaluator::canEvaluate(const QString& checkId)
     return checkIds().contains(checkId);
 }
 
-AutoCheckResult AutoCheckEvaluator::evaluate(const TraceSession& session, const QString& checkId,
+AutoCheckResult AutoCheckEvaluator::evaluate(const TraceRead& read, const AnalysisResult& analysis,
+                                             const QString& checkId,
                                              const std::vector<LogEvidence>& logs)
 {
-    const Facts facts(session, logs);
+    const Facts facts(read, analysis, logs);
     for (const auto& [id, fn] : checks())
         if (id == checkId) return fn(facts);
     AutoCheckResult r;
@@ -909,19 +912,15 @@ AutoCheckResult AutoCheckEvaluator::evaluate(const TraceSession& session, const 
     return r;
 }
 
-std::vector<AutoCheckResult> AutoCheckEvaluator::evaluateAll(const TraceSession& session,
+std::vector<AutoCheckResult> AutoCheckEvaluator::evaluateAll(const TraceRead& read,
+                                                             const AnalysisResult& analysis,
                                                              const std::vector<LogEvidence>& logs)
 {
-    const Facts facts(session, logs);
+    const Facts facts(read, analysis, logs);
     std::vector<AutoCheckResult> out;
     for (const auto& [id, fn] : checks())
         out.push_back(fn(facts));
     return out;
-}
-
-std::vector<AutoCheckResult> AutoCheckEvaluator::evaluateAll(const TraceSession& session)
-{
-    return evaluateAll(session, classifyLogs(session));
 }
 
 } // namespace rankscope

@@ -267,6 +267,7 @@ private Q_SLOTS:
     void scenario();
     void findingsJsonSchema();
     void kindAndSeverityNames();
+    void diagnoseIsAFunctionOfTheRead();
     void markdownReport();
     void absentRankIsNoCulprit();
     void rankNumberIsNoWorldSize();
@@ -408,6 +409,65 @@ void TestAnalyzer::kindAndSeverityNames()
     QVERIFY(!findingKindFromName("Hang"));
     QVERIFY(!findingKindFromName(""));
     QVERIFY(!severityFromName("fatal"));
+}
+
+namespace {
+
+// What a read holds, in enough detail that a diagnosis that changed it would show.
+std::string readFingerprint(const TraceRead& read)
+{
+    std::string out;
+    for (const SourceFile& s : read.folder.sources())
+        out += s.relativePath.toStdString() + ' ' + std::to_string(int(s.status)) + ' ' +
+               std::to_string(s.rank.value_or(-1)) + '\n';
+    for (const Lane& l : read.events.lanes) {
+        out += std::to_string(l.rank) + ' ' + l.name + ' ' + std::to_string(l.startNs.size());
+        for (std::size_t i = 0; i < l.startNs.size(); ++i)
+            out += ' ' + std::to_string(l.startNs[i]) + '-' + std::to_string(l.endNs[i]);
+        out += '\n';
+    }
+    for (const CollectiveRecord& c : read.events.collectives)
+        out += std::to_string(c.rank) + ' ' + std::to_string(c.seq) + ' ' +
+               std::to_string(c.issueStartNs) + ' ' + std::string(read.events.strings.view(c.op)) +
+               '\n';
+    for (const RankLog& log : read.logs)
+        out += log.sourcePath.toStdString() + ' ' + std::to_string(log.lineCount()) + '\n';
+    out += std::to_string(read.dumps.size()) + ' ' + std::to_string(read.errors.size()) + ' ' +
+           read.warnings.join(QLatin1Char('|')).toStdString();
+    return out;
+}
+
+// A diagnosis as the reports and the checklist show it.
+std::string diagnosisText(const Diagnosis& d)
+{
+    std::string out = AnalysisReport::findingsJson(d.analysis).dump() +
+                      AnalysisReport::symptomsJson(d.analysis).dump() +
+                      std::to_string(d.analysis.logLineCount);
+    for (const AutoCheckResult& r : d.autoChecks)
+        out += '\n' + r.checkId.toStdString() + ' ' +
+               autoCheckOutcomeLabel(r.outcome).toStdString() + ' ' +
+               r.evidenceText().toStdString();
+    return out;
+}
+
+} // namespace
+
+// diagnose() depends on the read alone: twice on one read it concludes the same, the same as
+// the loaded session holds, and the read is as it was before.
+void TestAnalyzer::diagnoseIsAFunctionOfTheRead()
+{
+    const QString dir = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/hang_timeout");
+    const TraceRead read = readFolder(dir);
+    QVERIFY(!read.events.lanes.empty() && !read.events.collectives.empty() && !read.logs.empty());
+    const std::string before = readFingerprint(read);
+    const Diagnosis first = diagnose(read);
+    const Diagnosis second = diagnose(read);
+    QCOMPARE(readFingerprint(read), before);
+    QVERIFY(!first.analysis.findings.empty() && !first.autoChecks.empty());
+    QCOMPARE(diagnosisText(second), diagnosisText(first));
+    const SessionPtr session = loadSession(dir);
+    QCOMPARE(readFingerprint(*session), before);
+    QCOMPARE(diagnosisText(*session), diagnosisText(first));
 }
 
 void TestAnalyzer::markdownReport()

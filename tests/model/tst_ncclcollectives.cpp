@@ -1,7 +1,7 @@
 #include "model/analysis/collectivematcher.h"
-#include "model/analysis/ncclgroupmapper.h"
 #include "model/trace/logreader.h"
 #include "model/trace/ncclcollectives.h"
+#include "model/trace/ncclgroupmapper.h"
 #include "model/tracesession.h"
 #include "tests/support/findings.h"
 
