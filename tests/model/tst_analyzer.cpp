@@ -297,8 +297,8 @@ void TestAnalyzer::scenario_data()
     QTest::addColumn<int>("step"); // -1: not checked
     QTest::newRow("healthy") << "healthy" << std::optional<FindingKind>() << std::vector<int>{}
                              << -1;
-    QTest::newRow("straggler") << std::optional(FindingKind::Straggler)
-                               << std::optional(FindingKind::Straggler) << std::vector<int>{1} << 0;
+    QTest::newRow("straggler") << "straggler" << std::optional(FindingKind::Straggler)
+                               << std::vector<int>{1} << 0;
     QTest::newRow("hang_timeout") << "hang_timeout" << std::optional(FindingKind::Hang)
                                   << std::vector<int>{1} << 3;
     QTest::newRow("hang_timeout, logs only")
@@ -318,8 +318,7 @@ void TestAnalyzer::scenario_data()
         << "mismatched_collective" << std::optional(FindingKind::CollectiveMismatch)
         << std::vector<int>{0, 1} << -1;
     QTest::newRow("setup_failure")
-        << std::optional(FindingKind::SetupFailure) << std::optional(FindingKind::SetupFailure)
-        << std::vector<int>{1} << -1;
+        << "setup_failure" << std::optional(FindingKind::SetupFailure) << std::vector<int>{1} << -1;
     QTest::newRow("unused_parameters")
         << "unused_parameters" << std::optional(FindingKind::Crash) << std::vector<int>{0, 1} << -1;
 }
