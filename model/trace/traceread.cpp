@@ -1,16 +1,15 @@
 #include "model/trace/traceread.h"
 
+#include "model/store/parallelfor.h"
 #include "model/trace/diagnosticsloader.h"
 #include "model/trace/horovodtimelinereader.h"
 #include "model/trace/kinetoreader.h"
 #include "model/trace/ncclcollectives.h"
 #include "model/trace/ncclgroupmapper.h"
 
-#include <QThread>
 #include <atomic>
 #include <memory>
 #include <numeric>
-#include <thread>
 
 namespace rankscope {
 
@@ -26,7 +25,8 @@ bool isLog(SourceKind kind)
 // (largest first, so one big file does not start last); each trace goes into a store of its own (so
 // memory is the events plus one read window per worker), and everything is merged in folder order
 // once all files are read. Progress and cancellation stay on the calling thread, which polls the
-// workers' per-file counters. Returns false when cancelled; the read is then left untouched.
+// workers' per-file counters (parallelFor's poll). Returns false when cancelled; the read is then
+// left untouched.
 bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& cancelled,
                  const ReadOptions& options)
 {
@@ -54,68 +54,57 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
     std::vector<LogReader::Result> logs(todo.size());
     std::vector<HorovodReadResult> timelines(todo.size());
     const auto done = std::make_unique<std::atomic<std::int64_t>[]>(todo.size());
-    std::atomic<std::size_t> next{0};
     std::atomic<bool> cancel{false};
     std::atomic<std::int64_t> logLines{0}, logRankTags{0}; // the logs' per-load budgets
-    std::atomic<int> running{0};
-    const auto worker = [&] {
-        const auto readOne = [&](std::size_t k) {
-            const SourceFile& s = sources[todo[k]];
-            if (s.kind == SourceKind::Kineto) {
-                KinetoReader::Options opt;
-                opt.budget = options.traceBudget;
-                opt.rank = s.rank.value_or(-1);
-                opt.sourceIndex = todo[k];
-                opt.cancel = &cancel;
-                opt.progressBytes = &done[k];
-                traces[k] = KinetoReader::readSource(s, stores[k], opt);
-            } else if (s.kind == SourceKind::HorovodTimeline) {
-                HorovodTimelineReader::Options opt;
-                opt.coordinatorRank = s.rank.value_or(0);
-                opt.sourceIndex = todo[k];
-                opt.cancel = &cancel;
-                opt.progressBytes = &done[k];
-                timelines[k] = HorovodTimelineReader::readSource(s, stores[k], opt);
-            } else {
-                LogReader::Control control;
-                control.cancel = &cancel;
-                control.progressBytes = &done[k];
-                control.budget = options.logBudget;
-                control.linesLoaded = &logLines;
-                control.rankTagsLoaded = &logRankTags;
-                logs[k] =
-                    LogReader::readSource(s, todo[k], s.kind == SourceKind::LauncherLog, control);
-            }
-        };
-        for (std::size_t n; (n = next.fetch_add(1)) < todo.size() && !cancel.load();) {
-            const std::size_t k = order[n];
-            try {
-                readOne(k);
-            } catch (const std::bad_alloc&) {
-                // Out of memory in one source costs that source only: what it read is dropped
-                // and the other sources still load.
-                stores[k] = EventStore();
-                const std::string message = "out of memory while reading " +
-                                            sources[todo[k]].relativePath.toStdString() +
-                                            "; nothing of it is kept";
-                traces[k] = {};
-                traces[k].status = SourceStatus::Error;
-                traces[k].message = message;
-                timelines[k] = {};
-                timelines[k].status = SourceStatus::Error;
-                timelines[k].message = message;
-                logs[k] = {};
-                logs[k].ok = false;
-                logs[k].message = QString::fromStdString(message);
-            }
+    const auto readOne = [&](std::size_t k) {
+        const SourceFile& s = sources[todo[k]];
+        if (s.kind == SourceKind::Kineto) {
+            KinetoReader::Options opt;
+            opt.budget = options.traceBudget;
+            opt.rank = s.rank.value_or(-1);
+            opt.sourceIndex = todo[k];
+            opt.cancel = &cancel;
+            opt.progressBytes = &done[k];
+            traces[k] = KinetoReader::readSource(s, stores[k], opt);
+        } else if (s.kind == SourceKind::HorovodTimeline) {
+            HorovodTimelineReader::Options opt;
+            opt.coordinatorRank = s.rank.value_or(0);
+            opt.sourceIndex = todo[k];
+            opt.cancel = &cancel;
+            opt.progressBytes = &done[k];
+            timelines[k] = HorovodTimelineReader::readSource(s, stores[k], opt);
+        } else {
+            LogReader::Control control;
+            control.cancel = &cancel;
+            control.progressBytes = &done[k];
+            control.budget = options.logBudget;
+            control.linesLoaded = &logLines;
+            control.rankTagsLoaded = &logRankTags;
+            logs[k] = LogReader::readSource(s, todo[k], s.kind == SourceKind::LauncherLog, control);
         }
-        running.fetch_sub(1);
     };
-    const int threads = std::max(1, std::min(QThread::idealThreadCount(), int(todo.size())));
-    std::vector<std::thread> pool;
-    running = threads;
-    for (int t = 0; t < threads; ++t)
-        pool.emplace_back(worker);
+    const auto readItem = [&](std::size_t n, std::size_t) {
+        const std::size_t k = order[n];
+        try {
+            readOne(k);
+        } catch (const std::bad_alloc&) {
+            // Out of memory in one source costs that source only: what it read is dropped
+            // and the other sources still load.
+            stores[k] = EventStore();
+            const std::string message = "out of memory while reading " +
+                                        sources[todo[k]].relativePath.toStdString() +
+                                        "; nothing of it is kept";
+            traces[k] = {};
+            traces[k].status = SourceStatus::Error;
+            traces[k].message = message;
+            timelines[k] = {};
+            timelines[k].status = SourceStatus::Error;
+            timelines[k].message = message;
+            logs[k] = {};
+            logs[k].ok = false;
+            logs[k].message = QString::fromStdString(message);
+        }
+    };
     std::vector<qint64> reported(todo.size(), 0);
     const auto report = [&] {
         qint64 sum = otherBytes;
@@ -129,13 +118,13 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
         }
         if (progress) progress(sum, total);
     };
-    while (running.load() > 0) {
+    ParallelControl control;
+    control.stop = &cancel;
+    control.poll = [&] {
         if (cancelled && cancelled()) cancel = true;
         report();
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    for (std::thread& t : pool)
-        t.join();
+    };
+    parallelFor(todo.size(), readItem, control);
     if (cancel.load() || (cancelled && cancelled())) return false;
     report();
     for (std::size_t k = 0; k < todo.size(); ++k) {
