@@ -682,7 +682,7 @@ void MainWindow::onLoaded(const SessionPtr& session)
     // The Walkthrough follows the folder: where this folder has no checklist of its own yet, the
     // fix its headline finding calls for.
     if (m_walkthrough->patternId().isEmpty() && !session->analysis.findings.empty() &&
-        session->analysis.findings.front().severity != "info")
+        session->analysis.findings.front().severity != Severity::Info)
         m_walkthrough->openForFinding(session->analysis.findings.front());
     const TraceFolder& folder = session->folder;
     setWindowTitle(tr("%1 — RankScope").arg(QFileInfo(folder.path()).fileName()));

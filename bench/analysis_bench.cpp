@@ -123,8 +123,9 @@ int main(int argc, char** argv)
     std::printf("Analyzer::run (matching + all checks): %.3f s wall, %.3f s CPU, %zu findings\n",
                 total, cpu, all.findings.size());
     for (const Finding& f : all.findings)
-        std::printf("  %s %s %s ranks=%zu: %s\n", f.id.c_str(), f.severity.c_str(), f.kind.c_str(),
-                    f.ranks.size(), f.summary.substr(0, 140).c_str());
+        std::printf("  %s %s %s ranks=%zu: %s\n", f.id.c_str(), severityName(f.severity).c_str(),
+                    findingKindName(f.kind).c_str(), f.ranks.size(),
+                    f.summary.substr(0, 140).c_str());
     const auto slow = all.arrivals.find(ranks / 3);
     if (slow != all.arrivals.end())
         std::printf("injected straggler rank %d: last at %d of %d, p=%.3g, mean delay %.2f ms\n",

@@ -106,7 +106,7 @@ int main(int argc, char** argv)
         const double start = cpuSeconds();
         double spent = 0;
         while (n < 3 || spent < 1.0) {
-            r = AutoCheckEvaluator::evaluate(*session, id, logs);
+            r = AutoCheckEvaluator::evaluate(*session, session->analysis, id, logs);
             ++n;
             spent = cpuSeconds() - start;
         }
@@ -121,7 +121,7 @@ int main(int argc, char** argv)
     const double start = cpuSeconds();
     double spent = 0;
     while (passes < 3 || spent < 2.0) {
-        const auto all = AutoCheckEvaluator::evaluateAll(*session, logs);
+        const auto all = AutoCheckEvaluator::evaluateAll(*session, session->analysis, logs);
         if (all.size() != std::size_t(ids.size())) return 1;
         ++passes;
         spent = cpuSeconds() - start;

@@ -71,7 +71,8 @@ QString findingsText(const AnalysisResult& result)
     }
     ts << "Findings:\n";
     for (const Finding& f : result.findings) {
-        ts << "  " << q(f.id) << " [" << q(f.severity) << "] " << q(f.kind);
+        ts << "  " << q(f.id) << " [" << q(severityName(f.severity)) << "] "
+           << q(findingKindName(f.kind));
         if (!f.ranks.empty()) ts << " rank " << ranksText(f.ranks);
         ts << ": " << q(f.summary) << '\n';
         ts << "     symptom: " << symptomText(f) << '\n';
@@ -193,9 +194,9 @@ nlohmann::ordered_json AnalysisReport::findingsJson(const AnalysisResult& result
     for (const Finding& f : result.findings) {
         nlohmann::ordered_json j;
         j["id"] = f.id;
-        j["kind"] = f.kind;
+        j["kind"] = findingKindName(f.kind);
         j["symptom"] = f.symptom;
-        j["severity"] = f.severity;
+        j["severity"] = severityName(f.severity);
         j["ranks"] = f.ranks;
         j["process_group"] = f.processGroup.empty() ? nlohmann::ordered_json()
                                                     : nlohmann::ordered_json(f.processGroup);
@@ -246,7 +247,7 @@ QString AnalysisReport::toMarkdown(const TraceSession& session, const AnalysisRe
     ts << "- Ranks: " << ranks.size() << " (world size " << worldSize(session).text() << ")\n";
     int errors = 0;
     for (const Finding& f : result.findings)
-        errors += f.severity == "error";
+        errors += f.severity == Severity::Error;
     ts << "- Findings: " << result.findings.size() << " (" << errors << " errors)\n\n";
     if (!result.symptoms.empty()) {
         ts << "## Likely symptoms\n\n| symptom | score | findings |\n| --- | --- | --- |\n";
@@ -262,7 +263,8 @@ QString AnalysisReport::toMarkdown(const TraceSession& session, const AnalysisRe
     ts << "## Findings\n\n";
     if (result.findings.empty()) ts << noFindings(result) << "\n\n";
     for (const Finding& f : result.findings) {
-        ts << "### " << q(f.id) << " · " << q(f.severity) << " · " << q(f.kind);
+        ts << "### " << q(f.id) << " · " << q(severityName(f.severity)) << " · "
+           << q(findingKindName(f.kind));
         if (!f.ranks.empty())
             ts << " · " << (f.ranks.size() > 1 ? "ranks " : "rank ") << ranksText(f.ranks);
         ts << "\n\n" << md(f.summary) << "\n\n";

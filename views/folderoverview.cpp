@@ -15,12 +15,6 @@ QString esc(const QString& s)
     return s.toHtmlEscaped();
 }
 
-QString colorName(const std::string& severity)
-{
-    const QColor c = FindingsModel::severityColor(severity);
-    return c.isValid() ? c.name() : QString();
-}
-
 } // namespace
 
 // Errors and warnings only: info findings are in the Findings dock, the page stays short.
@@ -28,10 +22,11 @@ QString FolderOverview::diagnosisHtml(const TraceSession& session)
 {
     QString items;
     for (const Finding& f : session.analysis.findings) {
-        if (FindingsModel::severityOrder(f.severity) > 1) continue;
+        if (f.severity == Severity::Info) continue;
         const QString ranks = FindingsModel::ranksText(f.ranks);
         items += QStringLiteral("<li><b><font color=\"%1\">%2</font></b> %3%4 — %5</li>")
-                     .arg(colorName(f.severity), esc(QString::fromStdString(f.severity)),
+                     .arg(FindingsModel::severityColor(f.severity).name(),
+                          esc(QString::fromStdString(severityName(f.severity))),
                           esc(FindingsModel::symptomName(f.symptom)),
                           ranks.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(esc(ranks)),
                           esc(QString::fromStdString(f.summary)));

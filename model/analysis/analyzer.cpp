@@ -15,19 +15,15 @@ namespace {
 
 constexpr const char* kPriorIterationPhrase = "in the prior iteration";
 
-int severityRank(const std::string& s)
+double severityWeight(Severity s)
 {
-    return s == "error" ? 0 : s == "warning" ? 1 : 2;
-}
-
-double severityWeight(const std::string& s)
-{
-    return s == "error" ? 1.0 : s == "warning" ? 0.6 : 0.25;
+    return s == Severity::Error ? 1.0 : s == Severity::Warning ? 0.6 : 0.25;
 }
 
 bool isTraceHang(const Finding& f)
 {
-    return (f.kind == "hang" || f.kind == "desync") && f.severity == "error";
+    return (f.kind == FindingKind::Hang || f.kind == FindingKind::Desync) &&
+           f.severity == Severity::Error;
 }
 
 // Ranks a trace hang finding shows waiting: its evidence ranks that are not blamed.
@@ -59,8 +55,8 @@ std::optional<Finding> absentRanks(const std::vector<int>& present, int worldSiz
     const std::vector<RankRange> absent = absentRankRanges(present, worldSize, listed);
     if (absent.empty() || present.empty()) return std::nullopt;
     Finding f;
-    f.kind = "missing_ranks";
-    f.severity = "warning";
+    f.kind = FindingKind::MissingRanks;
+    f.severity = Severity::Warning;
     f.confidence = 1.0;
     const bool one = rankCount(absent) == 1;
     const std::string them = one ? "it" : "them";
@@ -124,18 +120,18 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
             return std::any_of(f.evidence.begin(), f.evidence.end(),
                                [rank](const Evidence& e) { return e.rank == rank; });
         };
-        if (f.kind == "hang" && f.ranks.empty() && f.seq >= 0)
+        if (f.kind == FindingKind::Hang && f.ranks.empty() && f.seq >= 0)
             for (Finding& t : trace)
-                if (t.kind == "desync" && t.severity == "error" && !t.ranks.empty() &&
-                    t.processGroup == f.processGroup && t.seq == f.seq &&
+                if (t.kind == FindingKind::Desync && t.severity == Severity::Error &&
+                    !t.ranks.empty() && t.processGroup == f.processGroup && t.seq == f.seq &&
                     std::none_of(t.ranks.begin(), t.ranks.end(), timedOut)) {
-                    t.kind = "hang";
+                    t.kind = FindingKind::Hang;
                     t.confidence = std::min(1.0, t.confidence + 0.1);
                     t.summary += "; the Flight Recorder shows the others timed out in it";
                 }
         const auto same = std::find_if(trace.begin(), trace.end(), [&](const Finding& t) {
             return isTraceHang(t) && t.processGroup == f.processGroup && !f.processGroup.empty() &&
-                   f.severity == "error" && t.ranks == f.ranks;
+                   f.severity == Severity::Error && t.ranks == f.ranks;
         });
         if (same == trace.end()) {
             trace.push_back(std::move(f));
@@ -172,16 +168,16 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     }
     std::set<int> rootRanks;
     for (const Finding& f : fromLogs)
-        if (f.severity == "error") rootRanks.insert(f.ranks.begin(), f.ranks.end());
+        if (f.severity == Severity::Error) rootRanks.insert(f.ranks.begin(), f.ranks.end());
     if (!traceHang && !log.waitingRanks.empty()) {
         const bool explained =
             !rootRanks.empty() && std::all_of(log.silentRanks.begin(), log.silentRanks.end(),
                                               [&](int r) { return rootRanks.count(r) != 0; });
         if (!explained) {
             Finding f;
-            f.kind = "hang";
+            f.kind = FindingKind::Hang;
             f.symptom = symptoms::kHang;
-            f.severity = "error";
+            f.severity = Severity::Error;
             f.ranks = log.silentRanks;
             f.confidence = log.silentRanks.empty() ? 0.5 : 0.75;
             f.summary = formatRanks(log.waitingRanks) + " timed out waiting in a collective";
@@ -204,17 +200,17 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     for (Finding& t : trace) {
         if (!isTraceHang(t) || t.ranks.empty() || t.ranks.size() >= ranks.size()) continue;
         for (Finding& l : fromLogs) {
-            if (l.severity != "error" || !isWaitLikeSymptom(l.symptom) || l.ranks != ranks)
+            if (l.severity != Severity::Error || !isWaitLikeSymptom(l.symptom) || l.ranks != ranks)
                 continue;
-            l.severity = "warning";
+            l.severity = Severity::Warning;
             l.confidence = 0.4;
             l.summary += " (every rank failed waiting; the trace shows " + formatRanks(t.ranks) +
                          " stopping earlier than the others)";
             const bool blamedWaited = std::all_of(t.ranks.begin(), t.ranks.end(), [&](int r) {
                 return std::find(l.ranks.begin(), l.ranks.end(), r) != l.ranks.end();
             });
-            if (t.kind == "hang" && blamedWaited) {
-                t.kind = "desync";
+            if (t.kind == FindingKind::Hang && blamedWaited) {
+                t.kind = FindingKind::Desync;
                 t.summary += "; " + formatRanks(t.ranks) +
                              " failed waiting as well, so it waited in another collective than "
                              "the others (desync)";
@@ -229,12 +225,13 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     for (const Finding& t : trace) {
         if (!isTraceHang(t) || t.ranks.empty()) continue;
         std::set<int> involved = waitersOf(t);
-        if (t.kind == "desync") involved.insert(t.ranks.begin(), t.ranks.end());
+        if (t.kind == FindingKind::Desync) involved.insert(t.ranks.begin(), t.ranks.end());
         for (Finding& l : fromLogs) {
-            if (l.severity != "error" || l.ranks.empty() || !isWaitLikeSymptom(l.symptom)) continue;
+            if (l.severity != Severity::Error || l.ranks.empty() || !isWaitLikeSymptom(l.symptom))
+                continue;
             if (std::all_of(l.ranks.begin(), l.ranks.end(),
                             [&](int r) { return involved.count(r) != 0; })) {
-                l.severity = "warning";
+                l.severity = Severity::Warning;
                 l.confidence = 0.4;
                 l.summary += " (these ranks were waiting for " + formatRanks(t.ranks) + ")";
             }
@@ -244,24 +241,24 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
         if (!isTraceHang(t) || t.ranks.empty()) continue;
         const Finding* root = nullptr;
         for (const Finding& l : fromLogs)
-            if (l.severity == "error" && l.kind != "hang" &&
+            if (l.severity == Severity::Error && l.kind != FindingKind::Hang &&
                 std::all_of(t.ranks.begin(), t.ranks.end(), [&](int r) {
                     return std::find(l.ranks.begin(), l.ranks.end(), r) != l.ranks.end();
                 }))
                 root = &l;
         if (!root) continue;
-        t.severity = "warning";
+        t.severity = Severity::Warning;
         t.confidence = std::min(t.confidence, 0.5);
-        t.summary +=
-            "; consistent with " + formatRanks(root->ranks) + " failing (" + root->kind + ")";
+        t.summary += "; consistent with " + formatRanks(root->ranks) + " failing (" +
+                     findingKindName(root->kind) + ")";
     }
 
     // A rendezvous setting some ranks got wrong is why the setup failed: the failure is theirs.
     for (Finding& c : config) {
         const auto setup = std::find_if(fromLogs.begin(), fromLogs.end(), [](const Finding& l) {
-            return l.severity == "error" && l.kind == "setup_failure";
+            return l.severity == Severity::Error && l.kind == FindingKind::SetupFailure;
         });
-        if (setup == fromLogs.end() || c.severity != "error" || c.confidence < 0.8) {
+        if (setup == fromLogs.end() || c.severity != Severity::Error || c.confidence < 0.8) {
             fromLogs.push_back(std::move(c));
             continue;
         }
@@ -278,7 +275,7 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     // A rank's trace is exported when it dies, so the last profiler step of the blamed ranks is
     // the one the failure happened in (steps counted in time order, as CollectiveRecord::step).
     for (Finding& l : fromLogs) {
-        if (l.severity != "error" || l.ranks.empty() || l.step >= 0) continue;
+        if (l.severity != Severity::Error || l.ranks.empty() || l.step >= 0) continue;
         for (int r : l.ranks) {
             const std::size_t n = ctx.steps.stepsOf(r).size();
             if (n > 0 && (l.step < 0 || int(n) - 1 < l.step)) l.step = int(n) - 1;
@@ -297,8 +294,7 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     chooseFixes(res.findings, store, res.groups, ctx.steps);
     std::stable_sort(res.findings.begin(), res.findings.end(),
                      [](const Finding& a, const Finding& b) {
-                         if (severityRank(a.severity) != severityRank(b.severity))
-                             return severityRank(a.severity) < severityRank(b.severity);
+                         if (a.severity != b.severity) return a.severity < b.severity;
                          return a.confidence > b.confidence;
                      });
     for (std::size_t i = 0; i < res.findings.size(); ++i)

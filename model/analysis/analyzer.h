@@ -27,7 +27,7 @@ struct AnalysisResult {
     StepTimeline steps;
     // What the checks had to work on, so a report can tell "nothing found" from "nothing read".
     std::size_t collectiveCount = 0;
-    std::size_t logLineCount = 0; // log lines the classifier read (set by analyzeSession)
+    std::size_t logLineCount = 0; // log lines the classifier read (set by diagnose)
 };
 
 // Runs every cross-rank check on a session's events and classified log lines, reconciles what

@@ -4,7 +4,7 @@
 #include "model/analysis/configcheck.h"
 #include "model/analysis/logtriage.h"
 #include "model/analysis/sessionanalysis.h"
-#include "model/tracesession.h"
+#include "model/trace/traceread.h"
 
 #include <QRegularExpression>
 #include <algorithm>
@@ -54,8 +54,9 @@ using PerRank = std::map<int, Value>;
 // The facts a session has, per rank, in the shape the checks read them.
 class Facts {
 public:
-    explicit Facts(const TraceSession& s, const std::vector<LogEvidence>& classified)
-        : session(s), classified(classified)
+    Facts(const TraceRead& s, const AnalysisResult& analysis,
+          const std::vector<LogEvidence>& classified)
+        : session(s), analysis(analysis), classified(classified)
     {
         for (int r : s.folder.ranks())
             ranks.push_back(r);
@@ -68,7 +69,8 @@ public:
                 traces.emplace(*f.rank, f.relativePath); // keeps each rank's first
     }
 
-    const TraceSession& session;
+    const TraceRead& session;
+    const AnalysisResult& analysis;
     const std::vector<LogEvidence>& classified;
     std::vector<int> ranks;
     std::map<int, std::vector<const RankLog*>> logs;
@@ -599,7 +601,7 @@ PerRank lastSteps(const Facts& facts)
                 break;
             }
     PerRank fromTrace;
-    for (const auto& [rank, spans] : facts.session.analysis.steps.all()) {
+    for (const auto& [rank, spans] : facts.analysis.steps.all()) {
         if (spans.empty()) continue;
         const auto last =
             std::max_element(spans.begin(), spans.end(), [](const StepSpan& a, const StepSpan& b) {
@@ -624,9 +626,9 @@ AutoCheckResult allRanksSameStepCount(const Facts& facts)
 
 // A check about what a detector decides fails on the detector's findings of these kinds (the
 // first one's summary, every one's evidence); true when there is one.
-bool failOnFindings(AutoCheckResult& r, const Facts& facts, const std::set<std::string>& kinds)
+bool failOnFindings(AutoCheckResult& r, const Facts& facts, const std::set<FindingKind>& kinds)
 {
-    for (const Finding& f : facts.session.analysis.findings) {
+    for (const Finding& f : facts.analysis.findings) {
         if (!kinds.count(f.kind)) continue;
         if (r.outcome != AutoCheckOutcome::Failed)
             r.summary = QStringLiteral("%1 (%2).").arg(qs(f.summary), qs(f.id));
@@ -641,7 +643,7 @@ AutoCheckResult sameCollectiveSequence(const Facts& facts)
 {
     AutoCheckResult r;
     r.checkId = QStringLiteral("same_collective_sequence");
-    if (failOnFindings(r, facts, {"collective_mismatch", "desync"})) return r;
+    if (failOnFindings(r, facts, {FindingKind::CollectiveMismatch, FindingKind::Desync})) return r;
     std::vector<int> without;
     for (int rank : facts.ranks)
         if (facts.session.events.collectiveCountOfRank(rank) == 0) without.push_back(rank);
@@ -657,7 +659,7 @@ AutoCheckResult sameCollectiveSequence(const Facts& facts)
     r.outcome = AutoCheckOutcome::Passed;
     r.summary = QStringLiteral("%1 collectives matched across %2 ranks without an op, size, "
                                "dtype or order mismatch.")
-                    .arg(facts.session.analysis.collectiveCount)
+                    .arg(facts.analysis.collectiveCount)
                     .arg(facts.ranks.size());
     return r;
 }
@@ -753,8 +755,8 @@ AutoCheckResult noStragglerRank(const Facts& facts)
 {
     AutoCheckResult r;
     r.checkId = QStringLiteral("no_straggler_rank");
-    const AnalysisResult& analysis = facts.session.analysis;
-    if (failOnFindings(r, facts, {"straggler"})) return r;
+    const AnalysisResult& analysis = facts.analysis;
+    if (failOnFindings(r, facts, {FindingKind::Straggler})) return r;
     std::vector<int> without;
     int samples = 0;
     for (int rank : facts.ranks) {
@@ -791,13 +793,14 @@ AutoCheckResult rootErrorBeforeCascade(const Facts& facts)
 {
     AutoCheckResult r;
     r.checkId = QStringLiteral("root_error_before_cascade");
-    static const std::set<std::string> kRootKinds = {"crash", "setup_failure",
-                                                     "collective_mismatch", "log_symptom"};
+    static const std::set<FindingKind> kRootKinds = {FindingKind::Crash, FindingKind::SetupFailure,
+                                                     FindingKind::CollectiveMismatch,
+                                                     FindingKind::LogSymptom};
     const Finding* root = nullptr;
     const Finding* traced = nullptr; // the first error that blames ranks on a trace's evidence
     const Finding* firstError = nullptr;
-    for (const Finding& f : facts.session.analysis.findings) {
-        if (f.severity != "error") continue;
+    for (const Finding& f : facts.analysis.findings) {
+        if (f.severity != Severity::Error) continue;
         if (!firstError) firstError = &f;
         const bool fromLog = std::any_of(f.evidence.begin(), f.evidence.end(),
                                          [](const Evidence& e) { return e.line > 0; });
@@ -925,10 +928,11 @@ bool AutoCheckEvaluator::canEvaluate(const QString& checkId)
     return checkIds().contains(checkId);
 }
 
-AutoCheckResult AutoCheckEvaluator::evaluate(const TraceSession& session, const QString& checkId,
+AutoCheckResult AutoCheckEvaluator::evaluate(const TraceRead& read, const AnalysisResult& analysis,
+                                             const QString& checkId,
                                              const std::vector<LogEvidence>& logs)
 {
-    const Facts facts(session, logs);
+    const Facts facts(read, analysis, logs);
     for (const auto& [id, fn] : checks())
         if (id == checkId) return fn(facts);
     AutoCheckResult r;
@@ -937,19 +941,15 @@ AutoCheckResult AutoCheckEvaluator::evaluate(const TraceSession& session, const 
     return r;
 }
 
-std::vector<AutoCheckResult> AutoCheckEvaluator::evaluateAll(const TraceSession& session,
+std::vector<AutoCheckResult> AutoCheckEvaluator::evaluateAll(const TraceRead& read,
+                                                             const AnalysisResult& analysis,
                                                              const std::vector<LogEvidence>& logs)
 {
-    const Facts facts(session, logs);
+    const Facts facts(read, analysis, logs);
     std::vector<AutoCheckResult> out;
     for (const auto& [id, fn] : checks())
         out.push_back(fn(facts));
     return out;
-}
-
-std::vector<AutoCheckResult> AutoCheckEvaluator::evaluateAll(const TraceSession& session)
-{
-    return evaluateAll(session, classifyLogs(session));
 }
 
 } // namespace rankscope

@@ -11,7 +11,8 @@
 
 namespace rankscope {
 
-struct TraceSession;
+struct AnalysisResult;
+struct TraceRead;
 
 // What one auto-check of taxonomy/walkthroughs.json concluded on a loaded folder.
 struct AutoCheckResult {
@@ -44,13 +45,14 @@ public:
     static QStringList checkIds();
     static bool canEvaluate(const QString& checkId);
 
-    // `logs` are the session's classified log lines (classifyLogs(session)).
-    static AutoCheckResult evaluate(const TraceSession& session, const QString& checkId,
-                                    const std::vector<LogEvidence>& logs);
+    // `analysis` is the read's analysis (Analyzer), `logs` its classified log lines
+    // (classifyLogs(read)).
+    static AutoCheckResult evaluate(const TraceRead& read, const AnalysisResult& analysis,
+                                    const QString& checkId, const std::vector<LogEvidence>& logs);
     // Every check of checkIds(), in that order.
-    static std::vector<AutoCheckResult> evaluateAll(const TraceSession& session,
+    static std::vector<AutoCheckResult> evaluateAll(const TraceRead& read,
+                                                    const AnalysisResult& analysis,
                                                     const std::vector<LogEvidence>& logs);
-    static std::vector<AutoCheckResult> evaluateAll(const TraceSession& session);
 };
 
 } // namespace rankscope

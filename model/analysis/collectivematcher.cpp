@@ -933,9 +933,9 @@ CollectiveMatcher::pointToPointFindings(const AnalysisContext& ctx,
             const std::string sentType(ctx.store.strings.view(s.dtype));
             const std::string gotType(ctx.store.strings.view(r.dtype));
             Finding f;
-            f.kind = "collective_mismatch";
+            f.kind = FindingKind::CollectiveMismatch;
             f.symptom = symptoms::kTensorMismatch;
-            f.severity = "error";
+            f.severity = Severity::Error;
             f.confidence = 0.85;
             f.ranks = {std::min(link.src, link.dst), std::max(link.src, link.dst)};
             f.processGroup = link.group;
@@ -965,9 +965,9 @@ CollectiveMatcher::pointToPointFindings(const AnalysisContext& ctx,
         const std::size_t extra = sendsLeft ? link.sends.size() - link.recvs.size()
                                             : link.recvs.size() - link.sends.size();
         Finding f;
-        f.kind = "desync";
+        f.kind = FindingKind::Desync;
         f.symptom = symptoms::kHang;
-        f.severity = "error";
+        f.severity = Severity::Error;
         f.confidence = 0.8;
         f.ranks = {blamed};
         f.processGroup = link.group;

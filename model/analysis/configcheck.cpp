@@ -100,9 +100,9 @@ std::optional<Finding> unlaunchedRanks(const std::map<int, Seen>& stated,
         if (!std::binary_search(launched.begin(), launched.end(), r)) absent.push_back(r);
     if (absent.empty() || int(launched.size()) >= world) return std::nullopt;
     Finding f;
-    f.kind = "config_mismatch";
+    f.kind = FindingKind::ConfigMismatch;
     f.symptom = symptoms::kSetupFailure;
-    f.severity = "error";
+    f.severity = Severity::Error;
     f.confidence = 0.95;
     f.ranks = absent;
     f.conditions = {"world_size_not_launched"};
@@ -227,9 +227,9 @@ std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs,
             }
         }
         Finding f;
-        f.kind = "config_mismatch";
+        f.kind = FindingKind::ConfigMismatch;
         f.symptom = symptoms::kSetupFailure;
-        f.severity = s.rendezvous ? "error" : "warning";
+        f.severity = s.rendezvous ? Severity::Error : Severity::Warning;
         f.confidence = tie ? 0.6 : byConnect ? 0.85 : 0.95;
         f.conditions = {s.condition};
         std::string values;

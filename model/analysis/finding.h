@@ -1,10 +1,37 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rankscope {
+
+// What a finding says happened. Its name (findingKindName) is what reports, the CLI's JSON and
+// taxonomy/fix_rules.json call it.
+enum class FindingKind {
+    CollectiveMismatch,  // ranks called different collectives, or with different shapes
+    Hang,                // ranks left waiting in a collective
+    Desync,              // the ranks' collective sequences diverged
+    Straggler,           // a rank arrives last more often than chance
+    IdleGpu,             // a rank's GPU idle far more than its peers'
+    Crash,               // a rank died of an exception or a signal
+    SetupFailure,        // rendezvous or communicator setup failed
+    ConfigMismatch,      // the ranks' settings disagree
+    MissingRanks,        // ranks of the job that left no file
+    UnpairedCollectives, // a group whose collectives could not be paired across ranks
+    LogSymptom,          // an error line that is none of the above
+};
+
+// Errors first: the order findings are reported in.
+enum class Severity { Error, Warning, Info };
+
+std::string findingKindName(FindingKind kind);
+std::string severityName(Severity severity);
+// The kind or severity a name stands for, nullopt for any other text.
+std::optional<FindingKind> findingKindFromName(std::string_view name);
+std::optional<Severity> severityFromName(std::string_view name);
 
 // One piece of evidence: a log line (path + line + text) or a trace event (path + event time).
 struct Evidence {
@@ -17,10 +44,11 @@ struct Evidence {
 
 // One diagnosis: which rank did what, tied to a taxonomy leaf with the evidence that shows it.
 struct Finding {
-    std::string id;   // F1, F2, ... in report order
-    std::string kind; // collective_mismatch|hang|desync|straggler|idle_gpu|crash|setup_failure|...
-    std::string symptom;      // taxonomy leaf id
-    std::string severity;     // error|warning|info
+    std::string id; // F1, F2, ... in report order
+    // Every detector sets both; the defaults are the weakest claims.
+    FindingKind kind = FindingKind::LogSymptom;
+    std::string symptom; // taxonomy leaf id
+    Severity severity = Severity::Info;
     std::vector<int> ranks;   // the ranks to blame, not every rank involved
     std::string processGroup; // empty when unknown
     std::int64_t seq = -1;

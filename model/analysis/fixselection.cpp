@@ -152,7 +152,7 @@ void chooseFixes(std::vector<Finding>& findings, const EventStore& store,
              where.empty() ? QStringLiteral("that collective") : QString::fromStdString(where)},
         };
         const FixChoice choice =
-            rules.choose(taxonomy, QString::fromStdString(f.kind),
+            rules.choose(taxonomy, QString::fromStdString(findingKindName(f.kind)),
                          QString::fromStdString(f.symptom), conditions, values);
         f.fixPatterns.clear();
         for (const QString& id : choice.patternIds)

@@ -65,8 +65,8 @@ void checkVersions(const std::vector<FlightRecorderDump>& dumps,
         const std::optional<int> major = majorOf(d.version);
         if (major && *major == FlightRecorderChecks::kKnownMajorVersion) continue;
         Finding f;
-        f.kind = "config_mismatch";
-        f.severity = "warning";
+        f.kind = FindingKind::ConfigMismatch;
+        f.severity = Severity::Warning;
         f.confidence = 0.5;
         if (d.rank) f.ranks = {*d.rank};
         f.summary = pathOf(d, paths) + ": Flight Recorder dump version \"" + d.version + "\" " +
@@ -84,9 +84,9 @@ void checkVersions(const std::vector<FlightRecorderDump>& dumps,
     for (const auto& [version, list] : byVersion) {
         if (version == common->first) continue;
         Finding f;
-        f.kind = "config_mismatch";
+        f.kind = FindingKind::ConfigMismatch;
         f.symptom = symptoms::kSetupFailure;
-        f.severity = "warning";
+        f.severity = Severity::Warning;
         f.confidence = 0.6;
         for (const FlightRecorderDump* d : list) {
             if (d->rank) f.ranks.push_back(*d->rank);
@@ -133,9 +133,9 @@ void checkRetired(const std::vector<FlightRecorderDump>& dumps,
     for (auto& [group, first] : byGroup) {
         std::sort(first.ranks.begin(), first.ranks.end());
         Finding f;
-        f.kind = "hang";
+        f.kind = FindingKind::Hang;
         f.symptom = symptoms::kHang;
-        f.severity = "warning";
+        f.severity = Severity::Warning;
         f.confidence = 0.5;
         f.processGroup = group;
         f.seq = first.seq;
@@ -214,9 +214,9 @@ void checkCoalesced(const std::vector<FlightRecorderDump>& dumps,
                                        [&](const auto& v) { return v.second == most->second; }) > 1;
         const std::vector<Op>& usual = most->first;
         Finding f;
-        f.kind = "collective_mismatch";
+        f.kind = FindingKind::CollectiveMismatch;
         f.symptom = symptoms::kTensorMismatch;
-        f.severity = "error";
+        f.severity = Severity::Error;
         f.confidence = tie ? 0.6 : 0.8;
         f.processGroup = key.first;
         f.seq = key.second;
@@ -295,13 +295,13 @@ void checkPgStatus(const std::vector<FlightRecorderDump>& dumps,
         }
         Finding f;
         f.processGroup = group;
-        f.kind = "hang";
+        f.kind = FindingKind::Hang;
         f.symptom = symptoms::kHang;
         for (const FlightRecorderDump* d : dumpsOf[group])
             f.evidence.push_back(dumpEvidence(
                 *d, paths, "pg_status of group " + group + " on rank " + std::to_string(*d->rank)));
         if (lowest < g.wavefront && !stuck.empty()) {
-            f.severity = "error";
+            f.severity = Severity::Error;
             f.confidence = 0.85;
             f.ranks = behind;
             f.seq = lowest + 1;
@@ -312,7 +312,7 @@ void checkPgStatus(const std::vector<FlightRecorderDump>& dumps,
                         "never issued the next collective";
         } else if (lowest == g.wavefront && !stuck.empty() && started.size() == g.ranks.size() &&
                    g.ranks.size() > 1) {
-            f.severity = "warning";
+            f.severity = Severity::Warning;
             f.confidence = 0.4;
             f.seq = g.wavefront;
             f.summary = "every rank of group " + group + " started collective #" +
@@ -321,7 +321,7 @@ void checkPgStatus(const std::vector<FlightRecorderDump>& dumps,
                         "network or a dead peer";
         } else if (lowest == g.wavefront && !stuck.empty() && !started.empty() &&
                    started.size() < g.ranks.size()) {
-            f.severity = "warning";
+            f.severity = Severity::Warning;
             f.confidence = 0.5;
             f.seq = g.wavefront;
             for (const RankProgress& p : g.ranks)

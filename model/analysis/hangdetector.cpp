@@ -170,8 +170,8 @@ void participation(const AnalysisContext& ctx, const CollectiveGroup& g, std::si
                             std::to_string(row.seq) + (g.byOrdinal ? " (in issue order)" : "");
     if (!atFrontier && stopped) {
         const std::size_t ahead = g.collectives.size() - k;
-        f.kind = longWait ? "hang" : "desync";
-        f.severity = "error";
+        f.kind = longWait ? FindingKind::Hang : FindingKind::Desync;
+        f.severity = Severity::Error;
         f.confidence = longWait ? 0.85 : 0.6;
         f.summary = formatRanks(blamed) + " stopped before " + op + " " + seq + ", while " +
                     formatRanks(facts.present) + " went on to issue " + std::to_string(ahead) +
@@ -179,8 +179,8 @@ void participation(const AnalysisContext& ctx, const CollectiveGroup& g, std::si
         if (longWait)
             f.summary += "; they waited " + formatDurationNs(facts.maxHeldNs) + " in " + seq;
     } else if (atFrontier) {
-        f.kind = longWait ? "hang" : "desync";
-        f.severity = "error";
+        f.kind = longWait ? FindingKind::Hang : FindingKind::Desync;
+        f.severity = Severity::Error;
         f.confidence = longWait ? 0.9 : 0.7;
         f.summary = formatRanks(blamed) + " never issued " + op + " " + seq + "; " +
                     formatRanks(facts.present);
@@ -196,8 +196,8 @@ void participation(const AnalysisContext& ctx, const CollectiveGroup& g, std::si
                                        : " issued it";
         }
     } else {
-        f.kind = "desync";
-        f.severity = "warning";
+        f.kind = FindingKind::Desync;
+        f.severity = Severity::Warning;
         f.confidence = 0.4;
         f.summary = formatRanks(blamed) + " has no record of " + op + " " + seq +
                     " although other ranks went on to later collectives; its trace may stop early";
@@ -274,8 +274,8 @@ void opMismatch(const AnalysisContext& ctx, const CollectiveGroup& g, std::size_
     Finding f = base(g, row, facts);
     f.ranks = blamed;
     f.symptom = desync ? symptoms::kHang : symptoms::kTensorMismatch;
-    f.kind = desync ? "desync" : "collective_mismatch";
-    f.severity = "error";
+    f.kind = desync ? FindingKind::Desync : FindingKind::CollectiveMismatch;
+    f.severity = Severity::Error;
     f.confidence = blamed.size() < facts.present.size() ? 0.85 : 0.6;
     const std::string where =
         (g.byOrdinal ? "collective " : "collective #") + std::to_string(row.seq);
@@ -305,15 +305,15 @@ void contentMismatch(const AnalysisContext& ctx, const CollectiveGroup& g, std::
     const std::string where = (block ? "coalesced " : "") + opName(ctx, row.op) + " #" +
                               std::to_string(row.seq) + (block ? " (block totals)" : "");
     if (row.mismatch == MismatchKind::State) {
-        f.kind = "hang";
+        f.kind = FindingKind::Hang;
         f.symptom = symptoms::kHang;
-        f.severity = k + 1 == g.collectives.size() ? "error" : "warning";
+        f.severity = k + 1 == g.collectives.size() ? Severity::Error : Severity::Warning;
         f.confidence = 0.5;
         f.summary = where + " " + row.detail;
     } else {
-        f.kind = "collective_mismatch";
+        f.kind = FindingKind::CollectiveMismatch;
         f.symptom = symptoms::kTensorMismatch;
-        f.severity = "error";
+        f.severity = Severity::Error;
         f.confidence = 0.9;
         f.summary = std::string(row.mismatch == MismatchKind::Size        ? "size"
                                 : row.mismatch == MismatchKind::GroupSize ? "group size"
@@ -354,9 +354,9 @@ void stuckEverywhere(const AnalysisContext& ctx, const CollectiveGroup& g,
     const bool longWait = facts.maxHeldNs >= std::max(kMinHangNs, kHangFactor * typical);
     if (!(noneCompleted && earlierCompleted) && !longWait) return;
     Finding f = base(g, row, facts);
-    f.kind = "hang";
+    f.kind = FindingKind::Hang;
     f.symptom = symptoms::kHang;
-    f.severity = longWait ? "error" : "warning";
+    f.severity = longWait ? Severity::Error : Severity::Warning;
     f.confidence = 0.4;
     f.summary = "every rank issued " + opName(ctx, row.op) + " #" + std::to_string(row.seq) +
                 " and " +
@@ -373,8 +373,8 @@ void stuckEverywhere(const AnalysisContext& ctx, const CollectiveGroup& g,
 void unpaired(const CollectiveGroup& g, std::vector<Finding>& out)
 {
     Finding f;
-    f.kind = "unpaired_collectives";
-    f.severity = "info";
+    f.kind = FindingKind::UnpairedCollectives;
+    f.severity = Severity::Info;
     f.confidence = 1.0;
     f.processGroup = g.name;
     f.summary = "the collectives of " + formatRanks(g.members) +

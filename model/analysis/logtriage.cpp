@@ -134,12 +134,12 @@ bool LogTriage::isWaiting(const std::string& symptom)
     return symptom == symptoms::kHang;
 }
 
-std::string LogTriage::kindOf(const LogEvidence& e)
+FindingKind LogTriage::kindOf(const LogEvidence& e)
 {
-    if (e.symptom.rfind("communication-setup/", 0) == 0) return "setup_failure";
-    if (e.symptom == symptoms::kTensorMismatch) return "collective_mismatch";
-    if (e.fatal) return "crash";
-    return "log_symptom";
+    if (e.symptom.rfind("communication-setup/", 0) == 0) return FindingKind::SetupFailure;
+    if (e.symptom == symptoms::kTensorMismatch) return FindingKind::CollectiveMismatch;
+    if (e.fatal) return FindingKind::Crash;
+    return FindingKind::LogSymptom;
 }
 
 LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
@@ -200,7 +200,7 @@ LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
     Finding f;
     f.kind = kindOf(root);
     f.symptom = root.symptom;
-    f.severity = "error";
+    f.severity = Severity::Error;
     f.confidence = 0.9;
     std::vector<int> blamed;
     if (root.rank >= 0) blamed.push_back(root.rank);
@@ -217,7 +217,7 @@ LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
     std::sort(blamed.begin(), blamed.end());
     blamed.erase(std::unique(blamed.begin(), blamed.end()), blamed.end());
     std::string fingerprintNote;
-    if (f.kind == "collective_mismatch" && blamed.size() > 1) {
+    if (f.kind == FindingKind::CollectiveMismatch && blamed.size() > 1) {
         // Every rank of a mismatch reports it; the fingerprints say whose call differs from the
         // one most ranks made.
         std::map<int, std::string> byRank;
@@ -280,9 +280,9 @@ LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
     if (!cascaded.empty()) {
         const std::string peers = formatRanks(std::vector<int>(cascaded.begin(), cascaded.end()));
         f.summary += "; " + peers + " failed after it as a consequence";
-        consequence.kind = "log_symptom";
+        consequence.kind = FindingKind::LogSymptom;
         consequence.symptom = symptoms::kCommunicationError;
-        consequence.severity = "warning";
+        consequence.severity = Severity::Warning;
         consequence.confidence = 0.4;
         consequence.ranks.assign(cascaded.begin(), cascaded.end());
         consequence.summary =
@@ -299,9 +299,9 @@ LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
         if (o->rank >= 0 && cascaded.count(o->rank) && o->symptom == symptoms::kCommunicationError)
             continue;
         Finding g;
-        g.kind = kindOf(*o) == "crash" ? "crash" : "log_symptom";
+        g.kind = kindOf(*o) == FindingKind::Crash ? FindingKind::Crash : FindingKind::LogSymptom;
         g.symptom = o->symptom;
-        g.severity = "warning";
+        g.severity = Severity::Warning;
         g.confidence = 0.5;
         if (o->rank >= 0) g.ranks = {o->rank};
         g.summary = (o->rank >= 0 ? "rank " + std::to_string(o->rank) : std::string("launcher")) +

@@ -26,7 +26,7 @@ public:
     static Result triage(std::vector<LogEvidence> items, const std::vector<int>& worldRanks);
 
     // The finding kind for a root line of this symptom.
-    static std::string kindOf(const LogEvidence& e);
+    static FindingKind kindOf(const LogEvidence& e);
     // Symptoms that mean "this rank waited for a peer", not "this rank failed".
     static bool isWaiting(const std::string& symptom);
 };

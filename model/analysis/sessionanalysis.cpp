@@ -1,11 +1,9 @@
 #include "model/analysis/sessionanalysis.h"
 
-#include "model/analysis/analyzer.h"
-#include "model/analysis/autocheckevaluator.h"
 #include "model/analysis/configcheck.h"
 #include "model/kb/signatureset.h"
 #include "model/kb/symptomclassifier.h"
-#include "model/tracesession.h"
+#include "model/trace/traceread.h"
 
 #include <algorithm>
 #include <map>
@@ -140,7 +138,7 @@ void classifyStream(const RankLog& log, const SignatureSet& signatures, std::int
 // What torchelastic recorded of a rank's death (its error file, or its entry in torchrun's
 // ChildFailedError box) is the only record of it when the rank's own log is missing or stops
 // before the traceback. A rank whose log already shows how it died is not cited twice.
-void addElasticErrors(const TraceSession& session, std::vector<LogEvidence>& out)
+void addElasticErrors(const TraceRead& read, std::vector<LogEvidence>& out)
 {
     std::set<int> explained, cascading;
     for (const LogEvidence& e : out) {
@@ -148,15 +146,15 @@ void addElasticErrors(const TraceSession& session, std::vector<LogEvidence>& out
         if (e.fatal) explained.insert(e.rank);
         if (e.cascade) cascading.insert(e.rank);
     }
-    for (const RankLog& log : session.logs)
+    for (const RankLog& log : read.logs)
         if (log.rank && !log.exceptions().empty()) explained.insert(*log.rank);
     // Error files first: they hold the exception itself; the box often only an exit code.
     std::vector<const ElasticError*> ordered;
-    for (const ElasticError& e : session.errors)
+    for (const ElasticError& e : read.errors)
         if (e.origin == ElasticError::Origin::ErrorFile) ordered.push_back(&e);
-    for (const ElasticError& e : session.errors)
+    for (const ElasticError& e : read.errors)
         if (e.origin != ElasticError::Origin::ErrorFile) ordered.push_back(&e);
-    const QList<SourceFile> sources = session.folder.sources();
+    const QList<SourceFile> sources = read.folder.sources();
     for (const ElasticError* e : ordered) {
         if (!e->rank || explained.count(*e->rank)) continue;
         if (e->sourceIndex < 0 || e->sourceIndex >= sources.size()) continue;
@@ -197,16 +195,16 @@ std::vector<const RankLog*> rankLogStreams(const std::vector<RankLog>& logs)
     return out;
 }
 
-std::vector<LogEvidence> classifyLogs(const TraceSession& session, std::size_t* linesScanned)
+std::vector<LogEvidence> classifyLogs(const TraceRead& read, std::size_t* linesScanned)
 {
 
     std::map<int, std::int64_t> diedAtNs;
-    for (const ElasticError& e : session.errors)
+    for (const ElasticError& e : read.errors)
         if (e.origin == ElasticError::Origin::ErrorFile && e.rank && e.timestampS >= 0)
             diedAtNs[*e.rank] = e.timestampS * 1'000'000'000;
 
     std::vector<LogEvidence> evidence;
-    const std::vector<const RankLog*> streams = rankLogStreams(session.logs);
+    const std::vector<const RankLog*> streams = rankLogStreams(read.logs);
     // The signatures are compiled at their first use (about 0.1 s): not for a folder without logs.
     if (!streams.empty()) {
         const SignatureSet& signatures = SignatureSet::builtin();
@@ -216,18 +214,18 @@ std::vector<LogEvidence> classifyLogs(const TraceSession& session, std::size_t* 
             classifyStream(*log, signatures, died == diedAtNs.end() ? -1 : died->second, evidence);
         }
     }
-    addElasticErrors(session, evidence);
+    addElasticErrors(read, evidence);
     return evidence;
 }
 
-std::string nothingReadableReason(const TraceSession& session)
+std::string nothingReadableReason(const TraceRead& read)
 {
-    const bool readLines = std::any_of(session.logs.begin(), session.logs.end(),
+    const bool readLines = std::any_of(read.logs.begin(), read.logs.end(),
                                        [](const RankLog& log) { return log.lineCount() > 0; });
-    if (!session.events.lanes.empty() || !session.events.collectives.empty() || readLines ||
-        !session.dumps.empty() || !session.errors.empty())
+    if (!read.events.lanes.empty() || !read.events.collectives.empty() || readLines ||
+        !read.dumps.empty() || !read.errors.empty())
         return {};
-    const QList<SourceFile> sources = session.folder.sources();
+    const QList<SourceFile> sources = read.folder.sources();
     if (sources.isEmpty()) return "the folder holds no files";
     std::string failed;
     int broken = 0;
@@ -244,24 +242,26 @@ std::string nothingReadableReason(const TraceSession& session)
            (failed.empty() ? std::string() : " (" + failed + ")");
 }
 
-void analyzeSession(TraceSession& session)
+Diagnosis diagnose(const TraceRead& read)
 {
     std::vector<std::string> paths;
-    for (const SourceFile& s : session.folder.sources())
+    for (const SourceFile& s : read.folder.sources())
         paths.push_back(s.relativePath.toStdString());
     std::vector<int> ranks;
-    for (int r : session.folder.ranks())
+    for (int r : read.folder.ranks())
         ranks.push_back(r);
     std::size_t lines = 0;
-    const std::vector<LogEvidence> logs = classifyLogs(session, &lines);
+    const std::vector<LogEvidence> logs = classifyLogs(read, &lines);
     std::sort(ranks.begin(), ranks.end());
-    std::vector<Finding> config = ConfigCheck::check(
-        session.logs, ranks, ConfigCheck::traceNcclVersions(session.folder.sources()));
-    session.analysis =
-        Analyzer::run(session.events, std::move(paths), std::move(ranks), logs, session.dumps,
-                      std::move(config), session.folder.statedWorldSize());
-    session.analysis.logLineCount = lines;
-    session.autoChecks = AutoCheckEvaluator::evaluateAll(session, logs);
+    std::vector<Finding> config =
+        ConfigCheck::check(read.logs, ranks, ConfigCheck::traceNcclVersions(read.folder.sources()));
+    Diagnosis diagnosis;
+    diagnosis.analysis =
+        Analyzer::run(read.events, std::move(paths), std::move(ranks), logs, read.dumps,
+                      std::move(config), read.folder.statedWorldSize());
+    diagnosis.analysis.logLineCount = lines;
+    diagnosis.autoChecks = AutoCheckEvaluator::evaluateAll(read, diagnosis.analysis, logs);
+    return diagnosis;
 }
 
 } // namespace rankscope

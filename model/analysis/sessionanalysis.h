@@ -1,5 +1,7 @@
 #pragma once
 
+#include "model/analysis/analyzer.h"
+#include "model/analysis/autocheckevaluator.h"
 #include "model/analysis/logevidence.h"
 
 #include <string>
@@ -8,7 +10,14 @@
 namespace rankscope {
 
 struct RankLog;
-struct TraceSession;
+struct TraceRead;
+
+// What the analysis concludes from one read: the cross-rank findings and symptoms, and the
+// walkthroughs' auto-checks (which read those findings).
+struct Diagnosis {
+    AnalysisResult analysis;
+    std::vector<AutoCheckResult> autoChecks;
+};
 
 // The log streams that speak for the ranks, the one rule every check reads logs by: a rank's
 // own log file; the lines a combined launcher log carries for a rank only when that rank has no
@@ -16,18 +25,17 @@ struct TraceSession;
 // no rank has a log of its own (they repeat the ranks' output without saying whose).
 std::vector<const RankLog*> rankLogStreams(const std::vector<RankLog>& logs);
 
-// The per-rank log lines of a session that the symptom classifier's signatures match, as the
+// The per-rank log lines of a read that the symptom classifier's signatures match, as the
 // analysis consumes them: the lines of rankLogStreams().
 // `linesScanned`, when given, receives how many log lines went through the classifier.
-std::vector<LogEvidence> classifyLogs(const TraceSession& session,
-                                      std::size_t* linesScanned = nullptr);
+std::vector<LogEvidence> classifyLogs(const TraceRead& read, std::size_t* linesScanned = nullptr);
 
 // Why nothing of the folder could be diagnosed ("the folder holds no files", "none of its 3
 // files could be read: a.json: not JSON; ..."), or empty when some trace event, log line or
 // dump was read: "nothing readable" is not "no fault found".
-std::string nothingReadableReason(const TraceSession& session);
+std::string nothingReadableReason(const TraceRead& read);
 
-// Runs the cross-rank analysis on a loaded session and stores it in session.analysis.
-void analyzeSession(TraceSession& session);
+// The diagnosis of a read: a function of the read alone, which it leaves as it is.
+Diagnosis diagnose(const TraceRead& read);
 
 } // namespace rankscope

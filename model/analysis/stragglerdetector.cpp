@@ -223,9 +223,9 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
         const bool significant = a.waitedSamples >= kMinSamples && waitedPValue < alpha && visible;
         if (significant) {
             Finding f;
-            f.kind = "straggler";
+            f.kind = FindingKind::Straggler;
             f.symptom = symptoms::kLowEfficiency;
-            f.severity = "warning";
+            f.severity = Severity::Warning;
             f.ranks = {rank};
             f.confidence =
                 std::min(0.95, 0.5 + 0.05 * std::log10(1.0 / std::max(waitedPValue, 1e-300)));

@@ -234,9 +234,9 @@ std::vector<Finding> TimeBreakdown::idleFindings(const std::vector<RankTimeBreak
         const double f = b.idleFraction();
         if (breakdown.size() < 2 || f < std::max(0.3, median + 0.2)) continue;
         Finding fd;
-        fd.kind = "idle_gpu";
+        fd.kind = FindingKind::IdleGpu;
         fd.symptom = symptoms::kLowEfficiency;
-        fd.severity = "warning";
+        fd.severity = Severity::Warning;
         fd.ranks = {b.rank};
         fd.confidence = 0.6;
         fd.startNs = b.windowStartNs;
@@ -250,9 +250,9 @@ std::vector<Finding> TimeBreakdown::idleFindings(const std::vector<RankTimeBreak
     }
     if (out.empty() && median >= 0.5 && idle.size() >= 1) {
         Finding fd;
-        fd.kind = "idle_gpu";
+        fd.kind = FindingKind::IdleGpu;
         fd.symptom = symptoms::kLowEfficiency;
-        fd.severity = "info";
+        fd.severity = Severity::Info;
         fd.confidence = 0.3;
         fd.summary = "GPUs are idle " + pct(median) +
                      " of the traced time on the median rank: the job is bound by input, CPU work "

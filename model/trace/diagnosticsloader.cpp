@@ -1,7 +1,7 @@
 #include "model/trace/diagnosticsloader.h"
 
 #include "model/trace/logreader.h"
-#include "model/tracesession.h"
+#include "model/trace/traceread.h"
 
 #include <QFile>
 
@@ -26,9 +26,9 @@ QByteArray readAll(const SourceFile& s, QString* error)
 
 } // namespace
 
-void readDiagnosticSources(TraceSession& session, const std::function<bool()>& cancelled)
+void readDiagnosticSources(TraceRead& read, const std::function<bool()>& cancelled)
 {
-    TraceFolder& folder = session.folder;
+    TraceFolder& folder = read.folder;
     const QList<SourceFile> sources = folder.sources();
     for (int i = 0; i < sources.size(); ++i) {
         if (cancelled && cancelled()) return;
@@ -57,14 +57,14 @@ void readDiagnosticSources(TraceSession& session, const std::function<bool()>& c
                     QStringLiteral("; %1 entries without profiling_name skipped").arg(skipped);
             if (!dump->rank) {
                 message += QStringLiteral("; rank unknown, entries not matched");
-                session.warnings.append(
+                read.warnings.append(
                     QStringLiteral(
                         "%1: Flight Recorder dump whose rank cannot be told from its name")
                         .arg(s.relativePath));
             }
             folder.setSourceStatus(i, SourceStatus::Ok, message);
-            FlightRecorderReader::appendCollectives(*dump, session.events);
-            session.dumps.push_back(std::move(*dump));
+            FlightRecorderReader::appendCollectives(*dump, read.events);
+            read.dumps.push_back(std::move(*dump));
             break;
         }
         case SourceKind::ElasticError: {
@@ -84,7 +84,7 @@ void readDiagnosticSources(TraceSession& session, const std::function<bool()>& c
                     e->exceptionType.empty() ? e->message : e->exceptionType + ": " + e->message)
                     .section(QLatin1Char('\n'), 0, 0)
                     .left(200));
-            session.errors.push_back(std::move(*e));
+            read.errors.push_back(std::move(*e));
             break;
         }
         default:
@@ -93,15 +93,15 @@ void readDiagnosticSources(TraceSession& session, const std::function<bool()>& c
     }
 }
 
-void addLogStreams(TraceSession& session, LogReader::Result result, SourceKind kind)
+void addLogStreams(TraceRead& read, LogReader::Result result, SourceKind kind)
 {
     const bool combined = kind == SourceKind::LauncherLog;
     for (RankLog& log : result.streams) {
         if (combined && !log.rank) {
             std::vector<ElasticError> box = ElasticErrorReader::readLauncherLog(log);
-            session.errors.insert(session.errors.end(), box.begin(), box.end());
+            read.errors.insert(read.errors.end(), box.begin(), box.end());
         }
-        session.logs.push_back(std::move(log));
+        read.logs.push_back(std::move(log));
     }
 }
 

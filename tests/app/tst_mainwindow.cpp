@@ -615,7 +615,7 @@ void TestMainWindow::findingsDockAndTimelineShowTheDiagnosis()
     // From the hang finding to the timeline tab.
     int hang = -1;
     for (int row = 0; row < model->rowCount() && hang < 0; ++row)
-        if (model->finding(row)->kind == "hang") hang = row;
+        if (model->finding(row)->kind == FindingKind::Hang) hang = row;
     QVERIFY(hang >= 0);
     window.findingsPanel()->selectFinding(hang);
     QVERIFY(window.findingsPanel()->showOnTimeline());

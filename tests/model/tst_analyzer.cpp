@@ -2,6 +2,7 @@
 #include "model/analysis/symptomids.h"
 #include "model/analysisreport.h"
 #include "model/kb/taxonomy.h"
+#include "tests/support/findings.h"
 #include "tests/support/syntheticjob.h"
 #include "tests/support/testfiles.h"
 
@@ -232,8 +233,8 @@ SessionPtr loadCopies(const QTemporaryDir& dir, const QStringList& files)
 
 bool isFault(const Finding& f)
 {
-    return f.kind == "hang" || f.kind == "desync" || f.kind == "collective_mismatch" ||
-           f.kind == "straggler";
+    return f.kind == FindingKind::Hang || f.kind == FindingKind::Desync ||
+           f.kind == FindingKind::CollectiveMismatch || f.kind == FindingKind::Straggler;
 }
 
 // A job whose traces name no group and no sequence number: every rank issues an all_reduce and
@@ -321,6 +322,8 @@ private Q_SLOTS:
     void scenario_data();
     void scenario();
     void findingsJsonSchema();
+    void kindAndSeverityNames();
+    void diagnoseIsAFunctionOfTheRead();
     void markdownReport();
     void absentRankIsNoCulprit();
     void rankNumberIsNoWorldSize();
@@ -349,39 +352,41 @@ void TestAnalyzer::emittedIdsAreInTheTaxonomy()
 void TestAnalyzer::scenario_data()
 {
     QTest::addColumn<QString>("name");
-    QTest::addColumn<QString>("kind"); // of the first finding; empty = no error finding at all
+    QTest::addColumn<std::optional<FindingKind>>("kind"); // of the first finding; none: no error
     QTest::addColumn<std::vector<int>>("ranks");
     QTest::addColumn<int>("step"); // -1: not checked
-    QTest::newRow("healthy") << "healthy"
-                             << "" << std::vector<int>{} << -1;
-    QTest::newRow("straggler") << "straggler"
-                               << "straggler" << std::vector<int>{1} << 0;
-    QTest::newRow("hang_timeout") << "hang_timeout"
-                                  << "hang" << std::vector<int>{1} << 3;
-    QTest::newRow("hang_timeout, logs only") << "hang_timeout_logs_only"
-                                             << "hang" << std::vector<int>{1} << -1;
-    QTest::newRow("rank_crash") << "rank_crash"
-                                << "crash" << std::vector<int>{2} << -1;
+    QTest::newRow("healthy") << "healthy" << std::optional<FindingKind>() << std::vector<int>{}
+                             << -1;
+    QTest::newRow("straggler") << "straggler" << std::optional(FindingKind::Straggler)
+                               << std::vector<int>{1} << 0;
+    QTest::newRow("hang_timeout") << "hang_timeout" << std::optional(FindingKind::Hang)
+                                  << std::vector<int>{1} << 3;
+    QTest::newRow("hang_timeout, logs only")
+        << "hang_timeout_logs_only" << std::optional(FindingKind::Hang) << std::vector<int>{1}
+        << -1;
+    QTest::newRow("rank_crash") << "rank_crash" << std::optional(FindingKind::Crash)
+                                << std::vector<int>{2} << -1;
     QTest::newRow("rank_crash, a peer's error stamped first")
-        << "rank_crash_peer_stamped_first"
-        << "crash" << std::vector<int>{2} << -1;
+        << "rank_crash_peer_stamped_first" << std::optional(FindingKind::Crash)
+        << std::vector<int>{2} << -1;
     QTest::newRow("mismatched_collective, 4 ranks, one odd shape")
-        << "mismatched_collective_4_ranks"
-        << "collective_mismatch" << std::vector<int>{2} << -1;
-    QTest::newRow("uneven_inputs") << "uneven_inputs"
-                                   << "desync" << std::vector<int>{1} << 6;
-    QTest::newRow("mismatched_collective") << "mismatched_collective"
-                                           << "collective_mismatch" << std::vector<int>{0, 1} << -1;
-    QTest::newRow("setup_failure") << "setup_failure"
-                                   << "setup_failure" << std::vector<int>{1} << -1;
-    QTest::newRow("unused_parameters") << "unused_parameters"
-                                       << "crash" << std::vector<int>{0, 1} << -1;
+        << "mismatched_collective_4_ranks" << std::optional(FindingKind::CollectiveMismatch)
+        << std::vector<int>{2} << -1;
+    QTest::newRow("uneven_inputs")
+        << "uneven_inputs" << std::optional(FindingKind::Desync) << std::vector<int>{1} << 6;
+    QTest::newRow("mismatched_collective")
+        << "mismatched_collective" << std::optional(FindingKind::CollectiveMismatch)
+        << std::vector<int>{0, 1} << -1;
+    QTest::newRow("setup_failure")
+        << "setup_failure" << std::optional(FindingKind::SetupFailure) << std::vector<int>{1} << -1;
+    QTest::newRow("unused_parameters")
+        << "unused_parameters" << std::optional(FindingKind::Crash) << std::vector<int>{0, 1} << -1;
 }
 
 void TestAnalyzer::scenario()
 {
     QFETCH(QString, name);
-    QFETCH(QString, kind);
+    QFETCH(std::optional<FindingKind>, kind);
     QFETCH(std::vector<int>, ranks);
     QFETCH(int, step);
     Scenario s = build(name);
@@ -402,20 +407,20 @@ void TestAnalyzer::scenario()
         for (const Evidence& e : f.evidence)
             QVERIFY(!e.path.empty() && (e.line >= 0 || e.timeNs >= 0));
     }
-    if (kind.isEmpty()) {
+    if (!kind) {
         for (const Finding& f : res.findings)
-            QVERIFY2(f.severity != "error", f.summary.c_str());
+            QVERIFY2(f.severity != Severity::Error, f.summary.c_str());
         return;
     }
     QVERIFY(!res.findings.empty());
     const Finding& top = res.findings.front();
-    QVERIFY2(top.kind == kind.toStdString(), (top.kind + ": " + top.summary).c_str());
+    QVERIFY2(top.kind == *kind, (findingKindName(top.kind) + ": " + top.summary).c_str());
     QCOMPARE(top.ranks, ranks);
     if (step >= 0) QCOMPARE(top.step, step);
     QCOMPARE(top.id, std::string("F1"));
     // No other error finding may blame a rank that only waited or followed.
     for (const Finding& f : res.findings)
-        if (f.severity == "error")
+        if (f.severity == Severity::Error)
             for (int r : f.ranks)
                 QVERIFY2(std::find(ranks.begin(), ranks.end(), r) != ranks.end() || f.ranks.empty(),
                          f.summary.c_str());
@@ -440,6 +445,88 @@ void TestAnalyzer::findingsJsonSchema()
     const auto sym = AnalysisReport::symptomsJson(res);
     QCOMPARE(sym[0]["symptom"].get<std::string>(), std::string(symptoms::kHang));
     QVERIFY(!sym[0]["findings"].empty());
+}
+
+// Each kind and severity has a name of its own that reads back as it (what the JSON report and
+// taxonomy/fix_rules.json spell), and no other text reads as one.
+void TestAnalyzer::kindAndSeverityNames()
+{
+    std::set<std::string> names;
+    for (int k = 0; k <= int(FindingKind::LogSymptom); ++k) {
+        const auto kind = FindingKind(k);
+        const std::string name = findingKindName(kind);
+        QVERIFY(!name.empty() && names.insert(name).second);
+        QCOMPARE(findingKindFromName(name), std::optional(kind));
+    }
+    names.clear();
+    for (int k = 0; k <= int(Severity::Info); ++k) {
+        const auto severity = Severity(k);
+        const std::string name = severityName(severity);
+        QVERIFY(!name.empty() && names.insert(name).second);
+        QCOMPARE(severityFromName(name), std::optional(severity));
+    }
+    QVERIFY(!findingKindFromName("Hang"));
+    QVERIFY(!findingKindFromName(""));
+    QVERIFY(!severityFromName("fatal"));
+}
+
+namespace {
+
+// What a read holds, in enough detail that a diagnosis that changed it would show.
+std::string readFingerprint(const TraceRead& read)
+{
+    std::string out;
+    for (const SourceFile& s : read.folder.sources())
+        out += s.relativePath.toStdString() + ' ' + std::to_string(int(s.status)) + ' ' +
+               std::to_string(s.rank.value_or(-1)) + '\n';
+    for (const Lane& l : read.events.lanes) {
+        out += std::to_string(l.rank) + ' ' + l.name + ' ' + std::to_string(l.startNs.size());
+        for (std::size_t i = 0; i < l.startNs.size(); ++i)
+            out += ' ' + std::to_string(l.startNs[i]) + '-' + std::to_string(l.endNs[i]);
+        out += '\n';
+    }
+    for (const CollectiveRecord& c : read.events.collectives)
+        out += std::to_string(c.rank) + ' ' + std::to_string(c.seq) + ' ' +
+               std::to_string(c.issueStartNs) + ' ' + std::string(read.events.strings.view(c.op)) +
+               '\n';
+    for (const RankLog& log : read.logs)
+        out += log.sourcePath.toStdString() + ' ' + std::to_string(log.lineCount()) + '\n';
+    out += std::to_string(read.dumps.size()) + ' ' + std::to_string(read.errors.size()) + ' ' +
+           read.warnings.join(QLatin1Char('|')).toStdString();
+    return out;
+}
+
+// A diagnosis as the reports and the checklist show it.
+std::string diagnosisText(const Diagnosis& d)
+{
+    std::string out = AnalysisReport::findingsJson(d.analysis).dump() +
+                      AnalysisReport::symptomsJson(d.analysis).dump() +
+                      std::to_string(d.analysis.logLineCount);
+    for (const AutoCheckResult& r : d.autoChecks)
+        out += '\n' + r.checkId.toStdString() + ' ' +
+               autoCheckOutcomeLabel(r.outcome).toStdString() + ' ' +
+               r.evidenceText().toStdString();
+    return out;
+}
+
+} // namespace
+
+// diagnose() depends on the read alone: twice on one read it concludes the same, the same as
+// the loaded session holds, and the read is as it was before.
+void TestAnalyzer::diagnoseIsAFunctionOfTheRead()
+{
+    const QString dir = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/hang_timeout");
+    const TraceRead read = readFolder(dir);
+    QVERIFY(!read.events.lanes.empty() && !read.events.collectives.empty() && !read.logs.empty());
+    const std::string before = readFingerprint(read);
+    const Diagnosis first = diagnose(read);
+    const Diagnosis second = diagnose(read);
+    QCOMPARE(readFingerprint(read), before);
+    QVERIFY(!first.analysis.findings.empty() && !first.autoChecks.empty());
+    QCOMPARE(diagnosisText(second), diagnosisText(first));
+    const SessionPtr session = loadSession(dir);
+    QCOMPARE(readFingerprint(*session), before);
+    QCOMPARE(diagnosisText(*session), diagnosisText(first));
 }
 
 void TestAnalyzer::markdownReport()
@@ -469,11 +556,11 @@ void TestAnalyzer::absentRankIsNoCulprit()
     QVERIFY(session->events.collectives.size() > 0);
     int warnings = 0;
     for (const Finding& f : session->analysis.findings) {
-        QVERIFY2(f.severity != "error", f.summary.c_str());
+        QVERIFY2(f.severity != Severity::Error, f.summary.c_str());
         QVERIFY2(f.ranks.empty() || f.ranks == std::vector<int>{rank}, f.summary.c_str());
-        if (f.kind != "missing_ranks") continue;
+        if (f.kind != FindingKind::MissingRanks) continue;
         ++warnings;
-        QCOMPARE(f.severity, std::string("warning"));
+        QCOMPARE(f.severity, Severity::Warning);
         for (int r = 0; r < world; ++r)
             if (r != rank && world - 1 <= 8)
                 QVERIFY2(f.summary.find(std::to_string(r)) != std::string::npos, f.summary.c_str());
@@ -497,8 +584,8 @@ void TestAnalyzer::rankNumberIsNoWorldSize()
     QCOMPARE(session->folder.ranks(), QList<int>{70});
     QCOMPARE(session->folder.statedWorldSize(), 0);
     for (const Finding& f : session->analysis.findings) {
-        QVERIFY2(f.severity != "error", f.summary.c_str());
-        QVERIFY2(f.kind != "missing_ranks", f.summary.c_str());
+        QVERIFY2(f.severity != Severity::Error, f.summary.c_str());
+        QVERIFY2(f.kind != FindingKind::MissingRanks, f.summary.c_str());
     }
     for (const AutoCheckResult& c : session->autoChecks)
         QVERIFY2(c.summary.indexOf(QStringLiteral("ranks 0")) < 0, qPrintable(c.summary));
@@ -530,9 +617,9 @@ void TestAnalyzer::sampledTracesAreNotPairedByOrder()
     bool unpaired = false, missing = false;
     for (const Finding& f : res.findings) {
         QVERIFY2(!isFault(f), f.summary.c_str());
-        QVERIFY2(f.severity != "error", f.summary.c_str());
-        unpaired = unpaired || f.kind == "unpaired_collectives";
-        if (f.kind == "missing_ranks") {
+        QVERIFY2(f.severity != Severity::Error, f.summary.c_str());
+        unpaired = unpaired || f.kind == FindingKind::UnpairedCollectives;
+        if (f.kind == FindingKind::MissingRanks) {
             missing = true;
             QVERIFY2(f.summary.find("ranks 2–" + std::to_string(world - 1)) != std::string::npos,
                      f.summary.c_str());
@@ -553,31 +640,26 @@ void TestAnalyzer::sampledTracesAreNotPairedByOrder()
 void TestAnalyzer::pairingByOrder_data()
 {
     QTest::addColumn<QString>("change");
-    QTest::addColumn<QString>("kind"); // the error finding expected, or the info finding
+    QTest::addColumn<FindingKind>("kind"); // the error finding expected, or the info finding
     QTest::addColumn<std::vector<int>>("ranks");
     QTest::newRow("complete, sizes differ at one collective")
-        << "size"
-        << "collective_mismatch" << std::vector<int>{1};
+        << "size" << FindingKind::CollectiveMismatch << std::vector<int>{1};
     QTest::newRow("complete, a group named but not numbered, sizes differ")
-        << "named size"
-        << "collective_mismatch" << std::vector<int>{1};
-    QTest::newRow("complete, rank 2 stops early") << "stop"
-                                                  << "hang" << std::vector<int>{2};
+        << "named size" << FindingKind::CollectiveMismatch << std::vector<int>{1};
+    QTest::newRow("complete, rank 2 stops early")
+        << "stop" << FindingKind::Hang << std::vector<int>{2};
     QTest::newRow("a record dropped from rank 1's trace")
-        << "drop"
-        << "unpaired_collectives" << std::vector<int>{};
+        << "drop" << FindingKind::UnpairedCollectives << std::vector<int>{};
     QTest::newRow("rank 1's window starts a step later")
-        << "window"
-        << "unpaired_collectives" << std::vector<int>{};
+        << "window" << FindingKind::UnpairedCollectives << std::vector<int>{};
     QTest::newRow("sizes differ at many collectives")
-        << "noise"
-        << "unpaired_collectives" << std::vector<int>{};
+        << "noise" << FindingKind::UnpairedCollectives << std::vector<int>{};
 }
 
 void TestAnalyzer::pairingByOrder()
 {
     QFETCH(QString, change);
-    QFETCH(QString, kind);
+    QFETCH(FindingKind, kind);
     QFETCH(std::vector<int>, ranks);
     constexpr int kWorld = 4;
     SyntheticJob job = unnumberedJob(
@@ -618,16 +700,16 @@ void TestAnalyzer::pairingByOrder()
     std::iota(world.begin(), world.end(), 0);
     const AnalysisResult res = Analyzer::run(job.store, job.sourcePaths(), world, {});
     const auto found = std::find_if(res.findings.begin(), res.findings.end(),
-                                    [&](const Finding& f) { return f.kind == kind.toStdString(); });
-    QVERIFY2(found != res.findings.end(), qPrintable(kind));
+                                    [&](const Finding& f) { return f.kind == kind; });
+    QVERIFY2(found != res.findings.end(), findingKindName(kind).c_str());
     QCOMPARE(found->ranks, ranks);
-    if (kind == QLatin1String("unpaired_collectives")) {
+    if (kind == FindingKind::UnpairedCollectives) {
         for (const Finding& f : res.findings)
             QVERIFY2(!isFault(f), f.summary.c_str());
         for (const auto& [rank, offset] : res.clock.offsetNs)
             QVERIFY(!offset || *offset == 0);
     } else {
-        QCOMPARE(res.findings.front().kind, kind.toStdString());
+        QCOMPARE(res.findings.front().kind, kind);
     }
 }
 
@@ -714,7 +796,7 @@ void TestAnalyzer::traceNcclVersionsAreCompared()
 
     const Finding* mismatch = nullptr;
     for (const Finding& f : session->analysis.findings)
-        if (f.kind == "config_mismatch" && f.summary.find("NCCL") != std::string::npos)
+        if (f.kind == FindingKind::ConfigMismatch && f.summary.find("NCCL") != std::string::npos)
             mismatch = &f;
     QCOMPARE(mismatch != nullptr, differ);
     if (mismatch) {
@@ -798,9 +880,9 @@ void TestAnalyzer::pointToPointFromTraces()
     const SessionPtr session = loadSession(dir.path(), {}, {}, options);
     std::set<std::vector<int>> desyncs, mismatches;
     for (const Finding& f : session->analysis.findings) {
-        QVERIFY2(f.kind != "hang" && f.kind != "unpaired_collectives", f.summary.c_str());
-        if (f.kind == "desync") desyncs.insert(f.ranks);
-        if (f.kind == "collective_mismatch") {
+        QVERIFY2(f.kind != FindingKind::Hang && f.kind != FindingKind::UnpairedCollectives, f.summary.c_str());
+        if (f.kind == FindingKind::Desync) desyncs.insert(f.ranks);
+        if (f.kind == FindingKind::CollectiveMismatch) {
             // The all_reduce every rank issued is never one: point-to-point ops do not shift it.
             QVERIFY2(f.summary.find("send ") != std::string::npos, f.summary.c_str());
             mismatches.insert(f.ranks);

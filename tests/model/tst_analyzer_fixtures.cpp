@@ -27,17 +27,16 @@ QString tracesDir()
 }
 
 // The finding kind that names each injected fault.
-QString expectedKind(const QString& scenario)
+std::optional<FindingKind> expectedKind(const QString& scenario)
 {
-    if (scenario == QLatin1String("straggler")) return QStringLiteral("straggler");
-    if (scenario == QLatin1String("hang_timeout")) return QStringLiteral("hang");
-    if (scenario == QLatin1String("uneven_inputs")) return QStringLiteral("desync");
-    if (scenario == QLatin1String("mismatched_collective"))
-        return QStringLiteral("collective_mismatch");
-    if (scenario == QLatin1String("setup_failure")) return QStringLiteral("setup_failure");
-    if (scenario == QLatin1String("rank_crash")) return QStringLiteral("crash");
-    if (scenario == QLatin1String("nan_loss")) return QStringLiteral("crash");
-    return {};
+    if (scenario == QLatin1String("straggler")) return FindingKind::Straggler;
+    if (scenario == QLatin1String("hang_timeout")) return FindingKind::Hang;
+    if (scenario == QLatin1String("uneven_inputs")) return FindingKind::Desync;
+    if (scenario == QLatin1String("mismatched_collective")) return FindingKind::CollectiveMismatch;
+    if (scenario == QLatin1String("setup_failure")) return FindingKind::SetupFailure;
+    if (scenario == QLatin1String("rank_crash")) return FindingKind::Crash;
+    if (scenario == QLatin1String("nan_loss")) return FindingKind::Crash;
+    return std::nullopt;
 }
 
 const QString kLeafPrefix = QStringLiteral("training-and-evaluation/");
@@ -148,7 +147,7 @@ void TestAnalyzerFixtures::fixture()
     const AnalysisResult& res = session->analysis;
     std::vector<const Finding*> errors;
     for (const Finding& f : res.findings)
-        if (f.severity == "error") errors.push_back(&f);
+        if (f.severity == Severity::Error) errors.push_back(&f);
     // Every line of every rank's own log went through the classifier (the launcher's console
     // repeats them and is not read twice).
     qsizetype rankLogLines = 0;
@@ -164,9 +163,9 @@ void TestAnalyzerFixtures::fixture()
             QVERIFY2(false, f->summary.c_str());
         return;
     }
-    const QString kind = expectedKind(scenario);
+    const std::optional<FindingKind> kind = expectedKind(scenario);
     const Finding* top = nullptr;
-    if (kind == QLatin1String("straggler")) {
+    if (kind == FindingKind::Straggler) {
         // A slow rank fails nothing: no error, and the straggler warning comes first.
         for (const Finding* f : errors)
             QVERIFY2(false, f->summary.c_str());
@@ -176,9 +175,9 @@ void TestAnalyzerFixtures::fixture()
         QVERIFY2(!errors.empty(), qPrintable(scenario));
         top = errors.front();
     }
-    const std::string what = top->kind + " " + top->summary;
-    if (!kind.isEmpty()) QVERIFY2(top->kind == kind.toStdString(), what.c_str());
-    if (top->kind == "collective_mismatch" && world == 2) {
+    const std::string what = findingKindName(top->kind) + " " + top->summary;
+    if (kind) QVERIFY2(top->kind == *kind, what.c_str());
+    if (top->kind == FindingKind::CollectiveMismatch && world == 2) {
         // Two fingerprints that differ cannot say which rank deviates from the majority.
         QVERIFY2(std::includes(top->ranks.begin(), top->ranks.end(), faulty.begin(), faulty.end()),
                  what.c_str());
@@ -187,7 +186,7 @@ void TestAnalyzerFixtures::fixture()
     }
     // The step a finding names is the trace's own: the ProfilerStep#N span the fault's step
     // (counted in the training loop, as ground_truth.json does) is in.
-    if (faultStep >= 0 && kind != QLatin1String("straggler")) {
+    if (faultStep >= 0 && kind != FindingKind::Straggler) {
         int expected = -1;
         for (int r : faulty)
             if (expected < 0) expected = profilerStepNumber(path, r, faultStep);

@@ -402,7 +402,7 @@ void TestAutoCheckEvaluator::rootCauseFromTheTraces()
     const SessionPtr session = loadSession(dir);
     const Finding* culprit = nullptr;
     for (const Finding& f : session->analysis.findings)
-        if (f.severity == "error" && f.ranks == faulty) {
+        if (f.severity == Severity::Error && f.ranks == faulty) {
             culprit = &f;
             break;
         }

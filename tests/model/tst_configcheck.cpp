@@ -1,5 +1,6 @@
 #include "model/analysis/configcheck.h"
 #include "model/trace/logreader.h"
+#include "tests/support/findings.h"
 
 #include <QTest>
 
@@ -55,8 +56,8 @@ void TestConfigCheck::minorityPortIsBlamed()
     const std::vector<Finding> found = ConfigCheck::check(logs);
     QCOMPARE(found.size(), std::size_t(1));
     const Finding& f = found.front();
-    QCOMPARE(f.kind, std::string("config_mismatch"));
-    QCOMPARE(f.severity, std::string("error"));
+    QCOMPARE(f.kind, FindingKind::ConfigMismatch);
+    QCOMPARE(f.severity, Severity::Error);
     QCOMPARE(f.ranks, std::vector<int>{2});
     QVERIFY2(f.summary.find("MASTER_PORT 29501 where ranks 0, 1 use 29500") != std::string::npos,
              f.summary.c_str());
@@ -107,7 +108,7 @@ void TestConfigCheck::tieOnVersionNamesEveryRank()
     const std::vector<Finding> found = ConfigCheck::check(logs);
     QCOMPARE(found.size(), std::size_t(1));
     const Finding& f = found.front();
-    QCOMPARE(f.severity, std::string("warning"));
+    QCOMPARE(f.severity, Severity::Warning);
     QCOMPARE(f.ranks, (std::vector<int>{0, 1}));
     QVERIFY2(f.summary.find("no value has a majority") != std::string::npos, f.summary.c_str());
     QCOMPARE(f.conditions, std::vector<std::string>{"framework_version_mismatch"});

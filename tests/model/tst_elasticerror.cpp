@@ -194,7 +194,7 @@ void TestElasticError::errorFileStandsInForAMissingLog()
     const SessionPtr session = loadSession(dir.path());
     const Finding* top = test::topError(session->analysis);
     QVERIFY(top);
-    QCOMPARE(top->kind, std::string("crash"));
+    QCOMPARE(top->kind, FindingKind::Crash);
     QCOMPARE(top->ranks, std::vector<int>{0});
     // The fault's loop step 2 is the trace's own ProfilerStep#1: PyTorch 1.13 names the first
     // two steps #0, and findings use the trace's numbers.

@@ -1,6 +1,7 @@
 #include "model/trace/flightrecorderreader.h"
 #include "model/trace/tracefolder.h"
 #include "model/tracesession.h"
+#include "tests/support/findings.h"
 #include "tests/support/fuzzinputs.h"
 
 #include <QFile>
@@ -197,8 +198,8 @@ void TestFlightRecorderReader::sessionKeepsOtherFiles()
 void TestFlightRecorderReader::scenarios_data()
 {
     QTest::addColumn<QString>("kind");
-    QTest::addColumn<QString>("findingKind");
-    QTest::addColumn<QString>("severity");
+    QTest::addColumn<FindingKind>("findingKind");
+    QTest::addColumn<Severity>("severity");
     QTest::addColumn<std::vector<int>>("ranks");
     QTest::addColumn<QString>("group");
     QTest::addColumn<qint64>("seq");
@@ -206,8 +207,8 @@ void TestFlightRecorderReader::scenarios_data()
     QTest::addColumn<bool>("timedOut"); // some entry was retired without completing
     struct Row {
         const char* kind;
-        const char* findingKind;
-        const char* severity;
+        FindingKind findingKind;
+        Severity severity;
         std::vector<int> ranks;
         const char* group;
         qint64 seq;
@@ -215,43 +216,85 @@ void TestFlightRecorderReader::scenarios_data()
         bool timedOut;
     };
     const Row rows[] = {
-        {"op_type", "desync", "error", {2}, "0", 3, "broadcast", true},
+        {"op_type", FindingKind::Desync, Severity::Error, {2}, "0", 3, "broadcast", true},
         {"op_type_completed",
-         "collective_mismatch",
-         "error",
+         FindingKind::CollectiveMismatch,
+         Severity::Error,
          {2},
          "0",
          2,
          "op type mismatch",
          false},
-        {"size", "collective_mismatch", "error", {1}, "0", 2, "size mismatch", true},
-        {"dtype", "collective_mismatch", "error", {3}, "0", 4, "dtype mismatch", true},
-        {"missing_rank", "hang", "error", {2}, "0", 4, "never issued", true},
-        {"state", "hang", "error", {2}, "0", 5, "completed on some ranks but not on rank 2", false},
-        {"not_started", "hang", "error", {2}, "0", 5, "never started (still scheduled)", true},
-        {"hang", "hang", "error", {3}, "0", 3, "pg_status agrees", true},
-        {"trimmed", "hang", "error", {3}, "0", 4, "compared from #2 on", true},
-        {"p2p_unpaired", "desync", "error", {1}, "0", 2, "has no matching recv on rank 1", true},
+        {"size",
+         FindingKind::CollectiveMismatch,
+         Severity::Error,
+         {1},
+         "0",
+         2,
+         "size mismatch",
+         true},
+        {"dtype",
+         FindingKind::CollectiveMismatch,
+         Severity::Error,
+         {3},
+         "0",
+         4,
+         "dtype mismatch",
+         true},
+        {"missing_rank", FindingKind::Hang, Severity::Error, {2}, "0", 4, "never issued", true},
+        {"state",
+         FindingKind::Hang,
+         Severity::Error,
+         {2},
+         "0",
+         5,
+         "completed on some ranks but not on rank 2",
+         false},
+        {"not_started",
+         FindingKind::Hang,
+         Severity::Error,
+         {2},
+         "0",
+         5,
+         "never started (still scheduled)",
+         true},
+        {"hang", FindingKind::Hang, Severity::Error, {3}, "0", 3, "pg_status agrees", true},
+        {"trimmed", FindingKind::Hang, Severity::Error, {3}, "0", 4, "compared from #2 on", true},
+        {"p2p_unpaired",
+         FindingKind::Desync,
+         Severity::Error,
+         {1},
+         "0",
+         2,
+         "has no matching recv on rank 1",
+         true},
         {"p2p_size",
-         "collective_mismatch",
-         "error",
+         FindingKind::CollectiveMismatch,
+         Severity::Error,
          {0, 1},
          "0",
          1,
          "size mismatch in send 0->1",
          true},
-        {"version", "config_mismatch", "warning", {1}, "", -1, "version 3.0", false},
+        {"version",
+         FindingKind::ConfigMismatch,
+         Severity::Warning,
+         {1},
+         "",
+         -1,
+         "version 3.0",
+         false},
         {"coalesced_size",
-         "collective_mismatch",
-         "error",
+         FindingKind::CollectiveMismatch,
+         Severity::Error,
          {1},
          "0",
          4,
          "size mismatch in coalesced broadcast #4 (block totals)",
          false},
         {"coalesced_order",
-         "collective_mismatch",
-         "error",
+         FindingKind::CollectiveMismatch,
+         Severity::Error,
          {2},
          "0",
          4,
@@ -262,16 +305,15 @@ void TestFlightRecorderReader::scenarios_data()
         for (const char* form : {"pickle", "json"})
             QTest::addRow("%s_%s", r.kind, form)
                 << QStringLiteral("%1_%2").arg(QLatin1String(r.kind), QLatin1String(form))
-                << QString::fromLatin1(r.findingKind) << QString::fromLatin1(r.severity) << r.ranks
-                << QString::fromLatin1(r.group) << r.seq << QString::fromLatin1(r.says)
-                << r.timedOut;
+                << r.findingKind << r.severity << r.ranks << QString::fromLatin1(r.group) << r.seq
+                << QString::fromLatin1(r.says) << r.timedOut;
 }
 
 void TestFlightRecorderReader::scenarios()
 {
     QFETCH(QString, kind);
-    QFETCH(QString, findingKind);
-    QFETCH(QString, severity);
+    QFETCH(FindingKind, findingKind);
+    QFETCH(Severity, severity);
     QFETCH(std::vector<int>, ranks);
     QFETCH(QString, group);
     QFETCH(qint64, seq);
@@ -283,8 +325,8 @@ void TestFlightRecorderReader::scenarios()
     const auto& findings = session->analysis.findings;
     QVERIFY(!findings.empty());
     const Finding& top = findings.front();
-    QCOMPARE(QString::fromStdString(top.kind), findingKind);
-    QCOMPARE(QString::fromStdString(top.severity), severity);
+    QCOMPARE(top.kind, findingKind);
+    QCOMPARE(top.severity, severity);
     QCOMPARE(top.ranks, ranks);
     QCOMPARE(QString::fromStdString(top.processGroup), group);
     QCOMPARE(qint64(top.seq), seq);
@@ -295,7 +337,7 @@ void TestFlightRecorderReader::scenarios()
     QCOMPARE(retiredFinding, timedOut);
     // Only the one fault: no other rank is blamed by an error finding.
     for (const Finding& f : findings)
-        if (f.severity == "error")
+        if (f.severity == Severity::Error)
             for (int r : f.ranks)
                 QVERIFY2(std::find(ranks.begin(), ranks.end(), r) != ranks.end(),
                          f.summary.c_str());
@@ -327,10 +369,10 @@ void TestFlightRecorderReader::absentRankIsNoCulprit()
     QCOMPARE(absent.size(), std::size_t(1));
     int warnings = 0;
     for (const Finding& f : session->analysis.findings) {
-        QVERIFY2(f.severity != "error", f.summary.c_str());
+        QVERIFY2(f.severity != Severity::Error, f.summary.c_str());
         QVERIFY2(std::find(f.ranks.begin(), f.ranks.end(), absent[0]) == f.ranks.end(),
                  f.summary.c_str());
-        if (f.kind != "missing_ranks") continue;
+        if (f.kind != FindingKind::MissingRanks) continue;
         ++warnings;
         QVERIFY2(f.summary.find("rank " + std::to_string(absent[0])) != std::string::npos,
                  f.summary.c_str());
@@ -352,7 +394,7 @@ void TestFlightRecorderReader::coalescedBlocksAreOneCollective()
         loadSession(QStringLiteral(RANKSCOPE_TEST_DATA "/fr_scenarios/coalesced_ok_") + form);
     QCOMPARE(session->dumps.size(), std::size_t(4));
     for (const Finding& f : session->analysis.findings)
-        QVERIFY2(f.severity != "error", f.summary.c_str());
+        QVERIFY2(f.severity != Severity::Error, f.summary.c_str());
     // Per rank: seqs 0-3, the block of seq 4, seq 5, and the ring's send and recv.
     QCOMPARE(session->events.collectives.size(), std::size_t(4 * 8));
     const auto units = FlightRecorderReader::collectiveUnits(session->dumps.front());

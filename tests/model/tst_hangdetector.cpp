@@ -1,5 +1,6 @@
 #include "model/analysis/hangdetector.h"
 #include "model/analysis/symptomids.h"
+#include "tests/support/findings.h"
 #include "tests/support/syntheticjob.h"
 
 #include <QTest>
@@ -67,8 +68,8 @@ void TestHangDetector::rankThatNeverArrived()
     const auto res = detect(job);
     QCOMPARE(res.findings.size(), std::size_t(1));
     const Finding& f = res.findings.front();
-    QCOMPARE(f.kind, std::string("hang"));
-    QCOMPARE(f.severity, std::string("error"));
+    QCOMPARE(f.kind, FindingKind::Hang);
+    QCOMPARE(f.severity, Severity::Error);
     QCOMPARE(f.symptom, std::string(symptoms::kHang));
     QCOMPARE(f.ranks, std::vector<int>{absent});
     QCOMPARE(f.step, 3);
@@ -90,7 +91,7 @@ void TestHangDetector::shortWaitIsDesync()
     job.finish();
     const auto res = detect(job);
     QCOMPARE(res.findings.size(), std::size_t(1));
-    QCOMPARE(res.findings[0].kind, std::string("desync"));
+    QCOMPARE(res.findings[0].kind, FindingKind::Desync);
     QCOMPARE(res.findings[0].ranks, std::vector<int>{2});
     QCOMPARE(res.findings[0].step, 5);
 }
@@ -133,8 +134,8 @@ void TestHangDetector::ranksWaitInDifferentCollectives()
     const auto res = detect(job);
     QCOMPARE(res.findings.size(), std::size_t(1));
     const Finding& f = res.findings.front();
-    QCOMPARE(f.kind, std::string("desync"));
-    QCOMPARE(f.severity, std::string("error"));
+    QCOMPARE(f.kind, FindingKind::Desync);
+    QCOMPARE(f.severity, Severity::Error);
     QCOMPARE(f.ranks, std::vector<int>{shortRank});
     QCOMPARE(f.seq, std::int64_t(13));
     QVERIFY(f.summary.find("barrier") != std::string::npos);
@@ -151,7 +152,7 @@ void TestHangDetector::stuckEverywhereBlamesNobody()
     job.finish();
     const auto res = detect(job);
     QCOMPARE(res.findings.size(), std::size_t(1));
-    QCOMPARE(res.findings[0].kind, std::string("hang"));
+    QCOMPARE(res.findings[0].kind, FindingKind::Hang);
     QVERIFY(res.findings[0].ranks.empty());
     QCOMPARE(res.findings[0].seq, std::int64_t(4));
 }
@@ -166,7 +167,7 @@ void TestHangDetector::sizeMismatchIsCollectiveMismatch()
         if (c.rank == 2 && c.seq == 3) c.outNelems = c.inNelems * 2; // gathered from 2 of 3 ranks
     const auto res = detect(job);
     QCOMPARE(res.findings.size(), std::size_t(1));
-    QCOMPARE(res.findings[0].kind, std::string("collective_mismatch"));
+    QCOMPARE(res.findings[0].kind, FindingKind::CollectiveMismatch);
     QCOMPARE(res.findings[0].symptom, std::string(symptoms::kTensorMismatch));
     QCOMPARE(res.findings[0].ranks, std::vector<int>{2});
     QCOMPARE(res.findings[0].seq, std::int64_t(3));
@@ -205,8 +206,8 @@ void TestHangDetector::interleavedOrdersAreNotPaired()
         if (c.rank == 1 && n++ % 4 < 2) c.op = c.op == reduce ? toAll : reduce;
     const auto res = detect(job);
     QCOMPARE(res.findings.size(), std::size_t(1));
-    QCOMPARE(res.findings[0].kind, std::string("unpaired_collectives"));
-    QCOMPARE(res.findings[0].severity, std::string("info"));
+    QCOMPARE(res.findings[0].kind, FindingKind::UnpairedCollectives);
+    QCOMPARE(res.findings[0].severity, Severity::Info);
     QVERIFY2(res.findings[0].summary.find("differ in op, size or type at 6 of 12 positions") !=
                  std::string::npos,
              res.findings[0].summary.c_str());

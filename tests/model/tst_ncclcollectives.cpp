@@ -1,7 +1,7 @@
 #include "model/analysis/collectivematcher.h"
-#include "model/analysis/ncclgroupmapper.h"
 #include "model/trace/logreader.h"
 #include "model/trace/ncclcollectives.h"
+#include "model/trace/ncclgroupmapper.h"
 #include "model/tracesession.h"
 #include "tests/support/findings.h"
 
@@ -600,7 +600,7 @@ void TestNcclCollectives::folderReportsMismatchOnce()
     QCOMPARE(session->analysis.groups.size(), std::size_t(1));
     std::vector<const Finding*> mismatches;
     for (const Finding& f : session->analysis.findings)
-        if (f.kind == "collective_mismatch") mismatches.push_back(&f);
+        if (f.kind == FindingKind::CollectiveMismatch) mismatches.push_back(&f);
     QCOMPARE(mismatches.size(), std::size_t(1));
     QCOMPARE(mismatches[0]->ranks, std::vector<int>{2});
     QCOMPARE(mismatches[0]->processGroup, std::string("0"));
@@ -651,11 +651,11 @@ void TestNcclCollectives::folderWithLogOnlyRank()
     }
     std::vector<const Finding*> errors, mismatches;
     for (const Finding& f : session->analysis.findings) {
-        if (f.severity == "error") errors.push_back(&f);
-        if (f.kind == "collective_mismatch") mismatches.push_back(&f);
+        if (f.severity == Severity::Error) errors.push_back(&f);
+        if (f.kind == FindingKind::CollectiveMismatch) mismatches.push_back(&f);
         // The calls past the traces' window are known from the logs only, which cannot show
         // completion: they are no hang.
-        QVERIFY2(f.kind != "hang", f.summary.c_str());
+        QVERIFY2(f.kind != FindingKind::Hang, f.summary.c_str());
     }
     if (deviantCall < 0) {
         for (const Finding* f : errors)

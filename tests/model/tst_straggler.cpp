@@ -1,5 +1,6 @@
 #include "model/analysis/stragglerdetector.h"
 #include "model/analysis/symptomids.h"
+#include "tests/support/findings.h"
 #include "tests/support/syntheticjob.h"
 
 #include <QTest>
@@ -62,7 +63,7 @@ void TestStraggler::slowRankIsNamed()
     const auto res = detect(job);
     QCOMPARE(res.findings.size(), std::size_t(1));
     const Finding& f = res.findings.front();
-    QCOMPARE(f.kind, std::string("straggler"));
+    QCOMPARE(f.kind, FindingKind::Straggler);
     QCOMPARE(f.symptom, std::string(symptoms::kLowEfficiency));
     QCOMPARE(f.ranks, std::vector<int>{slow});
     QCOMPARE(f.step, 0);

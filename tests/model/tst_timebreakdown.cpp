@@ -1,5 +1,6 @@
 #include "model/analysis/steptimeline.h"
 #include "model/analysis/timebreakdown.h"
+#include "tests/support/findings.h"
 #include "tests/support/syntheticjob.h"
 
 #include <QTest>
@@ -130,7 +131,7 @@ void TestTimeBreakdown::idleGpuRankIsFlagged()
     QVERIFY(bd[0].idleFraction() < 0.2);
     const auto findings = TimeBreakdown::idleFindings(bd);
     QCOMPARE(findings.size(), std::size_t(1));
-    QCOMPARE(findings[0].kind, std::string("idle_gpu"));
+    QCOMPARE(findings[0].kind, FindingKind::IdleGpu);
     QCOMPARE(findings[0].ranks, std::vector<int>{3});
 }
 

@@ -469,7 +469,8 @@ void TestTraceFolder::horovodTimeline()
     // The matcher sees the tensor's negotiations as a group: rank 2 never joined the third.
     const auto& findings = session->analysis.findings;
     const auto stalled = std::find_if(findings.begin(), findings.end(), [](const Finding& f) {
-        return (f.kind == "desync" || f.kind == "hang") && f.ranks == std::vector<int>{2};
+        return (f.kind == FindingKind::Desync || f.kind == FindingKind::Hang) &&
+               f.ranks == std::vector<int>{2};
     });
     QVERIFY2(stalled != findings.end(), "no hang/desync blaming rank 2");
     QVERIFY(stalled->processGroup.find("bias") != std::string::npos);

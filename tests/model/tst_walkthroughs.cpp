@@ -1,3 +1,4 @@
+#include "model/analysis/finding.h"
 #include "model/kb/fixrules.h"
 #include "model/kb/signatureset.h"
 #include "model/kb/taxonomy.h"
@@ -226,8 +227,8 @@ void TestWalkthroughs::validationCatches()
     QVERIFY2(found, qPrintable(t.problems().join(QLatin1Char('\n'))));
 }
 
-// Every fix pattern, leaf, condition and signature a rule of taxonomy/fix_rules.json names
-// exists, read from the file itself rather than through the parser.
+// Every fix pattern, leaf, finding kind, condition and signature a rule of taxonomy/fix_rules.json
+// names exists, read from the file itself rather than through the parser.
 void TestWalkthroughs::fixRulesNameKnownData()
 {
     const Taxonomy& t = Taxonomy::instance();
@@ -258,6 +259,9 @@ void TestWalkthroughs::fixRulesNameKnownData()
         for (const QJsonValue& leaf : r.value(QStringLiteral("symptoms")).toArray())
             QVERIFY2(t.isLeafId(leaf.toString()),
                      qPrintable(id + QLatin1Char(' ') + leaf.toString()));
+        for (const QJsonValue& kind : r.value(QStringLiteral("kinds")).toArray())
+            QVERIFY2(findingKindFromName(kind.toString().toStdString()),
+                     qPrintable(id + QLatin1Char(' ') + kind.toString()));
         for (const QJsonValue& c : r.value(QStringLiteral("when")).toArray()) {
             const QString condition = c.toString();
             if (condition.startsWith(QLatin1String("signature:")))

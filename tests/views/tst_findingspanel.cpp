@@ -31,7 +31,7 @@ SessionPtr hangSession()
 int hangRow(const FindingsModel& model)
 {
     for (int row = 0; row < model.rowCount(); ++row)
-        if (model.finding(row)->kind == "hang") return row;
+        if (model.finding(row)->kind == FindingKind::Hang) return row;
     return -1;
 }
 
@@ -89,8 +89,7 @@ void TestFindingsPanel::errorsComeFirst()
     FindingsModel model;
     model.setSession(hangSession());
     for (int row = 1; row < model.rowCount(); ++row)
-        QVERIFY(FindingsModel::severityOrder(model.finding(row - 1)->severity) <=
-                FindingsModel::severityOrder(model.finding(row)->severity));
+        QVERIFY(model.finding(row - 1)->severity <= model.finding(row)->severity);
     QCOMPARE(model.index(0, FindingsModel::SeverityColumn).data().toString(),
              QStringLiteral("error"));
 }

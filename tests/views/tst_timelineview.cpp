@@ -421,7 +421,8 @@ private Q_SLOTS:
                 loadSession(QStringLiteral(RANKSCOPE_TEST_DATA "/traces/") + QLatin1String(run));
             QVERIFY(session && !session->analysis.findings.empty());
             const Finding& top = session->analysis.findings.front();
-            QVERIFY2(top.kind == "hang" || top.kind == "desync", top.summary.c_str());
+            QVERIFY2(top.kind == FindingKind::Hang || top.kind == FindingKind::Desync,
+                     top.summary.c_str());
             const CollectiveGroup* group = nullptr;
             const MatchedCollective* row = nullptr;
             for (const CollectiveGroup& g : session->analysis.groups)

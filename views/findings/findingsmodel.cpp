@@ -22,8 +22,7 @@ void FindingsModel::setSession(SessionPtr session)
         m_rows.resize(findings.size());
         std::iota(m_rows.begin(), m_rows.end(), 0);
         std::stable_sort(m_rows.begin(), m_rows.end(), [&findings](int a, int b) {
-            return severityOrder(findings[std::size_t(a)].severity) <
-                   severityOrder(findings[std::size_t(b)].severity);
+            return findings[std::size_t(a)].severity < findings[std::size_t(b)].severity;
         });
     }
     endResetModel();
@@ -59,26 +58,17 @@ QString FindingsModel::symptomName(const std::string& id)
     return qid;
 }
 
-int FindingsModel::severityOrder(const std::string& severity)
+QColor FindingsModel::severityColor(Severity severity)
 {
-    if (severity == "error") return 0;
-    if (severity == "warning") return 1;
-    if (severity == "info") return 2;
-    return 3;
-}
-
-QColor FindingsModel::severityColor(const std::string& severity)
-{
-    switch (severityOrder(severity)) {
-    case 0:
+    switch (severity) {
+    case Severity::Error:
         return QColor(0xd3, 0x2f, 0x2f);
-    case 1:
+    case Severity::Warning:
         return QColor(0xf5, 0xa6, 0x23);
-    case 2:
+    case Severity::Info:
         return QColor(0x1e, 0x88, 0xe5);
-    default:
-        return {};
     }
+    return {};
 }
 
 QList<TimelineMarker> FindingsModel::timelineMarkers(const AnalysisResult& analysis)
@@ -91,9 +81,8 @@ QList<TimelineMarker> FindingsModel::timelineMarkers(const AnalysisResult& analy
         m.endNs = f.endNs;
         m.ranks = QList<int>(f.ranks.begin(), f.ranks.end());
         m.color = severityColor(f.severity);
-        if (!m.color.isValid()) m.color = severityColor("info");
         m.label = QStringLiteral("%1 %2").arg(QString::fromStdString(f.id),
-                                              QString::fromStdString(f.kind));
+                                              QString::fromStdString(findingKindName(f.kind)));
         m.id = QString::fromStdString(f.id);
         markers.append(m);
     }
@@ -128,9 +117,9 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
     case Qt::DisplayRole:
         switch (index.column()) {
         case SeverityColumn:
-            return QString::fromStdString(f->severity);
+            return QString::fromStdString(severityName(f->severity));
         case KindColumn:
-            return QString::fromStdString(f->kind);
+            return QString::fromStdString(findingKindName(f->kind));
         case RanksColumn:
             return ranksText(f->ranks);
         case SymptomColumn:
@@ -145,10 +134,9 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
         return QString::fromStdString(f->summary);
     case Qt::DecorationRole:
         if (index.column() != SeverityColumn) return {};
-        if (const QColor c = severityColor(f->severity); c.isValid()) return c;
-        return {};
+        return severityColor(f->severity);
     case SeverityRole:
-        return QString::fromStdString(f->severity);
+        return QString::fromStdString(severityName(f->severity));
     case FindingIdRole:
         return QString::fromStdString(f->id);
     default:

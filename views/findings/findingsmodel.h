@@ -39,10 +39,8 @@ public:
     static QString ranksText(const std::vector<int>& ranks);
     // The taxonomy node's name, or the id when the taxonomy does not know it.
     static QString symptomName(const std::string& id);
-    static int severityOrder(const std::string& severity); // error 0, warning 1, info 2, else 3
-    // Fixed colours so a severity reads the same on a dark and a light palette; invalid when
-    // the severity is unknown.
-    static QColor severityColor(const std::string& severity);
+    // Fixed colours so a severity reads the same on a dark and a light palette.
+    static QColor severityColor(Severity severity);
 
     // Every finding with a time range, as a timeline marker in its severity colour.
     static QList<TimelineMarker> timelineMarkers(const AnalysisResult& analysis);

@@ -333,7 +333,7 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
         std::vector<char> crashed;
         if (m_session)
             for (const Finding& f : m_session->analysis.findings)
-                if (f.kind == "crash")
+                if (f.kind == FindingKind::Crash)
                     for (int rank : f.ranks) {
                         if (rank < 0) continue;
                         if (crashed.size() <= std::size_t(rank)) crashed.resize(rank + 1, 0);

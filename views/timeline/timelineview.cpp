@@ -524,8 +524,8 @@ QString TimelineView::selectionDetailsHtml() const
                     .arg(esc(ChartData::collective(*m_session, match->first, match->second, clock())
                                  .title));
             for (const Finding& f : m_session->analysis.findings)
-                if ((f.kind == "hang" || f.kind == "desync") && f.processGroup == group->name &&
-                    f.seq == row->seq) {
+                if ((f.kind == FindingKind::Hang || f.kind == FindingKind::Desync) &&
+                    f.processGroup == group->name && f.seq == row->seq) {
                     waitedFor = &f;
                     break;
                 }

@@ -1,4 +1,4 @@
-#include "model/analysis/ncclgroupmapper.h"
+#include "model/trace/ncclgroupmapper.h"
 
 #include "model/trace/kinetocollectives.h"
 #include "model/trace/ncclcollectives.h"

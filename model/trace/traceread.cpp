@@ -1,0 +1,206 @@
+#include "model/trace/traceread.h"
+
+#include "model/store/parallelfor.h"
+#include "model/trace/diagnosticsloader.h"
+#include "model/trace/horovodtimelinereader.h"
+#include "model/trace/kinetoreader.h"
+#include "model/trace/ncclcollectives.h"
+#include "model/trace/ncclgroupmapper.h"
+
+#include <atomic>
+#include <memory>
+#include <numeric>
+
+namespace rankscope {
+
+namespace {
+
+bool isLog(SourceKind kind)
+{
+    return kind == SourceKind::Log || kind == SourceKind::NcclLog ||
+           kind == SourceKind::LauncherLog;
+}
+
+// Reads every Kineto source, Horovod timeline and log, a worker per core taking the next file
+// (largest first, so one big file does not start last); each trace goes into a store of its own (so
+// memory is the events plus one read window per worker), and everything is merged in folder order
+// once all files are read. Progress and cancellation stay on the calling thread, which polls the
+// workers' per-file counters (parallelFor's poll). Returns false when cancelled; the read is then
+// left untouched.
+bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& cancelled,
+                 const ReadOptions& options)
+{
+    const FileProgressFn& fileProgress = options.fileProgress;
+    const QList<SourceFile>& sources = read.folder.sources();
+    std::vector<int> todo;
+    for (int i = 0; i < int(sources.size()); ++i) {
+        const SourceFile& s = sources[i];
+        if (s.kind == SourceKind::Kineto || s.kind == SourceKind::HorovodTimeline ||
+            (isLog(s.kind) && s.status != SourceStatus::Error))
+            todo.push_back(i);
+    }
+    std::vector<std::size_t> order(todo.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return sources[todo[a]].sizeBytes > sources[todo[b]].sizeBytes;
+    });
+    const qint64 total = read.folder.totalBytes();
+    qint64 otherBytes = total;
+    for (const int i : todo)
+        otherBytes -= sources[i].sizeBytes;
+
+    std::vector<EventStore> stores(todo.size());
+    std::vector<KinetoReadResult> traces(todo.size());
+    std::vector<LogReader::Result> logs(todo.size());
+    std::vector<HorovodReadResult> timelines(todo.size());
+    const auto done = std::make_unique<std::atomic<std::int64_t>[]>(todo.size());
+    std::atomic<bool> cancel{false};
+    std::atomic<std::int64_t> logLines{0}, logRankTags{0}; // the logs' per-load budgets
+    const auto readOne = [&](std::size_t k) {
+        const SourceFile& s = sources[todo[k]];
+        if (s.kind == SourceKind::Kineto) {
+            KinetoReader::Options opt;
+            opt.budget = options.traceBudget;
+            opt.rank = s.rank.value_or(-1);
+            opt.sourceIndex = todo[k];
+            opt.cancel = &cancel;
+            opt.progressBytes = &done[k];
+            traces[k] = KinetoReader::readSource(s, stores[k], opt);
+        } else if (s.kind == SourceKind::HorovodTimeline) {
+            HorovodTimelineReader::Options opt;
+            opt.coordinatorRank = s.rank.value_or(0);
+            opt.sourceIndex = todo[k];
+            opt.cancel = &cancel;
+            opt.progressBytes = &done[k];
+            timelines[k] = HorovodTimelineReader::readSource(s, stores[k], opt);
+        } else {
+            LogReader::Control control;
+            control.cancel = &cancel;
+            control.progressBytes = &done[k];
+            control.budget = options.logBudget;
+            control.linesLoaded = &logLines;
+            control.rankTagsLoaded = &logRankTags;
+            logs[k] = LogReader::readSource(s, todo[k], s.kind == SourceKind::LauncherLog, control);
+        }
+    };
+    const auto readItem = [&](std::size_t n, std::size_t) {
+        const std::size_t k = order[n];
+        try {
+            readOne(k);
+        } catch (const std::bad_alloc&) {
+            // Out of memory in one source costs that source only: what it read is dropped
+            // and the other sources still load.
+            stores[k] = EventStore();
+            const std::string message = "out of memory while reading " +
+                                        sources[todo[k]].relativePath.toStdString() +
+                                        "; nothing of it is kept";
+            traces[k] = {};
+            traces[k].status = SourceStatus::Error;
+            traces[k].message = message;
+            timelines[k] = {};
+            timelines[k].status = SourceStatus::Error;
+            timelines[k].message = message;
+            logs[k] = {};
+            logs[k].ok = false;
+            logs[k].message = QString::fromStdString(message);
+        }
+    };
+    std::vector<qint64> reported(todo.size(), 0);
+    const auto report = [&] {
+        qint64 sum = otherBytes;
+        for (std::size_t k = 0; k < todo.size(); ++k) {
+            const SourceFile& s = sources[todo[k]];
+            const qint64 d = std::min<qint64>(done[k].load(), s.sizeBytes);
+            sum += d;
+            if (fileProgress && d != reported[k])
+                fileProgress(todo[k], s.relativePath, d, s.sizeBytes);
+            reported[k] = d;
+        }
+        if (progress) progress(sum, total);
+    };
+    ParallelControl control;
+    control.stop = &cancel;
+    control.poll = [&] {
+        if (cancelled && cancelled()) cancel = true;
+        report();
+    };
+    parallelFor(todo.size(), readItem, control);
+    if (cancel.load() || (cancelled && cancelled())) return false;
+    report();
+    for (std::size_t k = 0; k < todo.size(); ++k) {
+        const int index = todo[k];
+        const SourceKind kind = sources[index].kind;
+        if (kind == SourceKind::Kineto) {
+            read.folder.setSourceStatus(index, traces[k].status,
+                                        QString::fromStdString(traces[k].message));
+            read.folder.noteWorldSize(traces[k].worldSize);
+            read.folder.setSourceNcclVersion(index, QString::fromStdString(traces[k].ncclVersion));
+            // The rank the trace states where discovery did not see it (deep in a .gz): the
+            // events were read under the old rank, which only labels them, and move over.
+            if (traces[k].statedRank &&
+                read.folder.attributeStatedRank(index, *traces[k].statedRank)) {
+                const int rank = read.folder.sources()[index].rank.value_or(-1);
+                for (Lane& lane : stores[k].lanes)
+                    lane.rank = rank;
+                for (CollectiveRecord& c : stores[k].collectives)
+                    c.rank = rank;
+            }
+            read.events.merge(std::move(stores[k]));
+        } else if (kind == SourceKind::HorovodTimeline) {
+            read.folder.setSourceStatus(index, timelines[k].status,
+                                        QString::fromStdString(timelines[k].message));
+            read.folder.noteWorldSize(timelines[k].worldSize);
+            read.events.merge(std::move(stores[k]));
+        } else {
+            read.folder.setSourceStatus(index,
+                                        !logs[k].ok         ? SourceStatus::Error
+                                        : logs[k].truncated ? SourceStatus::Truncated
+                                                            : SourceStatus::Ok,
+                                        logs[k].message);
+            addLogStreams(read, std::move(logs[k]), kind);
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+TraceRead readFolder(const QString& dir, const ProgressFn& progress, const CancelFn& cancelled,
+                     const ReadOptions& options)
+{
+    const auto isCancelled = [&] { return cancelled && cancelled(); };
+    TraceRead read;
+    read.folder = TraceFolder::discover(dir, cancelled);
+    readDiagnosticSources(read, cancelled);
+    const bool complete = !isCancelled() && (!read.folder.isValid() ||
+                                             readSources(read, progress, cancelled, options));
+    if (!complete) {
+        // Nothing half-way: what was read before the cancel goes with the partial read.
+        TraceRead empty;
+        empty.folder = std::move(read.folder);
+        empty.cancelled = true;
+        return empty;
+    }
+    if (progress) progress(read.folder.totalBytes(), read.folder.totalBytes());
+    // The folder's own problems (rank claims, as they stand after reading) come first.
+    read.warnings = read.folder.warnings() + read.warnings;
+    const std::size_t firstNcclRecord = read.events.collectives.size();
+    const NcclCollectives::Result nccl = NcclCollectives::append(read.logs, read.events);
+    // Traces and dumps are in the store by now: NCCL's records of a communicator they also
+    // describe join their group instead of making a second one.
+    const NcclGroupMapper::Result mapped = NcclGroupMapper::map(read.events, firstNcclRecord);
+    for (const NcclGroupMapper::Separate& s : mapped.separate)
+        read.warnings.append(
+            QStringLiteral("NCCL communicator %1 could be a c10d process group of the traces or "
+                           "dumps, but is kept as a group of its own (its findings may repeat "
+                           "that group's): %2")
+                .arg(QString::fromStdString(s.communicator), QString::fromStdString(s.reason)));
+    if (nccl.withoutCommId > 0)
+        read.warnings.append(
+            QStringLiteral("%1 NCCL collective line(s) name a communicator whose init line has no "
+                           "commId (or is missing): they cannot be matched across ranks")
+                .arg(nccl.withoutCommId));
+    return read;
+}
+
+} // namespace rankscope
