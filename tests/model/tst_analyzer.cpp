@@ -880,7 +880,8 @@ void TestAnalyzer::pointToPointFromTraces()
     const SessionPtr session = loadSession(dir.path(), {}, {}, options);
     std::set<std::vector<int>> desyncs, mismatches;
     for (const Finding& f : session->analysis.findings) {
-        QVERIFY2(f.kind != FindingKind::Hang && f.kind != FindingKind::UnpairedCollectives, f.summary.c_str());
+        QVERIFY2(f.kind != FindingKind::Hang && f.kind != FindingKind::UnpairedCollectives,
+                 f.summary.c_str());
         if (f.kind == FindingKind::Desync) desyncs.insert(f.ranks);
         if (f.kind == FindingKind::CollectiveMismatch) {
             // The all_reduce every rank issued is never one: point-to-point ops do not shift it.
