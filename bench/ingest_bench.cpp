@@ -59,8 +59,13 @@ Run readAll(const std::vector<std::string>& files, int threads, EventStore& into
     for (int t = 0; t < threads; ++t)
         pool.emplace_back([&, t] {
             const double c0 = threadCpuSeconds();
-            for (std::size_t k; (k = next.fetch_add(1)) < files.size();)
-                results[k] = KinetoReader::readFile(files[k], stores[k], {int(k), int(k)});
+            for (std::size_t k; (k = next.fetch_add(1)) < files.size();) {
+                // Named fields: a positional {k, k} would fill the budget, not the source index.
+                KinetoReader::Options options;
+                options.rank = int(k);
+                options.sourceIndex = int(k);
+                results[k] = KinetoReader::readFile(files[k], stores[k], options);
+            }
             cpu[std::size_t(t)] = threadCpuSeconds() - c0;
         });
     for (auto& t : pool)
