@@ -4,6 +4,7 @@
 // of the same bytes; then the whole path a load takes per log file (read from a file in the page
 // cache, cleaned, indexed, and its lines scanned by the log signatures, as the analysis does).
 // Usage: bench_logreader [megabytes, default 200]
+#include "bench/measure.h"
 #include "model/kb/signatureset.h"
 #include "model/trace/logreader.h"
 
@@ -19,13 +20,6 @@
 using namespace rankscope;
 
 namespace {
-
-double threadCpuSeconds()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + ts.tv_nsec / 1e9;
-}
 
 struct Timing {
     double wall = 1e30;

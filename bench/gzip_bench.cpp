@@ -7,6 +7,7 @@
 // Without files it writes a synthetic Kineto trace of --mb MB (bench/kinetogen) and gzips it at
 // level 6 (gzip's default; PyTorch's gzip.open writes level 9, which inflates at the same speed).
 #include "bench/kinetogen.h"
+#include "bench/measure.h"
 #include "model/trace/gzipinput.h"
 #include "model/trace/kinetoreader.h"
 
@@ -31,13 +32,6 @@ namespace {
 
 constexpr std::size_t kOut = std::size_t(4) << 20; // the Kineto reader's read size
 constexpr std::size_t kIn = std::size_t(256) << 10;
-
-double threadCpuSeconds()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
-}
 
 double processCpuSeconds()
 {

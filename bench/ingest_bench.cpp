@@ -2,6 +2,7 @@
 // reads it with the trace reader on 1 and 2 threads, and compares the reader's scanner with
 // nlohmann_json's SAX parser on the same bytes. Prints MB/s, events/s and peak RSS per event.
 #include "bench/kinetogen.h"
+#include "bench/measure.h"
 #include "model/trace/kinetoreader.h"
 
 #include <chrono>
@@ -22,22 +23,6 @@ namespace {
 double seconds(std::chrono::steady_clock::time_point since)
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
-std::int64_t statusKb(const char* key)
-{
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind(key, 0) == 0) return std::stoll(line.substr(std::strlen(key)));
-    return -1;
-}
-
-double threadCpuSeconds()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
 }
 
 struct Run {

@@ -6,6 +6,7 @@
 // through KinetoReader::readFile (the streaming window, as the app reads) and prints the
 // resident bytes per stored event after reading and at the peak.
 #include "bench/kinetogen.h"
+#include "bench/measure.h"
 #include "model/trace/kinetoreader.h"
 
 #include <cstdio>
@@ -21,22 +22,6 @@ using namespace rankscope;
 namespace fs = std::filesystem;
 
 namespace {
-
-double threadCpuSeconds()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
-}
-
-std::int64_t statusKb(const char* key)
-{
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind(key, 0) == 0) return std::stoll(line.substr(std::strlen(key)));
-    return -1;
-}
 
 // Every object kinetogen writes into traceEvents starts with its "ph".
 std::int64_t traceObjects(const std::string& text)
