@@ -38,7 +38,8 @@ public:
     // `sourcePaths[i]` is the folder-relative path of source i (Lane::sourceIndex);
     // `ranks` are the ranks that left files in the folder; `dumps` are the folder's Flight
     // Recorder dumps (their entries are also in `store`), for the checks only dumps can feed;
-    // `config` the settings the ranks' logs disagree on (ConfigCheck); `worldSize` the job's
+    // `config` the settings the ranks' logs disagree on (ConfigCheck) and what the folder's files
+    // disagree on (a folder mixing jobs, jobsplit.h), reported as they are; `worldSize` the job's
     // size as its files state it (0: unknown). Ranks of the job that left nothing are reported
     // once and never blamed: nothing is known of them.
     static AnalysisResult run(const EventStore& store, std::vector<std::string> sourcePaths,

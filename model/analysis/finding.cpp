@@ -18,6 +18,7 @@ constexpr std::pair<FindingKind, std::string_view> kKindNames[] = {
     {FindingKind::ConfigMismatch, "config_mismatch"},
     {FindingKind::MissingRanks, "missing_ranks"},
     {FindingKind::UnpairedCollectives, "unpaired_collectives"},
+    {FindingKind::MixedJobs, "mixed_jobs"},
     {FindingKind::LogSymptom, "log_symptom"},
 };
 

@@ -21,6 +21,7 @@ enum class FindingKind {
     ConfigMismatch,      // the ranks' settings disagree
     MissingRanks,        // ranks of the job that left no file
     UnpairedCollectives, // a group whose collectives could not be paired across ranks
+    MixedJobs,           // the folder holds traces of different jobs, never compared
     LogSymptom,          // an error line that is none of the above
 };
 

@@ -1,12 +1,14 @@
 #include "model/analysis/sessionanalysis.h"
 
 #include "model/analysis/configcheck.h"
+#include "model/analysis/jobsplit.h"
 #include "model/kb/signatureset.h"
 #include "model/kb/symptomclassifier.h"
 #include "model/trace/traceread.h"
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -244,21 +246,35 @@ std::string nothingReadableReason(const TraceRead& read)
 
 Diagnosis diagnose(const TraceRead& read)
 {
+    // A folder mixing traces of different jobs: one job is analysed, the others' traces are set
+    // aside, and one finding says so (model/analysis/jobsplit.h).
+    const JobSplit jobs = splitJobs(read.folder.sources());
+    std::optional<EventStore> analysedEvents;
+    if (jobs.mixed()) analysedEvents = withoutSources(read.events, jobs.setAside);
     std::vector<std::string> paths;
-    for (const SourceFile& s : read.folder.sources())
-        paths.push_back(s.relativePath.toStdString());
     std::vector<int> ranks;
-    for (int r : read.folder.ranks())
-        ranks.push_back(r);
+    QList<SourceFile> analysed;
+    int worldSize = 0;
+    for (int i = 0; i < int(read.folder.sources().size()); ++i) {
+        const SourceFile& s = read.folder.sources()[i];
+        paths.push_back(s.relativePath.toStdString());
+        if (jobs.setAside[std::size_t(i)]) continue;
+        analysed.append(s);
+        if (s.rank) ranks.push_back(*s.rank);
+        worldSize = std::max(worldSize, s.stated.worldSize);
+    }
+    if (!jobs.mixed()) worldSize = read.folder.statedWorldSize();
     std::size_t lines = 0;
     const std::vector<LogEvidence> logs = classifyLogs(read, &lines);
     std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
     std::vector<Finding> config =
-        ConfigCheck::check(read.logs, ranks, ConfigCheck::traceNcclVersions(read.folder.sources()));
+        ConfigCheck::check(read.logs, ranks, ConfigCheck::traceNcclVersions(analysed));
+    if (jobs.mixed()) config.push_back(mixedJobsFinding(jobs, read.folder.sources()));
     Diagnosis diagnosis;
     diagnosis.analysis =
-        Analyzer::run(read.events, std::move(paths), std::move(ranks), logs, read.dumps,
-                      std::move(config), read.folder.statedWorldSize());
+        Analyzer::run(analysedEvents ? *analysedEvents : read.events, std::move(paths),
+                      std::move(ranks), logs, read.dumps, std::move(config), worldSize);
     diagnosis.analysis.logLineCount = lines;
     diagnosis.autoChecks = AutoCheckEvaluator::evaluateAll(read, diagnosis.analysis, logs);
     return diagnosis;

@@ -632,6 +632,9 @@ Scan Parser::rootMember(const char*& p, const char* end)
             if (const auto v = info.find("nccl_version"); v != info.end() && v->is_string())
                 m_result.ncclVersion = v->get<std::string>();
         if (info.is_object())
+            if (const auto b = info.find("backend"); b != info.end() && b->is_string())
+                m_result.backend = b->get<std::string>();
+        if (info.is_object())
             if (const auto it = info.find("pg_config"); it != info.end() && it->is_array())
                 for (const auto& pg : *it) {
                     if (!pg.is_object()) continue;
@@ -642,6 +645,7 @@ Scan Parser::rootMember(const char*& p, const char* end)
                         g.desc = d->get<std::string>();
                     if (const auto r = pg.find("ranks"); r != pg.end()) g.ranks = jsonRanks(*r);
                     if (const auto z = pg.find("pg_size"); z != pg.end()) g.size = int(jsonInt(*z));
+                    if (!g.name.empty() && g.size >= 0) m_result.processGroupSizes[g.name] = g.size;
                     m_groups.push_back(std::move(g));
                 }
     }

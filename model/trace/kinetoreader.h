@@ -4,6 +4,7 @@
 #include "model/trace/sourcefile.h"
 
 #include <atomic>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -23,6 +24,8 @@ struct KinetoReadResult {
     int worldSize = 0;            // distributedInfo.world_size; 0 when the trace does not say
     std::optional<std::int64_t> statedRank; // distributedInfo.rank as written, range unchecked
     std::string ncclVersion; // distributedInfo.nccl_version as written; empty when not stated
+    std::string backend;     // distributedInfo.backend as written; empty when not stated
+    std::map<std::string, int> processGroupSizes; // distributedInfo.pg_config: name -> pg_size
 };
 
 // Reads one Chrome-trace / Kineto JSON source (object with traceEvents, or a bare event array;

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <QString>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -54,6 +56,18 @@ private:
     quint64 m_inode = 0;
 };
 
+// What a source states about the job that wrote it, as written: what tells the files of two
+// different jobs apart in one folder. Empty fields: not stated.
+struct StatedJob {
+    int worldSize = 0;                        // distributedInfo.world_size, world_size=, nranks
+    QString backend;                          // distributedInfo.backend ("nccl", "gloo", ...)
+    std::map<QString, int> processGroupSizes; // distributedInfo.pg_config: pg_name -> pg_size
+    // The earliest start and latest end of the events read from a trace, on the trace's own
+    // clock (ns); -1 when the source has no events.
+    std::int64_t firstNs = -1;
+    std::int64_t lastNs = -1;
+};
+
 struct SourceFile {
     QString relativePath; // relative to the folder, '/' separated
     QString absolutePath;
@@ -66,6 +80,7 @@ struct SourceFile {
     // What the content states that no other source may (a Kineto trace's
     // distributedInfo.nccl_version, as written), set by the reader; empty when not stated.
     QString statedNcclVersion;
+    StatedJob stated; // set by discovery and completed by the readers
     // Set for every regular file discovery could open; null for what it refused (then status is
     // Error and `message` says why).
     std::shared_ptr<const SourceDescriptor> descriptor;

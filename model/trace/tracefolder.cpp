@@ -301,7 +301,7 @@ namespace {
 struct StatedInfo {
     bool found = false;
     std::optional<qint64> rank; // as written, range unchecked
-    int worldSize = 0;
+    StatedJob job;
 };
 
 // The distributedInfo object in `text` (a head or a tail of the file). A complete object is
@@ -326,8 +326,21 @@ StatedInfo distributedInfo(const QByteArray& text)
                          ? qint64(std::min<std::uint64_t>(it->get<std::uint64_t>(), INT64_MAX))
                          : it->get<std::int64_t>();
         if (const auto it = info.find("world_size"); it != info.end() && it->is_number_integer())
-            r.worldSize =
+            r.job.worldSize =
                 int(std::clamp<std::int64_t>(it->get<std::int64_t>(), 0, TraceFolder::kMaxRank));
+        if (const auto it = info.find("backend"); it != info.end() && it->is_string())
+            r.job.backend = QString::fromStdString(it->get<std::string>());
+        if (const auto it = info.find("pg_config"); it != info.end() && it->is_array())
+            for (const auto& pg : *it) {
+                if (!pg.is_object()) continue;
+                const auto name = pg.find("pg_name");
+                const auto size = pg.find("pg_size");
+                if (name != pg.end() && name->is_string() && size != pg.end() &&
+                    size->is_number_integer())
+                    r.job.processGroupSizes[QString::fromStdString(name->get<std::string>())] =
+                        int(std::clamp<std::int64_t>(size->get<std::int64_t>(), 0,
+                                                     TraceFolder::kMaxRank));
+            }
         return r;
     }
     static const QRegularExpression rank(QStringLiteral("\"rank\"\\s*:\\s*(-?\\d{1,18})\\b"));
@@ -383,9 +396,9 @@ std::optional<int> TraceFolder::rankFromFileName(const QString& fileName)
 
 std::optional<int> TraceFolder::attributeRank(const QString& fileName, SourceKind kind,
                                               const QByteArray& head, const QByteArray& tail,
-                                              QString* evidence, int* statedWorldSize)
+                                              QString* evidence, StatedJob* stated)
 {
-    *statedWorldSize = 0;
+    *stated = {};
     evidence->clear();
     const auto number = [](const QString& text) {
         bool ok = false;
@@ -396,7 +409,7 @@ std::optional<int> TraceFolder::attributeRank(const QString& fileName, SourceKin
         // The profiler writes distributedInfo before traceEvents, or (older Kineto) after them.
         StatedInfo info = distributedInfo(head);
         if (!info.found) info = distributedInfo(tail);
-        *statedWorldSize = info.worldSize;
+        *stated = info.job;
         if (info.rank) {
             if (const auto v = validRank(*info.rank)) {
                 *evidence =
@@ -416,7 +429,7 @@ std::optional<int> TraceFolder::attributeRank(const QString& fileName, SourceKin
         while (it.hasNext()) {
             const auto m = it.next();
             const int n = number(m.captured(m.hasCaptured(1) ? 1 : 2)).value_or(0);
-            *statedWorldSize = std::max(*statedWorldSize, n);
+            stated->worldSize = std::max(stated->worldSize, n);
         }
     }
     if (kind == SourceKind::NcclLog) {
@@ -482,6 +495,21 @@ void TraceFolder::setSourceNcclVersion(int index, const QString& version)
 {
     if (index < 0 || index >= m_sources.size()) return;
     m_sources[index].statedNcclVersion = version;
+}
+
+void TraceFolder::setSourceStatedJob(int index, const StatedJob& stated)
+{
+    if (index < 0 || index >= m_sources.size()) return;
+    StatedJob& s = m_sources[index].stated;
+    if (stated.worldSize > 0) s.worldSize = stated.worldSize;
+    if (!stated.backend.isEmpty()) s.backend = stated.backend;
+    if (!stated.processGroupSizes.empty()) s.processGroupSizes = stated.processGroupSizes;
+    if (stated.firstNs >= 0) {
+        s.firstNs = stated.firstNs;
+        s.lastNs = stated.lastNs;
+    }
+    m_worldSize = std::max(m_worldSize, s.worldSize);
+    m_statedWorldSize = std::max(m_statedWorldSize, s.worldSize);
 }
 
 bool TraceFolder::attributeStatedRank(int index, qint64 statedRank)
@@ -613,10 +641,9 @@ TraceFolder TraceFolder::discover(const QString& dir, const std::function<bool()
             if (source.kind == SourceKind::Log || source.kind == SourceKind::NcclLog ||
                 source.kind == SourceKind::LauncherLog)
                 head = logTextForAnalysis(head);
-            int stated = 0;
             source.rank = attributeRank(info.fileName(), source.kind, head, tail,
-                                        &source.rankEvidence, &stated);
-            statedWorldSize = std::max(statedWorldSize, stated);
+                                        &source.rankEvidence, &source.stated);
+            statedWorldSize = std::max(statedWorldSize, source.stated.worldSize);
         }
         source.descriptor =
             std::make_shared<const SourceDescriptor>(opened.fd, opened.resolvedPath);

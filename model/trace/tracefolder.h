@@ -48,11 +48,12 @@ public:
     // Rank of one file, in order: distributedInfo.rank in a Kineto trace's head or tail, the NCCL
     // init line of an NCCL log, the Flight Recorder file-name suffix, file-name patterns. Content
     // beats the name, and `evidence` says so when they disagree; when no rank can be told it
-    // says why, if something (an out-of-range number) was seen. `statedWorldSize` gets
-    // distributedInfo.world_size / nranks / world_size= (or 0).
+    // says why, if something (an out-of-range number) was seen. `stated` gets what the content
+    // states of its job: distributedInfo.world_size / backend / pg_config, or a log's nranks /
+    // world_size= (empty fields when nothing is stated).
     static std::optional<int> attributeRank(const QString& fileName, SourceKind kind,
                                             const QByteArray& head, const QByteArray& tail,
-                                            QString* evidence, int* statedWorldSize);
+                                            QString* evidence, StatedJob* stated);
     // A rank as a file states it, if it can be one (0 .. kMaxRank).
     static constexpr qint64 kMaxRank = 1'000'000;
 
@@ -61,6 +62,10 @@ public:
     // The readers report what they found in a source; index into sources().
     void setSourceStatus(int index, SourceStatus status, const QString& message);
     void setSourceNcclVersion(int index, const QString& version);
+    // What a reader found the source states of its job (distributedInfo deep in a file, the
+    // clock range of its events): the fields it sets replace discovery's; the folder's world
+    // size grows to the stated one.
+    void setSourceStatedJob(int index, const StatedJob& stated);
     // The Kineto reader read distributedInfo.rank where discovery could not (the tail of a
     // compressed file, the middle of a large one): the content wins over the name or an assumed
     // rank, the evidence says so, and the rank claims are checked again. True when the source's

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <memory>
 #include <numeric>
+#include <tuple>
 
 namespace rankscope {
 
@@ -19,6 +20,14 @@ bool isLog(SourceKind kind)
 {
     return kind == SourceKind::Log || kind == SourceKind::NcclLog ||
            kind == SourceKind::LauncherLog;
+}
+
+// The clock range of one source's events (StatedJob::firstNs/lastNs), unset when it has none.
+StatedJob statedClock(const EventStore& store)
+{
+    StatedJob stated;
+    if (store.eventCount() > 0) std::tie(stated.firstNs, stated.lastNs) = store.timeRangeNs();
+    return stated;
 }
 
 // Reads every Kineto source, Horovod timeline and log, a worker per core taking the next file
@@ -135,6 +144,12 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
                                         QString::fromStdString(traces[k].message));
             read.folder.noteWorldSize(traces[k].worldSize);
             read.folder.setSourceNcclVersion(index, QString::fromStdString(traces[k].ncclVersion));
+            StatedJob stated = statedClock(stores[k]);
+            stated.worldSize = traces[k].worldSize;
+            stated.backend = QString::fromStdString(traces[k].backend);
+            for (const auto& [name, size] : traces[k].processGroupSizes)
+                stated.processGroupSizes[QString::fromStdString(name)] = size;
+            read.folder.setSourceStatedJob(index, stated);
             // The rank the trace states where discovery did not see it (deep in a .gz): the
             // events were read under the old rank, which only labels them, and move over.
             if (traces[k].statedRank &&
@@ -150,6 +165,7 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
             read.folder.setSourceStatus(index, timelines[k].status,
                                         QString::fromStdString(timelines[k].message));
             read.folder.noteWorldSize(timelines[k].worldSize);
+            read.folder.setSourceStatedJob(index, statedClock(stores[k]));
             read.events.merge(std::move(stores[k]));
         } else {
             read.folder.setSourceStatus(index,

@@ -6,11 +6,13 @@
 #include "tests/support/syntheticjob.h"
 #include "tests/support/testfiles.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimeZone>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -336,6 +338,8 @@ private Q_SLOTS:
     void traceNcclVersionsAreCompared();
     void pointToPointFromTraces_data();
     void pointToPointFromTraces();
+    void mixedJobsAreNotCompared_data();
+    void mixedJobsAreNotCompared();
 };
 
 void TestAnalyzer::emittedIdsAreInTheTaxonomy()
@@ -891,6 +895,166 @@ void TestAnalyzer::pointToPointFromTraces()
     }
     QCOMPARE(desyncs, unpaired);
     QCOMPARE(mismatches, differing);
+}
+
+namespace {
+
+// What a raw trace states of its job, read here from the JSON itself.
+struct RawTrace {
+    QString name;
+    int rank = -1;
+    int world = 0;
+    std::int64_t firstNs = 0, lastNs = 0; // events on the wall clock (ts in µs + base)
+};
+
+RawTrace rawTrace(const QString& file)
+{
+    const nlohmann::json raw = readGzipJson(QStringLiteral(RANKSCOPE_TEST_DATA "/") + file);
+    RawTrace t;
+    t.name = QFileInfo(file).fileName();
+    const nlohmann::json& info = raw["distributedInfo"];
+    t.rank = info["rank"].get<int>();
+    t.world = info["world_size"].get<int>();
+    const std::int64_t base = raw.value("baseTimeNanoseconds", std::int64_t(0));
+    double lo = 1e300, hi = -1e300;
+    for (const auto& e : raw["traceEvents"]) {
+        if (!e.contains("ts") || e.value("ph", "") == "M") continue;
+        const double ts =
+            e["ts"].is_string() ? std::stod(e["ts"].get<std::string>()) : e["ts"].get<double>();
+        lo = std::min(lo, ts);
+        hi = std::max(hi, ts + e.value("dur", 0.0));
+    }
+    t.firstNs = base + std::int64_t(lo * 1000.0);
+    t.lastNs = base + std::int64_t(hi * 1000.0);
+    return t;
+}
+
+QString utcSecond(std::int64_t ns)
+{
+    return QDateTime::fromMSecsSinceEpoch(ns / 1'000'000, QTimeZone::utc())
+        .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+}
+
+} // namespace
+
+// Traces of different jobs in one folder (HTA's samples of a 16-, a 2- and a 128-rank job, three
+// of them rank 0; or copies of two real jobs' files) are never compared: one finding names the
+// jobs as their files state them, the job with the most ranks is analysed alone, and no rank is
+// blamed for what another job did. A folder of one job gets no such finding.
+void TestAnalyzer::mixedJobsAreNotCompared_data()
+{
+    QTest::addColumn<QStringList>("files");
+    const auto hta = [](const char* file) -> QString {
+        return QStringLiteral("kineto-real-hta/") + QLatin1String(file);
+    };
+    const auto samples = [](const char* file) -> QString {
+        return QStringLiteral("kineto-gpu-samples/") + QLatin1String(file);
+    };
+    QTest::addRow("kineto-gpu-samples") << QStringList{
+        samples("fsdp_16rank_rank0.json.gz"), samples("nccl_2rank_rank0.json.gz"),
+        samples("sampled_128rank_rank0.json.gz"), samples("sampled_128rank_rank1.json.gz")};
+    QTest::addRow("two real jobs") << QStringList{
+        hta("trace_filter/sampled_rank-0.json.gz"), hta("trace_filter/sampled_rank-1.json.gz"),
+        hta("ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz")};
+    QTest::addRow("one job") << QStringList{hta("trace_filter/sampled_rank-0.json.gz"),
+                                            hta("trace_filter/sampled_rank-1.json.gz")};
+}
+
+void TestAnalyzer::mixedJobsAreNotCompared()
+{
+    QFETCH(QStringList, files);
+    // The jobs as the raw files state them: these samples' jobs differ in world size, the files
+    // of one job overlap in time, and different jobs' files do not.
+    std::map<int, std::vector<RawTrace>> jobs; // world size -> its traces
+    for (const QString& f : files) {
+        const RawTrace t = rawTrace(f);
+        QVERIFY2(t.world > 0 && t.lastNs > t.firstNs, qPrintable(f));
+        jobs[t.world].push_back(t);
+    }
+    for (const auto& [world, a] : jobs)
+        for (const auto& [other, b] : jobs)
+            for (const RawTrace& x : a)
+                for (const RawTrace& y : b) {
+                    const bool overlap = x.firstNs <= y.lastNs && y.firstNs <= x.lastNs;
+                    QCOMPARE(overlap, world == other);
+                }
+    const auto analysedJob = std::max_element(jobs.begin(), jobs.end(), [](auto& a, auto& b) {
+        return a.second.size() < b.second.size();
+    });
+
+    QTemporaryDir dir;
+    const SessionPtr session = loadCopies(dir, files);
+    QVERIFY(session);
+    const AnalysisResult& res = session->analysis;
+    std::vector<const Finding*> mixed;
+    for (const Finding& f : res.findings) {
+        QVERIFY2(f.severity != Severity::Error, f.summary.c_str());
+        QVERIFY2(!isFault(f), f.summary.c_str());
+        if (f.kind == FindingKind::MixedJobs) mixed.push_back(&f);
+    }
+    if (jobs.size() == 1) {
+        QVERIFY(mixed.empty());
+        return;
+    }
+    QCOMPARE(mixed.size(), std::size_t(1));
+    const Finding& f = *mixed.front();
+    QCOMPARE(f.severity, Severity::Warning);
+    QVERIFY(f.ranks.empty());
+    QVERIFY2(f.summary.find("traces of " + std::to_string(jobs.size()) + " different jobs") !=
+                 std::string::npos,
+             f.summary.c_str());
+    // Each file is cited once, under the job number of its job, with what it states.
+    QCOMPARE(f.evidence.size(), std::size_t(files.size()));
+    std::map<int, std::string> jobLabel; // world size -> "job K"
+    for (const auto& [world, traces] : jobs)
+        for (const RawTrace& t : traces) {
+            const auto e =
+                std::find_if(f.evidence.begin(), f.evidence.end(),
+                             [&](const Evidence& e) { return e.path == t.name.toStdString(); });
+            QVERIFY2(e != f.evidence.end(), qPrintable(t.name));
+            QCOMPARE(e->rank, t.rank);
+            const std::string label = e->text.substr(0, e->text.find(':'));
+            QVERIFY(jobLabel.emplace(world, label).first->second == label);
+            QVERIFY2(e->text.find("world size " + std::to_string(world)) != std::string::npos,
+                     e->text.c_str());
+            QVERIFY2(e->text.find(utcSecond(t.firstNs).toStdString()) != std::string::npos,
+                     e->text.c_str());
+            QVERIFY2(e->text.find(utcSecond(t.lastNs).toStdString()) != std::string::npos,
+                     e->text.c_str());
+        }
+    std::set<std::string> labels;
+    for (const auto& [world, label] : jobLabel)
+        labels.insert(label);
+    QCOMPARE(labels.size(), jobs.size());
+    const std::string analysed = jobLabel.at(analysedJob->first) + " (analysed)";
+    QVERIFY2(f.summary.find(analysed) != std::string::npos, f.summary.c_str());
+
+    // Only the analysed job's ranks are matched and measured as ranks, each from its own file
+    // alone; the other jobs' files are measured each on its own.
+    std::set<int> analysedRanks;
+    for (const RawTrace& t : analysedJob->second)
+        analysedRanks.insert(t.rank);
+    for (const CollectiveGroup& g : res.groups)
+        for (int m : g.members)
+            QVERIFY(analysedRanks.count(m));
+    std::set<QString> measuredAlone;
+    for (const RankTimeBreakdown& b : res.breakdown) {
+        const RawTrace* t = nullptr;
+        if (b.rank >= 0) {
+            for (const RawTrace& x : analysedJob->second)
+                if (x.rank == b.rank) t = &x;
+        } else {
+            const QString name =
+                QFileInfo(session->folder.sources().at(b.sourceIndex).relativePath).fileName();
+            for (const auto& [world, traces] : jobs)
+                for (const RawTrace& x : traces)
+                    if (x.name == name && world != analysedJob->first) t = &x;
+            measuredAlone.insert(name);
+        }
+        QVERIFY2(t, qPrintable(QString::number(b.rank)));
+        QVERIFY(b.windowStartNs >= t->firstNs - 1000 && b.windowEndNs <= t->lastNs + 1000);
+    }
+    QCOMPARE(measuredAlone.size(), std::size_t(files.size()) - analysedJob->second.size());
 }
 
 QTEST_GUILESS_MAIN(TestAnalyzer)

@@ -310,11 +310,12 @@ void TestTraceFolder::attributeRank()
     QFETCH(int, worldSize);
     QFETCH(QString, evidence);
     QString why;
-    int stated = -1;
+    StatedJob stated;
+    stated.worldSize = -1;
     const std::optional<int> got =
         TraceFolder::attributeRank(name, SourceKind(kind), head, {}, &why, &stated);
     QCOMPARE(got.value_or(-1), rank);
-    QCOMPARE(stated, worldSize);
+    QCOMPARE(stated.worldSize, worldSize);
     QVERIFY2(why.contains(evidence), qPrintable(why));
 }
 

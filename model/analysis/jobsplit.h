@@ -1,0 +1,62 @@
+#pragma once
+
+#include "model/analysis/finding.h"
+#include "model/store/eventstore.h"
+#include "model/trace/sourcefile.h"
+
+#include <QList>
+#include <QString>
+#include <cstdint>
+#include <vector>
+
+namespace rankscope {
+
+// The traces of one job, as their files state it.
+struct TraceJob {
+    std::vector<int> sources; // indexes into the folder's sources
+    std::vector<int> ranks;   // the ranks its traces claim, sorted, distinct
+    int worldSize = 0;        // the world size its traces state, 0 when none does
+    QString backend;          // the backend they state, empty when none does
+    // The range of its events on a wall clock (epoch ns), -1 when no trace of it has one.
+    std::int64_t firstNs = -1;
+    std::int64_t lastNs = -1;
+    qint64 bytes = 0;
+};
+
+// Which traces (Kineto, Horovod timelines) of a folder belong to one job, decided from what each
+// states (StatedJob): traces of one job agree on the world size, backend and process-group sizes
+// they state, claim no rank beyond that world size, and ran at the same time, so their
+// wall-clock ranges overlap (within kSameJobGapNs; clocks that are not wall time, such as
+// relative timestamps, say nothing). A trace joins the first job, in order of time, that none of
+// this tells it apart from. Logs and Flight Recorder dumps state too little to be placed: they
+// stay with whichever job is analysed.
+struct JobSplit {
+    // Traces of one job more than this apart cannot be (profiling windows of one job are the
+    // same steps on every rank, and hosts' clocks agree to far better than this).
+    static constexpr std::int64_t kSameJobGapNs = 5LL * 60 * 1'000'000'000;
+
+    std::vector<TraceJob> jobs; // in order of their first event; empty without traces
+    // The job the cross-rank checks cover when the folder mixes jobs: the one with the most
+    // ranks (then the most bytes, then the earliest). -1 without traces.
+    int analysed = -1;
+    // Per source of the folder: a trace of another job than the analysed one.
+    std::vector<bool> setAside;
+
+    bool mixed() const { return jobs.size() > 1; }
+};
+
+JobSplit splitJobs(const QList<SourceFile>& sources);
+
+// The one finding of a folder that mixes jobs (kind MixedJobs): each job's files, ranks, stated
+// world size and backend, and time range, which job is analysed and that the others are set
+// aside. Only for a mixed split.
+Finding mixedJobsFinding(const JobSplit& split, const QList<SourceFile>& sources);
+
+// `store` as the checks of the analysed job see it: the set-aside sources' lanes and collectives
+// belong to no rank, as a trace that states none: no cross-rank check reads them, and the time
+// breakdown measures each such file on its own, never merged into a rank of the analysed job.
+// Lanes, collectives and strings keep their indexes in `store`, so what the analysis returns (a
+// group's records, an op's name) resolves in the store the views show.
+EventStore withoutSources(const EventStore& store, const std::vector<bool>& setAside);
+
+} // namespace rankscope
