@@ -1,4 +1,5 @@
 #include "model/analysis/analyzer.h"
+#include "model/analysis/jobsplit.h"
 #include "model/analysis/symptomids.h"
 #include "model/analysisreport.h"
 #include "model/kb/taxonomy.h"
@@ -340,6 +341,8 @@ private Q_SLOTS:
     void pointToPointFromTraces();
     void mixedJobsAreNotCompared_data();
     void mixedJobsAreNotCompared();
+    void jobSplitRules_data();
+    void jobSplitRules();
 };
 
 void TestAnalyzer::emittedIdsAreInTheTaxonomy()
@@ -1055,6 +1058,89 @@ void TestAnalyzer::mixedJobsAreNotCompared()
         QVERIFY(b.windowStartNs >= t->firstNs - 1000 && b.windowEndNs <= t->lastNs + 1000);
     }
     QCOMPARE(measuredAlone.size(), std::size_t(files.size()) - analysedJob->second.size());
+}
+
+namespace {
+
+// Trace A and trace B (or a log, for "b is a log"), as discovery and the readers state them.
+struct StatedPair {
+    SourceFile a, b;
+    StatedPair()
+    {
+        for (SourceFile* s : {&a, &b}) {
+            s->kind = SourceKind::Kineto;
+            s->stated.firstNs = std::int64_t(1'700'000'000) * 1'000'000'000;
+            s->stated.lastNs = s->stated.firstNs + 2'000'000'000;
+        }
+        a.relativePath = QStringLiteral("a.json");
+        b.relativePath = QStringLiteral("b.json");
+        a.rank = 0;
+        b.rank = 1;
+    }
+};
+
+} // namespace
+
+Q_DECLARE_METATYPE(StatedPair)
+
+// Each thing two traces can state that one job cannot (and what does not tell jobs apart).
+void TestAnalyzer::jobSplitRules_data()
+{
+    QTest::addColumn<StatedPair>("pair");
+    QTest::addColumn<bool>("mixed");
+    StatedPair p;
+    QTest::addRow("nothing differs") << p << false;
+    p.a.stated.worldSize = p.b.stated.worldSize = 4;
+    p.a.stated.backend = p.b.stated.backend = QStringLiteral("nccl");
+    QTest::addRow("same world size and backend") << p << false;
+    StatedPair w = p;
+    w.b.stated.worldSize = 8;
+    QTest::addRow("world sizes differ") << w << true;
+    StatedPair be = p;
+    be.b.stated.backend = QStringLiteral("gloo");
+    QTest::addRow("backends differ") << be << true;
+    StatedPair pg;
+    pg.a.stated.processGroupSizes[QStringLiteral("0")] = 2;
+    pg.b.stated.processGroupSizes[QStringLiteral("0")] = 4;
+    QTest::addRow("a process group's sizes differ") << pg << true;
+    pg.b.stated.processGroupSizes = {{QStringLiteral("1"), 4}};
+    QTest::addRow("different process groups") << pg << false;
+    StatedPair beyond;
+    beyond.a.stated.worldSize = 2;
+    beyond.b.rank = 5;
+    QTest::addRow("a rank beyond the other's world size") << beyond << true;
+    StatedPair apart;
+    apart.b.stated.firstNs = apart.a.stated.lastNs + JobSplit::kSameJobGapNs + 1;
+    apart.b.stated.lastNs = apart.b.stated.firstNs + 1'000'000'000;
+    QTest::addRow("clocks further apart than one job runs") << apart << true;
+    StatedPair near = apart;
+    near.b.stated.firstNs = near.a.stated.lastNs + JobSplit::kSameJobGapNs - 1;
+    QTest::addRow("clocks within a job's slack") << near << false;
+    StatedPair relative;
+    relative.a.stated.firstNs = 100'000;
+    relative.a.stated.lastNs = 200'000;
+    relative.b.stated.firstNs = 9'000'000'000'000;
+    relative.b.stated.lastNs = 9'000'100'000'000;
+    QTest::addRow("relative clocks say nothing") << relative << false;
+    StatedPair log = w;
+    log.b.kind = SourceKind::Log;
+    QTest::addRow("a log is placed in no job") << log << false;
+}
+
+void TestAnalyzer::jobSplitRules()
+{
+    QFETCH(StatedPair, pair);
+    QFETCH(bool, mixed);
+    const JobSplit split = splitJobs({pair.a, pair.b});
+    QCOMPARE(split.mixed(), mixed);
+    QCOMPARE(split.setAside, (std::vector<bool>{false, mixed}));
+    if (!mixed) return;
+    // The two jobs seen from the other side: still two, whatever the order of the files.
+    QCOMPARE(splitJobs({pair.b, pair.a}).jobs.size(), std::size_t(2));
+    const Finding f = mixedJobsFinding(split, {pair.a, pair.b});
+    QCOMPARE(f.kind, FindingKind::MixedJobs);
+    QCOMPARE(f.evidence.size(), std::size_t(2));
+    QVERIFY2(f.summary.find("job 1 (analysed): a.json") != std::string::npos, f.summary.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestAnalyzer)
