@@ -203,8 +203,8 @@ Finding mixedJobsFinding(const JobSplit& split, const QList<SourceFile>& sources
         jobs += "; and " + std::to_string(split.jobs.size() - named) + " more jobs";
     f.summary =
         "the folder mixes traces of " + std::to_string(split.jobs.size()) +
-        " different jobs (their stated world size, backend or process groups differ, or "
-        "they ran more than " +
+        " different jobs (they state different world sizes, backends or process-group sizes, "
+        "a rank beyond another's world size, or ran more than " +
         std::to_string(JobSplit::kSameJobGapNs / 60'000'000'000) + " minutes apart): " + jobs +
         ". No collective, clock or step of one job is compared with another's: the cross-rank "
         "checks cover job " +
