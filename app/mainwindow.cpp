@@ -124,11 +124,19 @@ MainWindow::MainWindow(QWidget* parent)
                 m_progress->setValue(permille);
                 m_statusLabel->setText(tr("Loading %1: %2").arg(m_pendingPath, text));
             });
+    connect(m_loader, &TraceLoader::read, this, &MainWindow::onRead);
     connect(m_loader, &TraceLoader::loaded, this, &MainWindow::onLoaded);
     connect(m_loader, &TraceLoader::failed, this, &MainWindow::onFailed);
     connect(m_loader, &TraceLoader::canceled, this, [this] {
         setLoading(false);
-        m_statusLabel->setText(tr("Loading cancelled."));
+        // Cancelled once read: the folder stays shown, undiagnosed.
+        const bool shown = m_diagnosing;
+        m_diagnosing = false;
+        if (shown) {
+            m_findings->setSession(m_session, FindingsPanel::Diagnosis::Cancelled);
+            m_overview->setSession(m_session, tr("The diagnosis was cancelled: no findings."));
+        }
+        m_statusLabel->setText(shown ? tr("Diagnosis cancelled.") : tr("Loading cancelled."));
     });
 
     QSettings settings;
@@ -432,28 +440,13 @@ void MainWindow::createIssues()
     }
 }
 
-void MainWindow::showAnalysis(const SessionPtr& previous)
+void MainWindow::showAnalysis()
 {
     const AnalysisResult& analysis = m_session->analysis;
     m_findings->setSession(m_session);
     TimelineView* view = m_timeline->view();
     view->setClockOffsets(FindingsModel::timelineOffsets(analysis.clock));
     view->setMarkers(FindingsModel::timelineMarkers(analysis));
-    if (previous)
-        for (int rank : previous->folder.ranks())
-            view->setRankBanner(rank, {});
-    // One banner per rank, naming each of its traces that could not be read whole.
-    QHash<int, QStringList> problems;
-    for (const SourceFile& f : m_session->folder.sources()) {
-        if (!f.rank || f.status == SourceStatus::Ok) continue;
-        if (f.kind != SourceKind::Kineto && f.kind != SourceKind::FlightRecorder &&
-            f.kind != SourceKind::HorovodTimeline)
-            continue;
-        problems[*f.rank]
-            << tr("%1 %2: %3").arg(f.relativePath, sourceStatusName(f.status), f.message);
-    }
-    for (auto it = problems.begin(); it != problems.end(); ++it)
-        view->setRankBanner(it.key(), it.value().join(QStringLiteral("; ")));
     if (m_investigationId > 0)
         m_store->setFindingsJson(
             m_investigationId,
@@ -643,18 +636,45 @@ void MainWindow::setLoading(bool loading)
     if (loading) m_progress->setValue(0);
 }
 
-void MainWindow::onLoaded(const SessionPtr& session)
+void MainWindow::onRead(const SessionPtr& session)
 {
-    setLoading(false);
     const SessionPtr previous = m_session;
     m_session = session;
     m_sourceModel->setSession(session);
     m_sourceTree->expandAll();
-    m_overview->setSession(session);
+    m_overview->setSession(session, tr("Diagnosing… the findings appear here when the analysis "
+                                       "ends."));
     m_timeline->setSession(session);
     m_overviewStack->setCurrentWidget(m_overview);
-    // Auto-check results describe the previous load; the analysis re-evaluates them.
+    TimelineView* view = m_timeline->view();
+    if (previous)
+        for (int rank : previous->folder.ranks())
+            view->setRankBanner(rank, {});
+    // One banner per rank, naming each of its traces that could not be read whole.
+    QHash<int, QStringList> problems;
+    for (const SourceFile& f : session->folder.sources()) {
+        if (!f.rank || f.status == SourceStatus::Ok) continue;
+        if (f.kind != SourceKind::Kineto && f.kind != SourceKind::FlightRecorder &&
+            f.kind != SourceKind::HorovodTimeline)
+            continue;
+        problems[*f.rank]
+            << tr("%1 %2: %3").arg(f.relativePath, sourceStatusName(f.status), f.message);
+    }
+    for (auto it = problems.begin(); it != problems.end(); ++it)
+        view->setRankBanner(it.key(), it.value().join(QStringLiteral("; ")));
+    // The previous folder's findings and auto-checks no longer apply.
+    m_findings->setSession(session, FindingsPanel::Diagnosis::Running);
     m_walkthrough->clearAutoCheckResults();
+    m_statusLabel->setText(tr("Diagnosing %1…").arg(session->folder.path()));
+    m_diagnosing = true;
+}
+
+void MainWindow::onLoaded(const SessionPtr& session)
+{
+    if (session != m_session) onRead(session);
+    m_diagnosing = false;
+    setLoading(false);
+    m_overview->setSession(session); // now with the findings' counts
     if (m_store->isOpen()) {
         saveNotes(); // the previous folder's
         m_store->closeInvestigation(m_investigationId);
@@ -677,7 +697,7 @@ void MainWindow::onLoaded(const SessionPtr& session)
     } else {
         m_walkthrough->setInvestigation(nullptr, -1); // drops the previous folder's checklist
     }
-    showAnalysis(previous);
+    showAnalysis();
     m_walkthrough->setAutoCheckResults(session->autoChecks);
     // The Walkthrough follows the folder: where this folder has no checklist of its own yet, the
     // fix its headline finding calls for.

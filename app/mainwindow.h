@@ -117,6 +117,8 @@ private:
     void rememberRecent(const QString& path);
     void showAbout();
     void setLoading(bool loading);
+    // Reading is done: the folder, its timeline and sources are shown, the diagnosis follows.
+    void onRead(const SessionPtr& session);
     void onLoaded(const SessionPtr& session);
     void onFailed(const QString& reason);
     void chooseChromeTraceFile();
@@ -134,7 +136,7 @@ private:
     void createFindings();
     void createIssues();
     void tabifyDocksOnTheLeft();
-    void showAnalysis(const SessionPtr& previous);
+    void showAnalysis();
     void chooseReportFile();
     void refreshBookmarks();
     void removeSelectedBookmark();
@@ -167,6 +169,7 @@ private:
     QListWidget* m_bookmarks = nullptr;
     bool m_layoutRestored = false; // a saved window state was applied; keep its dock sizes
     bool m_shown = false;
+    bool m_diagnosing = false; // the open session is read, its diagnosis not there yet
     IssueBrowser* m_issues = nullptr;
 };
 

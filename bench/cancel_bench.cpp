@@ -19,10 +19,13 @@ using namespace rankscope;
 
 namespace {
 
-// Starts a load, waits `afterMs`, cancels and returns the ms until `canceled` (or -1 when the load
-// had already finished); `quit`: destroys the loader instead, as closing the window does.
-double cancelLatencyMs(const QString& dir, int afterMs, bool quit)
+// Starts a load, waits `afterMs` (from the start, or from the end of reading when `afterRead`),
+// cancels and returns the ms until `canceled` (or -1 when the load had already finished);
+// `quit`: destroys the loader instead, as closing the window does. `diagnosing`: the folder was
+// read when the cancel came (the diagnosis was running).
+double cancelLatencyMs(const QString& dir, int afterMs, bool afterRead, bool quit, bool* diagnosing)
 {
+    *diagnosing = false;
     auto loader = std::make_unique<TraceLoader>();
     QEventLoop loop;
     bool finished = false;
@@ -31,8 +34,12 @@ double cancelLatencyMs(const QString& dir, int afterMs, bool quit)
         loop.quit();
     });
     QObject::connect(loader.get(), &TraceLoader::canceled, &loop, &QEventLoop::quit);
+    QObject::connect(loader.get(), &TraceLoader::read, &loop, [&] {
+        *diagnosing = true;
+        if (afterRead) QTimer::singleShot(afterMs, &loop, &QEventLoop::quit);
+    });
     loader->start(dir);
-    QTimer::singleShot(afterMs, &loop, &QEventLoop::quit);
+    if (!afterRead) QTimer::singleShot(afterMs, &loop, &QEventLoop::quit);
     loop.exec();
     if (finished) return -1;
     QElapsedTimer timer;
@@ -83,13 +90,26 @@ int main(int argc, char** argv)
     for (const double fraction : {0.05, 0.3, 0.6, 0.8, 0.95})
         for (const bool quit : {false, true}) {
             const int after = int(loadMs * fraction);
-            const double ms = cancelLatencyMs(dir.path(), after, quit);
+            bool diagnosing = false;
+            const double ms = cancelLatencyMs(dir.path(), after, false, quit, &diagnosing);
             if (ms < 0)
                 std::printf("  %s at %d ms: the load had finished\n", quit ? "quit" : "cancel",
                             after);
             else
-                std::printf("  %s at %d ms (%.0f %% of the load): ended %.0f ms later\n",
-                            quit ? "quit" : "cancel", after, fraction * 100, ms);
+                std::printf("  %s at %d ms (%.0f %% of the load, %s): ended %.0f ms later\n",
+                            quit ? "quit" : "cancel", after, fraction * 100,
+                            diagnosing ? "diagnosing" : "reading", ms);
+        }
+    for (const int afterRead : {0, 200, 500})
+        for (const bool quit : {false, true}) {
+            bool diagnosing = false;
+            const double ms = cancelLatencyMs(dir.path(), afterRead, true, quit, &diagnosing);
+            if (ms < 0)
+                std::printf("  %s %d ms after reading: the load had finished\n",
+                            quit ? "quit" : "cancel", afterRead);
+            else
+                std::printf("  %s %d ms after reading (diagnosing): ended %.0f ms later\n",
+                            quit ? "quit" : "cancel", afterRead, ms);
         }
     return 0;
 }

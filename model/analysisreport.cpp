@@ -52,14 +52,16 @@ QString noFindings(const AnalysisResult& result)
         .arg(result.logLineCount);
 }
 
-// What the report says in place of a taxonomy leaf for a finding that has none: ranks that left
-// no file, collectives that could not be paired, a dump format this reader does not know.
-QString symptomText(const Finding& f)
+} // namespace
+
+QString AnalysisReport::symptomText(const Finding& f)
 {
     return f.symptom.empty() ? QStringLiteral("none (a fact about what the folder holds, not a "
                                               "fault)")
                              : q(f.symptom);
 }
+
+namespace {
 
 QString findingsText(const AnalysisResult& result)
 {
@@ -75,7 +77,7 @@ QString findingsText(const AnalysisResult& result)
            << q(findingKindName(f.kind));
         if (!f.ranks.empty()) ts << " rank " << ranksText(f.ranks);
         ts << ": " << q(f.summary) << '\n';
-        ts << "     symptom: " << symptomText(f) << '\n';
+        ts << "     symptom: " << AnalysisReport::symptomText(f) << '\n';
         for (const Evidence& e : f.evidence) {
             ts << "     - " << q(e.path);
             if (e.line >= 0) ts << ':' << e.line;
@@ -104,27 +106,27 @@ QString md(const std::string& s)
 }
 
 // The host a rank ran on, from its logs (NCCL prefixes, host= lines) or torchrun's failure box.
-nlohmann::ordered_json hostOf(const TraceSession& session, int rank)
+nlohmann::ordered_json hostOf(const TraceRead& read, int rank)
 {
-    for (const RankLog& log : session.logs)
+    for (const RankLog& log : read.logs)
         if (log.rank == rank && !log.host.empty()) return log.host;
-    for (const ElasticError& e : session.errors)
+    for (const ElasticError& e : read.errors)
         if (e.rank == rank && !e.host.empty()) return e.host;
     return nullptr;
 }
 
 // Every rank the folder tells of: ranks of files, and ranks known only from a combined launcher
 // log's tagged lines, a Horovod coordinator's readiness ticks or another rank's trace.
-std::vector<int> ranksOf(const TraceSession& session)
+std::vector<int> ranksOf(const TraceRead& read)
 {
     std::set<int> ranks;
-    for (int r : session.folder.ranks())
+    for (int r : read.folder.ranks())
         ranks.insert(r);
-    for (const RankLog& log : session.logs)
+    for (const RankLog& log : read.logs)
         if (log.rank) ranks.insert(*log.rank);
-    for (const Lane& lane : session.events.lanes)
+    for (const Lane& lane : read.events.lanes)
         if (lane.rank >= 0) ranks.insert(lane.rank);
-    for (const CollectiveRecord& c : session.events.collectives)
+    for (const CollectiveRecord& c : read.events.collectives)
         if (c.rank >= 0) ranks.insert(c.rank);
     return {ranks.begin(), ranks.end()};
 }
@@ -152,11 +154,11 @@ nlohmann::ordered_json gpuTimeJson(const RankTimeBreakdown& b)
 }
 
 // A rank's files, and the combined logs its tagged lines came from.
-QList<SourceFile> sourcesOf(const TraceSession& session, int rank)
+QList<SourceFile> sourcesOf(const TraceRead& read, int rank)
 {
-    QList<SourceFile> sources = session.folder.sourcesOfRank(rank);
-    const QList<SourceFile>& all = session.folder.sources();
-    for (const RankLog& log : session.logs) {
+    QList<SourceFile> sources = read.folder.sourcesOfRank(rank);
+    const QList<SourceFile>& all = read.folder.sources();
+    for (const RankLog& log : read.logs) {
         if (log.rank != rank || !log.splitFromCombined) continue;
         if (log.sourceIndex < 0 || log.sourceIndex >= all.size()) continue;
         const SourceFile& s = all[log.sourceIndex];
@@ -177,13 +179,13 @@ QString AnalysisReport::WorldSize::text() const
                        : QStringLiteral("unknown");
 }
 
-AnalysisReport::WorldSize AnalysisReport::worldSize(const TraceSession& session)
+AnalysisReport::WorldSize AnalysisReport::worldSize(const TraceRead& read)
 {
     WorldSize w;
-    w.stated = session.folder.statedWorldSize();
-    for (const RankLog& log : session.logs)
+    w.stated = read.folder.statedWorldSize();
+    for (const RankLog& log : read.logs)
         w.stated = std::max(w.stated, log.worldSize.value_or(0));
-    const std::vector<int> ranks = ranksOf(session);
+    const std::vector<int> ranks = ranksOf(read);
     w.atLeast = ranks.empty() ? 0 : ranks.back() + 1;
     return w;
 }
@@ -236,15 +238,15 @@ nlohmann::ordered_json AnalysisReport::symptomsJson(const AnalysisResult& result
     return out;
 }
 
-QString AnalysisReport::toMarkdown(const TraceSession& session, const AnalysisResult& result)
+QString AnalysisReport::toMarkdown(const TraceRead& read, const AnalysisResult& result)
 {
-    const TraceFolder& folder = session.folder;
+    const TraceFolder& folder = read.folder;
     QString out;
     QTextStream ts(&out);
     ts << "# RankScope analysis\n\n";
     ts << "- Folder: `" << folder.path() << "`\n";
-    const std::vector<int> ranks = ranksOf(session);
-    ts << "- Ranks: " << ranks.size() << " (world size " << worldSize(session).text() << ")\n";
+    const std::vector<int> ranks = ranksOf(read);
+    ts << "- Ranks: " << ranks.size() << " (world size " << worldSize(read).text() << ")\n";
     int errors = 0;
     for (const Finding& f : result.findings)
         errors += f.severity == Severity::Error;
@@ -269,7 +271,7 @@ QString AnalysisReport::toMarkdown(const TraceSession& session, const AnalysisRe
             ts << " · " << (f.ranks.size() > 1 ? "ranks " : "rank ") << ranksText(f.ranks);
         ts << "\n\n" << md(f.summary) << "\n\n";
         if (f.symptom.empty())
-            ts << "- Symptom: " << symptomText(f) << '\n';
+            ts << "- Symptom: " << AnalysisReport::symptomText(f) << '\n';
         else
             ts << "- Symptom: `" << md(f.symptom) << "`\n";
         if (!f.processGroup.empty()) ts << "- Process group: `" << md(f.processGroup) << "`\n";
@@ -309,15 +311,14 @@ QString AnalysisReport::toMarkdown(const TraceSession& session, const AnalysisRe
     return out;
 }
 
-nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session,
-                                              const AnalysisResult& result)
+nlohmann::ordered_json AnalysisReport::toJson(const TraceRead& read, const AnalysisResult& result)
 {
-    const TraceFolder& folder = session.folder;
+    const TraceFolder& folder = read.folder;
     nlohmann::ordered_json doc;
     doc["schema"] = kSchema;
     doc["folder"] = folder.path().toStdString();
-    const std::vector<int> known = ranksOf(session);
-    const WorldSize world = worldSize(session);
+    const std::vector<int> known = ranksOf(read);
+    const WorldSize world = worldSize(read);
     doc["world_size"] = world.stated > 0
                             ? nlohmann::ordered_json(std::max(world.stated, world.atLeast))
                             : nlohmann::ordered_json();
@@ -326,13 +327,13 @@ nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session,
     for (int rank : known) {
         nlohmann::ordered_json r;
         r["rank"] = rank;
-        r["host"] = hostOf(session, rank);
+        r["host"] = hostOf(read, rank);
         auto sources = nlohmann::ordered_json::array();
-        for (const SourceFile& s : sourcesOf(session, rank))
+        for (const SourceFile& s : sourcesOf(read, rank))
             sources.push_back(sourceJson(s));
         r["sources"] = sources;
-        r["events"] = session.events.eventCountOfRank(rank);
-        r["collectives"] = session.events.collectiveCountOfRank(rank);
+        r["events"] = read.events.eventCountOfRank(rank);
+        r["collectives"] = read.events.collectiveCountOfRank(rank);
         const auto off = result.clock.offsetNs.find(rank);
         if (off != result.clock.offsetNs.end() && off->second) {
             r["clock_offset_us"] = double(*off->second) / 1000.0;
@@ -360,7 +361,7 @@ nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session,
     }
     doc["unattributed_sources"] = unattributed;
     auto warnings = nlohmann::ordered_json::array();
-    for (const QString& w : session.warnings)
+    for (const QString& w : read.warnings)
         warnings.push_back(w.toStdString());
     doc["warnings"] = warnings;
     doc["findings"] = findingsJson(result);
@@ -368,24 +369,24 @@ nlohmann::ordered_json AnalysisReport::toJson(const TraceSession& session,
     return doc;
 }
 
-QString AnalysisReport::toText(const TraceSession& session, const AnalysisResult& result)
+QString AnalysisReport::toText(const TraceRead& read, const AnalysisResult& result)
 {
-    const TraceFolder& folder = session.folder;
+    const TraceFolder& folder = read.folder;
     QString out;
     QTextStream ts(&out);
     ts << "Folder: " << folder.path() << '\n';
-    const std::vector<int> ranks = ranksOf(session);
-    ts << "Ranks: " << ranks.size() << " (world size " << worldSize(session).text() << ")\n";
+    const std::vector<int> ranks = ranksOf(read);
+    ts << "Ranks: " << ranks.size() << " (world size " << worldSize(read).text() << ")\n";
     for (int rank : ranks) {
         ts << "  rank " << rank << '\n';
-        for (const SourceFile& source : sourcesOf(session, rank)) {
+        for (const SourceFile& source : sourcesOf(read, rank)) {
             const SourceFile& s = source;
             ts << "    " << s.relativePath << "  [" << sourceKindName(s.kind) << ", "
                << sourceStatusName(s.status) << "]"
                << (s.message.isEmpty() ? QString() : QStringLiteral("  ") + s.message) << '\n';
         }
-        ts << "    events: " << session.events.eventCountOfRank(rank)
-           << ", collectives: " << session.events.collectiveCountOfRank(rank) << '\n';
+        ts << "    events: " << read.events.eventCountOfRank(rank)
+           << ", collectives: " << read.events.collectiveCountOfRank(rank) << '\n';
     }
     const QList<SourceFile> unattributed = folder.unattributedSources();
     if (!unattributed.isEmpty()) {
@@ -395,7 +396,7 @@ QString AnalysisReport::toText(const TraceSession& session, const AnalysisResult
                << (s.message.isEmpty() ? QString() : QStringLiteral("  ") + s.message) << '\n';
     }
     ts << findingsText(result);
-    for (const QString& w : session.warnings)
+    for (const QString& w : read.warnings)
         ts << "Warning: " << w << '\n';
     return out;
 }

@@ -4,36 +4,64 @@
 
 #include <QPromise>
 #include <QtConcurrent>
+#include <atomic>
 #include <map>
 
 namespace rankscope {
 
-SessionPtr loadSession(const QString& dir, const ProgressFn& progress, const CancelFn& cancelled,
-                       const LoadOptions& options)
+namespace {
+
+// What a cancelled load keeps: the folder's listing only, nothing half-way.
+std::shared_ptr<TraceSession> cancelledSession(TraceFolder folder)
+{
+    auto empty = std::make_shared<TraceSession>();
+    empty->folder = std::move(folder);
+    empty->cancelled = true;
+    return empty;
+}
+
+} // namespace
+
+std::shared_ptr<TraceSession> readSession(const QString& dir, const ProgressFn& progress,
+                                          const CancelFn& cancelled, const LoadOptions& options)
 {
     auto session = std::make_shared<TraceSession>();
     TraceRead& read = *session;
     read = readFolder(dir, progress, cancelled, options);
     if (read.cancelled) return session;
-    // The analysis and the lane pyramids take seconds on GB inputs: a cancel seen between the
-    // phases ends the load there, with nothing half-way (only the folder's listing is kept).
-    const auto cancelledSession = [&session] {
-        auto empty = std::make_shared<TraceSession>();
-        empty->folder = std::move(session->folder);
-        empty->cancelled = true;
-        return empty;
-    };
-    const auto isCancelled = [&cancelled] { return cancelled && cancelled(); };
-    if (isCancelled()) return cancelledSession();
-    static_cast<Diagnosis&>(*session) = diagnose(read);
-    if (isCancelled()) return cancelledSession();
+    // The lane pyramids take seconds on GB inputs: a cancel seen after reading ends the load.
+    if (cancelled && cancelled()) return cancelledSession(std::move(session->folder));
     if (options.buildLaneLods) session->laneLods = buildLaneLods(read.events);
+    if (cancelled && cancelled()) return cancelledSession(std::move(session->folder));
+    return session;
+}
+
+Diagnosis diagnoseSession(const TraceRead& read, const CancelFn& cancelled)
+{
+    std::atomic<bool> stop{false};
+    ParallelControl control;
+    control.stop = &stop;
+    if (cancelled)
+        control.poll = [&] {
+            if (cancelled()) stop = true;
+        };
+    return diagnose(read, control);
+}
+
+SessionPtr loadSession(const QString& dir, const ProgressFn& progress, const CancelFn& cancelled,
+                       const LoadOptions& options)
+{
+    std::shared_ptr<TraceSession> session = readSession(dir, progress, cancelled, options);
+    if (session->cancelled) return session;
+    Diagnosis diagnosis = diagnoseSession(*session, cancelled);
+    if (diagnosis.interrupted) return cancelledSession(std::move(session->folder));
+    static_cast<Diagnosis&>(*session) = std::move(diagnosis);
     return session;
 }
 
 namespace {
 
-void loadInPromise(QPromise<SessionPtr>& promise, const QString& dir)
+void loadInPromise(QPromise<LoadStage>& promise, const QString& dir)
 {
     promise.setProgressRange(0, 1000);
     // Files being read (started, not finished), named in the progress text.
@@ -59,9 +87,15 @@ void loadInPromise(QPromise<SessionPtr>& promise, const QString& dir)
         if (!files.isEmpty()) text += QStringLiteral(" (%1)").arg(files.join(QStringLiteral(", ")));
         promise.setProgressValueAndText(permille, text);
     };
-    SessionPtr session = loadSession(
-        dir, progress, [&promise] { return promise.isCanceled(); }, options);
-    if (!promise.isCanceled()) promise.addResult(std::move(session));
+    const CancelFn cancelled = [&promise] { return promise.isCanceled(); };
+    std::shared_ptr<TraceSession> session = readSession(dir, progress, cancelled, options);
+    if (promise.isCanceled()) return;
+    promise.addResult(LoadStage{session, {}});
+    if (!session->folder.isValid()) return; // reported as failed, nothing to diagnose
+    promise.setProgressValueAndText(1000, QStringLiteral("diagnosing"));
+    auto diagnosis = std::make_shared<Diagnosis>(diagnoseSession(*session, cancelled));
+    if (!promise.isCanceled() && !diagnosis->interrupted)
+        promise.addResult(LoadStage{std::move(session), std::move(diagnosis)});
 }
 
 } // namespace
@@ -69,9 +103,14 @@ void loadInPromise(QPromise<SessionPtr>& promise, const QString& dir)
 TraceLoader::TraceLoader(QObject* parent) : QObject(parent)
 {
     qRegisterMetaType<SessionPtr>();
-    connect(&m_watcher, &QFutureWatcher<SessionPtr>::progressValueChanged, this,
+    connect(&m_watcher, &QFutureWatcher<LoadStage>::progressValueChanged, this,
             [this](int value) { Q_EMIT progressChanged(value, m_watcher.progressText()); });
-    connect(&m_watcher, &QFutureWatcher<SessionPtr>::finished, this, &TraceLoader::onFinished);
+    connect(
+        &m_watcher, &QFutureWatcher<LoadStage>::progressTextChanged, this,
+        [this](const QString& text) { Q_EMIT progressChanged(m_watcher.progressValue(), text); });
+    connect(&m_watcher, &QFutureWatcher<LoadStage>::resultReadyAt, this,
+            &TraceLoader::onResultReady);
+    connect(&m_watcher, &QFutureWatcher<LoadStage>::finished, this, &TraceLoader::onFinished);
 }
 
 TraceLoader::~TraceLoader()
@@ -99,9 +138,16 @@ bool TraceLoader::isRunning() const
     return m_watcher.isRunning();
 }
 
+void TraceLoader::onResultReady(int index)
+{
+    if (index != 0 || m_watcher.future().isCanceled()) return;
+    const std::shared_ptr<TraceSession> session = m_watcher.future().resultAt(0).session;
+    if (session->folder.isValid()) Q_EMIT read(session);
+}
+
 void TraceLoader::onFinished()
 {
-    const QFuture<SessionPtr> future = m_watcher.future();
+    const QFuture<LoadStage> future = m_watcher.future();
     if (future.isCanceled()) {
         Q_EMIT canceled();
         return;
@@ -110,11 +156,17 @@ void TraceLoader::onFinished()
         Q_EMIT failed(QStringLiteral("loading %1 produced no result").arg(m_dir));
         return;
     }
-    const SessionPtr session = future.result();
+    const std::shared_ptr<TraceSession> session = future.resultAt(0).session;
     if (!session->folder.isValid()) {
         Q_EMIT failed(session->folder.error());
         return;
     }
+    if (future.resultCount() < 2) {
+        Q_EMIT failed(QStringLiteral("the diagnosis of %1 did not finish").arg(m_dir));
+        return;
+    }
+    // The GUI thread is the only one that reads a session's diagnosis: set here, once.
+    static_cast<Diagnosis&>(*session) = std::move(*future.resultAt(1).diagnosis);
     Q_EMIT loaded(session);
 }
 

@@ -10,7 +10,7 @@ namespace rankscope {
 
 // One loaded folder as the CLI and the GUI share it: what was read, its diagnosis
 // (diagnose() of that read) and the timeline's pyramids. Built once by loadSession, then
-// read-only.
+// read-only; TraceLoader sets the diagnosis of a read session on the GUI thread, once.
 struct TraceSession : TraceRead, Diagnosis {
     std::vector<LaneLod> laneLods; // same index as events.lanes; built at the end of the load
 };
@@ -20,8 +20,15 @@ using SessionPtr = std::shared_ptr<const TraceSession>;
 struct LoadOptions : ReadOptions {
     bool buildLaneLods = true; // the timeline's pyramids; the headless CLI draws no timeline
 };
-// readFolder, then diagnose, then the lane pyramids; the CLI and TraceLoader's worker both call
-// this. A cancelled read is returned undiagnosed.
+// readFolder, then the lane pyramids: a session not diagnosed yet. A cancelled read is returned
+// with nothing but the folder's listing, marked cancelled.
+std::shared_ptr<TraceSession> readSession(const QString& dir, const ProgressFn& progress = {},
+                                          const CancelFn& cancelled = {},
+                                          const LoadOptions& options = {});
+// diagnose() polling `cancelled`; an interrupted diagnosis when it says stop.
+Diagnosis diagnoseSession(const TraceRead& read, const CancelFn& cancelled = {});
+// readSession, then its diagnosis; what the CLI and the tests call. A cancelled load is returned
+// undiagnosed, with nothing but the folder's listing, marked cancelled.
 SessionPtr loadSession(const QString& dir, const ProgressFn& progress = {},
                        const CancelFn& cancelled = {}, const LoadOptions& options = {});
 

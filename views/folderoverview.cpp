@@ -27,7 +27,7 @@ QString FolderOverview::diagnosisHtml(const TraceSession& session)
         items += QStringLiteral("<li><b><font color=\"%1\">%2</font></b> %3%4 — %5</li>")
                      .arg(FindingsModel::severityColor(f.severity).name(),
                           esc(QString::fromStdString(severityName(f.severity))),
-                          esc(FindingsModel::symptomName(f.symptom)),
+                          esc(FindingsModel::findingSymptom(f)),
                           ranks.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(esc(ranks)),
                           esc(QString::fromStdString(f.summary)));
     }
@@ -55,7 +55,7 @@ void FolderOverview::showWelcome()
                "<b>File &gt; Open Folder…</b> (Ctrl+O), or drop it on this window.</p>"));
 }
 
-void FolderOverview::setSession(const SessionPtr& session)
+void FolderOverview::setSession(const SessionPtr& session, const QString& diagnosisNote)
 {
     if (!session) {
         showWelcome();
@@ -64,7 +64,8 @@ void FolderOverview::setSession(const SessionPtr& session)
     const TraceFolder& folder = session->folder;
     QString html;
     html += QStringLiteral("<h2>%1</h2>").arg(esc(folder.path()));
-    html += diagnosisHtml(*session);
+    html += diagnosisNote.isEmpty() ? diagnosisHtml(*session)
+                                    : tr("<h3>Diagnosis</h3><p>%1</p>").arg(esc(diagnosisNote));
     html += tr("<p>%1 ranks found (world size %2), %3 files, %4.</p>")
                 .arg(folder.ranks().size())
                 .arg(AnalysisReport::worldSize(*session).text())

@@ -12,7 +12,9 @@ class FolderOverview : public QTextBrowser {
     Q_OBJECT
 public:
     explicit FolderOverview(QWidget* parent = nullptr);
-    void setSession(const SessionPtr& session);
+    // `diagnosisNote`, when given, stands in place of the diagnosis section: the session is read
+    // but not (yet) diagnosed ("Diagnosing…").
+    void setSession(const SessionPtr& session, const QString& diagnosisNote = {});
     // The "Diagnosis" section at the top of the page: the error and warning findings.
     static QString diagnosisHtml(const TraceSession& session);
 

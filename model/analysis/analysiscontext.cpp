@@ -115,10 +115,16 @@ Evidence AnalysisContext::evidenceOf(std::int32_t recordIndex, const std::string
         e.text += " in ProfilerStep#" + std::to_string(n);
     if (c.stateUnknown) {
         e.text += ", issued (its source does not show completion)";
-    } else {
+    } else if (const std::int64_t held = heldNs(c);
+               c.state == CollectiveRecord::State::Completed || held > 0) {
         e.text +=
             c.state == CollectiveRecord::State::Completed ? ", ran " : ", not completed after ";
-        e.text += formatDurationNs(heldNs(c));
+        e.text += formatDurationNs(held);
+    } else {
+        // Nothing after it on its rank to measure the wait by (a dump's entry has no lane).
+        e.text += c.state == CollectiveRecord::State::Started
+                      ? ", started, not completed in its record (no completion time)"
+                      : ", issued, not started in its record (no start time)";
     }
     if (!what.empty()) e.text += " (" + what + ")";
     return e;

@@ -55,8 +55,8 @@ using PerRank = std::map<int, Value>;
 class Facts {
 public:
     Facts(const TraceRead& s, const AnalysisResult& analysis,
-          const std::vector<LogEvidence>& classified)
-        : session(s), analysis(analysis), classified(classified)
+          const std::vector<LogEvidence>& classified, const ParallelControl& control = {})
+        : session(s), analysis(analysis), classified(classified), control(control)
     {
         for (int r : s.folder.ranks())
             ranks.push_back(r);
@@ -72,6 +72,7 @@ public:
     const TraceRead& session;
     const AnalysisResult& analysis;
     const std::vector<LogEvidence>& classified;
+    const ParallelControl& control; // polled by the checks that read every log line
     std::vector<int> ranks;
     std::map<int, std::vector<const RankLog*>> logs;
     std::map<int, QString> traces; // rank -> its first trace file
@@ -471,6 +472,8 @@ AutoCheckResult noPortInUse(const Facts& facts)
     std::set<int> ranks;
     for (const RankLog& log : facts.session.logs)
         for (int i = 0; i < log.lineCount(); ++i) {
+            if (i % AutoCheckEvaluator::kLinesPerPoll == 0 && stopRequested(facts.control))
+                return r;
             // std::string_view's find (memchr for the first byte): on every line of a GB log,
             // ten times faster than QByteArrayView::contains.
             const QByteArrayView bytes = log.lineBytes(i);
@@ -943,13 +946,16 @@ AutoCheckResult AutoCheckEvaluator::evaluate(const TraceRead& read, const Analys
 
 std::vector<AutoCheckResult> AutoCheckEvaluator::evaluateAll(const TraceRead& read,
                                                              const AnalysisResult& analysis,
-                                                             const std::vector<LogEvidence>& logs)
+                                                             const std::vector<LogEvidence>& logs,
+                                                             const ParallelControl& control)
 {
-    const Facts facts(read, analysis, logs);
+    const Facts facts(read, analysis, logs, control);
     std::vector<AutoCheckResult> out;
-    for (const auto& [id, fn] : checks())
+    for (const auto& [id, fn] : checks()) {
+        if (stopRequested(control)) return {};
         out.push_back(fn(facts));
-    return out;
+    }
+    return stopRequested(control) ? std::vector<AutoCheckResult>{} : out;
 }
 
 } // namespace rankscope

@@ -3,6 +3,7 @@
 #include "model/analysis/finding.h"
 #include "model/analysis/logevidence.h"
 #include "model/investigation/investigation.h"
+#include "model/store/parallelfor.h"
 
 #include <QString>
 #include <QStringList>
@@ -49,10 +50,13 @@ public:
     // (classifyLogs(read)).
     static AutoCheckResult evaluate(const TraceRead& read, const AnalysisResult& analysis,
                                     const QString& checkId, const std::vector<LogEvidence>& logs);
-    // Every check of checkIds(), in that order.
+    // Every check of checkIds(), in that order; none when `control`'s stop flag was seen set
+    // (polled between checks and every kLinesPerPoll lines of the checks that read whole logs).
     static std::vector<AutoCheckResult> evaluateAll(const TraceRead& read,
                                                     const AnalysisResult& analysis,
-                                                    const std::vector<LogEvidence>& logs);
+                                                    const std::vector<LogEvidence>& logs,
+                                                    const ParallelControl& control = {});
+    static constexpr int kLinesPerPoll = 1 << 16;
 };
 
 } // namespace rankscope

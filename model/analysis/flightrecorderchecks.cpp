@@ -93,8 +93,11 @@ void checkVersions(const std::vector<FlightRecorderDump>& dumps,
             f.evidence.push_back(dumpEvidence(*d, paths, "version " + version));
         }
         std::sort(f.ranks.begin(), f.ranks.end());
-        f.summary = formatRanks(f.ranks) + " wrote Flight Recorder version " + version +
-                    ", the others " + common->first + ": the ranks run different PyTorch builds";
+        f.detail = formatRanks(f.ranks) + " wrote Flight Recorder version " + version +
+                   ", the others " + common->first;
+        f.summary = f.detail + ": the ranks run different PyTorch builds";
+        // The dump format is PyTorch's: the fix is the framework's version, not the network's.
+        f.conditions = {"framework_version_mismatch"};
         out.push_back(std::move(f));
     }
 }

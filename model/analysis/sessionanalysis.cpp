@@ -65,13 +65,36 @@ std::map<int, std::int64_t> timesOf(const RankLog& log, const std::set<int>& lin
     return out;
 }
 
+// The signatures' hits in a stream's lines, as one scanLines() of all of them finds them (at most
+// kMaxHitsPerRule per rule, the first ones), scanned kLinesPerPoll lines at a time so that
+// `control` is polled; nullopt when it says stop.
+std::optional<QList<SignatureHit>> scanStream(const RankLog& log, const SignatureSet& signatures,
+                                              const ParallelControl& control)
+{
+    constexpr int kMaxHitsPerRule = 64;
+    constexpr int chunk = AutoCheckEvaluator::kLinesPerPoll;
+    QList<SignatureHit> hits;
+    std::map<int, int> perRule;
+    for (int begin = 0; begin < log.lineCount(); begin += chunk) {
+        if (stopRequested(control)) return std::nullopt;
+        // Split streams are not contiguous in their file: the scan reads each line where it lies.
+        const LineSource lines{
+            std::min(chunk, log.lineCount() - begin),
+            [&log, begin](qsizetype i) { return log.lineBytes(begin + int(i)); }};
+        for (SignatureHit& hit : signatures.scanLines(lines, kMaxHitsPerRule)) {
+            if (perRule[hit.rule]++ >= kMaxHitsPerRule) continue;
+            hit.line += begin;
+            hits.append(std::move(hit));
+        }
+    }
+    return hits;
+}
+
 // `diedAtNs`: when torchelastic's error file says the rank died (whole seconds), or -1.
-void classifyStream(const RankLog& log, const SignatureSet& signatures, std::int64_t diedAtNs,
+void classifyStream(const RankLog& log, const QList<SignatureHit>& hits,
+                    const SignatureSet& signatures, std::int64_t diedAtNs,
                     std::vector<LogEvidence>& out)
 {
-    // Split streams are not contiguous in their file: the scan reads each line where it lies.
-    const LineSource lines{log.lineCount(), [&log](qsizetype i) { return log.lineBytes(int(i)); }};
-    const QList<SignatureHit> hits = signatures.scanLines(lines);
     std::set<int> fatalLines;
     if (!log.exceptions().empty()) fatalLines.insert(log.exceptions().back().lastLine);
 
@@ -197,7 +220,8 @@ std::vector<const RankLog*> rankLogStreams(const std::vector<RankLog>& logs)
     return out;
 }
 
-std::vector<LogEvidence> classifyLogs(const TraceRead& read, std::size_t* linesScanned)
+std::vector<LogEvidence> classifyLogs(const TraceRead& read, std::size_t* linesScanned,
+                                      const ParallelControl& control)
 {
 
     std::map<int, std::int64_t> diedAtNs;
@@ -213,7 +237,10 @@ std::vector<LogEvidence> classifyLogs(const TraceRead& read, std::size_t* linesS
         for (const RankLog* log : streams) {
             if (linesScanned) *linesScanned += std::size_t(log->lineCount());
             const auto died = log->rank ? diedAtNs.find(*log->rank) : diedAtNs.end();
-            classifyStream(*log, signatures, died == diedAtNs.end() ? -1 : died->second, evidence);
+            const std::optional<QList<SignatureHit>> hits = scanStream(*log, signatures, control);
+            if (!hits) return {};
+            classifyStream(*log, *hits, signatures, died == diedAtNs.end() ? -1 : died->second,
+                           evidence);
         }
     }
     addElasticErrors(read, evidence);
@@ -244,13 +271,15 @@ std::string nothingReadableReason(const TraceRead& read)
            (failed.empty() ? std::string() : " (" + failed + ")");
 }
 
-Diagnosis diagnose(const TraceRead& read)
+Diagnosis diagnose(const TraceRead& read, const ParallelControl& control)
 {
     // A folder mixing traces of different jobs: one job is analysed, the others' traces are set
     // aside, and one finding says so (model/analysis/jobsplit.h).
     const JobSplit jobs = splitJobs(read.folder.sources());
     std::optional<EventStore> analysedEvents;
     if (jobs.mixed()) analysedEvents = withoutSources(read.events, jobs.setAside);
+    Diagnosis stopped;
+    stopped.interrupted = true;
     std::vector<std::string> paths;
     std::vector<int> ranks;
     QList<SourceFile> analysed;
@@ -265,7 +294,8 @@ Diagnosis diagnose(const TraceRead& read)
     }
     if (!jobs.mixed()) worldSize = read.folder.statedWorldSize();
     std::size_t lines = 0;
-    const std::vector<LogEvidence> logs = classifyLogs(read, &lines);
+    const std::vector<LogEvidence> logs = classifyLogs(read, &lines, control);
+    if (stopRequested(control)) return stopped;
     std::sort(ranks.begin(), ranks.end());
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
     std::vector<Finding> config =
@@ -276,7 +306,9 @@ Diagnosis diagnose(const TraceRead& read)
         Analyzer::run(analysedEvents ? *analysedEvents : read.events, std::move(paths),
                       std::move(ranks), logs, read.dumps, std::move(config), worldSize);
     diagnosis.analysis.logLineCount = lines;
-    diagnosis.autoChecks = AutoCheckEvaluator::evaluateAll(read, diagnosis.analysis, logs);
+    if (stopRequested(control)) return stopped;
+    diagnosis.autoChecks = AutoCheckEvaluator::evaluateAll(read, diagnosis.analysis, logs, control);
+    if (stopRequested(control)) return stopped;
     return diagnosis;
 }
 

@@ -17,6 +17,8 @@ struct TraceRead;
 struct Diagnosis {
     AnalysisResult analysis;
     std::vector<AutoCheckResult> autoChecks;
+    // diagnose() was told to stop: nothing was concluded (no findings, no checks).
+    bool interrupted = false;
 };
 
 // The log streams that speak for the ranks, the one rule every check reads logs by: a rank's
@@ -28,7 +30,9 @@ std::vector<const RankLog*> rankLogStreams(const std::vector<RankLog>& logs);
 // The per-rank log lines of a read that the symptom classifier's signatures match, as the
 // analysis consumes them: the lines of rankLogStreams().
 // `linesScanned`, when given, receives how many log lines went through the classifier.
-std::vector<LogEvidence> classifyLogs(const TraceRead& read, std::size_t* linesScanned = nullptr);
+// `control` is polled every AutoCheckEvaluator::kLinesPerPoll lines; none when told to stop.
+std::vector<LogEvidence> classifyLogs(const TraceRead& read, std::size_t* linesScanned = nullptr,
+                                      const ParallelControl& control = {});
 
 // Why nothing of the folder could be diagnosed ("the folder holds no files", "none of its 3
 // files could be read: a.json: not JSON; ..."), or empty when some trace event, log line or
@@ -36,6 +40,9 @@ std::vector<LogEvidence> classifyLogs(const TraceRead& read, std::size_t* linesS
 std::string nothingReadableReason(const TraceRead& read);
 
 // The diagnosis of a read: a function of the read alone, which it leaves as it is.
-Diagnosis diagnose(const TraceRead& read);
+// `control` (the loader's cancel) is polled in the long loops (the log classification, between
+// the analysis' stages, the auto-checks); once its stop flag is set, diagnose() returns soon,
+// an empty Diagnosis marked `interrupted`.
+Diagnosis diagnose(const TraceRead& read, const ParallelControl& control = {});
 
 } // namespace rankscope

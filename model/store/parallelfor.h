@@ -19,6 +19,14 @@ struct ParallelControl {
     std::function<void()> poll;
 };
 
+// For a long loop on the calling thread (outside parallelFor): runs the poll, when there is one,
+// and says whether the stop flag is set. Called every few thousand items, not on each.
+inline bool stopRequested(const ParallelControl& control)
+{
+    if (control.poll) control.poll();
+    return control.stop && control.stop->load(std::memory_order_relaxed);
+}
+
 // Calls body(item, worker) for every item in [0, count) on parallelWorkers(count) threads, the
 // calling thread being worker 0 unless it polls; items are handed out one at a time, so uneven
 // items balance.

@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimeZone>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -327,6 +328,7 @@ private Q_SLOTS:
     void findingsJsonSchema();
     void kindAndSeverityNames();
     void diagnoseIsAFunctionOfTheRead();
+    void diagnoseStopsInsideTheLogScan();
     void markdownReport();
     void absentRankIsNoCulprit();
     void rankNumberIsNoWorldSize();
@@ -534,6 +536,58 @@ void TestAnalyzer::diagnoseIsAFunctionOfTheRead()
     const SessionPtr session = loadSession(dir);
     QCOMPARE(readFingerprint(*session), before);
     QCOMPARE(diagnosisText(*session), diagnosisText(first));
+    // The report is built from the read and its analysis as from the loaded session.
+    QCOMPARE(AnalysisReport::toJson(read, first.analysis).dump(),
+             AnalysisReport::toJson(*session, session->analysis).dump());
+}
+
+// A log of several poll chunks: the signature hits are those of one scan of the whole log (the
+// first 64 per rule, across chunk boundaries), and a stop set while the first chunks are scanned
+// ends diagnose() there, with nothing concluded.
+void TestAnalyzer::diagnoseStopsInsideTheLogScan()
+{
+    QTemporaryDir dir;
+    QFile f(dir.filePath(QStringLiteral("rank0.log")));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    const int lines = 4 * AutoCheckEvaluator::kLinesPerPoll;
+    std::vector<int> oomLines; // 1-based
+    for (int i = 1; i <= lines; ++i) {
+        if (i % 1000 == 0) {
+            f.write("node1:3:3 [0] enqueue.cc:197 NCCL WARN Cuda failure 'out of memory'\n");
+            oomLines.push_back(i);
+        } else {
+            f.write("[rank0] INFO train: step " + QByteArray::number(i) + " loss 1.0\n");
+        }
+    }
+    f.close();
+    const TraceRead read = readFolder(dir.path());
+    QCOMPARE(read.logs.size(), std::size_t(1));
+    QCOMPARE(read.logs.front().lineCount(), lines);
+
+    std::vector<int> cited;
+    for (const LogEvidence& e : classifyLogs(read))
+        if (e.signature == "nccl.cuda-oom") cited.push_back(e.line);
+    QCOMPARE(cited, std::vector<int>(oomLines.begin(), oomLines.begin() + 64));
+
+    std::atomic<bool> stop{false};
+    int polls = 0;
+    ParallelControl control;
+    control.stop = &stop;
+    control.poll = [&] {
+        if (++polls == 2) stop = true;
+    };
+    const Diagnosis stopped = diagnose(read, control);
+    QVERIFY(stopped.interrupted);
+    // The second chunk's poll, then diagnose()'s own look at the flag: no other chunk ran.
+    QCOMPARE(polls, 3);
+    QVERIFY(stopped.analysis.findings.empty() && stopped.autoChecks.empty());
+    int wholePolls = 0;
+    control.stop = nullptr;
+    control.poll = [&] { ++wholePolls; };
+    const Diagnosis whole = diagnose(read, control);
+    QVERIFY(!whole.interrupted);
+    QVERIFY(wholePolls >= 4 + 4); // each chunk of the scan, and of the port check
+    QCOMPARE(whole.analysis.logLineCount, std::size_t(lines));
 }
 
 void TestAnalyzer::markdownReport()

@@ -1,4 +1,5 @@
 #include "model/tracesession.h"
+#include "tests/support/findings.h"
 
 #include <QDir>
 #include <QFile>
@@ -157,6 +158,9 @@ void TestAnalyzerFixtures::fixture()
         rankLogLines += log.readAll().count('\n');
     }
     QCOMPARE(qsizetype(res.logLineCount), rankLogLines);
+    // No auto-check the walkthrough shows says the opposite of a finding.
+    const QStringList contradicting = test::contradictions(res, session->autoChecks);
+    QVERIFY2(contradicting.isEmpty(), qPrintable(contradicting.join(QLatin1Char('\n'))));
 
     if (faulty.empty()) {
         for (const Finding* f : errors)

@@ -22,6 +22,8 @@ private Q_SLOTS:
     void cancelDuringLargeTraceAndLogLoadEnds();
     void cancelAfterReadingSkipsTheAnalysis();
     void cliLoadSkipsLaneLods();
+    void readComesBeforeTheDiagnosis();
+    void cancelDuringTheDiagnosisEndsIt();
 };
 
 static const QString kHealthy = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/healthy");
@@ -252,6 +254,49 @@ void TestTraceLoader::cliLoadSkipsLaneLods()
     QVERIFY(!session->events.lanes.empty());
     QVERIFY(session->laneLods.empty());
     QCOMPARE(loadSession(kHealthy)->laneLods.size(), session->events.lanes.size());
+}
+
+// The timeline can be shown once the folder is read: `read` comes first, with the session's
+// events and no diagnosis yet, then `loaded` with the same session, diagnosed.
+void TestTraceLoader::readComesBeforeTheDiagnosis()
+{
+    TraceLoader loader;
+    QSignalSpy loaded(&loader, &TraceLoader::loaded);
+    bool undiagnosedAtRead = false;
+    SessionPtr atRead;
+    connect(&loader, &TraceLoader::read, this, [&](const SessionPtr& s) {
+        atRead = s;
+        undiagnosedAtRead = s->analysis.findings.empty() && s->autoChecks.empty() &&
+                            !s->events.lanes.empty() &&
+                            s->laneLods.size() == s->events.lanes.size();
+        QCOMPARE(loaded.size(), 0);
+    });
+    loader.start(QStringLiteral(RANKSCOPE_TEST_DATA "/traces/hang_timeout"));
+    QVERIFY(loaded.wait(30000));
+    QVERIFY(atRead);
+    QVERIFY(undiagnosedAtRead);
+    const auto session = loaded.first().first().value<SessionPtr>();
+    QCOMPARE(session.get(), atRead.get());
+    QVERIFY(!session->analysis.findings.empty() && !session->autoChecks.empty());
+}
+
+// A cancel once the folder is read stops the diagnosis: `canceled`, never `loaded`.
+void TestTraceLoader::cancelDuringTheDiagnosisEndsIt()
+{
+    TraceLoader loader;
+    QSignalSpy loaded(&loader, &TraceLoader::loaded);
+    QSignalSpy canceled(&loader, &TraceLoader::canceled);
+    QSignalSpy read(&loader, &TraceLoader::read);
+    connect(&loader, &TraceLoader::read, &loader, &TraceLoader::cancel);
+    // A log whose classification takes far longer than the queued `read` takes to arrive.
+    QTemporaryDir dir;
+    writeLargeTraceAndLog(dir, 32);
+    loader.start(dir.path());
+    QVERIFY(canceled.wait(30000));
+    QCOMPARE(read.size(), 1);
+    QTest::qWait(50);
+    QCOMPARE(loaded.size(), 0);
+    QVERIFY(!loader.isRunning());
 }
 
 QTEST_GUILESS_MAIN(TestTraceLoader)

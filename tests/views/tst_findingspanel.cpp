@@ -70,6 +70,8 @@ private Q_SLOTS:
     void fixItOpensAFixPatternOfTheFinding();
     void symptomsAreListedWithScores();
     void markersAndOffsetsFollowTheAnalysis();
+    void factFindingsSayTheyHaveNoSymptom();
+    void saysWhenTheDiagnosisIsNotThere();
 };
 
 void TestFindingsPanel::modelPassesTheTester()
@@ -229,6 +231,39 @@ void TestFindingsPanel::markersAndOffsetsFollowTheAnalysis()
         QCOMPARE(offsets.contains(rank), offset.has_value());
         if (offset) QCOMPARE(offsets.value(rank), -*offset);
     }
+}
+
+// A finding without a taxonomy leaf (rank 3 of the group left no dump) shows what the CLI says
+// in its place, in the table and in the details, not an empty symptom.
+void TestFindingsPanel::factFindingsSayTheyHaveNoSymptom()
+{
+    FindingsPanel panel;
+    panel.setSession(
+        loadSession(QStringLiteral(RANKSCOPE_TEST_DATA "/fr_scenarios/absent_rank_json")));
+    int row = -1;
+    for (int r = 0; r < panel.model()->rowCount(); ++r)
+        if (panel.model()->finding(r)->kind == FindingKind::MissingRanks) row = r;
+    QVERIFY(row >= 0);
+    QVERIFY(panel.model()->finding(row)->symptom.empty());
+    const QString text = panel.model()->index(row, FindingsModel::SymptomColumn).data().toString();
+    QVERIFY2(text.startsWith(QLatin1String("none (a fact")), qPrintable(text));
+    panel.selectFinding(row);
+    QVERIFY(panel.summaryView()->toPlainText().contains(text));
+}
+
+// Read but not yet diagnosed, or its diagnosis cancelled: the panel says so, never "no errors
+// or warnings found".
+void TestFindingsPanel::saysWhenTheDiagnosisIsNotThere()
+{
+    FindingsPanel panel;
+    const SessionPtr read = readSession(QStringLiteral(RANKSCOPE_EXAMPLES "/hang_timeout"));
+    panel.setSession(read, FindingsPanel::Diagnosis::Running);
+    QCOMPARE(panel.model()->rowCount(), 0);
+    QVERIFY(panel.summaryView()->toPlainText().startsWith(QLatin1String("Diagnosing")));
+    panel.setSession(read, FindingsPanel::Diagnosis::Cancelled);
+    QVERIFY(panel.summaryView()->toPlainText().contains(QLatin1String("cancelled")));
+    panel.setSession(read);
+    QVERIFY(panel.summaryView()->toPlainText().startsWith(QLatin1String("No errors")));
 }
 
 QTEST_MAIN(TestFindingsPanel)

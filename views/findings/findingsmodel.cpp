@@ -1,5 +1,6 @@
 #include "views/findings/findingsmodel.h"
 
+#include "model/analysisreport.h"
 #include "model/kb/taxonomy.h"
 #include "views/timeline/timelineview.h"
 
@@ -56,6 +57,11 @@ QString FindingsModel::symptomName(const std::string& id)
     const QString qid = QString::fromStdString(id);
     if (const TaxonomyNode* node = Taxonomy::instance().node(qid)) return node->name;
     return qid;
+}
+
+QString FindingsModel::findingSymptom(const Finding& f)
+{
+    return f.symptom.empty() ? AnalysisReport::symptomText(f) : symptomName(f.symptom);
 }
 
 QColor FindingsModel::severityColor(Severity severity)
@@ -123,7 +129,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
         case RanksColumn:
             return ranksText(f->ranks);
         case SymptomColumn:
-            return symptomName(f->symptom);
+            return findingSymptom(*f);
         case SummaryColumn:
             return QString::fromStdString(f->summary);
         default:

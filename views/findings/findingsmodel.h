@@ -39,6 +39,9 @@ public:
     static QString ranksText(const std::vector<int>& ranks);
     // The taxonomy node's name, or the id when the taxonomy does not know it.
     static QString symptomName(const std::string& id);
+    // A finding's symptom as symptomName() names it; for a finding without one (a fact about
+    // what the folder holds: missing ranks, unpaired collectives) what the CLI says instead.
+    static QString findingSymptom(const Finding& f);
     // Fixed colours so a severity reads the same on a dark and a light palette.
     static QColor severityColor(Severity severity);
 

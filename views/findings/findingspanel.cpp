@@ -132,9 +132,10 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent), m_model(new Fin
     refreshDetail();
 }
 
-void FindingsPanel::setSession(SessionPtr session)
+void FindingsPanel::setSession(SessionPtr session, Diagnosis state)
 {
     m_session = std::move(session);
+    m_state = state;
     m_model->setSession(m_session);
     if (m_logViewer) m_logViewer->setSession(m_session);
     refreshSymptoms();
@@ -219,11 +220,16 @@ void FindingsPanel::refreshDetail()
     m_evidence->clear();
     if (!f) {
         const std::string unread = m_session ? nothingReadableReason(*m_session) : std::string();
-        m_summary->setHtml(!m_session ? tr("Open a trace folder to see its findings.")
-                           : unread.empty()
-                               ? tr("No errors or warnings found.")
-                               : tr("Nothing readable in this folder: %1.")
-                                     .arg(QString::fromStdString(unread).toHtmlEscaped()));
+        m_summary->setHtml(
+            !m_session ? tr("Open a trace folder to see its findings.")
+            : m_state == Diagnosis::Running
+                ? tr("Diagnosing… the findings appear here when the analysis ends.")
+            : m_state == Diagnosis::Cancelled
+                ? tr("The diagnosis was cancelled: no findings. Open the folder again to "
+                     "diagnose it.")
+            : unread.empty() ? tr("No errors or warnings found.")
+                             : tr("Nothing readable in this folder: %1.")
+                                   .arg(QString::fromStdString(unread).toHtmlEscaped()));
         m_evidenceButton->setEnabled(false);
         m_timelineButton->setEnabled(false);
         m_fixButton->setEnabled(false);
@@ -231,7 +237,7 @@ void FindingsPanel::refreshDetail()
     }
     QString head = QStringLiteral("<b>%1 · %2</b>")
                        .arg(QString::fromStdString(f->id).toHtmlEscaped(),
-                            FindingsModel::symptomName(f->symptom).toHtmlEscaped());
+                            FindingsModel::findingSymptom(*f).toHtmlEscaped());
     QStringList facts;
     if (const QString r = FindingsModel::ranksText(f->ranks); !r.isEmpty()) facts << r;
     if (!f->processGroup.empty())

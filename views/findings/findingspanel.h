@@ -26,7 +26,10 @@ class FindingsPanel : public QWidget {
 public:
     explicit FindingsPanel(QWidget* parent = nullptr);
 
-    void setSession(SessionPtr session);
+    // Whether the session's diagnosis is there: while it is computed, or once it was cancelled,
+    // the panel says so instead of "no errors or warnings found".
+    enum class Diagnosis { Done, Running, Cancelled };
+    void setSession(SessionPtr session, Diagnosis state = Diagnosis::Done);
     // Any of them may be null: its button is then disabled. They must outlive the panel.
     void setTargets(LogViewer* logViewer, TimelineView* timeline, WalkthroughPanel* walkthrough);
 
@@ -62,6 +65,7 @@ private:
     bool openFix(const QString& patternId);
 
     SessionPtr m_session;
+    Diagnosis m_state = Diagnosis::Done;
     FindingsModel* m_model = nullptr;
     LogViewer* m_logViewer = nullptr;
     TimelineView* m_timeline = nullptr;
