@@ -1,6 +1,7 @@
 #include "model/traceloader.h"
 
 #include "model/analysis/sessionanalysis.h"
+#include "model/digest/digest.h"
 
 #include <QPromise>
 #include <QtConcurrent>
@@ -13,6 +14,14 @@ SessionPtr loadSession(const QString& dir, const ProgressFn& progress, const Can
 {
     auto session = std::make_shared<TraceSession>();
     TraceRead& read = *session;
+    if (Digest::isDigestPath(dir)) { // a digest is read whole (it is small) and diagnosed as is
+        Digest::Opened digest = Digest::open(dir);
+        read = std::move(digest.read);
+        if (read.folder.isValid())
+            static_cast<Diagnosis&>(*session) = diagnose(read, &digest.breakdown);
+        if (options.buildLaneLods) session->laneLods = buildLaneLods(read.events);
+        return session;
+    }
     read = readFolder(dir, progress, cancelled, options);
     if (read.cancelled) return session;
     // The analysis and the lane pyramids take seconds on GB inputs: a cancel seen between the

@@ -242,7 +242,7 @@ std::string nothingReadableReason(const TraceRead& read)
            (failed.empty() ? std::string() : " (" + failed + ")");
 }
 
-Diagnosis diagnose(const TraceRead& read)
+Diagnosis diagnose(const TraceRead& read, const std::vector<RankTimeBreakdown>* breakdown)
 {
     std::vector<std::string> paths;
     for (const SourceFile& s : read.folder.sources())
@@ -258,7 +258,7 @@ Diagnosis diagnose(const TraceRead& read)
     Diagnosis diagnosis;
     diagnosis.analysis =
         Analyzer::run(read.events, std::move(paths), std::move(ranks), logs, read.dumps,
-                      std::move(config), read.folder.statedWorldSize());
+                      std::move(config), read.folder.statedWorldSize(), breakdown);
     diagnosis.analysis.logLineCount = lines;
     diagnosis.autoChecks = AutoCheckEvaluator::evaluateAll(read, diagnosis.analysis, logs);
     return diagnosis;

@@ -35,7 +35,9 @@ std::vector<LogEvidence> classifyLogs(const TraceRead& read, std::size_t* linesS
 // dump was read: "nothing readable" is not "no fault found".
 std::string nothingReadableReason(const TraceRead& read);
 
-// The diagnosis of a read: a function of the read alone, which it leaves as it is.
-Diagnosis diagnose(const TraceRead& read);
+// The diagnosis of a read: a function of the read alone, which it leaves as it is. A read whose
+// lanes were reduced (a digest) comes with `breakdown`, TimeBreakdown::compute of its full lanes.
+Diagnosis diagnose(const TraceRead& read,
+                   const std::vector<RankTimeBreakdown>* breakdown = nullptr);
 
 } // namespace rankscope
