@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <mpi.h>
 #include <numeric>
+#include <time.h>
 #include <vector>
 
 using namespace rankscope;
@@ -19,6 +20,15 @@ using namespace rankscope;
 namespace {
 
 int g_process = 0;
+
+// CPU seconds of this process (all its threads): on a shared machine, the honest throughput.
+double cpuSeconds()
+{
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return double(t.tv_sec) + double(t.tv_nsec) / 1e9;
+}
+
 int g_processes = 1;
 
 void say(const QString& text)
@@ -128,10 +138,12 @@ int run(int argc, char** argv)
         say(QStringLiteral("reading %1 (%2 of %3)").arg(path).arg(++done).arg(traces));
     });
     const double seconds = double(clock.nsecsElapsed()) / 1e9;
-    say(QStringLiteral("read %1 MB in %2 s (%3 MB/s); sending %4 KB")
+    const double cpu = cpuSeconds();
+    say(QStringLiteral("read %1 MB in %2 s wall, %3 s CPU (%4 MB per CPU second); sending %5 KB")
             .arg(double(bytes) / 1e6, 0, 'f', 1)
             .arg(seconds, 0, 'f', 2)
-            .arg(seconds > 0 ? double(bytes) / 1e6 / seconds : 0.0, 0, 'f', 1)
+            .arg(cpu, 0, 'f', 2)
+            .arg(cpu > 0 ? double(bytes) / 1e6 / cpu : 0.0, 0, 'f', 1)
             .arg(double(part.size()) / 1e3, 0, 'f', 1));
     const std::vector<QByteArray> parts = gather(part);
     if (g_process != 0) return 0;
