@@ -20,6 +20,7 @@ private Q_SLOTS:
     void largeFolderDigestIsSmallAndEqual();
     void sameContentWhateverTheSplit();
     void partitionKeepsRanksTogetherAndBalances();
+    void unreadableTraceIsRecordedNotFatal();
     void notADigestFails();
 };
 
@@ -235,6 +236,35 @@ void TestDigest::partitionKeepsRanksTogetherAndBalances()
     for (const auto& share : eight)
         busy += share.empty() ? 0 : 1;
     QCOMPARE(busy, 3);
+}
+
+void TestDigest::unreadableTraceIsRecordedNotFatal()
+{
+    // The healthy job with rank 1's trace cut in the middle of an event.
+    QTemporaryDir dir;
+    const QDir healthy(QStringLiteral(RANKSCOPE_TEST_DATA "/traces/healthy"));
+    for (const QString& name : healthy.entryList(QDir::Files)) {
+        QFile in(healthy.filePath(name));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QByteArray bytes = in.readAll();
+        if (name == QLatin1String("rank1.pt.trace.json")) bytes.truncate(bytes.size() / 2);
+        QFile out(dir.filePath(name));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(bytes);
+    }
+    QTemporaryDir out;
+    const QString digest = out.filePath(QStringLiteral("job.rsdigest"));
+    QCOMPARE(Digest::create(dir.path(), digest), QString());
+    const SessionPtr fromFolder = load(dir.path());
+    const SessionPtr fromDigest = load(digest);
+    const auto statusOf = [](const SessionPtr& s) {
+        for (const SourceFile& f : s->folder.sources())
+            if (f.relativePath == QLatin1String("rank1.pt.trace.json")) return f.status;
+        return SourceStatus::Ok;
+    };
+    QVERIFY(statusOf(fromFolder) != SourceStatus::Ok);
+    QCOMPARE(statusOf(fromDigest), statusOf(fromFolder));
+    compareConclusions(conclusions(fromFolder), conclusions(fromDigest));
 }
 
 void TestDigest::notADigestFails()
