@@ -1,6 +1,7 @@
 #include "model/traceloader.h"
 
 #include "model/analysis/sessionanalysis.h"
+#include "model/digest/digest.h"
 
 #include <QPromise>
 #include <QtConcurrent>
@@ -27,6 +28,13 @@ std::shared_ptr<TraceSession> readSession(const QString& dir, const ProgressFn& 
 {
     auto session = std::make_shared<TraceSession>();
     TraceRead& read = *session;
+    if (Digest::isDigestPath(dir)) { // a digest is read whole (it is small)
+        Digest::Opened digest = Digest::open(dir);
+        read = std::move(digest.read);
+        session->storedBreakdown = std::move(digest.breakdown);
+        if (options.buildLaneLods) session->laneLods = buildLaneLods(read.events);
+        return session;
+    }
     read = readFolder(dir, progress, cancelled, options);
     if (read.cancelled) return session;
     // The lane pyramids take seconds on GB inputs: a cancel seen after reading ends the load.
@@ -36,7 +44,7 @@ std::shared_ptr<TraceSession> readSession(const QString& dir, const ProgressFn& 
     return session;
 }
 
-Diagnosis diagnoseSession(const TraceRead& read, const CancelFn& cancelled)
+Diagnosis diagnoseSession(const TraceSession& session, const CancelFn& cancelled)
 {
     std::atomic<bool> stop{false};
     ParallelControl control;
@@ -45,7 +53,8 @@ Diagnosis diagnoseSession(const TraceRead& read, const CancelFn& cancelled)
         control.poll = [&] {
             if (cancelled()) stop = true;
         };
-    return diagnose(read, control);
+    return diagnose(session, control,
+                    session.storedBreakdown ? &*session.storedBreakdown : nullptr);
 }
 
 SessionPtr loadSession(const QString& dir, const ProgressFn& progress, const CancelFn& cancelled,

@@ -5,6 +5,8 @@
 #include "model/trace/traceread.h"
 
 #include <memory>
+#include <optional>
+#include <vector>
 
 namespace rankscope {
 
@@ -13,6 +15,9 @@ namespace rankscope {
 // read-only; TraceLoader sets the diagnosis of a read session on the GUI thread, once.
 struct TraceSession : TraceRead, Diagnosis {
     std::vector<LaneLod> laneLods; // same index as events.lanes; built at the end of the load
+    // A digest's lanes are reduced: its stored breakdown (of the full lanes) replaces the one
+    // diagnose() would compute from them. Empty for a folder.
+    std::optional<std::vector<RankTimeBreakdown>> storedBreakdown;
 };
 
 using SessionPtr = std::shared_ptr<const TraceSession>;
@@ -26,7 +31,7 @@ std::shared_ptr<TraceSession> readSession(const QString& dir, const ProgressFn& 
                                           const CancelFn& cancelled = {},
                                           const LoadOptions& options = {});
 // diagnose() polling `cancelled`; an interrupted diagnosis when it says stop.
-Diagnosis diagnoseSession(const TraceRead& read, const CancelFn& cancelled = {});
+Diagnosis diagnoseSession(const TraceSession& session, const CancelFn& cancelled = {});
 // readSession, then its diagnosis; what the CLI and the tests call. A cancelled load is returned
 // undiagnosed, with nothing but the folder's listing, marked cancelled.
 SessionPtr loadSession(const QString& dir, const ProgressFn& progress = {},

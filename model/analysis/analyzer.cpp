@@ -80,7 +80,8 @@ std::optional<Finding> absentRanks(const std::vector<int>& present, int worldSiz
 AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> sourcePaths,
                              std::vector<int> ranks, const std::vector<LogEvidence>& logs,
                              const std::vector<FlightRecorderDump>& dumps,
-                             std::vector<Finding> config, int worldSize)
+                             std::vector<Finding> config, int worldSize,
+                             const std::vector<RankTimeBreakdown>* breakdown)
 {
     AnalysisResult res;
     for (const Lane& lane : store.lanes)
@@ -98,7 +99,7 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     ctx.clock = ClockAligner::align(res.groups, ranks);
     HangDetector::Result hang = HangDetector::detect(ctx, res.groups);
     StragglerDetector::Result straggler = StragglerDetector::detect(ctx, res.groups);
-    res.breakdown = TimeBreakdown::compute(store);
+    res.breakdown = breakdown ? *breakdown : TimeBreakdown::compute(store);
     std::vector<Finding> idle = TimeBreakdown::idleFindings(res.breakdown);
     for (Finding& f : idle)
         if (f.ranks.size() == 1 && f.startNs >= 0) {

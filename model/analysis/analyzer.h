@@ -41,11 +41,13 @@ public:
     // `config` the settings the ranks' logs disagree on (ConfigCheck) and what the folder's files
     // disagree on (a folder mixing jobs, jobsplit.h), reported as they are; `worldSize` the job's
     // size as its files state it (0: unknown). Ranks of the job that left nothing are reported
-    // once and never blamed: nothing is known of them.
+    // once and never blamed: nothing is known of them. `breakdown`, when given, is the
+    // TimeBreakdown::compute of the full lanes, for a store whose lanes were reduced (a digest).
     static AnalysisResult run(const EventStore& store, std::vector<std::string> sourcePaths,
                               std::vector<int> ranks, const std::vector<LogEvidence>& logs,
                               const std::vector<FlightRecorderDump>& dumps = {},
-                              std::vector<Finding> config = {}, int worldSize = 0);
+                              std::vector<Finding> config = {}, int worldSize = 0,
+                              const std::vector<RankTimeBreakdown>* breakdown = nullptr);
 };
 
 } // namespace rankscope

@@ -271,7 +271,8 @@ std::string nothingReadableReason(const TraceRead& read)
            (failed.empty() ? std::string() : " (" + failed + ")");
 }
 
-Diagnosis diagnose(const TraceRead& read, const ParallelControl& control)
+Diagnosis diagnose(const TraceRead& read, const ParallelControl& control,
+                   const std::vector<RankTimeBreakdown>* breakdown)
 {
     // A folder mixing traces of different jobs: one job is analysed, the others' traces are set
     // aside, and one finding says so (model/analysis/jobsplit.h).
@@ -304,7 +305,7 @@ Diagnosis diagnose(const TraceRead& read, const ParallelControl& control)
     Diagnosis diagnosis;
     diagnosis.analysis =
         Analyzer::run(analysedEvents ? *analysedEvents : read.events, std::move(paths),
-                      std::move(ranks), logs, read.dumps, std::move(config), worldSize);
+                      std::move(ranks), logs, read.dumps, std::move(config), worldSize, breakdown);
     diagnosis.analysis.logLineCount = lines;
     if (stopRequested(control)) return stopped;
     diagnosis.autoChecks = AutoCheckEvaluator::evaluateAll(read, diagnosis.analysis, logs, control);

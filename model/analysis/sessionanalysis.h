@@ -42,7 +42,9 @@ std::string nothingReadableReason(const TraceRead& read);
 // The diagnosis of a read: a function of the read alone, which it leaves as it is.
 // `control` (the loader's cancel) is polled in the long loops (the log classification, between
 // the analysis' stages, the auto-checks); once its stop flag is set, diagnose() returns soon,
-// an empty Diagnosis marked `interrupted`.
-Diagnosis diagnose(const TraceRead& read, const ParallelControl& control = {});
+// an empty Diagnosis marked `interrupted`. A read whose lanes were reduced (a digest) comes with
+// `breakdown`, TimeBreakdown::compute of its full lanes.
+Diagnosis diagnose(const TraceRead& read, const ParallelControl& control = {},
+                   const std::vector<RankTimeBreakdown>* breakdown = nullptr);
 
 } // namespace rankscope

@@ -572,6 +572,20 @@ void TraceFolder::assumeLoneTraceRank()
         "rank");
 }
 
+TraceFolder TraceFolder::restore(const QString& path, QList<SourceFile> sources,
+                                 QStringList warnings, int worldSize, int statedWorldSize,
+                                 const QString& error)
+{
+    TraceFolder folder;
+    folder.m_path = path;
+    folder.m_error = error;
+    folder.m_sources = std::move(sources);
+    folder.m_warnings = std::move(warnings);
+    folder.m_worldSize = worldSize;
+    folder.m_statedWorldSize = statedWorldSize;
+    return folder;
+}
+
 TraceFolder TraceFolder::discover(const QString& dir, const std::function<bool()>& cancelled)
 {
     TraceFolder folder;

@@ -19,6 +19,11 @@ public:
     // anything else (FIFO, socket, device, link out or in a loop) is listed with status Error and
     // a reason, never opened in blocking mode. `cancelled` is polled per file.
     static TraceFolder discover(const QString& dir, const std::function<bool()>& cancelled = {});
+    // A folder as discover() listed it, restored from a record of it (a digest): the sources
+    // with their discovery-time rank, status and message, the warnings and world sizes; or,
+    // with `error`, the reason the record could not be read (isValid() is then false).
+    static TraceFolder restore(const QString& path, QList<SourceFile> sources, QStringList warnings,
+                               int worldSize, int statedWorldSize, const QString& error = {});
 
     bool isValid() const { return m_error.isEmpty(); }
     QString error() const { return m_error; } // why the folder itself could not be read

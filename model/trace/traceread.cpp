@@ -30,6 +30,40 @@ StatedJob statedClock(const EventStore& store)
     return stated;
 }
 
+// One trace source as readFolder's workers read it; `cancel` and `progressBytes` may be null.
+TraceSourceRead readTrace(const SourceFile& s, int sourceIndex, const KinetoReader::Budget& budget,
+                          std::atomic<bool>* cancel, std::atomic<std::int64_t>* progressBytes)
+{
+    TraceSourceRead out;
+    if (s.kind == SourceKind::Kineto) {
+        KinetoReader::Options opt;
+        opt.budget = budget;
+        opt.rank = s.rank.value_or(-1);
+        opt.sourceIndex = sourceIndex;
+        opt.cancel = cancel;
+        opt.progressBytes = progressBytes;
+        KinetoReadResult r = KinetoReader::readSource(s, out.events, opt);
+        out.status = r.status;
+        out.message = std::move(r.message);
+        out.worldSize = r.worldSize;
+        out.ncclVersion = std::move(r.ncclVersion);
+        out.statedRank = r.statedRank;
+        out.backend = std::move(r.backend);
+        out.processGroupSizes = std::move(r.processGroupSizes);
+    } else {
+        HorovodTimelineReader::Options opt;
+        opt.coordinatorRank = s.rank.value_or(0);
+        opt.sourceIndex = sourceIndex;
+        opt.cancel = cancel;
+        opt.progressBytes = progressBytes;
+        HorovodReadResult r = HorovodTimelineReader::readSource(s, out.events, opt);
+        out.status = r.status;
+        out.message = std::move(r.message);
+        out.worldSize = r.worldSize;
+    }
+    return out;
+}
+
 // Reads every Kineto source, Horovod timeline and log, a worker per core taking the next file
 // (largest first, so one big file does not start last); each trace goes into a store of its own (so
 // memory is the events plus one read window per worker), and everything is merged in folder order
@@ -44,8 +78,7 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
     std::vector<int> todo;
     for (int i = 0; i < int(sources.size()); ++i) {
         const SourceFile& s = sources[i];
-        if (s.kind == SourceKind::Kineto || s.kind == SourceKind::HorovodTimeline ||
-            (isLog(s.kind) && s.status != SourceStatus::Error))
+        if (isTraceSource(s.kind) || (isLog(s.kind) && s.status != SourceStatus::Error))
             todo.push_back(i);
     }
     std::vector<std::size_t> order(todo.size());
@@ -59,29 +92,19 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
         otherBytes -= sources[i].sizeBytes;
 
     std::vector<EventStore> stores(todo.size());
-    std::vector<KinetoReadResult> traces(todo.size());
+    std::vector<TraceSourceRead> traces(todo.size());
     std::vector<LogReader::Result> logs(todo.size());
-    std::vector<HorovodReadResult> timelines(todo.size());
     const auto done = std::make_unique<std::atomic<std::int64_t>[]>(todo.size());
     std::atomic<bool> cancel{false};
     std::atomic<std::int64_t> logLines{0}, logRankTags{0}; // the logs' per-load budgets
     const auto readOne = [&](std::size_t k) {
         const SourceFile& s = sources[todo[k]];
-        if (s.kind == SourceKind::Kineto) {
-            KinetoReader::Options opt;
-            opt.budget = options.traceBudget;
-            opt.rank = s.rank.value_or(-1);
-            opt.sourceIndex = todo[k];
-            opt.cancel = &cancel;
-            opt.progressBytes = &done[k];
-            traces[k] = KinetoReader::readSource(s, stores[k], opt);
-        } else if (s.kind == SourceKind::HorovodTimeline) {
-            HorovodTimelineReader::Options opt;
-            opt.coordinatorRank = s.rank.value_or(0);
-            opt.sourceIndex = todo[k];
-            opt.cancel = &cancel;
-            opt.progressBytes = &done[k];
-            timelines[k] = HorovodTimelineReader::readSource(s, stores[k], opt);
+        if (isTraceSource(s.kind)) {
+            TraceSourceRead r = options.givenTrace
+                                    ? options.givenTrace(todo[k])
+                                    : readTrace(s, todo[k], options.traceBudget, &cancel, &done[k]);
+            stores[k] = std::move(r.events);
+            traces[k] = std::move(r);
         } else {
             LogReader::Control control;
             control.cancel = &cancel;
@@ -106,9 +129,6 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
             traces[k] = {};
             traces[k].status = SourceStatus::Error;
             traces[k].message = message;
-            timelines[k] = {};
-            timelines[k].status = SourceStatus::Error;
-            timelines[k].message = message;
             logs[k] = {};
             logs[k].ok = false;
             logs[k].message = QString::fromStdString(message);
@@ -139,11 +159,13 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
     for (std::size_t k = 0; k < todo.size(); ++k) {
         const int index = todo[k];
         const SourceKind kind = sources[index].kind;
-        if (kind == SourceKind::Kineto) {
+        if (isTraceSource(kind)) {
             read.folder.setSourceStatus(index, traces[k].status,
                                         QString::fromStdString(traces[k].message));
             read.folder.noteWorldSize(traces[k].worldSize);
-            read.folder.setSourceNcclVersion(index, QString::fromStdString(traces[k].ncclVersion));
+            if (kind == SourceKind::Kineto)
+                read.folder.setSourceNcclVersion(index,
+                                                 QString::fromStdString(traces[k].ncclVersion));
             StatedJob stated = statedClock(stores[k]);
             stated.worldSize = traces[k].worldSize;
             stated.backend = QString::fromStdString(traces[k].backend);
@@ -161,12 +183,6 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
                     c.rank = rank;
             }
             read.events.merge(std::move(stores[k]));
-        } else if (kind == SourceKind::HorovodTimeline) {
-            read.folder.setSourceStatus(index, timelines[k].status,
-                                        QString::fromStdString(timelines[k].message));
-            read.folder.noteWorldSize(timelines[k].worldSize);
-            read.folder.setSourceStatedJob(index, statedClock(stores[k]));
-            read.events.merge(std::move(stores[k]));
         } else {
             read.folder.setSourceStatus(index,
                                         !logs[k].ok         ? SourceStatus::Error
@@ -181,12 +197,29 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
 
 } // namespace
 
+bool isTraceSource(SourceKind kind)
+{
+    return kind == SourceKind::Kineto || kind == SourceKind::HorovodTimeline;
+}
+
+TraceSourceRead readTraceSource(const SourceFile& source, int sourceIndex,
+                                const KinetoReader::Budget& budget)
+{
+    return readTrace(source, sourceIndex, budget, nullptr, nullptr);
+}
+
 TraceRead readFolder(const QString& dir, const ProgressFn& progress, const CancelFn& cancelled,
+                     const ReadOptions& options)
+{
+    return readFolder(TraceFolder::discover(dir, cancelled), progress, cancelled, options);
+}
+
+TraceRead readFolder(TraceFolder folder, const ProgressFn& progress, const CancelFn& cancelled,
                      const ReadOptions& options)
 {
     const auto isCancelled = [&] { return cancelled && cancelled(); };
     TraceRead read;
-    read.folder = TraceFolder::discover(dir, cancelled);
+    read.folder = std::move(folder);
     readDiagnosticSources(read, cancelled);
     const bool complete = !isCancelled() && (!read.folder.isValid() ||
                                              readSources(read, progress, cancelled, options));

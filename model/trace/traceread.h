@@ -32,16 +32,40 @@ using CancelFn = std::function<bool()>;
 // Per file, from the thread that called readFolder: bytes of `source` read so far of `total`.
 using FileProgressFn =
     std::function<void(int sourceIndex, const QString& relativePath, qint64 done, qint64 total)>;
+// What the reader of one trace source (a Kineto trace, a Horovod timeline) left: its events and
+// what it says of the source. Read in one process and merged in another (rankscope-digest).
+struct TraceSourceRead {
+    EventStore events;
+    SourceStatus status = SourceStatus::Ok;
+    std::string message;
+    int worldSize = 0;
+    std::string ncclVersion;
+    std::optional<std::int64_t> statedRank;
+    std::string backend;                          // see KinetoReadResult
+    std::map<std::string, int> processGroupSizes; // see KinetoReadResult
+};
+// The sources readFolder reads as traces (their events go into TraceRead::events).
+bool isTraceSource(SourceKind kind);
+// Reads trace source `sourceIndex` of a folder, as readFolder does.
+TraceSourceRead readTraceSource(const SourceFile& source, int sourceIndex,
+                                const KinetoReader::Budget& budget);
+// The read of trace source `sourceIndex`, taken from elsewhere instead of its file.
+using GivenTraceFn = std::function<TraceSourceRead(int sourceIndex)>;
+
 struct ReadOptions {
     KinetoReader::Budget traceBudget; // per Kineto source
     FileProgressFn fileProgress;
     LogReader::Budget logBudget; // what the logs of this read may cost
+    GivenTraceFn givenTrace;     // when set, every trace source's read comes from it
 };
 
 // Reads a folder synchronously: discovery, the dumps and error files, then every trace and log
 // on the worker pool; NCCL's collective lines join the groups of the traces and dumps they
 // describe.
 TraceRead readFolder(const QString& dir, const ProgressFn& progress = {},
+                     const CancelFn& cancelled = {}, const ReadOptions& options = {});
+// The same over a folder already listed (discovered, or restored from a digest).
+TraceRead readFolder(TraceFolder folder, const ProgressFn& progress = {},
                      const CancelFn& cancelled = {}, const ReadOptions& options = {});
 
 } // namespace rankscope

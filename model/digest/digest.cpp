@@ -1,0 +1,833 @@
+#include "model/digest/digest.h"
+
+#include "model/analysis/sessionanalysis.h"
+
+#include <QDataStream>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTemporaryDir>
+#include <algorithm>
+#include <fcntl.h>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <sqlite3.h>
+#include <string_view>
+#include <unistd.h>
+
+namespace rankscope::Digest {
+
+namespace {
+
+// Integers, enums and bools as qint64: the digest's layout does not follow the structs'.
+template <typename T> void put(QDataStream& s, const T& v)
+{
+    s << qint64(v);
+}
+template <typename T> void get(QDataStream& s, T& v)
+{
+    qint64 x = 0;
+    s >> x;
+    v = static_cast<T>(x);
+}
+void putString(QDataStream& s, std::string_view v)
+{
+    s << QByteArray(v.data(), qsizetype(v.size()));
+}
+std::string getString(QDataStream& s)
+{
+    QByteArray b;
+    s >> b;
+    return b.toStdString();
+}
+template <typename T> void putColumn(QDataStream& s, const std::vector<T>& v)
+{
+    put(s, v.size());
+    for (const T& x : v)
+        put(s, x);
+}
+template <typename T> void getColumn(QDataStream& s, std::vector<T>& v)
+{
+    std::size_t n = 0;
+    get(s, n);
+    if (s.status() != QDataStream::Ok) return;
+    v.resize(n);
+    for (T& x : v)
+        get(s, x);
+}
+
+void putStore(QDataStream& s, const EventStore& store)
+{
+    put(s, store.strings.size());
+    for (std::size_t i = 1; i < store.strings.size(); ++i)
+        putString(s, store.strings.view(StringId(i)));
+    put(s, store.rankLists.size());
+    for (std::size_t i = 1; i < store.rankLists.size(); ++i)
+        putColumn(s, store.rankLists.ranks(RankListId(i)));
+    put(s, store.lanes.size());
+    for (const Lane& l : store.lanes) {
+        put(s, l.rank);
+        put(s, l.kind);
+        put(s, l.pid);
+        put(s, l.tid);
+        putString(s, l.name);
+        putString(s, l.processLabel);
+        putString(s, l.threadName);
+        put(s, l.sourceIndex);
+        put(s, l.maxDepth);
+        // Starts as deltas and ends as durations: both compress well.
+        std::vector<std::int64_t> delta(l.size()), duration(l.size());
+        for (std::size_t i = 0; i < l.size(); ++i) {
+            delta[i] = l.startNs[i] - (i ? l.startNs[i - 1] : 0);
+            duration[i] = l.endNs[i] - l.startNs[i];
+        }
+        putColumn(s, delta);
+        putColumn(s, duration);
+        putColumn(s, l.nameId);
+        putColumn(s, l.category);
+        putColumn(s, l.depth);
+        putColumn(s, l.sourceOffset);
+        putColumn(s, l.unfinished);
+    }
+    put(s, store.collectives.size());
+    for (const CollectiveRecord& c : store.collectives) {
+        for (const std::int64_t v : {std::int64_t(c.rank),
+                                     std::int64_t(c.op),
+                                     std::int64_t(c.processGroupName),
+                                     std::int64_t(c.processGroupDesc),
+                                     std::int64_t(c.groupRanks),
+                                     std::int64_t(c.groupSize),
+                                     c.seq,
+                                     c.inNelems,
+                                     c.outNelems,
+                                     std::int64_t(c.dtype),
+                                     std::int64_t(c.reduceOp),
+                                     std::int64_t(c.root),
+                                     std::int64_t(c.state),
+                                     std::int64_t(c.seqFromSource),
+                                     std::int64_t(c.coalesced),
+                                     std::int64_t(c.stateUnknown),
+                                     c.issueStartNs,
+                                     c.issueEndNs,
+                                     c.execStartNs,
+                                     c.execEndNs,
+                                     std::int64_t(c.step),
+                                     std::int64_t(c.laneIndex),
+                                     c.eventIndex,
+                                     std::int64_t(c.sourceIndex),
+                                     std::int64_t(c.sourceLine)})
+            put(s, v);
+    }
+    put(s, store.flows.size());
+    for (const FlowLink& f : store.flows) {
+        put(s, f.fromLane);
+        put(s, f.toLane);
+        put(s, f.fromEvent);
+        put(s, f.toEvent);
+        put(s, f.category);
+    }
+}
+
+void getStore(QDataStream& s, EventStore& store)
+{
+    std::size_t n = 0;
+    get(s, n);
+    for (std::size_t i = 1; i < n && s.status() == QDataStream::Ok; ++i)
+        store.strings.intern(getString(s));
+    get(s, n);
+    for (std::size_t i = 1; i < n && s.status() == QDataStream::Ok; ++i) {
+        std::vector<int> ranks;
+        getColumn(s, ranks);
+        store.rankLists.intern(ranks);
+    }
+    get(s, n);
+    for (std::size_t k = 0; k < n && s.status() == QDataStream::Ok; ++k) {
+        Lane l;
+        get(s, l.rank);
+        get(s, l.kind);
+        get(s, l.pid);
+        get(s, l.tid);
+        l.name = getString(s);
+        l.processLabel = getString(s);
+        l.threadName = getString(s);
+        get(s, l.sourceIndex);
+        get(s, l.maxDepth);
+        getColumn(s, l.startNs);
+        getColumn(s, l.endNs);
+        for (std::size_t i = 0; i < l.startNs.size() && i < l.endNs.size(); ++i) {
+            l.startNs[i] += i ? l.startNs[i - 1] : 0;
+            l.endNs[i] += l.startNs[i];
+        }
+        getColumn(s, l.nameId);
+        getColumn(s, l.category);
+        getColumn(s, l.depth);
+        getColumn(s, l.sourceOffset);
+        getColumn(s, l.unfinished);
+        store.lanes.push_back(std::move(l));
+    }
+    get(s, n);
+    store.collectives.reserve(n);
+    for (std::size_t k = 0; k < n && s.status() == QDataStream::Ok; ++k) {
+        CollectiveRecord c;
+        get(s, c.rank);
+        get(s, c.op);
+        get(s, c.processGroupName);
+        get(s, c.processGroupDesc);
+        get(s, c.groupRanks);
+        get(s, c.groupSize);
+        get(s, c.seq);
+        get(s, c.inNelems);
+        get(s, c.outNelems);
+        get(s, c.dtype);
+        get(s, c.reduceOp);
+        get(s, c.root);
+        get(s, c.state);
+        get(s, c.seqFromSource);
+        get(s, c.coalesced);
+        get(s, c.stateUnknown);
+        get(s, c.issueStartNs);
+        get(s, c.issueEndNs);
+        get(s, c.execStartNs);
+        get(s, c.execEndNs);
+        get(s, c.step);
+        get(s, c.laneIndex);
+        get(s, c.eventIndex);
+        get(s, c.sourceIndex);
+        get(s, c.sourceLine);
+        store.collectives.push_back(c);
+    }
+    get(s, n);
+    for (std::size_t k = 0; k < n && s.status() == QDataStream::Ok; ++k) {
+        FlowLink f;
+        get(s, f.fromLane);
+        get(s, f.toLane);
+        get(s, f.fromEvent);
+        get(s, f.toEvent);
+        get(s, f.category);
+        store.flows.push_back(f);
+    }
+}
+
+// One trace source's digest: what its reader said, how much was kept, its reduced store.
+QByteArray encodeTrace(const TraceSourceRead& r, std::int64_t eventsRead, std::int64_t resolution)
+{
+    QByteArray bytes;
+    QDataStream s(&bytes, QIODevice::WriteOnly);
+    s.setVersion(QDataStream::Qt_6_4);
+    put(s, r.status);
+    putString(s, r.message);
+    put(s, r.worldSize);
+    putString(s, r.ncclVersion);
+    put(s, r.statedRank.has_value());
+    put(s, r.statedRank.value_or(0));
+    put(s, eventsRead);
+    put(s, resolution);
+    putStore(s, r.events);
+    return qCompress(bytes, 6);
+}
+
+TraceSourceRead decodeTrace(const QByteArray& compressed)
+{
+    TraceSourceRead r;
+    const QByteArray bytes = qUncompress(compressed);
+    QDataStream s(bytes);
+    s.setVersion(QDataStream::Qt_6_4);
+    get(s, r.status);
+    r.message = getString(s);
+    get(s, r.worldSize);
+    r.ncclVersion = getString(s);
+    bool stated = false;
+    std::int64_t statedRank = 0, eventsRead = 0, resolution = 0;
+    get(s, stated);
+    get(s, statedRank);
+    if (stated) r.statedRank = statedRank;
+    get(s, eventsRead);
+    get(s, resolution);
+    getStore(s, r.events);
+    if (s.status() != QDataStream::Ok || bytes.isEmpty()) {
+        r = {};
+        r.status = SourceStatus::Error;
+        r.message = "its record in the digest is damaged";
+    }
+    return r;
+}
+
+bool isStepName(std::string_view name)
+{
+    return name.substr(0, 13) == "ProfilerStep#";
+}
+
+// Marks what the analysis reads of a lane (the first event, the one ending last, ProfilerStep
+// spans on CPU threads, communication kernels, unfinished events) and the last kTailEvents.
+std::vector<char> mustKeep(const EventStore& store, const Lane& lane)
+{
+    std::vector<char> keep(lane.size(), 0);
+    if (lane.size() == 0) return keep;
+    keep[0] = 1;
+    keep[std::size_t(std::max_element(lane.endNs.begin(), lane.endNs.end()) - lane.endNs.begin())] =
+        1;
+    for (std::size_t i = lane.size() > kTailEvents ? lane.size() - kTailEvents : 0; i < lane.size();
+         ++i)
+        keep[i] = 1;
+    for (const std::int64_t i : lane.unfinished)
+        if (i >= 0 && std::size_t(i) < lane.size()) keep[std::size_t(i)] = 1;
+    for (std::size_t i = 0; i < lane.size(); ++i)
+        if (lane.category[i] == EventCategory::CommKernel ||
+            (lane.kind == LaneKind::CpuThread && isStepName(store.strings.view(lane.nameId[i]))))
+            keep[i] = 1;
+    return keep;
+}
+
+// Keeps, besides mustKeep(), the events of depth <= 1 longer than a resolution chosen so that
+// all kept events of `stores` (one unit) fit `budget`; returns that resolution (0: all kept).
+std::int64_t reduce(const std::vector<EventStore*>& stores, std::int64_t budget)
+{
+    std::vector<std::vector<std::vector<char>>> keep(stores.size());
+    std::int64_t kept = 0;
+    std::vector<std::int64_t> candidates;
+    for (std::size_t k = 0; k < stores.size(); ++k)
+        for (const Lane& lane : stores[k]->lanes) {
+            keep[k].push_back(mustKeep(*stores[k], lane));
+            const std::vector<char>& m = keep[k].back();
+            for (std::size_t i = 0; i < lane.size(); ++i) {
+                if (m[i])
+                    ++kept;
+                else if (lane.depth[i] <= 1)
+                    candidates.push_back(lane.endNs[i] - lane.startNs[i]);
+            }
+        }
+    const std::int64_t room = std::max<std::int64_t>(0, budget - kept);
+    std::int64_t resolution = 0;
+    if (std::int64_t(candidates.size()) > room) {
+        if (room == 0) {
+            resolution = INT64_MAX;
+        } else {
+            // The room-th longest: keeping only longer ones stays within the budget.
+            std::nth_element(candidates.begin(), candidates.begin() + (room - 1), candidates.end(),
+                             std::greater<>());
+            resolution = candidates[std::size_t(room - 1)];
+        }
+    }
+    for (std::size_t k = 0; k < stores.size(); ++k) {
+        EventStore& store = *stores[k];
+        for (std::size_t l = 0; l < store.lanes.size(); ++l) {
+            Lane& lane = store.lanes[l];
+            const std::vector<char>& m = keep[k][l];
+            std::vector<std::int64_t> newIndex(lane.size(), -1);
+            Lane out;
+            out.rank = lane.rank;
+            out.kind = lane.kind;
+            out.pid = lane.pid;
+            out.tid = lane.tid;
+            out.name = lane.name;
+            out.processLabel = lane.processLabel;
+            out.threadName = lane.threadName;
+            out.sourceIndex = lane.sourceIndex;
+            for (std::size_t i = 0; i < lane.size(); ++i) {
+                const bool detail =
+                    lane.depth[i] <= 1 &&
+                    (resolution == 0 || lane.endNs[i] - lane.startNs[i] > resolution);
+                if (!m[i] && !detail) continue;
+                newIndex[i] = std::int64_t(out.size());
+                out.startNs.push_back(lane.startNs[i]);
+                out.endNs.push_back(lane.endNs[i]);
+                out.nameId.push_back(lane.nameId[i]);
+                out.category.push_back(lane.category[i]);
+                out.depth.push_back(lane.depth[i]);
+                out.sourceOffset.push_back(lane.sourceOffset[i]);
+                out.maxDepth = std::max(out.maxDepth, lane.depth[i]);
+            }
+            for (const std::int64_t i : lane.unfinished)
+                if (i >= 0 && std::size_t(i) < lane.size()) out.unfinished.push_back(newIndex[i]);
+            for (CollectiveRecord& c : store.collectives)
+                if (c.laneIndex == int(l) && c.eventIndex >= 0 &&
+                    std::size_t(c.eventIndex) < newIndex.size())
+                    c.eventIndex = newIndex[std::size_t(c.eventIndex)];
+            lane = std::move(out);
+        }
+        // Flows name events by index; the reduced lanes keep too few of their endpoints.
+        store.flows.clear();
+    }
+    return resolution;
+}
+
+void putBreakdown(QDataStream& s, const RankTimeBreakdown& b)
+{
+    for (const std::int64_t v :
+         {std::int64_t(b.rank), std::int64_t(b.sourceIndex), std::int64_t(b.gpu), b.windowStartNs,
+          b.windowEndNs, b.computeNs, b.commNs, b.memNs, b.overlapNs, b.idleNs})
+        put(s, v);
+    put(s, b.largestGaps.size());
+    for (const IdleGap& g : b.largestGaps) {
+        put(s, g.startNs);
+        put(s, g.endNs);
+    }
+}
+
+RankTimeBreakdown getBreakdown(QDataStream& s)
+{
+    RankTimeBreakdown b;
+    get(s, b.rank);
+    get(s, b.sourceIndex);
+    get(s, b.gpu);
+    get(s, b.windowStartNs);
+    get(s, b.windowEndNs);
+    get(s, b.computeNs);
+    get(s, b.commNs);
+    get(s, b.memNs);
+    get(s, b.overlapNs);
+    get(s, b.idleNs);
+    std::size_t n = 0;
+    get(s, n);
+    for (std::size_t i = 0; i < n && s.status() == QDataStream::Ok; ++i) {
+        IdleGap g;
+        get(s, g.startNs);
+        get(s, g.endNs);
+        b.largestGaps.push_back(g);
+    }
+    return b;
+}
+
+QByteArray breakdownBytes(const RankTimeBreakdown& b)
+{
+    QByteArray bytes;
+    QDataStream s(&bytes, QIODevice::WriteOnly);
+    s.setVersion(QDataStream::Qt_6_4);
+    putBreakdown(s, b);
+    return bytes;
+}
+
+bool carriedWhole(const SourceFile& s)
+{
+    return !isTraceSource(s.kind) && s.kind != SourceKind::Unknown &&
+           s.status != SourceStatus::Error;
+}
+
+// A prepared statement, finalized on scope exit.
+class Stmt {
+public:
+    Stmt(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &m_stmt, nullptr); }
+    ~Stmt() { sqlite3_finalize(m_stmt); }
+    Stmt(const Stmt&) = delete;
+    Stmt& operator=(const Stmt&) = delete;
+    bool ok() const { return m_stmt != nullptr; }
+    void bind(int i, std::int64_t v) { sqlite3_bind_int64(m_stmt, i, v); }
+    void bind(int i, const QString& v) { bind(i, v.toUtf8(), false); }
+    void bind(int i, const QByteArray& v, bool blob)
+    {
+        if (blob)
+            sqlite3_bind_blob64(m_stmt, i, v.constData(), sqlite3_uint64(v.size()),
+                                SQLITE_TRANSIENT);
+        else
+            sqlite3_bind_text(m_stmt, i, v.constData(), int(v.size()), SQLITE_TRANSIENT);
+    }
+    void bindNull(int i) { sqlite3_bind_null(m_stmt, i); }
+    int step() { return sqlite3_step(m_stmt); }
+    bool run()
+    {
+        const int rc = sqlite3_step(m_stmt);
+        sqlite3_reset(m_stmt);
+        sqlite3_clear_bindings(m_stmt);
+        return rc == SQLITE_DONE;
+    }
+    std::int64_t int64(int col) const { return sqlite3_column_int64(m_stmt, col); }
+    bool isNull(int col) const { return sqlite3_column_type(m_stmt, col) == SQLITE_NULL; }
+    QByteArray bytes(int col) const
+    {
+        return QByteArray(static_cast<const char*>(sqlite3_column_blob(m_stmt, col)),
+                          sqlite3_column_bytes(m_stmt, col));
+    }
+    QString text(int col) const { return QString::fromUtf8(bytes(col)); }
+
+private:
+    sqlite3_stmt* m_stmt = nullptr;
+};
+
+struct Db {
+    sqlite3* db = nullptr;
+    ~Db() { sqlite3_close(db); }
+    QString error() const { return QString::fromUtf8(sqlite3_errmsg(db)); }
+    bool exec(const char* sql) { return sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == 0; }
+};
+
+const char* const kSchema = R"(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE sources(idx INTEGER PRIMARY KEY, path TEXT, size INTEGER, kind TEXT, rank INTEGER,
+  rank_evidence TEXT, status TEXT, message TEXT, content BLOB);
+CREATE TABLE traces(source INTEGER PRIMARY KEY, status TEXT, message TEXT, data BLOB);
+CREATE TABLE breakdown(rank INTEGER, source INTEGER, gpu INTEGER, compute_ns INTEGER,
+  comm_ns INTEGER, idle_ns INTEGER, data BLOB);
+CREATE TABLE findings(idx INTEGER PRIMARY KEY, kind TEXT, severity TEXT, ranks TEXT,
+  summary TEXT);
+)";
+
+template <typename Enum, typename NameOf>
+Enum enumNamed(const QString& name, Enum last, const NameOf& nameOf)
+{
+    for (int i = 0; i <= int(last); ++i)
+        if (nameOf(Enum(i)) == name) return Enum(i);
+    return last;
+}
+
+} // namespace
+
+std::vector<std::vector<int>> traceUnits(const TraceFolder& folder)
+{
+    std::map<int, std::vector<int>> byRank;
+    std::vector<std::vector<int>> units;
+    const QList<SourceFile>& sources = folder.sources();
+    for (int i = 0; i < int(sources.size()); ++i) {
+        if (!isTraceSource(sources[i].kind)) continue;
+        if (sources[i].rank)
+            byRank[*sources[i].rank].push_back(i);
+        else
+            units.push_back({i});
+    }
+    for (auto& [rank, unit] : byRank)
+        units.push_back(std::move(unit));
+    std::sort(units.begin(), units.end());
+    return units;
+}
+
+std::vector<std::vector<int>> partition(const TraceFolder& folder,
+                                        const std::vector<std::vector<int>>& units, int processes)
+{
+    std::vector<std::int64_t> bytes(units.size(), 0);
+    for (std::size_t u = 0; u < units.size(); ++u)
+        for (const int i : units[u])
+            bytes[u] += folder.sources()[i].sizeBytes;
+    std::vector<std::size_t> order(units.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return bytes[a] > bytes[b]; });
+    const int n = std::max(1, processes);
+    std::vector<std::vector<int>> out(static_cast<std::size_t>(n));
+    std::vector<std::int64_t> load(static_cast<std::size_t>(n), 0);
+    for (const std::size_t u : order) {
+        const std::size_t p =
+            std::size_t(std::min_element(load.begin(), load.end()) - load.begin());
+        load[p] += bytes[u];
+        out[p].push_back(int(u));
+    }
+    for (std::vector<int>& p : out)
+        std::sort(p.begin(), p.end());
+    return out;
+}
+
+QByteArray digestUnits(const TraceFolder& discovered, const std::vector<std::vector<int>>& units,
+                       const std::function<void(int, const QString&)>& progress)
+{
+    TraceFolder folder = discovered; // the stated ranks this process reads are noted on a copy
+    std::vector<std::pair<int, QByteArray>> traces;
+    std::vector<RankTimeBreakdown> breakdown;
+    for (const std::vector<int>& unit : units) {
+        std::vector<TraceSourceRead> reads(unit.size());
+        std::int64_t bytes = 0;
+        std::vector<std::int64_t> eventsRead(unit.size(), 0);
+        for (std::size_t k = 0; k < unit.size(); ++k) {
+            const int index = unit[k];
+            const SourceFile& s = folder.sources()[index];
+            if (progress) progress(index, s.relativePath);
+            bytes += s.sizeBytes;
+            try {
+                reads[k] = readTraceSource(s, index, {});
+            } catch (const std::bad_alloc&) {
+                reads[k] = {};
+                reads[k].status = SourceStatus::Error;
+                reads[k].message = "out of memory while reading " + s.relativePath.toStdString() +
+                                   "; nothing of it is kept";
+            }
+            // As readFolder does: the rank the trace states labels its events.
+            if (reads[k].statedRank && folder.attributeStatedRank(index, *reads[k].statedRank)) {
+                const int rank = folder.sources()[index].rank.value_or(-1);
+                for (Lane& lane : reads[k].events.lanes)
+                    lane.rank = rank;
+                for (CollectiveRecord& c : reads[k].events.collectives)
+                    c.rank = rank;
+            }
+            eventsRead[k] = reads[k].events.eventCount();
+        }
+        // The breakdown is a union over all lanes of the rank: one store of them.
+        std::vector<RankTimeBreakdown> b;
+        if (reads.size() == 1) {
+            b = TimeBreakdown::compute(reads[0].events);
+        } else {
+            EventStore all;
+            for (const TraceSourceRead& r : reads) {
+                QByteArray copy;
+                QDataStream out(&copy, QIODevice::WriteOnly);
+                putStore(out, r.events);
+                QDataStream in(copy);
+                EventStore store;
+                getStore(in, store);
+                all.merge(std::move(store));
+            }
+            b = TimeBreakdown::compute(all);
+        }
+        breakdown.insert(breakdown.end(), b.begin(), b.end());
+        std::vector<EventStore*> stores;
+        for (TraceSourceRead& r : reads)
+            stores.push_back(&r.events);
+        const std::int64_t budget =
+            std::max<std::int64_t>(std::int64_t(4 * kTailEvents),
+                                   std::int64_t(double(bytes) * kLaneShare) / kBytesPerKeptEvent);
+        const std::int64_t resolution = reduce(stores, budget);
+        for (std::size_t k = 0; k < unit.size(); ++k)
+            traces.emplace_back(unit[k], encodeTrace(reads[k], eventsRead[k], resolution));
+    }
+    QByteArray bytes;
+    QDataStream s(&bytes, QIODevice::WriteOnly);
+    s.setVersion(QDataStream::Qt_6_4);
+    put(s, traces.size());
+    for (const auto& [index, data] : traces) {
+        put(s, index);
+        s << data;
+    }
+    put(s, breakdown.size());
+    for (const RankTimeBreakdown& b : breakdown)
+        putBreakdown(s, b);
+    return bytes;
+}
+
+QString write(const QString& path, const TraceFolder& discovered,
+              const std::vector<QByteArray>& parts, Opened* assembled)
+{
+    const QList<SourceFile>& sources = discovered.sources();
+    std::vector<QByteArray> traces(std::size_t(sources.size()));
+    std::vector<RankTimeBreakdown> breakdown;
+    for (const QByteArray& part : parts) {
+        QDataStream s(part);
+        s.setVersion(QDataStream::Qt_6_4);
+        std::size_t n = 0;
+        get(s, n);
+        for (std::size_t k = 0; k < n && s.status() == QDataStream::Ok; ++k) {
+            int index = -1;
+            get(s, index);
+            QByteArray data;
+            s >> data;
+            if (index >= 0 && index < sources.size()) traces[std::size_t(index)] = data;
+        }
+        get(s, n);
+        for (std::size_t k = 0; k < n && s.status() == QDataStream::Ok; ++k)
+            breakdown.push_back(getBreakdown(s));
+        if (s.status() != QDataStream::Ok) return QStringLiteral("a process sent a damaged part");
+    }
+    // TimeBreakdown::compute's order: by rank, then by source for lanes of no rank.
+    std::sort(breakdown.begin(), breakdown.end(),
+              [](const RankTimeBreakdown& a, const RankTimeBreakdown& b) {
+                  return std::pair(a.rank, a.sourceIndex) < std::pair(b.rank, b.sourceIndex);
+              });
+    ReadOptions options;
+    options.givenTrace = [&traces](int index) {
+        if (traces[std::size_t(index)].isEmpty()) {
+            TraceSourceRead missing;
+            missing.status = SourceStatus::Error;
+            missing.message = "no process digested it";
+            return missing;
+        }
+        return decodeTrace(traces[std::size_t(index)]);
+    };
+    TraceRead read = readFolder(TraceFolder(discovered), {}, {}, options);
+    const Diagnosis diagnosis = diagnose(read, {}, &breakdown);
+
+    const QString partPath = path + QStringLiteral(".part");
+    QFile::remove(partPath);
+    Db db;
+    if (sqlite3_open_v2(partPath.toUtf8().constData(), &db.db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK)
+        return QStringLiteral("cannot write %1: %2").arg(partPath, db.error());
+    if (!db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;") || !db.exec(kSchema))
+        return QStringLiteral("cannot write %1: %2").arg(partPath, db.error());
+    bool ok = true;
+    {
+        Stmt meta(db.db, "INSERT INTO meta VALUES(?, ?)");
+        QJsonArray warnings;
+        for (const QString& w : discovered.warnings())
+            warnings.append(w);
+        const std::pair<const char*, QString> rows[] = {
+            {"schema_version", QString::number(kSchemaVersion)},
+            {"folder", discovered.path()},
+            {"world_size", QString::number(discovered.worldSize())},
+            {"stated_world_size", QString::number(discovered.statedWorldSize())},
+            {"folder_warnings",
+             QString::fromUtf8(QJsonDocument(warnings).toJson(QJsonDocument::Compact))},
+            {"lane_share", QString::number(kLaneShare)},
+            {"tail_events", QString::number(kTailEvents)},
+        };
+        for (const auto& [key, value] : rows) {
+            meta.bind(1, QString::fromLatin1(key));
+            meta.bind(2, value);
+            ok = ok && meta.run();
+        }
+        Stmt src(db.db, "INSERT INTO sources VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        Stmt trace(db.db, "INSERT INTO traces VALUES(?, ?, ?, ?)");
+        for (int i = 0; i < int(sources.size()); ++i) {
+            const SourceFile& s = sources[i];
+            src.bind(1, std::int64_t(i));
+            src.bind(2, s.relativePath);
+            src.bind(3, s.sizeBytes);
+            src.bind(4, sourceKindName(s.kind));
+            if (s.rank)
+                src.bind(5, std::int64_t(*s.rank));
+            else
+                src.bindNull(5);
+            src.bind(6, s.rankEvidence);
+            src.bind(7, sourceStatusName(s.status));
+            src.bind(8, s.message);
+            QFile file;
+            QString error;
+            if (carriedWhole(s) && s.openForReading(file, &error))
+                src.bind(9, qCompress(file.readAll(), 6), true);
+            else
+                src.bindNull(9);
+            ok = ok && src.run();
+            if (!isTraceSource(s.kind)) continue;
+            const SourceFile& after = read.folder.sources()[i];
+            trace.bind(1, std::int64_t(i));
+            trace.bind(2, sourceStatusName(after.status));
+            trace.bind(3, after.message);
+            trace.bind(4, traces[std::size_t(i)], true);
+            ok = ok && trace.run();
+        }
+        Stmt rank(db.db, "INSERT INTO breakdown VALUES(?, ?, ?, ?, ?, ?, ?)");
+        for (const RankTimeBreakdown& b : breakdown) {
+            rank.bind(1, b.rank);
+            rank.bind(2, b.sourceIndex);
+            rank.bind(3, b.gpu);
+            rank.bind(4, b.computeNs);
+            rank.bind(5, b.commNs);
+            rank.bind(6, b.idleNs);
+            rank.bind(7, breakdownBytes(b), true);
+            ok = ok && rank.run();
+        }
+        // For a look with sqlite3; opening the digest diagnoses it again.
+        Stmt finding(db.db, "INSERT INTO findings VALUES(?, ?, ?, ?, ?)");
+        std::int64_t n = 0;
+        for (const Finding& f : diagnosis.analysis.findings) {
+            finding.bind(1, n++);
+            finding.bind(2, QString::fromStdString(findingKindName(f.kind)));
+            finding.bind(3, QString::fromStdString(severityName(f.severity)));
+            finding.bind(4, QString::fromStdString(formatRanks(f.ranks)));
+            finding.bind(5, QString::fromStdString(f.summary));
+            ok = ok && finding.run();
+        }
+    }
+    if (!ok || !db.exec("COMMIT;"))
+        return QStringLiteral("cannot write %1: %2").arg(partPath, db.error());
+    sqlite3_close(db.db);
+    db.db = nullptr;
+    QFile::remove(path);
+    if (!QFile::rename(partPath, path))
+        return QStringLiteral("cannot move %1 to %2").arg(partPath, path);
+    if (assembled) {
+        assembled->read = std::move(read);
+        assembled->breakdown = std::move(breakdown);
+    }
+    return {};
+}
+
+QString create(const QString& folderPath, const QString& path)
+{
+    const TraceFolder folder = TraceFolder::discover(folderPath);
+    if (!folder.isValid()) return folder.error();
+    return write(path, folder, {digestUnits(folder, traceUnits(folder))});
+}
+
+bool isDigestPath(const QString& path)
+{
+    return path.endsWith(QLatin1String(".rsdigest"));
+}
+
+Opened open(const QString& path)
+{
+    Opened out;
+    const auto fail = [&](const QString& why) {
+        out.error = QStringLiteral("%1: %2").arg(path, why);
+        out.read.folder = TraceFolder::restore(path, {}, {}, 0, 0, out.error);
+        return std::move(out);
+    };
+    if (!QFileInfo(path).isFile()) return fail(QStringLiteral("no such file"));
+    Db db;
+    if (sqlite3_open_v2(path.toUtf8().constData(), &db.db, SQLITE_OPEN_READONLY, nullptr) !=
+        SQLITE_OK)
+        return fail(db.error());
+    std::map<std::string, QString> meta;
+    {
+        Stmt q(db.db, "SELECT key, value FROM meta");
+        if (!q.ok()) return fail(QStringLiteral("not a RankScope digest"));
+        while (q.step() == SQLITE_ROW)
+            meta[q.text(0).toStdString()] = q.text(1);
+    }
+    if (meta["schema_version"] != QString::number(kSchemaVersion))
+        return fail(QStringLiteral("a digest of schema %1; this build reads schema %2")
+                        .arg(meta["schema_version"])
+                        .arg(kSchemaVersion));
+    const QString folderPath = meta["folder"];
+    QStringList warnings;
+    for (const QJsonValue& w : QJsonDocument::fromJson(meta["folder_warnings"].toUtf8()).array())
+        warnings.append(w.toString());
+
+    // The carried sources are read by the same readers, from a copy on disk.
+    QTemporaryDir scratch;
+    QList<SourceFile> sources;
+    std::map<int, QByteArray> traces;
+    {
+        Stmt q(db.db, "SELECT idx, path, size, kind, rank, rank_evidence, status, message, "
+                      "content FROM sources ORDER BY idx");
+        while (q.ok() && q.step() == SQLITE_ROW) {
+            SourceFile s;
+            s.relativePath = q.text(1);
+            s.sizeBytes = q.int64(2);
+            s.kind = enumNamed(q.text(3), SourceKind::Unknown, sourceKindName);
+            if (!q.isNull(4)) s.rank = int(q.int64(4));
+            s.rankEvidence = q.text(5);
+            s.status = enumNamed(q.text(6), SourceStatus::Error, sourceStatusName);
+            s.message = q.text(7);
+            // A trace's original file, when it is still there, serves details on demand.
+            s.absolutePath = folderPath + QLatin1Char('/') + s.relativePath;
+            if (!q.isNull(8)) {
+                s.absolutePath = scratch.filePath(s.relativePath);
+                QDir().mkpath(QFileInfo(s.absolutePath).path());
+                QFile copy(s.absolutePath);
+                if (!copy.open(QIODevice::WriteOnly) || copy.write(qUncompress(q.bytes(8))) < 0)
+                    return fail(QStringLiteral("cannot unpack %1: %2")
+                                    .arg(s.relativePath, copy.errorString()));
+            }
+            if (!q.isNull(8) || QFileInfo(s.absolutePath).size() == s.sizeBytes) {
+                const int fd = ::open(s.absolutePath.toLocal8Bit().constData(),
+                                      O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+                if (fd >= 0) s.descriptor = std::make_shared<SourceDescriptor>(fd, s.absolutePath);
+            }
+            sources.append(std::move(s));
+        }
+        Stmt t(db.db, "SELECT source, data FROM traces ORDER BY source");
+        while (t.ok() && t.step() == SQLITE_ROW)
+            traces[int(t.int64(0))] = t.bytes(1);
+        Stmt b(db.db, "SELECT data FROM breakdown ORDER BY rank, source");
+        while (b.ok() && b.step() == SQLITE_ROW) {
+            const QByteArray bytes = b.bytes(0);
+            QDataStream s(bytes);
+            s.setVersion(QDataStream::Qt_6_4);
+            out.breakdown.push_back(getBreakdown(s));
+        }
+    }
+    ReadOptions options;
+    options.givenTrace = [&traces](int index) {
+        const auto it = traces.find(index);
+        if (it != traces.end()) return decodeTrace(it->second);
+        TraceSourceRead missing;
+        missing.status = SourceStatus::Error;
+        missing.message = "the digest holds no record of it";
+        return missing;
+    };
+    out.read = readFolder(TraceFolder::restore(folderPath, std::move(sources), std::move(warnings),
+                                               meta["world_size"].toInt(),
+                                               meta["stated_world_size"].toInt()),
+                          {}, {}, options);
+    return out;
+}
+
+} // namespace rankscope::Digest

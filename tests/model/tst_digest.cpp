@@ -1,0 +1,285 @@
+#include "bench/kinetogen.h"
+#include "model/analysisreport.h"
+#include "model/digest/digest.h"
+#include "model/traceloader.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <QTest>
+#include <set>
+#include <sqlite3.h>
+
+using namespace rankscope;
+
+class TestDigest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void findingsOfDigestEqualFolder_data();
+    void findingsOfDigestEqualFolder();
+    void largeFolderDigestIsSmallAndEqual();
+    void sameContentWhateverTheSplit();
+    void partitionKeepsRanksTogetherAndBalances();
+    void unreadableTraceIsRecordedNotFatal();
+    void notADigestFails();
+};
+
+namespace {
+
+SessionPtr load(const QString& path)
+{
+    LoadOptions options;
+    options.buildLaneLods = false;
+    return loadSession(path, {}, {}, options);
+}
+
+// What the analysis concluded, as `rankscope analyze --json` prints it.
+nlohmann::ordered_json conclusions(const SessionPtr& s)
+{
+    return AnalysisReport::toJson(*s, s->analysis);
+}
+
+// Field by field, so a failure names the finding and the field that differ.
+void compareConclusions(const nlohmann::ordered_json& folder, const nlohmann::ordered_json& digest)
+{
+    for (auto it = folder.begin(); it != folder.end(); ++it) {
+        QVERIFY2(digest.contains(it.key()), it.key().c_str());
+        const nlohmann::ordered_json& a = it.value();
+        const nlohmann::ordered_json& b = digest[it.key()];
+        if (!a.is_array()) {
+            QVERIFY2(a == b,
+                     (it.key() + ": digest " + b.dump() + " vs folder " + a.dump()).c_str());
+            continue;
+        }
+        QCOMPARE(b.size(), a.size());
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            if (!a[i].is_object()) {
+                QCOMPARE(QString::fromStdString(b[i].dump()), QString::fromStdString(a[i].dump()));
+                continue;
+            }
+            for (auto f = a[i].begin(); f != a[i].end(); ++f) {
+                // A rank's event count is what was kept: the one field a digest cannot equal.
+                if (it.key() == "ranks" && f.key() == "events") continue;
+                const std::string where = it.key() + "[" + std::to_string(i) + "]." + f.key();
+                QVERIFY2(b[i].contains(f.key()), where.c_str());
+                QVERIFY2(b[i][f.key()] == f.value(), (where + ": digest " + b[i][f.key()].dump() +
+                                                      " vs folder " + f.value().dump())
+                                                         .c_str());
+            }
+        }
+    }
+}
+
+qint64 traceBytes(const QString& dir)
+{
+    qint64 n = 0;
+    for (const QFileInfo& f : QDir(dir).entryInfoList(QDir::Files))
+        n += f.size();
+    return n;
+}
+
+// Every row of every table of a digest, as text: its content, whatever the file's page layout.
+QStringList contentOf(const QString& path)
+{
+    sqlite3* db = nullptr;
+    QStringList rows;
+    if (sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr) != 0)
+        return {QStringLiteral("cannot open")};
+    for (const char* sql :
+         {"SELECT * FROM meta WHERE key != 'folder' ORDER BY key", "SELECT * FROM sources",
+          "SELECT * FROM traces", "SELECT * FROM breakdown ORDER BY rank, source",
+          "SELECT * FROM findings"}) {
+        sqlite3_stmt* q = nullptr;
+        sqlite3_prepare_v2(db, sql, -1, &q, nullptr);
+        while (q && sqlite3_step(q) == SQLITE_ROW) {
+            QStringList row;
+            for (int c = 0; c < sqlite3_column_count(q); ++c)
+                row.append(QString::fromLatin1(
+                    QByteArray(static_cast<const char*>(sqlite3_column_blob(q, c)),
+                               sqlite3_column_bytes(q, c))
+                        .toBase64()));
+            rows.append(row.join(QLatin1Char(',')));
+        }
+        sqlite3_finalize(q);
+    }
+    sqlite3_close(db);
+    return rows;
+}
+
+} // namespace
+
+void TestDigest::findingsOfDigestEqualFolder_data()
+{
+    QTest::addColumn<QString>("folder");
+    const QDir traces(QStringLiteral(RANKSCOPE_TEST_DATA "/traces"));
+    for (const QString& name : traces.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
+        QTest::newRow(qPrintable(name)) << traces.filePath(name);
+}
+
+void TestDigest::findingsOfDigestEqualFolder()
+{
+    QFETCH(QString, folder);
+    QTemporaryDir out;
+    const QString digest = out.filePath(QStringLiteral("job.rsdigest"));
+    QCOMPARE(Digest::create(folder, digest), QString());
+    const SessionPtr fromFolder = load(folder);
+    const SessionPtr fromDigest = load(digest);
+    QVERIFY(fromDigest->folder.isValid());
+    QVERIFY(!fromFolder->folder.sources().isEmpty());
+    compareConclusions(conclusions(fromFolder), conclusions(fromDigest));
+    // Every collective record and every rank's span are carried whole.
+    QCOMPARE(fromDigest->events.collectives.size(), fromFolder->events.collectives.size());
+    QCOMPARE(fromDigest->events.lanes.size(), fromFolder->events.lanes.size());
+    QVERIFY(fromDigest->events.eventCount() <= fromFolder->events.eventCount());
+}
+
+void TestDigest::largeFolderDigestIsSmallAndEqual()
+{
+    // Four ranks of 12 MB traces, rank 2 stopped early (its trace is shorter): large enough that
+    // the digest's fixed costs (SQLite pages, string tables) do not hide its share.
+    QTemporaryDir dir;
+    for (int rank = 0; rank < 4; ++rank)
+        bench::writeSyntheticKineto(
+            dir.filePath(QStringLiteral("rank%1.json").arg(rank)).toStdString(),
+            rank == 2 ? 6'000'000 : 12'000'000, rank);
+    QTemporaryDir out;
+    const QString digest = out.filePath(QStringLiteral("job.rsdigest"));
+    QCOMPARE(Digest::create(dir.path(), digest), QString());
+    const qint64 bytes = traceBytes(dir.path());
+    const qint64 size = QFileInfo(digest).size();
+    QVERIFY2(size * 100 <= bytes,
+             qPrintable(QStringLiteral("digest %1 of %2 trace bytes").arg(size).arg(bytes)));
+    const SessionPtr fromFolder = load(dir.path());
+    const SessionPtr fromDigest = load(digest);
+    QVERIFY(fromDigest->events.eventCount() * 20 < fromFolder->events.eventCount());
+    compareConclusions(conclusions(fromFolder), conclusions(fromDigest));
+    // The last events of every lane are there at full detail.
+    for (std::size_t l = 0; l < fromFolder->events.lanes.size(); ++l) {
+        const Lane& full = fromFolder->events.lanes[l];
+        const Lane& kept = fromDigest->events.lanes[l];
+        QCOMPARE(kept.size() > 0, full.size() > 0);
+        const std::size_t tail = std::min(full.size(), Digest::kTailEvents);
+        for (std::size_t k = 1; k <= tail; ++k) {
+            QCOMPARE(kept.startNs[kept.size() - k], full.startNs[full.size() - k]);
+            QCOMPARE(kept.endNs[kept.size() - k], full.endNs[full.size() - k]);
+        }
+    }
+}
+
+void TestDigest::sameContentWhateverTheSplit()
+{
+    const QString folder = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/straggler_w4");
+    const TraceFolder discovered = TraceFolder::discover(folder);
+    const std::vector<std::vector<int>> units = Digest::traceUnits(discovered);
+    QVERIFY(units.size() >= 4);
+    QTemporaryDir out;
+    QStringList reference;
+    for (const int processes : {1, 2, 4}) {
+        std::vector<QByteArray> parts;
+        // Parts in reverse, as a root may receive them in any order.
+        const std::vector<std::vector<int>> split = Digest::partition(discovered, units, processes);
+        for (auto p = split.rbegin(); p != split.rend(); ++p) {
+            std::vector<std::vector<int>> mine;
+            for (const int u : *p)
+                mine.push_back(units[std::size_t(u)]);
+            parts.push_back(Digest::digestUnits(discovered, mine));
+        }
+        const QString path = out.filePath(QStringLiteral("%1.rsdigest").arg(processes));
+        QCOMPARE(Digest::write(path, discovered, parts), QString());
+        const QStringList content = contentOf(path);
+        QVERIFY(content.size() > 10);
+        if (reference.isEmpty())
+            reference = content;
+        else
+            QCOMPARE(content, reference);
+    }
+}
+
+void TestDigest::partitionKeepsRanksTogetherAndBalances()
+{
+    QTemporaryDir dir;
+    // Rank 0 has two traces; sizes 5, 3 (rank 0 together: 8), 4, 4 MB-ish in bytes.
+    const auto write = [&](const QString& name, int rank, std::int64_t bytes) {
+        bench::writeSyntheticKineto(dir.filePath(name).toStdString(), bytes, rank,
+                                    bench::ArgsProfile::Lean);
+    };
+    write(QStringLiteral("rank0.json"), 0, 500'000);
+    write(QStringLiteral("rank0_gpu.json"), 0, 300'000);
+    write(QStringLiteral("rank1.json"), 1, 400'000);
+    write(QStringLiteral("rank2.json"), 2, 400'000);
+    const TraceFolder folder = TraceFolder::discover(dir.path());
+    const std::vector<std::vector<int>> units = Digest::traceUnits(folder);
+    QCOMPARE(units.size(), std::size_t(3));
+    for (const std::vector<int>& unit : units) {
+        std::set<int> ranks;
+        for (const int i : unit)
+            ranks.insert(folder.sources()[i].rank.value_or(-1));
+        QCOMPARE(ranks.size(), std::size_t(1));
+    }
+    const std::vector<std::vector<int>> two = Digest::partition(folder, units, 2);
+    QCOMPARE(two.size(), std::size_t(2));
+    // Rank 0 (two files, the most bytes) alone; ranks 1 and 2 on the other process.
+    const auto bytesOf = [&](const std::vector<int>& share) {
+        qint64 n = 0;
+        for (const int u : share)
+            for (const int i : units[std::size_t(u)])
+                n += folder.sources()[i].sizeBytes;
+        return n;
+    };
+    QCOMPARE(two[0].size() + two[1].size(), units.size());
+    const qint64 a = bytesOf(two[0]), b = bytesOf(two[1]);
+    QVERIFY(std::max(a, b) <= folder.totalBytes() * 2 / 3);
+    QCOMPARE(Digest::partition(folder, units, 2), two);
+    // More processes than units: the extra ones get nothing.
+    const std::vector<std::vector<int>> eight = Digest::partition(folder, units, 8);
+    int busy = 0;
+    for (const auto& share : eight)
+        busy += share.empty() ? 0 : 1;
+    QCOMPARE(busy, 3);
+}
+
+void TestDigest::unreadableTraceIsRecordedNotFatal()
+{
+    // The healthy job with rank 1's trace cut in the middle of an event.
+    QTemporaryDir dir;
+    const QDir healthy(QStringLiteral(RANKSCOPE_TEST_DATA "/traces/healthy"));
+    for (const QString& name : healthy.entryList(QDir::Files)) {
+        QFile in(healthy.filePath(name));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QByteArray bytes = in.readAll();
+        if (name == QLatin1String("rank1.pt.trace.json")) bytes.truncate(bytes.size() / 2);
+        QFile out(dir.filePath(name));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(bytes);
+    }
+    QTemporaryDir out;
+    const QString digest = out.filePath(QStringLiteral("job.rsdigest"));
+    QCOMPARE(Digest::create(dir.path(), digest), QString());
+    const SessionPtr fromFolder = load(dir.path());
+    const SessionPtr fromDigest = load(digest);
+    const auto statusOf = [](const SessionPtr& s) {
+        for (const SourceFile& f : s->folder.sources())
+            if (f.relativePath == QLatin1String("rank1.pt.trace.json")) return f.status;
+        return SourceStatus::Ok;
+    };
+    QVERIFY(statusOf(fromFolder) != SourceStatus::Ok);
+    QCOMPARE(statusOf(fromDigest), statusOf(fromFolder));
+    compareConclusions(conclusions(fromFolder), conclusions(fromDigest));
+}
+
+void TestDigest::notADigestFails()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("broken.rsdigest"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("not sqlite at all");
+    file.close();
+    const SessionPtr s = load(path);
+    QVERIFY(!s->folder.isValid());
+    QVERIFY(s->folder.error().contains(QStringLiteral("broken.rsdigest")));
+    QVERIFY(!load(dir.filePath(QStringLiteral("missing.rsdigest")))->folder.isValid());
+}
+
+QTEST_GUILESS_MAIN(TestDigest)
+#include "tst_digest.moc"

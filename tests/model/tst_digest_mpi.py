@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""rankscope-digest under MPI: a generated job (one straggler, one hung rank) digested with 1, 2
+and 4 processes gives the same digest content each time, and `rankscope analyze --json` of the
+digest equals that of the folder (a rank's event count aside: it is what the digest kept).
+Usage: tst_digest_mpi.py RANKSCOPE RANKSCOPE_DIGEST MPIEXEC GEN_OVERVIEW_JOB WORKDIR
+"""
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+
+RANKS, STEPS = 24, 6
+STRAGGLER, HUNG = 5, 17
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def analyze(rankscope, path):
+    out = subprocess.run([rankscope, "analyze", path, "--json"], capture_output=True, text=True)
+    if out.returncode != 0:
+        fail(f"rankscope analyze {path}: {out.stderr}")
+    report = json.loads(out.stdout)
+    for rank in report.get("ranks", []):
+        rank.pop("events", None)
+    return report
+
+
+def content(path):
+    db = sqlite3.connect(path)
+    rows = []
+    for table in ("meta", "sources", "traces", "breakdown", "findings"):
+        rows.append((table, sorted(db.execute(f"SELECT * FROM {table}").fetchall())))
+    db.close()
+    return rows
+
+
+def main():
+    rankscope, digest, mpiexec, generator, work = sys.argv[1:6]
+    shutil.rmtree(work, ignore_errors=True)
+    job = os.path.join(work, "job")
+    subprocess.run([sys.executable, generator, job, str(RANKS), str(STEPS), str(STRAGGLER),
+                    str(HUNG)], check=True, capture_output=True)
+    folder = analyze(rankscope, job)
+    if not any(HUNG in f["ranks"] for f in folder["findings"]):
+        fail(f"the folder's findings do not name the hung rank {HUNG}")
+    reference = None
+    for processes in (1, 2, 4):
+        out = os.path.join(work, f"job{processes}.rsdigest")
+        command = [mpiexec, "--oversubscribe", "-np", str(processes), digest, job, "-o", out]
+        if os.geteuid() == 0:
+            command.insert(1, "--allow-run-as-root")
+        run = subprocess.run(command, capture_output=True, text=True)
+        if run.returncode != 0:
+            fail(f"{' '.join(command)} exited {run.returncode}: {run.stderr}")
+        # Progress: every process says what it read.
+        for p in range(processes):
+            if f"rankscope-digest[{p}/{processes}]: read " not in run.stderr:
+                fail(f"process {p} of {processes} reported no progress: {run.stderr}")
+        if analyze(rankscope, out) != folder:
+            fail(f"analyze of the {processes}-process digest differs from the folder's")
+        rows = content(out)
+        if reference is None:
+            reference = rows
+        elif rows != reference:
+            fail(f"the {processes}-process digest's content differs from the 1-process one")
+    print(f"PASS: {RANKS} ranks digested with 1, 2, 4 processes; findings equal the folder's")
+
+
+if __name__ == "__main__":
+    main()
