@@ -90,6 +90,25 @@ RankState RankOverviewCanvas::stateAt(int rank, int x) const
     return m_painter.stateAt(int(it - ranks.begin()), x - m_layout.trackLeft());
 }
 
+QImage RankOverviewCanvas::renderWhole(const ZoomState& zoom, int trackLeft) const
+{
+    if (!m_activity) return {};
+    RankOverviewLayout layout;
+    layout.setRanks(m_layout.ranks());
+    const int ranks = int(m_layout.ranks().size());
+    constexpr int kRowsPx = 400; // rows shorter than the tallest when the ranks are many
+    layout.setHeight(RankOverviewLayout::preferredHeight(
+        ranks, RankOverviewLayout::kMarkStripHeight + std::max(ranks, kRowsPx)));
+    layout.setTrackLeft(trackLeft);
+    RankOverviewFrame frame = currentFrame();
+    frame.zoom = zoom;
+    frame.selected.clear();
+    QImage image(trackLeft + zoom.widthPx(), layout.rowsBottom(), QImage::Format_RGB32);
+    RankOverviewPainter painter;
+    painter.paint(image, layout, frame, font());
+    return image;
+}
+
 RankOverviewFrame RankOverviewCanvas::currentFrame() const
 {
     RankOverviewFrame frame;

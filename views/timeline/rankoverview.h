@@ -41,6 +41,9 @@ public:
     // The detail view's track left edge in this widget's coordinates, for the layout.
     int trackLeft() const;
     RankState stateAt(int rank, int x) const;
+    // Every rank's row (a pixel row a rank at least) over `zoom`, the tracks from `trackLeft`,
+    // for the whole-timeline picture; null until the activity is read.
+    QImage renderWhole(const ZoomState& zoom, int trackLeft) const;
 
 Q_SIGNALS:
     void selectedRanksChanged(const QList<int>& ranks);

@@ -315,14 +315,20 @@ void TimelinePanel::showCharts()
     m_bottom->setCurrentWidget(m_breakdown);
 }
 
+QImage TimelinePanel::exportedOverview() const
+{
+    return m_overview->canvas()->renderWhole(m_view->wholeTimelineZoom(),
+                                             m_view->wholeTimelineLabelWidth());
+}
+
 bool TimelinePanel::exportPng(const QString& path, QString* error)
 {
-    return m_view->exportPng(path, error);
+    return m_view->exportPng(path, error, exportedOverview());
 }
 
 bool TimelinePanel::exportSvg(const QString& path, QString* error)
 {
-    return m_view->exportSvg(path, error);
+    return m_view->exportSvg(path, error, exportedOverview());
 }
 
 void TimelinePanel::showFindBar()
