@@ -484,6 +484,12 @@ void TraceFolder::setSourceNcclVersion(int index, const QString& version)
     m_sources[index].statedNcclVersion = version;
 }
 
+void TraceFolder::setSourceGzipIndex(int index, std::shared_ptr<const GzipIndex> gzipIndex)
+{
+    if (index < 0 || index >= m_sources.size()) return;
+    m_sources[index].gzipIndex = std::move(gzipIndex);
+}
+
 bool TraceFolder::attributeStatedRank(int index, qint64 statedRank)
 {
     if (index < 0 || index >= m_sources.size()) return false;

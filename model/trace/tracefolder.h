@@ -61,6 +61,7 @@ public:
     // The readers report what they found in a source; index into sources().
     void setSourceStatus(int index, SourceStatus status, const QString& message);
     void setSourceNcclVersion(int index, const QString& version);
+    void setSourceGzipIndex(int index, std::shared_ptr<const GzipIndex> gzipIndex);
     // The Kineto reader read distributedInfo.rank where discovery could not (the tail of a
     // compressed file, the middle of a large one): the content wins over the name or an assumed
     // rank, the evidence says so, and the rank claims are checked again. True when the source's

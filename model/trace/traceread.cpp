@@ -135,6 +135,7 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
                                         QString::fromStdString(traces[k].message));
             read.folder.noteWorldSize(traces[k].worldSize);
             read.folder.setSourceNcclVersion(index, QString::fromStdString(traces[k].ncclVersion));
+            read.folder.setSourceGzipIndex(index, std::move(traces[k].gzipIndex));
             // The rank the trace states where discovery did not see it (deep in a .gz): the
             // events were read under the old rank, which only labels them, and move over.
             if (traces[k].statedRank &&
