@@ -328,6 +328,8 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
     legendLabel->setObjectName(QStringLiteral("rankOverviewLegend"));
     legendLabel->setTextFormat(Qt::RichText);
     legendLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    // On a narrow window (1280 px) the legend takes a second line rather than losing its end.
+    legendLabel->setWordWrap(true);
     m_showAll = new QPushButton(this);
     m_showAll->setObjectName(QStringLiteral("rankOverviewShowAll"));
     m_showAll->setToolTip(tr("The lanes below show only the ranks brushed on the overview "
@@ -335,6 +337,7 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
                              "show every rank again (Esc)"));
     m_showAll->hide();
     auto* header = new QHBoxLayout;
+    m_header = header;
     header->setContentsMargins(4, 0, 4, 0);
     header->addWidget(m_orderBox);
     header->addWidget(m_showAll);
@@ -424,7 +427,9 @@ void RankOverview::applyOrder()
 
 int RankOverview::preferredHeight(int maxPx) const
 {
-    const int header = m_orderBox->sizeHint().height();
+    const int header = std::max(m_orderBox->sizeHint().height(),
+                                m_header->hasHeightForWidth() ? m_header->heightForWidth(width())
+                                                              : m_header->sizeHint().height());
     const int ranks = m_activity  ? int(m_activity->rows().size())
                       : m_session ? int(m_session->folder.ranks().size())
                                   : 1;

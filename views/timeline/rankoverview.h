@@ -10,6 +10,7 @@
 #include <memory>
 
 class QComboBox;
+class QLayout;
 class QPushButton;
 
 namespace rankscope {
@@ -124,6 +125,7 @@ private:
     QFutureWatcher<ActivityPtr> m_watcher;
     Order m_order = Order::Rank;
     QComboBox* m_orderBox = nullptr;
+    QLayout* m_header = nullptr; // the order box and the legend, which may wrap
     RankOverviewCanvas* m_canvas = nullptr;
     QPushButton* m_showAll = nullptr;
 };
