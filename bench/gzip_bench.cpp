@@ -6,6 +6,9 @@
 //   gzip_bench [--mb 400] [--dir /tmp/x] [--keep] [FILE.json.gz ...]
 // Without files it writes a synthetic Kineto trace of --mb MB (bench/kinetogen) and gzips it at
 // level 6 (gzip's default; PyTorch's gzip.open writes level 9, which inflates at the same speed).
+// Last, an event click on the largest file: its details read back through the checkpoints the
+// reader recorded (CPU ms and MB inflated per click, over events spread through the file), and
+// once from the file's start for comparison.
 #include "bench/kinetogen.h"
 #include "bench/measure.h"
 #include "model/trace/gzipinput.h"
@@ -131,6 +134,44 @@ void gzipFile(const std::string& plain, const std::string& gz)
     std::fclose(in);
 }
 
+// The details pane's read of one event (readEventDetails), as a click on the timeline runs it in
+// a worker: 20 events at evenly spaced offsets through the file.
+void clickLatency(const std::string& path)
+{
+    EventStore store;
+    const KinetoReadResult r = KinetoReader::readFile(path, store, {});
+    if (!r.gzipIndex) return;
+    std::vector<std::int64_t> offsets;
+    for (const Lane& lane : store.lanes)
+        offsets.insert(offsets.end(), lane.sourceOffset.begin(), lane.sourceOffset.end());
+    if (offsets.empty()) return;
+    std::sort(offsets.begin(), offsets.end());
+    std::vector<double> cpuMs;
+    std::int64_t maxProduced = 0;
+    double maxWallMs = 0;
+    for (int k = 1; k <= 20; ++k) {
+        const std::int64_t offset = offsets[(offsets.size() - 1) * std::size_t(k) / 20];
+        std::int64_t produced = 0;
+        const double w0 = now(), t0 = threadCpuSeconds();
+        const bool ok = readEventDetails(path, offset, r.gzipIndex.get(), &produced).is_object();
+        cpuMs.push_back((threadCpuSeconds() - t0) * 1e3);
+        maxWallMs = std::max(maxWallMs, (now() - w0) * 1e3);
+        maxProduced = std::max(maxProduced, produced);
+        if (!ok) std::fprintf(stderr, "event at %lld not read back\n", (long long)offset);
+    }
+    std::sort(cpuMs.begin(), cpuMs.end());
+    std::int64_t fromStart = 0;
+    const double t0 = threadCpuSeconds();
+    readEventDetails(path, offsets.back(), nullptr, &fromStart);
+    const double startMs = (threadCpuSeconds() - t0) * 1e3;
+    std::printf("event click (details read back), %zu checkpoints every %.0f MB:\n"
+                "  20 events through the file: CPU median %.1f ms, max %.1f ms (wall max %.1f ms), "
+                "at most %.1f MB inflated\n  last event from the file's start: CPU %.0f ms, "
+                "%.0f MB inflated\n",
+                r.gzipIndex->points.size(), r.gzipIndex->spacing / 1e6, cpuMs[cpuMs.size() / 2],
+                cpuMs.back(), maxWallMs, maxProduced / 1e6, startMs, fromStart / 1e6);
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -206,6 +247,7 @@ int main(int argc, char** argv)
         std::printf("  .json   : %7.1f MB/s wall, %7.1f MB per CPU-second, %.2f cores busy\n",
                     inflated / p.wall, inflated / p.cpu, p.cpu / p.wall);
     }
+    clickLatency(largest);
     if (!dir.empty() && !keep) fs::remove_all(dir);
     return 0;
 }

@@ -124,12 +124,69 @@ std::int64_t GzipInput::readPlain(char* buf, std::size_t n)
     }
 }
 
+std::int64_t GzipInput::checkpointSpacing(std::int64_t inputSize)
+{
+    return std::max(std::int64_t(8) << 20, inputSize / 16);
+}
+
+void GzipInput::recordCheckpoints(std::int64_t spacing)
+{
+    if (!m_state || spacing <= 0) return;
+    m_index = std::make_shared<GzipIndex>();
+    m_index->spacing = spacing;
+}
+
+std::shared_ptr<const GzipIndex> GzipInput::takeIndex()
+{
+    return std::move(m_index);
+}
+
+bool GzipInput::seek(std::int64_t offset, const GzipIndex* index)
+{
+    if (m_failed || offset < 0) return false;
+    m_produced = 0;
+    if (!m_state) {
+        // Straight to the offset: what the constructor read first is dropped.
+        m_inPos = m_inLen = 0;
+        m_fileOffset = offset;
+        m_outputOffset = offset;
+        return true;
+    }
+    if (index && offset >= m_outputOffset) {
+        const auto& points = index->points;
+        auto it = std::upper_bound(
+            points.begin(), points.end(), offset,
+            [](std::int64_t o, const GzipCheckpoint& c) { return o < c.outputOffset; });
+        if (it != points.begin() && (--it)->outputOffset > m_outputOffset) {
+            *m_state = *it->state;
+            m_fileOffset = it->inputOffset;
+            m_inPos = m_inLen = 0;
+            m_inputEnded = false;
+            m_end = false;
+            m_outputOffset = it->outputOffset;
+        }
+    }
+    return offset >= m_outputOffset && skip(offset - m_outputOffset);
+}
+
 std::int64_t GzipInput::read(char* buf, std::size_t n)
+{
+    const std::int64_t got = readMore(buf, n);
+    if (got > 0) {
+        m_outputOffset += got;
+        m_produced += got;
+    }
+    return got;
+}
+
+std::int64_t GzipInput::readMore(char* buf, std::size_t n)
 {
     if (m_failed) return -1;
     if (m_end || n == 0) return 0;
     n = std::min(n, kMaxCall);
     if (!m_state) return readPlain(buf, n);
+    // Recording: short inflate calls, so that a checkpoint falls soon after its mark.
+    const std::size_t perCall = m_index ? std::size_t(kCheckpointCall) : n;
     std::size_t produced = 0;
     while (produced < n) {
         if (m_inPos == m_inLen && !fillInput()) {
@@ -141,16 +198,24 @@ std::int64_t GzipInput::read(char* buf, std::size_t n)
         s.next_in = m_in.data() + m_inPos;
         s.avail_in = std::uint32_t(m_inLen - m_inPos);
         s.next_out = reinterpret_cast<std::uint8_t*>(buf + produced);
-        s.avail_out = std::uint32_t(n - produced);
+        s.avail_out = std::uint32_t(std::min(n - produced, perCall));
         const int rc = isal_inflate(&s);
         const std::size_t used = std::size_t(s.next_in - (m_in.data() + m_inPos));
-        const std::size_t out = (n - produced) - s.avail_out;
+        const std::size_t out = std::min(n - produced, perCall) - s.avail_out;
         m_inPos += used;
         produced += out;
         if (rc != ISAL_DECOMP_OK) {
             m_error = inflateError(rc);
             m_failed = true;
             break;
+        }
+        if (m_index && s.block_state != ISAL_BLOCK_FINISH) {
+            const std::int64_t at = m_outputOffset + std::int64_t(produced);
+            const std::int64_t last =
+                m_index->points.empty() ? 0 : m_index->points.back().outputOffset;
+            if (at - last >= m_index->spacing)
+                m_index->points.push_back(
+                    {at, inputOffset(), std::make_shared<const inflate_state>(s)});
         }
         if (s.block_state == ISAL_BLOCK_FINISH) {
             if (!nextMember()) {

@@ -44,7 +44,15 @@ public:
     // Takes `fd` (closed with the stream; -1: not open).
     explicit FileStream(int fd) : m_file(fd, GzipInput::Descriptor::Owned)
     {
-        if (m_file.isCompressed()) m_ahead.emplace(m_file, kReadChunk, kReadAheadWindows);
+        if (!m_file.isCompressed()) return;
+        m_file.recordCheckpoints(GzipInput::checkpointSpacing(m_file.inputSize()));
+        m_ahead.emplace(m_file, kReadChunk, kReadAheadWindows);
+    }
+    // Stops reading ahead; the checkpoints recorded (null for a plain file).
+    std::shared_ptr<const GzipIndex> finish()
+    {
+        m_ahead.reset();
+        return m_file.takeIndex();
     }
     bool isOpen() const { return m_file.isOpen(); }
     bool isCompressed() const { return m_file.isCompressed(); }
@@ -1215,6 +1223,7 @@ KinetoReadResult readDescriptor(int fd, const std::string& path, EventStore& out
         return r;
     }
     KinetoReadResult r = parse(in, out, options);
+    r.gzipIndex = in.finish();
     if (r.status == SourceStatus::Error && !in.isCompressed() && path.size() > 3 &&
         path.compare(path.size() - 3, 3, ".gz") == 0)
         r.message = "not gzip-compressed despite the .gz name; read as plain text: " + r.message;
@@ -1258,10 +1267,9 @@ KinetoReadResult KinetoReader::readBytes(std::string_view data, EventStore& out,
 
 namespace {
 
-nlohmann::json eventDetails(int fd, std::int64_t offset)
+nlohmann::json eventAt(GzipInput& in, std::int64_t offset, const GzipIndex* index)
 {
-    GzipInput in(fd, GzipInput::Descriptor::Owned);
-    if (!in.isOpen() || offset < 0 || !in.skip(offset)) return nullptr;
+    if (!in.isOpen() || offset < 0 || !in.seek(offset, index)) return nullptr;
     std::string buf;
     std::size_t have = 0;
     for (std::size_t want = 1 << 16; want <= kMaxValue; want *= 2) {
@@ -1278,17 +1286,27 @@ nlohmann::json eventDetails(int fd, std::int64_t offset)
     return nullptr;
 }
 
+nlohmann::json eventDetails(int fd, std::int64_t offset, const GzipIndex* index,
+                            std::int64_t* produced)
+{
+    GzipInput in(fd, GzipInput::Descriptor::Owned);
+    nlohmann::json event = eventAt(in, offset, index);
+    if (produced) *produced = in.producedBytes();
+    return event;
+}
+
 } // namespace
 
-nlohmann::json readEventDetails(const std::string& path, std::int64_t offset)
+nlohmann::json readEventDetails(const std::string& path, std::int64_t offset,
+                                const GzipIndex* index, std::int64_t* produced)
 {
-    return eventDetails(openPath(path), offset);
+    return eventDetails(openPath(path), offset, index, produced);
 }
 
 nlohmann::json readEventDetails(const SourceFile& source, std::int64_t offset)
 {
     QString error;
-    return eventDetails(source.openForReading(&error), offset);
+    return eventDetails(source.openForReading(&error), offset, source.gzipIndex.get(), nullptr);
 }
 
 } // namespace rankscope

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/store/eventstore.h"
+#include "model/trace/gzipinput.h"
 #include "model/trace/sourcefile.h"
 
 #include <atomic>
@@ -26,6 +27,9 @@ struct KinetoReadResult {
     std::string ncclVersion; // distributedInfo.nccl_version as written; empty when not stated
     std::string backend;     // distributedInfo.backend as written; empty when not stated
     std::map<std::string, int> processGroupSizes; // distributedInfo.pg_config: name -> pg_size
+    // A gzip source's checkpoints, recorded while reading (SourceFile::gzipIndex keeps them for
+    // readEventDetails); null for a plain file.
+    std::shared_ptr<const GzipIndex> gzipIndex;
 };
 
 // Reads one Chrome-trace / Kineto JSON source (object with traceEvents, or a bare event array;
@@ -61,8 +65,12 @@ public:
 };
 
 // The JSON object of the event at `offset` (Lane::sourceOffset) of `path`, .gz or not; null
-// when it cannot be read back. For the details pane: args are not kept in the store.
-nlohmann::json readEventDetails(const std::string& path, std::int64_t offset);
+// when it cannot be read back. For the details pane: args are not kept in the store. A .gz file
+// is inflated from the last of `index`'s checkpoints before the event (from its start without
+// one); `produced`, when given, receives the bytes inflated (or read) for it.
+nlohmann::json readEventDetails(const std::string& path, std::int64_t offset,
+                                const GzipIndex* index = nullptr, std::int64_t* produced = nullptr);
+// Through the source's descriptor and its SourceFile::gzipIndex.
 nlohmann::json readEventDetails(const SourceFile& source, std::int64_t offset);
 
 } // namespace rankscope

@@ -10,6 +10,8 @@ class QFile;
 
 namespace rankscope {
 
+struct GzipIndex;
+
 // What a file in a trace folder is, decided from its content (and its name only as a tie-breaker).
 enum class SourceKind {
     Kineto,          // Chrome-trace JSON from the PyTorch profiler (Kineto or legacy autograd)
@@ -84,6 +86,9 @@ struct SourceFile {
     // Set for every regular file discovery could open; null for what it refused (then status is
     // Error and `message` says why).
     std::shared_ptr<const SourceDescriptor> descriptor;
+    // A gzip trace's inflate checkpoints, recorded by its reader, so that reading an event back
+    // does not inflate the file from its start; null otherwise.
+    std::shared_ptr<const GzipIndex> gzipIndex;
 
     // A descriptor to read the source through (see SourceDescriptor::open).
     int openForReading(QString* error) const;

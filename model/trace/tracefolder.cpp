@@ -512,6 +512,12 @@ void TraceFolder::setSourceStatedJob(int index, const StatedJob& stated)
     m_statedWorldSize = std::max(m_statedWorldSize, s.worldSize);
 }
 
+void TraceFolder::setSourceGzipIndex(int index, std::shared_ptr<const GzipIndex> gzipIndex)
+{
+    if (index < 0 || index >= m_sources.size()) return;
+    m_sources[index].gzipIndex = std::move(gzipIndex);
+}
+
 bool TraceFolder::attributeStatedRank(int index, qint64 statedRank)
 {
     if (index < 0 || index >= m_sources.size()) return false;

@@ -71,6 +71,7 @@ public:
     // clock range of its events): the fields it sets replace discovery's; the folder's world
     // size grows to the stated one.
     void setSourceStatedJob(int index, const StatedJob& stated);
+    void setSourceGzipIndex(int index, std::shared_ptr<const GzipIndex> gzipIndex);
     // The Kineto reader read distributedInfo.rank where discovery could not (the tail of a
     // compressed file, the middle of a large one): the content wins over the name or an assumed
     // rank, the evidence says so, and the rank claims are checked again. True when the source's

@@ -50,6 +50,7 @@ TraceSourceRead readTrace(const SourceFile& s, int sourceIndex, const KinetoRead
         out.statedRank = r.statedRank;
         out.backend = std::move(r.backend);
         out.processGroupSizes = std::move(r.processGroupSizes);
+        out.gzipIndex = std::move(r.gzipIndex);
     } else {
         HorovodTimelineReader::Options opt;
         opt.coordinatorRank = s.rank.value_or(0);
@@ -172,6 +173,7 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
             for (const auto& [name, size] : traces[k].processGroupSizes)
                 stated.processGroupSizes[QString::fromStdString(name)] = size;
             read.folder.setSourceStatedJob(index, stated);
+            read.folder.setSourceGzipIndex(index, std::move(traces[k].gzipIndex));
             // The rank the trace states where discovery did not see it (deep in a .gz): the
             // events were read under the old rank, which only labels them, and move over.
             if (traces[k].statedRank &&

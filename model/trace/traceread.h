@@ -43,6 +43,7 @@ struct TraceSourceRead {
     std::optional<std::int64_t> statedRank;
     std::string backend;                          // see KinetoReadResult
     std::map<std::string, int> processGroupSizes; // see KinetoReadResult
+    std::shared_ptr<const GzipIndex> gzipIndex;   // see KinetoReadResult
 };
 // The sources readFolder reads as traces (their events go into TraceRead::events).
 bool isTraceSource(SourceKind kind);

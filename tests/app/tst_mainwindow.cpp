@@ -10,6 +10,7 @@
 #include "views/logviewer/logviewer.h"
 #include "views/startpage/startpage.h"
 #include "views/taxonomy/taxonomybrowser.h"
+#include "views/timeline/rankoverview.h"
 #include "views/timeline/timelinepanel.h"
 #include "views/timeline/timelineview.h"
 #include "views/walkthrough/walkthroughpanel.h"
@@ -17,6 +18,7 @@
 #include <QAbstractButton>
 #include <QAbstractItemModel>
 #include <QAction>
+#include <QComboBox>
 #include <QApplication>
 #include <QDir>
 #include <QDockWidget>
@@ -491,6 +493,66 @@ void TestMainWindow::timelineKeysDoWhatTheListSays()
             QTRY_VERIFY(window.timeline()->findEdit()->hasFocus());
             QTest::keyClick(window.timeline()->findEdit(), Qt::Key_Escape);
             QTRY_VERIFY2(view->hasFocus(), what);
+        } else if (r.where == timeline && r.action.startsWith(QLatin1String("Rank overview:"))) {
+            RankOverview* overview = window.timeline()->rankOverview();
+            QTRY_VERIFY(overview->activity());
+            RankOverviewCanvas* canvas = overview->canvas();
+            const RankOverviewLayout& rows = canvas->layout();
+            QVERIFY(rows.ranks().size() >= 2);
+            const int r0 = rows.ranks()[0], r1 = rows.ranks()[1];
+            const int left = canvas->trackLeft();
+            const QPoint row0(left + 10, rows.yForRank(r0)), row1(left + 10, rows.yForRank(r1));
+            const auto press = [canvas](QPoint from, QPoint to, Qt::KeyboardModifiers mods = {}) {
+                QTest::mousePress(canvas, Qt::LeftButton, mods, from);
+                QMouseEvent move(QEvent::MouseMove, to, canvas->mapToGlobal(to), Qt::NoButton,
+                                 Qt::LeftButton, mods);
+                QApplication::sendEvent(canvas, &move);
+                QTest::mouseRelease(canvas, Qt::LeftButton, mods, to);
+            };
+            const auto brushed = [&] { return canvas->selectedRanks(); };
+            canvas->setSelectedRanks({});
+            if (r.keys == QLatin1String("click a rank row")) {
+                press(row0, row0);
+                QVERIFY2(brushed() == std::vector<int>{r0}, what);
+                QVERIFY2(view->layout().ranks() == std::vector<int>{r0}, what);
+                press(row0, row0);
+                QVERIFY2(brushed().empty(), what);
+            } else if (r.keys == QLatin1String("Shift+click a rank row")) {
+                press(row0, row0);
+                press(row1, row1, Qt::ShiftModifier);
+                QVERIFY2((brushed() == std::vector<int>{r0, r1}), what);
+            } else if (r.keys == QLatin1String("Ctrl+click a rank row")) {
+                press(row0, row0);
+                press(row1, row1, Qt::ControlModifier);
+                QVERIFY2((brushed() == std::vector<int>{r0, r1}), what);
+                press(row1, row1, Qt::ControlModifier);
+                QVERIFY2(brushed() == std::vector<int>{r0}, what);
+            } else if (r.keys == QLatin1String("drag down the rank numbers")) {
+                press({left / 2, row0.y()}, {left / 2, row1.y()});
+                QVERIFY2((brushed() == std::vector<int>{r0, r1}), what);
+            } else if (r.keys == QLatin1String("drag across the rank rows")) {
+                view->setVisibleRange(t0, t1);
+                const int w = view->trackWidth();
+                press({left + w * 3 / 10, row0.y()}, {left + w * 6 / 10, row0.y()});
+                QVERIFY2(visible() < (t1 - t0) / 2 && zoom.visibleStartNs() > t0, what);
+                QVERIFY2(brushed().empty(), what);
+            } else if (r.keys == QLatin1String("Esc / click above the rows")) {
+                press(row0, row0);
+                canvas->setFocus();
+                QTest::keyClick(canvas, Qt::Key_Escape);
+                QVERIFY2(brushed().empty(), what);
+                press(row0, row0);
+                press({left + 10, 2}, {left + 10, 2});
+                QVERIFY2(brushed().empty() && view->rankFilter().isEmpty(), what);
+            } else if (r.keys == QLatin1String("Order box")) {
+                overview->orderBox()->setCurrentIndex(1);
+                QVERIFY2(overview->order() == RankOverview::Order::Lateness, what);
+                overview->orderBox()->setCurrentIndex(0);
+                QVERIFY2(overview->order() == RankOverview::Order::Rank, what);
+            } else {
+                QFAIL(QByteArray(what + " has no check here: add one, so the list stays true"));
+            }
+            canvas->setSelectedRanks({});
         } else {
             QFAIL(QByteArray(what + " has no check here: add one, so the list stays true"));
         }

@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 #include <fstream>
@@ -151,6 +152,7 @@ private Q_SLOTS:
     void hundredMegabyteLine();
     void gzipFiles();
     void eventDetails();
+    void gzipDetailsResumeAtCheckpoint();
     void normaliseNames_data();
     void normaliseNames();
     void fuzzRegressions_data();
@@ -831,6 +833,48 @@ void TestKinetoReader::eventDetails()
         QVERIFY(details.at("args").contains("External id"));
         QCOMPARE(details.at("tid").get<std::int64_t>(), lane.tid);
     }
+}
+
+// A multi-MB .gz: reading records checkpoints, and an event near the end is read back from the
+// nearest one: the same object as the plain file holds at that offset (the raw JSON), for a
+// bounded number of inflated bytes instead of everything before it.
+void TestKinetoReader::gzipDetailsResumeAtCheckpoint()
+{
+    QTemporaryDir dir;
+    const std::string text = synthetic(260'000); // ~34 MB
+    const QString gz = dir.filePath(QStringLiteral("big.json.gz"));
+    writeGz(gz, text);
+    const Read r = readPath(gz);
+    QCOMPARE(int(r.result.status), int(SourceStatus::Ok));
+    QVERIFY(r.result.gzipIndex);
+    const GzipIndex& index = *r.result.gzipIndex;
+    QCOMPARE(index.spacing, GzipInput::checkpointSpacing(QFileInfo(gz).size()));
+    QVERIFY2(std::int64_t(index.points.size()) >= std::int64_t(text.size()) / index.spacing - 1,
+             qPrintable(QString::number(index.points.size())));
+    const std::int64_t bound = index.spacing + GzipInput::kCheckpointCall + (1 << 16);
+    for (const Lane& lane : r.store.lanes) {
+        const std::size_t i = lane.size() - 3;
+        const std::int64_t offset = lane.sourceOffset[i];
+        QVERIFY(offset > std::int64_t(text.size()) * 9 / 10);
+        std::int64_t produced = -1;
+        const auto fromGz = readEventDetails(gz.toStdString(), offset, &index, &produced);
+        // The raw JSON's object at that offset, parsed here.
+        const std::size_t end = text.find("}}", std::size_t(offset)) + 2;
+        const auto raw = nlohmann::json::parse(text.substr(std::size_t(offset), end - offset));
+        QVERIFY2(fromGz == raw, fromGz.dump().c_str());
+        QCOMPARE(fromGz.value("name", std::string()),
+                 std::string(r.store.strings.view(lane.nameId[i])));
+        QVERIFY2(produced > 0 && produced <= bound,
+                 qPrintable(QStringLiteral("%1 of %2").arg(produced).arg(offset)));
+        // Without the index the same read inflates everything before the event.
+        std::int64_t fromStart = -1;
+        QVERIFY(readEventDetails(gz.toStdString(), offset, nullptr, &fromStart) == raw);
+        QVERIFY(fromStart >= offset);
+    }
+    // A plain file keeps no checkpoints.
+    const QString plain = dir.filePath(QStringLiteral("small.json"));
+    writeFile(plain, synthetic(10));
+    QVERIFY(!readPath(plain).result.gzipIndex);
 }
 
 void TestKinetoReader::normaliseNames_data()

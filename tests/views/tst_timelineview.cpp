@@ -1,5 +1,6 @@
 #include "model/tracesession.h"
 #include "tests/support/syntheticsession.h"
+#include "views/timeline/rankoverview.h"
 #include "views/timeline/timelinecolors.h"
 #include "views/timeline/timelinepanel.h"
 #include "views/timeline/timelineview.h"
@@ -8,6 +9,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QTextCursor>
@@ -628,13 +630,17 @@ private Q_SLOTS:
         const QString path = dir.filePath(QStringLiteral("view.png"));
         QVERIFY(panel.exportPng(path));
         QImage png(path);
-        QCOMPARE(png.size(), panel.view()->wholeTimelineSize());
+        // The whole timeline, with the rank overview on top once it is read.
+        QCOMPARE(png.width(), panel.view()->wholeTimelineSize().width());
+        QVERIFY(png.height() >= panel.view()->wholeTimelineSize().height());
         QString error;
         QVERIFY(!panel.exportPng(dir.filePath(QStringLiteral("no/such/dir.png")), &error));
     }
 
-    // Exported, the whole timeline: every rank's header and every lane's full name (SVG), and
-    // a PNG as tall as all lanes, far taller than the window, its last lane drawn.
+    // Exported, the whole timeline whatever is in view: zoomed into the first 2 % and brushed to
+    // two ranks, the SVG still holds every rank's header and every lane's full name, and the
+    // PNG is the rank overview (a row per rank) over every lane of every rank, far taller than
+    // the window, with the last lane's last event (long out of view) drawn where it ends.
     void exportsEveryRankAndLane()
     {
         auto session = synthetic::makeSession({8, 2, 2, 200, 20'000'000, 8, 120'000, 5});
@@ -643,8 +649,14 @@ private Q_SLOTS:
         panel.setSession(session);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QSignalSpy activity(panel.rankOverview(), &RankOverview::activityReady);
+        QVERIFY(panel.rankOverview()->activity() || activity.wait(10000));
         TimelineView* view = panel.view();
-        const TimelineLayout& layout = view->layout();
+        const TimelineLayout layout = view->layout(); // every rank, before brushing
+        const std::int64_t t0 = view->zoom().traceStartNs(), t1 = view->zoom().traceEndNs();
+        view->setVisibleRange(t0, t0 + (t1 - t0) / 50);
+        view->setRankFilter({0, 1});
+        QCOMPARE(int(view->layout().ranks().size()), 2);
         QTemporaryDir dir;
         QString error;
         const QString svgPath = dir.filePath(QStringLiteral("timeline.svg"));
@@ -665,16 +677,29 @@ private Q_SLOTS:
         QVERIFY(png.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/timeline_export.png")));
         QFile::remove(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/timeline_export.svg"));
         QVERIFY(QFile::copy(svgPath, QStringLiteral(RANKSCOPE_TEST_OUTPUT "/timeline_export.svg")));
-        QCOMPARE(png.height(), TimelineView::kHeaderHeight + layout.contentHeight());
+        // The overview on top: its mark strip and a row per rank.
+        const int overviewH = png.height() - TimelineView::kHeaderHeight - layout.contentHeight();
+        QVERIFY2(overviewH >= RankOverviewLayout::kMarkStripHeight + 8,
+                 qPrintable(QString::number(overviewH)));
         QVERIFY(png.height() > 2 * view->viewport()->height());
+        const int labelW = view->wholeTimelineLabelWidth();
+        QCOMPARE(png.width(), labelW + view->trackWidth());
         const int lastLane = layout.lanesOfRankIndex(layout.ranks().size() - 1).back();
-        const int y = TimelineView::kHeaderHeight + layout.rowTop(lastLane, 0) + 4;
+        const int y = overviewH + TimelineView::kHeaderHeight + layout.rowTop(lastLane, 0) + 4;
         QCOMPARE(png.pixelColor(2, y), timelinecolors::kLabelColumn);
+        // The lane's last top-level event, on the whole trace's axis.
         const Lane& last = session->events.lanes[std::size_t(lastLane)];
-        bool drawn = false;
-        for (int x = view->labelWidth(); x < png.width() && !drawn; ++x)
-            drawn = !isBackground(png.pixelColor(x, y + 3));
-        QVERIFY2(drawn, qPrintable(QStringLiteral("%1 events").arg(last.size())));
+        std::int64_t endNs = 0, startNs = 0;
+        for (std::size_t i = 0; i < last.size(); ++i)
+            if (last.depth[i] == 0 && last.endNs[i] > endNs) {
+                endNs = last.endNs[i];
+                startNs = last.startNs[i];
+            }
+        QVERIFY(startNs > view->zoom().visibleEndNs());
+        const ZoomState whole = view->wholeTimelineZoom();
+        const int x = labelW + int((whole.timeToX(startNs) + whole.timeToX(endNs)) / 2);
+        QVERIFY2(!isBackground(png.pixelColor(x, y + 3)),
+                 qPrintable(QStringLiteral("x %1 of %2").arg(x).arg(png.width())));
     }
 
     // A span far wider than its label carries it at any zoom, also when its lane holds more

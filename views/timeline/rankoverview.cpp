@@ -90,6 +90,25 @@ RankState RankOverviewCanvas::stateAt(int rank, int x) const
     return m_painter.stateAt(int(it - ranks.begin()), x - m_layout.trackLeft());
 }
 
+QImage RankOverviewCanvas::renderWhole(const ZoomState& zoom, int trackLeft) const
+{
+    if (!m_activity) return {};
+    RankOverviewLayout layout;
+    layout.setRanks(m_layout.ranks());
+    const int ranks = int(m_layout.ranks().size());
+    constexpr int kRowsPx = 400; // rows shorter than the tallest when the ranks are many
+    layout.setHeight(RankOverviewLayout::preferredHeight(
+        ranks, RankOverviewLayout::kMarkStripHeight + std::max(ranks, kRowsPx)));
+    layout.setTrackLeft(trackLeft);
+    RankOverviewFrame frame = currentFrame();
+    frame.zoom = zoom;
+    frame.selected.clear();
+    QImage image(trackLeft + zoom.widthPx(), layout.rowsBottom(), QImage::Format_RGB32);
+    RankOverviewPainter painter;
+    painter.paint(image, layout, frame, font());
+    return image;
+}
+
 RankOverviewFrame RankOverviewCanvas::currentFrame() const
 {
     RankOverviewFrame frame;
@@ -309,6 +328,8 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
     legendLabel->setObjectName(QStringLiteral("rankOverviewLegend"));
     legendLabel->setTextFormat(Qt::RichText);
     legendLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    // On a narrow window (1280 px) the legend takes a second line rather than losing its end.
+    legendLabel->setWordWrap(true);
     m_showAll = new QPushButton(this);
     m_showAll->setObjectName(QStringLiteral("rankOverviewShowAll"));
     m_showAll->setToolTip(tr("The lanes below show only the ranks brushed on the overview "
@@ -316,6 +337,7 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
                              "show every rank again (Esc)"));
     m_showAll->hide();
     auto* header = new QHBoxLayout;
+    m_header = header;
     header->setContentsMargins(4, 0, 4, 0);
     header->addWidget(m_orderBox);
     header->addWidget(m_showAll);
@@ -405,7 +427,9 @@ void RankOverview::applyOrder()
 
 int RankOverview::preferredHeight(int maxPx) const
 {
-    const int header = m_orderBox->sizeHint().height();
+    const int header = std::max(m_orderBox->sizeHint().height(),
+                                m_header->hasHeightForWidth() ? m_header->heightForWidth(width())
+                                                              : m_header->sizeHint().height());
     const int ranks = m_activity  ? int(m_activity->rows().size())
                       : m_session ? int(m_session->folder.ranks().size())
                                   : 1;

@@ -10,6 +10,7 @@
 #include <memory>
 
 class QComboBox;
+class QLayout;
 class QPushButton;
 
 namespace rankscope {
@@ -41,6 +42,9 @@ public:
     // The detail view's track left edge in this widget's coordinates, for the layout.
     int trackLeft() const;
     RankState stateAt(int rank, int x) const;
+    // Every rank's row (a pixel row a rank at least) over `zoom`, the tracks from `trackLeft`,
+    // for the whole-timeline picture; null until the activity is read.
+    QImage renderWhole(const ZoomState& zoom, int trackLeft) const;
 
 Q_SIGNALS:
     void selectedRanksChanged(const QList<int>& ranks);
@@ -121,6 +125,7 @@ private:
     QFutureWatcher<ActivityPtr> m_watcher;
     Order m_order = Order::Rank;
     QComboBox* m_orderBox = nullptr;
+    QLayout* m_header = nullptr; // the order box and the legend, which may wrap
     RankOverviewCanvas* m_canvas = nullptr;
     QPushButton* m_showAll = nullptr;
 };

@@ -71,7 +71,7 @@ QColor rankStateColor(RankState state)
 {
     switch (state) {
     case RankState::Idle:
-        return {222, 224, 230};
+        return {196, 200, 212}; // visible as a 1-px row on the strip background
     case RankState::Computing:
         return {70, 125, 205};
     case RankState::Communicating:

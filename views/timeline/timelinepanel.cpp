@@ -116,6 +116,24 @@ QList<TimelineBinding> TimelinePanel::bindings()
         {P::View, tr("click a marker"), tr("Select the marker's finding"), tr("shows its finding")},
         {P::View, tr("click / drag in the overview"), tr("Centre the view on that time"),
          tr("jumps")},
+        // RankOverviewCanvas's mouse and key handlers, on the same tab above the lanes.
+        {P::View, tr("click a rank row"),
+         tr("Rank overview: show only that rank's lanes (again: every rank)"),
+         tr("brushes a rank")},
+        {P::View, tr("Shift+click a rank row"),
+         tr("Rank overview: show the ranks from the last clicked row to this one"),
+         tr("brushes a range")},
+        {P::View, tr("Ctrl+click a rank row"), tr("Rank overview: add or remove that rank"),
+         tr("adds / removes a rank")},
+        {P::View, tr("drag down the rank numbers"),
+         tr("Rank overview: show the ranks of the rows crossed"), tr("brushes ranks")},
+        {P::View, tr("drag across the rank rows"),
+         tr("Rank overview: show that time range in the lanes"), tr("brushes time")},
+        {P::View, tr("Esc / click above the rows"), tr("Rank overview: show every rank again"),
+         tr("shows all ranks")},
+        {P::View, tr("Order box"),
+         tr("Rank overview: sort the rows by rank or by lateness at collectives"),
+         tr("sorts rows")},
         {P::FindField, tr("Enter / Shift+Enter"), tr("Next / previous hit"), tr("next / previous")},
         {P::FindField, tr("Esc"), tr("Back to the timeline"), tr("back to the timeline")},
     };
@@ -315,14 +333,20 @@ void TimelinePanel::showCharts()
     m_bottom->setCurrentWidget(m_breakdown);
 }
 
+QImage TimelinePanel::exportedOverview() const
+{
+    return m_overview->canvas()->renderWhole(m_view->wholeTimelineZoom(),
+                                             m_view->wholeTimelineLabelWidth());
+}
+
 bool TimelinePanel::exportPng(const QString& path, QString* error)
 {
-    return m_view->exportPng(path, error);
+    return m_view->exportPng(path, error, exportedOverview());
 }
 
 bool TimelinePanel::exportSvg(const QString& path, QString* error)
 {
-    return m_view->exportSvg(path, error);
+    return m_view->exportSvg(path, error, exportedOverview());
 }
 
 void TimelinePanel::showFindBar()

@@ -2,6 +2,7 @@
 
 #include "model/tracesession.h"
 
+#include <QImage>
 #include <QWidget>
 
 class QCheckBox;
@@ -74,8 +75,9 @@ public:
     CollectiveChart* collectiveChart() const { return m_collective; }
     // Raises the time-per-rank chart under the view.
     void showCharts();
-    // Saves the whole timeline (every rank and lane, the time range in view); false (with the
-    // reason in `error`) when the file cannot be written.
+    // Saves the whole timeline: the rank overview, then every rank and lane, over the whole
+    // trace (TimelineView::exportPng); false (with the reason in `error`) when the file cannot
+    // be written.
     bool exportPng(const QString& path, QString* error = nullptr);
     bool exportSvg(const QString& path, QString* error = nullptr);
     // Ctrl+F: the main window's Find action calls this while the Timeline tab is current.
@@ -87,6 +89,8 @@ protected:
 
 private:
     void sizeOverview();
+    // The rank overview on the whole-timeline picture's time axis (null until it is read).
+    QImage exportedOverview() const;
     void updateFindStatus(int count, int current);
     // Details of the new selection, and its bars highlighted in the charts.
     void selectionChanged();

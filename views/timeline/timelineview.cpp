@@ -754,24 +754,53 @@ void TimelineView::paintEvent(QPaintEvent*)
     renderOverlay(p);
 }
 
-TimelineFrame TimelineView::wholeTimelineFrame() const
+TimelineLayout TimelineView::wholeTimelineLayout() const
+{
+    TimelineLayout layout;
+    if (m_session) layout.build(&m_session->events, m_collapsed, m_toggledLanes);
+    return layout;
+}
+
+ZoomState TimelineView::wholeTimelineZoom() const
+{
+    ZoomState zoom = m_zoom;
+    zoom.setWidthPx(trackWidth());
+    zoom.fitAll();
+    return zoom;
+}
+
+int TimelineView::wholeTimelineLabelWidth() const
+{
+    // Room for every lane's name in full.
+    return std::clamp(widestLaneName() + 60, m_labelWidth, int(kMaxExportLabelWidth));
+}
+
+TimelineFrame TimelineView::wholeTimelineFrame(const TimelineLayout& layout) const
 {
     TimelineFrame f = frame();
+    f.layout = &layout;
+    f.zoom = wholeTimelineZoom();
     f.scrollY = 0;
-    // Room for every lane's name in full, the track as wide as on screen.
-    f.labelWidth = std::clamp(widestLaneName() + 60, m_labelWidth, int(kMaxExportLabelWidth));
+    f.labelWidth = wholeTimelineLabelWidth();
     return f;
 }
 
-QSize TimelineView::wholeTimelineSize() const
+QSize TimelineView::wholeTimelineSize(const QImage& above) const
 {
-    const TimelineFrame f = wholeTimelineFrame();
-    return {f.labelWidth + f.zoom.widthPx(), kHeaderHeight + m_layout.contentHeight()};
+    return wholeTimelineSize(wholeTimelineLayout(), above);
 }
 
-bool TimelineView::exportPng(const QString& path, QString* error)
+QSize TimelineView::wholeTimelineSize(const TimelineLayout& layout, const QImage& above) const
 {
-    const QSize size = wholeTimelineSize();
+    return {wholeTimelineLabelWidth() + trackWidth(),
+            above.height() + kHeaderHeight + layout.contentHeight()};
+}
+
+bool TimelineView::exportPng(const QString& path, QString* error, const QImage& above)
+{
+    const TimelineLayout layout = wholeTimelineLayout();
+    const TimelineFrame f = wholeTimelineFrame(layout);
+    const QSize size = wholeTimelineSize(layout, above);
     if (qint64(size.width()) * size.height() * 4 > kMaxExportPngBytes) {
         if (error)
             *error = tr("The whole timeline is %1 × %2 px, too large for a PNG: export it as SVG, "
@@ -781,11 +810,19 @@ bool TimelineView::exportPng(const QString& path, QString* error)
         return false;
     }
     QImage image(size, QImage::Format_RGB32);
+    image.fill(palette().color(QPalette::Base));
     {
         QPainter p(&image);
+        p.drawImage(0, 0, above);
+    }
+    // The timeline below `above`, painted into the same pixels.
+    QImage below(image.scanLine(above.height()), size.width(), size.height() - above.height(),
+                 image.bytesPerLine(), QImage::Format_RGB32);
+    {
+        QPainter p(&below);
         p.setFont(font());
         p.setPen(palette().color(QPalette::WindowText));
-        m_painter.paint(p, size, wholeTimelineFrame(), &image);
+        m_painter.paint(p, below.size(), f, &below);
     }
     QImageWriter writer(path, "png");
     if (writer.write(image)) return true;
@@ -793,14 +830,15 @@ bool TimelineView::exportPng(const QString& path, QString* error)
     return false;
 }
 
-bool TimelineView::exportSvg(const QString& path, QString* error)
+bool TimelineView::exportSvg(const QString& path, QString* error, const QImage& above)
 {
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
         if (error) *error = file.errorString();
         return false;
     }
-    const QSize size = wholeTimelineSize();
+    const TimelineLayout layout = wholeTimelineLayout();
+    const QSize size = wholeTimelineSize(layout, above);
     QSvgGenerator svg;
     svg.setOutputDevice(&file);
     svg.setSize(size);
@@ -808,9 +846,12 @@ bool TimelineView::exportSvg(const QString& path, QString* error)
     svg.setTitle(tr("RankScope timeline"));
     {
         QPainter p(&svg);
+        p.drawImage(0, 0, above);
+        p.translate(0, above.height());
         p.setFont(font());
         p.setPen(palette().color(QPalette::WindowText));
-        m_painter.paint(p, size, wholeTimelineFrame());
+        m_painter.paint(p, QSize(size.width(), size.height() - above.height()),
+                        wholeTimelineFrame(layout));
     }
     if (file.error() == QFileDevice::NoError && file.flush()) return true;
     if (error) *error = file.errorString();

@@ -118,12 +118,16 @@ public:
 
     // The current view as an image (what the user sees, overlays included).
     QImage renderImage();
-    // The whole timeline, every rank and lane, over the time range in view, with every lane's
-    // name in full: its size, and the picture written as PNG or SVG (false, with the reason in
-    // `error`, when it cannot be written).
-    QSize wholeTimelineSize() const;
-    bool exportPng(const QString& path, QString* error = nullptr);
-    bool exportSvg(const QString& path, QString* error = nullptr);
+    // The whole timeline: every rank (brushed or not) and lane over the whole trace, with every
+    // lane's name in full, the track as wide as on screen; `above` (the rank overview on the
+    // same time axis) on top when given. Its size, and the picture written as PNG or SVG (false,
+    // with the reason in `error`, when it cannot be written).
+    QSize wholeTimelineSize(const QImage& above = {}) const;
+    // The time axis and label column of the whole-timeline picture, for what goes `above`.
+    ZoomState wholeTimelineZoom() const;
+    int wholeTimelineLabelWidth() const;
+    bool exportPng(const QString& path, QString* error = nullptr, const QImage& above = {});
+    bool exportSvg(const QString& path, QString* error = nullptr, const QImage& above = {});
 
 Q_SIGNALS:
     void selectionChanged(rankscope::TimelineEventRef ref);
@@ -164,7 +168,10 @@ private:
     std::int64_t offsetOf(int rank) const;
     // What the viewport shows, for the painter.
     TimelineFrame frame() const;
-    TimelineFrame wholeTimelineFrame() const;
+    // Every rank's rows, whatever is brushed, for the whole-timeline picture.
+    TimelineLayout wholeTimelineLayout() const;
+    TimelineFrame wholeTimelineFrame(const TimelineLayout& layout) const;
+    QSize wholeTimelineSize(const TimelineLayout& layout, const QImage& above) const;
     QRectF eventRect(TimelineEventRef ref) const; // viewport coordinates, min 1 px wide
     void renderOverlay(QPainter& p);
     void ensureVisible(TimelineEventRef ref);
