@@ -64,11 +64,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const int fd = fileOf(data, size);
     const Whole big = readAll(fd, 1 << 16, 0);
     const Whole tiny = readAll(fd, 7, 0);
-    // The same bytes (up to where both stopped), and an error in one is an error in the other.
+    // The same bytes up to where both stopped, and an error in one is an error in the other;
+    // without an error, the same bytes. (Before an error, how much comes out depends on the
+    // buffers: ISA-L keeps what it inflated into its own buffer when the caller's are small.)
     const std::size_t common = std::min(big.bytes.size(), tiny.bytes.size());
     if (std::memcmp(big.bytes.data(), tiny.bytes.data(), common) != 0) std::abort();
     if (big.bytes.size() < kMaxOut && tiny.bytes.size() < kMaxOut &&
-        (big.bytes != tiny.bytes || big.failed != tiny.failed))
+        (big.failed != tiny.failed || (!big.failed && big.bytes != tiny.bytes)))
         std::abort();
     // Skipping the first third, then reading, gives the rest of what a plain read gave.
     if (!big.failed && big.bytes.size() < kMaxOut && big.bytes.size() >= 3) {

@@ -181,7 +181,10 @@ void TestGzipInput::smallReadsGiveTheSameBytes()
         const Drained small = drainFile(found.filePath(name), 7);
         const Drained large = drainFile(found.filePath(name), 1 << 16);
         QCOMPARE(small.failed, large.failed);
-        QVERIFY2(small.bytes == large.bytes, qPrintable(name));
+        // Before an error, how much comes out depends on the buffers; what does agrees.
+        const qsizetype common = std::min(small.bytes.size(), large.bytes.size());
+        QVERIFY2(small.bytes.left(common) == large.bytes.left(common), qPrintable(name));
+        if (!small.failed) QVERIFY2(small.bytes == large.bytes, qPrintable(name));
     }
 }
 
