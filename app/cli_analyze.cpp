@@ -5,8 +5,42 @@
 #include <QCommandLineParser>
 #include <QFile>
 #include <QTextStream>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <utility>
 
 namespace rankscope {
+namespace {
+
+// "1024", "64K", "512M", "32G" (binary multiples); nullopt unless positive and within qint64.
+std::optional<qint64> positiveNumber(QString text, bool allowSuffix)
+{
+    int shift = 0;
+    if (allowSuffix && !text.isEmpty()) {
+        const QChar unit = text.back().toUpper();
+        shift = unit == QLatin1Char('K')   ? 10
+                : unit == QLatin1Char('M') ? 20
+                : unit == QLatin1Char('G') ? 30
+                                           : 0;
+        if (shift) text.chop(1);
+    }
+    bool ok = false;
+    const qint64 n = text.toLongLong(&ok);
+    if (!ok || n < 1 || n > (std::numeric_limits<qint64>::max() >> shift)) return std::nullopt;
+    return n << shift;
+}
+
+QString sizeText(qint64 bytes)
+{
+    static constexpr std::pair<int, char> units[] = {{30, 'G'}, {20, 'M'}, {10, 'K'}};
+    for (const auto& [shift, unit] : units)
+        if (bytes % (qint64(1) << shift) == 0)
+            return QString::number(bytes >> shift) + QChar::fromLatin1(unit);
+    return QString::number(bytes);
+}
+
+} // namespace
 
 int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStream& err)
 {
@@ -24,19 +58,40 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
         QStringList{QStringLiteral("o"), QStringLiteral("output")},
         QStringLiteral("Write the report to FILE (never inside the folder) instead of stdout."),
         QStringLiteral("FILE"));
+    // The budgets a source is read up to (over one: what fit is kept, the source is truncated).
     const LogReader::Budget defaults;
+    const KinetoReader::Budget traceDefaults;
     const QCommandLineOption maxLogLines(
         QStringLiteral("max-log-lines"),
         QStringLiteral("Index at most N lines of the folder's logs (default %1); a log over it is "
                        "read up to it and marked truncated.")
             .arg(defaults.linesPerLoad),
         QStringLiteral("N"));
+    const QCommandLineOption maxLogBytes(
+        QStringLiteral("max-log-bytes"),
+        QStringLiteral("Read at most SIZE bytes of each log (default %1; suffix K, M or G).")
+            .arg(sizeText(defaults.bytesPerFile)),
+        QStringLiteral("SIZE"));
+    const QCommandLineOption maxTraceEvents(
+        QStringLiteral("max-trace-events"),
+        QStringLiteral("Read at most N events of each Kineto/Chrome trace (default %1).")
+            .arg(traceDefaults.maxEvents),
+        QStringLiteral("N"));
+    const QCommandLineOption maxDecompressed(
+        QStringLiteral("max-decompressed"),
+        QStringLiteral("Read at most SIZE decompressed bytes of each trace (default %1; suffix K, "
+                       "M or G).")
+            .arg(sizeText(traceDefaults.maxInflatedBytes)),
+        QStringLiteral("SIZE"));
     const QCommandLineOption help(QStringList{QStringLiteral("h"), QStringLiteral("help")},
                                   QStringLiteral("Show this help."));
     parser.addOption(json);
     parser.addOption(format);
     parser.addOption(output);
     parser.addOption(maxLogLines);
+    parser.addOption(maxLogBytes);
+    parser.addOption(maxTraceEvents);
+    parser.addOption(maxDecompressed);
     parser.addOption(help);
     if (!parser.parse(arguments)) return Cli::usageError(err, parser.errorText());
     if (parser.isSet(help)) {
@@ -54,14 +109,25 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
 
     LoadOptions options;
     options.buildLaneLods = false; // no timeline is drawn
-    if (parser.isSet(maxLogLines)) {
-        bool ok = false;
-        const qint64 lines = parser.value(maxLogLines).toLongLong(&ok);
-        if (!ok || lines < 1)
-            return Cli::usageError(err, QStringLiteral("--max-log-lines needs a positive number, "
-                                                       "not '%1'")
-                                            .arg(parser.value(maxLogLines)));
-        options.logBudget.linesPerFile = options.logBudget.linesPerLoad = lines;
+    // Each budget flag: a positive count, or a size with an optional K/M/G suffix.
+    const std::pair<const QCommandLineOption*, std::function<void(qint64)>> budgets[] = {
+        {&maxLogLines,
+         [&](qint64 n) { options.logBudget.linesPerFile = options.logBudget.linesPerLoad = n; }},
+        {&maxLogBytes, [&](qint64 n) { options.logBudget.bytesPerFile = n; }},
+        {&maxTraceEvents, [&](qint64 n) { options.traceBudget.maxEvents = n; }},
+        {&maxDecompressed, [&](qint64 n) { options.traceBudget.maxInflatedBytes = n; }},
+    };
+    for (const auto& [option, apply] : budgets) {
+        if (!parser.isSet(*option)) continue;
+        const bool size = option->valueName() == QLatin1String("SIZE");
+        const std::optional<qint64> n = positiveNumber(parser.value(*option), size);
+        if (!n)
+            return Cli::usageError(err, QStringLiteral("--%1 needs a positive %2, not '%3'")
+                                            .arg(option->names().constFirst(),
+                                                 size ? QStringLiteral("size (N, NK, NM or NG)")
+                                                      : QStringLiteral("number"),
+                                                 parser.value(*option)));
+        apply(*n);
     }
     const QString outputPath = parser.value(output);
     if (const QString refused = ExportPath::refusal(outputPath, positional.first());

@@ -201,9 +201,9 @@ void checkCoalesced(const std::vector<FlightRecorderDump>& dumps,
         const bool coalesced =
             std::any_of(list.begin(), list.end(), [](const Block& b) { return b.ops.size() > 1; });
         if (!coalesced || list.size() < 2 || key.second < 0) continue;
+        const Block& first = list.front(); // clang 14 cannot capture a structured binding
         const auto sameTotals = [&](const Block& b) {
-            return totals(b) == totals(list.front()) &&
-                   b.ops.front().dtype == list.front().ops.front().dtype;
+            return totals(b) == totals(first) && b.ops.front().dtype == first.ops.front().dtype;
         };
         if (!std::all_of(list.begin(), list.end(), sameTotals)) continue; // the matcher's finding
         std::map<std::vector<Op>, int> votes;

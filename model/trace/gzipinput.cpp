@@ -189,11 +189,10 @@ std::int64_t GzipInput::readMore(char* buf, std::size_t n)
     const std::size_t perCall = m_index ? std::size_t(kCheckpointCall) : n;
     std::size_t produced = 0;
     while (produced < n) {
-        if (m_inPos == m_inLen && !fillInput()) {
-            // A member cut short ends the stream where it is cut, as gzread does.
-            m_end = true;
-            break;
-        }
+        // Without input left, ISA-L may still hold bytes it inflated from input it already took
+        // (when the caller's buffers are small): they are drained before the stream may end.
+        const bool inputLeft = m_inPos < m_inLen || fillInput();
+        if (m_failed) break;
         inflate_state& s = *m_state;
         s.next_in = m_in.data() + m_inPos;
         s.avail_in = std::uint32_t(m_inLen - m_inPos);
@@ -222,6 +221,10 @@ std::int64_t GzipInput::readMore(char* buf, std::size_t n)
                 m_end = true;
                 break;
             }
+        } else if (!inputLeft && out == 0) {
+            // A member cut short ends the stream where it is cut, as gzread does.
+            m_end = true;
+            break;
         } else if (used == 0 && out == 0 && m_inPos < m_inLen) {
             // ISA-L stops only for input, output or an error; anything else would loop here.
             m_error = "inflate made no progress";

@@ -671,7 +671,7 @@ bool Parser::internName(std::string_view raw, bool escaped, StringId& id, const 
     // and the first and last bytes answers most lookups with one compare, without hashing a
     // 100-byte kernel name. A tag collision only costs the table lookup.
     std::uint64_t head = 0, tail = 0;
-    std::memcpy(&head, raw.data(), std::min<std::size_t>(raw.size(), 8));
+    if (!raw.empty()) std::memcpy(&head, raw.data(), std::min<std::size_t>(raw.size(), 8));
     if (raw.size() > 8) std::memcpy(&tail, raw.data() + raw.size() - 8, 8);
     const std::uint64_t tag =
         (head * 0x9E3779B97F4A7C15ull) ^ (tail * 0xC2B2AE3D27D4EB4Full) ^ raw.size();

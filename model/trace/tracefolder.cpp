@@ -109,8 +109,15 @@ OpenedFile openInside(int rootFd, const QString& canonicalRoot, const QString& p
             return r;
         }
         target = QFile::decodeName(resolved);
-        if (!isInside(canonicalRoot, target) || target == canonicalRoot) {
-            r.error = QStringLiteral("link to a file outside the folder; not followed");
+        if (target == canonicalRoot) {
+            r.error = QStringLiteral("link to the folder itself; not followed");
+            return r;
+        }
+        if (!isInside(canonicalRoot, target)) {
+            struct stat to {};
+            const bool folder = ::stat(resolved, &to) == 0 && S_ISDIR(to.st_mode);
+            r.error = QStringLiteral("link to a %1 outside the folder; not followed")
+                          .arg(folder ? QStringLiteral("folder") : QStringLiteral("file"));
             return r;
         }
     }
@@ -127,6 +134,10 @@ OpenedFile openInside(int rootFd, const QString& canonicalRoot, const QString& p
     const QByteArray name = QFile::encodeName(parts.last());
     if (::fstatat(dir.get(), name.constData(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         r.error = QStringLiteral("cannot open: %1").arg(errnoText(errno));
+        return r;
+    }
+    if (S_ISDIR(st.st_mode)) { // only a link reaches here: the folder's files are listed as such
+        r.error = QStringLiteral("link to a folder inside the folder; not followed");
         return r;
     }
     if (!S_ISREG(st.st_mode)) {
@@ -463,6 +474,14 @@ std::optional<int> TraceFolder::attributeRank(const QString& fileName, SourceKin
             return r;
         }
     }
+    if (kind == SourceKind::HorovodTimeline) {
+        // Horovod writes its timeline on the coordinator only, whatever the file is called: the
+        // negotiation spans are rank 0's; the other ranks appear in it only as readiness ticks,
+        // which the reader attributes.
+        *evidence = QStringLiteral("Horovod timeline, written by the coordinator (rank 0)") +
+                    nameDisagrees(fileName, 0);
+        return 0;
+    }
     if (kind == SourceKind::LauncherLog) return std::nullopt; // split into streams by the reader
     if (kind != SourceKind::Unknown) {
         qint64 raw = -1;
@@ -474,12 +493,6 @@ std::optional<int> TraceFolder::attributeRank(const QString& fileName, SourceKin
             *evidence = outOfRange(QStringLiteral("rank %1 in the file name").arg(raw));
             return std::nullopt;
         }
-    }
-    if (kind == SourceKind::HorovodTimeline) {
-        // Horovod writes its timeline on the coordinator only: the file's spans are rank 0's;
-        // the other ranks appear in it only as readiness ticks, which the reader attributes.
-        *evidence = QStringLiteral("Horovod timeline, written by the coordinator (rank 0)");
-        return 0;
     }
     return std::nullopt;
 }
@@ -615,13 +628,16 @@ TraceFolder TraceFolder::discover(const QString& dir, const std::function<bool()
     const QDir root(canonicalRoot);
 
     int statedWorldSize = 0;
-    // System: FIFOs, sockets, devices and dangling links are listed too, each with its reason.
-    QDirIterator it(canonicalRoot, QDir::Files | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot,
+    // System: FIFOs, sockets, devices and dangling links are listed too, each with its reason;
+    // Dirs for the links to folders (not followed, listed): real folders are only descended into.
+    QDirIterator it(canonicalRoot,
+                    QDir::Files | QDir::Dirs | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot,
                     QDirIterator::Subdirectories);
     while (it.hasNext()) {
         if (cancelled && cancelled()) break;
         const QString path = it.next();
         const QFileInfo info = it.fileInfo();
+        if (info.isDir() && !info.isSymLink()) continue;
         SourceFile source;
         source.absolutePath = info.absoluteFilePath();
         source.relativePath = root.relativeFilePath(path);

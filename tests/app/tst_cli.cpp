@@ -36,6 +36,7 @@ private Q_SLOTS:
     void factsHaveNoEmptySymptom();
     void outputInsideTheFolderIsRefused();
     void logsOverTheLineBudgetAreTruncated();
+    void traceBudgetsAreFlags();
     void classifyStopsAtItsInputBudget();
     void issuesImportSkipsWhatItCannotRead();
 };
@@ -256,6 +257,47 @@ void TestCli::logsOverTheLineBudgetAreTruncated()
     const CliRun bad = runCli({QStringLiteral("analyze"), job.path(),
                                QStringLiteral("--max-log-lines"), QStringLiteral("0")});
     QCOMPARE(bad.exitCode, 2);
+}
+
+// A trace of 40 events (about 2.4 KB): whole by default, cut at --max-trace-events or
+// --max-decompressed (which counts a plain file's bytes), and a budget that is no size is refused.
+void TestCli::traceBudgetsAreFlags()
+{
+    QTemporaryDir job;
+    QByteArray trace = R"({"traceEvents": [)";
+    for (int i = 0; i < 40; ++i)
+        trace += (i ? "," : "") + QByteArray(R"({"name": "aten::add", "ph": "X", "pid": 1, )") +
+                 R"("tid": 1, "ts": )" + QByteArray::number(10 * i) + R"(, "dur": 5})";
+    trace += "]}";
+    QVERIFY(trace.size() > 2048);
+    writeFile(job.filePath(QStringLiteral("rank0.pt.trace.json")), trace);
+    const auto status = [&](const QStringList& flags) {
+        const CliRun r = runCli(
+            QStringList{QStringLiteral("analyze"), job.path(), QStringLiteral("--json")} + flags);
+        return std::make_pair(r.exitCode, sourcesOf(QJsonDocument::fromJson(r.out).object())
+                                              .value(QStringLiteral("rank0.pt.trace.json")));
+    };
+    QCOMPARE(status({}).second.first, QStringLiteral("ok"));
+    const auto events = status({QStringLiteral("--max-trace-events"), QStringLiteral("4")});
+    QCOMPARE(events.first, 0);
+    QCOMPARE(events.second.first, QStringLiteral("truncated"));
+    QVERIFY2(events.second.second.contains(QLatin1String("budget of 4 events")),
+             qPrintable(events.second.second));
+    const auto bytes = status({QStringLiteral("--max-decompressed"), QStringLiteral("1k")});
+    QCOMPARE(bytes.second.first, QStringLiteral("truncated"));
+    QVERIFY2(bytes.second.second.contains(QLatin1String("budget of 1024 decompressed bytes")),
+             qPrintable(bytes.second.second));
+    QCOMPARE(status({QStringLiteral("--max-decompressed"), QStringLiteral("2G")}).second.first,
+             QStringLiteral("ok"));
+    for (const QStringList& bad :
+         {QStringList{QStringLiteral("--max-decompressed"), QStringLiteral("0")},
+          QStringList{QStringLiteral("--max-decompressed"), QStringLiteral("12X")},
+          QStringList{QStringLiteral("--max-trace-events"), QStringLiteral("4K")},
+          QStringList{QStringLiteral("--max-log-bytes"), QStringLiteral("99999999999G")}})
+        QCOMPARE(status(bad).first, 2);
+    const CliRun help = runCli({QStringLiteral("analyze"), QStringLiteral("--help")});
+    for (const char* flag : {"--max-trace-events", "--max-decompressed", "--max-log-bytes"})
+        QVERIFY2(help.out.contains(flag), flag);
 }
 
 void TestCli::classifyStopsAtItsInputBudget()

@@ -9,9 +9,14 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <unistd.h>
 #include <zlib.h>
 
 using namespace rankscope;
@@ -38,6 +43,7 @@ private Q_SLOTS:
     void badFilesDoNotStopTheSession();
     void horovodTimeline();
     void horovodTimelineCutMidWrite();
+    void horovodTimelineRankIsTheCoordinatorsWhateverItsName();
     void realTraceRanks_data();
     void realTraceRanks();
     void contentBeatsSwappedAndMisleadingNames();
@@ -229,10 +235,16 @@ void TestTraceFolder::linkOutOfFolderIsNotFollowed()
                         inside.filePath(QStringLiteral("rank9.log"))));
     QVERIFY(QFile::link(outside.path(), inside.filePath(QStringLiteral("elsewhere"))));
     const TraceFolder folder = TraceFolder::discover(inside.path());
-    QCOMPARE(folder.sources().size(), 2); // a link to a folder is no file
+    QCOMPARE(folder.sources().size(), 3); // the link to a folder is listed, not followed
     for (const SourceFile& s : folder.sources()) {
         if (s.relativePath == QLatin1String("rank0.log")) {
             QCOMPARE(s.status, SourceStatus::Ok);
+            continue;
+        }
+        if (s.relativePath == QLatin1String("elsewhere")) {
+            QCOMPARE(s.status, SourceStatus::Error);
+            QCOMPARE(s.message,
+                     QStringLiteral("link to a folder outside the folder; not followed"));
             continue;
         }
         QCOMPARE(s.relativePath, QStringLiteral("rank9.log"));
@@ -504,6 +516,41 @@ static QByteArray readAll(const QString& path)
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
+// Only the coordinator writes a Horovod timeline, so a timeline saved as rank3_... is still
+// rank 0's, and says the name disagrees; the ranks it names are those of its readiness ticks
+// (zero-length X events named by a rank number), counted here from the raw file.
+void TestTraceFolder::horovodTimelineRankIsTheCoordinatorsWhateverItsName()
+{
+    const QByteArray raw = readAll(
+        QStringLiteral(RANKSCOPE_TEST_DATA "/horovod/stalled_tensor/horovod_timeline.json"));
+    QVERIFY(!raw.isEmpty());
+    std::map<int, int> ticks;
+    for (const nlohmann::json& e : nlohmann::json::parse(raw.toStdString())) {
+        const std::string name = e.value("name", std::string());
+        if (e.value("ph", std::string()) == "X" && !name.empty() &&
+            std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            ++ticks[std::stoi(name)];
+    }
+    QVERIFY(ticks.size() > 1);
+    QTemporaryDir dir;
+    writeFile(dir.filePath(QStringLiteral("rank3_horovod_timeline.json")), raw);
+    const SessionPtr session = loadSession(dir.path());
+    QCOMPARE(session->folder.sources().size(), qsizetype(1));
+    const SourceFile& s = session->folder.sources().front();
+    QCOMPARE(s.kind, SourceKind::HorovodTimeline);
+    QCOMPARE(s.rank.value_or(-1), 0);
+    QCOMPARE(
+        s.rankEvidence,
+        QStringLiteral("Horovod timeline, written by the coordinator (rank 0) (file name says 3)"));
+    for (const Lane& lane : session->events.lanes)
+        QCOMPARE(lane.rank, 0);
+    std::map<int, int> records;
+    for (const CollectiveRecord& c : session->events.collectives)
+        ++records[c.rank];
+    QCOMPARE(records, ticks);
+    QCOMPARE(session->folder.worldSize(), ticks.rbegin()->first + 1);
+}
+
 static QByteArray gunzip(const QByteArray& gz)
 {
     z_stream z{};
@@ -756,9 +803,9 @@ static void makeFifo(const QString& path)
     QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
 }
 
-// A FIFO, a link to one, a link out of the folder, a link loop and a dangling link are listed
-// with a reason and never opened for reading (a blocking open of a FIFO would hang here for
-// ever); the rank beside them loads.
+// A FIFO, a socket, a device, a link to a FIFO, links out of the folder, links to folders, a
+// link loop and a dangling link are listed with a reason and never opened for reading (a blocking
+// open of a FIFO would hang here for ever); the rank beside them loads.
 void TestTraceFolder::nonRegularFilesAreListedAndNeverBlock()
 {
     QTemporaryDir outside, dir;
@@ -777,8 +824,21 @@ void TestTraceFolder::nonRegularFilesAreListedAndNeverBlock()
                         dir.filePath(QStringLiteral("loop_b"))));
     QVERIFY(QFile::link(dir.filePath(QStringLiteral("gone")),
                         dir.filePath(QStringLiteral("rank4.log"))));
-    const SessionPtr session = loadSession(dir.path());
-    const std::map<QString, QString> reasons = {
+    QVERIFY(
+        QFile::link(dir.filePath(QStringLiteral("sub")), dir.filePath(QStringLiteral("sub_link"))));
+    QVERIFY(QFile::link(outside.path(), dir.filePath(QStringLiteral("outside_dir"))));
+    QVERIFY(QFile::link(dir.path(), dir.filePath(QStringLiteral("sub/up"))));
+    // A socket: bound into the folder (sun_path holds the temporary folder's short path).
+    const QByteArray socketPath = QFile::encodeName(dir.filePath(QStringLiteral("rank6.log")));
+    const int sock = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    QVERIFY(sock >= 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    QVERIFY(std::size_t(socketPath.size()) < sizeof(address.sun_path));
+    std::memcpy(address.sun_path, socketPath.constData(), std::size_t(socketPath.size()));
+    QCOMPARE(::bind(sock, reinterpret_cast<const sockaddr*>(&address), sizeof(address)), 0);
+    ::close(sock);
+    std::map<QString, QString> reasons = {
         {QStringLiteral("rank1.log"), QStringLiteral("a FIFO (named pipe): not read")},
         {QStringLiteral("sub/pipe"), QStringLiteral("a FIFO (named pipe): not read")},
         {QStringLiteral("rank2.log"), QStringLiteral("link to a FIFO (named pipe): not read")},
@@ -787,7 +847,18 @@ void TestTraceFolder::nonRegularFilesAreListedAndNeverBlock()
         {QStringLiteral("loop_a"), QStringLiteral("link loop; not followed")},
         {QStringLiteral("loop_b"), QStringLiteral("link loop; not followed")},
         {QStringLiteral("rank4.log"), QStringLiteral("link to nothing; not followed")},
+        {QStringLiteral("rank6.log"), QStringLiteral("a socket: not read")},
+        {QStringLiteral("sub_link"),
+         QStringLiteral("link to a folder inside the folder; not followed")},
+        {QStringLiteral("outside_dir"),
+         QStringLiteral("link to a folder outside the folder; not followed")},
+        {QStringLiteral("sub/up"), QStringLiteral("link to the folder itself; not followed")},
     };
+    // A device node (root may make one; where the system refuses, the case is left out).
+    if (::mknod(QFile::encodeName(dir.filePath(QStringLiteral("rank7.log"))).constData(),
+                S_IFCHR | 0600, makedev(1, 3)) == 0)
+        reasons[QStringLiteral("rank7.log")] = QStringLiteral("a character device: not read");
+    const SessionPtr session = loadSession(dir.path());
     QCOMPARE(session->folder.sources().size(), qsizetype(reasons.size() + 1));
     for (const auto& [name, reason] : reasons) {
         const SourceFile* s = sourceNamed(session->folder, name);
