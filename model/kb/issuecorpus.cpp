@@ -665,7 +665,8 @@ QString IssueCorpus::matchExpression(const QString& text, bool anyWord)
             terms << QStringLiteral("(%1 OR %1*)").arg(w);
         }
     }
-    return terms.join(anyWord ? QStringLiteral(" OR ") : QStringLiteral(" "));
+    // FTS5 ANDs adjacent phrases, not adjacent groups: the AND is spelled out.
+    return terms.join(anyWord ? QStringLiteral(" OR ") : QStringLiteral(" AND "));
 }
 
 QList<qint64> IssueCorpus::matchingIds(const IssueFilter& filter) const

@@ -504,7 +504,7 @@ void TestIssueCorpus::searchIsTheTablesQuery()
 void TestIssueCorpus::matchExpressionKeepsPhrases()
 {
     QCOMPARE(IssueCorpus::matchExpression(QStringLiteral("\"hang and timeout\" nccl")),
-             QStringLiteral("\"hang and timeout\" (\"nccl\" OR \"nccl\"*)"));
+             QStringLiteral("\"hang and timeout\" AND (\"nccl\" OR \"nccl\"*)"));
     QCOMPARE(IssueCorpus::matchExpression(QStringLiteral("nccl watch"), true),
              QStringLiteral("(\"nccl\" OR \"nccl\"*) OR (\"watch\" OR \"watch\"*)"));
     QVERIFY(IssueCorpus::matchExpression(QStringLiteral("\"\" ...")).isEmpty());
