@@ -33,20 +33,6 @@ QString linkWords(const QString& link)
     return QString(link).replace(sep, QStringLiteral(" ")).trimmed();
 }
 
-// The frameworks the study saw, by lower-case name ("pytorch" -> "PyTorch").
-const QHash<QString, QString>& studyFrameworks()
-{
-    static const QHash<QString, QString> names = [] {
-        QHash<QString, QString> out;
-        const Taxonomy& t = Taxonomy::instance();
-        for (const QString& stage : t.stages())
-            for (const KeyCount& f : t.node(stage)->frameworks)
-                out.insert(f.key.toLower(), f.key);
-        return out;
-    }();
-    return names;
-}
-
 // The REST API's "url" of an issue (https://api.github.com/repos/O/R/issues/N) as the page a
 // person opens (https://github.com/O/R/issues/N); any other link unchanged.
 QString pageLink(const QString& link)
@@ -59,36 +45,44 @@ QString pageLink(const QString& link)
     return QStringLiteral("https://github.com/") + parts.mid(1).join(QLatin1Char('/'));
 }
 
-// An imported issue of a framework's own repository is about that framework
-// (github.com/pytorch/pytorch/issues/1 -> PyTorch); anything else is not guessed from the link.
+// The frameworks the framework cues find in `text`: each cue's own name and the study's
+// framework it runs on ("deepspeed --num_gpus 8" -> DeepSpeed, PyTorch).
+QStringList frameworksNamedIn(const QString& text)
+{
+    const SignatureSet& set = SignatureSet::builtin();
+    const QByteArray bytes = text.toUtf8();
+    QStringList out;
+    for (const ContextHit& c :
+         set.scanContext(bytes, SignatureSet::lineStartsOf(bytes), set.frameworks())) {
+        const ContextCue& cue = set.frameworks()[c.cue];
+        QStringList names = Taxonomy::frameworksOfSource(cue.target);
+        if (!cue.name.isEmpty() && !names.contains(cue.name)) names.prepend(cue.name);
+        for (const QString& name : std::as_const(names))
+            if (!out.contains(name)) out << name;
+    }
+    out.sort(Qt::CaseInsensitive);
+    return out;
+}
+
+// An imported issue of a framework's repository is about that framework: the cues read its
+// "owner/name" (pytorch/pytorch -> PyTorch, microsoft/DeepSpeed -> DeepSpeed, PyTorch); any
+// other link names none.
 QStringList frameworksOfLink(const QString& link)
 {
     const QUrl url(pageLink(link));
     if (url.host() != QLatin1String("github.com")) return {};
     const QStringList parts = url.path().split(QLatin1Char('/'), Qt::SkipEmptyParts);
     if (parts.size() < 2) return {};
-    const QHash<QString, QString>& known = studyFrameworks();
-    for (const QString& part : {parts[1], parts[0]}) {
-        const auto it = known.find(part.toLower());
-        if (it != known.end()) return {*it};
-    }
-    return {};
+    return frameworksNamedIn(parts[0] + QLatin1Char('/') + parts[1]);
 }
 
-// The frameworks a report's link names, else those its text names (the classifier's framework
-// cues: "import torch", "hvd.init()", DeepSpeed and the other PyTorch-based stacks as PyTorch).
+// The frameworks a report's repository names, else those its text names (the classifier's
+// framework cues: "import torch", "hvd.init()", DeepSpeed and the other PyTorch-based stacks by
+// their own name and as PyTorch).
 QStringList frameworksOfReport(const QString& link, const QString& text)
 {
-    QStringList out = frameworksOfLink(link);
-    if (!out.isEmpty()) return out;
-    const SignatureSet& set = SignatureSet::builtin();
-    const QByteArray bytes = text.toUtf8();
-    for (const ContextHit& c :
-         set.scanContext(bytes, SignatureSet::lineStartsOf(bytes), set.frameworks()))
-        for (const QString& name : Taxonomy::frameworksOfSource(set.frameworks()[c.cue].target))
-            if (!out.contains(name)) out << name;
-    out.sort();
-    return out;
+    const QStringList out = frameworksOfLink(link);
+    return out.isEmpty() ? frameworksNamedIn(text) : out;
 }
 
 // The study's sheets as a table (header row dropped), read with the knowledge base's parser.
@@ -651,7 +645,8 @@ int IssueCorpus::count(const QString& origin) const
 
 QString IssueCorpus::matchExpression(const QString& text, bool anyWord)
 {
-    // A "quoted phrase" stays a phrase (its words in order); other words match as prefixes.
+    // A "quoted phrase" stays a phrase (its words in order); other words match as themselves or
+    // as prefixes.
     static const QRegularExpression token(QStringLiteral("\"([^\"]*)\"|[\\p{L}\\p{N}_]+"));
     static const QRegularExpression word(QStringLiteral("[\\p{L}\\p{N}_]+"));
     QStringList terms;
@@ -664,10 +659,14 @@ QString IssueCorpus::matchExpression(const QString& text, bool anyWord)
             if (!words.isEmpty())
                 terms << QLatin1Char('"') + words.join(QLatin1Char(' ')) + QLatin1Char('"');
         } else {
-            terms << QLatin1Char('"') + m.captured(0) + QLatin1String("\"*");
+            // The word itself or as the start of one; bm25 sums both, so "horovod #6" ranks
+            // issue 6 above 60 and 666.
+            const QString w = QLatin1Char('"') + m.captured(0) + QLatin1Char('"');
+            terms << QStringLiteral("(%1 OR %1*)").arg(w);
         }
     }
-    return terms.join(anyWord ? QStringLiteral(" OR ") : QStringLiteral(" "));
+    // FTS5 ANDs adjacent phrases, not adjacent groups: the AND is spelled out.
+    return terms.join(anyWord ? QStringLiteral(" OR ") : QStringLiteral(" AND "));
 }
 
 QList<qint64> IssueCorpus::matchingIds(const IssueFilter& filter) const

@@ -122,8 +122,9 @@ public:
     std::optional<IssueRecord> record(qint64 id, const QString& text = {}) const;
     IssueFacets facets() const;
 
-    // The FTS5 query of a search text: every word required, as a prefix, and a "quoted phrase"
-    // as that phrase; with `anyWord`, any of them suffices. Empty when it has no word.
+    // The FTS5 query of a search text: every word required, as itself or a prefix (a whole word
+    // ranks higher), and a "quoted phrase" as that phrase; with `anyWord`, any of them suffices.
+    // Empty when it has no word.
     static QString matchExpression(const QString& text, bool anyWord = false);
     // "keras-team/keras #12" for a GitHub link ("horovod #100" when owner and repository share
     // the name), "Stack Overflow #N", the file name for a local report, else the link.

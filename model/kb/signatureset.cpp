@@ -51,6 +51,7 @@ bool parseContext(const QJsonArray& array, const QString& targetKey, QList<Conte
         ContextCue cue;
         cue.id = o.value(QLatin1String("id")).toString();
         cue.target = o.value(targetKey).toString(cue.id);
+        cue.name = o.value(QLatin1String("name")).toString();
         cue.weight = o.value(QLatin1String("weight")).toDouble(1.0);
         cue.literals = literalsOf(o.value(QLatin1String("literals")), true);
         if (cue.literals.isEmpty()) {

@@ -14,6 +14,7 @@ namespace rankscope {
 struct ContextCue {
     QString id;
     QString target; // a stage slug or a framework name
+    QString name;   // a framework cue's display name ("DeepSpeed"); empty for a stage cue
     QRegularExpression regex;
     QList<QByteArray> literals; // lower-case
     double weight = 0.0;

@@ -118,7 +118,9 @@ void TestClassifier::everyTextIsRanked()
     const SymptomClassifier& classifier = SymptomClassifier::instance();
     for (const QByteArray& text :
          {QByteArray("all good, 42 tests passed\n"), QByteArray("GPU0 uses more memory?"),
-          QByteArray("Segmentation error in title only"),
+          QByteArray("Segmentation error in title only"), QByteArray("x"),
+          QByteArray("**Environment:**\n1. Framework: PyTorch\n2. Framework version: 1.5.0\n"
+                     "3. Horovod version: 0.19.2\n4. MPI version: 4.0.3\n"),
           QByteArray("[rank0]: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, "
                      "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600001 "
                      "milliseconds before timing out.\n")}) {
@@ -140,6 +142,14 @@ void TestClassifier::everyTextIsRanked()
     QVERIFY(classifier.isUnsure(nothing));
     for (const Candidate& c : nothing)
         QVERIFY(c.evidence.isEmpty());
+    // A one-line title names its symptom in the words people use.
+    QCOMPARE(classifier.classify("Segmentation error in title only").first().symptom,
+             QStringLiteral("training-and-evaluation/program-failure/segmentation-fault"));
+    QCOMPARE(classifier.classify("GPU0 uses more memory?").first().symptom,
+             QStringLiteral("training-and-evaluation/unexpected-performance/unexpected-device"));
+    // An environment template without a problem is a guess, said to be one.
+    QVERIFY(classifier.isUnsure(classifier.classify(
+        "**Environment:**\n1. Framework: PyTorch\n3. Horovod version: 0.19.2\n")));
     const QList<Candidate> watchdog = classifier.classify(
         "[rank0]: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, "
         "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600001 "

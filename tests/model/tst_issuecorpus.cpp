@@ -387,11 +387,17 @@ void TestIssueCorpus::importsWhatPeopleHave()
               R"([{"html_url": "https://github.com/acme/trainer/issues/1", "title": "a",
                    "body": "horovodrun -np 2 python train.py\nhvd.init() fails"},
                   {"html_url": "https://github.com/acme/trainer/issues/2", "title": "b",
-                   "body": "deepspeed --num_gpus 8 train.py"}])");
+                   "body": "deepspeed --num_gpus 8 train.py"},
+                  {"html_url": "https://github.com/microsoft/DeepSpeed/issues/3", "title": "c",
+                   "body": "ZeRO stage 3 loses the optimizer state"},
+                  {"html_url": "https://github.com/huggingface/accelerate/issues/4", "title": "d",
+                   "body": "the second node never joins"},
+                  {"html_url": "https://github.com/acme/trainer/issues/5", "title": "e",
+                   "body": "hvd.local_rank() is 0 everywhere, then a division by zero"}])");
     writeFile(folder + QStringLiteral("/report.md"), "# Loss is NaN\nWith tf.distribute.\n");
     writeFile(folder + QStringLiteral("/notes.txt"), "plain words, no framework\n");
     writeFile(folder + QStringLiteral("/config.json"), R"({"lr": 0.1})");
-    QCOMPARE(corpus.importPath(folder), 5);
+    QCOMPARE(corpus.importPath(folder), 8);
     QCOMPARE(corpus.skipped().size(), 1);
     QVERIFY2(corpus.skipped().first().contains(QLatin1String("config.json")) &&
                  corpus.skipped().first().contains(QLatin1String("not a GitHub issue")),
@@ -403,7 +409,15 @@ void TestIssueCorpus::importsWhatPeopleHave()
         frameworks.insert(rec.link.section(QLatin1Char('/'), -1), rec.frameworks);
     QCOMPARE(frameworks.value(QStringLiteral("77")), QStringList{QStringLiteral("Horovod")});
     QCOMPARE(frameworks.value(QStringLiteral("1")), QStringList{QStringLiteral("Horovod")});
-    QCOMPARE(frameworks.value(QStringLiteral("2")), QStringList{QStringLiteral("PyTorch")});
+    // A PyTorch-based stack by its own name and as PyTorch, from the text or the repository.
+    QCOMPARE(frameworks.value(QStringLiteral("2")),
+             (QStringList{QStringLiteral("DeepSpeed"), QStringLiteral("PyTorch")}));
+    QCOMPARE(frameworks.value(QStringLiteral("3")),
+             (QStringList{QStringLiteral("DeepSpeed"), QStringLiteral("PyTorch")}));
+    QCOMPARE(frameworks.value(QStringLiteral("4")),
+             (QStringList{QStringLiteral("Accelerate"), QStringLiteral("PyTorch")}));
+    // Horovod's local_rank() is not torchrun's LOCAL_RANK, nor a "zero" DeepSpeed's ZeRO.
+    QCOMPARE(frameworks.value(QStringLiteral("5")), QStringList{QStringLiteral("Horovod")});
     QCOMPARE(frameworks.value(QStringLiteral("report.md")),
              QStringList{QStringLiteral("TensorFlow")});
     QVERIFY(frameworks.value(QStringLiteral("notes.txt")).isEmpty());
@@ -449,6 +463,15 @@ void TestIssueCorpus::studyRowsHaveReadableTitles()
     QVERIFY(links.contains(QStringLiteral("https://github.com/horovod/horovod/issues/100")));
     QCOMPARE(found.first().title.section(QStringLiteral(" \u00b7 "), 0, 0),
              IssueCorpus::shortReference(found.first().link));
+    // A whole word outranks the words it starts: issue 6 before 60, 61 and 666.
+    const QString six = QStringLiteral("https://github.com/horovod/horovod/issues/6");
+    QVERIFY(labels.contains(six));
+    QCOMPARE(corpus.search(QStringLiteral("horovod #6"), 1).value(0).link, six);
+    // Its leaf's words find it too.
+    QStringList byLeaf;
+    for (const IssueResult& r : corpus.search(labels.value(six).first.first(), 1000))
+        byLeaf << r.link;
+    QVERIFY(byLeaf.contains(six));
 }
 
 void TestIssueCorpus::searchIsTheTablesQuery_data()
@@ -481,9 +504,9 @@ void TestIssueCorpus::searchIsTheTablesQuery()
 void TestIssueCorpus::matchExpressionKeepsPhrases()
 {
     QCOMPARE(IssueCorpus::matchExpression(QStringLiteral("\"hang and timeout\" nccl")),
-             QStringLiteral("\"hang and timeout\" \"nccl\"*"));
+             QStringLiteral("\"hang and timeout\" AND (\"nccl\" OR \"nccl\"*)"));
     QCOMPARE(IssueCorpus::matchExpression(QStringLiteral("nccl watch"), true),
-             QStringLiteral("\"nccl\"* OR \"watch\"*"));
+             QStringLiteral("(\"nccl\" OR \"nccl\"*) OR (\"watch\" OR \"watch\"*)"));
     QVERIFY(IssueCorpus::matchExpression(QStringLiteral("\"\" ...")).isEmpty());
 }
 

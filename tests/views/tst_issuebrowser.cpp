@@ -627,8 +627,12 @@ void TestIssueBrowser::noMatchSaysWhy()
 void TestIssueBrowser::searchFindsWhatTheCliFinds_data()
 {
     QTest::addColumn<QString>("text");
-    for (const char* q : {"NCCL timeout", "nccl", "watchdog", "horovod hang"})
-        QTest::addRow("%s", q) << QString::fromLatin1(q);
+    QTest::addColumn<bool>("inStudyTitles"); // a word of the study's titles (leaf, fix, link)
+    for (const char* q :
+         {"NCCL timeout", "horovod hang", "horovod #6", "\"hang and timeout\"", "setup fail"})
+        QTest::addRow("%s", q) << QString::fromLatin1(q) << true;
+    for (const char* q : {"nccl", "watchdog", "qqzzxxunlikely"})
+        QTest::addRow("%s", q) << QString::fromLatin1(q) << false;
 }
 
 void TestIssueBrowser::searchFindsWhatTheCliFinds()
@@ -645,6 +649,14 @@ void TestIssueBrowser::searchFindsWhatTheCliFinds()
     for (const IssueResult& r : browser.corpus().search(text, 100000))
         cli << r.link;
     QCOMPARE(shown, cli);
+    // The study's titles are built from its labels and links: their words find issues, others
+    // (the study keeps no issue text) find none and the page suggests leaves instead.
+    QFETCH(bool, inStudyTitles);
+    QCOMPARE(!shown.isEmpty(), inStudyTitles);
+    if (!inStudyTitles)
+        QVERIFY(browser.detail()->toPlainText().contains(QLatin1String("most likely about")));
+    if (text == QLatin1String("horovod #6"))
+        QCOMPARE(shown.first(), QStringLiteral("https://github.com/horovod/horovod/issues/6"));
 }
 
 void TestIssueBrowser::detailShowsTheIssueAndLinksItsLeaf()
