@@ -3,6 +3,8 @@
 #include <QThread>
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -32,15 +34,23 @@ void parallelFor(std::size_t count,
             threads.emplace_back(work, w);
         work(0);
     } else {
-        std::atomic<std::size_t> running{workers};
+        // Polls every 20 ms, and returns as soon as the last worker is done (a fixed sleep
+        // made every short run, such as `rankscope analyze` of an empty folder, last 20 ms).
+        std::mutex mutex;
+        std::condition_variable finished;
+        std::size_t running = workers;
         for (std::size_t w = 0; w < workers; ++w)
             threads.emplace_back([&, w] {
                 work(w);
-                running.fetch_sub(1);
+                const std::lock_guard<std::mutex> lock(mutex);
+                if (--running == 0) finished.notify_all();
             });
-        while (running.load() > 0) {
+        std::unique_lock<std::mutex> lock(mutex);
+        while (running > 0) {
+            lock.unlock();
             control.poll();
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            lock.lock();
+            finished.wait_for(lock, std::chrono::milliseconds(20), [&] { return running == 0; });
         }
     }
     for (std::thread& t : threads)

@@ -1219,9 +1219,15 @@ LogReader::Result LogReader::readOpened(QFile& file, const QString& sourcePath, 
         return r;
     }
     QString note;
-    bytes = logTextForAnalysis(std::move(bytes), &note);
+    std::vector<LogColourChange> colours;
+    bytes = logTextForAnalysis(std::move(bytes), &note, &colours);
     r = read(bytes, sourcePath, sourceIndex, rank, splitByTag, control);
     if (r.ok && !note.isEmpty()) r.message += QStringLiteral("; ") + note;
+    if (!colours.empty()) {
+        auto shared = std::make_shared<const std::vector<LogColourChange>>(std::move(colours));
+        for (RankLog& s : r.streams)
+            s.m_colours = shared;
+    }
     if (cut && !r.cancelled) {
         r.truncated = true;
         r.message +=

@@ -4,6 +4,7 @@
 #include <QStringList>
 #include <algorithm>
 #include <optional>
+#include <vector>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -88,9 +89,66 @@ bool hasDroppedBytes(const QByteArray& text)
     return false;
 }
 
+constexpr std::uint32_t kSet = 1u << 24;
+// Colour changes kept for display, at most (16 bytes each); past them the log shows uncoloured.
+constexpr std::size_t kMaxColourChanges = std::size_t(8) << 20;
+
+// xterm's colour of a 256-colour palette index, marked as set.
+std::uint32_t paletteColour(int index)
+{
+    static constexpr std::uint32_t kSixteen[16] = {
+        0x000000, 0xcd0000, 0x00cd00, 0xcdcd00, 0x0000ee, 0xcd00cd, 0x00cdcd, 0xe5e5e5,
+        0x7f7f7f, 0xff0000, 0x00ff00, 0xffff00, 0x5c5cff, 0xff00ff, 0x00ffff, 0xffffff};
+    if (index < 16) return kSet | kSixteen[index];
+    if (index >= 232) return kSet | 0x010101u * std::uint32_t(8 + 10 * (index - 232));
+    const int cube = index - 16;
+    const auto level = [](int v) { return std::uint32_t(v ? 55 + 40 * v : 0); };
+    return kSet | level(cube / 36) << 16 | level(cube / 6 % 6) << 8 | level(cube % 6);
+}
+
+// Applies the parameters of an SGR sequence ("1;31", "38;5;208", "38;2;255;0;0", "" = reset) to
+// the foreground colour and weight; background and other attributes are read past.
+void applySgr(QByteArrayView params, LogColourChange& style)
+{
+    std::vector<int> codes(1, 0);
+    for (const char c : params) {
+        if (c == ';' || c == ':')
+            codes.push_back(0);
+        else if (c >= '0' && c <= '9')
+            codes.back() = std::min(codes.back() * 10 + (c - '0'), 1 << 20);
+    }
+    for (std::size_t k = 0; k < codes.size(); ++k) {
+        const int c = codes[k];
+        if (c == 0) {
+            style.rgb = 0;
+            style.bold = false;
+        } else if (c == 1) {
+            style.bold = true;
+        } else if (c == 22) {
+            style.bold = false;
+        } else if (c >= 30 && c <= 37) {
+            style.rgb = paletteColour(c - 30);
+        } else if (c >= 90 && c <= 97) {
+            style.rgb = paletteColour(c - 90 + 8);
+        } else if (c == 39) {
+            style.rgb = 0;
+        } else if (c == 38 || c == 48) { // extended colour: 5;index or 2;r;g;b
+            const bool indexed = k + 2 < codes.size() && codes[k + 1] == 5;
+            const bool direct = k + 4 < codes.size() && codes[k + 1] == 2;
+            if (c == 38 && indexed) style.rgb = paletteColour(std::min(codes[k + 2], 255));
+            if (c == 38 && direct)
+                style.rgb = kSet | std::uint32_t(std::min(codes[k + 2], 255)) << 16 |
+                            std::uint32_t(std::min(codes[k + 3], 255)) << 8 |
+                            std::uint32_t(std::min(codes[k + 4], 255));
+            k += indexed ? 2 : direct ? 4 : 0;
+        }
+    }
+}
+
 } // namespace
 
-QByteArray logTextForAnalysis(QByteArray bytes, QString* note)
+QByteArray logTextForAnalysis(QByteArray bytes, QString* note,
+                              std::vector<LogColourChange>* colours)
 {
     QStringList done;
     QByteArray text = std::move(bytes);
@@ -108,11 +166,26 @@ QByteArray logTextForAnalysis(QByteArray bytes, QString* note)
     // the read position and the log is not held twice.
     char* out = text.data();
     qsizetype kept = 0, escapes = 0, dropped = 0;
+    LogColourChange style;
     for (qsizetype i = 0; i < text.size();) {
         const char c = out[i];
         if (c == '\x1b') {
             const qsizetype length = escapeLength(text, i);
             (length > 1 ? escapes : dropped) += 1;
+            if (colours && colours->size() < kMaxColourChanges && length > 2 && out[i + 1] == '[' &&
+                out[i + length - 1] == 'm') {
+                LogColourChange next = style;
+                applySgr(QByteArrayView(out + i + 2, length - 3), next);
+                if (next.rgb != style.rgb || next.bold != style.bold) {
+                    next.offset = kept;
+                    if (!colours->empty() && colours->back().offset == kept)
+                        colours->pop_back(); // several escapes in a row: the last one holds
+                    if (colours->empty() || colours->back().rgb != next.rgb ||
+                        colours->back().bold != next.bold)
+                        colours->push_back(next);
+                    style = next;
+                }
+            }
             i += length;
             continue;
         }

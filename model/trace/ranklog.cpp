@@ -144,6 +144,30 @@ QString RankLog::lineText(int i) const
     return QString::fromUtf8(lineBytes(i));
 }
 
+std::vector<LogColourSpan> RankLog::lineColours(int i) const
+{
+    std::vector<LogColourSpan> out;
+    if (!m_colours || m_colours->empty()) return out;
+    const qint64 start = lineOffset(i);
+    const qsizetype length = lineBytes(i).size();
+    const std::vector<LogColourChange>& changes = *m_colours;
+    // The change in effect at the line's start, then those inside it.
+    auto it =
+        std::upper_bound(changes.begin(), changes.end(), start,
+                         [](qint64 offset, const LogColourChange& c) { return offset < c.offset; });
+    LogColourChange current = it == changes.begin() ? LogColourChange{} : *std::prev(it);
+    qsizetype from = 0;
+    for (;; ++it) {
+        const qsizetype to =
+            it == changes.end() ? length : std::min<qsizetype>(length, it->offset - start);
+        if (to > from) out.push_back({from, to - from, current.rgb, current.bold});
+        if (it == changes.end() || to >= length) break;
+        current = *it;
+        from = to;
+    }
+    return out;
+}
+
 int RankLog::indexOfLineNumber(int number) const
 {
     if (m_number.empty()) return number >= 1 && number <= lineCount() ? number - 1 : -1;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "model/trace/logtext.h"
+
 #include <QByteArray>
 #include <QByteArrayView>
 #include <QString>
@@ -66,6 +68,14 @@ struct LogException {
     std::string text() const { return message.empty() ? type : type + ": " + message; }
 };
 
+// A stretch of a line that the log's ANSI escapes coloured (bytes of lineBytes()).
+struct LogColourSpan {
+    qsizetype start = 0;
+    qsizetype length = 0;
+    std::uint32_t rgb = 0; // 0xRRGGBB with bit 24 set; 0: the default colour
+    bool bold = false;
+};
+
 struct LogStep {
     int step = -1;
     int line = -1;
@@ -93,6 +103,9 @@ public:
     // The line without its "\n" or "\r\n": O(length), found from its start.
     QByteArrayView lineBytes(int i) const;
     QString lineText(int i) const;
+    // The colours line i was written in, from the ANSI escapes removed from the text (in order,
+    // covering the line); empty when the log had none.
+    std::vector<LogColourSpan> lineColours(int i) const;
     // Stream index of the line with source line number `number`, or -1.
     int indexOfLineNumber(int number) const;
 
@@ -118,6 +131,8 @@ private:
     int yearBefore(int i) const;
 
     std::shared_ptr<const QByteArray> m_bytes;
+    // Where the escapes of a coloured log changed the colour (offsets in m_bytes); null: none.
+    std::shared_ptr<const std::vector<LogColourChange>> m_colours;
     // Line i starts at m_startLow[i] + 2^32 * (entries of m_startHigh <= i): the offsets of a file
     // over 4 GB cross a multiple of 2^32 a handful of times, each crossing one entry.
     std::vector<std::uint32_t> m_startLow;

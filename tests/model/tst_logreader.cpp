@@ -39,6 +39,7 @@ private Q_SLOTS:
     void lineBudgets();
     void rankTagBudgets();
     void byteBudgetOfAFile();
+    void ansiColoursKeptForDisplay();
 };
 
 static QString fixture(const QString& name)
@@ -655,6 +656,60 @@ void TestLogReader::byteBudgetOfAFile()
     QCOMPARE(log.lineCount(), 10); // 9 whole lines and the head of the tenth
     QCOMPARE(log.lineBytes(8).toByteArray(), QByteArray("line 0008"));
     QCOMPARE(log.lineBytes(9).toByteArray(), QByteArray("line "));
+}
+
+// A coloured log (colorlog, loguru, rich): the text the analysis reads has no escapes, and each
+// line's colours, as the escapes set them, come back for the view byte span by byte span.
+void TestLogReader::ansiColoursKeptForDisplay()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("rank0.log"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("\x1b[32mINFO\x1b[0m step 1\n" // green, then default
+            "\x1b[1;31mERROR bad\n"        // bold red, still on at the next line
+            "carried\x1b[0m plain\n"       // red until the reset
+            "\x1b[38;5;208mamber\x1b[38;2;1;2;3m rgb\x1b[39m\n" // 256 colours, true colour
+            "no escape\n");
+    f.close();
+    const LogReader::Result r = LogReader::readFile(path, QStringLiteral("rank0.log"), 0, 0, false);
+    QVERIFY(r.ok);
+    QCOMPARE(r.streams.size(), std::size_t(1));
+    const RankLog& log = r.streams.front();
+    QCOMPARE(log.lineCount(), 5);
+    QCOMPARE(log.lineText(0), QStringLiteral("INFO step 1"));
+    QCOMPARE(log.lineText(3), QStringLiteral("amber rgb"));
+    struct Span {
+        qsizetype start, length;
+        std::uint32_t rgb;
+        bool bold;
+    };
+    const std::vector<std::vector<Span>> expected = {
+        {{0, 4, 0x1000000 | 0x00cd00, false}, {4, 7, 0, false}},
+        {{0, 9, 0x1000000 | 0xcd0000, true}},
+        {{0, 7, 0x1000000 | 0xcd0000, true}, {7, 6, 0, false}},
+        // xterm index 208 = cube (5, 2, 0): ff, 87, 00
+        {{0, 5, 0x1000000 | 0xff8700, false}, {5, 4, 0x1000000 | 0x010203, false}},
+        {{0, 9, 0, false}},
+    };
+    for (int i = 0; i < log.lineCount(); ++i) {
+        const std::vector<LogColourSpan> got = log.lineColours(i);
+        QCOMPARE(got.size(), expected[std::size_t(i)].size());
+        for (std::size_t k = 0; k < got.size(); ++k) {
+            const Span& e = expected[std::size_t(i)][k];
+            QCOMPARE(got[k].start, e.start);
+            QCOMPARE(got[k].length, e.length);
+            QCOMPARE(got[k].rgb, e.rgb);
+            QCOMPARE(got[k].bold, e.bold);
+        }
+    }
+    // A log without escapes keeps no colours.
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write("plain\n");
+    f.close();
+    const LogReader::Result plain =
+        LogReader::readFile(path, QStringLiteral("rank0.log"), 0, 0, false);
+    QVERIFY(plain.streams.front().lineColours(0).empty());
 }
 
 QTEST_GUILESS_MAIN(TestLogReader)

@@ -1,7 +1,10 @@
 #include "views/logviewer/loglinesmodel.h"
 
 #include <QApplication>
+#include <QFont>
+#include <QFontDatabase>
 #include <QPalette>
+#include <algorithm>
 
 namespace rankscope {
 
@@ -47,6 +50,21 @@ QVariant LogLinesModel::data(const QModelIndex& index, int role) const
             .arg(m_log->lineText(index.row()));
     case Qt::ToolTipRole:
         return m_log->lineText(index.row());
+    case Qt::ForegroundRole:
+    case Qt::FontRole: {
+        // A coloured log (rich, loguru, colorlog): the line in the colour of most of its text.
+        const std::vector<LogColourSpan> spans = m_log->lineColours(index.row());
+        const auto widest = std::max_element(
+            spans.begin(), spans.end(), [](const LogColourSpan& a, const LogColourSpan& b) {
+                return (a.rgb ? a.length : 0) < (b.rgb ? b.length : 0);
+            });
+        if (widest == spans.end() || !widest->rgb) return {};
+        if (role == Qt::ForegroundRole) return QColor(QRgb(widest->rgb & 0xffffff));
+        if (!widest->bold) return {};
+        QFont bold = QFontDatabase::systemFont(QFontDatabase::FixedFont); // as the view's
+        bold.setBold(true);
+        return bold;
+    }
     case Qt::BackgroundRole:
         if (m_cited.contains(number)) return citedBackground(QApplication::palette());
         return {};
