@@ -18,8 +18,8 @@
 #include <QAbstractButton>
 #include <QAbstractItemModel>
 #include <QAction>
-#include <QComboBox>
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
