@@ -1,6 +1,7 @@
 #include "app/mainwindow.h"
 
 #include "model/analysisreport.h"
+#include "model/digest/digest.h"
 #include "model/export/chrometraceexporter.h"
 #include "model/export/exportpath.h"
 #include "model/investigation/investigationstore.h"
@@ -65,12 +66,15 @@ namespace {
 
 const QString kRecentKey = QStringLiteral("recentFolders");
 
+// A dropped trace folder or digest (`rankscope-digest`'s .rsdigest file), or empty.
 QString droppedFolder(const QMimeData* mime)
 {
     if (!mime || !mime->hasUrls()) return {};
     for (const QUrl& url : mime->urls()) {
         const QFileInfo info(url.toLocalFile());
-        if (url.isLocalFile() && info.isDir()) return info.absoluteFilePath();
+        if (url.isLocalFile() &&
+            (info.isDir() || (info.isFile() && Digest::isDigestPath(info.filePath()))))
+            return info.absoluteFilePath();
     }
     return {};
 }
@@ -562,11 +566,13 @@ void MainWindow::createActions()
                                     tr("&Open Folder…"), this, &MainWindow::chooseFolder);
     open->setShortcut(QKeySequence::Open);
     open->setObjectName(QStringLiteral("actionOpenFolder"));
+    file->addAction(tr("Open &Digest…"), this, &MainWindow::chooseDigest)
+        ->setObjectName(QStringLiteral("actionOpenDigest"));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     m_recentMenu->setObjectName(QStringLiteral("menuRecent"));
     rebuildRecentMenu();
     QAction* reload = file->addAction(tr("Re&load"), this, [this] {
-        if (m_session) openFolder(m_session->folder.path());
+        if (m_session) openFolder(m_openedPath);
     });
     reload->setShortcut(QKeySequence::Refresh);
     file->addSeparator();
@@ -619,6 +625,14 @@ void MainWindow::chooseFolder()
     const QString start = m_session ? m_session->folder.path() : QString();
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Trace Folder"), start);
     if (!dir.isEmpty()) openFolder(dir);
+}
+
+void MainWindow::chooseDigest()
+{
+    const QString start = m_session ? m_session->folder.path() : QString();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Digest"), start,
+                                                      tr("RankScope digests (*.rsdigest)"));
+    if (!path.isEmpty()) openFolder(path);
 }
 
 void MainWindow::openFolder(const QString& path)
@@ -705,16 +719,18 @@ void MainWindow::onLoaded(const SessionPtr& session)
         session->analysis.findings.front().severity != Severity::Info)
         m_walkthrough->openForFinding(session->analysis.findings.front());
     const TraceFolder& folder = session->folder;
-    setWindowTitle(tr("%1 — RankScope").arg(QFileInfo(folder.path()).fileName()));
+    // What was opened: the folder, or the digest of one (whose listing names the folder).
+    m_openedPath = m_pendingPath;
+    setWindowTitle(tr("%1 — RankScope").arg(QFileInfo(m_openedPath).fileName()));
     m_statusLabel->setText(tr("%1: %2 ranks, %3 files")
-                               .arg(folder.path())
+                               .arg(m_openedPath)
                                .arg(folder.ranks().size())
                                .arg(folder.sources().size()));
     if (m_store->isOpen() && m_store->isReadOnly(m_investigationId))
         m_statusLabel->setText(
             m_statusLabel->text() +
             tr("; investigation %1").arg(m_store->readOnlyReason(m_investigationId)));
-    rememberRecent(folder.path());
+    rememberRecent(m_openedPath);
     Q_EMIT sessionChanged(session);
 }
 

@@ -113,6 +113,7 @@ private:
     void createActions();
     void createDocks();
     void chooseFolder();
+    void chooseDigest(); // a .rsdigest written by rankscope-digest
     void rebuildRecentMenu();
     void rememberRecent(const QString& path);
     void showAbout();
@@ -146,6 +147,7 @@ private:
     TraceLoader* m_loader = nullptr;
     SessionPtr m_session;
     QString m_pendingPath;
+    QString m_openedPath;          // of the session shown: a folder or a .rsdigest
     QString m_lastExportDirectory; // this run's last export folder, where the next dialog starts
     SourceTreeModel* m_sourceModel = nullptr;
     QTreeView* m_sourceTree = nullptr;

@@ -1,4 +1,5 @@
 #include "app/mainwindow.h"
+#include "model/digest/digest.h"
 #include "model/investigation/investigationstore.h"
 #include "model/kb/taxonomy.h"
 #include "model/zoomstate.h"
@@ -22,12 +23,14 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
+#include <QDropEvent>
 #include <QFile>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMimeData>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScopeGuard>
@@ -112,6 +115,7 @@ private Q_SLOTS:
     void exportsStartInDocumentsAndNeverWriteIntoTheFolder();
     void aSecondWindowOpensTheInvestigationReadOnly();
     void opensExampleFolderAndShowsRanks();
+    void dropsADigestLikeAFolder();
     void firstWindowFitsTheScreen();
     void timelineTabShowsTheLoadedSession();
     void walkthroughStateSurvivesClosingTheWindow();
@@ -158,6 +162,48 @@ void TestMainWindow::opensExampleFolderAndShowsRanks()
     const QImage shot = window.grab().toImage();
     QVERIFY(!shot.isNull());
     QVERIFY(shot.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/mainwindow-hang_timeout.png")));
+}
+
+// A .rsdigest dropped on the window opens like the folder it was made from; another file does
+// not.
+void TestMainWindow::dropsADigestLikeAFolder()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString digest = dir.filePath(QStringLiteral("job.rsdigest"));
+    QCOMPARE(Digest::create(kExample, digest), QString());
+    const QString notes = dir.filePath(QStringLiteral("notes.txt"));
+    QFile file(notes);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("not a digest\n");
+    file.close();
+
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QMimeData other;
+    other.setUrls({QUrl::fromLocalFile(notes)});
+    QDragEnterEvent refused(QPoint(10, 10), Qt::CopyAction, &other, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &refused);
+    QVERIFY(!refused.isAccepted());
+
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(digest)});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &enter);
+    QVERIFY(enter.isAccepted());
+    QSignalSpy changed(&window, &MainWindow::sessionChanged);
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &drop);
+    QVERIFY(changed.wait(10000));
+    QVERIFY(window.windowTitle().startsWith(QLatin1String("job.rsdigest")));
+    const QAbstractItemModel* model = window.sourceTree()->model();
+    QStringList groups;
+    for (int r = 0; r < model->rowCount(); ++r)
+        groups << model->index(r, 0).data().toString();
+    QCOMPARE(groups, (QStringList{QStringLiteral("Rank 0"), QStringLiteral("Rank 1"),
+                                  QStringLiteral("Rank 2"), QStringLiteral("Rank unknown")}));
 }
 
 // Without a saved geometry the window takes most of a large screen and fits a small one: the
