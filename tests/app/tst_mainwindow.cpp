@@ -58,6 +58,20 @@ namespace {
 
 const QString kExample = QStringLiteral(RANKSCOPE_EXAMPLES "/hang_timeout");
 
+// The example's files by rank, as the Files dock groups them.
+const QStringList kExampleGroups{QStringLiteral("Rank 0"), QStringLiteral("Rank 1"),
+                                 QStringLiteral("Rank 2"), QStringLiteral("Rank unknown")};
+
+// The top-level groups of the Files dock ("Rank 0", ...).
+QStringList rankGroups(const MainWindow& window)
+{
+    const QAbstractItemModel* model = window.sourceTree()->model();
+    QStringList groups;
+    for (int r = 0; r < model->rowCount(); ++r)
+        groups << model->index(r, 0).data().toString();
+    return groups;
+}
+
 // Loads `folder` into the window; false if the load does not finish in time.
 bool load(MainWindow& window, const QString& folder)
 {
@@ -149,12 +163,8 @@ void TestMainWindow::opensExampleFolderAndShowsRanks()
     QVERIFY(showAndLoad(window, kExample));
 
     QVERIFY(window.windowTitle().startsWith(QLatin1String("hang_timeout")));
+    QCOMPARE(rankGroups(window), kExampleGroups);
     const QAbstractItemModel* model = window.sourceTree()->model();
-    QStringList groups;
-    for (int r = 0; r < model->rowCount(); ++r)
-        groups << model->index(r, 0).data().toString();
-    QCOMPARE(groups, (QStringList{QStringLiteral("Rank 0"), QStringLiteral("Rank 1"),
-                                  QStringLiteral("Rank 2"), QStringLiteral("Rank unknown")}));
     // Rank 1 has a trace and a log but, having been SIGTERMed, no error file.
     QCOMPARE(model->rowCount(model->index(1, 0)), 2);
     QVERIFY(window.sourceTree()->isExpanded(model->index(0, 0)));
@@ -198,12 +208,7 @@ void TestMainWindow::dropsADigestLikeAFolder()
     QApplication::sendEvent(&window, &drop);
     QVERIFY(changed.wait(10000));
     QVERIFY(window.windowTitle().startsWith(QLatin1String("job.rsdigest")));
-    const QAbstractItemModel* model = window.sourceTree()->model();
-    QStringList groups;
-    for (int r = 0; r < model->rowCount(); ++r)
-        groups << model->index(r, 0).data().toString();
-    QCOMPARE(groups, (QStringList{QStringLiteral("Rank 0"), QStringLiteral("Rank 1"),
-                                  QStringLiteral("Rank 2"), QStringLiteral("Rank unknown")}));
+    QCOMPARE(rankGroups(window), kExampleGroups);
 }
 
 // Without a saved geometry the window takes most of a large screen and fits a small one: the
