@@ -136,6 +136,7 @@ MainWindow::MainWindow(QWidget* parent)
         // Cancelled once read: the folder stays shown, undiagnosed.
         const bool shown = m_diagnosing;
         m_diagnosing = false;
+        m_diagnosisCancelled = shown;
         if (shown) {
             m_findings->setSession(m_session, FindingsPanel::Diagnosis::Cancelled);
             m_overview->setSession(m_session, tr("The diagnosis was cancelled: no findings."));
@@ -681,6 +682,7 @@ void MainWindow::onRead(const SessionPtr& session)
     m_walkthrough->clearAutoCheckResults();
     m_statusLabel->setText(tr("Diagnosing %1…").arg(session->folder.path()));
     m_diagnosing = true;
+    m_diagnosisCancelled = false;
 }
 
 void MainWindow::onLoaded(const SessionPtr& session)
@@ -836,6 +838,15 @@ void MainWindow::chooseReportFile()
 bool MainWindow::exportReport(const QString& path, QString* error)
 {
     if (!mayExport(path, error)) return false;
+    // Without its diagnosis a report would list no findings, as if none had been found.
+    if (m_diagnosing || m_diagnosisCancelled) {
+        if (error)
+            *error = m_diagnosing ? tr("The diagnosis is still running: export the report once "
+                                       "the findings appear.")
+                                  : tr("The diagnosis was cancelled: reload the folder to "
+                                       "diagnose it before exporting a report.");
+        return false;
+    }
     // What the user typed a moment ago belongs in the report.
     m_walkthrough->flush();
     saveNotes();

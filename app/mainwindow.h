@@ -171,7 +171,8 @@ private:
     QListWidget* m_bookmarks = nullptr;
     bool m_layoutRestored = false; // a saved window state was applied; keep its dock sizes
     bool m_shown = false;
-    bool m_diagnosing = false; // the open session is read, its diagnosis not there yet
+    bool m_diagnosing = false;         // the open session is read, its diagnosis not there yet
+    bool m_diagnosisCancelled = false; // the open session's diagnosis was cancelled
     IssueBrowser* m_issues = nullptr;
 };
 

@@ -89,7 +89,7 @@ int main(int argc, char** argv)
     if (!session) return 1;
     const double load = cpuSeconds() - c0;
     c0 = cpuSeconds();
-    const std::vector<LogEvidence> logs = classifyLogs(*session);
+    const std::vector<Evidence> logs = classifyLogs(*session);
     const double classify = cpuSeconds() - c0;
     std::printf("load + analysis %.2f s CPU (%zu logs, %zu findings); classifyLogs %.2f s CPU "
                 "(%zu lines)\n",
@@ -116,12 +116,13 @@ int main(int argc, char** argv)
         std::printf("  %-34s %9.3f ms  %-7s %zu evidence\n", qPrintable(id), each * 1e3,
                     qPrintable(autoCheckOutcomeLabel(r.outcome)), r.evidence.size());
     }
-    // Every check once, as a reload of the folder does.
+    // Every check once, as a reload of the folder does (diagnose() builds the ranks' facts once).
+    const RankFacts facts = RankFacts::of(*session);
     int passes = 0;
     const double start = cpuSeconds();
     double spent = 0;
     while (passes < 3 || spent < 2.0) {
-        const auto all = AutoCheckEvaluator::evaluateAll(*session, session->analysis, logs);
+        const auto all = AutoCheckEvaluator::evaluateAll(*session, facts, session->analysis, logs);
         if (all.size() != std::size_t(ids.size())) return 1;
         ++passes;
         spent = cpuSeconds() - start;

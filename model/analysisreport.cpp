@@ -179,9 +179,15 @@ QString AnalysisReport::WorldSize::text() const
                        : QStringLiteral("unknown");
 }
 
-AnalysisReport::WorldSize AnalysisReport::worldSize(const TraceRead& read)
+AnalysisReport::WorldSize AnalysisReport::worldSize(const TraceRead& read,
+                                                    const AnalysisResult& result)
 {
     WorldSize w;
+    if (result.statedWorldSize > 0 || result.worldSizeAtLeast > 0) {
+        w.stated = result.statedWorldSize;
+        w.atLeast = result.worldSizeAtLeast;
+        return w;
+    }
     w.stated = read.folder.statedWorldSize();
     for (const RankLog& log : read.logs)
         w.stated = std::max(w.stated, log.worldSize.value_or(0));
@@ -246,7 +252,7 @@ QString AnalysisReport::toMarkdown(const TraceRead& read, const AnalysisResult& 
     ts << "# RankScope analysis\n\n";
     ts << "- Folder: `" << folder.path() << "`\n";
     const std::vector<int> ranks = ranksOf(read);
-    ts << "- Ranks: " << ranks.size() << " (world size " << worldSize(read).text() << ")\n";
+    ts << "- Ranks: " << ranks.size() << " (world size " << worldSize(read, result).text() << ")\n";
     int errors = 0;
     for (const Finding& f : result.findings)
         errors += f.severity == Severity::Error;
@@ -318,7 +324,7 @@ nlohmann::ordered_json AnalysisReport::toJson(const TraceRead& read, const Analy
     doc["schema"] = kSchema;
     doc["folder"] = folder.path().toStdString();
     const std::vector<int> known = ranksOf(read);
-    const WorldSize world = worldSize(read);
+    const WorldSize world = worldSize(read, result);
     doc["world_size"] = world.stated > 0
                             ? nlohmann::ordered_json(std::max(world.stated, world.atLeast))
                             : nlohmann::ordered_json();
@@ -376,7 +382,7 @@ QString AnalysisReport::toText(const TraceRead& read, const AnalysisResult& resu
     QTextStream ts(&out);
     ts << "Folder: " << folder.path() << '\n';
     const std::vector<int> ranks = ranksOf(read);
-    ts << "Ranks: " << ranks.size() << " (world size " << worldSize(read).text() << ")\n";
+    ts << "Ranks: " << ranks.size() << " (world size " << worldSize(read, result).text() << ")\n";
     for (int rank : ranks) {
         ts << "  rank " << rank << '\n';
         for (const SourceFile& source : sourcesOf(read, rank)) {

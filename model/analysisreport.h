@@ -27,14 +27,16 @@ public:
 
     // The job's world size as the folder shows it. Only a source states it
     // (distributedInfo.world_size, a Horovod timeline, WORLD_SIZE / world_size= / nranks in a
-    // log); the ranks seen say only that there were at least that many.
+    // log); the ranks seen say only that there were at least that many. Once diagnosed, the
+    // analysed job's (AnalysisResult::statedWorldSize: a folder mixing jobs reports the job its
+    // findings are about); before, or when the diagnosis found nothing to size, the folder's.
     struct WorldSize {
         int stated = 0;  // 0: no source states one
         int atLeast = 0; // largest rank seen + 1
         // "4", "unknown (at least 3)", "unknown"
         QString text() const;
     };
-    static WorldSize worldSize(const TraceRead& read);
+    static WorldSize worldSize(const TraceRead& read, const AnalysisResult& result);
 };
 
 } // namespace rankscope

@@ -68,7 +68,7 @@ void FolderOverview::setSession(const SessionPtr& session, const QString& diagno
                                     : tr("<h3>Diagnosis</h3><p>%1</p>").arg(esc(diagnosisNote));
     html += tr("<p>%1 ranks found (world size %2), %3 files, %4.</p>")
                 .arg(folder.ranks().size())
-                .arg(AnalysisReport::worldSize(*session).text())
+                .arg(AnalysisReport::worldSize(*session, session->analysis).text())
                 .arg(folder.sources().size())
                 .arg(QLocale().formattedDataSize(folder.totalBytes()));
     html += QStringLiteral("<table cellspacing=0 cellpadding=4 border=1>");

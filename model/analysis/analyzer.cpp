@@ -78,7 +78,7 @@ std::optional<Finding> absentRanks(const std::vector<int>& present, int worldSiz
 } // namespace
 
 AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> sourcePaths,
-                             std::vector<int> ranks, const std::vector<LogEvidence>& logs,
+                             std::vector<int> ranks, const std::vector<Evidence>& logs,
                              const std::vector<FlightRecorderDump>& dumps,
                              std::vector<Finding> config, int worldSize,
                              const std::vector<RankTimeBreakdown>* breakdown)
@@ -86,7 +86,7 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     AnalysisResult res;
     for (const Lane& lane : store.lanes)
         ranks.push_back(lane.rank);
-    for (const LogEvidence& e : logs)
+    for (const Evidence& e : logs)
         ranks.push_back(e.rank);
     std::sort(ranks.begin(), ranks.end());
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());

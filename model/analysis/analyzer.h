@@ -5,7 +5,6 @@
 #include "model/analysis/finding.h"
 #include "model/analysis/flightrecorderchecks.h"
 #include "model/analysis/hangdetector.h"
-#include "model/analysis/logevidence.h"
 #include "model/analysis/steptimeline.h"
 #include "model/analysis/stragglerdetector.h"
 #include "model/analysis/timebreakdown.h"
@@ -28,6 +27,11 @@ struct AnalysisResult {
     // What the checks had to work on, so a report can tell "nothing found" from "nothing read".
     std::size_t collectiveCount = 0;
     std::size_t logLineCount = 0; // log lines the classifier read (set by diagnose)
+    // The analysed job's world size as its files state it (RankFacts::statedWorldSize; 0: none
+    // does), and the largest rank it shows + 1: a folder mixing jobs reports the analysed one's.
+    // Set by diagnose.
+    int statedWorldSize = 0;
+    int worldSizeAtLeast = 0;
 };
 
 // Runs every cross-rank check on a session's events and classified log lines, reconciles what
@@ -44,7 +48,7 @@ public:
     // once and never blamed: nothing is known of them. `breakdown`, when given, is the
     // TimeBreakdown::compute of the full lanes, for a store whose lanes were reduced (a digest).
     static AnalysisResult run(const EventStore& store, std::vector<std::string> sourcePaths,
-                              std::vector<int> ranks, const std::vector<LogEvidence>& logs,
+                              std::vector<int> ranks, const std::vector<Evidence>& logs,
                               const std::vector<FlightRecorderDump>& dumps = {},
                               std::vector<Finding> config = {}, int worldSize = 0,
                               const std::vector<RankTimeBreakdown>* breakdown = nullptr);

@@ -1,12 +1,11 @@
 #include "model/analysis/autocheckevaluator.h"
 
 #include "model/analysis/analysiscontext.h"
-#include "model/analysis/configcheck.h"
 #include "model/analysis/logtriage.h"
+#include "model/analysis/rankfacts.h"
 #include "model/analysis/sessionanalysis.h"
 #include "model/trace/traceread.h"
 
-#include <QRegularExpression>
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -45,82 +44,38 @@ void addEvidence(AutoCheckResult& r, const Evidence& e)
     if (r.evidence.size() < kMaxEvidence) r.evidence.push_back(e);
 }
 
-struct Value {
-    std::string value;
-    Evidence evidence;
-};
-using PerRank = std::map<int, Value>;
-
-// The facts a session has, per rank, in the shape the checks read them.
+// The facts a session has, per rank (RankFacts, as ConfigCheck reads them too), with what the
+// checks read besides: the analysis' findings, the classified log lines and the read itself.
 class Facts {
 public:
-    Facts(const TraceRead& s, const AnalysisResult& analysis,
-          const std::vector<LogEvidence>& classified, const ParallelControl& control = {})
-        : session(s), analysis(analysis), classified(classified), control(control)
-    {
-        for (int r : s.folder.ranks())
-            ranks.push_back(r);
-        for (const RankLog* log : rankLogStreams(s.logs))
-            if (log->rank) logs[*log->rank].push_back(log);
-        // Looked up once per rank by the trace-based checks: a scan of every source each time
-        // made them quadratic in the rank count.
-        for (const SourceFile& f : s.folder.sources())
-            if (f.rank && (f.kind == SourceKind::Kineto || f.kind == SourceKind::HorovodTimeline))
-                traces.emplace(*f.rank, f.relativePath); // keeps each rank's first
-    }
+    Facts(const TraceRead& s, const RankFacts& known, const AnalysisResult& analysis,
+          const std::vector<Evidence>& classified, const ParallelControl& control = {})
+        : session(s), known(known), analysis(analysis), classified(classified), control(control),
+          ranks(known.ranks), logs(known.logs)
+    {}
 
     const TraceRead& session;
+    const RankFacts& known;
     const AnalysisResult& analysis;
-    const std::vector<LogEvidence>& classified;
+    const std::vector<Evidence>& classified;
     const ParallelControl& control; // polled by the checks that read every log line
-    std::vector<int> ranks;
-    std::map<int, std::vector<const RankLog*>> logs;
-    std::map<int, QString> traces; // rank -> its first trace file
+    const std::vector<int>& ranks;
+    const std::map<int, std::vector<const RankLog*>>& logs;
 
-    bool hasLog(int rank) const { return logs.count(rank) > 0; }
-
+    bool hasLog(int rank) const { return known.hasLog(rank); }
     static Evidence lineEvidence(const RankLog& log, int index)
     {
-        Evidence e;
-        e.path = log.sourcePath.toStdString();
-        e.line = log.lineNumber(index);
-        e.text = log.lineText(index).trimmed().toStdString();
-        e.rank = log.rank.value_or(-1);
-        return e;
+        return RankFacts::lineEvidence(log, index);
     }
-
-    // Per rank, the first fact of `kind` for which `pick` yields a value.
     PerRank first(LogFactKind kind, const std::function<std::string(const LogFact&)>& pick) const
     {
-        PerRank out;
-        for (const auto& [rank, streams] : logs)
-            for (const RankLog* log : streams) {
-                if (out.count(rank)) break;
-                for (const LogFact* f : log->factsOfKind(kind)) {
-                    std::string v = pick(*f);
-                    if (v.empty()) continue;
-                    out[rank] = {std::move(v), lineEvidence(*log, f->line)};
-                    break;
-                }
-            }
-        return out;
-    }
-
-    // A logged environment variable, whatever case the line printed its name in.
-    PerRank environment(const QString& name) const
-    {
-        const std::string upper = name.toUpper().toStdString();
-        return first(LogFactKind::Environment, [&](const LogFact& f) {
-            for (const auto& [k, v] : f.fields())
-                if (QString::fromStdString(k).toUpper().toStdString() == upper) return v;
-            return std::string();
-        });
+        return known.first(kind, pick);
     }
 
     QString tracePath(int rank) const
     {
-        const auto it = traces.find(rank);
-        return it == traces.end() ? QString() : it->second;
+        const auto it = known.traces.find(rank);
+        return it == known.traces.end() ? QString() : it->second;
     }
 
     Evidence traceEvidence(int rank, std::int64_t timeNs, const QString& text) const
@@ -135,10 +90,7 @@ public:
 
     std::vector<int> ranksWithout(const PerRank& values) const
     {
-        std::vector<int> out;
-        for (int r : ranks)
-            if (!values.count(r)) out.push_back(r);
-        return out;
+        return known.ranksWithout(values);
     }
 
     std::vector<int> ranksWithoutLog() const
@@ -171,23 +123,20 @@ AutoCheckResult compareAcrossRanks(const Facts& facts, const QString& id,
     QStringList agree;
     std::vector<Evidence> agreeing;
     for (const Compared& c : compared) {
-        std::map<std::string, std::vector<int>> byValue;
-        for (const auto& [rank, v] : c.values)
-            if (std::binary_search(facts.ranks.begin(), facts.ranks.end(), rank))
-                byValue[v.value].push_back(rank);
+        const std::map<std::string, std::vector<int>> byValue = ranksByValue(c.values, facts.ranks);
         if (const std::vector<int> gap = facts.ranksWithout(c.values); !gap.empty())
             r.missing << QStringLiteral("%1 absent on %2").arg(c.factId, rankList(gap));
         if (byValue.size() > 1) {
             QStringList parts;
             for (const auto& [value, ranks] : byValue) {
                 parts << QStringLiteral("%1 on %2").arg(qs(value), rankList(ranks));
-                addEvidence(r, c.values.at(ranks.front()).evidence);
+                addEvidence(r, c.values.at(ranks.front()).source);
             }
             differ
                 << QStringLiteral("%1 differs: %2").arg(c.label, parts.join(QStringLiteral("; ")));
         } else if (byValue.size() == 1) {
             agree << QStringLiteral("%1 %2").arg(c.label, qs(byValue.begin()->first));
-            agreeing.push_back(c.values.begin()->second.evidence);
+            agreeing.push_back(c.values.begin()->second.source);
         }
     }
     if (!differ.isEmpty()) {
@@ -212,80 +161,28 @@ AutoCheckResult compareAcrossRanks(const Facts& facts, const QString& id,
     return r;
 }
 
-std::string field(const LogFact& f, const char* key)
-{
-    return f.value(key);
-}
-
-PerRank frameworkVersions(const Facts& facts)
-{
-    return facts.first(LogFactKind::Version, [](const LogFact& f) {
-        return f.value("component") == "torch" ? f.value("version") : std::string();
-    });
-}
-
-// As ConfigCheck compares them: a rank's log first, else what its trace states.
-PerRank ncclVersions(const Facts& facts)
-{
-    PerRank out = facts.first(LogFactKind::NcclVersion, [](const LogFact& f) {
-        return ConfigCheck::comparableVersion(f.value("version"));
-    });
-    for (auto& [rank, stated] : ConfigCheck::traceNcclVersions(facts.session.folder.sources()))
-        out.emplace(rank, Value{std::move(stated.value), std::move(stated.evidence)});
-    return out;
-}
-
-PerRank cudaVersions(const Facts& facts)
-{
-    PerRank out = facts.first(LogFactKind::Version, [](const LogFact& f) {
-        return f.value("component") == "cuda" ? f.value("version") : std::string();
-    });
-    // NCCL names the CUDA it was built for; only where the rank printed no runtime version.
-    for (auto& [rank, v] :
-         facts.first(LogFactKind::NcclVersion, [](const LogFact& f) { return field(f, "cuda"); }))
-        out.emplace(rank, std::move(v));
-    return out;
-}
-
 AutoCheckResult sameFrameworkVersion(const Facts& facts)
 {
-    return compareAcrossRanks(
-        facts, QStringLiteral("same_framework_version"),
-        {{QStringLiteral("rank.framework_version"), QStringLiteral("torch version"),
-          frameworkVersions(facts)},
-         {QStringLiteral("rank.nccl_version"), QStringLiteral("NCCL version"), ncclVersions(facts)},
-         {QStringLiteral("rank.cuda_version"), QStringLiteral("CUDA version"),
-          cudaVersions(facts)}});
-}
-
-// WORLD_SIZE as each rank printed it, else the largest communicator NCCL reported on it.
-PerRank worldSizes(const Facts& facts)
-{
-    PerRank out = facts.environment(QStringLiteral("WORLD_SIZE"));
-    for (const auto& [rank, streams] : facts.logs) {
-        if (out.count(rank)) continue;
-        int best = -1;
-        for (const RankLog* log : streams)
-            for (const LogFact* f : log->factsOfKind(LogFactKind::NcclInit)) {
-                const int n = QString::fromStdString(f->value("nranks")).toInt();
-                if (n > best) {
-                    best = n;
-                    out[rank] = {std::to_string(n), Facts::lineEvidence(*log, f->line)};
-                }
-            }
-    }
-    return out;
+    return compareAcrossRanks(facts, QStringLiteral("same_framework_version"),
+                              {{QStringLiteral("rank.framework_version"),
+                                QStringLiteral("torch version"), facts.known.torchVersion},
+                               {QStringLiteral("rank.nccl_version"), QStringLiteral("NCCL version"),
+                                facts.known.ncclVersion},
+                               {QStringLiteral("rank.cuda_version"), QStringLiteral("CUDA version"),
+                                facts.known.cudaVersion}});
 }
 
 AutoCheckResult rendezvousEnvConsistent(const Facts& facts)
 {
-    const PerRank world = worldSizes(facts);
+    // As ConfigCheck compares them: what each rank states (a communicator's size is no WORLD_SIZE:
+    // it may be a subgroup's).
+    const PerRank& world = facts.known.worldSize;
     AutoCheckResult r = compareAcrossRanks(
         facts, QStringLiteral("rendezvous_env_consistent"),
         {{QStringLiteral("rank.env.MASTER_ADDR"), QStringLiteral("MASTER_ADDR"),
-          facts.environment(QStringLiteral("MASTER_ADDR"))},
+          facts.known.masterAddr},
          {QStringLiteral("rank.env.MASTER_PORT"), QStringLiteral("MASTER_PORT"),
-          facts.environment(QStringLiteral("MASTER_PORT"))},
+          facts.known.masterPort},
          {QStringLiteral("rank.env.WORLD_SIZE"), QStringLiteral("WORLD_SIZE"), world}});
     if (r.outcome == AutoCheckOutcome::Failed || world.empty()) return r;
     // WORLD_SIZE agrees where printed; it must also match the ranks the folder has.
@@ -305,19 +202,20 @@ AutoCheckResult allRanksPresent(const Facts& facts)
 {
     AutoCheckResult r;
     r.checkId = QStringLiteral("all_ranks_present");
-    const PerRank world = worldSizes(facts);
-    int worldSize = 0;
-    for (const auto& [rank, v] : world)
-        worldSize = std::max(worldSize, QString::fromStdString(v.value).toInt());
+    // Each rank's stated WORLD_SIZE, else its largest NCCL communicator; else the job's traces'
+    // world_size (the analysed job's only, when the folder mixes jobs).
+    PerRank world = facts.known.worldSize;
+    for (const auto& [rank, v] : facts.known.communicatorSize)
+        world.emplace(rank, v);
+    int worldSize = RankFacts::largest(world);
     if (worldSize > 0) {
         for (const auto& [rank, v] : world)
             if (QString::fromStdString(v.value).toInt() == worldSize) {
-                addEvidence(r, v.evidence);
+                addEvidence(r, v.source);
                 break;
             }
-    } else if (facts.session.folder.statedWorldSize() > 0) {
-        worldSize =
-            facts.session.folder.statedWorldSize(); // distributedInfo.world_size of the traces
+    } else {
+        worldSize = facts.known.tracesWorldSize; // distributedInfo.world_size of the traces
     }
     if (worldSize <= 0) {
         r.missing << QStringLiteral("rank.env.WORLD_SIZE absent on every rank");
@@ -382,26 +280,11 @@ AutoCheckResult allRanksPresent(const Facts& facts)
     return r;
 }
 
-// "[0]eth0:10.0.0.1<0>" -> "eth0"; "[0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ..." -> "mlx5_0,mlx5_1".
-std::string interfaceNames(const std::string& using_)
-{
-    static const QRegularExpression device(QStringLiteral("\\[\\d+\\]([^:\\s<;]+)"));
-    QStringList names;
-    auto it = device.globalMatch(QString::fromStdString(using_));
-    while (it.hasNext())
-        names << it.next().captured(1);
-    return names.isEmpty() ? using_ : names.join(QLatin1Char(',')).toStdString();
-}
-
 AutoCheckResult sameNcclInterface(const Facts& facts)
 {
-    const PerRank interfaces = facts.first(LogFactKind::NcclNetInterface, [](const LogFact& f) {
-        return f.has("transport") ? f.value("transport") + " " + interfaceNames(f.value("using"))
-                                  : std::string();
-    });
-    return compareAcrossRanks(
-        facts, QStringLiteral("same_nccl_interface"),
-        {{QStringLiteral("rank.nccl.net_interface"), QStringLiteral("NCCL network"), interfaces}});
+    return compareAcrossRanks(facts, QStringLiteral("same_nccl_interface"),
+                              {{QStringLiteral("rank.nccl.net_interface"),
+                                QStringLiteral("NCCL network"), facts.known.ncclNetwork}});
 }
 
 AutoCheckResult ncclTransportNotSocket(const Facts& facts)
@@ -509,7 +392,7 @@ AutoCheckResult noPortInUse(const Facts& facts)
     return r;
 }
 
-bool isMemoryKill(const LogEvidence& e)
+bool isMemoryKill(const Evidence& e)
 {
     const auto endsWith = [&](const char* leaf) {
         const std::string s = leaf;
@@ -519,29 +402,19 @@ bool isMemoryKill(const LogEvidence& e)
     return endsWith("/out-of-memory") || endsWith("/memory-issue");
 }
 
-Evidence evidenceOf(const LogEvidence& e)
-{
-    Evidence out;
-    out.path = e.path;
-    out.line = e.line;
-    out.text = e.text;
-    out.rank = e.rank;
-    return out;
-}
-
 AutoCheckResult noOomBeforeHang(const Facts& facts)
 {
     AutoCheckResult r;
     r.checkId = QStringLiteral("no_oom_before_hang");
-    const LogEvidence* firstTimeout = nullptr;
-    for (const LogEvidence& e : facts.classified)
+    const Evidence* firstTimeout = nullptr;
+    for (const Evidence& e : facts.classified)
         if (!e.cascade && LogTriage::isWaiting(e.symptom) && e.timeNs >= 0 &&
             (!firstTimeout || e.timeNs < firstTimeout->timeNs))
             firstTimeout = &e;
-    std::vector<const LogEvidence*> before;
-    std::vector<const LogEvidence*> undated;
-    std::vector<const LogEvidence*> after;
-    for (const LogEvidence& e : facts.classified) {
+    std::vector<const Evidence*> before;
+    std::vector<const Evidence*> undated;
+    std::vector<const Evidence*> after;
+    for (const Evidence& e : facts.classified) {
         if (!isMemoryKill(e)) continue;
         if (!firstTimeout)
             before.push_back(&e); // no hang: any OOM or kill is the story
@@ -552,9 +425,9 @@ AutoCheckResult noOomBeforeHang(const Facts& facts)
     }
     if (!before.empty()) {
         r.outcome = AutoCheckOutcome::Failed;
-        for (const LogEvidence* e : before)
-            addEvidence(r, evidenceOf(*e));
-        if (firstTimeout) addEvidence(r, evidenceOf(*firstTimeout));
+        for (const Evidence* e : before)
+            addEvidence(r, e->cited());
+        if (firstTimeout) addEvidence(r, firstTimeout->cited());
         r.summary = firstTimeout
                         ? QStringLiteral("Rank %1 ran out of memory or was killed before the first "
                                          "collective timeout: the hang follows from it.")
@@ -564,9 +437,9 @@ AutoCheckResult noOomBeforeHang(const Facts& facts)
                               .arg(before.front()->rank);
         return r;
     }
-    if (firstTimeout) addEvidence(r, evidenceOf(*firstTimeout));
+    if (firstTimeout) addEvidence(r, firstTimeout->cited());
     if (!undated.empty()) {
-        addEvidence(r, evidenceOf(*undated.front()));
+        addEvidence(r, undated.front()->cited());
         r.missing << QStringLiteral("rank.errors.time absent for the memory error on rank %1")
                          .arg(undated.front()->rank);
         r.summary = QStringLiteral("A memory error has no timestamp, so it cannot be placed "
@@ -586,8 +459,8 @@ AutoCheckResult noOomBeforeHang(const Facts& facts)
                     ? QStringLiteral("No rank reported a CUDA OOM, a host OOM kill or SIGKILL.")
                     : QStringLiteral("Memory errors come only after the first collective timeout "
                                      "(consequences, not the cause).");
-    for (const LogEvidence* e : after)
-        addEvidence(r, evidenceOf(*e));
+    for (const Evidence* e : after)
+        addEvidence(r, e->cited());
     return r;
 }
 
@@ -595,14 +468,7 @@ AutoCheckResult noOomBeforeHang(const Facts& facts)
 // numbers the user printed), else its trace's ProfilerStep#N spans.
 PerRank lastSteps(const Facts& facts)
 {
-    PerRank fromLogs;
-    for (const auto& [rank, streams] : facts.logs)
-        for (const RankLog* log : streams)
-            if (!log->steps().empty()) {
-                const LogStep& s = log->steps().back();
-                fromLogs[rank] = {std::to_string(s.step), Facts::lineEvidence(*log, s.line)};
-                break;
-            }
+    const PerRank& fromLogs = facts.known.lastLogStep;
     PerRank fromTrace;
     for (const auto& [rank, spans] : facts.analysis.steps.all()) {
         if (spans.empty()) continue;
@@ -726,7 +592,7 @@ AutoCheckResult uniqueGpuPerRank(const Facts& facts)
             shared << QStringLiteral("%1 share device %2 on %3")
                           .arg(rankList(ranks), qs(gpu.second), qs(gpu.first));
             for (int rank : ranks)
-                addEvidence(r, devices[rank].evidence);
+                addEvidence(r, devices[rank].source);
         }
     if (!shared.isEmpty()) {
         r.outcome = AutoCheckOutcome::Failed;
@@ -745,7 +611,7 @@ AutoCheckResult uniqueGpuPerRank(const Facts& facts)
         return r;
     }
     for (int rank : facts.ranks)
-        addEvidence(r, devices[rank].evidence);
+        addEvidence(r, devices[rank].source);
     r.outcome = AutoCheckOutcome::Passed;
     r.summary = QStringLiteral("Each of the %1 ranks has a GPU of its own on its host.")
                     .arg(facts.ranks.size());
@@ -841,8 +707,8 @@ AutoCheckResult rootErrorBeforeCascade(const Facts& facts)
         return r;
     }
     r.outcome = AutoCheckOutcome::Failed;
-    for (const LogEvidence& e : facts.classified)
-        addEvidence(r, evidenceOf(e));
+    for (const Evidence& e : facts.classified)
+        addEvidence(r, e.cited());
     r.summary = QStringLiteral("The logs hold only consequences and timeouts waiting for a peer, "
                                "and no trace names the rank they waited for: the rank that failed "
                                "left no error of its own.");
@@ -933,9 +799,10 @@ bool AutoCheckEvaluator::canEvaluate(const QString& checkId)
 
 AutoCheckResult AutoCheckEvaluator::evaluate(const TraceRead& read, const AnalysisResult& analysis,
                                              const QString& checkId,
-                                             const std::vector<LogEvidence>& logs)
+                                             const std::vector<Evidence>& logs)
 {
-    const Facts facts(read, analysis, logs);
+    const RankFacts known = RankFacts::of(read);
+    const Facts facts(read, known, analysis, logs);
     for (const auto& [id, fn] : checks())
         if (id == checkId) return fn(facts);
     AutoCheckResult r;
@@ -945,11 +812,12 @@ AutoCheckResult AutoCheckEvaluator::evaluate(const TraceRead& read, const Analys
 }
 
 std::vector<AutoCheckResult> AutoCheckEvaluator::evaluateAll(const TraceRead& read,
+                                                             const RankFacts& known,
                                                              const AnalysisResult& analysis,
-                                                             const std::vector<LogEvidence>& logs,
+                                                             const std::vector<Evidence>& logs,
                                                              const ParallelControl& control)
 {
-    const Facts facts(read, analysis, logs, control);
+    const Facts facts(read, known, analysis, logs, control);
     std::vector<AutoCheckResult> out;
     for (const auto& [id, fn] : checks()) {
         if (stopRequested(control)) return {};

@@ -1,7 +1,6 @@
 #pragma once
 
 #include "model/analysis/finding.h"
-#include "model/analysis/logevidence.h"
 #include "model/investigation/investigation.h"
 #include "model/store/parallelfor.h"
 
@@ -14,6 +13,7 @@ namespace rankscope {
 
 struct AnalysisResult;
 struct TraceRead;
+struct RankFacts;
 
 // What one auto-check of taxonomy/walkthroughs.json concluded on a loaded folder.
 struct AutoCheckResult {
@@ -47,14 +47,15 @@ public:
     static bool canEvaluate(const QString& checkId);
 
     // `analysis` is the read's analysis (Analyzer), `logs` its classified log lines
-    // (classifyLogs(read)).
+    // (classifyLogs(read)); the ranks' facts are RankFacts::of(read).
     static AutoCheckResult evaluate(const TraceRead& read, const AnalysisResult& analysis,
-                                    const QString& checkId, const std::vector<LogEvidence>& logs);
-    // Every check of checkIds(), in that order; none when `control`'s stop flag was seen set
+                                    const QString& checkId, const std::vector<Evidence>& logs);
+    // Every check of checkIds(), in that order, over `facts` (the RankFacts diagnose() built for
+    // the analysed job, which ConfigCheck read too); none when `control`'s stop flag was seen set
     // (polled between checks and every kLinesPerPoll lines of the checks that read whole logs).
-    static std::vector<AutoCheckResult> evaluateAll(const TraceRead& read,
+    static std::vector<AutoCheckResult> evaluateAll(const TraceRead& read, const RankFacts& facts,
                                                     const AnalysisResult& analysis,
-                                                    const std::vector<LogEvidence>& logs,
+                                                    const std::vector<Evidence>& logs,
                                                     const ParallelControl& control = {});
     static constexpr int kLinesPerPoll = 1 << 16;
 };

@@ -1,7 +1,6 @@
 #include "model/analysis/configcheck.h"
 
 #include "model/analysis/analysiscontext.h"
-#include "model/analysis/sessionanalysis.h"
 #include "model/analysis/symptomids.h"
 
 #include <algorithm>
@@ -16,52 +15,34 @@ namespace rankscope {
 namespace {
 
 struct Setting {
-    const char* key;       // lower-case fact key, or "<component> version"
-    const char* label;     // as people write it
-    bool rendezvous;       // ranks with different values cannot form the group at all
+    const char* key;            // the launcher's lower-case key
+    PerRank RankFacts::*values; // the ranks' values
+    const char* label;          // as people write it
+    bool rendezvous;            // ranks with different values cannot form the group at all
     const char* condition; // what a disagreement shows (a condition of taxonomy/fix_rules.json)
 };
 
 constexpr std::array<Setting, 6> kSettings = {{
-    {"master_addr", "MASTER_ADDR", true, "rendezvous_mismatch"},
-    {"master_port", "MASTER_PORT", true, "rendezvous_mismatch"},
-    {"world_size", "WORLD_SIZE", true, "world_size_mismatch"},
-    {"torch version", "the PyTorch version", false, "framework_version_mismatch"},
-    {"cuda version", "the CUDA version", false, "dependency_version_mismatch"},
-    {"nccl version", "the NCCL version", false, "dependency_version_mismatch"},
+    {"master_addr", &RankFacts::masterAddr, "MASTER_ADDR", true, "rendezvous_mismatch"},
+    {"master_port", &RankFacts::masterPort, "MASTER_PORT", true, "rendezvous_mismatch"},
+    {"world_size", &RankFacts::worldSize, "WORLD_SIZE", true, "world_size_mismatch"},
+    {"torch version", &RankFacts::torchVersion, "the PyTorch version", false,
+     "framework_version_mismatch"},
+    {"cuda version", &RankFacts::cudaVersion, "the CUDA version", false,
+     "dependency_version_mismatch"},
+    {"nccl version", &RankFacts::ncclVersion, "the NCCL version", false,
+     "dependency_version_mismatch"},
 }};
-
-struct Seen {
-    std::string value;
-    std::string path;
-    int line = -1;
-    std::string text;
-};
-
-Evidence evidenceOf(const Seen& seen, int rank)
-{
-    Evidence e;
-    e.path = seen.path;
-    e.line = seen.line;
-    e.text = seen.text;
-    e.rank = rank;
-    return e;
-}
-
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return char(std::tolower(c)); });
-    return s;
-}
 
 // Whether `rank`'s logs have a line about connecting that names `value` as a whole token, such
 // as c10d's "The client socket has timed out ... while trying to connect to (10.0.0.1, 29500)".
-bool failedToConnect(const std::vector<RankLog>& logs, int rank, const std::string& value)
+bool failedToConnect(const RankFacts& facts, int rank, const std::string& value)
 {
     const auto isTokenChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)); };
-    for (const RankLog& log : logs) {
-        if (log.rank != rank) continue;
+    const auto streams = facts.logs.find(rank);
+    if (streams == facts.logs.end()) return false;
+    for (const RankLog* stream : streams->second) {
+        const RankLog& log = *stream;
         for (int i = 0; i < log.lineCount(); ++i) {
             const QByteArrayView line = log.lineBytes(i);
             if (!line.contains("connect")) continue;
@@ -80,8 +61,7 @@ bool failedToConnect(const std::vector<RankLog>& logs, int rank, const std::stri
 // Every rank that states WORLD_SIZE states the same N, but fewer than N ranks were launched:
 // the job waits for ranks that never started (the rendezvous or the first collective times
 // out on the others, which is all their logs show).
-std::optional<Finding> unlaunchedRanks(const std::map<int, Seen>& stated,
-                                       const std::vector<int>& launched)
+std::optional<Finding> unlaunchedRanks(const PerRank& stated, const std::vector<int>& launched)
 {
     if (stated.empty() || launched.empty()) return std::nullopt;
     std::set<std::string> sizes;
@@ -113,85 +93,20 @@ std::optional<Finding> unlaunchedRanks(const std::map<int, Seen>& stated,
                 (absent.size() == 1 ? "it" : "them");
     for (const auto& [rank, seen] : stated) {
         if (f.evidence.size() == 4) break;
-        f.evidence.push_back(evidenceOf(seen, rank));
+        f.evidence.push_back(seen.source);
     }
     return f;
 }
 
 } // namespace
 
-std::string ConfigCheck::comparableVersion(const std::string& version)
+std::vector<Finding> ConfigCheck::check(const RankFacts& facts,
+                                        const std::vector<int>& launchedRanks)
 {
-    return version.substr(0, version.find('+'));
-}
-
-std::map<int, ConfigCheck::Stated> ConfigCheck::traceNcclVersions(const QList<SourceFile>& sources)
-{
-    std::map<int, Stated> out;
-    for (const SourceFile& s : sources) {
-        if (!s.rank || s.statedNcclVersion.isEmpty() || out.count(*s.rank)) continue;
-        Stated& v = out[*s.rank];
-        v.value = comparableVersion(s.statedNcclVersion.toStdString());
-        v.evidence.path = s.relativePath.toStdString();
-        v.evidence.rank = *s.rank;
-        v.evidence.text =
-            "distributedInfo.nccl_version \"" + s.statedNcclVersion.toStdString() + "\"";
-    }
-    return out;
-}
-
-std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs,
-                                        const std::vector<int>& launchedRanks,
-                                        const std::map<int, Stated>& traceNcclVersions)
-{
-    // Per setting, per rank: the first value the rank's logs (rankLogStreams) state.
-    std::map<std::string, std::map<int, Seen>> values;
-    // What the launcher's own lines state (torchrun's "Rendezvous complete ... master_port=").
-    std::map<std::string, std::set<std::string>> launcherValues;
-    for (const RankLog& log : logs) {
-        if (log.rank) continue;
-        for (const LogFact& f : log.facts())
-            if (f.kind == LogFactKind::Environment)
-                for (const auto& [k, v] : f.fields())
-                    if (!v.empty()) launcherValues[lower(k)].insert(v);
-    }
-    for (const RankLog* stream : rankLogStreams(logs)) {
-        const RankLog& log = *stream;
-        if (!log.rank) continue;
-        const auto note = [&](const std::string& key, const std::string& value, int line) {
-            if (value.empty()) return;
-            std::map<int, Seen>& byRank = values[key];
-            if (byRank.count(*log.rank)) return;
-            byRank[*log.rank] = {value, log.sourcePath.toStdString(), log.lineNumber(line),
-                                 log.lineText(line).toStdString()};
-        };
-        for (const LogFact& f : log.facts()) {
-            if (f.kind == LogFactKind::Environment) {
-                for (const auto& [k, v] : f.fields()) {
-                    const std::string key = lower(k);
-                    for (const Setting& s : kSettings)
-                        if (key == s.key) note(key, v, f.line);
-                }
-            } else if (f.kind == LogFactKind::Version) {
-                note(f.value("component") + " version", f.value("version"), f.line);
-            } else if (f.kind == LogFactKind::NcclVersion) {
-                note("nccl version", comparableVersion(f.value("version")), f.line);
-            }
-        }
-    }
-
-    // A rank's trace states the NCCL version its log may not print (NCCL_DEBUG unset).
-    for (const auto& [rank, stated] : traceNcclVersions)
-        values["nccl version"].emplace(rank, Seen{stated.value, stated.evidence.path,
-                                                  stated.evidence.line, stated.evidence.text});
-
     std::vector<Finding> out;
     for (const Setting& s : kSettings) {
-        const auto it = values.find(s.key);
-        if (it == values.end() || it->second.size() < 2) continue;
-        std::map<std::string, std::vector<int>> ranksOf;
-        for (const auto& [rank, seen] : it->second)
-            ranksOf[seen.value].push_back(rank);
+        const PerRank& values = facts.*(s.values);
+        std::map<std::string, std::vector<int>> ranksOf = ranksByValue(values);
         if (ranksOf.size() < 2) continue;
         auto common = ranksOf.begin();
         bool tie = false;
@@ -208,9 +123,9 @@ std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs,
         // address they were given are the odd ones (the store is where the others got through;
         // under torchrun it is the agent's, not rank 0's).
         bool byLauncher = false, byConnect = false;
-        const auto stated = launcherValues.find(s.key);
-        if (s.rendezvous && stated != launcherValues.end() && stated->second.size() == 1 &&
-            ranksOf.count(*stated->second.begin())) {
+        const auto stated = facts.launcherEnvironment.find(s.key);
+        if (s.rendezvous && stated != facts.launcherEnvironment.end() &&
+            stated->second.size() == 1 && ranksOf.count(*stated->second.begin())) {
             common = ranksOf.find(*stated->second.begin());
             tie = false;
             byLauncher = true;
@@ -218,7 +133,7 @@ std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs,
             std::vector<std::map<std::string, std::vector<int>>::iterator> reached;
             for (auto v = ranksOf.begin(); v != ranksOf.end(); ++v)
                 if (!std::all_of(v->second.begin(), v->second.end(),
-                                 [&](int r) { return failedToConnect(logs, r, v->first); }))
+                                 [&](int r) { return failedToConnect(facts, r, v->first); }))
                     reached.push_back(v);
             if (reached.size() == 1 && ranksOf.size() > 1) {
                 common = reached.front();
@@ -232,16 +147,16 @@ std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs,
         f.severity = s.rendezvous ? Severity::Error : Severity::Warning;
         f.confidence = tie ? 0.6 : byConnect ? 0.85 : 0.95;
         f.conditions = {s.condition};
-        std::string values;
+        std::string listed;
         for (const auto& [value, ranks] : ranksOf) {
             if (!tie && value == common->first) continue;
             f.ranks.insert(f.ranks.end(), ranks.begin(), ranks.end());
-            if (!values.empty()) values += ", ";
-            values += formatRanks(ranks) + " " + value;
+            if (!listed.empty()) listed += ", ";
+            listed += formatRanks(ranks) + " " + value;
         }
         std::sort(f.ranks.begin(), f.ranks.end());
         if (tie) {
-            f.summary = "the ranks disagree on " + std::string(s.label) + " (" + values +
+            f.summary = "the ranks disagree on " + std::string(s.label) + " (" + listed +
                         ") and no value has a majority";
         } else if (ranksOf.size() == 2) {
             const std::string& odd = std::next(ranksOf.begin())->first == common->first
@@ -251,7 +166,7 @@ std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs,
                         " " + odd + " where " + formatRanks(common->second) +
                         (common->second.size() > 1 ? " use " : " uses ") + common->first;
         } else {
-            f.summary = "ranks differ in " + std::string(s.label) + ": " + values +
+            f.summary = "ranks differ in " + std::string(s.label) + ": " + listed +
                         "; the majority (" + formatRanks(common->second) + ") uses " +
                         common->first;
         }
@@ -263,17 +178,16 @@ std::vector<Finding> ConfigCheck::check(const std::vector<RankLog>& logs,
         f.summary += s.rendezvous ? ": those ranks cannot join the same process group"
                                   : ": the ranks run different builds";
         for (int r : f.ranks)
-            f.evidence.push_back(evidenceOf(it->second.at(r), r));
+            f.evidence.push_back(values.at(r).source);
         if (!tie) {
-            Evidence e = evidenceOf(it->second.at(common->second.front()), common->second.front());
+            Evidence e = values.at(common->second.front()).source;
             e.text += "  [the majority's value]";
             f.evidence.push_back(std::move(e));
         }
         out.push_back(std::move(f));
     }
-    if (const auto world = values.find("world_size"); world != values.end())
-        if (std::optional<Finding> f = unlaunchedRanks(world->second, launchedRanks))
-            out.push_back(std::move(*f));
+    if (std::optional<Finding> f = unlaunchedRanks(facts.worldSize, launchedRanks))
+        out.push_back(std::move(*f));
     return out;
 }
 

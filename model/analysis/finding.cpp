@@ -67,4 +67,14 @@ std::optional<Severity> severityFromName(std::string_view name)
     return valueOf(kSeverityNames, name);
 }
 
+Evidence Evidence::cited() const
+{
+    Evidence e;
+    e.path = path;
+    e.line = line;
+    e.text = text;
+    e.rank = rank;
+    return e;
+}
+
 } // namespace rankscope

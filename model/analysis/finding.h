@@ -34,13 +34,32 @@ std::string severityName(Severity severity);
 std::optional<FindingKind> findingKindFromName(std::string_view name);
 std::optional<Severity> severityFromName(std::string_view name);
 
-// One piece of evidence: a log line (path + line + text) or a trace event (path + event time).
+// One piece of evidence: a log line (path + line + text) or a trace event (path + event time),
+// the same type whether a finding cites it, an auto-check rests on it, a rank's fact was read
+// from it or the log classification produced it (classifyLogs: then it also carries the
+// classifier's verdict below).
 struct Evidence {
     std::string path;
-    int line = -1;            // 1-based log line; -1 for a trace event
-    std::string text;         // the log line, or a description of the trace event
-    std::int64_t timeNs = -1; // trace event start (the rank's own clock), -1 for log lines
-    int rank = -1;
+    int line = -1;    // 1-based log line; -1 for a trace event
+    std::string text; // the log line, or a description of the trace event
+    // A trace event's start (the rank's own clock); a classified log line's wall-clock time
+    // (unix epoch ns) when the line has a timestamp; else -1.
+    std::int64_t timeNs = -1;
+    int rank = -1; // -1 for a launcher-level line not attributable to one rank
+
+    // What the symptom classifier made of a log line (empty and false for other evidence):
+    // the taxonomy leaf and the signature that matched (empty for an exception none knows);
+    // `cascade` marks lines that are consequences of another failure (watchdog teardown,
+    // launcher SIGTERM, "Horovod has been shut down", exit -6 after a timeout); `fatal` the line
+    // the process died with (the exception line of the final traceback, a fatal signal).
+    std::string symptom;
+    std::string signature;
+    bool cascade = false;
+    bool fatal = false;
+
+    // The line as a finding or an auto-check cites it: where it is and what it says, without
+    // the classifier's verdict or its wall-clock time (a finding's times are trace times).
+    Evidence cited() const;
 };
 
 // One diagnosis: which rank did what, tied to a taxonomy leaf with the evidence that shows it.

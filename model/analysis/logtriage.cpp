@@ -25,18 +25,8 @@ bool isPeerFailure(const std::string& symptom)
     return symptom == symptoms::kCommunicationError || symptom == symptoms::kHang;
 }
 
-Evidence evidenceOf(const LogEvidence& e)
-{
-    Evidence ev;
-    ev.path = e.path;
-    ev.line = e.line;
-    ev.text = e.text;
-    ev.rank = e.rank;
-    return ev;
-}
-
 // Two signatures can match one line; cite it once.
-bool cites(const std::vector<Evidence>& list, const LogEvidence& e)
+bool cites(const std::vector<Evidence>& list, const Evidence& e)
 {
     return std::any_of(list.begin(), list.end(),
                        [&](const Evidence& x) { return x.path == e.path && x.line == e.line; });
@@ -111,7 +101,7 @@ void fingerprintDifferences(const std::map<int, std::string>& byRank, Finding& f
     }
 }
 
-bool earlier(const LogEvidence& a, const LogEvidence& b)
+bool earlier(const Evidence& a, const Evidence& b)
 {
     // Lines without a timestamp sort after timed ones, then by file position.
     const bool at = a.timeNs >= 0, bt = b.timeNs >= 0;
@@ -134,7 +124,7 @@ bool LogTriage::isWaiting(const std::string& symptom)
     return symptom == symptoms::kHang;
 }
 
-FindingKind LogTriage::kindOf(const LogEvidence& e)
+FindingKind LogTriage::kindOf(const Evidence& e)
 {
     if (e.symptom.rfind("communication-setup/", 0) == 0) return FindingKind::SetupFailure;
     if (e.symptom == symptoms::kTensorMismatch) return FindingKind::CollectiveMismatch;
@@ -142,29 +132,28 @@ FindingKind LogTriage::kindOf(const LogEvidence& e)
     return FindingKind::LogSymptom;
 }
 
-LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
-                                    const std::vector<int>& worldRanks)
+LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vector<int>& worldRanks)
 {
     Result res;
     std::stable_sort(items.begin(), items.end(), earlier);
     // Whatever a rank reports after its own cascade line (it was sent SIGTERM, its watchdog
     // tore it down) is part of the teardown too.
-    std::map<int, const LogEvidence*> firstCascade;
-    for (const LogEvidence& e : items)
+    std::map<int, const Evidence*> firstCascade;
+    for (const Evidence& e : items)
         if (e.cascade && e.rank >= 0) firstCascade.emplace(e.rank, &e);
-    for (LogEvidence& e : items) {
+    for (Evidence& e : items) {
         const auto it = firstCascade.find(e.rank);
         if (e.cascade || it == firstCascade.end()) continue;
-        const LogEvidence& c = *it->second;
+        const Evidence& c = *it->second;
         const bool timedAfter = e.timeNs >= 0 && c.timeNs >= 0 && e.timeNs >= c.timeNs;
         const bool linedAfter = e.path == c.path && e.line > c.line;
         if (timedAfter || linedAfter) e.cascade = true;
     }
     std::set<int> waiting;
-    for (const LogEvidence& e : items)
+    for (const Evidence& e : items)
         if (!e.cascade && isWaiting(e.symptom) && e.rank >= 0) {
             waiting.insert(e.rank);
-            res.waitingEvidence.push_back(evidenceOf(e));
+            res.waitingEvidence.push_back(e.cited());
         }
     res.waitingRanks.assign(waiting.begin(), waiting.end());
     if (!waiting.empty())
@@ -172,9 +161,9 @@ LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
             if (!waiting.count(r)) res.silentRanks.push_back(r);
 
     // Roots: non-cascade failures that are not just waits. Each rank's first one counts.
-    std::vector<const LogEvidence*> roots;
+    std::vector<const Evidence*> roots;
     std::set<int> seen;
-    for (const LogEvidence& e : items) {
+    for (const Evidence& e : items) {
         if (e.cascade || isWaiting(e.symptom)) continue;
         if (e.rank >= 0 && !seen.insert(e.rank).second) continue;
         roots.push_back(&e);
@@ -184,9 +173,9 @@ LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
     // A peer's connection error stamped just before a rank's own fatal failure follows from
     // that failure: stamps of unstamped traceback lines are only lower bounds, so a peer can
     // look a little earlier than the rank that died.
-    const LogEvidence* chosen = roots.front();
+    const Evidence* chosen = roots.front();
     if (isPeerFailure(chosen->symptom) && chosen->timeNs >= 0)
-        for (const LogEvidence* o : roots)
+        for (const Evidence* o : roots)
             if (o->fatal && o->rank != chosen->rank && !isPeerFailure(o->symptom) &&
                 o->timeNs >= 0 && o->timeNs - chosen->timeNs <= kPeerSlackNs) {
                 chosen = o;
@@ -196,7 +185,7 @@ LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
         roots.erase(std::find(roots.begin(), roots.end(), chosen));
         roots.insert(roots.begin(), chosen);
     }
-    const LogEvidence& root = *roots.front();
+    const Evidence& root = *roots.front();
     Finding f;
     f.kind = kindOf(root);
     f.symptom = root.symptom;
@@ -204,9 +193,9 @@ LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
     f.confidence = 0.9;
     std::vector<int> blamed;
     if (root.rank >= 0) blamed.push_back(root.rank);
-    std::vector<const LogEvidence*> alsoFailed;
+    std::vector<const Evidence*> alsoFailed;
     for (std::size_t i = 1; i < roots.size(); ++i) {
-        const LogEvidence& o = *roots[i];
+        const Evidence& o = *roots[i];
         const bool close =
             root.timeNs >= 0 && o.timeNs >= 0 && o.timeNs - root.timeNs <= kSymmetricWindowNs;
         if (o.symptom == root.symptom && o.rank >= 0 && (close || root.timeNs < 0))
@@ -221,7 +210,7 @@ LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
         // Every rank of a mismatch reports it; the fingerprints say whose call differs from the
         // one most ranks made.
         std::map<int, std::string> byRank;
-        for (const LogEvidence& e : items)
+        for (const Evidence& e : items)
             if (e.symptom == root.symptom) readFingerprints(e.text, byRank);
         fingerprintDifferences(byRank, f);
         std::map<std::string, std::vector<int>> byFingerprint;
@@ -256,13 +245,13 @@ LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
 
     // The root's own lines, then the consequences on other ranks.
     std::set<int> cascaded;
-    for (const LogEvidence& e : items)
+    for (const Evidence& e : items)
         if (std::find(blamed.begin(), blamed.end(), e.rank) != blamed.end() &&
             (e.symptom == root.symptom || e.fatal) && f.evidence.size() < 8 &&
             !cites(f.evidence, e))
-            f.evidence.push_back(evidenceOf(e));
-    if (f.evidence.empty()) f.evidence.push_back(evidenceOf(root));
-    for (const LogEvidence& e : items) {
+            f.evidence.push_back(e.cited());
+    if (f.evidence.empty()) f.evidence.push_back(root.cited());
+    for (const Evidence& e : items) {
         if (std::find(blamed.begin(), blamed.end(), e.rank) != blamed.end()) continue;
         const bool after = root.timeNs < 0 || e.timeNs < 0 || e.timeNs >= root.timeNs ||
                            (isPeerFailure(e.symptom) && e.timeNs >= root.timeNs - kPeerSlackNs);
@@ -271,7 +260,7 @@ LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
             continue;
         if (e.rank >= 0) cascaded.insert(e.rank);
         if (f.evidence.size() < 16 && !cites(f.evidence, e)) {
-            Evidence ev = evidenceOf(e);
+            Evidence ev = e.cited();
             ev.text += "  [consequence]";
             f.evidence.push_back(ev);
         }
@@ -295,7 +284,7 @@ LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
     if (!consequence.ranks.empty()) res.findings.push_back(std::move(consequence));
 
     // Independent failures on other ranks that are not explained as consequences.
-    for (const LogEvidence* o : alsoFailed) {
+    for (const Evidence* o : alsoFailed) {
         if (o->rank >= 0 && cascaded.count(o->rank) && o->symptom == symptoms::kCommunicationError)
             continue;
         Finding g;
@@ -306,7 +295,7 @@ LogTriage::Result LogTriage::triage(std::vector<LogEvidence> items,
         if (o->rank >= 0) g.ranks = {o->rank};
         g.summary = (o->rank >= 0 ? "rank " + std::to_string(o->rank) : std::string("launcher")) +
                     " also reports: " + shortText(o->text);
-        g.evidence.push_back(evidenceOf(*o));
+        g.evidence.push_back(o->cited());
         res.findings.push_back(std::move(g));
     }
     return res;

@@ -1,7 +1,6 @@
 #pragma once
 
 #include "model/analysis/finding.h"
-#include "model/analysis/logevidence.h"
 
 #include <vector>
 
@@ -23,10 +22,10 @@ public:
         std::vector<int> silentRanks;
     };
     // `worldRanks` are all ranks of the job (those with no log line count as silent).
-    static Result triage(std::vector<LogEvidence> items, const std::vector<int>& worldRanks);
+    static Result triage(std::vector<Evidence> items, const std::vector<int>& worldRanks);
 
     // The finding kind for a root line of this symptom.
-    static FindingKind kindOf(const LogEvidence& e);
+    static FindingKind kindOf(const Evidence& e);
     // Symptoms that mean "this rank waited for a peer", not "this rank failed".
     static bool isWaiting(const std::string& symptom);
 };

@@ -93,7 +93,7 @@ std::optional<QList<SignatureHit>> scanStream(const RankLog& log, const Signatur
 // `diedAtNs`: when torchelastic's error file says the rank died (whole seconds), or -1.
 void classifyStream(const RankLog& log, const QList<SignatureHit>& hits,
                     const SignatureSet& signatures, std::int64_t diedAtNs,
-                    std::vector<LogEvidence>& out)
+                    std::vector<Evidence>& out)
 {
     std::set<int> fatalLines;
     if (!log.exceptions().empty()) fatalLines.insert(log.exceptions().back().lastLine);
@@ -121,7 +121,7 @@ void classifyStream(const RankLog& log, const QList<SignatureHit>& hits,
         const Signature& rule = signatures.signatures().at(hit.rule);
         const int i = int(hit.line);
         if (quotesSource(log, i)) continue;
-        LogEvidence e;
+        Evidence e;
         e.rank = rank;
         e.path = log.sourcePath.toStdString();
         e.line = log.lineNumber(i);
@@ -142,14 +142,14 @@ void classifyStream(const RankLog& log, const QList<SignatureHit>& hits,
     // A traceback the program logged and then went on training from was handled, not fatal.
     for (const LogStep& s : log.steps())
         if (s.line > died.lastLine) return;
-    for (const LogEvidence& e : out)
+    for (const Evidence& e : out)
         if (e.fatal && e.rank == rank && e.path == log.sourcePath.toStdString()) return;
     QByteArray text;
     for (int i = std::max(0, died.firstLine); i <= died.lastLine; ++i) {
         text.append(log.lineBytes(i));
         text.append('\n');
     }
-    LogEvidence e;
+    Evidence e;
     e.rank = rank;
     e.path = log.sourcePath.toStdString();
     e.line = log.lineNumber(died.lastLine);
@@ -163,10 +163,10 @@ void classifyStream(const RankLog& log, const QList<SignatureHit>& hits,
 // What torchelastic recorded of a rank's death (its error file, or its entry in torchrun's
 // ChildFailedError box) is the only record of it when the rank's own log is missing or stops
 // before the traceback. A rank whose log already shows how it died is not cited twice.
-void addElasticErrors(const TraceRead& read, std::vector<LogEvidence>& out)
+void addElasticErrors(const TraceRead& read, std::vector<Evidence>& out)
 {
     std::set<int> explained, cascading;
-    for (const LogEvidence& e : out) {
+    for (const Evidence& e : out) {
         if (e.rank < 0) continue;
         if (e.fatal) explained.insert(e.rank);
         if (e.cascade) cascading.insert(e.rank);
@@ -188,7 +188,7 @@ void addElasticErrors(const TraceRead& read, std::vector<LogEvidence>& out)
         if (text.empty() && !e->signal.empty()) text = "killed by " + e->signal;
         if (text.empty() && e->exitCode) text = "exit code " + std::to_string(*e->exitCode);
         if (text.empty()) continue;
-        LogEvidence ev;
+        Evidence ev;
         ev.rank = *e->rank;
         ev.path = sources.at(e->sourceIndex).relativePath.toStdString();
         ev.line = e->origin == ElasticError::Origin::ErrorFile ? 1 : e->line;
@@ -204,24 +204,24 @@ void addElasticErrors(const TraceRead& read, std::vector<LogEvidence>& out)
     }
 }
 
-} // namespace
-
-std::vector<const RankLog*> rankLogStreams(const std::vector<RankLog>& logs)
+// The ranks the analysed job shows (its files', every log's, its lanes' and collectives'):
+// the job has at least the largest of them + 1.
+int jobWorldSizeAtLeast(const TraceRead& read, const RankFacts& facts, const EventStore& events)
 {
-    std::set<int> ranksWithOwnLog;
-    for (const RankLog& log : logs)
-        if (log.rank && !log.splitFromCombined) ranksWithOwnLog.insert(*log.rank);
-    std::vector<const RankLog*> out;
-    for (const RankLog& log : logs) {
-        if (log.rank && log.splitFromCombined && ranksWithOwnLog.count(*log.rank)) continue;
-        if (!log.rank && !ranksWithOwnLog.empty()) continue;
-        out.push_back(&log);
-    }
-    return out;
+    int largest = facts.ranks.empty() ? -1 : facts.ranks.back();
+    for (const RankLog& log : read.logs)
+        largest = std::max(largest, log.rank.value_or(-1));
+    for (const Lane& lane : events.lanes)
+        largest = std::max(largest, lane.rank);
+    for (const CollectiveRecord& c : events.collectives)
+        largest = std::max(largest, c.rank);
+    return largest + 1;
 }
 
-std::vector<LogEvidence> classifyLogs(const TraceRead& read, std::size_t* linesScanned,
-                                      const ParallelControl& control)
+} // namespace
+
+std::vector<Evidence> classifyLogs(const TraceRead& read, std::size_t* linesScanned,
+                                   const ParallelControl& control)
 {
 
     std::map<int, std::int64_t> diedAtNs;
@@ -229,7 +229,7 @@ std::vector<LogEvidence> classifyLogs(const TraceRead& read, std::size_t* linesS
         if (e.origin == ElasticError::Origin::ErrorFile && e.rank && e.timestampS >= 0)
             diedAtNs[*e.rank] = e.timestampS * 1'000'000'000;
 
-    std::vector<LogEvidence> evidence;
+    std::vector<Evidence> evidence;
     const std::vector<const RankLog*> streams = rankLogStreams(read.logs);
     // The signatures are compiled at their first use (about 0.1 s): not for a folder without logs.
     if (!streams.empty()) {
@@ -283,32 +283,33 @@ Diagnosis diagnose(const TraceRead& read, const ParallelControl& control,
     stopped.interrupted = true;
     std::vector<std::string> paths;
     std::vector<int> ranks;
-    QList<SourceFile> analysed;
-    int worldSize = 0;
     for (int i = 0; i < int(read.folder.sources().size()); ++i) {
         const SourceFile& s = read.folder.sources()[i];
         paths.push_back(s.relativePath.toStdString());
         if (jobs.setAside[std::size_t(i)]) continue;
-        analysed.append(s);
         if (s.rank) ranks.push_back(*s.rank);
-        worldSize = std::max(worldSize, s.stated.worldSize);
     }
-    if (!jobs.mixed()) worldSize = read.folder.statedWorldSize();
     std::size_t lines = 0;
-    const std::vector<LogEvidence> logs = classifyLogs(read, &lines, control);
+    const std::vector<Evidence> logs = classifyLogs(read, &lines, control);
     if (stopRequested(control)) return stopped;
     std::sort(ranks.begin(), ranks.end());
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-    std::vector<Finding> config =
-        ConfigCheck::check(read.logs, ranks, ConfigCheck::traceNcclVersions(analysed));
+    // What the analysed job's files say about each rank, read once for ConfigCheck and the
+    // auto-checks alike.
+    const RankFacts facts = RankFacts::of(read, jobs);
+    std::vector<Finding> config = ConfigCheck::check(facts, ranks);
     if (jobs.mixed()) config.push_back(mixedJobsFinding(jobs, read.folder.sources()));
     Diagnosis diagnosis;
-    diagnosis.analysis =
-        Analyzer::run(analysedEvents ? *analysedEvents : read.events, std::move(paths),
-                      std::move(ranks), logs, read.dumps, std::move(config), worldSize, breakdown);
+    diagnosis.analysis = Analyzer::run(analysedEvents ? *analysedEvents : read.events,
+                                       std::move(paths), std::move(ranks), logs, read.dumps,
+                                       std::move(config), facts.tracesWorldSize, breakdown);
     diagnosis.analysis.logLineCount = lines;
+    diagnosis.analysis.statedWorldSize = facts.statedWorldSize;
+    diagnosis.analysis.worldSizeAtLeast =
+        jobWorldSizeAtLeast(read, facts, analysedEvents ? *analysedEvents : read.events);
     if (stopRequested(control)) return stopped;
-    diagnosis.autoChecks = AutoCheckEvaluator::evaluateAll(read, diagnosis.analysis, logs, control);
+    diagnosis.autoChecks =
+        AutoCheckEvaluator::evaluateAll(read, facts, diagnosis.analysis, logs, control);
     if (stopRequested(control)) return stopped;
     return diagnosis;
 }

@@ -2,7 +2,8 @@
 
 #include "model/analysis/analyzer.h"
 #include "model/analysis/autocheckevaluator.h"
-#include "model/analysis/logevidence.h"
+#include "model/analysis/finding.h"
+#include "model/analysis/rankfacts.h" // rankLogStreams(), which the log classification reads by
 
 #include <string>
 #include <vector>
@@ -21,18 +22,12 @@ struct Diagnosis {
     bool interrupted = false;
 };
 
-// The log streams that speak for the ranks, the one rule every check reads logs by: a rank's
-// own log file; the lines a combined launcher log carries for a rank only when that rank has no
-// log of its own (they are the same lines, seen twice); the launcher's untagged lines only when
-// no rank has a log of its own (they repeat the ranks' output without saying whose).
-std::vector<const RankLog*> rankLogStreams(const std::vector<RankLog>& logs);
-
 // The per-rank log lines of a read that the symptom classifier's signatures match, as the
 // analysis consumes them: the lines of rankLogStreams().
 // `linesScanned`, when given, receives how many log lines went through the classifier.
 // `control` is polled every AutoCheckEvaluator::kLinesPerPoll lines; none when told to stop.
-std::vector<LogEvidence> classifyLogs(const TraceRead& read, std::size_t* linesScanned = nullptr,
-                                      const ParallelControl& control = {});
+std::vector<Evidence> classifyLogs(const TraceRead& read, std::size_t* linesScanned = nullptr,
+                                   const ParallelControl& control = {});
 
 // Why nothing of the folder could be diagnosed ("the folder holds no files", "none of its 3
 // files could be read: a.json: not JSON; ..."), or empty when some trace event, log line or

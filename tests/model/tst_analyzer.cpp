@@ -31,10 +31,10 @@ namespace {
 
 const char* kIterationFailure = "data-and-model-preparation/iteration-failure";
 
-LogEvidence line(int rank, int no, const char* text, const char* symptom, std::int64_t tNs,
-                 bool fatal = false, bool cascade = false)
+Evidence line(int rank, int no, const char* text, const char* symptom, std::int64_t tNs,
+              bool fatal = false, bool cascade = false)
 {
-    LogEvidence e;
+    Evidence e;
     e.rank = rank;
     e.path = "rank" + std::to_string(rank) + ".log";
     e.line = no;
@@ -48,7 +48,7 @@ LogEvidence line(int rank, int no, const char* text, const char* symptom, std::i
 
 struct Scenario {
     SyntheticJob job;
-    std::vector<LogEvidence> logs;
+    std::vector<Evidence> logs;
     explicit Scenario(int world) : job(world, false)
     {
         job.hangState = CollectiveRecord::State::Completed;
@@ -343,6 +343,7 @@ private Q_SLOTS:
     void pointToPointFromTraces();
     void mixedJobsAreNotCompared_data();
     void mixedJobsAreNotCompared();
+    void mixedJobsWorldSizeIsTheAnalysedJobs();
     void jobSplitRules_data();
     void jobSplitRules();
 };
@@ -565,7 +566,7 @@ void TestAnalyzer::diagnoseStopsInsideTheLogScan()
     QCOMPARE(read.logs.front().lineCount(), lines);
 
     std::vector<int> cited;
-    for (const LogEvidence& e : classifyLogs(read))
+    for (const Evidence& e : classifyLogs(read))
         if (e.signature == "nccl.cuda-oom") cited.push_back(e.line);
     QCOMPARE(cited, std::vector<int>(oomLines.begin(), oomLines.begin() + 64));
 
@@ -1112,6 +1113,53 @@ void TestAnalyzer::mixedJobsAreNotCompared()
         QVERIFY(b.windowStartNs >= t->firstNs - 1000 && b.windowEndNs <= t->lastNs + 1000);
     }
     QCOMPARE(measuredAlone.size(), std::size_t(files.size()) - analysedJob->second.size());
+}
+
+// A folder mixing a 2-rank job (two small traces written here) with one trace of HTA's 128-rank
+// sample: the 2-rank job is analysed (more ranks), so the world size the report states and the
+// auto-checks compare against is the one its traces state, not the other job's.
+void TestAnalyzer::mixedJobsWorldSizeIsTheAnalysedJobs()
+{
+    const QString other = QStringLiteral("kineto-gpu-samples/sampled_128rank_rank0.json.gz");
+    const int otherWorld = rawTrace(other).world;
+    constexpr int world = 2;
+    QVERIFY(otherWorld != world);
+    QTemporaryDir dir;
+    QVERIFY(QFile::copy(QStringLiteral(RANKSCOPE_TEST_DATA "/") + other,
+                        dir.filePath(QFileInfo(other).fileName())));
+    for (int rank = 0; rank < world; ++rank) {
+        nlohmann::json trace;
+        trace["schemaVersion"] = 1;
+        trace["distributedInfo"] = {{"backend", "nccl"}, {"rank", rank}, {"world_size", world}};
+        trace["baseTimeNanoseconds"] = 1'700'000'000'000'000'000LL;
+        trace["traceEvents"] = nlohmann::json::array({{{"ph", "X"},
+                                                       {"cat", "cpu_op"},
+                                                       {"name", "aten::add"},
+                                                       {"pid", 1},
+                                                       {"tid", 1},
+                                                       {"ts", 1000.0},
+                                                       {"dur", 50.0}}});
+        QFile f(dir.filePath(QStringLiteral("rank%1.pt.trace.json").arg(rank)));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray::fromStdString(trace.dump()));
+    }
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    QVERIFY(std::any_of(session->analysis.findings.begin(), session->analysis.findings.end(),
+                        [](const Finding& f) { return f.kind == FindingKind::MixedJobs; }));
+    const nlohmann::ordered_json doc = AnalysisReport::toJson(*session, session->analysis);
+    QCOMPARE(doc["world_size"].get<int>(), world);
+    QCOMPARE(doc["world_size_at_least"].get<int>(), world);
+    // Ranks 0 and 1 of a 2-rank job are all there: nothing is absent, whatever the 128-rank
+    // job's file says.
+    bool checked = false;
+    for (const AutoCheckResult& r : session->autoChecks) {
+        if (r.checkId != QLatin1String("all_ranks_present")) continue;
+        checked = true;
+        QVERIFY2(r.outcome != AutoCheckOutcome::Failed, qPrintable(r.evidenceText()));
+        QVERIFY2(!r.summary.contains(QString::number(otherWorld)), qPrintable(r.summary));
+    }
+    QVERIFY(checked);
 }
 
 namespace {

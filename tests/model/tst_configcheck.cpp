@@ -1,8 +1,13 @@
+#include "model/analysis/autocheckevaluator.h"
 #include "model/analysis/configcheck.h"
+#include "model/analysis/sessionanalysis.h"
 #include "model/trace/logreader.h"
+#include "model/trace/traceread.h"
 #include "tests/support/findings.h"
 
+#include <QRegularExpression>
 #include <QTest>
+#include <cstring>
 
 using namespace rankscope;
 
@@ -18,6 +23,9 @@ private Q_SLOTS:
     void launcherValueIsTheReference();
     void worldSizeNamesRanksNeverLaunched();
     void ncclBuildSuffixIsNotAVersion();
+    void factsAreReadFromTheLines();
+    void configCheckAndAutoCheckAgree_data();
+    void configCheckAndAutoCheckAgree();
 };
 
 namespace {
@@ -44,7 +52,7 @@ void TestConfigCheck::agreeingRanksYieldNothing()
     std::vector<RankLog> logs;
     for (int r = 0; r < 3; ++r)
         logs.push_back(logOf(r, start("29500")));
-    QVERIFY(ConfigCheck::check(logs).empty());
+    QVERIFY(ConfigCheck::check(RankFacts::build(logs)).empty());
 }
 
 void TestConfigCheck::minorityPortIsBlamed()
@@ -53,7 +61,7 @@ void TestConfigCheck::minorityPortIsBlamed()
     logs.push_back(logOf(0, start("29500")));
     logs.push_back(logOf(1, start("29500")));
     logs.push_back(logOf(2, start("29501")));
-    const std::vector<Finding> found = ConfigCheck::check(logs);
+    const std::vector<Finding> found = ConfigCheck::check(RankFacts::build(logs));
     QCOMPARE(found.size(), std::size_t(1));
     const Finding& f = found.front();
     QCOMPARE(f.kind, FindingKind::ConfigMismatch);
@@ -86,7 +94,7 @@ void TestConfigCheck::tieOnMasterBlamesTheRankThatCouldNotConnect()
                 text += "RuntimeError: Socket Timeout\n";
             logs.push_back(logOf(r, text));
         }
-        const std::vector<Finding> found = ConfigCheck::check(logs);
+        const std::vector<Finding> found = ConfigCheck::check(RankFacts::build(logs));
         QCOMPARE(found.size(), std::size_t(1));
         QCOMPARE(found.front().ranks, std::vector<int>{wrong});
         QVERIFY(found.front().confidence < 0.95);
@@ -95,7 +103,7 @@ void TestConfigCheck::tieOnMasterBlamesTheRankThatCouldNotConnect()
     std::vector<RankLog> logs;
     logs.push_back(logOf(0, start("29500")));
     logs.push_back(logOf(1, start("31000")));
-    const std::vector<Finding> found = ConfigCheck::check(logs);
+    const std::vector<Finding> found = ConfigCheck::check(RankFacts::build(logs));
     QCOMPARE(found.size(), std::size_t(1));
     QCOMPARE(found.front().ranks, (std::vector<int>{0, 1}));
 }
@@ -105,7 +113,7 @@ void TestConfigCheck::tieOnVersionNamesEveryRank()
     std::vector<RankLog> logs;
     logs.push_back(logOf(0, start("29500", "2.1.0")));
     logs.push_back(logOf(1, start("29500", "2.2.1")));
-    const std::vector<Finding> found = ConfigCheck::check(logs);
+    const std::vector<Finding> found = ConfigCheck::check(RankFacts::build(logs));
     QCOMPARE(found.size(), std::size_t(1));
     const Finding& f = found.front();
     QCOMPARE(f.severity, Severity::Warning);
@@ -123,7 +131,7 @@ void TestConfigCheck::splitLauncherLinesAreNotCountedTwice()
     logs.push_back(logOf(0, start("29500")));
     logs.push_back(logOf(1, start("29500")));
     logs.push_back(logOf(2, start("29500")));
-    const std::vector<Finding> found = ConfigCheck::check(logs);
+    const std::vector<Finding> found = ConfigCheck::check(RankFacts::build(logs));
     QVERIFY(found.empty());
 }
 
@@ -141,7 +149,7 @@ void TestConfigCheck::launcherValueIsTheReference()
     logs.push_back(logOf(0, start("29500")));
     logs.push_back(logOf(1, start("29500")));
     logs.push_back(logOf(2, start("29501")));
-    const std::vector<Finding> found = ConfigCheck::check(logs);
+    const std::vector<Finding> found = ConfigCheck::check(RankFacts::build(logs));
     QCOMPARE(found.size(), std::size_t(1));
     QCOMPARE(found.front().ranks, (std::vector<int>{0, 1}));
     QVERIFY2(found.front().summary.find("the launcher states") != std::string::npos,
@@ -155,7 +163,7 @@ void TestConfigCheck::worldSizeNamesRanksNeverLaunched()
     std::vector<RankLog> logs;
     for (int r = 0; r < 2; ++r)
         logs.push_back(logOf(r, start("29500")));
-    const std::vector<Finding> found = ConfigCheck::check(logs, {0, 1});
+    const std::vector<Finding> found = ConfigCheck::check(RankFacts::build(logs), {0, 1});
     QCOMPARE(found.size(), std::size_t(1));
     const Finding& f = found.front();
     QCOMPARE(f.ranks, std::vector<int>{2});
@@ -164,28 +172,149 @@ void TestConfigCheck::worldSizeNamesRanksNeverLaunched()
              f.summary.c_str());
     QCOMPARE(f.evidence.size(), std::size_t(2));
     // Launched as many as it says: nothing.
-    QVERIFY(ConfigCheck::check(logs, {0, 1, 2}).empty());
+    QVERIFY(ConfigCheck::check(RankFacts::build(logs), {0, 1, 2}).empty());
 }
 
 void TestConfigCheck::ncclBuildSuffixIsNotAVersion()
 {
-    QCOMPARE(ConfigCheck::comparableVersion("2.18.1+cuda12.1"), std::string("2.18.1"));
-    QCOMPARE(ConfigCheck::comparableVersion("2.18.1"), std::string("2.18.1"));
-    // Two ranks on one NCCL built for two CUDA versions: the CUDA check tells them apart, the
-    // NCCL one does not.
+    QCOMPARE(comparableVersion("2.18.1+cuda12.1"), std::string("2.18.1"));
+    QCOMPARE(comparableVersion("2.18.1"), std::string("2.18.1"));
+    // Two ranks on one NCCL built for two CUDA versions: the CUDA comparison tells them apart (the
+    // build NCCL names is the CUDA version of a rank that prints none), the NCCL one does not.
     std::vector<RankLog> logs;
     logs.push_back(
         logOf(0, start("29500") + "node1:1:1 [0] NCCL INFO NCCL version 2.18.1+cuda12.1\n"));
     logs.push_back(
         logOf(1, start("29500") + "node1:2:2 [1] NCCL INFO NCCL version 2.18.1+cuda11.8\n"));
-    for (const Finding& f : ConfigCheck::check(logs))
-        QVERIFY2(f.summary.find("NCCL version") == std::string::npos, f.summary.c_str());
+    const std::vector<Finding> builds = ConfigCheck::check(RankFacts::build(logs));
+    QCOMPARE(builds.size(), std::size_t(1));
+    QVERIFY2(builds.front().detail == "the CUDA version 11.8 on rank 1; 12.1 on rank 0",
+             builds.front().detail.c_str());
     // The same lines with two NCCL versions: found, so the lines above were read.
     logs[1] = logOf(1, start("29500") + "node1:2:2 [1] NCCL INFO NCCL version 2.19.3+cuda12.1\n");
-    const std::vector<Finding> found = ConfigCheck::check(logs);
+    const std::vector<Finding> found = ConfigCheck::check(RankFacts::build(logs));
     QCOMPARE(found.size(), std::size_t(1));
     QVERIFY2(found.front().detail.find("2.18.1 on rank 0; 2.19.3 on rank 1") != std::string::npos,
              found.front().detail.c_str());
+}
+
+namespace {
+
+// What a raw line states, as the test reads it: the text after `key` up to a blank.
+std::string statedAfter(const QByteArray& text, const char* key)
+{
+    const qsizetype at = text.indexOf(key);
+    if (at < 0) return {};
+    const qsizetype from = at + qsizetype(std::strlen(key));
+    qsizetype end = from;
+    while (end < text.size() && !QChar::fromLatin1(text[end]).isSpace())
+        ++end;
+    return text.mid(from, end - from).toStdString();
+}
+
+// The 1-based number of the first line of `text` holding `key`.
+int lineOf(const QByteArray& text, const char* key)
+{
+    const QList<QByteArray> lines = text.split('\n');
+    for (qsizetype i = 0; i < lines.size(); ++i)
+        if (lines[i].contains(key)) return int(i) + 1;
+    return -1;
+}
+
+} // namespace
+
+// Each fact is the first value the rank's own log states, with that line as its source; the
+// launcher's copy of a rank's lines does not count when the rank has its own log; a rank
+// without a WORLD_SIZE line has its NCCL communicator's size apart from it.
+void TestConfigCheck::factsAreReadFromTheLines()
+{
+    const QByteArray own0 = start("29500", "2.1.0") +
+                            "node1:1:1 [0] NCCL INFO NCCL version 2.18.1+cuda12.1\n"
+                            "node1:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"
+                            "2026-01-01 10:00:01.000 INFO step=7 loss=0.1\n";
+    const QByteArray own1 = QByteArray("2026-01-01 10:00:00.001 INFO job: torch==2.2.1\n") +
+                            "node2:2:2 [1] NCCL INFO comm 0x1 rank 1 nranks 3 cudaDev 1 busId 0 "
+                            "commId 0x2 - Init COMPLETE\n";
+    std::vector<RankLog> logs;
+    logs.push_back(logOf(0, start("31000"), true)); // a launcher's copy of rank 0's lines
+    logs.push_back(logOf(0, own0));
+    logs.push_back(logOf(1, own1));
+    const RankFacts facts = RankFacts::build(logs);
+    QCOMPARE(facts.ranks, (std::vector<int>{0, 1}));
+
+    QCOMPARE(facts.masterPort.at(0).value, statedAfter(own0, "MASTER_PORT="));
+    QCOMPARE(facts.masterPort.at(0).source.line, lineOf(own0, "MASTER_PORT="));
+    QCOMPARE(facts.masterPort.at(0).source.path, std::string("rank0.log"));
+    QVERIFY(!facts.masterPort.count(1));
+    QCOMPARE(facts.worldSize.at(0).value, statedAfter(own0, "WORLD_SIZE="));
+    QVERIFY(!facts.worldSize.count(1));
+    QCOMPARE(facts.communicatorSize.at(1).value, statedAfter(own1, "nranks "));
+    QCOMPARE(facts.communicatorSize.at(1).source.line, lineOf(own1, "nranks"));
+    QCOMPARE(facts.torchVersion.at(0).value, statedAfter(own0, "torch=="));
+    QCOMPARE(facts.torchVersion.at(1).value, statedAfter(own1, "torch=="));
+    QCOMPARE(facts.torchVersion.at(1).source.line, lineOf(own1, "torch=="));
+    // NCCL's version without its build suffix, the suffix as the CUDA version.
+    const std::string nccl = statedAfter(own0, "NCCL version ");
+    QCOMPARE(facts.ncclVersion.at(0).value, nccl.substr(0, nccl.find('+')));
+    QCOMPARE(facts.cudaVersion.at(0).value, nccl.substr(nccl.find("+cuda") + 5));
+    QCOMPARE(facts.cudaVersion.at(0).source.line, lineOf(own0, "NCCL version"));
+    QCOMPARE(facts.ncclNetwork.at(0).value, std::string("Socket eth0"));
+    QCOMPARE(facts.lastLogStep.at(0).value, statedAfter(own0, "step="));
+    QCOMPARE(facts.lastLogStep.at(0).source.line, lineOf(own0, "step="));
+    QCOMPARE(facts.ranksWithout(facts.ncclVersion), std::vector<int>{1});
+}
+
+// The same lines through ConfigCheck and the version and rendezvous auto-checks: a setting
+// ConfigCheck reports as differing fails its auto-check, and one it does not report does not
+// fail it. Before the facts were shared, an NCCL build suffix (+cuda11.8 against +cuda12.1) was a
+// CUDA difference to the auto-check only, and a communicator size one to WORLD_SIZE's.
+void TestConfigCheck::configCheckAndAutoCheckAgree_data()
+{
+    QTest::addColumn<QByteArray>("line0");
+    QTest::addColumn<QByteArray>("line1");
+    QTest::addColumn<QString>("check");
+    QTest::addColumn<bool>("differ");
+    const QString versions = QStringLiteral("same_framework_version");
+    const QString rendezvous = QStringLiteral("rendezvous_env_consistent");
+    QTest::newRow("nccl build suffix only")
+        << QByteArray("n:1:1 [0] NCCL INFO NCCL version 2.18.1+cuda12.1\n")
+        << QByteArray("n:2:2 [1] NCCL INFO NCCL version 2.18.1\n") << versions << false;
+    QTest::newRow("nccl built for two cudas")
+        << QByteArray("n:1:1 [0] NCCL INFO NCCL version 2.18.1+cuda12.1\n")
+        << QByteArray("n:2:2 [1] NCCL INFO NCCL version 2.18.1+cuda11.8\n") << versions << true;
+    QTest::newRow("two nccl versions")
+        << QByteArray("n:1:1 [0] NCCL INFO NCCL version 2.18.1+cuda12.1\n")
+        << QByteArray("n:2:2 [1] NCCL INFO NCCL version 2.19.3+cuda12.1\n") << versions << true;
+    QTest::newRow("a subgroup's communicator is no world size")
+        << QByteArray("2026-01-01 10:00:00.000 INFO job: WORLD_SIZE=2\n")
+        << QByteArray("n:2:2 [1] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 1 busId 0 commId "
+                      "0x2 - Init COMPLETE\n")
+        << rendezvous << false;
+    QTest::newRow("two world sizes")
+        << QByteArray("2026-01-01 10:00:00.000 INFO job: WORLD_SIZE=2\n")
+        << QByteArray("2026-01-01 10:00:00.000 INFO job: WORLD_SIZE=3\n") << rendezvous << true;
+}
+
+void TestConfigCheck::configCheckAndAutoCheckAgree()
+{
+    QFETCH(QByteArray, line0);
+    QFETCH(QByteArray, line1);
+    QFETCH(QString, check);
+    QFETCH(bool, differ);
+    TraceRead read;
+    read.logs.push_back(logOf(0, line0));
+    read.logs.push_back(logOf(1, line1));
+    const RankFacts facts = RankFacts::build(read.logs);
+    const std::vector<Finding> found = ConfigCheck::check(facts);
+    QCOMPARE(!found.empty(), differ);
+    AnalysisResult analysis;
+    analysis.findings = found;
+    for (const AutoCheckResult& r : AutoCheckEvaluator::evaluateAll(read, facts, analysis, {})) {
+        if (r.checkId != check) continue;
+        QVERIFY2((r.outcome == AutoCheckOutcome::Failed) == differ, qPrintable(r.evidenceText()));
+        return;
+    }
+    QFAIL("the check was not evaluated");
 }
 
 QTEST_GUILESS_MAIN(TestConfigCheck)
