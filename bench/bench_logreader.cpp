@@ -131,7 +131,8 @@ int main(int argc, char** argv)
         for (const RankLog& s : r.streams)
             hits +=
                 signatures
-                    .scanLines({s.lineCount(), [&s](qsizetype i) { return s.lineBytes(int(i)); }})
+                    .scanLines({s.lineCount(), [&s](qsizetype i) { return s.lineBytes(int(i)); },
+                                s.linesBytes(0, s.lineCount())})
                     .size();
         scanCpu = std::min(scanCpu, threadCpuSeconds() - cpu0);
     });

@@ -77,10 +77,12 @@ std::optional<QList<SignatureHit>> scanStream(const RankLog& log, const Signatur
     std::map<int, int> perRule;
     for (int begin = 0; begin < log.lineCount(); begin += chunk) {
         if (stopRequested(control)) return std::nullopt;
-        // Split streams are not contiguous in their file: the scan reads each line where it lies.
-        const LineSource lines{
-            std::min(chunk, log.lineCount() - begin),
-            [&log, begin](qsizetype i) { return log.lineBytes(begin + int(i)); }};
+        // A stream whose lines follow one another in its file is read in one pass; a split stream
+        // line by line where each lies.
+        const int count = std::min(chunk, log.lineCount() - begin);
+        const LineSource lines{count,
+                               [&log, begin](qsizetype i) { return log.lineBytes(begin + int(i)); },
+                               log.linesBytes(begin, count)};
         for (SignatureHit& hit : signatures.scanLines(lines, kMaxHitsPerRule)) {
             if (perRule[hit.rule]++ >= kMaxHitsPerRule) continue;
             hit.line += begin;

@@ -14,6 +14,9 @@
 #include <unordered_map>
 #ifdef __linux__
 #include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #endif
 
 namespace rankscope {
@@ -991,8 +994,16 @@ LogReader::Result LogReader::read(const QByteArray& bytes, const QString& source
                                   int sourceIndex, std::optional<int> rank, bool splitByTag,
                                   const Control& control)
 {
+    return readShared(std::make_shared<const QByteArray>(bytes), sourcePath, sourceIndex, rank,
+                      splitByTag, control);
+}
+
+LogReader::Result LogReader::readShared(std::shared_ptr<const QByteArray> shared,
+                                        const QString& sourcePath, int sourceIndex,
+                                        std::optional<int> rank, bool splitByTag,
+                                        const Control& control)
+{
     Result result;
-    auto shared = std::make_shared<const QByteArray>(bytes);
     const char* data = shared->constData();
     const qsizetype size = shared->size();
     const Budget& budget = control.budget;
@@ -1180,16 +1191,136 @@ LogReader::Result LogReader::readSource(const SourceFile& source, int sourceInde
     return readOpened(file, source.relativePath, sourceIndex, source.rank, splitByTag, control);
 }
 
+namespace {
+
+// A file's bytes copied by the kernel into a memory file of this process (memfd) and mapped:
+// its pages arrive filled from the page cache, where a read() into fresh memory has the kernel
+// zero every page first (on the benchmark VM, 0.3-0.6 s CPU per 300 MB against 0.15 s for
+// this). Nothing else holds the memory file, so that, unlike a mapping of the log itself, no
+// truncation of the log can take the bytes away under the reader.
+struct MappedFile {
+    QByteArray bytes; // over the mapping, not owning it
+    void* map = nullptr;
+    std::size_t length = 0;
+    MappedFile() = default;
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+    ~MappedFile()
+    {
+#ifdef __linux__
+        if (map) munmap(map, length);
+#endif
+    }
+};
+
+// The first `maxBytes` of the regular file `fd` (from offset 0, leaving the descriptor's
+// position alone), 4 MB between looks at `cancel`; null when this way is not available here
+// (then the caller reads the file itself) or `cancel` was seen (*cancelled). *cut: the file
+// holds more than maxBytes.
+std::shared_ptr<MappedFile> copyToMemory(int fd, qint64 maxBytes, const std::atomic<bool>* cancel,
+                                         bool* cancelled, bool* cut)
+{
+#if defined(__linux__) && defined(MFD_CLOEXEC)
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || maxBytes <= 0)
+        return nullptr;
+    const int memory = memfd_create("rankscope-log", MFD_CLOEXEC);
+    if (memory < 0) return nullptr;
+    off_t offset = 0;
+    while (offset < maxBytes) {
+        if (cancel && cancel->load(std::memory_order_relaxed)) {
+            *cancelled = true;
+            close(memory);
+            return nullptr;
+        }
+        const ssize_t sent = sendfile(memory, fd, &offset,
+                                      std::size_t(std::min<qint64>(maxBytes - offset, 4 << 20)));
+        if (sent < 0) {
+            close(memory);
+            return nullptr;
+        }
+        if (sent == 0) break;
+    }
+    auto mapped = std::make_shared<MappedFile>();
+    if (offset > 0) {
+        void* map =
+            mmap(nullptr, std::size_t(offset), PROT_READ, MAP_SHARED | MAP_POPULATE, memory, 0);
+        if (map == MAP_FAILED) {
+            close(memory);
+            return nullptr;
+        }
+        mapped->map = map;
+        mapped->length = std::size_t(offset);
+        mapped->bytes = QByteArray::fromRawData(static_cast<const char*>(map), qsizetype(offset));
+    }
+    close(memory);
+    char next = 0;
+    *cut = offset >= maxBytes && pread(fd, &next, 1, offset) == 1;
+    return mapped;
+#else
+    (void)fd;
+    (void)maxBytes;
+    (void)cancel;
+    (void)cancelled;
+    (void)cut;
+    return nullptr;
+#endif
+}
+
+} // namespace
+
 LogReader::Result LogReader::readOpened(QFile& file, const QString& sourcePath, int sourceIndex,
                                         std::optional<int> rank, bool splitByTag,
                                         const Control& control)
 {
     Result r;
+    const qint64 maxBytes = std::max<qint64>(0, control.budget.bytesPerFile);
+    bool cancelled = false, cut = false;
+    std::shared_ptr<MappedFile> mapped =
+        copyToMemory(file.handle(), maxBytes, control.cancel, &cancelled, &cut);
+    if (cancelled) {
+        r.ok = false;
+        r.cancelled = true;
+        r.message = QStringLiteral("cancelled");
+        return r;
+    }
+    QByteArray bytes;
+    if (mapped)
+        bytes = mapped->bytes;
+    else if (!readInto(file, maxBytes, control, bytes, r, cut))
+        return r;
+    QString note;
+    std::vector<LogColourChange> colours;
+    bytes = logTextForAnalysis(std::move(bytes), &note, &colours);
+    // Clean text is the mapping itself; text that was cleaned or decoded is a copy.
+    std::shared_ptr<const QByteArray> shared;
+    if (mapped && bytes.constData() == mapped->bytes.constData())
+        shared = std::shared_ptr<const QByteArray>(mapped, &mapped->bytes);
+    else
+        shared = std::make_shared<const QByteArray>(std::move(bytes));
+    mapped.reset();
+    r = readShared(std::move(shared), sourcePath, sourceIndex, rank, splitByTag, control);
+    if (r.ok && !note.isEmpty()) r.message += QStringLiteral("; ") + note;
+    if (!colours.empty()) {
+        auto sharedColours =
+            std::make_shared<const std::vector<LogColourChange>>(std::move(colours));
+        for (RankLog& s : r.streams)
+            s.m_colours = sharedColours;
+    }
+    if (cut && !r.cancelled) {
+        r.truncated = true;
+        r.message +=
+            QStringLiteral("; read the first %1 bytes (the budget of a log file)").arg(maxBytes);
+    }
+    return r;
+}
+
+bool LogReader::readInto(QFile& file, qint64 maxBytes, const Control& control, QByteArray& bytes,
+                         Result& r, bool& cut)
+{
     // Read in slices straight into one buffer (no slice copies; it grows only when the file
     // does) so that a cancel during a multi-GB read is seen within one slice; at most the byte
     // budget, so that an endless file stops there.
-    QByteArray bytes;
-    const qint64 maxBytes = std::max<qint64>(0, control.budget.bytesPerFile);
     bytes.resize(std::min(std::max<qint64>(file.size(), 0), maxBytes));
     adviseHugePages(bytes.data(), std::size_t(bytes.size()));
     qint64 filled = 0;
@@ -1198,7 +1329,7 @@ LogReader::Result LogReader::readOpened(QFile& file, const QString& sourcePath, 
             r.ok = false;
             r.cancelled = true;
             r.message = QStringLiteral("cancelled");
-            return r;
+            return false;
         }
         if (filled == bytes.size()) {
             // Full at the size the file had when opened: grow only when it has grown since.
@@ -1212,28 +1343,13 @@ LogReader::Result LogReader::readOpened(QFile& file, const QString& sourcePath, 
         filled += got;
     }
     bytes.truncate(filled);
-    const bool cut = bytes.size() >= maxBytes && !file.read(1).isEmpty();
+    cut = bytes.size() >= maxBytes && !file.read(1).isEmpty();
     if (file.error() != QFileDevice::NoError) {
         r.ok = false;
         r.message = QStringLiteral("cannot read: %1").arg(file.errorString());
-        return r;
+        return false;
     }
-    QString note;
-    std::vector<LogColourChange> colours;
-    bytes = logTextForAnalysis(std::move(bytes), &note, &colours);
-    r = read(bytes, sourcePath, sourceIndex, rank, splitByTag, control);
-    if (r.ok && !note.isEmpty()) r.message += QStringLiteral("; ") + note;
-    if (!colours.empty()) {
-        auto shared = std::make_shared<const std::vector<LogColourChange>>(std::move(colours));
-        for (RankLog& s : r.streams)
-            s.m_colours = shared;
-    }
-    if (cut && !r.cancelled) {
-        r.truncated = true;
-        r.message +=
-            QStringLiteral("; read the first %1 bytes (the budget of a log file)").arg(maxBytes);
-    }
-    return r;
+    return true;
 }
 
 } // namespace rankscope

@@ -8,6 +8,7 @@
 #include <QString>
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -78,6 +79,14 @@ public:
                                                       bool* hasDate, int* year = nullptr);
 
 private:
+    // read() of bytes the result may share as they are.
+    static Result readShared(std::shared_ptr<const QByteArray> bytes, const QString& sourcePath,
+                             int sourceIndex, std::optional<int> rank, bool splitByTag,
+                             const Control& control);
+    // The file's first maxBytes read into `bytes`; false (and `r` says why) on a cancel or an
+    // error. `cut`: the file holds more.
+    static bool readInto(QFile& file, qint64 maxBytes, const Control& control, QByteArray& bytes,
+                         Result& r, bool& cut);
     static Result readOpened(QFile& file, const QString& sourcePath, int sourceIndex,
                              std::optional<int> rank, bool splitByTag, const Control& control);
 };

@@ -139,6 +139,15 @@ QByteArrayView RankLog::lineBytes(int i) const
     return lineHead(i, std::numeric_limits<qsizetype>::max());
 }
 
+QByteArrayView RankLog::linesBytes(int first, int count) const
+{
+    // A split stream numbers its lines; a stream that does not is its file's lines in order.
+    if (!m_number.empty() || count <= 0 || !m_bytes) return {};
+    const qint64 start = lineOffset(first);
+    const QByteArrayView last = lineBytes(first + count - 1);
+    return QByteArrayView(m_bytes->constData() + start, last.data() + last.size());
+}
+
 QString RankLog::lineText(int i) const
 {
     return QString::fromUtf8(lineBytes(i));

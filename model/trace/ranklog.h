@@ -102,6 +102,10 @@ public:
     qint64 lineOffset(int i) const; // byte offset in the source
     // The line without its "\n" or "\r\n": O(length), found from its start.
     QByteArrayView lineBytes(int i) const;
+    // Lines [first, first + count) as they lie one after the other in the source, '\n' between
+    // them (from the first's start to the last's end); null when they do not lie so (the streams
+    // of a combined log split by rank tag).
+    QByteArrayView linesBytes(int first, int count) const;
     QString lineText(int i) const;
     // The colours line i was written in, from the ANSI escapes removed from the text (in order,
     // covering the line); empty when the log had none.

@@ -40,6 +40,7 @@ private Q_SLOTS:
     void rankTagBudgets();
     void byteBudgetOfAFile();
     void ansiColoursKeptForDisplay();
+    void linesOutliveTheFile();
 };
 
 static QString fixture(const QString& name)
@@ -656,6 +657,34 @@ void TestLogReader::byteBudgetOfAFile()
     QCOMPARE(log.lineCount(), 10); // 9 whole lines and the head of the tenth
     QCOMPARE(log.lineBytes(8).toByteArray(), QByteArray("line 0008"));
     QCOMPARE(log.lineBytes(9).toByteArray(), QByteArray("line "));
+}
+
+// The lines a read returned stay what the file held when read, whatever happens to the file
+// after: truncated (a rotation by copytruncate), rewritten, removed.
+void TestLogReader::linesOutliveTheFile()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("rank0.log"));
+    QByteArray written;
+    for (int i = 0; i < 20000; ++i) // 2 MB-plus: more than one slice and one huge page
+        written += "2026-12-02 13:41:34.916 [rank0] INFO step " + QByteArray::number(i) +
+                   " loss 0.5 " + QByteArray(64, char('a' + i % 26)) + "\n";
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly) && f.write(written) == written.size());
+    f.close();
+    const LogReader::Result r = LogReader::readFile(path, QStringLiteral("rank0.log"), 0, 0, false);
+    QVERIFY(r.ok);
+    QVERIFY(QFile::resize(path, 0));
+    const QList<QByteArray> expected = written.split('\n');
+    const RankLog& log = r.streams.front();
+    QCOMPARE(log.lineCount(), 20000);
+    for (int i = 0; i < log.lineCount(); i += 997)
+        QCOMPARE(log.lineBytes(i).toByteArray(), expected[i]);
+    QVERIFY(f.open(QIODevice::WriteOnly) && f.write(QByteArray(4096, 'z')) == 4096);
+    f.close();
+    QVERIFY(QFile::remove(path));
+    QCOMPARE(log.lineBytes(19999).toByteArray(), expected[19999]);
+    QCOMPARE(log.linesBytes(0, log.lineCount()).toByteArray() + '\n', written);
 }
 
 // A coloured log (colorlog, loguru, rich): the text the analysis reads has no escapes, and each

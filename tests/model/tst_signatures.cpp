@@ -13,6 +13,10 @@
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
 
 using namespace rankscope;
 
@@ -36,6 +40,8 @@ private Q_SLOTS:
     void badDataIsReported();
     void lineOffsetsAreHonoured();
     void logCorpusMatchesLineByLine();
+    void literalIndexMatchesFind();
+    void newlinesAreCounted();
 };
 
 void TestSignatures::loads()
@@ -244,15 +250,96 @@ void TestSignatures::logCorpusMatchesLineByLine()
             return QStringLiteral("%1:%2").arg(set.signatures()[h.rule].id).arg(h.line);
         };
         QSet<QString> fromLog, fromText;
+        QSet<QString> inOnePass; // the log's lines read as the text they lie in
         for (const SignatureHit& h : set.scanLines(
                  {log.lineCount(), [&log](qsizetype i) { return log.lineBytes(int(i)); }}))
             fromLog.insert(id(h));
+        QVERIFY(!log.linesBytes(0, log.lineCount()).isNull());
+        for (const SignatureHit& h :
+             set.scanLines({log.lineCount(), [&log](qsizetype i) { return log.lineBytes(int(i)); },
+                            log.linesBytes(0, log.lineCount())}))
+            inOnePass.insert(id(h));
         for (const SignatureHit& h : set.scan(bytes, {}, false))
             fromText.insert(id(h));
         QVERIFY2(fromLog == expected, qPrintable(path));
+        QVERIFY2(inOnePass == expected, qPrintable(path));
         QVERIFY2(fromText == expected, qPrintable(path));
     }
     QVERIFY(withHits >= 30); // the corpus exercises the rules, not just empty results
+}
+
+// LiteralIndex::candidateLines, line by line and over the joined text, against std::string::find
+// on each line (its '\r' before '\n' cut off) for every literal: random lines over an alphabet
+// made of the literals' bytes, so that literals overlap, nest, repeat and sit at line ends.
+void TestSignatures::literalIndexMatchesFind()
+{
+    // With a one-byte literal, and without (an exact-case index then looks for each literal at
+    // its rarest byte pair).
+    const QList<QList<QList<QByteArray>>> ruleSets = {
+        {{"abc", "bcd"}, {"c"}, {"abcab", "ca"}, {"dd", "da", "ad"}, {"b c"}, {"cab"}},
+        {{"abc", "bcd"}, {"aa"}, {"abcab", "ca"}, {"dd", "da", "ad"}, {"b c"}, {"cab", "ab"}}};
+    const QByteArray alphabet = "abcdABCD \r";
+    std::mt19937 random(22);
+    for (const QList<QList<QByteArray>>& rules : ruleSets)
+        for (const bool foldCase : {false, true}) {
+            const LiteralIndex index(rules, foldCase);
+            for (int round = 0; round < 200; ++round) {
+                std::vector<std::string> lines(std::size_t(1 + random() % 40));
+                QByteArray text;
+                for (std::string& line : lines) {
+                    const std::size_t length = random() % 30;
+                    for (std::size_t k = 0; k < length; ++k)
+                        line += alphabet[qsizetype(random() % std::size_t(alphabet.size()))];
+                    text += QByteArray::fromStdString(line);
+                    if (&line != &lines.back() || random() % 2) text += '\n';
+                }
+                // What a log's line is: without its "\n" or "\r\n".
+                std::vector<QByteArrayView> views;
+                for (qsizetype at = 0;
+                     at <= text.size() && qsizetype(views.size()) < qsizetype(lines.size());) {
+                    qsizetype end = text.indexOf('\n', at);
+                    if (end < 0) end = text.size();
+                    qsizetype contentEnd = end;
+                    if (contentEnd > at && end < text.size() && text[contentEnd - 1] == '\r')
+                        --contentEnd;
+                    views.push_back(QByteArrayView(text).sliced(at, contentEnd - at));
+                    at = end + 1;
+                }
+                QCOMPARE(views.size(), lines.size());
+                const qsizetype limit = qsizetype(random() % (lines.size() + 2));
+                std::vector<std::vector<qsizetype>> expected(std::size_t(rules.size()));
+                for (qsizetype l = 0; l < std::min<qsizetype>(limit, qsizetype(views.size()));
+                     ++l) {
+                    std::string line = views[std::size_t(l)].toByteArray().toStdString();
+                    if (foldCase)
+                        std::transform(line.begin(), line.end(), line.begin(),
+                                       [](unsigned char c) { return char(std::tolower(c)); });
+                    for (qsizetype r = 0; r < rules.size(); ++r)
+                        for (const QByteArray& literal : rules[r])
+                            if (line.find(literal.toStdString()) != std::string::npos) {
+                                expected[std::size_t(r)].push_back(l);
+                                break;
+                            }
+                }
+                const auto lineAt = [&views](qsizetype i) { return views[std::size_t(i)]; };
+                const qsizetype count = qsizetype(views.size());
+                QCOMPARE(index.candidateLines({count, lineAt}, limit), expected);
+                QCOMPARE(index.candidateLines({count, lineAt, text}, limit), expected);
+            }
+        }
+}
+
+void TestSignatures::newlinesAreCounted()
+{
+    std::mt19937 random(7);
+    for (int round = 0; round < 100; ++round) {
+        QByteArray text(qsizetype(random() % 100), 'x');
+        for (char& c : text)
+            c = "\nab\r"[random() % 4];
+        const qsizetype from = text.isEmpty() ? 0 : qsizetype(random() % std::size_t(text.size()));
+        const QByteArrayView part = QByteArrayView(text).sliced(from);
+        QCOMPARE(countNewlines(part), qsizetype(std::count(part.begin(), part.end(), '\n')));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestSignatures)
