@@ -19,10 +19,17 @@ void EventStore::merge(EventStore&& other)
     std::vector<RankListId> rankListRemap(other.rankLists.size());
     for (std::size_t i = 0; i < rankListRemap.size(); ++i)
         rankListRemap[i] = rankLists.intern(other.rankLists.ranks(RankListId(i)));
+    // Sources of one job name the same things in the same order, and the first source goes into
+    // an empty table: the names of their events then keep their ids, and the pass over every
+    // event is saved.
+    bool identity = true;
+    for (std::size_t i = 0; i < remap.size() && identity; ++i)
+        identity = remap[i] == StringId(i);
     const int laneBase = int(lanes.size());
     for (Lane& lane : other.lanes) {
-        for (StringId& id : lane.nameId)
-            id = map(id);
+        if (!identity)
+            for (StringId& id : lane.nameId)
+                id = map(id);
         lanes.push_back(std::move(lane));
     }
     for (CollectiveRecord& c : other.collectives) {

@@ -88,41 +88,6 @@ bool hex4(std::string_view s, std::size_t i, std::uint32_t& v)
 
 } // namespace
 
-Scan scanString(const char*& p, const char* end, std::string_view& raw, bool& escaped)
-{
-    // 16 bytes at a time (SSE2 is part of x86-64): names of kernels and Python frames run to a
-    // hundred bytes, and most strings hold no escape.
-    const char* begin = p + 1;
-    const char* q = begin;
-    escaped = false;
-    for (;;) {
-#ifdef __SSE2__
-        const __m128i quote = _mm_set1_epi8('"');
-        const __m128i backslash = _mm_set1_epi8('\\');
-        while (end - q >= 16) {
-            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
-            const int hits = _mm_movemask_epi8(
-                _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
-            if (hits != 0) {
-                q += __builtin_ctz(unsigned(hits));
-                break;
-            }
-            q += 16;
-        }
-#endif
-        while (q < end && *q != '"' && *q != '\\')
-            ++q;
-        if (q >= end) return Scan::NeedMore;
-        if (*q == '"') {
-            raw = std::string_view(begin, std::size_t(q - begin));
-            p = q + 1;
-            return Scan::Ok;
-        }
-        escaped = true;
-        q += 2;
-    }
-}
-
 Scan scanNumber(const char*& p, const char* end, std::string_view& token)
 {
     const char* q = p;

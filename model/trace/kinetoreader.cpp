@@ -1,5 +1,6 @@
 #include "model/trace/kinetoreader.h"
 
+#include "model/store/columnallocator.h"
 #include "model/trace/gzipinput.h"
 #include "model/trace/jsonscanner.h"
 #include "model/trace/kinetocollectives.h"
@@ -325,6 +326,7 @@ private:
     EventCategory categorise(std::string_view cat, bool hasCat, std::string_view name, bool& gpu,
                              bool& wantArgs);
     void finish();
+    std::size_t projected(std::size_t sofar) const;
     void reserveFor(LaneBuild& b);
 
     Stream& m_in;
@@ -772,24 +774,33 @@ EventCategory Parser::categorise(std::string_view cat, bool hasCat, std::string_
     return c;
 }
 
-void Parser::reserveFor(LaneBuild& b)
+std::size_t Parser::projected(std::size_t sofar) const
 {
-    // Growing by doubling copies every array and faults in fresh pages each time; extrapolating
-    // the lane's share of the (decompressed) input so far sizes it about once. Capacity that is
-    // never touched costs no RSS.
+    // The count extrapolated from the (decompressed) input consumed so far to the whole source,
+    // 10 % over; 0 when the input's size is unknown.
     const std::int64_t size = m_in.inputSize();
     const std::int64_t read = m_in.inputOffset();
     const std::int64_t done = m_bufOffset + std::int64_t(m_pos);
-    if (size <= 0 || read <= 0 || done <= 0) return;
+    if (size <= 0 || read <= 0 || done <= 0) return 0;
     const double total = double(size) * double(m_bufOffset + std::int64_t(m_len)) / double(read);
-    const double estimate = double(b.lane.startNs.size()) * total / double(done) * 1.1;
-    if (estimate > 4e9) return;
-    const auto n = std::size_t(estimate);
-    b.lane.startNs.reserve(n);
-    b.lane.endNs.reserve(n);
-    b.lane.nameId.reserve(n);
-    b.lane.category.reserve(n);
-    b.lane.sourceOffset.reserve(n);
+    const double estimate = double(sofar) * total / double(done) * 1.1;
+    return estimate > 4e9 ? 0 : std::size_t(estimate);
+}
+
+void Parser::reserveFor(LaneBuild& b)
+{
+    // Growing by doubling copies every array and faults in fresh pages each time; extrapolating
+    // the lane's share of the input so far sizes it about once, on huge pages (reserveColumn).
+    // When the estimate falls short the columns grow by half. Capacity that is never touched
+    // costs no RSS.
+    const std::size_t have = b.lane.startNs.size();
+    std::size_t n = projected(have);
+    if (have == b.lane.startNs.capacity()) n = std::max(n, have + have / 2);
+    reserveColumn(b.lane.startNs, n);
+    reserveColumn(b.lane.endNs, n);
+    reserveColumn(b.lane.nameId, n);
+    reserveColumn(b.lane.category, n);
+    reserveColumn(b.lane.sourceOffset, n);
 }
 
 Scan Parser::event(const char*& p, const char* end)
@@ -941,6 +952,8 @@ Scan Parser::event(const char*& p, const char* end)
         std::int64_t bound = -1;
         if (!l.startNs.empty() && l.startNs.back() <= tsNs && tsNs <= l.endNs.back())
             bound = std::int64_t(l.startNs.size()) - 1;
+        if (m_flows.size() == m_flows.capacity() && m_flows.size() >= 4096)
+            reserveColumn(m_flows, std::max(projected(m_flows.size()), m_flows.size() * 3 / 2));
         m_flows.push_back(
             {key, bound >= 0 ? bound : tsNs, std::uint32_t(lane), bound >= 0, ph == 's', catId});
         return Scan::Ok;
@@ -979,7 +992,9 @@ Scan Parser::event(const char*& p, const char* end)
     const EventCategory category = categorise(cat, hasCat, nameText, gpu, wantArgs);
     const std::int64_t index = std::int64_t(b.lane.startNs.size());
     const std::int64_t endNs = ph == 'B' ? tsNs : tsNs + std::max<std::int64_t>(durNs, 0);
-    if (index == 4096 || index == 262144) reserveFor(b);
+    if (index == 4096 || index == 262144 ||
+        (index > 4096 && std::size_t(index) == b.lane.startNs.capacity()))
+        reserveFor(b);
     b.lane.startNs.push_back(tsNs);
     b.lane.endNs.push_back(endNs);
     b.lane.nameId.push_back(nameId);
@@ -1115,6 +1130,7 @@ void Parser::finish()
     }
 
     // Flows: pair s with f by (id, cat), bind each end to the innermost event at its time.
+    reserveColumn(m_out.flows, m_flows.size() / 2);
     std::sort(m_flows.begin(), m_flows.end(), [](const FlowPoint& a, const FlowPoint& b) {
         return std::tuple{a.key, !a.start()} < std::tuple{b.key, !b.start()};
     });

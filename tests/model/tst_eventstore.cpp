@@ -32,6 +32,7 @@ private Q_SLOTS:
     void innermostAt_data();
     void innermostAt();
     void mergeRemapsStringsAndIndices();
+    void mergeKeepsNamesInEveryOrder();
     void countsAndRange();
     void bytesPerEvent();
 };
@@ -115,6 +116,36 @@ void TestEventStore::mergeRemapsStringsAndIndices()
     QVERIFY(a.flowInto(2, 0));
     QVERIFY(!a.flowInto(1, 0));
     QCOMPARE(a.strings.view(a.flows[0].category), std::string_view("ac2g"));
+}
+
+// The names of merged events, whether their table matches the store's (the first source, or
+// one naming the same things in the same order) or not (another order, a name more).
+void TestEventStore::mergeKeepsNamesInEveryOrder()
+{
+    const auto source = [](const std::vector<std::string>& names) {
+        EventStore s;
+        Lane lane;
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            lane.startNs.push_back(std::int64_t(10 * i));
+            lane.endNs.push_back(std::int64_t(10 * i + 5));
+            lane.nameId.push_back(s.strings.intern(names[i]));
+            lane.category.push_back(EventCategory::CpuOp);
+            lane.depth.push_back(0);
+            lane.sourceOffset.push_back(0);
+        }
+        s.lanes.push_back(std::move(lane));
+        return s;
+    };
+    const std::vector<std::vector<std::string>> names = {
+        {"a", "b", "c", "a"}, {"a", "b", "c", "c"}, {"c", "x", "a", "b"}, {"b", "b"}};
+    EventStore merged;
+    for (const auto& n : names)
+        merged.merge(source(n));
+    QCOMPARE(merged.lanes.size(), names.size());
+    for (std::size_t l = 0; l < names.size(); ++l)
+        for (std::size_t i = 0; i < names[l].size(); ++i)
+            QCOMPARE(std::string(merged.strings.view(merged.lanes[l].nameId[i])), names[l][i]);
+    QCOMPARE(merged.strings.size(), std::size_t(5)); // "", a, b, c, x
 }
 
 void TestEventStore::countsAndRange()

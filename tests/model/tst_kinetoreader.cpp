@@ -153,6 +153,7 @@ private Q_SLOTS:
     void gzipFiles();
     void eventDetails();
     void gzipDetailsResumeAtCheckpoint();
+    void unevenLanesKeepEveryEvent();
     void normaliseNames_data();
     void normaliseNames();
     void fuzzRegressions_data();
@@ -832,6 +833,54 @@ void TestKinetoReader::eventDetails()
                  std::string(r.store.strings.view(lane.nameId[10])));
         QVERIFY(details.at("args").contains("External id"));
         QCOMPARE(details.at("tid").get<std::int64_t>(), lane.tid);
+    }
+}
+
+// The reader sizes a lane's columns from the input read so far and grows them by half when that
+// estimate falls short: a lane that only starts late in the file (its first estimates far too
+// small), plain, from memory and gzip, keeps every event with its exact times and name.
+void TestKinetoReader::unevenLanesKeepEveryEvent()
+{
+    struct Event {
+        int tid;
+        std::int64_t startNs, endNs;
+        std::string name;
+    };
+    std::vector<Event> truth;
+    std::string text = R"({"traceEvents":[)";
+    const auto add = [&](int tid, std::int64_t i) {
+        const std::int64_t tsNs = 1000 * i + 7, durNs = 250 + i % 3;
+        truth.push_back({tid, tsNs, tsNs + durNs, "op" + std::to_string(i % 37)});
+        if (truth.size() > 1) text += ',';
+        text += R"({"ph":"X","cat":"cpu_op","name":")" + truth.back().name + R"(","pid":1,"tid":)" +
+                std::to_string(tid) + R"(,"ts":)" + std::to_string(tsNs / 1000) + "." +
+                std::to_string(1000 + tsNs % 1000).substr(1) + R"(,"dur":0.)" +
+                std::to_string(durNs) + "}";
+    };
+    for (std::int64_t i = 0; i < 20'000; ++i)
+        add(1, i);
+    for (std::int64_t i = 20'000; i < 300'000; ++i)
+        add(2, i);
+    text += "]}";
+    QTemporaryDir dir;
+    const QString plain = dir.filePath(QStringLiteral("uneven.json"));
+    const QString gz = dir.filePath(QStringLiteral("uneven.json.gz"));
+    writeFile(plain, text);
+    writeGz(gz, text);
+    for (const Read& r : {readPath(plain), readText(text), readPath(gz)}) {
+        QCOMPARE(int(r.result.status), int(SourceStatus::Ok));
+        QCOMPARE(r.store.lanes.size(), std::size_t(2));
+        std::size_t k = 0;
+        for (const Lane& lane : r.store.lanes) {
+            for (std::size_t i = 0; i < lane.size(); ++i, ++k) {
+                QVERIFY(k < truth.size());
+                QCOMPARE(lane.tid, std::int64_t(truth[k].tid));
+                QCOMPARE(lane.startNs[i], truth[k].startNs);
+                QCOMPARE(lane.endNs[i], truth[k].endNs);
+                QCOMPARE(std::string(r.store.strings.view(lane.nameId[i])), truth[k].name);
+            }
+        }
+        QCOMPARE(k, truth.size());
     }
 }
 
