@@ -1005,6 +1005,7 @@ LogReader::Result LogReader::read(const QByteArray& bytes, const QString& source
     const qint64 granted = takeFromLoad(control.linesLoaded, budget.linesPerLoad, perFile);
     if (granted < lines) {
         result.truncated = true;
+        result.limit = LoadLimit::LogLines;
         result.message =
             QStringLiteral("indexed the first %1 of %2 lines (over the budget of %3 "
                            "log lines a %4)")
@@ -1230,6 +1231,7 @@ LogReader::Result LogReader::readOpened(QFile& file, const QString& sourcePath, 
     }
     if (cut && !r.cancelled) {
         r.truncated = true;
+        r.limit = LoadLimit::LogBytes;
         r.message +=
             QStringLiteral("; read the first %1 bytes (the budget of a log file)").arg(maxBytes);
     }

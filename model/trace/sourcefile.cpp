@@ -21,6 +21,44 @@ QString errnoText(int code)
 
 } // namespace
 
+QString loadLimitName(LoadLimit limit)
+{
+    switch (limit) {
+    case LoadLimit::None:
+        return {};
+    case LoadLimit::TraceEvents:
+        return QStringLiteral("events per trace file");
+    case LoadLimit::DecompressedBytes:
+        return QStringLiteral("decompressed bytes per trace file");
+    case LoadLimit::InflationRatio:
+        return QStringLiteral("inflation ratio of a gzip trace");
+    case LoadLimit::LogBytes:
+        return QStringLiteral("bytes per log file");
+    case LoadLimit::LogLines:
+        return QStringLiteral("log lines");
+    }
+    return {};
+}
+
+QString loadLimitFlag(LoadLimit limit)
+{
+    switch (limit) {
+    case LoadLimit::None:
+        return {};
+    case LoadLimit::TraceEvents:
+        return QStringLiteral("--max-trace-events");
+    case LoadLimit::DecompressedBytes:
+        return QStringLiteral("--max-decompressed");
+    case LoadLimit::InflationRatio:
+        return QStringLiteral("--max-inflation");
+    case LoadLimit::LogBytes:
+        return QStringLiteral("--max-log-bytes");
+    case LoadLimit::LogLines:
+        return QStringLiteral("--max-log-lines");
+    }
+    return {};
+}
+
 SourceDescriptor::SourceDescriptor(int fd, QString resolvedPath)
     : m_resolvedPath(std::move(resolvedPath))
 {
