@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <iterator>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,42 +22,33 @@ QString errnoText(int code)
 
 } // namespace
 
+namespace {
+
+// What each LoadLimit is, and its flag, in the enum's order (None first).
+struct LoadLimitText {
+    const char* name;
+    const char* flag;
+};
+constexpr LoadLimitText kLoadLimits[] = {
+    {"", ""},
+    {"events per trace file", "--max-trace-events"},
+    {"decompressed bytes per trace file", "--max-decompressed"},
+    {"inflation ratio of a gzip trace", "--max-inflation"},
+    {"bytes per log file", "--max-log-bytes"},
+    {"log lines", "--max-log-lines"},
+};
+static_assert(std::size(kLoadLimits) == std::size_t(LoadLimit::LogLines) + 1);
+
+} // namespace
+
 QString loadLimitName(LoadLimit limit)
 {
-    switch (limit) {
-    case LoadLimit::None:
-        return {};
-    case LoadLimit::TraceEvents:
-        return QStringLiteral("events per trace file");
-    case LoadLimit::DecompressedBytes:
-        return QStringLiteral("decompressed bytes per trace file");
-    case LoadLimit::InflationRatio:
-        return QStringLiteral("inflation ratio of a gzip trace");
-    case LoadLimit::LogBytes:
-        return QStringLiteral("bytes per log file");
-    case LoadLimit::LogLines:
-        return QStringLiteral("log lines");
-    }
-    return {};
+    return QString::fromLatin1(kLoadLimits[std::size_t(limit)].name);
 }
 
 QString loadLimitFlag(LoadLimit limit)
 {
-    switch (limit) {
-    case LoadLimit::None:
-        return {};
-    case LoadLimit::TraceEvents:
-        return QStringLiteral("--max-trace-events");
-    case LoadLimit::DecompressedBytes:
-        return QStringLiteral("--max-decompressed");
-    case LoadLimit::InflationRatio:
-        return QStringLiteral("--max-inflation");
-    case LoadLimit::LogBytes:
-        return QStringLiteral("--max-log-bytes");
-    case LoadLimit::LogLines:
-        return QStringLiteral("--max-log-lines");
-    }
-    return {};
+    return QString::fromLatin1(kLoadLimits[std::size_t(limit)].flag);
 }
 
 SourceDescriptor::SourceDescriptor(int fd, QString resolvedPath)
