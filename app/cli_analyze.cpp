@@ -83,6 +83,13 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
                        "M or G).")
             .arg(sizeText(traceDefaults.maxInflatedBytes)),
         QStringLiteral("SIZE"));
+    const QCommandLineOption maxInflation(
+        QStringLiteral("max-inflation"),
+        QStringLiteral("Stop reading a gzip trace that inflates to more than N times its "
+                       "compressed size, past its first %1 MB (default %2; a gzip bomb).")
+            .arg(traceDefaults.inflationRatioFloor >> 20)
+            .arg(traceDefaults.maxInflationRatio),
+        QStringLiteral("N"));
     const QCommandLineOption help(QStringList{QStringLiteral("h"), QStringLiteral("help")},
                                   QStringLiteral("Show this help."));
     parser.addOption(json);
@@ -92,6 +99,7 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
     parser.addOption(maxLogBytes);
     parser.addOption(maxTraceEvents);
     parser.addOption(maxDecompressed);
+    parser.addOption(maxInflation);
     parser.addOption(help);
     if (!parser.parse(arguments)) return Cli::usageError(err, parser.errorText());
     if (parser.isSet(help)) {
@@ -116,6 +124,7 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
         {&maxLogBytes, [&](qint64 n) { options.logBudget.bytesPerFile = n; }},
         {&maxTraceEvents, [&](qint64 n) { options.traceBudget.maxEvents = n; }},
         {&maxDecompressed, [&](qint64 n) { options.traceBudget.maxInflatedBytes = n; }},
+        {&maxInflation, [&](qint64 n) { options.traceBudget.maxInflationRatio = n; }},
     };
     for (const auto& [option, apply] : budgets) {
         if (!parser.isSet(*option)) continue;

@@ -15,6 +15,7 @@
 #include "views/issues/issuebrowser.h"
 #include "views/logviewer/logviewer.h"
 #include "views/models/sourcetreemodel.h"
+#include "views/preferences/loadlimitsdialog.h"
 #include "views/startpage/startpage.h"
 #include "views/taxonomy/taxonomybrowser.h"
 #include "views/timeline/timelinepanel.h"
@@ -88,6 +89,7 @@ MainWindow::MainWindow(QWidget* parent)
     setWindowIcon(QIcon(QStringLiteral(":/icons/rankscope.svg")));
     setAcceptDrops(true);
     resize(1280, 800);
+    m_loader->setReadOptions(LoadLimitsDialog::saved());
 
     m_pages = new QTabWidget(this);
     m_pages->setDocumentMode(true);
@@ -576,6 +578,14 @@ void MainWindow::createActions()
         if (m_session) openFolder(m_openedPath);
     });
     reload->setShortcut(QKeySequence::Refresh);
+    file->addAction(tr("Load &Limits…"), this,
+                    [this] {
+                        LoadLimitsDialog dialog(LoadLimitsDialog::saved(), this);
+                        if (dialog.exec() != QDialog::Accepted) return;
+                        LoadLimitsDialog::save(dialog.limits());
+                        m_loader->setReadOptions(dialog.limits());
+                    })
+        ->setObjectName(QStringLiteral("actionLoadLimits"));
     file->addSeparator();
     QAction* exportTrace = file->addAction(tr("Export Merged &Chrome Trace…"), this,
                                            &MainWindow::chooseChromeTraceFile);

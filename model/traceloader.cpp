@@ -70,12 +70,14 @@ SessionPtr loadSession(const QString& dir, const ProgressFn& progress, const Can
 
 namespace {
 
-void loadInPromise(QPromise<LoadStage>& promise, const QString& dir)
+void loadInPromise(QPromise<LoadStage>& promise, const QString& dir, const ReadOptions& budgets)
 {
     promise.setProgressRange(0, 1000);
     // Files being read (started, not finished), named in the progress text.
     std::map<int, std::pair<QString, std::pair<qint64, qint64>>> reading;
     LoadOptions options;
+    options.traceBudget = budgets.traceBudget;
+    options.logBudget = budgets.logBudget;
     options.fileProgress = [&reading](int source, const QString& path, qint64 done, qint64 total) {
         if (done >= total)
             reading.erase(source);
@@ -132,7 +134,7 @@ void TraceLoader::start(const QString& dir)
 {
     cancel();
     m_dir = dir;
-    m_watcher.setFuture(QtConcurrent::run(loadInPromise, dir));
+    m_watcher.setFuture(QtConcurrent::run(loadInPromise, dir, m_options));
 }
 
 void TraceLoader::cancel()

@@ -26,6 +26,9 @@ public:
     ~TraceLoader() override;
 
     void start(const QString& dir);
+    // The budgets of the loads started from now on (File > Load Limits); its progress and
+    // given-trace members are the loader's own and ignored.
+    void setReadOptions(const ReadOptions& options) { m_options = options; }
     void cancel();
     bool isRunning() const;
 
@@ -43,6 +46,7 @@ private:
 
     QFutureWatcher<LoadStage> m_watcher;
     QString m_dir;
+    ReadOptions m_options;
 };
 
 } // namespace rankscope

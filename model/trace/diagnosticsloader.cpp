@@ -39,10 +39,12 @@ void readDiagnosticSources(TraceRead& read, const std::function<bool()>& cancell
             QString error;
             const QByteArray bytes = readAll(s, &error);
             int skipped = 0;
+            std::int64_t overBudget = 0;
             std::optional<FlightRecorderDump> dump;
             if (error.isEmpty())
-                dump = FlightRecorderReader::read(
-                    bytes, s.relativePath.section(QLatin1Char('/'), -1), &error, &skipped);
+                dump =
+                    FlightRecorderReader::read(bytes, s.relativePath.section(QLatin1Char('/'), -1),
+                                               &error, &skipped, &overBudget);
             if (!dump) {
                 folder.setSourceStatus(i, SourceStatus::Error, error);
                 break;
@@ -62,7 +64,16 @@ void readDiagnosticSources(TraceRead& read, const std::function<bool()>& cancell
                         "%1: Flight Recorder dump whose rank cannot be told from its name")
                         .arg(s.relativePath));
             }
-            folder.setSourceStatus(i, SourceStatus::Ok, message);
+            if (overBudget > 0)
+                message += QStringLiteral("; %1 entries past the budget of %2 a dump dropped")
+                               .arg(overBudget)
+                               .arg(FlightRecorderReader::kMaxEntries);
+            else if (overBudget < 0)
+                message += QStringLiteral("; stopped at the budget of %1 entries a dump (the "
+                                          "rest of the file is not read)")
+                               .arg(FlightRecorderReader::kMaxEntries);
+            folder.setSourceStatus(i, overBudget ? SourceStatus::Truncated : SourceStatus::Ok,
+                                   message);
             FlightRecorderReader::appendCollectives(*dump, read.events);
             read.dumps.push_back(std::move(*dump));
             break;

@@ -199,11 +199,74 @@ std::vector<int> FlightRecorderDump::groupRanks(const std::string& pgName) const
     return out;
 }
 
-std::optional<FlightRecorderDump> FlightRecorderReader::read(const QByteArray& bytes,
-                                                             const QString& fileName,
-                                                             QString* error, int* skipped)
+// nlohmann's DOM builder, stopped once `maxEntries` entries of the top-level "entries" array are
+// built: what was parsed before (version, pg_config, pg_status come first in torch's dumps) and
+// the entries so far stay in the document.
+class BudgetedDom {
+public:
+    BudgetedDom(json& root, std::int64_t maxEntries) : m_dom(root, false), m_max(maxEntries) {}
+    bool stopped() const { return m_stopped; }
+
+    bool null() { return m_dom.null(); }
+    bool boolean(bool v) { return m_dom.boolean(v); }
+    bool number_integer(json::number_integer_t v) { return m_dom.number_integer(v); }
+    bool number_unsigned(json::number_unsigned_t v) { return m_dom.number_unsigned(v); }
+    bool number_float(json::number_float_t v, const std::string& s)
+    {
+        return m_dom.number_float(v, s);
+    }
+    bool string(std::string& v) { return m_dom.string(v); }
+    bool binary(json::binary_t& v) { return m_dom.binary(v); }
+    bool key(std::string& k)
+    {
+        if (m_depth == 1) m_inEntries = k == "entries";
+        return m_dom.key(k);
+    }
+    bool start_object(std::size_t n)
+    {
+        ++m_depth;
+        return m_dom.start_object(n);
+    }
+    bool start_array(std::size_t n)
+    {
+        ++m_depth;
+        return m_dom.start_array(n);
+    }
+    bool end_array()
+    {
+        --m_depth;
+        return m_dom.end_array();
+    }
+    bool end_object()
+    {
+        --m_depth;
+        if (!m_dom.end_object()) return false;
+        if (m_depth == 2 && m_inEntries && ++m_kept >= m_max) {
+            m_stopped = true;
+            return false; // ends the parse here
+        }
+        return true;
+    }
+    bool parse_error(std::size_t at, const std::string& token, const nlohmann::detail::exception& e)
+    {
+        return m_dom.parse_error(at, token, e);
+    }
+
+private:
+    nlohmann::detail::json_sax_dom_parser<json> m_dom;
+    std::int64_t m_max;
+    std::int64_t m_kept = 0;
+    int m_depth = 0;
+    bool m_inEntries = false;
+    bool m_stopped = false;
+};
+
+std::optional<FlightRecorderDump>
+FlightRecorderReader::read(const QByteArray& bytes, const QString& fileName, QString* error,
+                           int* skipped, std::int64_t* overBudget, std::int64_t maxEntries)
 {
     json doc;
+    std::int64_t dropped = 0;
     if (bytes.startsWith('\x80')) {
         QString pickleError;
         std::optional<json> decoded = PickleReader::decode(bytes, &pickleError);
@@ -213,7 +276,16 @@ std::optional<FlightRecorderDump> FlightRecorderReader::read(const QByteArray& b
         }
         doc = std::move(*decoded);
     } else {
-        doc = json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
+        BudgetedDom dom(doc, maxEntries);
+        const bool complete =
+            json::sax_parse(bytes.constData(), bytes.constData() + bytes.size(), &dom);
+        if (dom.stopped()) {
+            // Parsing ended at the budget: the rest is not parsed (a 428 MB dump would take a
+            // minute), so what it holds past the budget is not known.
+            dropped = -1;
+        } else if (!complete) {
+            doc = json(json::value_t::discarded);
+        }
         if (doc.is_discarded()) {
             if (error)
                 *error =
@@ -233,6 +305,10 @@ std::optional<FlightRecorderDump> FlightRecorderReader::read(const QByteArray& b
     if (const auto it = doc.find("pg_status"); it != doc.end()) dump.pgStatus = *it;
     int bad = 0;
     if (const auto entries = doc.find("entries"); entries != doc.end() && entries->is_array()) {
+        if (std::int64_t(entries->size()) > maxEntries) { // a pickle's, decoded whole
+            dropped += std::int64_t(entries->size()) - maxEntries;
+            entries->erase(entries->begin() + std::ptrdiff_t(maxEntries), entries->end());
+        }
         for (const json& j : *entries) {
             FlightRecorderEntry e;
             if (parseEntry(j, e))
@@ -242,6 +318,7 @@ std::optional<FlightRecorderDump> FlightRecorderReader::read(const QByteArray& b
         }
     }
     if (skipped) *skipped = bad;
+    if (overBudget) *overBudget = dropped;
     return dump;
 }
 

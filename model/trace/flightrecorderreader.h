@@ -76,9 +76,15 @@ class FlightRecorderReader {
 public:
     // Decodes `bytes` (pickle when it starts with 0x80, else JSON). On failure returns nullopt
     // with a one-line `error`. Entries that lack required fields are skipped and counted in
-    // `skipped` (when given).
+    // `skipped` (when given). At most `maxEntries` entries are kept; `overBudget` (when given)
+    // is set to the number of entries past it in a pickle, and to -1 for a JSON dump, which is
+    // not parsed past the budget (its count is not known). torch keeps 2,000 entries by default
+    // (TORCH_NCCL_TRACE_BUFFER_SIZE): the default budget is far above any real ring buffer.
+    static constexpr std::int64_t kMaxEntries = 100'000;
     static std::optional<FlightRecorderDump> read(const QByteArray& bytes, const QString& fileName,
-                                                  QString* error, int* skipped = nullptr);
+                                                  QString* error, int* skipped = nullptr,
+                                                  std::int64_t* overBudget = nullptr,
+                                                  std::int64_t maxEntries = kMaxEntries);
     // Rank from a dump's file name: the trailing digits, as `([\w\-\_]*?)(\d+)$`.
     static std::optional<int> rankFromFileName(const QString& fileName);
     // The dump's collectives (not its point-to-point ops) in dump order: the entries of a group

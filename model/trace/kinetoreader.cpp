@@ -455,6 +455,7 @@ KinetoReadResult Parser::run()
         }
         if (s == Scan::Error && m_eventBudgetReached) {
             overBudget = std::to_string(budget.maxEvents) + " events";
+            m_result.limit = LoadLimit::TraceEvents;
             break;
         }
         if (s == Scan::Error) {
@@ -476,6 +477,17 @@ KinetoReadResult Parser::run()
         }
         if (!m_eof && m_bufOffset + std::int64_t(m_len) >= budget.maxInflatedBytes) {
             overBudget = std::to_string(budget.maxInflatedBytes) + " decompressed bytes";
+            m_result.limit = LoadLimit::DecompressedBytes;
+            break;
+        }
+        // A gzip bomb: stopped early rather than at the other budgets minutes later.
+        const std::int64_t inflated = m_bufOffset + std::int64_t(m_len);
+        if (!m_eof && budget.maxInflationRatio > 0 && inflated >= budget.inflationRatioFloor &&
+            inflated / std::max<std::int64_t>(m_in.inputOffset(), 1) >= budget.maxInflationRatio) {
+            overBudget = "an inflation ratio of " + std::to_string(budget.maxInflationRatio) +
+                         " (" + std::to_string(inflated) + " bytes inflated from " +
+                         std::to_string(m_in.inputOffset()) + ": a gzip bomb?)";
+            m_result.limit = LoadLimit::InflationRatio;
             break;
         }
         if (!m_eof && refill()) continue;

@@ -30,6 +30,8 @@ struct KinetoReadResult {
     // A gzip source's checkpoints, recorded while reading (SourceFile::gzipIndex keeps them for
     // readEventDetails); null for a plain file.
     std::shared_ptr<const GzipIndex> gzipIndex;
+    // The budget that stopped a Truncated read, if one did.
+    LoadLimit limit = LoadLimit::None;
 };
 
 // Reads one Chrome-trace / Kineto JSON source (object with traceEvents, or a bare event array;
@@ -42,9 +44,17 @@ public:
     // fit a 16 GB desktop: 50 M events are about 1.8 GB in the store (35 bytes an event once read,
     // 67 at the peak of reading; BENCHMARKS.md), and 16 GB inflated is far more than such a
     // trace's text.
+    //
+    // A gzip source that inflates to more than maxInflationRatio times the compressed bytes it
+    // has consumed (checked once inflationRatioFloor bytes are inflated) is stopped there: real
+    // Kineto traces inflate 5 to 30 times, a gzip bomb of tiny events 300 times and more, and
+    // reading its 50 M events would take minutes of CPU (BENCHMARKS.md, "Hostile battery"). 0: no
+    // limit.
     struct Budget {
         std::int64_t maxEvents = 50'000'000;
         std::int64_t maxInflatedBytes = std::int64_t(16) << 30;
+        std::int64_t maxInflationRatio = 100;
+        std::int64_t inflationRatioFloor = std::int64_t(128) << 20; // bytes before the check
     };
     struct Options {
         int rank = -1;

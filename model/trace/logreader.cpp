@@ -1016,6 +1016,7 @@ LogReader::Result LogReader::readShared(std::shared_ptr<const QByteArray> shared
     const qint64 granted = takeFromLoad(control.linesLoaded, budget.linesPerLoad, perFile);
     if (granted < lines) {
         result.truncated = true;
+        result.limit = LoadLimit::LogLines;
         result.message =
             QStringLiteral("indexed the first %1 of %2 lines (over the budget of %3 "
                            "log lines a %4)")
@@ -1309,6 +1310,7 @@ LogReader::Result LogReader::readOpened(QFile& file, const QString& sourcePath, 
     }
     if (cut && !r.cancelled) {
         r.truncated = true;
+        r.limit = LoadLimit::LogBytes;
         r.message +=
             QStringLiteral("; read the first %1 bytes (the budget of a log file)").arg(maxBytes);
     }

@@ -27,6 +27,7 @@ public:
         QString message; // one line for the source: what was read, or why nothing was
         bool ok = true;
         bool truncated = false; // over a budget: what fit is kept and `message` says what was cut
+        LoadLimit limit = LoadLimit::None; // the byte or line budget that cut it
         bool cancelled = false; // `Control::cancel` was seen; nothing of the file is kept
     };
 

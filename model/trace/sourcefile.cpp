@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <iterator>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +21,35 @@ QString errnoText(int code)
 }
 
 } // namespace
+
+namespace {
+
+// What each LoadLimit is, and its flag, in the enum's order (None first).
+struct LoadLimitText {
+    const char* name;
+    const char* flag;
+};
+constexpr LoadLimitText kLoadLimits[] = {
+    {"", ""},
+    {"events per trace file", "--max-trace-events"},
+    {"decompressed bytes per trace file", "--max-decompressed"},
+    {"inflation ratio of a gzip trace", "--max-inflation"},
+    {"bytes per log file", "--max-log-bytes"},
+    {"log lines", "--max-log-lines"},
+};
+static_assert(std::size(kLoadLimits) == std::size_t(LoadLimit::LogLines) + 1);
+
+} // namespace
+
+QString loadLimitName(LoadLimit limit)
+{
+    return QString::fromLatin1(kLoadLimits[std::size_t(limit)].name);
+}
+
+QString loadLimitFlag(LoadLimit limit)
+{
+    return QString::fromLatin1(kLoadLimits[std::size_t(limit)].flag);
+}
 
 SourceDescriptor::SourceDescriptor(int fd, QString resolvedPath)
     : m_resolvedPath(std::move(resolvedPath))

@@ -29,6 +29,21 @@ enum class SourceStatus { Ok, Truncated, Error };
 QString sourceKindName(SourceKind kind);       // the CLI's spelling: "kineto", "nccl_log", ...
 QString sourceStatusName(SourceStatus status); // "ok", "truncated", "error"
 
+// The load limit (a ReadOptions budget) that stopped reading a Truncated source: a larger one
+// reads further. None for a source that is complete, or cut short by its own bytes.
+enum class LoadLimit {
+    None,
+    TraceEvents,       // KinetoReader::Budget::maxEvents
+    DecompressedBytes, // KinetoReader::Budget::maxInflatedBytes
+    InflationRatio,    // KinetoReader::Budget::maxInflationRatio
+    LogBytes,          // LogReader::Budget::bytesPerFile
+    LogLines,          // LogReader::Budget::linesPerFile / linesPerLoad
+};
+// What the limit is, for the user: "events per trace file", ...; empty for None.
+QString loadLimitName(LoadLimit limit);
+// The `rankscope analyze` flag that raises it: "--max-trace-events", ...; empty for None.
+QString loadLimitFlag(LoadLimit limit);
+
 // A source as discovery opened it: a regular file inside the folder, checked with fstat on the
 // open descriptor. The readers read these bytes, never whatever the path names by the time they
 // run (a file swapped for a link or a FIFO after discovery is not followed). A folder may hold
@@ -78,7 +93,8 @@ struct SourceFile {
     std::optional<int> rank; // empty: the rank could not be told (never guessed as 0)
     QString rankEvidence;    // how the rank was told, e.g. "file name 'rank3'"
     SourceStatus status = SourceStatus::Ok;
-    QString message; // one line for the user when status != Ok, or a note
+    QString message;                   // one line for the user when status != Ok, or a note
+    LoadLimit limit = LoadLimit::None; // what stopped a Truncated source, when a limit did
     // What the content states that no other source may (a Kineto trace's
     // distributedInfo.nccl_version, as written), set by the reader; empty when not stated.
     QString statedNcclVersion;

@@ -208,6 +208,27 @@ bool looksLikeText(const QByteArray& head)
     return control * 100 < head.size();
 }
 
+// A file named as a log (.log, .txt, .out, .err) whose head is binary junk followed by lines of
+// text (a node that crashed while its disk was being written, a log appended to a reused file):
+// the text after the last junk byte is at least two lines and reads as text. Its junk is
+// skipped by the log reader (logTextForAnalysis), its lines are read.
+bool textAfterJunk(const QString& fileName, const QByteArray& head)
+{
+    static const QRegularExpression logName(QStringLiteral("\\.(log|txt|out|err)$"),
+                                            QRegularExpression::CaseInsensitiveOption);
+    if (!logName.match(fileName).hasMatch()) return false;
+    qsizetype junkEnd = 0; // one past the last NUL or control byte (ANSI's ESC excepted)
+    for (qsizetype i = 0; i < head.size(); ++i) {
+        const auto u = static_cast<unsigned char>(head[i]);
+        if (u < 0x20 && u != '\n' && u != '\r' && u != '\t' && u != 0x1b) junkEnd = i + 1;
+    }
+    const QByteArray rest = head.mid(junkEnd);
+    const qsizetype firstBreak = rest.indexOf('\n');
+    if (firstBreak < 0) return false;
+    const QByteArray lines = rest.mid(firstBreak + 1); // from the first whole line on
+    return lines.count('\n') >= 2 && isMostlyText(logTextForAnalysis(lines));
+}
+
 QByteArray firstNonSpace(const QByteArray& head, qsizetype count)
 {
     qsizetype i = 0;
@@ -251,7 +272,8 @@ SourceKind TraceFolder::sniffKind(const QString& fileName, const QByteArray& hea
     // Logs are recognised through the text their parser will see: coloured, UTF-16, with a NUL
     // tail or binary junk at the start, they are still logs.
     const QByteArray text = logTextForAnalysis(head);
-    if (!looksLikeText(head) && !isMostlyText(text)) return SourceKind::Unknown;
+    if (!looksLikeText(head) && !isMostlyText(text) && !textAfterJunk(fileName, head))
+        return SourceKind::Unknown;
 
     const int ncclLines = text.count("NCCL INFO") + text.count("NCCL WARN");
     const int allLines = std::max<qsizetype>(1, text.count('\n'));
@@ -497,11 +519,13 @@ std::optional<int> TraceFolder::attributeRank(const QString& fileName, SourceKin
     return std::nullopt;
 }
 
-void TraceFolder::setSourceStatus(int index, SourceStatus status, const QString& message)
+void TraceFolder::setSourceStatus(int index, SourceStatus status, const QString& message,
+                                  LoadLimit limit)
 {
     if (index < 0 || index >= m_sources.size()) return;
     m_sources[index].status = status;
     m_sources[index].message = message;
+    m_sources[index].limit = status == SourceStatus::Truncated ? limit : LoadLimit::None;
 }
 
 void TraceFolder::setSourceNcclVersion(int index, const QString& version)

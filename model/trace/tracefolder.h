@@ -65,7 +65,8 @@ public:
     // Problems of the folder as a whole, e.g. two files of one kind claiming the same rank.
     const QStringList& warnings() const { return m_warnings; }
     // The readers report what they found in a source; index into sources().
-    void setSourceStatus(int index, SourceStatus status, const QString& message);
+    void setSourceStatus(int index, SourceStatus status, const QString& message,
+                         LoadLimit limit = LoadLimit::None);
     void setSourceNcclVersion(int index, const QString& version);
     // What a reader found the source states of its job (distributedInfo deep in a file, the
     // clock range of its events): the fields it sets replace discovery's; the folder's world

@@ -45,6 +45,7 @@ TraceSourceRead readTrace(const SourceFile& s, int sourceIndex, const KinetoRead
         KinetoReadResult r = KinetoReader::readSource(s, out.events, opt);
         out.status = r.status;
         out.message = std::move(r.message);
+        out.limit = r.limit;
         out.worldSize = r.worldSize;
         out.ncclVersion = std::move(r.ncclVersion);
         out.statedRank = r.statedRank;
@@ -162,7 +163,7 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
         const SourceKind kind = sources[index].kind;
         if (isTraceSource(kind)) {
             read.folder.setSourceStatus(index, traces[k].status,
-                                        QString::fromStdString(traces[k].message));
+                                        QString::fromStdString(traces[k].message), traces[k].limit);
             read.folder.noteWorldSize(traces[k].worldSize);
             if (kind == SourceKind::Kineto)
                 read.folder.setSourceNcclVersion(index,
@@ -190,7 +191,7 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
                                         !logs[k].ok         ? SourceStatus::Error
                                         : logs[k].truncated ? SourceStatus::Truncated
                                                             : SourceStatus::Ok,
-                                        logs[k].message);
+                                        logs[k].message, logs[k].limit);
             addLogStreams(read, std::move(logs[k]), kind);
         }
     }

@@ -38,6 +38,7 @@ struct TraceSourceRead {
     EventStore events;
     SourceStatus status = SourceStatus::Ok;
     std::string message;
+    LoadLimit limit = LoadLimit::None;
     int worldSize = 0;
     std::string ncclVersion;
     std::optional<std::int64_t> statedRank;

@@ -9,6 +9,8 @@
 #include "views/issues/issuebrowser.h"
 #include "views/issues/issuetablemodel.h"
 #include "views/logviewer/logviewer.h"
+#include "views/models/sourcetreemodel.h"
+#include "views/preferences/loadlimitsdialog.h"
 #include "views/startpage/startpage.h"
 #include "views/taxonomy/taxonomybrowser.h"
 #include "views/timeline/rankoverview.h"
@@ -23,6 +25,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QDropEvent>
 #include <QFile>
 #include <QFileInfo>
@@ -146,6 +149,7 @@ private Q_SLOTS:
     void darkPaletteLeavesNoLightPane();
     void walkthroughFollowsTheFolder();
     void emptyFolderIsNotAHealthyOne();
+    void loadLimitsTruncateAndSaySo();
 
 private:
     QTemporaryDir m_db;
@@ -1162,6 +1166,74 @@ void TestMainWindow::emptyFolderIsNotAHealthyOne()
     text = pageText(window);
     QVERIFY2(text.contains(QLatin1String("No errors or warnings found")), qPrintable(text));
     QVERIFY2(!text.contains(QLatin1String("Nothing readable")), qPrintable(text));
+}
+
+// File > Load Limits… sets the budget the next load reads up to, keeps it for the next window,
+// and the Files dock names the limit that truncated a file and how to raise it.
+void TestMainWindow::loadLimitsTruncateAndSaySo()
+{
+    const auto restore = qScopeGuard([] { LoadLimitsDialog::save(ReadOptions{}); });
+    // A trace of 5000 complete events on one thread, rank 0.
+    constexpr int kEvents = 5000;
+    QTemporaryDir dir;
+    QFile trace(dir.filePath(QStringLiteral("rank0.pt.trace.json")));
+    QVERIFY(trace.open(QIODevice::WriteOnly));
+    trace.write(R"({"distributedInfo": {"rank": 0, "world_size": 1}, "traceEvents": [)");
+    for (int i = 0; i < kEvents; ++i)
+        trace.write(QStringLiteral(R"(%1{"ph": "X", "name": "op", "ts": %2, "dur": 1, )"
+                                   R"("pid": 1, "tid": 1})")
+                        .arg(i ? QStringLiteral(",") : QString())
+                        .arg(i * 2)
+                        .toUtf8());
+    trace.write("]}");
+    trace.close();
+
+    const auto statusOfTrace = [](const MainWindow& window, int role) {
+        const QAbstractItemModel* model = window.sourceTree()->model();
+        const QModelIndex rank0 = model->index(0, 0);
+        return model->index(0, SourceTreeModel::StatusColumn, rank0).data(role).toString();
+    };
+    {
+        MainWindow window;
+        QVERIFY(showAndLoad(window, dir.path()));
+        QCOMPARE(statusOfTrace(window, Qt::DisplayRole), QStringLiteral("ok"));
+        // 1000 events a trace file, set in the dialog as the user would.
+        QAction* limits = window.findChild<QAction*>(QStringLiteral("actionLoadLimits"));
+        QVERIFY(limits);
+        bool edited = false;
+        QTimer::singleShot(0, &window, [&edited] {
+            auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
+            auto* events = dialog
+                               ? dialog->findChild<QDoubleSpinBox*>(QStringLiteral("traceEvents"))
+                               : nullptr;
+            if (!events) return;
+            events->setValue(0.001);
+            edited = true;
+            dialog->accept();
+        });
+        limits->trigger();
+        QVERIFY(edited);
+        QVERIFY(load(window, dir.path()));
+        QCOMPARE(statusOfTrace(window, Qt::DisplayRole),
+                 QStringLiteral("truncated: limit of events per trace file"));
+        const QString tip = statusOfTrace(window, Qt::ToolTipRole);
+        QVERIFY2(tip.contains(QLatin1String("1000 events")), qPrintable(tip));
+        QVERIFY2(tip.contains(QLatin1String("File > Load Limits")), qPrintable(tip));
+        QVERIFY2(tip.contains(QLatin1String("--max-trace-events")), qPrintable(tip));
+        QCOMPARE(window.session()->events.eventCount(), std::int64_t(1000));
+    }
+    // Kept for the next window; with the defaults back, the whole file is read again.
+    {
+        MainWindow window;
+        QVERIFY(showAndLoad(window, dir.path()));
+        QCOMPARE(statusOfTrace(window, Qt::DisplayRole),
+                 QStringLiteral("truncated: limit of events per trace file"));
+        LoadLimitsDialog::save(ReadOptions{});
+    }
+    MainWindow window;
+    QVERIFY(showAndLoad(window, dir.path()));
+    QCOMPARE(statusOfTrace(window, Qt::DisplayRole), QStringLiteral("ok"));
+    QCOMPARE(window.session()->events.eventCount(), std::int64_t(kEvents));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -83,9 +83,16 @@ QVariant SourceTreeModel::fileData(const SourceFile& file, int column, int role)
         return file.rank ? QVariant(*file.rank) : QVariant();
     case AbsolutePathRole:
         return file.absolutePath;
-    case Qt::ToolTipRole:
-        return file.message.isEmpty() ? file.relativePath
-                                      : file.relativePath + QLatin1Char('\n') + file.message;
+    case Qt::ToolTipRole: {
+        QString tip = file.message.isEmpty() ? file.relativePath
+                                             : file.relativePath + QLatin1Char('\n') + file.message;
+        if (file.limit != LoadLimit::None)
+            tip +=
+                QLatin1Char('\n') + tr("Stopped by the load limit of %1: raise it in File > "
+                                       "Load Limits… (rankscope analyze %2) and reload.")
+                                        .arg(loadLimitName(file.limit), loadLimitFlag(file.limit));
+        return tip;
+    }
     case Qt::DisplayRole:
         switch (column) {
         case NameColumn:
@@ -95,7 +102,10 @@ QVariant SourceTreeModel::fileData(const SourceFile& file, int column, int role)
         case SizeColumn:
             return QLocale().formattedDataSize(file.sizeBytes);
         case StatusColumn:
-            return sourceStatusName(file.status);
+            return file.limit == LoadLimit::None
+                       ? sourceStatusName(file.status)
+                       : tr("%1: limit of %2")
+                             .arg(sourceStatusName(file.status), loadLimitName(file.limit));
         default:
             return {};
         }

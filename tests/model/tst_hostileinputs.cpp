@@ -1,0 +1,179 @@
+// Hostile and foreign inputs through the reading path: a gzip bomb stopped by its inflation
+// ratio, a log behind binary junk, a Flight Recorder dump over its entry budget, and a public
+// Kineto trace this project did not write. Each truth is computed here from the bytes written
+// (or, for the public trace, stated with how it was computed from the raw JSON).
+#include "model/trace/flightrecorderreader.h"
+#include "model/trace/traceread.h"
+#include "tests/support/gzip.h"
+#include "tests/support/testfiles.h"
+
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QTest>
+#include <algorithm>
+
+using namespace rankscope;
+
+namespace {
+
+const SourceFile* sourceNamed(const TraceRead& read, const QString& name)
+{
+    for (const SourceFile& s : read.folder.sources())
+        if (s.relativePath == name) return &s;
+    return nullptr;
+}
+
+} // namespace
+
+class TestHostileInputs : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void gzipBombStopsAtItsInflationRatio();
+    void logBehindBinaryJunkIsRead();
+    void flightRecorderDumpStopsAtItsEntryBudget();
+    void publicKinetoTraceOfNoRank();
+};
+
+// 200,000 identical tiny events inflate several hundred times; with the ratio checked past the
+// first MiB the read stops there, truncated by the inflation-ratio limit, and without a ratio
+// limit every event is read.
+void TestHostileInputs::gzipBombStopsAtItsInflationRatio()
+{
+    constexpr int kEvents = 200'000;
+    const QByteArray event = R"({"ph":"X","name":"a","ts":1,"dur":1,"pid":0,"tid":0})";
+    QByteArray json = "{\"traceEvents\":[";
+    for (int i = 0; i < kEvents; ++i)
+        json += (i ? "," : "") + event;
+    json += "]}";
+    const QByteArray gz = gzip(json);
+    QVERIFY(!gz.isEmpty());
+    QVERIFY2(json.size() / gz.size() > 100, "the bomb must inflate more than 100 times");
+    QTemporaryDir dir;
+    writeFile(dir.filePath(QStringLiteral("rank0.pt.trace.json.gz")), gz);
+
+    ReadOptions options;
+    options.traceBudget.inflationRatioFloor = 1 << 20;
+    const TraceRead bomb = readFolder(dir.path(), {}, {}, options);
+    const SourceFile* s = sourceNamed(bomb, QStringLiteral("rank0.pt.trace.json.gz"));
+    QVERIFY(s);
+    QCOMPARE(s->status, SourceStatus::Truncated);
+    QCOMPARE(s->limit, LoadLimit::InflationRatio);
+    QVERIFY2(s->message.contains(QLatin1String("inflation ratio of 100")), qPrintable(s->message));
+    QVERIFY(bomb.events.eventCount() > 0);
+    // Stopped past the first MiB, long before the end: about 1 MiB of events.
+    QVERIFY(bomb.events.eventCount() < kEvents / 2);
+
+    options.traceBudget.maxInflationRatio = 0;
+    const TraceRead whole = readFolder(dir.path(), {}, {}, options);
+    s = sourceNamed(whole, QStringLiteral("rank0.pt.trace.json.gz"));
+    QVERIFY(s);
+    QCOMPARE(s->status, SourceStatus::Ok);
+    QCOMPARE(s->limit, LoadLimit::None);
+    QCOMPARE(whole.events.eventCount(), std::int64_t(kEvents));
+}
+
+// rank1.log starts with 4 KiB of random bytes (control bytes among them), then 52 lines: it is
+// a log, read with its junk skipped, and its NCCL line reaches the rank's stream.
+void TestHostileInputs::logBehindBinaryJunkIsRead()
+{
+    QByteArray junk(4096, Qt::Uninitialized);
+    QRandomGenerator random(7);
+    for (char& c : junk)
+        c = char(random.bounded(256));
+    QByteArray lines;
+    for (int i = 0; i < 50; ++i)
+        lines += "INFO rank 1 step " + QByteArray::number(i) + " loss 2.3\n";
+    const QByteArray nccl = "host1:1:1 [1] NCCL WARN NET/IB : Got completion with error 12\n";
+    lines += nccl + "RuntimeError: NCCL error: unhandled system error\n";
+    QTemporaryDir dir;
+    writeFile(dir.filePath(QStringLiteral("rank1.log")), junk + "\n" + lines);
+
+    const TraceRead read = readFolder(dir.path());
+    const SourceFile* s = sourceNamed(read, QStringLiteral("rank1.log"));
+    QVERIFY(s);
+    QCOMPARE(s->kind, SourceKind::Log);
+    QCOMPARE(s->status, SourceStatus::Ok);
+    QVERIFY2(s->message.contains(QLatin1String("binary bytes skipped")), qPrintable(s->message));
+    bool found = false;
+    for (const RankLog& log : read.logs)
+        for (int i = 0; log.rank == std::optional<int>(1) && i < log.lineCount(); ++i)
+            found = found || log.lineText(i) == QString::fromUtf8(nccl.chopped(1));
+    QVERIFY(found);
+    // A file of junk and nothing else stays refused.
+    QTemporaryDir junkOnly;
+    writeFile(junkOnly.filePath(QStringLiteral("rank1.log")), junk);
+    const TraceRead refused = readFolder(junkOnly.path());
+    s = sourceNamed(refused, QStringLiteral("rank1.log"));
+    QVERIFY(s);
+    QCOMPARE(s->status, SourceStatus::Error);
+}
+
+// A JSON dump of 50 entries read with a budget of 10 keeps the first 10, in order, and says the
+// rest was not read; a budget above the count keeps all 50.
+void TestHostileInputs::flightRecorderDumpStopsAtItsEntryBudget()
+{
+    constexpr int kEntries = 50;
+    QByteArray json = R"({"version": "2.5", "pg_config": {"0": {"name": "0", "desc": "default_pg",)"
+                      R"( "ranks": "[0, 1]"}}, "entries": [)";
+    for (int i = 1; i <= kEntries; ++i)
+        json += QByteArray(i > 1 ? "," : "") + R"({"record_id": )" + QByteArray::number(i) +
+                R"(, "pg_id": 0, "process_group": ["0", "default_pg"], "collective_seq_id": )" +
+                QByteArray::number(i) +
+                R"(, "p2p_seq_id": 0, "op_id": 1, "profiling_name": "nccl:all_reduce",)"
+                R"( "time_created_ns": 1, "input_sizes": [[4]], "input_dtypes": ["Float"],)"
+                R"( "output_sizes": [[4]], "output_dtypes": ["Float"], "state": "completed",)"
+                R"( "retired": true, "timeout_ms": 600000, "is_p2p": false})";
+    json += "]}";
+    QString error;
+    int skipped = 0;
+    std::int64_t overBudget = 0;
+    const auto cut = FlightRecorderReader::read(json, QStringLiteral("nccl_trace_rank_1"), &error,
+                                                &skipped, &overBudget, 10);
+    QVERIFY2(cut, qPrintable(error));
+    QCOMPARE(cut->entries.size(), std::size_t(10));
+    QCOMPARE(cut->entries.front().recordId, std::int64_t(1));
+    QCOMPARE(cut->entries.back().recordId, std::int64_t(10));
+    QCOMPARE(cut->version, std::string("2.5"));
+    QCOMPARE(overBudget, std::int64_t(-1));
+    const auto whole = FlightRecorderReader::read(json, QStringLiteral("nccl_trace_rank_1"), &error,
+                                                  &skipped, &overBudget, 1000);
+    QVERIFY2(whole, qPrintable(error));
+    QCOMPARE(whole->entries.size(), std::size_t(kEntries));
+    QCOMPARE(overBudget, std::int64_t(0));
+}
+
+// docs/traces/after_fix_trace.json of pytorch/kineto (BSD-3-Clause; see its LICENSE file):
+// libkineto's own output from a CUPTI test on an 8 x H100 host, with no distributedInfo and no
+// rank in its name. Counted with Python's json module from the raw file: 60 "M", 9 "X"
+// (4 cpu_op, 1 cuda_runtime, 1 kernel, 2 cuda_sync, 1 "Trace" span), 2 "i", 1 "s", 3 "f"; the one
+// kernel on pid 0 / tid 1 has "dur": 0.020 (20 ns). `rankscope analyze --json` on it gave
+// gpu_time window 0.02 us, compute 0.02 us, idle 0, the union of the kernel intervals by hand.
+void TestHostileInputs::publicKinetoTraceOfNoRank()
+{
+    const TraceRead read = readFolder(QStringLiteral(RANKSCOPE_TEST_DATA "/kineto-public"));
+    const SourceFile* s = sourceNamed(read, QStringLiteral("kineto_after_fix_trace.json"));
+    QVERIFY(s);
+    QCOMPARE(s->kind, SourceKind::Kineto);
+    QCOMPARE(s->status, SourceStatus::Ok);
+    // The only trace of the folder, with no rank anywhere: an assumed rank 0 that says so.
+    QCOMPARE(s->rank, std::optional<int>(0));
+    QVERIFY2(s->rankEvidence.startsWith(QLatin1String("assumed")), qPrintable(s->rankEvidence));
+    QCOMPARE(read.events.eventCount(), std::int64_t(9 + 2)); // the X and i events
+    const auto gpu = std::count_if(read.events.lanes.begin(), read.events.lanes.end(),
+                                   [](const Lane& l) { return l.kind == LaneKind::GpuStream; });
+    QCOMPARE(gpu, 1);
+    // pid 0 / tid 1 holds the kernel (ts ...202.785) and the two cuda_sync events after it
+    // (.855, .875): the lane's first event is the kernel, 20 ns long, and the syncs start 70 and
+    // 90 ns after it.
+    for (const Lane& l : read.events.lanes)
+        if (l.kind == LaneKind::GpuStream) {
+            QCOMPARE(l.size(), std::size_t(3));
+            QCOMPARE(l.endNs[0] - l.startNs[0], std::int64_t(20));
+            QCOMPARE(l.startNs[1] - l.startNs[0], std::int64_t(70));
+            QCOMPARE(l.startNs[2] - l.startNs[0], std::int64_t(90));
+        }
+    QVERIFY(read.warnings.isEmpty());
+}
+
+QTEST_MAIN(TestHostileInputs)
+#include "tst_hostileinputs.moc"

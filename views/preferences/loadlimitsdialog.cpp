@@ -1,0 +1,150 @@
+#include "views/preferences/loadlimitsdialog.h"
+
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <cmath>
+
+namespace rankscope {
+
+namespace {
+
+constexpr double kMillion = 1e6;
+constexpr double kGiB = double(std::int64_t(1) << 30);
+
+const QString kTraceEvents = QStringLiteral("loadLimits/traceEvents");
+const QString kDecompressed = QStringLiteral("loadLimits/decompressedBytes");
+const QString kInflation = QStringLiteral("loadLimits/inflationRatio");
+const QString kLogBytes = QStringLiteral("loadLimits/logBytes");
+const QString kLogLinesFile = QStringLiteral("loadLimits/logLinesPerFile");
+const QString kLogLinesLoad = QStringLiteral("loadLimits/logLinesPerLoad");
+
+// A field of `unit`s: three decimals (a thousand events, about a MB), up to `max` units.
+QDoubleSpinBox* unitField(const QString& name, const QString& suffix, double max)
+{
+    auto* field = new QDoubleSpinBox;
+    field->setObjectName(name);
+    field->setDecimals(3);
+    field->setRange(0.001, max);
+    field->setSuffix(suffix);
+    return field;
+}
+
+std::int64_t units(const QDoubleSpinBox* field, double unit)
+{
+    return std::int64_t(std::llround(field->value() * unit));
+}
+
+// A saved value: positive, else `fallback`.
+std::int64_t savedValue(const QSettings& settings, const QString& key, std::int64_t fallback)
+{
+    bool ok = false;
+    const qint64 v = settings.value(key).toLongLong(&ok);
+    return ok && v > 0 ? v : fallback;
+}
+
+} // namespace
+
+LoadLimitsDialog::LoadLimitsDialog(const ReadOptions& current, QWidget* parent)
+    : QDialog(parent), m_current(current),
+      m_traceEvents(unitField(QStringLiteral("traceEvents"), tr(" M events"), 1e6)),
+      m_decompressed(unitField(QStringLiteral("decompressed"), tr(" GiB"), 1 << 20)),
+      m_inflation(new QSpinBox),
+      m_logBytes(unitField(QStringLiteral("logBytes"), tr(" GiB"), 1 << 20)),
+      m_logLinesFile(unitField(QStringLiteral("logLinesFile"), tr(" M lines"), 1e6)),
+      m_logLinesLoad(unitField(QStringLiteral("logLinesLoad"), tr(" M lines"), 1e6))
+{
+    setWindowTitle(tr("Load Limits"));
+    m_inflation->setObjectName(QStringLiteral("inflation"));
+    m_inflation->setRange(0, 1'000'000);
+    m_inflation->setSuffix(tr(" times"));
+    m_inflation->setSpecialValueText(tr("no limit"));
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Events per trace file:"), m_traceEvents);
+    form->addRow(tr("Decompressed bytes per trace file:"), m_decompressed);
+    form->addRow(tr("Inflation of a .gz trace (past its first %1 MiB):")
+                     .arg(KinetoReader::Budget().inflationRatioFloor >> 20),
+                 m_inflation);
+    form->addRow(tr("Bytes per log file:"), m_logBytes);
+    form->addRow(tr("Log lines per file:"), m_logLinesFile);
+    form->addRow(tr("Log lines per load:"), m_logLinesLoad);
+
+    auto* note = new QLabel(tr("A file over a limit keeps what was read and is marked truncated, "
+                               "naming the limit. Higher limits take more memory and time: the "
+                               "defaults fit a 16 GB desktop. They apply from the next load "
+                               "(File > Reload)."));
+    note->setWordWrap(true);
+
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel |
+                                         QDialogButtonBox::RestoreDefaults);
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, this,
+            [this] { setFields(ReadOptions{}); });
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(note);
+    layout->addWidget(buttons);
+    setFields(current);
+}
+
+void LoadLimitsDialog::setFields(const ReadOptions& options)
+{
+    m_traceEvents->setValue(double(options.traceBudget.maxEvents) / kMillion);
+    m_decompressed->setValue(double(options.traceBudget.maxInflatedBytes) / kGiB);
+    m_inflation->setValue(
+        int(std::min<std::int64_t>(options.traceBudget.maxInflationRatio, m_inflation->maximum())));
+    m_logBytes->setValue(double(options.logBudget.bytesPerFile) / kGiB);
+    m_logLinesFile->setValue(double(options.logBudget.linesPerFile) / kMillion);
+    m_logLinesLoad->setValue(double(options.logBudget.linesPerLoad) / kMillion);
+}
+
+ReadOptions LoadLimitsDialog::limits() const
+{
+    ReadOptions options = m_current;
+    options.traceBudget.maxEvents = units(m_traceEvents, kMillion);
+    options.traceBudget.maxInflatedBytes = units(m_decompressed, kGiB);
+    options.traceBudget.maxInflationRatio = m_inflation->value();
+    options.logBudget.bytesPerFile = units(m_logBytes, kGiB);
+    options.logBudget.linesPerFile = units(m_logLinesFile, kMillion);
+    options.logBudget.linesPerLoad = units(m_logLinesLoad, kMillion);
+    return options;
+}
+
+ReadOptions LoadLimitsDialog::saved()
+{
+    const QSettings settings;
+    ReadOptions options;
+    KinetoReader::Budget& trace = options.traceBudget;
+    LogReader::Budget& log = options.logBudget;
+    trace.maxEvents = savedValue(settings, kTraceEvents, trace.maxEvents);
+    trace.maxInflatedBytes = savedValue(settings, kDecompressed, trace.maxInflatedBytes);
+    // 0 is a value of its own here: no inflation limit.
+    bool ok = false;
+    const qint64 ratio = settings.value(kInflation).toLongLong(&ok);
+    if (ok && ratio >= 0) trace.maxInflationRatio = ratio;
+    log.bytesPerFile = savedValue(settings, kLogBytes, log.bytesPerFile);
+    log.linesPerFile = savedValue(settings, kLogLinesFile, log.linesPerFile);
+    log.linesPerLoad = savedValue(settings, kLogLinesLoad, log.linesPerLoad);
+    return options;
+}
+
+void LoadLimitsDialog::save(const ReadOptions& options)
+{
+    QSettings settings;
+    settings.setValue(kTraceEvents, qint64(options.traceBudget.maxEvents));
+    settings.setValue(kDecompressed, qint64(options.traceBudget.maxInflatedBytes));
+    settings.setValue(kInflation, qint64(options.traceBudget.maxInflationRatio));
+    settings.setValue(kLogBytes, qint64(options.logBudget.bytesPerFile));
+    settings.setValue(kLogLinesFile, qint64(options.logBudget.linesPerFile));
+    settings.setValue(kLogLinesLoad, qint64(options.logBudget.linesPerLoad));
+}
+
+} // namespace rankscope
