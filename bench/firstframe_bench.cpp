@@ -3,8 +3,10 @@
 // (read, pyramids, analysis), then the Timeline tab's setSession (view and charts), the
 // analysis' offsets and markers, and one paint of the view.
 // Usage: firstframe_bench [--gb 1.0] [--files 4] [--dir DIR (kept; reused when present)]
+//        firstframe_bench --dir JOB.rsdigest (a digest of rankscope-digest, opened as it is)
 
 #include "bench/kinetogen.h"
+#include "model/digest/digest.h"
 #include "model/traceloader.h"
 #include "views/findings/findingsmodel.h"
 #include "views/timeline/timelinepanel.h"
@@ -58,16 +60,20 @@ int main(int argc, char** argv)
     if (!keep)
         dir = (fs::temp_directory_path() / ("rankscope-firstframe-" + std::to_string(::getpid())))
                   .string();
-    fs::create_directories(dir);
-    std::int64_t bytes = 0;
-    for (int k = 0; k < fileCount; ++k) {
+    const bool digest = Digest::isDigestPath(QString::fromStdString(dir));
+    if (!digest) fs::create_directories(dir);
+    std::int64_t bytes = digest ? std::int64_t(fs::file_size(dir)) : 0;
+    for (int k = 0; k < fileCount && !digest; ++k) {
         const std::string path = dir + "/rank" + std::to_string(k) + ".pt.trace.json";
         if (!fs::exists(path))
             bench::writeSyntheticKineto(path, std::int64_t(gb * 1e9 / fileCount), k);
         bytes += std::int64_t(fs::file_size(path));
     }
-    std::printf("folder: %d Kineto files, %.2f GB in %s\n", fileCount, double(bytes) / 1e9,
-                dir.c_str());
+    if (digest)
+        std::printf("digest: %.1f MB, %s\n", double(bytes) / 1e6, dir.c_str());
+    else
+        std::printf("folder: %d Kineto files, %.2f GB in %s\n", fileCount, double(bytes) / 1e9,
+                    dir.c_str());
 
     TimelinePanel panel;
     panel.resize(1920 + TimelineView::kLabelWidth + 2, 1400); // + the frame: a 1920 px track
