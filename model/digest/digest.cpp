@@ -294,6 +294,37 @@ std::vector<char> mustKeep(const EventStore& store, const Lane& lane)
     return keep;
 }
 
+// The events of `lane` that `keep` marks, in order; `newIndex` maps the lane's event indices to
+// the subset's (-1: left out).
+Lane subset(const Lane& lane, const std::vector<char>& keep, std::vector<std::int64_t>& newIndex)
+{
+    Lane out;
+    out.rank = lane.rank;
+    out.kind = lane.kind;
+    out.pid = lane.pid;
+    out.tid = lane.tid;
+    out.name = lane.name;
+    out.processLabel = lane.processLabel;
+    out.threadName = lane.threadName;
+    out.sourceIndex = lane.sourceIndex;
+    newIndex.assign(lane.size(), -1);
+    for (std::size_t i = 0; i < lane.size(); ++i) {
+        if (!keep[i]) continue;
+        newIndex[i] = std::int64_t(out.size());
+        out.startNs.push_back(lane.startNs[i]);
+        out.endNs.push_back(lane.endNs[i]);
+        out.nameId.push_back(lane.nameId[i]);
+        out.category.push_back(lane.category[i]);
+        out.depth.push_back(lane.depth[i]);
+        out.sourceOffset.push_back(lane.sourceOffset[i]);
+        out.maxDepth = std::max(out.maxDepth, lane.depth[i]);
+    }
+    for (const std::int64_t i : lane.unfinished)
+        if (i >= 0 && std::size_t(i) < lane.size() && newIndex[std::size_t(i)] >= 0)
+            out.unfinished.push_back(newIndex[std::size_t(i)]);
+    return out;
+}
+
 // Keeps, besides mustKeep() and the events `marked` (per store, per lane; may be empty), the
 // events of depth <= 1 longer than a resolution chosen so that all kept events of `stores` (one
 // unit) fit `budget`; returns that resolution (0: all kept) and the reduction in `out`.
@@ -338,33 +369,13 @@ std::int64_t reduce(const std::vector<const EventStore*>& stores,
         for (std::size_t l = 0; l < store.lanes.size(); ++l) {
             const Lane& lane = store.lanes[l];
             const std::vector<char>& m = keep[k][l];
-            std::vector<std::int64_t> newIndex(lane.size(), -1);
-            Lane& reduced = out[k].lanes.emplace_back();
-            reduced.rank = lane.rank;
-            reduced.kind = lane.kind;
-            reduced.pid = lane.pid;
-            reduced.tid = lane.tid;
-            reduced.name = lane.name;
-            reduced.processLabel = lane.processLabel;
-            reduced.threadName = lane.threadName;
-            reduced.sourceIndex = lane.sourceIndex;
-            for (std::size_t i = 0; i < lane.size(); ++i) {
-                const bool detail =
-                    lane.depth[i] <= 1 &&
-                    (resolution == 0 || lane.endNs[i] - lane.startNs[i] > resolution);
-                if (!m[i] && !detail) continue;
-                newIndex[i] = std::int64_t(reduced.size());
-                reduced.startNs.push_back(lane.startNs[i]);
-                reduced.endNs.push_back(lane.endNs[i]);
-                reduced.nameId.push_back(lane.nameId[i]);
-                reduced.category.push_back(lane.category[i]);
-                reduced.depth.push_back(lane.depth[i]);
-                reduced.sourceOffset.push_back(lane.sourceOffset[i]);
-                reduced.maxDepth = std::max(reduced.maxDepth, lane.depth[i]);
-            }
-            for (const std::int64_t i : lane.unfinished)
-                if (i >= 0 && std::size_t(i) < lane.size())
-                    reduced.unfinished.push_back(newIndex[std::size_t(i)]);
+            std::vector<char> kept(m);
+            for (std::size_t i = 0; i < lane.size(); ++i)
+                if (lane.depth[i] <= 1 &&
+                    (resolution == 0 || lane.endNs[i] - lane.startNs[i] > resolution))
+                    kept[i] = 1;
+            std::vector<std::int64_t> newIndex;
+            out[k].lanes.push_back(subset(lane, kept, newIndex));
             for (CollectiveRecord& c : out[k].collectives)
                 if (c.laneIndex == int(l) && c.eventIndex >= 0 &&
                     std::size_t(c.eventIndex) < newIndex.size())
@@ -1087,6 +1098,46 @@ Opened open(const QString& path)
                                                meta["world_size"].toInt(),
                                                meta["stated_world_size"].toInt()),
                           {}, {}, options);
+    return out;
+}
+
+RawWindow readRawWindow(const TraceFolder& folder, int rank, std::int64_t startNs,
+                        std::int64_t endNs)
+{
+    RawWindow out;
+    const auto fail = [&](const QString& why) {
+        out.events = {};
+        out.error = why;
+        return std::move(out);
+    };
+    const QList<SourceFile>& sources = folder.sources();
+    bool any = false;
+    for (int index = 0; index < int(sources.size()); ++index) {
+        const SourceFile& s = sources[index];
+        if (!isTraceSource(s.kind) || s.rank != rank) continue;
+        any = true;
+        const QFileInfo info(s.absolutePath);
+        if (!info.isFile() || info.size() != s.sizeBytes)
+            return fail(QStringLiteral("%1 is no longer at %2 as it was digested (%3 bytes)")
+                            .arg(s.relativePath, s.absolutePath)
+                            .arg(s.sizeBytes));
+        TraceSourceRead read = readTraceSource(s, index, {});
+        if (read.status == SourceStatus::Error)
+            return fail(
+                QStringLiteral("%1: %2").arg(s.relativePath, QString::fromStdString(read.message)));
+        for (Lane& lane : read.events.lanes) {
+            std::vector<char> keep(lane.size(), 0);
+            for (std::size_t i = 0; i < lane.size(); ++i)
+                keep[i] = lane.startNs[i] <= endNs && lane.endNs[i] >= startNs;
+            std::vector<std::int64_t> newIndex;
+            lane = subset(lane, keep, newIndex);
+            lane.rank = rank; // as readFolder labels a trace of a stated rank
+        }
+        read.events.collectives.clear();
+        read.events.flows.clear();
+        out.events.merge(std::move(read.events));
+    }
+    if (!any) return fail(QStringLiteral("the digest lists no trace of rank %1").arg(rank));
     return out;
 }
 

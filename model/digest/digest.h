@@ -101,6 +101,19 @@ QString create(const QString& folder, const QString& path);
 Opened open(const QString& path);
 bool isDigestPath(const QString& path);
 
+// Below a digest's resolution: the events of `rank`'s trace sources in `folder` (a digest's,
+// as open() restored it) that overlap [startNs, endNs] on the rank's clock, read again from the
+// original files when they are still at the folder's recorded path with their recorded size.
+// Every lane of the rank in the order the folder reads them, empty ones too; no collectives or
+// flows. On error (a file moved or changed, unreadable, no trace of the rank) `error` says why
+// and `events` is empty.
+struct RawWindow {
+    EventStore events;
+    QString error;
+};
+RawWindow readRawWindow(const TraceFolder& folder, int rank, std::int64_t startNs,
+                        std::int64_t endNs);
+
 } // namespace Digest
 
 } // namespace rankscope

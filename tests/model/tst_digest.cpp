@@ -24,6 +24,7 @@ private Q_SLOTS:
     void sameContentWhateverTheSplit();
     void findingWindowsHoldEveryRawEvent();
     void olderSchemaIsRefused();
+    void rawWindowReadOnDemand();
     void partitionKeepsRanksTogetherAndBalances();
     void unreadableTraceIsRecordedNotFatal();
     void notADigestFails();
@@ -316,6 +317,65 @@ void TestDigest::olderSchemaIsRefused()
     const Digest::Opened opened = Digest::open(digest);
     QVERIFY2(opened.error.contains(QStringLiteral("schema 1")), qPrintable(opened.error));
     QVERIFY(!load(digest)->folder.isValid());
+}
+
+void TestDigest::rawWindowReadOnDemand()
+{
+    QTemporaryDir dir;
+    QVERIFY(bench::writeDigestJob(dir.path().toStdString(), 4, 2.0, 1, 3) > 2);
+    QTemporaryDir out;
+    const QString digest = out.filePath(QStringLiteral("job.rsdigest"));
+    QCOMPARE(Digest::create(dir.path(), digest), QString());
+    const SessionPtr fromFolder = load(dir.path());
+    const SessionPtr fromDigest = load(digest);
+    // 10 ms early in rank 2's trace (before the hang's long wait), read independently from the
+    // folder's full lanes.
+    const int rank = 2;
+    std::int64_t first = INT64_MAX, last = INT64_MIN;
+    for (const Lane& lane : fromFolder->events.lanes)
+        if (lane.rank == rank && lane.size() > 0) {
+            first = std::min(first, lane.startNs.front());
+            last = std::max(last, lane.endNs.back());
+        }
+    QVERIFY(first < last);
+    const std::int64_t a = first + 8'000'000, b = a + 10'000'000;
+    using Key =
+        std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, std::string>;
+    const auto eventsOf = [&](const EventStore& store, bool window) {
+        std::multiset<Key> keys;
+        for (const Lane& lane : store.lanes) {
+            if (lane.rank != rank) continue;
+            for (std::size_t i = 0; i < lane.size(); ++i)
+                if (!window || (lane.startNs[i] <= b && lane.endNs[i] >= a))
+                    keys.insert({lane.pid, lane.tid, lane.startNs[i], lane.endNs[i], lane.depth[i],
+                                 std::string(store.strings.view(lane.nameId[i]))});
+        }
+        return keys;
+    };
+    const std::multiset<Key> expected = eventsOf(fromFolder->events, true);
+    QVERIFY2(expected.size() > 100,
+             qPrintable(QStringLiteral("%1 events in [%2, %3], trace [%4, %5]")
+                            .arg(expected.size())
+                            .arg(a)
+                            .arg(b)
+                            .arg(first)
+                            .arg(last)));
+    // The digest alone lacks most of them: the window adds detail.
+    const std::multiset<Key> inDigest = eventsOf(fromDigest->events, true);
+    QVERIFY(inDigest.size() * 2 < expected.size());
+
+    const Digest::RawWindow raw = Digest::readRawWindow(fromDigest->folder, rank, a, b);
+    QCOMPARE(raw.error, QString());
+    QCOMPARE(eventsOf(raw.events, false), expected);
+
+    // The folder moved away: an error naming the file, no events.
+    const QString moved = dir.path() + QStringLiteral("_moved");
+    QVERIFY(QDir().rename(dir.path(), moved));
+    const Digest::RawWindow gone = Digest::readRawWindow(fromDigest->folder, rank, a, b);
+    QVERIFY(QDir().rename(moved, dir.path()));
+    QVERIFY2(gone.error.contains(QStringLiteral("rank2.pt.trace.json")), qPrintable(gone.error));
+    QCOMPARE(gone.events.eventCount(), std::int64_t(0));
+    QVERIFY(!Digest::readRawWindow(fromDigest->folder, 99, a, b).error.isEmpty());
 }
 
 void TestDigest::partitionKeepsRanksTogetherAndBalances()
