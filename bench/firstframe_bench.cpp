@@ -7,8 +7,10 @@
 // markers when `loaded` follows, which is timed as "diagnosis ready".
 // Usage: firstframe_bench [--gb 1.0] [--files 4] [--dir DIR (kept; reused when present)]
 //                         [--gzip (the files are .json.gz, zlib level 1)]
+//        firstframe_bench --dir JOB.rsdigest (a digest of rankscope-digest, opened as it is)
 
 #include "bench/kinetogen.h"
+#include "model/digest/digest.h"
 #include "model/store/lanelod.h"
 #include "model/traceloader.h"
 #include "views/findings/findingsmodel.h"
@@ -104,9 +106,10 @@ int main(int argc, char** argv)
     if (!keep)
         dir = (fs::temp_directory_path() / ("rankscope-firstframe-" + std::to_string(::getpid())))
                   .string();
-    fs::create_directories(dir);
-    std::int64_t bytes = 0;
-    for (int k = 0; k < fileCount; ++k) {
+    const bool digest = Digest::isDigestPath(QString::fromStdString(dir));
+    if (!digest) fs::create_directories(dir);
+    std::int64_t bytes = digest ? std::int64_t(fs::file_size(dir)) : 0;
+    for (int k = 0; k < fileCount && !digest; ++k) {
         const std::string path =
             dir + "/rank" + std::to_string(k) + ".pt.trace.json" + (gzip ? ".gz" : "");
         const std::int64_t want = std::int64_t(gb * 1e9 / fileCount);
@@ -120,8 +123,11 @@ int main(int argc, char** argv)
         }
         bytes += std::int64_t(fs::file_size(path));
     }
-    std::printf("folder: %d Kineto files%s, %.2f GB on disk in %s\n", fileCount,
-                gzip ? " (.json.gz)" : "", double(bytes) / 1e9, dir.c_str());
+    if (digest)
+        std::printf("digest: %.1f MB, %s\n", double(bytes) / 1e6, dir.c_str());
+    else
+        std::printf("folder: %d Kineto files%s, %.2f GB on disk in %s\n", fileCount,
+                    gzip ? " (.json.gz)" : "", double(bytes) / 1e9, dir.c_str());
 
     TimelinePanel panel;
     panel.resize(1920 + TimelineView::kLabelWidth + 2, 1400); // + the frame: a 1920 px track

@@ -1,7 +1,9 @@
 // rankscope-digest FOLDER -o OUT.rsdigest: digests a trace folder where it lives, as an MPI
 // program (srun / mpirun). Every process lists the folder, takes its share of the ranks' traces
 // (balanced by bytes, a rank's files together), reads and reduces them; the root gathers the
-// parts with MPI_Gatherv, reads the small sources itself, diagnoses and writes the digest.
+// parts with MPI_Gatherv and diagnoses them, broadcasts the windows around the findings, gathers
+// the parts again with those windows at full detail, reads the small sources itself, diagnoses
+// and writes the digest.
 // Standard MPI only (OpenMPI, MPICH and vendor MPIs).
 #include "model/digest/digest.h"
 
@@ -89,6 +91,19 @@ std::vector<QByteArray> gather(const QByteArray& mine)
     return parts;
 }
 
+// Process 0's bytes to every process.
+void broadcast(QByteArray& bytes)
+{
+    long long size = bytes.size();
+    check(MPI_Bcast(&size, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast of the windows' size");
+    bytes.resize(qsizetype(size));
+    for (long long offset = 0; offset < size; offset += INT_MAX) {
+        const int count = int(std::min<long long>(size - offset, INT_MAX));
+        check(MPI_Bcast(bytes.data() + offset, count, MPI_BYTE, 0, MPI_COMM_WORLD),
+              "MPI_Bcast of the windows");
+    }
+}
+
 int run(int argc, char** argv)
 {
     QString folderPath, outPath;
@@ -116,12 +131,12 @@ int run(int argc, char** argv)
         return 1;
     }
     const std::vector<std::vector<int>> units = Digest::traceUnits(folder);
-    const std::vector<int> share =
+    const std::vector<int> myUnits =
         Digest::partition(folder, units, g_processes)[std::size_t(g_process)];
     std::vector<std::vector<int>> mine;
     qint64 bytes = 0;
     int traces = 0;
-    for (const int u : share) {
+    for (const int u : myUnits) {
         mine.push_back(units[std::size_t(u)]);
         for (const int i : units[std::size_t(u)]) {
             bytes += folder.sources()[i].sizeBytes;
@@ -134,9 +149,10 @@ int run(int argc, char** argv)
                                  [](std::size_t n, const auto& u) { return n + u.size(); }))
             .arg(double(bytes) / 1e6, 0, 'f', 1));
     int done = 0;
-    const QByteArray part = Digest::digestUnits(folder, mine, [&](int, const QString& path) {
+    const Digest::Share share(folder, mine, [&](int, const QString& path) {
         say(QStringLiteral("reading %1 (%2 of %3)").arg(path).arg(++done).arg(traces));
     });
+    const QByteArray summary = share.part();
     const double seconds = double(clock.nsecsElapsed()) / 1e9;
     const double cpu = cpuSeconds();
     say(QStringLiteral("read %1 MB in %2 s wall, %3 s CPU (%4 MB per CPU second); sending %5 KB")
@@ -144,8 +160,17 @@ int run(int argc, char** argv)
             .arg(seconds, 0, 'f', 2)
             .arg(cpu, 0, 'f', 2)
             .arg(cpu > 0 ? double(bytes) / 1e6 / cpu : 0.0, 0, 'f', 1)
-            .arg(double(part.size()) / 1e3, 0, 'f', 1));
-    const std::vector<QByteArray> parts = gather(part);
+            .arg(double(summary.size()) / 1e3, 0, 'f', 1));
+    // The root diagnoses the summaries; every process then keeps the events of the windows
+    // around the findings at full detail and sends its part again.
+    const std::vector<QByteArray> summaries = gather(summary);
+    QByteArray windows;
+    if (g_process == 0) {
+        say(QStringLiteral("diagnosing, for the windows around the findings"));
+        windows = Digest::findingWindows(folder, summaries);
+    }
+    broadcast(windows);
+    const std::vector<QByteArray> parts = gather(share.part(windows));
     if (g_process != 0) return 0;
     say(QStringLiteral("reading the logs and dumps, diagnosing, writing %1").arg(outPath));
     Digest::Opened assembled;

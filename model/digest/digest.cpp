@@ -14,8 +14,10 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <set>
 #include <sqlite3.h>
 #include <string_view>
+#include <tuple>
 #include <unistd.h>
 
 namespace rankscope::Digest {
@@ -59,7 +61,10 @@ template <typename T> void getColumn(QDataStream& s, std::vector<T>& v)
         get(s, x);
 }
 
-void putStore(QDataStream& s, const EventStore& store)
+// A store's strings and rank lists with `lanes`, `collectives` and `flows` (the store's own, or
+// a reduction of them).
+void putStore(QDataStream& s, const EventStore& store, const std::vector<Lane>& lanes,
+              const std::vector<CollectiveRecord>& collectives, const std::vector<FlowLink>& flows)
 {
     put(s, store.strings.size());
     for (std::size_t i = 1; i < store.strings.size(); ++i)
@@ -67,8 +72,8 @@ void putStore(QDataStream& s, const EventStore& store)
     put(s, store.rankLists.size());
     for (std::size_t i = 1; i < store.rankLists.size(); ++i)
         putColumn(s, store.rankLists.ranks(RankListId(i)));
-    put(s, store.lanes.size());
-    for (const Lane& l : store.lanes) {
+    put(s, lanes.size());
+    for (const Lane& l : lanes) {
         put(s, l.rank);
         put(s, l.kind);
         put(s, l.pid);
@@ -92,8 +97,8 @@ void putStore(QDataStream& s, const EventStore& store)
         putColumn(s, l.sourceOffset);
         putColumn(s, l.unfinished);
     }
-    put(s, store.collectives.size());
-    for (const CollectiveRecord& c : store.collectives) {
+    put(s, collectives.size());
+    for (const CollectiveRecord& c : collectives) {
         for (const std::int64_t v : {std::int64_t(c.rank),
                                      std::int64_t(c.op),
                                      std::int64_t(c.processGroupName),
@@ -121,8 +126,8 @@ void putStore(QDataStream& s, const EventStore& store)
                                      std::int64_t(c.sourceLine)})
             put(s, v);
     }
-    put(s, store.flows.size());
-    for (const FlowLink& f : store.flows) {
+    put(s, flows.size());
+    for (const FlowLink& f : flows) {
         put(s, f.fromLane);
         put(s, f.toLane);
         put(s, f.fromEvent);
@@ -211,8 +216,15 @@ void getStore(QDataStream& s, EventStore& store)
     }
 }
 
+// What the digest keeps of one store: its reduced lanes, its collectives pointing into them.
+struct Reduced {
+    std::vector<Lane> lanes;
+    std::vector<CollectiveRecord> collectives;
+};
+
 // One trace source's digest: what its reader said, how much was kept, its reduced store.
-QByteArray encodeTrace(const TraceSourceRead& r, std::int64_t eventsRead, std::int64_t resolution)
+QByteArray encodeTrace(const TraceSourceRead& r, const Reduced& kept, std::int64_t eventsRead,
+                       std::int64_t resolution)
 {
     QByteArray bytes;
     QDataStream s(&bytes, QIODevice::WriteOnly);
@@ -225,7 +237,8 @@ QByteArray encodeTrace(const TraceSourceRead& r, std::int64_t eventsRead, std::i
     put(s, r.statedRank.value_or(0));
     put(s, eventsRead);
     put(s, resolution);
-    putStore(s, r.events);
+    // Flows name events by index; the reduced lanes keep too few of their endpoints.
+    putStore(s, r.events, kept.lanes, kept.collectives, {});
     return qCompress(bytes, 6);
 }
 
@@ -281,17 +294,55 @@ std::vector<char> mustKeep(const EventStore& store, const Lane& lane)
     return keep;
 }
 
-// Keeps, besides mustKeep(), the events of depth <= 1 longer than a resolution chosen so that
-// all kept events of `stores` (one unit) fit `budget`; returns that resolution (0: all kept).
-std::int64_t reduce(const std::vector<EventStore*>& stores, std::int64_t budget)
+// The events of `lane` that `keep` marks, in order; `newIndex` maps the lane's event indices to
+// the subset's (-1: left out).
+Lane subset(const Lane& lane, const std::vector<char>& keep, std::vector<std::int64_t>& newIndex)
+{
+    Lane out;
+    out.rank = lane.rank;
+    out.kind = lane.kind;
+    out.pid = lane.pid;
+    out.tid = lane.tid;
+    out.name = lane.name;
+    out.processLabel = lane.processLabel;
+    out.threadName = lane.threadName;
+    out.sourceIndex = lane.sourceIndex;
+    newIndex.assign(lane.size(), -1);
+    for (std::size_t i = 0; i < lane.size(); ++i) {
+        if (!keep[i]) continue;
+        newIndex[i] = std::int64_t(out.size());
+        out.startNs.push_back(lane.startNs[i]);
+        out.endNs.push_back(lane.endNs[i]);
+        out.nameId.push_back(lane.nameId[i]);
+        out.category.push_back(lane.category[i]);
+        out.depth.push_back(lane.depth[i]);
+        out.sourceOffset.push_back(lane.sourceOffset[i]);
+        out.maxDepth = std::max(out.maxDepth, lane.depth[i]);
+    }
+    for (const std::int64_t i : lane.unfinished)
+        if (i >= 0 && std::size_t(i) < lane.size() && newIndex[std::size_t(i)] >= 0)
+            out.unfinished.push_back(newIndex[std::size_t(i)]);
+    return out;
+}
+
+// Keeps, besides mustKeep() and the events `marked` (per store, per lane; may be empty), the
+// events of depth <= 1 longer than a resolution chosen so that all kept events of `stores` (one
+// unit) fit `budget`; returns that resolution (0: all kept) and the reduction in `out`.
+std::int64_t reduce(const std::vector<const EventStore*>& stores,
+                    const std::vector<std::vector<std::vector<char>>>& marked, std::int64_t budget,
+                    std::vector<Reduced>& out)
 {
     std::vector<std::vector<std::vector<char>>> keep(stores.size());
     std::int64_t kept = 0;
     std::vector<std::int64_t> candidates;
     for (std::size_t k = 0; k < stores.size(); ++k)
-        for (const Lane& lane : stores[k]->lanes) {
+        for (std::size_t l = 0; l < stores[k]->lanes.size(); ++l) {
+            const Lane& lane = stores[k]->lanes[l];
             keep[k].push_back(mustKeep(*stores[k], lane));
-            const std::vector<char>& m = keep[k].back();
+            std::vector<char>& m = keep[k].back();
+            if (k < marked.size() && l < marked[k].size())
+                for (std::size_t i = 0; i < lane.size(); ++i)
+                    m[i] = char(m[i] | marked[k][l][i]);
             for (std::size_t i = 0; i < lane.size(); ++i) {
                 if (m[i])
                     ++kept;
@@ -311,45 +362,25 @@ std::int64_t reduce(const std::vector<EventStore*>& stores, std::int64_t budget)
             resolution = candidates[std::size_t(room - 1)];
         }
     }
+    out.assign(stores.size(), {});
     for (std::size_t k = 0; k < stores.size(); ++k) {
-        EventStore& store = *stores[k];
+        const EventStore& store = *stores[k];
+        out[k].collectives = store.collectives;
         for (std::size_t l = 0; l < store.lanes.size(); ++l) {
-            Lane& lane = store.lanes[l];
+            const Lane& lane = store.lanes[l];
             const std::vector<char>& m = keep[k][l];
-            std::vector<std::int64_t> newIndex(lane.size(), -1);
-            Lane out;
-            out.rank = lane.rank;
-            out.kind = lane.kind;
-            out.pid = lane.pid;
-            out.tid = lane.tid;
-            out.name = lane.name;
-            out.processLabel = lane.processLabel;
-            out.threadName = lane.threadName;
-            out.sourceIndex = lane.sourceIndex;
-            for (std::size_t i = 0; i < lane.size(); ++i) {
-                const bool detail =
-                    lane.depth[i] <= 1 &&
-                    (resolution == 0 || lane.endNs[i] - lane.startNs[i] > resolution);
-                if (!m[i] && !detail) continue;
-                newIndex[i] = std::int64_t(out.size());
-                out.startNs.push_back(lane.startNs[i]);
-                out.endNs.push_back(lane.endNs[i]);
-                out.nameId.push_back(lane.nameId[i]);
-                out.category.push_back(lane.category[i]);
-                out.depth.push_back(lane.depth[i]);
-                out.sourceOffset.push_back(lane.sourceOffset[i]);
-                out.maxDepth = std::max(out.maxDepth, lane.depth[i]);
-            }
-            for (const std::int64_t i : lane.unfinished)
-                if (i >= 0 && std::size_t(i) < lane.size()) out.unfinished.push_back(newIndex[i]);
-            for (CollectiveRecord& c : store.collectives)
+            std::vector<char> kept(m);
+            for (std::size_t i = 0; i < lane.size(); ++i)
+                if (lane.depth[i] <= 1 &&
+                    (resolution == 0 || lane.endNs[i] - lane.startNs[i] > resolution))
+                    kept[i] = 1;
+            std::vector<std::int64_t> newIndex;
+            out[k].lanes.push_back(subset(lane, kept, newIndex));
+            for (CollectiveRecord& c : out[k].collectives)
                 if (c.laneIndex == int(l) && c.eventIndex >= 0 &&
                     std::size_t(c.eventIndex) < newIndex.size())
                     c.eventIndex = newIndex[std::size_t(c.eventIndex)];
-            lane = std::move(out);
         }
-        // Flows name events by index; the reduced lanes keep too few of their endpoints.
-        store.flows.clear();
     }
     return resolution;
 }
@@ -462,6 +493,8 @@ CREATE TABLE breakdown(rank INTEGER, source INTEGER, gpu INTEGER, compute_ns INT
   comm_ns INTEGER, idle_ns INTEGER, data BLOB);
 CREATE TABLE findings(idx INTEGER PRIMARY KEY, kind TEXT, severity TEXT, ranks TEXT,
   summary TEXT);
+CREATE TABLE windows(finding INTEGER, rank INTEGER, start_ns INTEGER, end_ns INTEGER,
+  events INTEGER, narrowed INTEGER, PRIMARY KEY(finding, rank));
 )";
 
 template <typename Enum, typename NameOf>
@@ -517,49 +550,59 @@ std::vector<std::vector<int>> partition(const TraceFolder& folder,
     return out;
 }
 
-QByteArray digestUnits(const TraceFolder& discovered, const std::vector<std::vector<int>>& units,
-                       const std::function<void(int, const QString&)>& progress)
+struct Share::Unit {
+    std::vector<int> sources;
+    std::vector<TraceSourceRead> reads;
+    std::vector<std::int64_t> eventsRead;
+    std::int64_t bytes = 0;
+    mutable std::vector<QByteArray> plain; // the encoding without windows, once made
+};
+
+Share::Share(const TraceFolder& discovered, const std::vector<std::vector<int>>& units,
+             const std::function<void(int, const QString&)>& progress)
 {
     TraceFolder folder = discovered; // the stated ranks this process reads are noted on a copy
-    std::vector<std::pair<int, QByteArray>> traces;
-    std::vector<RankTimeBreakdown> breakdown;
-    for (const std::vector<int>& unit : units) {
-        std::vector<TraceSourceRead> reads(unit.size());
-        std::int64_t bytes = 0;
-        std::vector<std::int64_t> eventsRead(unit.size(), 0);
-        for (std::size_t k = 0; k < unit.size(); ++k) {
-            const int index = unit[k];
+    for (const SourceFile& s : discovered.sources())
+        if (isTraceSource(s.kind)) m_traceBytes += s.sizeBytes;
+    for (const std::vector<int>& sources : units) {
+        Unit& unit = m_units.emplace_back();
+        unit.sources = sources;
+        unit.reads.resize(sources.size());
+        unit.eventsRead.assign(sources.size(), 0);
+        for (std::size_t k = 0; k < sources.size(); ++k) {
+            const int index = sources[k];
             const SourceFile& s = folder.sources()[index];
             if (progress) progress(index, s.relativePath);
-            bytes += s.sizeBytes;
+            unit.bytes += s.sizeBytes;
+            TraceSourceRead& read = unit.reads[k];
             try {
-                reads[k] = readTraceSource(s, index, {});
+                read = readTraceSource(s, index, {});
             } catch (const std::bad_alloc&) {
-                reads[k] = {};
-                reads[k].status = SourceStatus::Error;
-                reads[k].message = "out of memory while reading " + s.relativePath.toStdString() +
-                                   "; nothing of it is kept";
+                read = {};
+                read.status = SourceStatus::Error;
+                read.message = "out of memory while reading " + s.relativePath.toStdString() +
+                               "; nothing of it is kept";
             }
             // As readFolder does: the rank the trace states labels its events.
-            if (reads[k].statedRank && folder.attributeStatedRank(index, *reads[k].statedRank)) {
+            if (read.statedRank && folder.attributeStatedRank(index, *read.statedRank)) {
                 const int rank = folder.sources()[index].rank.value_or(-1);
-                for (Lane& lane : reads[k].events.lanes)
+                for (Lane& lane : read.events.lanes)
                     lane.rank = rank;
-                for (CollectiveRecord& c : reads[k].events.collectives)
+                for (CollectiveRecord& c : read.events.collectives)
                     c.rank = rank;
             }
-            eventsRead[k] = reads[k].events.eventCount();
+            unit.eventsRead[k] = read.events.eventCount();
         }
         // The breakdown is a union over all lanes of the rank: one store of them.
         std::vector<RankTimeBreakdown> b;
-        if (reads.size() == 1) {
-            b = TimeBreakdown::compute(reads[0].events);
+        if (unit.reads.size() == 1) {
+            b = TimeBreakdown::compute(unit.reads[0].events);
         } else {
             EventStore all;
-            for (const TraceSourceRead& r : reads) {
+            for (const TraceSourceRead& r : unit.reads) {
                 QByteArray copy;
                 QDataStream out(&copy, QIODevice::WriteOnly);
-                putStore(out, r.events);
+                putStore(out, r.events, r.events.lanes, r.events.collectives, r.events.flows);
                 QDataStream in(copy);
                 EventStore store;
                 getStore(in, store);
@@ -567,16 +610,154 @@ QByteArray digestUnits(const TraceFolder& discovered, const std::vector<std::vec
             }
             b = TimeBreakdown::compute(all);
         }
-        breakdown.insert(breakdown.end(), b.begin(), b.end());
-        std::vector<EventStore*> stores;
-        for (TraceSourceRead& r : reads)
+        m_breakdown.insert(m_breakdown.end(), b.begin(), b.end());
+    }
+}
+
+Share::~Share() = default;
+
+namespace {
+
+// What the root asks of every process for one finding and one rank it names: the window
+// [startNs, endNs] on the rank's clock, narrowed around `anchorNs` past `cap` events.
+struct WindowAsk {
+    int finding = -1;
+    int rank = -1;
+    std::int64_t startNs = 0, endNs = 0, anchorNs = 0, cap = 0;
+};
+
+std::vector<WindowAsk> decodeAsks(const QByteArray& bytes)
+{
+    std::vector<WindowAsk> asks;
+    if (bytes.isEmpty()) return asks;
+    QDataStream s(bytes);
+    s.setVersion(QDataStream::Qt_6_4);
+    std::size_t n = 0;
+    get(s, n);
+    for (std::size_t k = 0; k < n && s.status() == QDataStream::Ok; ++k) {
+        WindowAsk& a = asks.emplace_back();
+        get(s, a.finding);
+        get(s, a.rank);
+        get(s, a.startNs);
+        get(s, a.endNs);
+        get(s, a.anchorNs);
+        get(s, a.cap);
+    }
+    return asks;
+}
+
+// The events of `rank`'s lanes in `stores` that overlap [a, b]; marks them when `marks` is given.
+std::int64_t eventsIn(const std::vector<const EventStore*>& stores, int rank, std::int64_t a,
+                      std::int64_t b, std::vector<std::vector<std::vector<char>>>* marks)
+{
+    std::int64_t n = 0;
+    for (std::size_t k = 0; k < stores.size(); ++k)
+        for (std::size_t l = 0; l < stores[k]->lanes.size(); ++l) {
+            const Lane& lane = stores[k]->lanes[l];
+            if (lane.rank != rank) continue;
+            for (std::size_t i = 0; i < lane.size(); ++i) {
+                if (lane.startNs[i] > b || lane.endNs[i] < a) continue;
+                ++n;
+                if (marks) (*marks)[k][l][i] = 1;
+            }
+        }
+    return n;
+}
+
+// The window of `ask` on one unit's stores, narrowed to its cap; marks its events in `marks`.
+Window placeWindow(const WindowAsk& ask, const std::vector<const EventStore*>& stores,
+                   std::vector<std::vector<std::vector<char>>>& marks)
+{
+    Window w;
+    w.finding = ask.finding;
+    w.rank = ask.rank;
+    w.startNs = ask.startNs;
+    w.endNs = ask.endNs;
+    if (eventsIn(stores, ask.rank, w.startNs, w.endNs, nullptr) > ask.cap) {
+        // The widest half-width around the anchor whose events fit (at least the anchor).
+        const std::int64_t anchor = std::clamp(ask.anchorNs, ask.startNs, ask.endNs);
+        const auto at = [&](std::int64_t h) {
+            return std::pair(std::max(ask.startNs, anchor - h), std::min(ask.endNs, anchor + h));
+        };
+        std::int64_t lo = 0, hi = std::max(anchor - ask.startNs, ask.endNs - anchor);
+        while (lo < hi) {
+            const std::int64_t mid = lo + (hi - lo + 1) / 2;
+            const auto [a, b] = at(mid);
+            if (eventsIn(stores, ask.rank, a, b, nullptr) <= ask.cap)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        std::tie(w.startNs, w.endNs) = at(lo);
+        w.narrowed = true;
+    }
+    w.events = eventsIn(stores, ask.rank, w.startNs, w.endNs, &marks);
+    return w;
+}
+
+void putWindow(QDataStream& s, const Window& w)
+{
+    for (const std::int64_t v : {std::int64_t(w.finding), std::int64_t(w.rank), w.startNs, w.endNs,
+                                 w.events, std::int64_t(w.narrowed)})
+        put(s, v);
+}
+
+Window getWindow(QDataStream& s)
+{
+    Window w;
+    get(s, w.finding);
+    get(s, w.rank);
+    get(s, w.startNs);
+    get(s, w.endNs);
+    get(s, w.events);
+    get(s, w.narrowed);
+    return w;
+}
+
+} // namespace
+
+QByteArray Share::part(const QByteArray& windowBytes) const
+{
+    const std::vector<WindowAsk> asks = decodeAsks(windowBytes);
+    std::vector<std::pair<int, QByteArray>> traces;
+    std::vector<Window> windows;
+    for (const Unit& unit : m_units) {
+        std::vector<const EventStore*> stores;
+        std::set<int> ranks;
+        for (const TraceSourceRead& r : unit.reads) {
             stores.push_back(&r.events);
-        const std::int64_t budget =
-            std::max<std::int64_t>(std::int64_t(4 * kTailEvents),
-                                   std::int64_t(double(bytes) * kLaneShare) / kBytesPerKeptEvent);
-        const std::int64_t resolution = reduce(stores, budget);
-        for (std::size_t k = 0; k < unit.size(); ++k)
-            traces.emplace_back(unit[k], encodeTrace(reads[k], eventsRead[k], resolution));
+            for (const Lane& lane : r.events.lanes)
+                ranks.insert(lane.rank);
+        }
+        std::vector<const WindowAsk*> mine;
+        for (const WindowAsk& a : asks)
+            if (ranks.count(a.rank)) mine.push_back(&a);
+        if (mine.empty() && !unit.plain.empty()) {
+            for (std::size_t k = 0; k < unit.sources.size(); ++k)
+                traces.emplace_back(unit.sources[k], unit.plain[k]);
+            continue;
+        }
+        std::vector<std::vector<std::vector<char>>> marks(stores.size());
+        if (!mine.empty())
+            for (std::size_t k = 0; k < stores.size(); ++k)
+                for (const Lane& lane : stores[k]->lanes)
+                    marks[k].emplace_back(lane.size(), 0);
+        for (const WindowAsk* a : mine)
+            windows.push_back(placeWindow(*a, stores, marks));
+        const double share = std::min(double(unit.bytes) * kLaneShare,
+                                      double(kMaxLaneBytes) * double(unit.bytes) /
+                                          double(std::max<std::int64_t>(1, m_traceBytes)));
+        const std::int64_t budget = std::max<std::int64_t>(
+            std::int64_t(4 * kTailEvents), std::int64_t(share) / kBytesPerKeptEvent);
+        std::vector<Reduced> reduced;
+        const std::int64_t resolution = reduce(stores, marks, budget, reduced);
+        std::vector<QByteArray> encoded;
+        for (std::size_t k = 0; k < unit.sources.size(); ++k) {
+            encoded.push_back(
+                encodeTrace(unit.reads[k], reduced[k], unit.eventsRead[k], resolution));
+            traces.emplace_back(unit.sources[k], encoded.back());
+        }
+        if (mine.empty()) unit.plain = std::move(encoded);
     }
     QByteArray bytes;
     QDataStream s(&bytes, QIODevice::WriteOnly);
@@ -586,18 +767,31 @@ QByteArray digestUnits(const TraceFolder& discovered, const std::vector<std::vec
         put(s, index);
         s << data;
     }
-    put(s, breakdown.size());
-    for (const RankTimeBreakdown& b : breakdown)
+    put(s, m_breakdown.size());
+    for (const RankTimeBreakdown& b : m_breakdown)
         putBreakdown(s, b);
+    put(s, windows.size());
+    for (const Window& w : windows)
+        putWindow(s, w);
     return bytes;
 }
 
-QString write(const QString& path, const TraceFolder& discovered,
-              const std::vector<QByteArray>& parts, Opened* assembled)
+namespace {
+
+// The parts of every process put together and read as the folder would be: the read, the
+// breakdown of the full lanes, the windows the processes placed, and the diagnosis.
+struct Assembled {
+    Opened opened;
+    Diagnosis diagnosis;
+    std::vector<QByteArray> traces; // per source, its record
+};
+
+Assembled assemble(const TraceFolder& discovered, const std::vector<QByteArray>& parts)
 {
+    Assembled out;
     const QList<SourceFile>& sources = discovered.sources();
-    std::vector<QByteArray> traces(std::size_t(sources.size()));
-    std::vector<RankTimeBreakdown> breakdown;
+    out.traces.resize(std::size_t(sources.size()));
+    std::vector<RankTimeBreakdown>& breakdown = out.opened.breakdown;
     for (const QByteArray& part : parts) {
         QDataStream s(part);
         s.setVersion(QDataStream::Qt_6_4);
@@ -608,19 +802,30 @@ QString write(const QString& path, const TraceFolder& discovered,
             get(s, index);
             QByteArray data;
             s >> data;
-            if (index >= 0 && index < sources.size()) traces[std::size_t(index)] = data;
+            if (index >= 0 && index < sources.size()) out.traces[std::size_t(index)] = data;
         }
         get(s, n);
         for (std::size_t k = 0; k < n && s.status() == QDataStream::Ok; ++k)
             breakdown.push_back(getBreakdown(s));
-        if (s.status() != QDataStream::Ok) return QStringLiteral("a process sent a damaged part");
+        get(s, n);
+        for (std::size_t k = 0; k < n && s.status() == QDataStream::Ok; ++k)
+            out.opened.windows.push_back(getWindow(s));
+        if (s.status() != QDataStream::Ok) {
+            out.opened.error = QStringLiteral("a process sent a damaged part");
+            return out;
+        }
     }
     // TimeBreakdown::compute's order: by rank, then by source for lanes of no rank.
     std::sort(breakdown.begin(), breakdown.end(),
               [](const RankTimeBreakdown& a, const RankTimeBreakdown& b) {
                   return std::pair(a.rank, a.sourceIndex) < std::pair(b.rank, b.sourceIndex);
               });
+    std::sort(out.opened.windows.begin(), out.opened.windows.end(),
+              [](const Window& a, const Window& b) {
+                  return std::pair(a.finding, a.rank) < std::pair(b.finding, b.rank);
+              });
     ReadOptions options;
+    const std::vector<QByteArray>& traces = out.traces;
     options.givenTrace = [&traces](int index) {
         if (traces[std::size_t(index)].isEmpty()) {
             TraceSourceRead missing;
@@ -630,8 +835,56 @@ QString write(const QString& path, const TraceFolder& discovered,
         }
         return decodeTrace(traces[std::size_t(index)]);
     };
-    TraceRead read = readFolder(TraceFolder(discovered), {}, {}, options);
-    const Diagnosis diagnosis = diagnose(read, {}, &breakdown);
+    out.opened.read = readFolder(TraceFolder(discovered), {}, {}, options);
+    out.diagnosis = diagnose(out.opened.read, {}, &breakdown);
+    return out;
+}
+
+} // namespace
+
+QByteArray findingWindows(const TraceFolder& discovered, const std::vector<QByteArray>& parts)
+{
+    const Assembled assembled = assemble(discovered, parts);
+    const AnalysisResult& analysis = assembled.diagnosis.analysis;
+    std::vector<WindowAsk> asks;
+    for (std::size_t f = 0; f < analysis.findings.size(); ++f) {
+        const Finding& finding = analysis.findings[f];
+        if (finding.startNs < 0 || finding.ranks.empty()) continue;
+        const std::int64_t cap = std::max<std::int64_t>(
+            kWindowEventsPerRank, kWindowEvents / std::int64_t(finding.ranks.size()));
+        for (const int rank : std::set<int>(finding.ranks.begin(), finding.ranks.end())) {
+            // Aligned time back on the rank's own clock (rank time - offset = aligned).
+            const std::int64_t offset = analysis.clock.offsetOf(rank);
+            WindowAsk& a = asks.emplace_back();
+            a.finding = int(f);
+            a.rank = rank;
+            a.anchorNs = finding.startNs + offset;
+            a.startNs = a.anchorNs - kWindowMarginNs;
+            a.endNs = std::max(finding.endNs, finding.startNs) + offset + kWindowMarginNs;
+            a.cap = cap;
+        }
+    }
+    QByteArray bytes;
+    QDataStream s(&bytes, QIODevice::WriteOnly);
+    s.setVersion(QDataStream::Qt_6_4);
+    put(s, asks.size());
+    for (const WindowAsk& a : asks)
+        for (const std::int64_t v :
+             {std::int64_t(a.finding), std::int64_t(a.rank), a.startNs, a.endNs, a.anchorNs, a.cap})
+            put(s, v);
+    return bytes;
+}
+
+QString write(const QString& path, const TraceFolder& discovered,
+              const std::vector<QByteArray>& parts, Opened* assembledOut)
+{
+    Assembled assembled = assemble(discovered, parts);
+    if (!assembled.opened.error.isEmpty()) return assembled.opened.error;
+    const QList<SourceFile>& sources = discovered.sources();
+    const std::vector<QByteArray>& traces = assembled.traces;
+    const std::vector<RankTimeBreakdown>& breakdown = assembled.opened.breakdown;
+    const TraceRead& read = assembled.opened.read;
+    const Diagnosis& diagnosis = assembled.diagnosis;
 
     const QString partPath = path + QStringLiteral(".part");
     QFile::remove(partPath);
@@ -655,7 +908,10 @@ QString write(const QString& path, const TraceFolder& discovered,
             {"folder_warnings",
              QString::fromUtf8(QJsonDocument(warnings).toJson(QJsonDocument::Compact))},
             {"lane_share", QString::number(kLaneShare)},
+            {"max_lane_bytes", QString::number(kMaxLaneBytes)},
             {"tail_events", QString::number(kTailEvents)},
+            {"window_margin_ns", QString::number(kWindowMarginNs)},
+            {"window_events", QString::number(kWindowEvents)},
         };
         for (const auto& [key, value] : rows) {
             meta.bind(1, QString::fromLatin1(key));
@@ -714,6 +970,16 @@ QString write(const QString& path, const TraceFolder& discovered,
             finding.bind(5, QString::fromStdString(f.summary));
             ok = ok && finding.run();
         }
+        Stmt window(db.db, "INSERT INTO windows VALUES(?, ?, ?, ?, ?, ?)");
+        for (const Window& w : assembled.opened.windows) {
+            window.bind(1, std::int64_t(w.finding));
+            window.bind(2, std::int64_t(w.rank));
+            window.bind(3, w.startNs);
+            window.bind(4, w.endNs);
+            window.bind(5, w.events);
+            window.bind(6, std::int64_t(w.narrowed));
+            ok = ok && window.run();
+        }
     }
     if (!ok || !db.exec("COMMIT;"))
         return QStringLiteral("cannot write %1: %2").arg(partPath, db.error());
@@ -722,10 +988,7 @@ QString write(const QString& path, const TraceFolder& discovered,
     QFile::remove(path);
     if (!QFile::rename(partPath, path))
         return QStringLiteral("cannot move %1 to %2").arg(partPath, path);
-    if (assembled) {
-        assembled->read = std::move(read);
-        assembled->breakdown = std::move(breakdown);
-    }
+    if (assembledOut) *assembledOut = std::move(assembled.opened);
     return {};
 }
 
@@ -733,7 +996,8 @@ QString create(const QString& folderPath, const QString& path)
 {
     const TraceFolder folder = TraceFolder::discover(folderPath);
     if (!folder.isValid()) return folder.error();
-    return write(path, folder, {digestUnits(folder, traceUnits(folder))});
+    const Share share(folder, traceUnits(folder));
+    return write(path, folder, {share.part(findingWindows(folder, {share.part()}))});
 }
 
 bool isDigestPath(const QString& path)
@@ -762,8 +1026,10 @@ Opened open(const QString& path)
             meta[q.text(0).toStdString()] = q.text(1);
     }
     if (meta["schema_version"] != QString::number(kSchemaVersion))
-        return fail(QStringLiteral("a digest of schema %1; this build reads schema %2")
-                        .arg(meta["schema_version"])
+        return fail(QStringLiteral("a digest of schema %1, this build reads schema %2 only: "
+                                   "digest the folder again with this version's rankscope-digest")
+                        .arg(meta["schema_version"].isEmpty() ? QStringLiteral("?")
+                                                              : meta["schema_version"])
                         .arg(kSchemaVersion));
     const QString folderPath = meta["folder"];
     QStringList warnings;
@@ -806,6 +1072,11 @@ Opened open(const QString& path)
         Stmt t(db.db, "SELECT source, data FROM traces ORDER BY source");
         while (t.ok() && t.step() == SQLITE_ROW)
             traces[int(t.int64(0))] = t.bytes(1);
+        Stmt w(db.db, "SELECT finding, rank, start_ns, end_ns, events, narrowed FROM windows "
+                      "ORDER BY finding, rank");
+        while (w.ok() && w.step() == SQLITE_ROW)
+            out.windows.push_back({int(w.int64(0)), int(w.int64(1)), w.int64(2), w.int64(3),
+                                   w.int64(4), w.int64(5) != 0});
         Stmt b(db.db, "SELECT data FROM breakdown ORDER BY rank, source");
         while (b.ok() && b.step() == SQLITE_ROW) {
             const QByteArray bytes = b.bytes(0);
@@ -827,6 +1098,46 @@ Opened open(const QString& path)
                                                meta["world_size"].toInt(),
                                                meta["stated_world_size"].toInt()),
                           {}, {}, options);
+    return out;
+}
+
+RawWindow readRawWindow(const TraceFolder& folder, int rank, std::int64_t startNs,
+                        std::int64_t endNs)
+{
+    RawWindow out;
+    const auto fail = [&](const QString& why) {
+        out.events = {};
+        out.error = why;
+        return std::move(out);
+    };
+    const QList<SourceFile>& sources = folder.sources();
+    bool any = false;
+    for (int index = 0; index < int(sources.size()); ++index) {
+        const SourceFile& s = sources[index];
+        if (!isTraceSource(s.kind) || s.rank != rank) continue;
+        any = true;
+        const QFileInfo info(s.absolutePath);
+        if (!info.isFile() || info.size() != s.sizeBytes)
+            return fail(QStringLiteral("%1 is no longer at %2 as it was digested (%3 bytes)")
+                            .arg(s.relativePath, s.absolutePath)
+                            .arg(s.sizeBytes));
+        TraceSourceRead read = readTraceSource(s, index, {});
+        if (read.status == SourceStatus::Error)
+            return fail(
+                QStringLiteral("%1: %2").arg(s.relativePath, QString::fromStdString(read.message)));
+        for (Lane& lane : read.events.lanes) {
+            std::vector<char> keep(lane.size(), 0);
+            for (std::size_t i = 0; i < lane.size(); ++i)
+                keep[i] = lane.startNs[i] <= endNs && lane.endNs[i] >= startNs;
+            std::vector<std::int64_t> newIndex;
+            lane = subset(lane, keep, newIndex);
+            lane.rank = rank; // as readFolder labels a trace of a stated rank
+        }
+        read.events.collectives.clear();
+        read.events.flows.clear();
+        out.events.merge(std::move(read.events));
+    }
+    if (!any) return fail(QStringLiteral("the digest lists no trace of rank %1").arg(rank));
     return out;
 }
 

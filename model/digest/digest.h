@@ -6,6 +6,7 @@
 #include <QByteArray>
 #include <QString>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace rankscope {
@@ -17,12 +18,22 @@ namespace rankscope {
 // full lanes. Opening it runs the same readers and diagnose() as opening the folder.
 namespace Digest {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2; // 2: the finding windows (table `windows`)
 // Of a trace's bytes, what its reduced lanes may take (about 16 bytes per kept event).
 constexpr double kLaneShare = 0.004;
 constexpr std::int64_t kBytesPerKeptEvent = 16;
+// Of all traces together, what the reduced lanes may take: past 64 GB of traces (1,024 ranks of
+// 64 MB) each rank's share is its part of this, so the digest stays a few hundred MB.
+constexpr std::int64_t kMaxLaneBytes = std::int64_t(256) << 20;
 // The last events of every lane, kept at full detail (where a hung rank stopped).
 constexpr std::size_t kTailEvents = 64;
+// Around every finding with a trace interval, on each rank it names, every event of the
+// interval widened by kWindowMarginNs on both sides is kept at full detail; at most
+// kWindowEvents events per finding (shared by its ranks, at least kWindowEventsPerRank each):
+// past that, the window narrows around the finding's start until its events fit.
+constexpr std::int64_t kWindowMarginNs = 10'000'000;
+constexpr std::int64_t kWindowEvents = 16384;
+constexpr std::int64_t kWindowEventsPerRank = 1024;
 
 // The trace sources of a folder in units that are digested whole: a rank's traces together (its
 // time breakdown is a union over all of them), a trace of no rank alone. Sorted by first source.
@@ -33,28 +44,75 @@ std::vector<std::vector<int>> traceUnits(const TraceFolder& folder);
 std::vector<std::vector<int>> partition(const TraceFolder& folder,
                                         const std::vector<std::vector<int>>& units, int processes);
 
-// Reads the trace sources of `units` (of traceUnits()), reduces their lanes and computes their
-// ranks' time breakdown: the bytes one process contributes. `progress(source, path)` is called
-// before each source is read.
-QByteArray digestUnits(const TraceFolder& folder, const std::vector<std::vector<int>>& units,
-                       const std::function<void(int, const QString&)>& progress = {});
+// A full-detail window of a digest: on `rank`'s lanes, every event of the trace that overlaps
+// [startNs, endNs] (the rank's own clock) is in the digest. Around finding `finding` (its index
+// in the diagnosis' findings).
+struct Window {
+    int finding = -1;
+    int rank = -1;
+    std::int64_t startNs = 0;
+    std::int64_t endNs = 0;
+    std::int64_t events = 0; // the trace's events in it
+    bool narrowed = false;   // the cap narrowed it around the finding's start
+    bool operator==(const Window&) const = default;
+};
+
+// One process's share of a folder: the trace sources of `units` (of traceUnits()) read in full
+// and kept until the finding windows are known, and their ranks' time breakdown.
+// `progress(source, path)` is called before each source is read.
+class Share {
+public:
+    Share(const TraceFolder& folder, const std::vector<std::vector<int>>& units,
+          const std::function<void(int, const QString&)>& progress = {});
+    ~Share();
+    Share(const Share&) = delete;
+    Share& operator=(const Share&) = delete;
+    // The bytes this process contributes: its reduced lanes, collectives and breakdown, with the
+    // events of `windows` (of findingWindows(); none when empty) kept at full detail.
+    QByteArray part(const QByteArray& windows = {}) const;
+
+private:
+    struct Unit;
+    std::vector<Unit> m_units;
+    std::vector<RankTimeBreakdown> m_breakdown;
+    std::int64_t m_traceBytes = 0; // of all the folder's traces
+};
+
+// The root's first step: diagnoses the parts (Share::part() without windows) and returns the
+// windows around its findings, for every process's second part.
+QByteArray findingWindows(const TraceFolder& discovered, const std::vector<QByteArray>& parts);
 
 // What a digest gives the analysis: the read (reduced lanes) and the breakdown of the full lanes.
 struct Opened {
     TraceRead read;
     std::vector<RankTimeBreakdown> breakdown;
+    std::vector<Window> windows; // the full-detail windows around the findings
     QString error; // why the file is no digest (or not this version); empty when it opened
 };
 
-// The root's part: `discovered` as TraceFolder::discover listed it, `parts` the bytes of
-// digestUnits from every process (any order: they are merged by source index). Reads the
-// folder's other sources, diagnoses, and writes the digest to `path`. Returns an error or "".
+// The root's last step: `discovered` as TraceFolder::discover listed it, `parts` the bytes of
+// Share::part(findingWindows(...)) from every process (any order: they are merged by source index).
+// Reads the folder's other sources, diagnoses, and writes the digest to `path`. Returns an error or
+// "".
 QString write(const QString& path, const TraceFolder& discovered,
               const std::vector<QByteArray>& parts, Opened* assembled = nullptr);
 // The whole digest in one process.
 QString create(const QString& folder, const QString& path);
 Opened open(const QString& path);
 bool isDigestPath(const QString& path);
+
+// Below a digest's resolution: the events of `rank`'s trace sources in `folder` (a digest's,
+// as open() restored it) that overlap [startNs, endNs] on the rank's clock, read again from the
+// original files when they are still at the folder's recorded path with their recorded size.
+// Every lane of the rank in the order the folder reads them, empty ones too; no collectives or
+// flows. On error (a file moved or changed, unreadable, no trace of the rank) `error` says why
+// and `events` is empty.
+struct RawWindow {
+    EventStore events;
+    QString error;
+};
+RawWindow readRawWindow(const TraceFolder& folder, int rank, std::int64_t startNs,
+                        std::int64_t endNs);
 
 } // namespace Digest
 

@@ -1,3 +1,4 @@
+#include "bench/digest_bench_job.h"
 #include "bench/kinetogen.h"
 #include "model/analysisreport.h"
 #include "model/digest/digest.h"
@@ -7,8 +8,10 @@
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
+#include <memory>
 #include <set>
 #include <sqlite3.h>
+#include <tuple>
 
 using namespace rankscope;
 
@@ -19,6 +22,9 @@ private Q_SLOTS:
     void findingsOfDigestEqualFolder();
     void largeFolderDigestIsSmallAndEqual();
     void sameContentWhateverTheSplit();
+    void findingWindowsHoldEveryRawEvent();
+    void olderSchemaIsRefused();
+    void rawWindowReadOnDemand();
     void partitionKeepsRanksTogetherAndBalances();
     void unreadableTraceIsRecordedNotFatal();
     void notADigestFails();
@@ -88,7 +94,7 @@ QStringList contentOf(const QString& path)
     for (const char* sql :
          {"SELECT * FROM meta WHERE key != 'folder' ORDER BY key", "SELECT * FROM sources",
           "SELECT * FROM traces", "SELECT * FROM breakdown ORDER BY rank, source",
-          "SELECT * FROM findings"}) {
+          "SELECT * FROM findings", "SELECT * FROM windows"}) {
         sqlite3_stmt* q = nullptr;
         sqlite3_prepare_v2(db, sql, -1, &q, nullptr);
         while (q && sqlite3_step(q) == SQLITE_ROW) {
@@ -151,7 +157,11 @@ void TestDigest::largeFolderDigestIsSmallAndEqual()
              qPrintable(QStringLiteral("digest %1 of %2 trace bytes").arg(size).arg(bytes)));
     const SessionPtr fromFolder = load(dir.path());
     const SessionPtr fromDigest = load(digest);
-    QVERIFY(fromDigest->events.eventCount() * 20 < fromFolder->events.eventCount());
+    // Reduced (the windows around the findings keep a few thousand events at full detail).
+    QVERIFY2(fromDigest->events.eventCount() * 10 < fromFolder->events.eventCount(),
+             qPrintable(QStringLiteral("%1 of %2 events kept")
+                            .arg(fromDigest->events.eventCount())
+                            .arg(fromFolder->events.eventCount())));
     compareConclusions(conclusions(fromFolder), conclusions(fromDigest));
     // The last events of every lane are there at full detail.
     for (std::size_t l = 0; l < fromFolder->events.lanes.size(); ++l) {
@@ -175,15 +185,21 @@ void TestDigest::sameContentWhateverTheSplit()
     QTemporaryDir out;
     QStringList reference;
     for (const int processes : {1, 2, 4}) {
-        std::vector<QByteArray> parts;
-        // Parts in reverse, as a root may receive them in any order.
+        // Parts in reverse, as a root may receive them in any order; the windows the root
+        // asks for from the first parts, then every process's part with them.
         const std::vector<std::vector<int>> split = Digest::partition(discovered, units, processes);
+        std::vector<std::unique_ptr<Digest::Share>> shares;
+        std::vector<QByteArray> summaries, parts;
         for (auto p = split.rbegin(); p != split.rend(); ++p) {
             std::vector<std::vector<int>> mine;
             for (const int u : *p)
                 mine.push_back(units[std::size_t(u)]);
-            parts.push_back(Digest::digestUnits(discovered, mine));
+            shares.push_back(std::make_unique<Digest::Share>(discovered, mine));
+            summaries.push_back(shares.back()->part());
         }
+        const QByteArray windows = Digest::findingWindows(discovered, summaries);
+        for (const auto& share : shares)
+            parts.push_back(share->part(windows));
         const QString path = out.filePath(QStringLiteral("%1.rsdigest").arg(processes));
         QCOMPARE(Digest::write(path, discovered, parts), QString());
         const QStringList content = contentOf(path);
@@ -193,6 +209,173 @@ void TestDigest::sameContentWhateverTheSplit()
         else
             QCOMPARE(content, reference);
     }
+}
+
+void TestDigest::findingWindowsHoldEveryRawEvent()
+{
+    // Eight ranks of 3 MB, rank 2 a straggler, rank 5 hung: the reduction drops most events (the
+    // operators at depth 2 all), the windows around the findings keep theirs.
+    QTemporaryDir dir;
+    const int steps = bench::writeDigestJob(dir.path().toStdString(), 8, 3.0, 2, 5);
+    QVERIFY(steps > 3);
+    QTemporaryDir out;
+    const QString digest = out.filePath(QStringLiteral("job.rsdigest"));
+    QCOMPARE(Digest::create(dir.path(), digest), QString());
+    const SessionPtr fromFolder = load(dir.path());
+    const SessionPtr fromDigest = load(digest);
+    const Digest::Opened opened = Digest::open(digest);
+    QCOMPARE(opened.error, QString());
+    compareConclusions(conclusions(fromFolder), conclusions(fromDigest));
+    QVERIFY(fromDigest->events.eventCount() * 5 < fromFolder->events.eventCount());
+    QCOMPARE(fromDigest->events.lanes.size(), fromFolder->events.lanes.size());
+
+    // The digest's events per lane, to look the raw ones up in.
+    using Key = std::tuple<std::int64_t, std::int64_t, int, std::string>;
+    std::vector<std::multiset<Key>> kept(fromDigest->events.lanes.size());
+    for (std::size_t l = 0; l < kept.size(); ++l) {
+        const Lane& lane = fromDigest->events.lanes[l];
+        for (std::size_t i = 0; i < lane.size(); ++i)
+            kept[l].insert({lane.startNs[i], lane.endNs[i], lane.depth[i],
+                            std::string(fromDigest->events.strings.view(lane.nameId[i]))});
+    }
+    // Each finding's interval on each rank it names, on that rank's clock, widened by the margin.
+    const AnalysisResult& analysis = fromFolder->analysis;
+    std::size_t expected = 0, wide = 0;
+    std::int64_t deep = 0;
+    std::set<int> windowed;
+    for (std::size_t f = 0; f < analysis.findings.size(); ++f) {
+        const Finding& finding = analysis.findings[f];
+        if (finding.startNs < 0) continue;
+        for (const int rank : std::set<int>(finding.ranks.begin(), finding.ranks.end())) {
+            const std::int64_t offset = analysis.clock.offsetOf(rank);
+            const std::int64_t lo = finding.startNs + offset - Digest::kWindowMarginNs;
+            const std::int64_t hi =
+                std::max(finding.endNs, finding.startNs) + offset + Digest::kWindowMarginNs;
+            ++expected;
+            const auto w = std::find_if(
+                opened.windows.begin(), opened.windows.end(),
+                [&](const Digest::Window& w) { return w.finding == int(f) && w.rank == rank; });
+            QVERIFY2(w != opened.windows.end(),
+                     qPrintable(QStringLiteral("no window for finding %1 on rank %2")
+                                    .arg(QString::fromStdString(finding.id))
+                                    .arg(rank)));
+            // Whole, or narrowed around the finding's start within the cap.
+            std::int64_t a = lo, b = hi;
+            if (w->narrowed) {
+                QVERIFY(w->startNs >= lo && w->endNs <= hi);
+                QVERIFY(w->startNs <= finding.startNs + offset &&
+                        finding.startNs + offset <= w->endNs);
+                a = w->startNs;
+                b = w->endNs;
+            } else {
+                QCOMPARE(w->startNs, lo);
+                QCOMPARE(w->endNs, hi);
+                ++wide;
+            }
+            windowed.insert(rank);
+            std::int64_t inside = 0;
+            for (std::size_t l = 0; l < fromFolder->events.lanes.size(); ++l) {
+                const Lane& lane = fromFolder->events.lanes[l];
+                if (lane.rank != rank) continue;
+                for (std::size_t i = 0; i < lane.size(); ++i) {
+                    if (lane.startNs[i] > b || lane.endNs[i] < a) continue;
+                    ++inside;
+                    deep += lane.depth[i] >= 2 ? 1 : 0;
+                    const Key key{lane.startNs[i], lane.endNs[i], lane.depth[i],
+                                  std::string(fromFolder->events.strings.view(lane.nameId[i]))};
+                    QVERIFY2(kept[l].count(key) > 0,
+                             qPrintable(QStringLiteral("rank %1 lane %2: %3 at %4 missing")
+                                            .arg(rank)
+                                            .arg(l)
+                                            .arg(QString::fromStdString(std::get<3>(key)))
+                                            .arg(lane.startNs[i])));
+                }
+            }
+            QCOMPARE(w->events, inside);
+        }
+    }
+    QCOMPARE(opened.windows.size(), expected);
+    QVERIFY(wide > 0);
+    // The hung rank and the straggler are named, and events the reduction drops were kept.
+    QVERIFY(windowed.count(5) && windowed.count(2));
+    QVERIFY(deep > 0);
+}
+
+void TestDigest::olderSchemaIsRefused()
+{
+    QTemporaryDir out;
+    const QString digest = out.filePath(QStringLiteral("job.rsdigest"));
+    QCOMPARE(Digest::create(QStringLiteral(RANKSCOPE_TEST_DATA "/traces/straggler_w4"), digest),
+             QString());
+    QCOMPARE(Digest::open(digest).error, QString());
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(digest.toUtf8().constData(), &db), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(db, "UPDATE meta SET value = '1' WHERE key = 'schema_version'", nullptr,
+                          nullptr, nullptr),
+             SQLITE_OK);
+    sqlite3_close(db);
+    const Digest::Opened opened = Digest::open(digest);
+    QVERIFY2(opened.error.contains(QStringLiteral("schema 1")), qPrintable(opened.error));
+    QVERIFY(!load(digest)->folder.isValid());
+}
+
+void TestDigest::rawWindowReadOnDemand()
+{
+    QTemporaryDir dir;
+    QVERIFY(bench::writeDigestJob(dir.path().toStdString(), 4, 2.0, 1, 3) > 2);
+    QTemporaryDir out;
+    const QString digest = out.filePath(QStringLiteral("job.rsdigest"));
+    QCOMPARE(Digest::create(dir.path(), digest), QString());
+    const SessionPtr fromFolder = load(dir.path());
+    const SessionPtr fromDigest = load(digest);
+    // 10 ms early in rank 2's trace (before the hang's long wait), read independently from the
+    // folder's full lanes.
+    const int rank = 2;
+    std::int64_t first = INT64_MAX, last = INT64_MIN;
+    for (const Lane& lane : fromFolder->events.lanes)
+        if (lane.rank == rank && lane.size() > 0) {
+            first = std::min(first, lane.startNs.front());
+            last = std::max(last, lane.endNs.back());
+        }
+    QVERIFY(first < last);
+    const std::int64_t a = first + 8'000'000, b = a + 10'000'000;
+    using Key =
+        std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, std::string>;
+    const auto eventsOf = [&](const EventStore& store, bool window) {
+        std::multiset<Key> keys;
+        for (const Lane& lane : store.lanes) {
+            if (lane.rank != rank) continue;
+            for (std::size_t i = 0; i < lane.size(); ++i)
+                if (!window || (lane.startNs[i] <= b && lane.endNs[i] >= a))
+                    keys.insert({lane.pid, lane.tid, lane.startNs[i], lane.endNs[i], lane.depth[i],
+                                 std::string(store.strings.view(lane.nameId[i]))});
+        }
+        return keys;
+    };
+    const std::multiset<Key> expected = eventsOf(fromFolder->events, true);
+    QVERIFY2(expected.size() > 100,
+             qPrintable(QStringLiteral("%1 events in [%2, %3], trace [%4, %5]")
+                            .arg(expected.size())
+                            .arg(a)
+                            .arg(b)
+                            .arg(first)
+                            .arg(last)));
+    // The digest alone lacks most of them: the window adds detail.
+    const std::multiset<Key> inDigest = eventsOf(fromDigest->events, true);
+    QVERIFY(inDigest.size() * 2 < expected.size());
+
+    const Digest::RawWindow raw = Digest::readRawWindow(fromDigest->folder, rank, a, b);
+    QCOMPARE(raw.error, QString());
+    QCOMPARE(eventsOf(raw.events, false), expected);
+
+    // The folder moved away: an error naming the file, no events.
+    const QString moved = dir.path() + QStringLiteral("_moved");
+    QVERIFY(QDir().rename(dir.path(), moved));
+    const Digest::RawWindow gone = Digest::readRawWindow(fromDigest->folder, rank, a, b);
+    QVERIFY(QDir().rename(moved, dir.path()));
+    QVERIFY2(gone.error.contains(QStringLiteral("rank2.pt.trace.json")), qPrintable(gone.error));
+    QCOMPARE(gone.events.eventCount(), std::int64_t(0));
+    QVERIFY(!Digest::readRawWindow(fromDigest->folder, 99, a, b).error.isEmpty());
 }
 
 void TestDigest::partitionKeepsRanksTogetherAndBalances()

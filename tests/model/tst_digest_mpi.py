@@ -33,7 +33,7 @@ def analyze(rankscope, path):
 def content(path):
     db = sqlite3.connect(path)
     rows = []
-    for table in ("meta", "sources", "traces", "breakdown", "findings"):
+    for table in ("meta", "sources", "traces", "breakdown", "findings", "windows"):
         rows.append((table, sorted(db.execute(f"SELECT * FROM {table}").fetchall())))
     db.close()
     return rows
