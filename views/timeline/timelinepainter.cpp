@@ -371,7 +371,8 @@ void TimelinePainter::paintLane(QPainter& p, const TimelineRectSink& rects,
     }
     // Find hits: an outline per hit, at most one per pixel and row.
     const auto* hitsByLane = frame.hitsByLane;
-    if (hitsByLane && !hitsByLane->empty() && !(*hitsByLane)[std::size_t(laneIndex)].empty()) {
+    if (hitsByLane && std::size_t(laneIndex) < hitsByLane->size() &&
+        !(*hitsByLane)[std::size_t(laneIndex)].empty()) {
         const auto& hits = (*hitsByLane)[std::size_t(laneIndex)];
         auto h = std::lower_bound(hits.begin(), hits.end(), std::int64_t(first));
         std::vector<int> lastX(runs.size(), -1);
