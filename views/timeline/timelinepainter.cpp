@@ -176,7 +176,7 @@ void TimelinePainter::paint(QPainter& p, QSize size, const TimelineFrame& frame,
             const std::size_t r =
                 std::size_t(std::find(ranks.begin(), ranks.end(), rank) - ranks.begin());
             QString title = (collapsed ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) +
-                            tr("Rank %1").arg(rank);
+                            layout.rankTitle(rank);
             if (collapsed) title += tr("  (%1 lanes)").arg(layout.lanesOfRankIndex(r).size());
             p.drawText(QRect(6, yv, labelW - 8, it->height), Qt::AlignVCenter, title);
             const QString banner = frame.banners.value(rank);

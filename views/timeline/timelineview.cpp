@@ -100,6 +100,7 @@ void TimelineView::setSession(SessionPtr session)
     m_currentHit = -1;
     m_collectiveAt.clear();
     m_painter.setSession(m_session.get());
+    m_layout.setLaneJobs(m_session ? LaneJobs::of(*m_session) : LaneJobs{});
     if (m_session) {
         const EventStore& store = m_session->events;
         for (std::size_t i = 0; i < store.collectives.size(); ++i) {
@@ -1173,8 +1174,8 @@ bool TimelineView::viewportEvent(QEvent* event)
                          : tr("Click to fold to one row."));
     } else if (row) {
         text = isRankCollapsed(row->rank)
-                   ? tr("Rank %1: click to unfold.").arg(row->rank)
-                   : tr("Rank %1: click to fold to one summary row.").arg(row->rank);
+                   ? tr("%1: click to unfold.").arg(m_layout.rankTitle(row->rank))
+                   : tr("%1: click to fold to one summary row.").arg(m_layout.rankTitle(row->rank));
     }
     if (text.isEmpty())
         QToolTip::hideText();
