@@ -8,28 +8,42 @@ namespace rankscope {
 EventHit EventSearchResult::hit(std::size_t i) const
 {
     const auto b = std::size_t(std::upper_bound(m_ends.begin(), m_ends.end(), i) - m_ends.begin());
-    return m_batches[b][i - (b == 0 ? 0 : m_ends[b - 1])];
+    return m_batches[b].hits[i - (b == 0 ? 0 : m_ends[b - 1])];
 }
 
 std::vector<EventHit> EventSearchResult::allHits() const
 {
     std::vector<EventHit> all;
     all.reserve(hitCount());
-    for (const std::vector<EventHit>& batch : m_batches)
-        all.insert(all.end(), batch.begin(), batch.end());
+    for (const EventSearchBatch& batch : m_batches)
+        all.insert(all.end(), batch.hits.begin(), batch.hits.end());
     return all;
 }
 
-void EventSearchResult::append(EventSearchBatch&& batch, std::size_t laneCount)
+std::vector<std::int64_t> EventSearchResult::laneHits(int lane, std::int64_t first,
+                                                      std::int64_t last) const
 {
-    if (byLane.size() < laneCount) byLane.resize(laneCount);
-    for (const auto& [lane, events] : batch.byLane) {
-        std::vector<std::int64_t>& to = byLane[std::size_t(lane)];
-        to.insert(to.end(), events.begin(), events.end());
+    // Batches follow each other in time, so a lane's hits ascend from one batch to the next.
+    std::vector<std::int64_t> out;
+    for (const EventSearchBatch& batch : m_batches) {
+        const auto it = std::lower_bound(batch.byLane.begin(), batch.byLane.end(), lane,
+                                         [](const auto& entry, int l) { return entry.first < l; });
+        if (it == batch.byLane.end() || it->first != lane) continue;
+        const std::vector<std::int64_t>& events = it->second;
+        if (events.front() >= last) break;
+        if (events.back() < first) continue;
+        for (auto e = std::lower_bound(events.begin(), events.end(), first);
+             e != events.end() && *e < last; ++e)
+            out.push_back(*e);
     }
+    return out;
+}
+
+void EventSearchResult::append(EventSearchBatch&& batch)
+{
     if (batch.hits.empty()) return;
     m_ends.push_back(hitCount() + batch.hits.size());
-    m_batches.push_back(std::move(batch.hits));
+    m_batches.push_back(std::move(batch));
 }
 
 namespace {
@@ -146,7 +160,7 @@ std::optional<EventSearchResult> searchEvents(const EventStore& store, const QSt
     const bool done = searchEventsInBatches(
         store, text, clock,
         [&](EventSearchBatch&& batch, bool last) {
-            result.append(std::move(batch), store.lanes.size());
+            result.append(std::move(batch));
             result.complete = last;
         },
         cancelled);
@@ -229,7 +243,7 @@ void EventSearch::receive(std::uint64_t generation, EventSearchBatch&& batch, bo
         m_result.text = m_text;
         m_resultGeneration = generation;
     }
-    m_result.append(std::move(batch), m_session->events.lanes.size());
+    m_result.append(std::move(batch));
     if (last) {
         m_result.complete = true;
         m_busy = false;

@@ -33,23 +33,23 @@ struct EventSearchBatch {
 };
 
 // The events whose name holds a text, as far as the search has got. Batches are kept as they
-// arrive (no copy of the earlier hits when more come in).
+// arrive: appending one moves it in, so the thread that receives them never copies hits.
 struct EventSearchResult {
     QString text;
     bool complete = false; // every event was searched
-    // Per lane of the store, the matching events' indices, ascending (sized to the store's lanes
-    // once the first batch is appended).
-    std::vector<std::vector<std::int64_t>> byLane;
 
     std::size_t hitCount() const { return m_ends.empty() ? 0 : m_ends.back(); }
     // The i-th hit in time order (i < hitCount()).
     EventHit hit(std::size_t i) const;
     std::vector<EventHit> allHits() const;
-    void append(EventSearchBatch&& batch, std::size_t laneCount);
+    // The hits in `lane` whose event index is in [first, last), ascending.
+    std::vector<std::int64_t> laneHits(int lane, std::int64_t first = 0,
+                                       std::int64_t last = INT64_MAX) const;
+    void append(EventSearchBatch&& batch);
 
 private:
-    std::vector<std::vector<EventHit>> m_batches;
-    std::vector<std::size_t> m_ends; // hit count up to and including batch i
+    std::vector<EventSearchBatch> m_batches; // those with hits
+    std::vector<std::size_t> m_ends;         // hit count up to and including batch i
 };
 
 // The first window of a search holds about this many events; each next one twice as many, up

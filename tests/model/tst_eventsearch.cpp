@@ -112,13 +112,18 @@ void TestEventSearch::equalsANaiveScan()
     QVERIFY(found->allHits() == truth);
     for (std::size_t i = 0; i < truth.size(); i += 7)
         QCOMPARE(found->hit(i), truth[i]);
-    QCOMPARE(found->byLane.size(), session->events.lanes.size());
-    for (std::size_t l = 0; l < found->byLane.size(); ++l) {
+    for (std::size_t l = 0; l < session->events.lanes.size(); ++l) {
         std::vector<std::int64_t> lane;
         for (const EventHit& h : truth)
             if (h.lane == int(l)) lane.push_back(h.event);
         std::sort(lane.begin(), lane.end());
-        QCOMPARE(found->byLane[l], lane);
+        QCOMPARE(found->laneHits(int(l)), lane);
+        // A window of event indices: the hits inside it.
+        const std::int64_t from = 100, to = 300;
+        std::vector<std::int64_t> inside;
+        std::copy_if(lane.begin(), lane.end(), std::back_inserter(inside),
+                     [&](std::int64_t e) { return e >= from && e < to; });
+        QCOMPARE(found->laneHits(int(l), from, to), inside);
     }
 }
 
@@ -147,6 +152,7 @@ void TestEventSearch::batchesConcatenatedEqualANaiveScan()
     const TimelineClock clock = skewedClock();
     const std::vector<EventHit> truth = naiveFind(session->events, text.toStdString(), clock);
     std::vector<EventHit> concatenated;
+    EventSearchResult appended;
     int batches = 0;
     bool sawLast = false;
     const bool done = searchEventsInBatches(
@@ -173,6 +179,7 @@ void TestEventSearch::batchesConcatenatedEqualANaiveScan()
             std::sort(sortedHits.begin(), sortedHits.end(), byLaneEvent);
             QVERIFY(sortedHits == fromLanes);
             concatenated.insert(concatenated.end(), batch.hits.begin(), batch.hits.end());
+            appended.append(std::move(batch));
         },
         {}, firstBatchEvents);
     QVERIFY(done);
@@ -180,6 +187,19 @@ void TestEventSearch::batchesConcatenatedEqualANaiveScan()
     QCOMPARE(concatenated.size(), truth.size());
     QVERIFY(concatenated == truth);
     if (manyBatches) QVERIFY2(batches > 2, qPrintable(QString::number(batches)));
+    // The appended batches: hit by hit, and per lane over windows of event indices.
+    QCOMPARE(appended.hitCount(), truth.size());
+    for (std::size_t i = 0; i < truth.size(); ++i)
+        QCOMPARE(appended.hit(i), truth[i]);
+    for (int l = 0; l < int(session->events.lanes.size()); ++l)
+        for (const auto& [from, to] :
+             {std::pair<std::int64_t, std::int64_t>{0, INT64_MAX}, {0, 1}, {37, 211}, {250, 499}}) {
+            std::vector<std::int64_t> inside;
+            for (const EventHit& h : truth)
+                if (h.lane == l && h.event >= from && h.event < to) inside.push_back(h.event);
+            std::sort(inside.begin(), inside.end());
+            QCOMPARE(appended.laneHits(l, from, to), inside);
+        }
     if (truth.empty()) QCOMPARE(batches, 1);
 }
 

@@ -135,14 +135,16 @@ void TimelineLayout::nameLanes()
 
 QString TimelineLayout::rankTitle(int rank) const
 {
-    const int r = rankIndex(rank);
+    // Over every lane of the rank, shown or not (the rank overview titles brushed-out ranks).
     std::vector<int> jobs;
-    if (m_jobs.mixed() && r >= 0)
-        for (int id : m_rankLanes[std::size_t(r)]) {
+    if (m_jobs.mixed() && m_store)
+        for (int id = 0; id < int(m_store->lanes.size()); ++id) {
             const int job = m_jobs.jobOfLane(id);
-            if (job >= 0 && std::find(jobs.begin(), jobs.end(), job) == jobs.end())
-                jobs.push_back(job); // in job order: the lanes are grouped by job
+            if (m_store->lanes[std::size_t(id)].rank == rank && job >= 0 &&
+                std::find(jobs.begin(), jobs.end(), job) == jobs.end())
+                jobs.push_back(job);
         }
+    std::sort(jobs.begin(), jobs.end());
     if (jobs.empty()) return tr("Rank %1").arg(rank);
     if (jobs.size() == 1) return tr("Job %1 · rank %2").arg(jobs.front() + 1).arg(rank);
     QStringList numbers;

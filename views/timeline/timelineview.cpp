@@ -359,7 +359,7 @@ TimelineFrame TimelineView::frame() const
     f.scrollY = scrollY();
     f.markers = m_markers;
     f.banners = m_banners;
-    f.hitsByLane = &m_search->result().byLane;
+    f.findHits = &m_search->result();
     return f;
 }
 
