@@ -8,6 +8,7 @@
 #include <QTest>
 #include <algorithm>
 #include <cctype>
+#include <memory>
 #include <random>
 
 using namespace rankscope;
@@ -303,6 +304,19 @@ void TestEventSearch::theWorkerDeliversBatchByBatch()
                         [](const QString& t) { return t == QStringLiteral("memcpy"); }));
     QCOMPARE(std::count(restarts.begin(), restarts.end(), true), 2);
     QVERIFY(search.result().allHits() == naiveFind(session->events, "memcpy", clock));
+
+    // Destroyed while its worker runs: the worker stops and posts nothing to the dead object.
+    {
+        auto running = std::make_unique<EventSearch>();
+        running->setDebounceMs(0);
+        bool first = false;
+        connect(running.get(), &EventSearch::hitsChanged, this, [&] { first = true; });
+        running->search(session, QStringLiteral("a"), clock);
+        QTRY_VERIFY_WITH_TIMEOUT(first, 20000);
+        QVERIFY(running->isBusy());
+        running.reset();
+        QTest::qWait(200); // any batch still queued would be delivered here
+    }
 }
 
 QTEST_GUILESS_MAIN(TestEventSearch)
