@@ -60,10 +60,10 @@ constexpr std::int64_t kMaxBatchEvents = 1024 * 1024;
 
 // Every event of `store` whose name contains `text` (case-insensitive), handed to `deliver` in
 // batches by time windows on `clock`, earliest window first; windows without hits are skipped.
-// `last` is true for the final call; when no event matches, `deliver` is called once with an
-// empty batch. Returns false, with no further call, when `cancelled` returns true (polled every
-// 64 Ki events and names) or for an empty text. `firstBatchEvents` sets the first window's size
-// (tests use small ones to get many batches).
+// `last` is true for the final call, whose batch is empty when the last window holds no hit
+// (so when no event matches, `deliver` is called once, with an empty batch). Returns false, with no
+// further call, when `cancelled` returns true (polled every 64 Ki events and names) or for an empty
+// text. `firstBatchEvents` sets the first window's size (tests use small ones to get many batches).
 using DeliverBatchFn = std::function<void(EventSearchBatch&& batch, bool last)>;
 bool searchEventsInBatches(const EventStore& store, const QString& text, const TimelineClock& clock,
                            const DeliverBatchFn& deliver, const CancelFn& cancelled = {},
