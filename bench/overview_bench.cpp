@@ -1,8 +1,10 @@
 // The rank overview on a large synthetic job: 1,024 ranks x 10,000 collectives (default), one
 // rank 6 ms late at every collective and one that never reaches the last one (the others wait
 // 600 s in it). Times RankActivity::build, then frames of RankOverviewPainter at several zoom
-// levels, 1 px a rank, 1,700 px of track; then find (searchEvents, what the Timeline's find runs
-// in a worker) over every event of the store.
+// levels, 1 px a rank, 1,700 px of track; then find over every event of the store: the batches of
+// searchEventsInBatches on this thread (time to the first batch and to the last), then the same
+// through EventSearch, the worker the Timeline uses, with a 1 ms timer on this (the GUI) thread
+// whose longest gap says how long the GUI thread was kept from its events.
 // Usage: overview_bench [ranks] [collectives] [frames]
 #include "model/find/eventsearch.h"
 #include "model/overview/rankactivity.h"
@@ -10,15 +12,27 @@
 #include "views/timeline/rankoverviewpainter.h"
 
 #include <QApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QTimer>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <numeric>
+#include <time.h>
 
 using namespace rankscope;
 
 namespace {
+
+// CPU time of the calling thread, ms.
+double threadCpuMs()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
 
 double msSince(std::chrono::steady_clock::time_point t0)
 {
@@ -51,7 +65,9 @@ int main(int argc, char** argv)
                  300'000);
     const std::int64_t hangAt = job.nowNs();
     job.step(compute, {"all_reduce"}, 300'000, {ranks - 2}, 600'000'000'000);
-    const EventStore& store = job.finish();
+    const auto session = std::make_shared<TraceSession>(); // EventSearch searches a session
+    session->events = std::move(job.finish());
+    const EventStore& store = session->events;
     std::printf(
         "synthetic store: %d ranks, %zu collective records, %lld events (%.1f s to build)\n", ranks,
         store.collectives.size(), static_cast<long long>(store.eventCount()), msSince(t0) / 1000);
@@ -117,13 +133,63 @@ int main(int argc, char** argv)
         std::printf("  %-36s %6.1f ms a frame wall (worst %.1f), %.1f ms CPU\n", z.name,
                     total / frames, worst, cpuMs);
     }
-    for (const char* text : {"sgemm", "nccl", "no such event"}) {
+    std::printf("find over %lld events:\n", static_cast<long long>(store.eventCount()));
+    for (const char* text : {"no such event", "sgemm", "nccl"}) {
+        const QString q = QString::fromLatin1(text);
         const auto f0 = std::chrono::steady_clock::now();
         const std::clock_t c0 = std::clock();
-        const auto found = searchEvents(store, QString::fromLatin1(text), {});
-        std::printf("find \"%s\" over %lld events: %zu hits in %.0f ms wall, %.0f ms CPU\n", text,
-                    static_cast<long long>(store.eventCount()), found ? found->hits.size() : 0,
-                    msSince(f0), 1000.0 * double(std::clock() - c0) / CLOCKS_PER_SEC);
+        double firstWall = -1, firstCpu = -1;
+        std::size_t hits = 0, batches = 0, firstHits = 0;
+        searchEventsInBatches(store, q, {}, [&](EventSearchBatch&& batch, bool) {
+            if (firstWall < 0 && !batch.hits.empty()) {
+                firstWall = msSince(f0);
+                firstCpu = 1000.0 * double(std::clock() - c0) / CLOCKS_PER_SEC;
+                firstHits = batch.hits.size();
+            }
+            hits += batch.hits.size();
+            batches += batch.hits.empty() ? 0 : 1;
+        });
+        std::printf("  \"%s\", one thread: %zu hits in %zu batches; first %zu hits after %.0f ms "
+                    "wall, %.0f ms CPU; all after %.0f ms wall, %.0f ms CPU\n",
+                    text, hits, batches, firstHits, firstWall, firstCpu, msSince(f0),
+                    1000.0 * double(std::clock() - c0) / CLOCKS_PER_SEC);
+
+        EventSearch search;
+        search.setDebounceMs(0);
+        QEventLoop loop;
+        QElapsedTimer since;
+        double workerFirst = -1, longestGap = 0, longestCpuGap = 0;
+        qint64 lastTick = 0;
+        double lastTickCpu = threadCpuMs();
+        QTimer tick;
+        tick.setInterval(1);
+        QObject::connect(&tick, &QTimer::timeout, [&] {
+            longestGap = std::max(longestGap, double(since.nsecsElapsed() - lastTick) / 1e6);
+            lastTick = since.nsecsElapsed();
+            // What this thread itself spent between ticks (the rest of a wall gap is waiting
+            // for a core on a loaded machine).
+            longestCpuGap = std::max(longestCpuGap, threadCpuMs() - lastTickCpu);
+            lastTickCpu = threadCpuMs();
+        });
+        QObject::connect(&search, &EventSearch::hitsChanged, [&] {
+            if (workerFirst < 0 && search.result().hitCount() > 0)
+                workerFirst = double(since.nsecsElapsed()) / 1e6;
+            if (search.result().complete) loop.quit();
+        });
+        const std::clock_t w0 = std::clock();
+        const double guiCpu0 = threadCpuMs();
+        since.start();
+        tick.start();
+        search.search(session, q, {});
+        loop.exec();
+        tick.stop();
+        std::printf("  \"%s\", EventSearch: first hits on the GUI thread after %.0f ms wall, all "
+                    "after %.0f ms wall, %.0f ms CPU (GUI thread %.0f ms); the GUI thread's "
+                    "longest gap between 1 ms ticks %.1f ms wall, %.1f ms of its own CPU\n",
+                    text, workerFirst, double(since.nsecsElapsed()) / 1e6,
+                    1000.0 * double(std::clock() - w0) / CLOCKS_PER_SEC, threadCpuMs() - guiCpu0,
+                    longestGap, longestCpuGap);
+        std::fflush(stdout);
     }
     return 0;
 }

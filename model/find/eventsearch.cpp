@@ -5,55 +5,166 @@
 
 namespace rankscope {
 
-std::optional<EventSearchResult> searchEvents(const EventStore& store, const QString& text,
-                                              const TimelineClock& clock, const CancelFn& cancelled)
+EventHit EventSearchResult::hit(std::size_t i) const
 {
-    if (text.isEmpty()) return std::nullopt;
+    const auto b = std::size_t(std::upper_bound(m_ends.begin(), m_ends.end(), i) - m_ends.begin());
+    return m_batches[b].hits[i - (b == 0 ? 0 : m_ends[b - 1])];
+}
+
+std::vector<EventHit> EventSearchResult::allHits() const
+{
+    std::vector<EventHit> all;
+    all.reserve(hitCount());
+    for (const EventSearchBatch& batch : m_batches)
+        all.insert(all.end(), batch.hits.begin(), batch.hits.end());
+    return all;
+}
+
+std::vector<std::int64_t> EventSearchResult::laneHits(int lane, std::int64_t first,
+                                                      std::int64_t last) const
+{
+    // Batches follow each other in time, so a lane's hits ascend from one batch to the next.
+    std::vector<std::int64_t> out;
+    for (const EventSearchBatch& batch : m_batches) {
+        const auto it = std::lower_bound(batch.byLane.begin(), batch.byLane.end(), lane,
+                                         [](const auto& entry, int l) { return entry.first < l; });
+        if (it == batch.byLane.end() || it->first != lane) continue;
+        const std::vector<std::int64_t>& events = it->second;
+        if (events.front() >= last) break;
+        if (events.back() < first) continue;
+        for (auto e = std::lower_bound(events.begin(), events.end(), first);
+             e != events.end() && *e < last; ++e)
+            out.push_back(*e);
+    }
+    return out;
+}
+
+void EventSearchResult::append(EventSearchBatch&& batch)
+{
+    if (batch.hits.empty()) return;
+    m_ends.push_back(hitCount() + batch.hits.size());
+    m_batches.push_back(std::move(batch));
+}
+
+namespace {
+
+// The ends of the search's time windows on the clock: window w holds the events whose start on
+// the clock is before bounds[w] (and not before bounds[w - 1]); the window after the last bound
+// holds the rest. Sized from a sorted sample of about 64 Ki starts (every step-th event of each
+// lane), so each window holds about the number of events asked for, whatever the spread in time.
+std::vector<std::int64_t> windowBounds(const EventStore& store,
+                                       const std::vector<std::int64_t>& offsets,
+                                       std::int64_t firstBatchEvents)
+{
+    const std::int64_t step = std::max<std::int64_t>(1, store.eventCount() / 65536);
+    std::vector<std::int64_t> sample;
+    for (std::size_t l = 0; l < store.lanes.size(); ++l) {
+        const Lane& lane = store.lanes[l];
+        for (std::size_t i = 0; i < lane.size(); i += std::size_t(step))
+            sample.push_back(lane.startNs[i] + offsets[l]);
+    }
+    std::sort(sample.begin(), sample.end());
+    std::vector<std::int64_t> bounds;
+    std::int64_t budget = std::max<std::int64_t>(1, firstBatchEvents);
+    const std::int64_t maxBudget = std::max(kMaxBatchEvents, budget);
+    std::size_t p = 0;
+    for (;;) {
+        p += std::size_t(std::max<std::int64_t>(1, budget / step));
+        while (p < sample.size() && !bounds.empty() && sample[p] <= bounds.back())
+            ++p;
+        if (p >= sample.size()) break;
+        bounds.push_back(sample[p]);
+        budget = std::min(budget * 2, maxBudget);
+    }
+    return bounds;
+}
+
+} // namespace
+
+bool searchEventsInBatches(const EventStore& store, const QString& text, const TimelineClock& clock,
+                           const DeliverBatchFn& deliver, const CancelFn& cancelled,
+                           std::int64_t firstBatchEvents)
+{
     const auto stop = [&] { return cancelled && cancelled(); };
+    if (text.isEmpty() || stop()) return false;
     // Names are interned: test each name once, then each event is a table lookup.
     std::vector<char> match(store.strings.size(), 0);
+    bool anyName = false;
     for (std::size_t id = 1; id < store.strings.size(); ++id) {
         const std::string_view name = store.strings.view(StringId(id));
         match[id] = QString::fromUtf8(name.data(), qsizetype(name.size()))
                         .contains(text, Qt::CaseInsensitive);
-        if (id % 65536 == 0 && stop()) return std::nullopt;
+        anyName = anyName || match[id];
+        if (id % 65536 == 0 && stop()) return false;
     }
-    EventSearchResult result;
-    result.text = text;
-    result.byLane.resize(store.lanes.size());
-    std::size_t total = 0;
-    for (std::size_t l = 0; l < store.lanes.size(); ++l) {
-        const Lane& lane = store.lanes[l];
-        std::vector<std::int64_t>& hits = result.byLane[l];
-        for (std::size_t i = 0; i < lane.size(); ++i) {
-            if (match[std::size_t(lane.nameId[i])]) hits.push_back(std::int64_t(i));
-            if (i % 65536 == 65535 && stop()) return std::nullopt;
-        }
-        total += hits.size();
-        if (stop()) return std::nullopt;
+    if (!anyName) {
+        deliver({}, true);
+        return true;
     }
-    // Ordered by (start on the clock, lane, event): a stable sort by start of the hits in lane
-    // order, since a lane's events are sorted by start.
+    std::vector<std::int64_t> offsets(store.lanes.size());
+    for (std::size_t l = 0; l < store.lanes.size(); ++l)
+        offsets[l] = clock.toDisplay(store.lanes[l].rank, 0);
+    const std::vector<std::int64_t> bounds = windowBounds(store, offsets, firstBatchEvents);
+    if (stop()) return false;
+
     struct Keyed {
         std::int64_t startNs;
         EventHit hit;
     };
     std::vector<Keyed> keyed;
-    keyed.reserve(total);
-    for (std::size_t l = 0; l < store.lanes.size(); ++l) {
-        const Lane& lane = store.lanes[l];
-        const std::int64_t offset = clock.toDisplay(lane.rank, 0);
-        for (std::int64_t i : result.byLane[l])
-            keyed.push_back({lane.startNs[std::size_t(i)] + offset, {int(l), i}});
+    std::vector<std::size_t> cursor(store.lanes.size(), 0); // first event of the next window
+    std::int64_t scanned = 0;
+    for (std::size_t w = 0; w <= bounds.size(); ++w) {
+        const bool last = w == bounds.size();
+        EventSearchBatch batch;
+        keyed.clear();
+        for (std::size_t l = 0; l < store.lanes.size(); ++l) {
+            const Lane& lane = store.lanes[l];
+            std::size_t i = cursor[l];
+            const std::size_t end =
+                last ? lane.size()
+                     : std::size_t(std::lower_bound(lane.startNs.begin() + std::ptrdiff_t(i),
+                                                    lane.startNs.end(), bounds[w] - offsets[l]) -
+                                   lane.startNs.begin());
+            cursor[l] = end;
+            std::vector<std::int64_t> hits;
+            for (; i < end; ++i) {
+                if (match[std::size_t(lane.nameId[i])]) {
+                    hits.push_back(std::int64_t(i));
+                    keyed.push_back({lane.startNs[i] + offsets[l], {int(l), std::int64_t(i)}});
+                }
+                if (++scanned % 65536 == 0 && stop()) return false;
+            }
+            if (!hits.empty()) batch.byLane.emplace_back(int(l), std::move(hits));
+        }
+        if (keyed.empty() && !last) continue;
+        // Ordered by (start on the clock, lane, event).
+        std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+            if (a.startNs != b.startNs) return a.startNs < b.startNs;
+            return a.hit.lane != b.hit.lane ? a.hit.lane < b.hit.lane : a.hit.event < b.hit.event;
+        });
+        batch.hits.reserve(keyed.size());
+        for (const Keyed& k : keyed)
+            batch.hits.push_back(k.hit);
+        if (stop()) return false;
+        deliver(std::move(batch), last);
     }
-    if (stop()) return std::nullopt;
-    std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
-        if (a.startNs != b.startNs) return a.startNs < b.startNs;
-        return a.hit.lane != b.hit.lane ? a.hit.lane < b.hit.lane : a.hit.event < b.hit.event;
-    });
-    result.hits.reserve(total);
-    for (const Keyed& k : keyed)
-        result.hits.push_back(k.hit);
+    return true;
+}
+
+std::optional<EventSearchResult> searchEvents(const EventStore& store, const QString& text,
+                                              const TimelineClock& clock, const CancelFn& cancelled)
+{
+    EventSearchResult result;
+    result.text = text;
+    const bool done = searchEventsInBatches(
+        store, text, clock,
+        [&](EventSearchBatch&& batch, bool last) {
+            result.append(std::move(batch));
+            result.complete = last;
+        },
+        cancelled);
+    if (!done) return std::nullopt;
     return result;
 }
 
@@ -63,18 +174,14 @@ EventSearch::EventSearch(QObject* parent)
     m_timer.setSingleShot(true);
     m_timer.setInterval(kDefaultDebounceMs);
     connect(&m_timer, &QTimer::timeout, this, &EventSearch::start);
-    connect(&m_watcher, &QFutureWatcher<Outcome>::finished, this, [this] {
-        const Outcome outcome = m_watcher.result();
-        // A search superseded or cancelled since it started delivers nothing.
-        if (outcome.generation != m_generation->load()) return;
-        m_busy = false;
-        if (outcome.result) Q_EMIT found(*outcome.result);
-    });
 }
 
 EventSearch::~EventSearch()
 {
     cancel();
+    // A worker posts its batches to this object: none may be left running once it is gone.
+    for (QFuture<void>& worker : m_workers)
+        worker.waitForFinished();
 }
 
 void EventSearch::setDebounceMs(int ms)
@@ -98,15 +205,50 @@ void EventSearch::cancel()
     m_busy = false;
 }
 
+void EventSearch::clear()
+{
+    cancel();
+    m_result = {};
+    m_resultGeneration = 0;
+}
+
 void EventSearch::start()
 {
     const std::uint64_t mine = ++*m_generation;
     m_busy = true;
-    m_watcher.setFuture(QtConcurrent::run(
-        [session = m_session, text = m_text, clock = m_clock, generation = m_generation, mine] {
-            return Outcome{mine, searchEvents(session->events, text, clock,
-                                              [&] { return generation->load() != mine; })};
-        }));
+    std::erase_if(m_workers, [](const QFuture<void>& w) { return w.isFinished(); });
+    m_workers.push_back(QtConcurrent::run([this, session = m_session, text = m_text,
+                                           clock = m_clock, generation = m_generation, mine] {
+        const auto stale = [&] { return generation->load() != mine; };
+        searchEventsInBatches(
+            session->events, text, clock,
+            [&](EventSearchBatch&& batch, bool last) {
+                if (stale()) return;
+                auto moved = std::make_shared<EventSearchBatch>(std::move(batch));
+                QMetaObject::invokeMethod(
+                    this, [this, mine, moved, last] { receive(mine, std::move(*moved), last); },
+                    Qt::QueuedConnection);
+            },
+            stale);
+    }));
+}
+
+void EventSearch::receive(std::uint64_t generation, EventSearchBatch&& batch, bool last)
+{
+    // A search superseded or cancelled since the batch was posted delivers nothing more.
+    if (generation != m_generation->load()) return;
+    const bool restarted = generation != m_resultGeneration;
+    if (restarted) {
+        m_result = {};
+        m_result.text = m_text;
+        m_resultGeneration = generation;
+    }
+    m_result.append(std::move(batch));
+    if (last) {
+        m_result.complete = true;
+        m_busy = false;
+    }
+    Q_EMIT hitsChanged(restarted);
 }
 
 } // namespace rankscope

@@ -1,9 +1,12 @@
 #include "model/trace/kinetoreader.h"
+#include "model/tracesession.h"
 #include "tests/support/gzip.h"
 #include "views/timeline/timelinelayout.h"
 
 #include <QSet>
+#include <QTemporaryDir>
 #include <QtTest>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -47,6 +50,19 @@ RawLanes rawLanesOf(const QString& path)
     return raw;
 }
 
+// A trace's world size and first event on the epoch clock (ns), from its raw JSON.
+std::pair<int, double> rawJobOf(const QString& path)
+{
+    const auto doc = nlohmann::json::parse(inflate(path));
+    double first = std::numeric_limits<double>::max();
+    for (const auto& e : doc.at("traceEvents"))
+        if (e.value("ph", "") == "X" && e.contains("ts") && e["ts"].is_number())
+            first = std::min(first, e["ts"].get<double>() * 1000);
+    const double base =
+        doc.contains("baseTimeNanoseconds") ? doc["baseTimeNanoseconds"].get<double>() : 0.0;
+    return {doc.at("distributedInfo").at("world_size").get<int>(), base + first};
+}
+
 QString trimmed(const std::string& s)
 {
     return QString::fromStdString(s).trimmed();
@@ -60,6 +76,7 @@ private Q_SLOTS:
     void realTraces_data();
     void realTraces();
     void foldingAndToggling();
+    void mixedJobsAreToldApart();
 };
 
 void TestTimelineLayout::realTraces_data()
@@ -185,6 +202,64 @@ void TestTimelineLayout::foldingAndToggling()
                      QStringLiteral("worker (pid %1, tid %2)").arg(lane.pid).arg(lane.tid));
     }
     QCOMPARE(names.size(), qsizetype(layout.lanesOfRankIndex(0).size()));
+}
+
+// A folder with rank 0 of a 16-rank and of a 2-rank job (HTA's samples): both files' lanes are
+// in rank 0's group, but grouped by file, each lane named after its job (job 1 the one that ran
+// first, as the raw files' clocks say) and the rank's title naming both jobs. With one of the
+// files alone, nothing mentions jobs.
+void TestTimelineLayout::mixedJobsAreToldApart()
+{
+    const QStringList files{QStringLiteral("fsdp_16rank_rank0.json.gz"),
+                            QStringLiteral("nccl_2rank_rank0.json.gz")};
+    std::map<QString, int> jobOfFile; // 1 for the earlier
+    const auto a = rawJobOf(kData + QStringLiteral("/kineto-gpu-samples/") + files[0]);
+    const auto b = rawJobOf(kData + QStringLiteral("/kineto-gpu-samples/") + files[1]);
+    QVERIFY(a.first != b.first); // different world sizes: two jobs
+    jobOfFile[files[0]] = a.second < b.second ? 1 : 2;
+    jobOfFile[files[1]] = a.second < b.second ? 2 : 1;
+
+    for (const bool both : {true, false}) {
+        QTemporaryDir dir;
+        for (int f = 0; f < (both ? 2 : 1); ++f)
+            QVERIFY(QFile::copy(kData + QStringLiteral("/kineto-gpu-samples/") + files[f],
+                                dir.filePath(files[f])));
+        const auto session = readSession(dir.path());
+        QVERIFY(session);
+        TimelineLayout layout;
+        layout.setLaneJobs(LaneJobs::of(*session));
+        layout.build(&session->events, {});
+        QCOMPARE(layout.ranks(), std::vector<int>{0});
+        const std::vector<int>& lanes = layout.lanesOfRankIndex(0);
+        QCOMPARE(lanes.size(), session->events.lanes.size());
+        if (!both) {
+            QCOMPARE(layout.rankTitle(0), QStringLiteral("Rank 0"));
+            for (int id : lanes)
+                QVERIFY2(!layout.laneName(id).startsWith(QStringLiteral("job ")),
+                         qPrintable(layout.laneName(id)));
+            continue;
+        }
+        QCOMPARE(layout.rankTitle(0), QStringLiteral("Rank 0 · jobs 1, 2"));
+        std::vector<int> jobsInOrder; // the job of each lane in display order
+        QSet<QString> names;
+        for (int id : lanes) {
+            const Lane& lane = session->events.lanes[std::size_t(id)];
+            const QString file = session->folder.sources()[lane.sourceIndex].relativePath.section(
+                QLatin1Char('/'), -1);
+            QVERIFY2(jobOfFile.count(file), qPrintable(file));
+            const int job = jobOfFile[file];
+            jobsInOrder.push_back(job);
+            const QString name = layout.laneName(id);
+            QVERIFY2(name.startsWith(QStringLiteral("job %1 · ").arg(job)), qPrintable(name));
+            QVERIFY(layout.laneDescription(id).contains(
+                QStringLiteral("Job %1 of the folder's 2").arg(job)));
+            names.insert(name);
+        }
+        QCOMPARE(names.size(), qsizetype(lanes.size()));
+        QVERIFY(std::is_sorted(jobsInOrder.begin(), jobsInOrder.end()));
+        QCOMPARE(jobsInOrder.front(), 1);
+        QCOMPARE(jobsInOrder.back(), 2);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestTimelineLayout)

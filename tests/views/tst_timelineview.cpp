@@ -413,6 +413,58 @@ private Q_SLOTS:
         QTRY_COMPARE(view.findHitCount(), 0);
     }
 
+    // A search over 800,000 events arrives in several batches: while it runs, the count grows,
+    // Shift+Enter goes to the last hit found so far and Enter there waits instead of wrapping;
+    // once done, the hits are those of a scan written here, in time order, and Enter wraps.
+    void findStepsWhileTheSearchRuns()
+    {
+        const auto session = synthetic::makeSession({2, 1, 1, 200'000, 2'000'000'000, 10, 1000, 5});
+        QVERIFY(session->events.eventCount() > 8 * kFirstBatchEvents);
+        TimelineView view;
+        view.resize(900, 400);
+        view.setSession(session);
+        std::vector<int> counts;
+        bool stepped = false, previousWentToLast = false, nextWaited = false;
+        connect(&view, &TimelineView::findHitsChanged, this, [&](int count, int) {
+            if (count == 0 || !view.isFinding() || stepped) return;
+            counts.push_back(count);
+            if (counts.size() < 2) return;
+            stepped = true; // the handler re-enters through findHitsChanged below
+            view.findPrevious();
+            previousWentToLast = view.currentFindHit() == count - 1;
+            view.findNext();
+            nextWaited = view.currentFindHit() == count - 1 && view.isFinding();
+        });
+        view.setFindText(QStringLiteral("allreduce_sum"));
+        QTRY_VERIFY_WITH_TIMEOUT(!view.isFinding(), 30000);
+        QVERIFY2(stepped, "the search delivered fewer than two batches before its last");
+        QVERIFY(counts[1] > counts[0]);
+        QVERIFY(previousWentToLast);
+        QVERIFY(nextWaited);
+
+        std::vector<std::tuple<std::int64_t, int, std::int64_t>> truth; // (start, lane, event)
+        const auto& lanes = session->events.lanes;
+        for (std::size_t l = 0; l < lanes.size(); ++l)
+            for (std::size_t i = 0; i < lanes[l].size(); ++i) {
+                const QString name = QString::fromStdString(
+                    std::string(session->events.strings.view(lanes[l].nameId[i])));
+                if (name.contains(QStringLiteral("allreduce_sum"), Qt::CaseInsensitive))
+                    truth.emplace_back(lanes[l].startNs[i], int(l), std::int64_t(i));
+            }
+        std::sort(truth.begin(), truth.end());
+        const std::vector<TimelineEventRef> hits = view.findHits();
+        QCOMPARE(hits.size(), truth.size());
+        for (std::size_t i = 0; i < hits.size(); ++i) {
+            const TimelineEventRef expected{std::get<1>(truth[i]), std::get<2>(truth[i])};
+            QVERIFY(hits[i] == expected);
+        }
+        while (view.currentFindHit() != view.findHitCount() - 1)
+            view.findNext();
+        view.findNext();
+        QCOMPARE(view.currentFindHit(), 0);
+        QCOMPARE(view.selected(), hits[0]);
+    }
+
     // The details of the collective a hang finding is about list every member of its group:
     // the rank that never issued it as "never arrived", the ones that waited as not completed;
     // a desync over different ops shows each rank's own op.

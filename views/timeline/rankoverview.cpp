@@ -294,7 +294,7 @@ bool RankOverviewCanvas::event(QEvent* event)
     }
     QString text = m_layout.ranksPerRow() > 1
                        ? tr("Ranks from %1 (%2 a pixel row)").arg(rank).arg(m_layout.ranksPerRow())
-                       : tr("Rank %1").arg(rank);
+                       : m_view->layout().rankTitle(rank);
     if (pos.x() >= m_layout.trackLeft() && m_layout.ranksPerRow() == 1)
         text += QStringLiteral(": ") + colors::rankStateName(stateAt(rank, pos.x()));
     const int row = m_activity->rowOf(rank);

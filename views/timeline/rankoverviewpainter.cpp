@@ -192,6 +192,9 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
     // Findings: a bar in the strip over their time range with the id, and on each blamed
     // rank's row the edges of the range and a tab in the label column.
     p.setClipRect(QRect(0, 0, image.width(), image.height()));
+    // The strip's labels so far, [from, to) in x: a label that would overlap one of them is
+    // left out (the markers come most important first), its bar and edges stay.
+    std::vector<std::pair<int, int>> labelled;
     for (const TimelineMarker& m : frame.markers) {
         const bool allRanks = m.ranks.isEmpty();
         const int refRank = allRanks ? -1 : m.ranks.first();
@@ -201,7 +204,12 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
         if (x2 > left && x1 < right) {
             p.fillRect(QRect(x1, 1, std::max(2, x2 - x1), strip - 2), m.color);
             const int room = right - x1 - 2;
-            if (room > fm.horizontalAdvance(m.label)) {
+            const int textW = fm.horizontalAdvance(m.label);
+            const bool free = std::none_of(labelled.begin(), labelled.end(), [&](const auto& l) {
+                return x1 + 2 < l.second && l.first < x1 + 2 + textW + 4;
+            });
+            if (room > textW && free) {
+                labelled.emplace_back(x1 + 2, x1 + 2 + textW + 4);
                 p.setPen(colors::textColorOn(m.color));
                 if (x2 - x1 < fm.horizontalAdvance(m.label) + 4) p.setPen(m.color.darker(160));
                 p.drawText(QRect(x1 + 2, 0, room, strip), Qt::AlignVCenter | Qt::AlignLeft,

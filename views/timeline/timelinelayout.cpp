@@ -33,20 +33,27 @@ void TimelineLayout::build(const EventStore* store, const QSet<int>& collapsedRa
         std::vector<int>& ids = m_rankLanes[r];
         for (int i = 0; i < int(lanes.size()); ++i)
             if (lanes[std::size_t(i)].rank == m_ranks[r]) ids.push_back(i);
+        // By job where the folder mixes them, then GPU streams first.
         std::stable_sort(ids.begin(), ids.end(), [&](int a, int b) {
+            const int ja = m_jobs.jobOfLane(a), jb = m_jobs.jobOfLane(b);
+            if (ja != jb) return ja < jb;
             const Lane& la = lanes[std::size_t(a)];
             const Lane& lb = lanes[std::size_t(b)];
             const bool ga = la.kind == LaneKind::GpuStream, gb = lb.kind == LaneKind::GpuStream;
             if (ga != gb) return ga;
             return std::pair(la.pid, la.tid) < std::pair(lb.pid, lb.tid);
         });
-        const bool hasGpu =
-            !ids.empty() && lanes[std::size_t(ids.front())].kind == LaneKind::GpuStream;
+        // The jobs of this rank that have GPU streams: their CPU threads are summarised.
+        QSet<int> jobsWithGpu;
+        for (int id : ids)
+            if (lanes[std::size_t(id)].kind == LaneKind::GpuStream)
+                jobsWithGpu.insert(m_jobs.jobOfLane(id));
         for (std::size_t k = 0; k < ids.size(); ++k) {
             const auto id = std::size_t(ids[k]);
             m_laneOrdinal[id] = int(k);
             const int levels = lanes[id].maxDepth + 1;
-            const bool summarised = hasGpu && lanes[id].kind == LaneKind::CpuThread;
+            const bool summarised = jobsWithGpu.contains(m_jobs.jobOfLane(int(id))) &&
+                                    lanes[id].kind == LaneKind::CpuThread;
             const int byDefault = summarised ? 1 : std::min(levels, kDefaultLevels);
             m_shownLevels[id] = !toggledLanes.contains(int(id)) ? byDefault
                                 : byDefault < levels            ? levels
@@ -99,7 +106,9 @@ void TimelineLayout::nameLanes()
                        : !given.isEmpty() ? given
                                           : tr("thread %1").arg(lane.tid);
             }
-            m_laneNames[std::size_t(id)] = name;
+            const int job = m_jobs.mixed() ? m_jobs.jobOfLane(id) : -1;
+            m_laneNames[std::size_t(id)] =
+                job >= 0 ? tr("job %1 · %2").arg(job + 1).arg(name) : name;
         }
         // Unique within the rank: the ids where the metadata repeats a name, a counter after
         // that (the same pid and tid twice cannot come from one trace, but can from two).
@@ -122,6 +131,26 @@ void TimelineLayout::nameLanes()
                 name = base + QStringLiteral(" #%1").arg(n);
         }
     }
+}
+
+QString TimelineLayout::rankTitle(int rank) const
+{
+    // Over every lane of the rank, shown or not (the rank overview titles brushed-out ranks).
+    std::vector<int> jobs;
+    if (m_jobs.mixed() && m_store)
+        for (int id = 0; id < int(m_store->lanes.size()); ++id) {
+            const int job = m_jobs.jobOfLane(id);
+            if (m_store->lanes[std::size_t(id)].rank == rank && job >= 0 &&
+                std::find(jobs.begin(), jobs.end(), job) == jobs.end())
+                jobs.push_back(job);
+        }
+    std::sort(jobs.begin(), jobs.end());
+    if (jobs.empty()) return tr("Rank %1").arg(rank);
+    if (jobs.size() == 1) return tr("Job %1 · rank %2").arg(jobs.front() + 1).arg(rank);
+    QStringList numbers;
+    for (int job : jobs)
+        numbers.append(QString::number(job + 1));
+    return tr("Rank %1 · jobs %2").arg(rank).arg(numbers.join(QStringLiteral(", ")));
 }
 
 int TimelineLayout::rankIndex(int rank) const
@@ -170,6 +199,13 @@ QString TimelineLayout::laneDescription(int laneIndex) const
                   .arg(lane.pid)
                   .arg(lane.tid)
             : tr("Rank %1, CPU thread: pid %2, tid %3").arg(lane.rank).arg(lane.pid).arg(lane.tid)};
+    const int job = m_jobs.mixed() ? m_jobs.jobOfLane(laneIndex) : -1;
+    if (job >= 0)
+        lines << (job == m_jobs.analysed
+                      ? tr("Job %1 of the folder's %2: the one the diagnosis analyses")
+                      : tr("Job %1 of the folder's %2: set aside by the diagnosis"))
+                     .arg(job + 1)
+                     .arg(m_jobs.jobCount);
     if (!lane.processLabel.empty())
         lines << tr("process_labels: %1").arg(QString::fromStdString(lane.processLabel));
     if (!lane.threadName.empty())

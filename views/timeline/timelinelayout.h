@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/overview/lanejobs.h"
 #include "model/store/eventstore.h"
 #include "model/zoomstate.h"
 
@@ -26,7 +27,9 @@ struct TimelineEventRef {
 // streams, since by containment its top level spans everything it holds); toggling a lane
 // shows all its levels, or folds a lane that shows them all by default to one row. A folded rank
 // keeps one summary row: its GPU streams' top levels (its threads' without GPU streams).
-// Lane names come from the trace's metadata and are unique within a rank. y is content y: 0 at
+// Lane names come from the trace's metadata and are unique within a rank. In a folder that mixes
+// jobs (setLaneJobs), a rank's lanes are grouped by job, each lane's name starts with its job
+// ("job 2 · GPU 0 · stream 7") and the rank's title names its job or jobs. y is content y: 0 at
 // the first rank's header, before any scrolling.
 class TimelineLayout {
     Q_DECLARE_TR_FUNCTIONS(TimelineLayout)
@@ -52,7 +55,14 @@ public:
     void build(const EventStore* store, const QSet<int>& collapsedRanks,
                const QSet<int>& toggledLanes = {}, const QSet<int>& shownRanks = {});
 
+    // The job of each lane, from the model (LaneJobs::of); used from the next build().
+    void setLaneJobs(LaneJobs jobs) { m_jobs = std::move(jobs); }
+    const LaneJobs& laneJobs() const { return m_jobs; }
+
     const std::vector<int>& ranks() const { return m_ranks; }
+    // "Rank 3"; where the folder mixes jobs "Job 2 · rank 3", or "Rank 0 · jobs 1, 2" when the
+    // rank's lanes come from several jobs.
+    QString rankTitle(int rank) const;
     // Lanes of ranks()[index] in display order.
     const std::vector<int>& lanesOfRankIndex(std::size_t index) const { return m_rankLanes[index]; }
     const std::vector<Row>& rows() const { return m_rows; }
@@ -94,6 +104,7 @@ private:
     void nameLanes();
 
     const EventStore* m_store = nullptr;
+    LaneJobs m_jobs;
     QSet<int> m_collapsed;
     std::vector<int> m_ranks;                  // in order
     std::vector<std::vector<int>> m_rankLanes; // per m_ranks entry: GPU lanes first

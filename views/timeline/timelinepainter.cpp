@@ -176,7 +176,7 @@ void TimelinePainter::paint(QPainter& p, QSize size, const TimelineFrame& frame,
             const std::size_t r =
                 std::size_t(std::find(ranks.begin(), ranks.end(), rank) - ranks.begin());
             QString title = (collapsed ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) +
-                            tr("Rank %1").arg(rank);
+                            layout.rankTitle(rank);
             if (collapsed) title += tr("  (%1 lanes)").arg(layout.lanesOfRankIndex(r).size());
             p.drawText(QRect(6, yv, labelW - 8, it->height), Qt::AlignVCenter, title);
             const QString banner = frame.banners.value(rank);
@@ -370,14 +370,15 @@ void TimelinePainter::paintLane(QPainter& p, const TimelineRectSink& rects,
         }
     }
     // Find hits: an outline per hit, at most one per pixel and row.
-    const auto* hitsByLane = frame.hitsByLane;
-    if (hitsByLane && !hitsByLane->empty() && !(*hitsByLane)[std::size_t(laneIndex)].empty()) {
-        const auto& hits = (*hitsByLane)[std::size_t(laneIndex)];
-        auto h = std::lower_bound(hits.begin(), hits.end(), std::int64_t(first));
+    const std::vector<std::int64_t> hits =
+        frame.findHits
+            ? frame.findHits->laneHits(laneIndex, std::int64_t(first), std::int64_t(last))
+            : std::vector<std::int64_t>{};
+    if (!hits.empty()) {
         std::vector<int> lastX(runs.size(), -1);
         p.setPen(QPen(colors::kFindHit, 2));
-        for (; h != hits.end() && *h < std::int64_t(last); ++h) {
-            const auto i = std::size_t(*h);
+        for (const std::int64_t h : hits) {
+            const auto i = std::size_t(h);
             const int d = lane.depth[i];
             if (d < firstRow || d > lastRow) continue;
             const int x1 = labelW + int(std::floor(double(lane.startNs[i] - t0) / npp));

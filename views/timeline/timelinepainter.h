@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/find/eventsearch.h"
 #include "model/tracesession.h"
 #include "model/zoomstate.h"
 #include "views/timeline/timelinelayout.h"
@@ -46,7 +47,7 @@ struct TimelineFrame {
     int scrollY = 0; // content y at the top of the lanes area
     QList<TimelineMarker> markers;
     QHash<int, QString> banners;
-    const std::vector<std::vector<std::int64_t>>* hitsByLane = nullptr; // find hits per lane
+    const EventSearchResult* findHits = nullptr;
 
     // The shift of `rank`'s raw times (clock() holds no offsets on raw timestamps).
     std::int64_t offsetOf(int rank) const { return clock.offsetNs.value(rank, 0); }

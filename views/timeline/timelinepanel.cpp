@@ -360,8 +360,11 @@ void TimelinePanel::updateFindStatus(int count, int current)
 {
     if (m_find->text().isEmpty())
         m_findStatus->clear();
-    else if (m_view->isFinding())
+    else if (m_view->isFinding() && count == 0)
         m_findStatus->setText(tr("searching…"));
+    else if (m_view->isFinding()) // the hits so far; more are coming
+        m_findStatus->setText(current < 0 ? tr("%1 hits, searching…").arg(count)
+                                          : tr("%1 of %2, searching…").arg(current + 1).arg(count));
     else if (count == 0)
         m_findStatus->setText(tr("no match"));
     else if (current < 0)

@@ -80,11 +80,8 @@ TimelineView::TimelineView(QWidget* parent) : QAbstractScrollArea(parent)
         Q_EMIT detailsRead();
     });
     m_search = new EventSearch(this);
-    connect(m_search, &EventSearch::found, this, [this](const EventSearchResult& result) {
-        if (result.text != m_findText) return;
-        m_hits = result.hits;
-        m_hitsByLane = result.byLane;
-        m_currentHit = -1;
+    connect(m_search, &EventSearch::hitsChanged, this, [this](bool restarted) {
+        if (restarted) m_currentHit = -1;
         contentChanged();
         Q_EMIT findHitsChanged(findHitCount(), m_currentHit);
     });
@@ -99,11 +96,11 @@ void TimelineView::setSession(SessionPtr session)
     m_selected = {};
     m_peers.clear();
     m_hover = {};
-    m_hits.clear();
-    m_hitsByLane.clear();
+    m_search->clear(); // its lane indices are the old session's
     m_currentHit = -1;
     m_collectiveAt.clear();
     m_painter.setSession(m_session.get());
+    m_layout.setLaneJobs(m_session ? LaneJobs::of(*m_session) : LaneJobs{});
     if (m_session) {
         const EventStore& store = m_session->events;
         for (std::size_t i = 0; i < store.collectives.size(); ++i) {
@@ -362,7 +359,7 @@ TimelineFrame TimelineView::frame() const
     f.scrollY = scrollY();
     f.markers = m_markers;
     f.banners = m_banners;
-    f.hitsByLane = &m_hitsByLane;
+    f.findHits = &m_search->result();
     return f;
 }
 
@@ -613,9 +610,7 @@ void TimelineView::setFindText(const QString& text)
     if (m_session && !text.isEmpty()) {
         m_search->search(m_session, text, clock());
     } else {
-        m_search->cancel();
-        m_hits.clear();
-        m_hitsByLane.clear();
+        m_search->clear();
         m_currentHit = -1;
         contentChanged();
     }
@@ -624,27 +619,41 @@ void TimelineView::setFindText(const QString& text)
 
 std::vector<TimelineEventRef> TimelineView::findHits() const
 {
+    const EventSearchResult& result = m_search->result();
     std::vector<TimelineEventRef> refs;
-    refs.reserve(m_hits.size());
-    for (const EventHit& h : m_hits)
+    refs.reserve(result.hitCount());
+    for (std::size_t i = 0; i < result.hitCount(); ++i) {
+        const EventHit h = result.hit(i);
         refs.push_back({h.lane, h.event});
+    }
     return refs;
 }
 
 void TimelineView::findNext()
 {
-    if (m_hits.empty()) return;
-    m_currentHit = (m_currentHit + 1) % int(m_hits.size());
-    select({m_hits[std::size_t(m_currentHit)].lane, m_hits[std::size_t(m_currentHit)].event});
-    ensureVisible(m_selected);
-    Q_EMIT findHitsChanged(findHitCount(), m_currentHit);
+    const int count = findHitCount();
+    if (count == 0) return;
+    // While the search runs, the last hit found so far waits for the next batch instead of
+    // wrapping around to the first.
+    if (m_currentHit + 1 < count)
+        ++m_currentHit;
+    else if (!isFinding())
+        m_currentHit = 0;
+    showCurrentHit();
 }
 
 void TimelineView::findPrevious()
 {
-    if (m_hits.empty()) return;
-    m_currentHit = m_currentHit <= 0 ? int(m_hits.size()) - 1 : m_currentHit - 1;
-    select({m_hits[std::size_t(m_currentHit)].lane, m_hits[std::size_t(m_currentHit)].event});
+    const int count = findHitCount();
+    if (count == 0) return;
+    m_currentHit = m_currentHit <= 0 ? count - 1 : m_currentHit - 1;
+    showCurrentHit();
+}
+
+void TimelineView::showCurrentHit()
+{
+    const EventHit h = m_search->result().hit(std::size_t(m_currentHit));
+    select({h.lane, h.event});
     ensureVisible(m_selected);
     Q_EMIT findHitsChanged(findHitCount(), m_currentHit);
 }
@@ -1165,8 +1174,8 @@ bool TimelineView::viewportEvent(QEvent* event)
                          : tr("Click to fold to one row."));
     } else if (row) {
         text = isRankCollapsed(row->rank)
-                   ? tr("Rank %1: click to unfold.").arg(row->rank)
-                   : tr("Rank %1: click to fold to one summary row.").arg(row->rank);
+                   ? tr("%1: click to unfold.").arg(m_layout.rankTitle(row->rank))
+                   : tr("%1: click to fold to one summary row.").arg(m_layout.rankTitle(row->rank));
     }
     if (text.isEmpty())
         QToolTip::hideText();

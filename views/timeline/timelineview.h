@@ -105,12 +105,13 @@ public:
     // The selection's details; the provider's rows read "reading…" until detailsRead().
     QString selectionDetailsHtml() const;
 
-    // Finds the events named like `text` in a worker (EventSearch); the hits arrive with
-    // findHitsChanged, the previous ones stay shown until then.
+    // Finds the events named like `text` in a worker (EventSearch); the hits arrive in batches,
+    // earliest first, each announced by findHitsChanged; the previous ones stay shown until the
+    // first batch. Next and previous step through the hits found so far.
     void setFindText(const QString& text);
-    // A find is waiting for the typing to pause or running.
+    // A find is waiting for the typing to pause or running (more hits may come).
     bool isFinding() const { return m_search->isBusy(); }
-    int findHitCount() const { return int(m_hits.size()); }
+    int findHitCount() const { return int(m_search->result().hitCount()); }
     int currentFindHit() const { return m_currentHit; }
     std::vector<TimelineEventRef> findHits() const;
     void findNext();
@@ -162,6 +163,8 @@ private:
     void updateTraceRange();
     void updateScrollBar();
     void contentChanged();
+    // Selects and reveals find hit m_currentHit.
+    void showCurrentHit();
     void rangeMaybeChanged(std::int64_t oldStart, std::int64_t oldEnd);
     int scrollY() const;
     const Row* rowAt(int viewportY) const;
@@ -205,8 +208,6 @@ private:
 
     QString m_findText;
     EventSearch* m_search = nullptr;
-    std::vector<EventHit> m_hits;
-    std::vector<std::vector<std::int64_t>> m_hitsByLane;
     int m_currentHit = -1;
 
     // Interaction state.
