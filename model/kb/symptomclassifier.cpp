@@ -120,6 +120,8 @@ bool RankerParameters::fromJson(const QByteArray& json, RankerParameters* out, Q
         !number("prior_weight", &r.priorWeight, 0.0, 10.0) ||
         !number("prior_smoothing", &r.priorSmoothing, 0.0, 1e6) ||
         !number("unsure_below", &r.unsureBelow, 0.0, 1.0) ||
+        !number("temperature", &r.temperature, 0.05, 100.0) ||
+        !number("exception_weight", &r.exceptionWeight, 0.0, 0.95) ||
         !number("min_candidates", &minCandidates, 1.0, 38.0))
         return false;
     r.minCandidates = int(minCandidates);
@@ -223,7 +225,8 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
                                       .left(kEvidenceChars),
                                   QLatin1String(kUncaughtExceptionSignature),
                                   SignatureRole::Root,
-                                  kUncaughtExceptionWeight,
+                                  options.ranked && !hits.isEmpty() ? m_ranking.exceptionWeight
+                                                                    : kUncaughtExceptionWeight,
                                   {}});
             anyRoot = true;
         }
@@ -271,10 +274,15 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
         for (const QString& symptom : symptoms) {
             const QString target = m_set.remap(stage, symptom);
             if (target.isEmpty() || stageOf(symptom) == stage) continue;
-            const double moved = score[symptom] * lead;
+            // The share that moves: how much more the report's context points at the leading
+            // stage than at the symptom's own stage ("hangs" with only setup context moves
+            // whole; with training context as strong as the setup context it stays).
+            const double own = 1.0 - stageMiss.value(stageOf(symptom), 1.0);
+            const double share = std::clamp((stageConfidence - own) / stageConfidence, 0.0, 1.0);
+            const double moved = score[symptom] * share;
             double& t = score[target];
             t = 1.0 - (1.0 - t) * (1.0 - moved);
-            score[symptom] *= 1.0 - 0.5 * lead;
+            score[symptom] *= 1.0 - 0.5 * share;
             Accumulator& to = bySymptom[target];
             for (const CandidateEvidence& e : std::as_const(bySymptom[symptom].evidence)) {
                 to.evidence.append(e);
@@ -327,9 +335,10 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
     double maxLogit = -1e300;
     for (const QString& leaf : taxonomy.leaves()) {
         const double base = std::max(baseRate(leaf, frameworks), 1e-6);
-        const double logit = m_ranking.priorWeight * std::log(base) +
-                             m_ranking.evidenceScale * score.value(leaf) +
-                             m_ranking.stageScale * stageHint.value(stageOf(leaf));
+        const double logit =
+            (m_ranking.priorWeight * std::log(base) + m_ranking.evidenceScale * score.value(leaf) +
+             m_ranking.stageScale * stageHint.value(stageOf(leaf))) /
+            m_ranking.temperature;
         logits.append({leaf, logit});
         maxLogit = std::max(maxLogit, logit);
     }

@@ -41,6 +41,15 @@ struct RankerParameters {
     // Pseudo-rows of the overall leaf shares mixed into a framework's own leaf counts.
     double priorSmoothing = 10.0;
     double unsureBelow = 0.35;
+    // Calibration: every logit is divided by it before the softmax, so stated probabilities match
+    // how often the first guess is right (fitted by scripts/ranker.py on held-in study reports;
+    // the ranking does not change with it).
+    double temperature = 1.0;
+    // Ranked, when anything else in the text is evidence (a prose cue, a cascade line): the
+    // weight an exception no signature knows gives the catch-all leaf. The study gives that leaf
+    // to under 1 % of its reports, so beside other evidence it should not outvote it. Alone, the
+    // exception keeps SymptomClassifier's fixed weight, so `classify` and log analysis agree.
+    double exceptionWeight = 0.5;
     int minCandidates = 3;
     // Parses taxonomy/ranker.json; missing keys keep their defaults. False with *error on
     // malformed JSON or out-of-range values.
@@ -53,8 +62,8 @@ struct RankerParameters {
 // preparation, training) moves a symptom to that stage's leaf.
 //
 // A ranked classification (the default) then scores every leaf of the taxonomy as
-//   logit = priorWeight * log(base rate | frameworks) + evidenceScale * evidence
-//           + stageScale * stage hint
+//   logit = (priorWeight * log(base rate | frameworks) + evidenceScale * evidence
+//            + stageScale * stage hint) / temperature
 // and turns the logits into probabilities (softmax), so any non-empty text gets at least
 // minCandidates candidates; below unsureBelow the top one is a guess (isUnsure()). The
 // parameters are data (taxonomy/ranker.json), fitted by scripts/ranker.py from labelled reports.
