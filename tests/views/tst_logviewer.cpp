@@ -80,9 +80,13 @@ void TestLogViewer::opensACitedLineAndSteps()
     for (const RankLog& log : s->logs) {
         if (log.lineCount() < 3) continue;
         std::vector<Evidence> cites;
-        for (int i : {0, log.lineCount() / 2, log.lineCount() - 1})
-            cites.push_back(
-                {log.sourcePath.toStdString(), log.lineNumber(i), "", -1, log.rank.value_or(-1)});
+        for (int i : {0, log.lineCount() / 2, log.lineCount() - 1}) {
+            Evidence cite;
+            cite.path = log.sourcePath.toStdString();
+            cite.line = log.lineNumber(i);
+            cite.rank = log.rank.value_or(-1);
+            cites.push_back(cite);
+        }
         viewer.setCitations(cites);
         const int mid = log.lineNumber(log.lineCount() / 2);
         QVERIFY(viewer.openAt(log.sourcePath, mid, log.rank.value_or(-1)));
