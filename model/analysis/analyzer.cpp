@@ -41,38 +41,101 @@ bool isWaitLikeSymptom(const std::string& s)
     return s == symptoms::kCommunicationError || s == symptoms::kHang;
 }
 
-// The ranks of the job that left no file: the world size the files state, and the members
-// process groups list, beyond the ranks present. One warning that names them and says what it
-// rules out; they are nobody's culprit (the matcher leaves them out of every row).
-std::optional<Finding> absentRanks(const std::vector<int>& present, int worldSize,
-                                   const std::vector<CollectiveGroup>& groups)
+// The ranks of the job that left no file (RankPresence::absent), unless ConfigCheck names them
+// as never started: one warning that names them and says what it rules out; they are nobody's
+// culprit (the matcher leaves them out of every row).
+std::optional<Finding> absentRanks(const RankPresence& p)
 {
-    std::vector<int> listed;
-    for (const CollectiveGroup& g : groups)
-        listed.insert(listed.end(), g.absentMembers.begin(), g.absentMembers.end());
-    std::sort(listed.begin(), listed.end());
-    listed.erase(std::unique(listed.begin(), listed.end()), listed.end());
-    const std::vector<RankRange> absent = absentRankRanges(present, worldSize, listed);
-    if (absent.empty() || present.empty()) return std::nullopt;
+    const std::vector<int> present = p.present();
+    if (p.absent.empty() || present.empty() || p.neverStarted) return std::nullopt;
     Finding f;
     f.kind = FindingKind::MissingRanks;
     f.severity = Severity::Warning;
     f.confidence = 1.0;
-    const bool one = rankCount(absent) == 1;
+    const bool one = rankCount(p.absent) == 1;
     const std::string them = one ? "it" : "them";
-    f.summary = "the folder holds files for " + formatRanks(present) + " only; " +
-                formatRankRanges(absent) +
-                (worldSize > absent.back().second
-                     ? " (world size " + std::to_string(worldSize) + ")"
-                     : std::string(one ? " (listed as a member of a process group)"
-                                       : " (listed as members of a process group)")) +
-                " left no trace, log or dump, so whether " + (one ? "it" : "they") +
-                " hung, crashed, lagged or issued other collectives is unknown: no finding "
-                "blames " +
-                them + " or counts " + them +
-                " missing from a collective, and the cross-rank checks compare only the ranks "
-                "present";
+    f.summary =
+        "the folder holds files for " + formatRanks(present) + " only; " +
+        formatRankRanges(p.absent) +
+        (p.worldSize > p.absent.back().second
+             ? " (world size " + std::to_string(p.worldSize) + ", as " + p.worldSizeStatedAs +
+                   " states)"
+             : std::string(one ? " (listed as a member of a process group)"
+                               : " (listed as members of a process group)")) +
+        " left no trace, log or dump, so whether " + (one ? "it" : "they") +
+        " hung, crashed, lagged or issued other collectives is unknown: no finding blames " + them +
+        " or counts " + them +
+        " missing from a collective, and the cross-rank checks compare only the ranks present";
+    if (p.worldSize > p.absent.back().second && !p.worldSizeSource.text.empty())
+        f.evidence.push_back(p.worldSizeSource);
     return f;
+}
+
+// Where each group's records come from, for people: "Flight Recorder dump", "trace".
+std::string recordKind(const EventStore& store, const CollectiveGroup& g)
+{
+    for (const MatchedCollective& row : g.collectives)
+        for (std::int32_t i : row.records) {
+            if (i < 0) continue;
+            const CollectiveRecord& c = store.collectives[std::size_t(i)];
+            if (c.laneIndex >= 0) return "trace";
+            if (c.sourceLine >= 0 || c.stateUnknown) return "NCCL collective lines";
+            return "Flight Recorder dump";
+        }
+    return "trace or Flight Recorder dump";
+}
+
+// The ranks of each group that recorded none of its collectives, and what they left instead.
+void markUnrecorded(std::vector<CollectiveGroup>& groups, const EventStore& store,
+                    const RankPresence& p)
+{
+    for (CollectiveGroup& g : groups) {
+        std::vector<int> unrecorded;
+        if (g.membersFromSource)
+            unrecorded = g.absentMembers;
+        else
+            for (int r : p.present())
+                if (!p.left(r, kRecordsCollectives)) unrecorded.push_back(r);
+        if (unrecorded.empty()) continue;
+        std::map<unsigned, std::vector<int>> byFiles;
+        for (int r : unrecorded) {
+            const auto it = p.files.find(r);
+            byFiles[it == p.files.end() ? 0u : it->second].push_back(r);
+        }
+        const std::string kind = recordKind(store, g);
+        for (const auto& [files, ranks] : byFiles) {
+            if (!g.unrecordedWhy.empty()) g.unrecordedWhy += "; ";
+            g.unrecordedWhy +=
+                formatRanks(ranks) + " left no " +
+                (files == 0 ? "file at all" : kind + " (only " + describeRankFiles(files) + ")");
+        }
+        g.unrecorded = std::move(unrecorded);
+    }
+}
+
+// A collective the Flight Recorder shows timing out (`f`, its retired entries) in a group whose
+// other members recorded none of their collectives: no finding can say which rank kept the
+// others waiting. Unless a trace's finding on the group does, the timeout is the headline, with
+// what is missing instead of a culprit.
+void notComparable(Finding& f, const std::vector<CollectiveGroup>& groups,
+                   const std::vector<Finding>& trace, const std::vector<Finding>& dumps)
+{
+    const auto g = std::find_if(groups.begin(), groups.end(), [&](const CollectiveGroup& g) {
+        return g.name == f.processGroup && !g.unrecorded.empty();
+    });
+    if (g == groups.end()) return;
+    const auto explains = [&](const Finding& t) {
+        return isTraceHang(t) && t.processGroup == f.processGroup && !t.ranks.empty();
+    };
+    if (std::any_of(trace.begin(), trace.end(), explains) ||
+        std::any_of(dumps.begin(), dumps.end(), explains))
+        return;
+    f.severity = Severity::Error;
+    f.confidence = 0.6;
+    f.conditions = {"peer_unrecorded"};
+    f.detail = g->unrecordedWhy;
+    f.summary +=
+        "; " + g->unrecordedWhy + ": cannot compare, so which rank kept them waiting is unknown";
 }
 
 } // namespace
@@ -80,7 +143,7 @@ std::optional<Finding> absentRanks(const std::vector<int>& present, int worldSiz
 AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> sourcePaths,
                              std::vector<int> ranks, const std::vector<Evidence>& logs,
                              const std::vector<FlightRecorderDump>& dumps,
-                             std::vector<Finding> config, int worldSize,
+                             std::vector<Finding> config, const RankPresence* presence,
                              const std::vector<RankTimeBreakdown>* breakdown)
 {
     AnalysisResult res;
@@ -93,9 +156,22 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     ranks.erase(std::remove_if(ranks.begin(), ranks.end(), [](int r) { return r < 0; }),
                 ranks.end());
 
+    // Without the facts: the ranks given and the store's, each with a file of unknown kind.
+    RankFacts assumed;
+    if (!presence) {
+        assumed.ranks = ranks;
+        for (int r : ranks)
+            assumed.files[r] |= kOtherFile;
+        assumed.addEvents(store);
+        presence = &assumed.presence;
+    }
+
     FlightRecorderChecks::Result fr = FlightRecorderChecks::check(dumps, sourcePaths);
     AnalysisContext ctx(store, std::move(sourcePaths));
-    res.groups = CollectiveMatcher::match(store, ranks, &ctx.steps);
+    // Collectives are compared on the ranks whose files record them: a rank that left only a
+    // log is no member that "never issued" anything.
+    res.groups = CollectiveMatcher::match(store, presence->with(kRecordsCollectives), &ctx.steps);
+    markUnrecorded(res.groups, store, *presence);
     ctx.clock = ClockAligner::align(res.groups, ranks);
     HangDetector::Result hang = HangDetector::detect(ctx, res.groups);
     StragglerDetector::Result straggler = StragglerDetector::detect(ctx, res.groups);
@@ -106,7 +182,9 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
             f.startNs = ctx.clock.toReference(f.ranks.front(), f.startNs);
             f.endNs = ctx.clock.toReference(f.ranks.front(), f.endNs);
         }
-    LogTriage::Result log = LogTriage::triage(logs, ranks);
+    // Only a rank that left a log can be silent in the logs.
+    LogTriage::Result log =
+        LogTriage::triage(logs, presence->with(kLogFile | kErrorFile | kOtherFile));
 
     std::vector<Finding> trace = std::move(hang.findings);
     trace.insert(trace.end(), straggler.findings.begin(), straggler.findings.end());
@@ -121,7 +199,8 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
             return std::any_of(f.evidence.begin(), f.evidence.end(),
                                [rank](const Evidence& e) { return e.rank == rank; });
         };
-        if (f.kind == FindingKind::Hang && f.ranks.empty() && f.seq >= 0)
+        if (f.kind == FindingKind::Hang && f.ranks.empty() && f.seq >= 0) {
+            notComparable(f, res.groups, trace, fr.findings);
             for (Finding& t : trace)
                 if (t.kind == FindingKind::Desync && t.severity == Severity::Error &&
                     !t.ranks.empty() && t.processGroup == f.processGroup && t.seq == f.seq &&
@@ -130,6 +209,7 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
                     t.confidence = std::min(1.0, t.confidence + 0.1);
                     t.summary += "; the Flight Recorder shows the others timed out in it";
                 }
+        }
         const auto same = std::find_if(trace.begin(), trace.end(), [&](const Finding& t) {
             return isTraceHang(t) && t.processGroup == f.processGroup && !f.processGroup.empty() &&
                    f.severity == Severity::Error && t.ranks == f.ranks;
@@ -154,14 +234,14 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
             hang.progress.push_back(std::move(p));
     }
     std::vector<Finding> fromLogs = std::move(log.findings);
-    if (std::optional<Finding> absent = absentRanks(ranks, worldSize, res.groups))
+    if (std::optional<Finding> absent = absentRanks(*presence))
         fromLogs.push_back(std::move(*absent));
 
     // The logs' collective timeouts corroborate the trace's hang.
-    bool traceHang = false;
+    bool traceHang = false; // a trace's hang that names a rank (one that cannot is no answer)
     for (Finding& f : trace) {
         if (!isTraceHang(f)) continue;
-        traceHang = true;
+        traceHang = traceHang || !f.ranks.empty();
         if (log.waitingEvidence.empty()) continue;
         for (const Evidence& e : log.waitingEvidence)
             if (f.evidence.size() < 24) f.evidence.push_back(e);
@@ -189,7 +269,21 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
                     : "; " + formatRanks(log.silentRanks) +
                           " reported no such timeout: the likely rank that never arrived";
             f.evidence = log.waitingEvidence;
-            if (!log.silentRanks.empty()) f.conditions = {"silent_ranks"};
+            if (!log.silentRanks.empty()) {
+                f.conditions = {"silent_ranks"};
+                // Their timeouts are what waiting for the silent ranks looks like, not a root.
+                const std::set<int> waiting(log.waitingRanks.begin(), log.waitingRanks.end());
+                for (Finding& l : fromLogs)
+                    if (l.severity == Severity::Error && !l.ranks.empty() &&
+                        isWaitLikeSymptom(l.symptom) &&
+                        std::all_of(l.ranks.begin(), l.ranks.end(),
+                                    [&](int r) { return waiting.count(r) != 0; })) {
+                        l.severity = Severity::Warning;
+                        l.confidence = 0.4;
+                        l.summary +=
+                            " (these ranks were waiting for " + formatRanks(log.silentRanks) + ")";
+                    }
+            }
             fromLogs.push_back(std::move(f));
         }
     }

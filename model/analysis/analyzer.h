@@ -5,6 +5,7 @@
 #include "model/analysis/finding.h"
 #include "model/analysis/flightrecorderchecks.h"
 #include "model/analysis/hangdetector.h"
+#include "model/analysis/rankfacts.h"
 #include "model/analysis/steptimeline.h"
 #include "model/analysis/stragglerdetector.h"
 #include "model/analysis/timebreakdown.h"
@@ -43,14 +44,18 @@ public:
     // `ranks` are the ranks that left files in the folder; `dumps` are the folder's Flight
     // Recorder dumps (their entries are also in `store`), for the checks only dumps can feed;
     // `config` the settings the ranks' logs disagree on (ConfigCheck) and what the folder's files
-    // disagree on (a folder mixing jobs, jobsplit.h), reported as they are; `worldSize` the job's
-    // size as its files state it (0: unknown). Ranks of the job that left nothing are reported
-    // once and never blamed: nothing is known of them. `breakdown`, when given, is the
+    // disagree on (a folder mixing jobs, jobsplit.h), reported as they are; `presence` which
+    // ranks the job has and what each left (RankFacts::presence; without it, `ranks` and the
+    // store's are taken as present, with files of unknown kind). Ranks of the job that left
+    // nothing are reported once and never blamed: nothing is known of them. A rank is compared
+    // (and can be blamed) in collectives only when it left a file that records them, in
+    // timeouts the logs show only when it left a log. `breakdown`, when given, is the
     // TimeBreakdown::compute of the full lanes, for a store whose lanes were reduced (a digest).
     static AnalysisResult run(const EventStore& store, std::vector<std::string> sourcePaths,
                               std::vector<int> ranks, const std::vector<Evidence>& logs,
                               const std::vector<FlightRecorderDump>& dumps = {},
-                              std::vector<Finding> config = {}, int worldSize = 0,
+                              std::vector<Finding> config = {},
+                              const RankPresence* presence = nullptr,
                               const std::vector<RankTimeBreakdown>* breakdown = nullptr);
 };
 

@@ -67,10 +67,6 @@ public:
     {
         return RankFacts::lineEvidence(log, index);
     }
-    PerRank first(LogFactKind kind, const std::function<std::string(const LogFact&)>& pick) const
-    {
-        return known.first(kind, pick);
-    }
 
     QString tracePath(int rank) const
     {
@@ -184,15 +180,17 @@ AutoCheckResult rendezvousEnvConsistent(const Facts& facts)
          {QStringLiteral("rank.env.MASTER_PORT"), QStringLiteral("MASTER_PORT"),
           facts.known.masterPort},
          {QStringLiteral("rank.env.WORLD_SIZE"), QStringLiteral("WORLD_SIZE"), world}});
-    if (r.outcome == AutoCheckOutcome::Failed || world.empty()) return r;
-    // WORLD_SIZE agrees where printed; it must also match the ranks the folder has.
-    const int stated = QString::fromStdString(world.begin()->second.value).toInt();
-    if (stated != int(facts.ranks.size())) {
+    if (r.outcome == AutoCheckOutcome::Failed) return r;
+    // WORLD_SIZE agrees where printed; the ranks it names must also have started (the one
+    // decision on missing ranks, RankPresence, as ConfigCheck reads it).
+    const RankPresence& presence = facts.known.presence;
+    if (presence.neverStarted) {
         r.outcome = AutoCheckOutcome::Failed;
-        r.summary = QStringLiteral("WORLD_SIZE is %1 but the folder has files for %2 (%3).")
-                        .arg(stated)
-                        .arg(facts.ranks.size())
-                        .arg(rankList(facts.ranks));
+        r.summary = QStringLiteral("WORLD_SIZE is %1 but only %2 started (%3 left no file and no "
+                                   "rank got past the rendezvous).")
+                        .arg(presence.worldSize)
+                        .arg(rankList(presence.present()))
+                        .arg(qs(formatRankRanges(presence.absent)));
         r.missing.clear();
     }
     return r;
@@ -202,36 +200,26 @@ AutoCheckResult allRanksPresent(const Facts& facts)
 {
     AutoCheckResult r;
     r.checkId = QStringLiteral("all_ranks_present");
-    // Each rank's stated WORLD_SIZE, else its largest NCCL communicator; else the job's traces'
-    // world_size (the analysed job's only, when the folder mixes jobs).
-    PerRank world = facts.known.worldSize;
-    for (const auto& [rank, v] : facts.known.communicatorSize)
-        world.emplace(rank, v);
-    int worldSize = RankFacts::largest(world);
-    if (worldSize > 0) {
-        for (const auto& [rank, v] : world)
-            if (QString::fromStdString(v.value).toInt() == worldSize) {
-                addEvidence(r, v.source);
-                break;
-            }
-    } else {
-        worldSize = facts.known.tracesWorldSize; // distributedInfo.world_size of the traces
-    }
-    if (worldSize <= 0) {
+    // The one decision on missing ranks (RankPresence), as the missing-ranks finding and
+    // ConfigCheck read it: the world size the files state, the members process groups list.
+    const RankPresence& presence = facts.known.presence;
+    const int worldSize = presence.worldSize;
+    if (worldSize > 0 && !presence.worldSizeSource.text.empty())
+        addEvidence(r, presence.worldSizeSource);
+    const std::vector<RankRange>& absent = presence.absent;
+    if (worldSize <= 0 && absent.empty()) {
         r.missing << QStringLiteral("rank.env.WORLD_SIZE absent on every rank");
         r.summary = QStringLiteral("No rank printed WORLD_SIZE (nor NCCL nranks, nor a trace "
                                    "world_size), so the expected ranks are not known.");
         return r;
     }
-    // As ranges: WORLD_SIZE comes from a file and may be two billion.
-    const std::vector<RankRange> absent = absentRankRanges(facts.ranks, worldSize);
 
     // Reached initialisation: NCCL said Init COMPLETE, or the rank issued a collective. A rank
     // that logged NCCL output but neither did not get there; one without NCCL output is unknown.
     std::vector<int> stuck;
     std::vector<int> unknown;
     for (int rank : facts.ranks) {
-        if (rank >= worldSize) continue;
+        if (worldSize > 0 && rank >= worldSize) continue;
         bool complete = facts.session.events.collectiveCountOfRank(rank) > 0;
         bool ncclOutput = false;
         const auto it = facts.logs.find(rank);
@@ -254,10 +242,14 @@ AutoCheckResult allRanksPresent(const Facts& facts)
         }
     }
     QStringList problems;
-    if (!absent.empty())
-        problems << QStringLiteral("WORLD_SIZE is %1 but %2 left no log or trace")
+    if (!absent.empty() && worldSize > absent.back().second)
+        problems << QStringLiteral("%1 is %2 but %3 left no log, trace or dump")
+                        .arg(qs(presence.worldSizeStatedAs))
                         .arg(worldSize)
-                        .arg(QString::fromStdString(formatRankRanges(absent)));
+                        .arg(qs(formatRankRanges(absent)));
+    else if (!absent.empty())
+        problems << QStringLiteral("%1, listed as group members, left no log, trace or dump")
+                        .arg(qs(formatRankRanges(absent)));
     if (!stuck.empty())
         problems << QStringLiteral("%1 logged NCCL output but no Init COMPLETE and no collective")
                         .arg(rankList(stuck));
@@ -268,15 +260,17 @@ AutoCheckResult allRanksPresent(const Facts& facts)
     }
     if (!unknown.empty()) {
         r.missing << QStringLiteral("rank.nccl.init_complete absent on %1").arg(rankList(unknown));
-        r.summary = QStringLiteral("All %1 ranks left files, but %2 neither logged NCCL "
-                                   "initialisation nor recorded a collective.")
-                        .arg(worldSize)
-                        .arg(rankList(unknown));
+        r.summary =
+            QStringLiteral("All %1 ranks left files, but %2 neither logged NCCL "
+                           "initialisation nor recorded a collective.")
+                .arg(std::max<std::size_t>(std::size_t(std::max(worldSize, 0)), facts.ranks.size()))
+                .arg(rankList(unknown));
         return r;
     }
     r.outcome = AutoCheckOutcome::Passed;
-    r.summary = QStringLiteral("All %1 ranks left files and reached process-group initialisation.")
-                    .arg(worldSize);
+    r.summary =
+        QStringLiteral("All %1 ranks left files and reached process-group initialisation.")
+            .arg(std::max<std::size_t>(std::size_t(std::max(worldSize, 0)), facts.ranks.size()));
     return r;
 }
 
@@ -537,62 +531,20 @@ AutoCheckResult uniqueGpuPerRank(const Facts& facts)
 {
     AutoCheckResult r;
     r.checkId = QStringLiteral("unique_gpu_per_rank");
-    PerRank hosts;
-    for (const auto& [rank, streams] : facts.logs)
-        for (const RankLog* log : streams)
-            if (!log->host.empty() && !hosts.count(rank)) {
-                Evidence e;
-                e.path = log->sourcePath.toStdString();
-                e.rank = rank;
-                e.text = "host " + log->host;
-                hosts[rank] = {log->host, e};
-            }
-    for (const ElasticError& err : facts.session.errors)
-        if (err.rank && !err.host.empty() && !hosts.count(*err.rank)) {
-            Evidence e;
-            const auto& sources = facts.session.folder.sources();
-            if (err.sourceIndex >= 0 && err.sourceIndex < sources.size())
-                e.path = sources[err.sourceIndex].relativePath.toStdString();
-            e.rank = *err.rank;
-            e.text = "host " + err.host;
-            hosts[*err.rank] = {err.host, e};
-        }
-    // NCCL's init line names the device; its line prefix does too; else the GPU streams the
-    // rank's trace recorded, when they are all on one device.
-    PerRank devices =
-        facts.first(LogFactKind::NcclInit, [](const LogFact& f) { return f.value("cudaDev"); });
-    for (const LogFactKind kind : {LogFactKind::NcclVersion, LogFactKind::NcclWarn})
-        for (auto& [rank, v] :
-             facts.first(kind, [](const LogFact& f) { return f.value("cudaDev"); }))
-            devices.emplace(rank, std::move(v));
-    std::map<int, std::set<std::int64_t>> streams;
-    std::map<int, int> laneOf;
-    for (std::size_t i = 0; i < facts.session.events.lanes.size(); ++i) {
-        const Lane& lane = facts.session.events.lanes[i];
-        if (lane.kind != LaneKind::GpuStream || lane.rank < 0) continue;
-        streams[lane.rank].insert(lane.pid);
-        laneOf.emplace(lane.rank, int(i));
-    }
-    for (const auto& [rank, devs] : streams)
-        if (devs.size() == 1 && !devices.count(rank)) {
-            const Lane& lane = facts.session.events.lanes[std::size_t(laneOf[rank])];
-            devices[rank] = {
-                std::to_string(*devs.begin()),
-                facts.traceEvidence(rank, lane.startNs.empty() ? -1 : lane.startNs.front(),
-                                    QStringLiteral("GPU stream on device %1").arg(*devs.begin()))};
-        }
-
+    // Each rank's host and device as RankFacts read them, each with where it was read.
+    const PerRank& hosts = facts.known.host;
+    const PerRank& devices = facts.known.cudaDevice;
     std::map<std::pair<std::string, std::string>, std::vector<int>> byGpu;
     for (int rank : facts.ranks)
         if (hosts.count(rank) && devices.count(rank))
-            byGpu[{hosts[rank].value, devices[rank].value}].push_back(rank);
+            byGpu[{hosts.at(rank).value, devices.at(rank).value}].push_back(rank);
     QStringList shared;
     for (const auto& [gpu, ranks] : byGpu)
         if (ranks.size() > 1) {
             shared << QStringLiteral("%1 share device %2 on %3")
                           .arg(rankList(ranks), qs(gpu.second), qs(gpu.first));
             for (int rank : ranks)
-                addEvidence(r, devices[rank].source);
+                addEvidence(r, devices.at(rank).source);
         }
     if (!shared.isEmpty()) {
         r.outcome = AutoCheckOutcome::Failed;
@@ -611,7 +563,7 @@ AutoCheckResult uniqueGpuPerRank(const Facts& facts)
         return r;
     }
     for (int rank : facts.ranks)
-        addEvidence(r, devices[rank].source);
+        addEvidence(r, devices.at(rank).source);
     r.outcome = AutoCheckOutcome::Passed;
     r.summary = QStringLiteral("Each of the %1 ranks has a GPU of its own on its host.")
                     .arg(facts.ranks.size());

@@ -46,6 +46,13 @@ struct CollectiveGroup {
     // nothing is known of them, so no row counts them missing and no check blames them.
     std::vector<int> absentMembers;
     bool membersFromSource = false;
+    // Ranks the group should have whose files record none of its collectives: the source-listed
+    // members that left no such file, or (membership unknown) the job's ranks that left only a
+    // log or an error file. Nothing of theirs can be compared, so no row counts them missing and
+    // no finding blames or acquits them; `unrecordedWhy` says what they left, for people
+    // ("rank 0 left no Flight Recorder dump (only a log)"). Set by the Analyzer from RankPresence.
+    std::vector<int> unrecorded;
+    std::string unrecordedWhy;
     // True when the source gave no group and no sequence numbers: collectives are matched by
     // their per-rank order instead.
     bool byOrdinal = false;

@@ -58,40 +58,30 @@ bool failedToConnect(const RankFacts& facts, int rank, const std::string& value)
     return false;
 }
 
-// Every rank that states WORLD_SIZE states the same N, but fewer than N ranks were launched:
-// the job waits for ranks that never started (the rendezvous or the first collective times
-// out on the others, which is all their logs show).
-std::optional<Finding> unlaunchedRanks(const PerRank& stated, const std::vector<int>& launched)
+// The ranks the job's WORLD_SIZE names that never started (RankPresence::neverStarted): the
+// job waits for them (the rendezvous or the first collective times out on the others, which is
+// all their logs show).
+std::optional<Finding> unlaunchedRanks(const RankFacts& facts)
 {
-    if (stated.empty() || launched.empty()) return std::nullopt;
-    std::set<std::string> sizes;
-    for (const auto& [rank, seen] : stated)
-        sizes.insert(seen.value);
-    if (sizes.size() != 1) return std::nullopt; // a disagreement, reported as such
-    const std::string& text = *sizes.begin();
-    if (text.empty() ||
-        !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); }))
-        return std::nullopt;
-    // More ranks than any job has is a typo, not a launch to compare with.
-    if (text.size() > 7) return std::nullopt;
-    const int world = std::stoi(text);
-    std::vector<int> absent;
-    for (int r = 0; r < world; ++r)
-        if (!std::binary_search(launched.begin(), launched.end(), r)) absent.push_back(r);
-    if (absent.empty() || int(launched.size()) >= world) return std::nullopt;
+    const RankPresence& p = facts.presence;
+    if (!p.neverStarted) return std::nullopt;
+    const std::vector<int> launched = p.present();
+    const std::string world = std::to_string(p.worldSize);
     Finding f;
     f.kind = FindingKind::ConfigMismatch;
     f.symptom = symptoms::kSetupFailure;
     f.severity = Severity::Error;
     f.confidence = 0.95;
-    f.ranks = absent;
+    for (const auto& [first, last] : p.absent)
+        for (int r = first; r <= last && f.ranks.size() < 4096; ++r)
+            f.ranks.push_back(r);
     f.conditions = {"world_size_not_launched"};
-    f.detail = "WORLD_SIZE is " + text + " but " + std::to_string(launched.size()) +
+    f.detail = "WORLD_SIZE is " + world + " but " + std::to_string(launched.size()) +
                (launched.size() == 1 ? " process was" : " processes were") + " launched (" +
                formatRanks(launched) + ")";
-    f.summary = f.detail + ": " + formatRanks(absent) + " never started, so the others wait for " +
-                (absent.size() == 1 ? "it" : "them");
-    for (const auto& [rank, seen] : stated) {
+    f.summary = f.detail + ": " + formatRankRanges(p.absent) + " never started, so the others " +
+                "wait for " + (rankCount(p.absent) == 1 ? "it" : "them");
+    for (const auto& [rank, seen] : facts.worldSize) {
         if (f.evidence.size() == 4) break;
         f.evidence.push_back(seen.source);
     }
@@ -100,8 +90,7 @@ std::optional<Finding> unlaunchedRanks(const PerRank& stated, const std::vector<
 
 } // namespace
 
-std::vector<Finding> ConfigCheck::check(const RankFacts& facts,
-                                        const std::vector<int>& launchedRanks)
+std::vector<Finding> ConfigCheck::check(const RankFacts& facts)
 {
     std::vector<Finding> out;
     for (const Setting& s : kSettings) {
@@ -186,8 +175,7 @@ std::vector<Finding> ConfigCheck::check(const RankFacts& facts,
         }
         out.push_back(std::move(f));
     }
-    if (std::optional<Finding> f = unlaunchedRanks(facts.worldSize, launchedRanks))
-        out.push_back(std::move(*f));
+    if (std::optional<Finding> f = unlaunchedRanks(facts)) out.push_back(std::move(*f));
     return out;
 }
 

@@ -13,12 +13,12 @@ namespace rankscope {
 // (mixed builds fail in odd ways). A value that a minority of ranks has is a config_mismatch
 // naming those ranks; with no majority every rank that stated the setting is named.
 //
-// `launchedRanks` are the ranks that left any file: when every rank states one WORLD_SIZE and
-// fewer ranks were launched, the ranks that never started are named (the others only time out).
+// When every rank states one WORLD_SIZE, fewer ranks left files and none got past the
+// rendezvous, the ranks that never started are named (RankPresence::neverStarted, the decision
+// the missing-ranks warning and the all_ranks_present check read too): the others only time out.
 class ConfigCheck {
 public:
-    static std::vector<Finding> check(const RankFacts& facts,
-                                      const std::vector<int>& launchedRanks = {});
+    static std::vector<Finding> check(const RankFacts& facts);
 };
 
 } // namespace rankscope

@@ -358,12 +358,21 @@ void stuckEverywhere(const AnalysisContext& ctx, const CollectiveGroup& g,
     f.symptom = symptoms::kHang;
     f.severity = longWait ? Severity::Error : Severity::Warning;
     f.confidence = 0.4;
-    f.summary = "every rank issued " + opName(ctx, row.op) + " #" + std::to_string(row.seq) +
-                " and " +
-                (longWait ? "waited " + formatDurationNs(facts.maxHeldNs) + " in it"
-                          : std::string("none completed it")) +
-                ": no rank is missing, so suspect a mismatch the trace cannot show, a dead peer "
-                "or the network; see the logs";
+    const std::string what = opName(ctx, row.op) + " #" + std::to_string(row.seq) + " and " +
+                             (longWait ? "waited " + formatDurationNs(facts.maxHeldNs) + " in it"
+                                       : std::string("none completed it"));
+    if (!g.unrecorded.empty()) {
+        // The ranks that recorded nothing of the group may be the ones that never issued it:
+        // nothing can say, so this blames nobody and says what is missing.
+        f.summary = formatRanks(facts.present) + " issued " + what + "; " + g.unrecordedWhy +
+                    ": cannot compare, so which rank kept them waiting is unknown";
+        f.conditions = {"peer_unrecorded"};
+        f.detail = g.unrecordedWhy;
+    } else {
+        f.summary = "every rank issued " + what +
+                    ": no rank is missing, so suspect a mismatch the trace cannot show, a dead "
+                    "peer or the network; see the logs";
+    }
     addRowEvidence(ctx, g, row, f, "");
     out.push_back(std::move(f));
 }

@@ -37,7 +37,71 @@ int number(const std::string& s)
     return ok ? n : 0;
 }
 
+unsigned fileOf(const SourceFile& s)
+{
+    if (s.status == SourceStatus::Error) return kUnreadFile;
+    switch (s.kind) {
+    case SourceKind::Kineto:
+    case SourceKind::HorovodTimeline:
+        return kTraceFile;
+    case SourceKind::FlightRecorder:
+        return kDumpFile;
+    case SourceKind::ElasticError:
+        return kErrorFile;
+    case SourceKind::NcclLog:
+    case SourceKind::LauncherLog:
+    case SourceKind::Log:
+        return kLogFile;
+    case SourceKind::Unknown:
+        break;
+    }
+    return kUnreadFile;
+}
+
 } // namespace
+
+std::string describeRankFiles(unsigned files)
+{
+    static const std::pair<unsigned, const char*> kNames[] = {
+        {kTraceFile, "a trace"},
+        {kDumpFile, "a Flight Recorder dump"},
+        {kLogFile, "a log"},
+        {kCollectiveLog, "NCCL collective lines"},
+        {kErrorFile, "an error file"},
+        {kOtherFile, "a file"},
+        {kUnreadFile, "an unreadable file"},
+    };
+    std::vector<std::string> names;
+    for (const auto& [bit, name] : kNames)
+        if (files & bit) names.push_back(name);
+    if (names.empty()) return "nothing";
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+    return out;
+}
+
+std::vector<int> RankPresence::present() const
+{
+    std::vector<int> out;
+    for (const auto& [rank, kinds] : files)
+        out.push_back(rank);
+    return out;
+}
+
+std::vector<int> RankPresence::with(unsigned kinds) const
+{
+    std::vector<int> out;
+    for (const auto& [rank, have] : files)
+        if (have & kinds) out.push_back(rank);
+    return out;
+}
+
+bool RankPresence::left(int rank, unsigned kinds) const
+{
+    const auto it = files.find(rank);
+    return it != files.end() && (it->second & kinds) != 0;
+}
 
 std::vector<const RankLog*> rankLogStreams(const std::vector<RankLog>& logs)
 {
@@ -117,7 +181,10 @@ RankFacts RankFacts::build(const std::vector<RankLog>& allLogs, const QList<Sour
     RankFacts facts;
     std::set<int> ranks;
     for (const SourceFile& s : sources) {
-        if (s.rank) ranks.insert(*s.rank);
+        if (s.rank) {
+            ranks.insert(*s.rank);
+            facts.files[*s.rank] |= fileOf(s);
+        }
         if (s.rank && (s.kind == SourceKind::Kineto || s.kind == SourceKind::HorovodTimeline))
             facts.traces.emplace(*s.rank, s.relativePath); // keeps each rank's first
         if (tracesWorldSize == 0)
@@ -130,6 +197,7 @@ RankFacts RankFacts::build(const std::vector<RankLog>& allLogs, const QList<Sour
     for (const RankLog* log : rankLogStreams(allLogs))
         if (log->rank) {
             facts.logs[*log->rank].push_back(log);
+            facts.files[*log->rank] |= kLogFile;
             ranks.insert(*log->rank);
         }
     facts.ranks.assign(ranks.begin(), ranks.end());
@@ -191,22 +259,153 @@ RankFacts RankFacts::build(const std::vector<RankLog>& allLogs, const QList<Sour
                 facts.lastLogStep[rank] = {std::to_string(s.step), lineEvidence(*log, s.line)};
                 break;
             }
+        for (const RankLog* log : streams) {
+            if (!log->host.empty() && !facts.host.count(rank)) {
+                Evidence e;
+                e.path = log->sourcePath.toStdString();
+                e.rank = rank;
+                e.text = "host " + log->host;
+                facts.host[rank] = {log->host, e};
+            }
+            for (const LogFact* f : log->factsOfKind(LogFactKind::NcclInit))
+                if (f->value("status") == "complete") facts.pastRendezvous = true;
+            if (!log->factsOfKind(LogFactKind::NcclColl).empty())
+                facts.files[rank] |= kCollectiveLog;
+        }
     }
+    facts.pastRendezvous = facts.pastRendezvous || !facts.lastLogStep.empty();
+    // NCCL's init line names the device; its other lines' prefixes do too.
+    facts.cudaDevice =
+        facts.first(LogFactKind::NcclInit, [](const LogFact& f) { return f.value("cudaDev"); });
+    for (const LogFactKind kind : {LogFactKind::NcclVersion, LogFactKind::NcclWarn})
+        for (auto& [rank, v] :
+             facts.first(kind, [](const LogFact& f) { return f.value("cudaDev"); }))
+            facts.cudaDevice.emplace(rank, std::move(v));
     facts.ncclNetwork = facts.first(LogFactKind::NcclNetInterface, [](const LogFact& f) {
         return f.has("transport") ? f.value("transport") + " " + interfaceNames(f.value("using"))
                                   : std::string();
     });
+    facts.presence = facts.decidePresence();
     return facts;
 }
 
-RankFacts RankFacts::of(const TraceRead& read, const JobSplit& jobs)
+void RankFacts::addEvents(const EventStore& events)
+{
+    std::set<int> ranksSeen(ranks.begin(), ranks.end());
+    std::map<int, std::set<std::int64_t>> devices; // per rank, the devices of its GPU streams
+    std::map<int, const Lane*> firstGpuLane;
+    for (const Lane& lane : events.lanes) {
+        if (lane.rank < 0) continue;
+        files[lane.rank] |= kTraceFile;
+        ranksSeen.insert(lane.rank);
+        if (lane.kind != LaneKind::GpuStream) continue;
+        devices[lane.rank].insert(lane.pid);
+        firstGpuLane.emplace(lane.rank, &lane);
+    }
+    std::set<RankListId> lists;
+    for (const CollectiveRecord& c : events.collectives) {
+        if (c.groupRanks != 0) lists.insert(c.groupRanks);
+        if (c.rank < 0) continue;
+        pastRendezvous = true;
+        ranksSeen.insert(c.rank);
+        files[c.rank] |= c.laneIndex >= 0                      ? kTraceFile
+                         : c.sourceLine >= 0 || c.stateUnknown ? kCollectiveLog
+                                                               : kDumpFile;
+    }
+    std::set<int> members(groupMembers.begin(), groupMembers.end());
+    for (RankListId id : lists)
+        for (int r : events.rankLists.ranks(id))
+            if (r >= 0) members.insert(r);
+    groupMembers.assign(members.begin(), members.end());
+    for (const auto& [rank, devs] : devices) {
+        if (devs.size() != 1 || cudaDevice.count(rank)) continue;
+        const Lane& lane = *firstGpuLane.at(rank);
+        Fact& f = cudaDevice[rank];
+        f.value = std::to_string(*devs.begin());
+        const auto trace = traces.find(rank);
+        if (trace != traces.end()) f.source.path = trace->second.toStdString();
+        f.source.rank = rank;
+        f.source.timeNs = lane.startNs.empty() ? -1 : lane.startNs.front();
+        f.source.text = "GPU stream on device " + f.value;
+    }
+    ranks.assign(ranksSeen.begin(), ranksSeen.end());
+    presence = decidePresence();
+}
+
+void RankFacts::addErrors(const std::vector<ElasticError>& errors, const QList<SourceFile>& sources)
+{
+    std::set<int> ranksSeen(ranks.begin(), ranks.end());
+    for (const ElasticError& err : errors) {
+        if (!err.rank) continue;
+        files[*err.rank] |= kErrorFile;
+        ranksSeen.insert(*err.rank);
+        if (err.host.empty() || host.count(*err.rank)) continue;
+        Fact& f = host[*err.rank];
+        f.value = err.host;
+        if (err.sourceIndex >= 0 && err.sourceIndex < sources.size())
+            f.source.path = sources[err.sourceIndex].relativePath.toStdString();
+        f.source.rank = *err.rank;
+        f.source.text = "host " + err.host;
+    }
+    ranks.assign(ranksSeen.begin(), ranksSeen.end());
+    presence = decidePresence();
+}
+
+RankPresence RankFacts::decidePresence() const
+{
+    RankPresence p;
+    p.files = files;
+    p.listedMembers = groupMembers;
+    // The largest size a file states, and where: a rank's WORLD_SIZE, its NCCL communicator, a
+    // trace's distributedInfo.world_size.
+    const auto consider = [&p](const PerRank& values, const char* statedAs) {
+        for (const auto& [rank, fact] : values)
+            if (const int n = number(fact.value); n > p.worldSize) {
+                p.worldSize = n;
+                p.worldSizeStatedAs = statedAs;
+                p.worldSizeSource = fact.source;
+            }
+    };
+    consider(worldSize, "WORLD_SIZE");
+    consider(communicatorSize, "NCCL nranks");
+    if (tracesWorldSize > p.worldSize) {
+        p.worldSize = tracesWorldSize;
+        p.worldSizeStatedAs = "distributedInfo.world_size";
+        p.worldSizeSource = Evidence{};
+        p.worldSizeSource.text = "distributedInfo.world_size " + std::to_string(tracesWorldSize);
+        for (const auto& [rank, path] : traces) {
+            p.worldSizeSource.path = path.toStdString();
+            p.worldSizeSource.rank = rank;
+            break;
+        }
+    }
+    p.absent = absentRankRanges(p.present(), p.worldSize, p.listedMembers);
+    std::set<std::string> stated;
+    for (const auto& [rank, fact] : worldSize)
+        stated.insert(fact.value);
+    p.neverStarted = !p.absent.empty() && !pastRendezvous && stated.size() == 1 &&
+                     p.worldSizeStatedAs == "WORLD_SIZE" && p.worldSize > 0 &&
+                     p.worldSize <= 9'999'999; // more ranks than any job has is a typo
+    return p;
+}
+
+RankFacts RankFacts::of(const TraceRead& read, const JobSplit& jobs,
+                        const EventStore* analysedEvents)
 {
     const QList<SourceFile>& all = read.folder.sources();
-    if (!jobs.mixed()) return build(read.logs, all, read.folder.statedWorldSize());
+    if (!jobs.mixed()) {
+        RankFacts facts = build(read.logs, all, read.folder.statedWorldSize());
+        facts.addEvents(read.events);
+        facts.addErrors(read.errors, all);
+        return facts;
+    }
     QList<SourceFile> analysed;
     for (int i = 0; i < int(all.size()); ++i)
         if (!jobs.setAside[std::size_t(i)]) analysed.append(all[i]);
-    return build(read.logs, analysed);
+    RankFacts facts = build(read.logs, analysed);
+    facts.addEvents(analysedEvents ? *analysedEvents : withoutSources(read.events, jobs.setAside));
+    facts.addErrors(read.errors, all);
+    return facts;
 }
 
 RankFacts RankFacts::of(const TraceRead& read)

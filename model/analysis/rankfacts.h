@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/analysis/analysiscontext.h" // RankRange
 #include "model/analysis/finding.h"
 #include "model/trace/ranklog.h"
 #include "model/trace/sourcefile.h"
@@ -16,6 +17,8 @@ namespace rankscope {
 
 struct TraceRead;
 struct JobSplit;
+struct EventStore;
+struct ElasticError;
 
 // One fact about one rank: its value and where it was read (a log line: path, line and text; a
 // trace's field: path and the field as text).
@@ -38,6 +41,46 @@ std::string comparableVersion(const std::string& version);
 std::map<std::string, std::vector<int>> ranksByValue(const PerRank& values,
                                                      const std::vector<int>& among = {});
 
+// What a rank left in the folder, as bits of RankFacts::files: the kind of evidence a check
+// needs (a collective is compared only on ranks whose files record collectives).
+enum RankFile : unsigned {
+    kTraceFile = 1u,      // a profiler trace or timeline (its lanes or collectives)
+    kDumpFile = 2u,       // a Flight Recorder dump
+    kLogFile = 4u,        // a log of its own, or the lines a launcher log tags with it
+    kErrorFile = 8u,      // torchelastic's error file, or its entry in the launcher's failure box
+    kCollectiveLog = 16u, // log lines that record collectives (NCCL COLL lines)
+    kOtherFile = 32u,     // a file of a kind the caller did not say (Analyzer::run without facts)
+    kUnreadFile = 64u,    // a file of the rank that could not be read, or is of no kind read
+};
+// "a trace", "a log and an error file": what `files` holds, for people.
+std::string describeRankFiles(unsigned files);
+// The kinds of files that record a rank's collectives (a rank that left none of them cannot be
+// counted missing from one).
+constexpr unsigned kRecordsCollectives = kTraceFile | kDumpFile | kCollectiveLog | kOtherFile;
+
+// The one decision on which ranks the job has and which it lacks: the world size its files state
+// (the largest of the ranks' WORLD_SIZE, their NCCL communicators and the traces'
+// distributedInfo.world_size, with where it is stated), the ranks process groups list as
+// members, and what each rank left. The Analyzer's missing-ranks warning, ConfigCheck's
+// never-started finding and the all_ranks_present auto-check all read it (RankFacts::presence).
+struct RankPresence {
+    int worldSize = 0;              // 0: no file states one
+    std::string worldSizeStatedAs;  // "WORLD_SIZE", "NCCL nranks", "distributedInfo.world_size"
+    Evidence worldSizeSource;       // where (path empty for a trace's field of an unnamed file)
+    std::map<int, unsigned> files;  // per rank that left anything, RankFile bits
+    std::vector<int> listedMembers; // ranks process groups list as members (sorted)
+    std::vector<RankRange> absent;  // of [0, worldSize) and listedMembers: ranks that left nothing
+    // Every rank that states WORLD_SIZE states the same one, some ranks of it left nothing, and
+    // no rank got past the rendezvous (no collective, no training step, no NCCL Init COMPLETE):
+    // the absent ranks never started (ConfigCheck names them), rather than left no files here.
+    bool neverStarted = false;
+
+    std::vector<int> present() const;
+    // The present ranks that left a file of one of `kinds`.
+    std::vector<int> with(unsigned kinds) const;
+    bool left(int rank, unsigned kinds) const;
+};
+
 // What the analysed job's files say about each of its ranks, read once (diagnose() builds it)
 // and read by ConfigCheck and the auto-checks alike. Each rank's logs are the streams of
 // rankLogStreams(); a fact is the first value those streams state, in their order.
@@ -58,6 +101,16 @@ struct RankFacts {
     PerRank communicatorSize; // the largest NCCL communicator (nranks) the rank joined
     PerRank ncclNetwork;      // "Socket eth0", "IB mlx5_0,mlx5_1" (the first NET/ line)
     PerRank lastLogStep;      // the last step line of the rank's log
+    PerRank host;             // the rank's host: its log's NCCL prefix or host=, else its error
+                              // file's / failure box entry's host
+    PerRank cudaDevice;       // NCCL's cudaDev (init line, then line prefixes), else the device of
+                              // the rank's GPU streams when its trace has them on one device only
+    std::map<int, unsigned> files; // per rank, what it left (RankFile bits)
+    std::vector<int> groupMembers; // ranks the collective records' process groups list
+    // Some rank got past the rendezvous: it recorded a collective, logged a training step or
+    // NCCL Init COMPLETE.
+    bool pastRendezvous = false;
+    RankPresence presence; // decided from the above by decidePresence(), at the end of build/of
     // What the launcher's own (rank-less) lines state, by lower-case key: torchrun's
     // "Rendezvous complete ... master_port=".
     std::map<std::string, std::set<std::string>> launcherEnvironment;
@@ -72,9 +125,18 @@ struct RankFacts {
     // `tracesWorldSize` as above (0: taken from `sources`).
     static RankFacts build(const std::vector<RankLog>& logs, const QList<SourceFile>& sources = {},
                            int tracesWorldSize = 0);
-    // The facts of the job a read's diagnosis analyses (splitJobs()).
-    static RankFacts of(const TraceRead& read, const JobSplit& jobs);
+    // The facts of the job a read's diagnosis analyses (splitJobs()); `analysedEvents`, when
+    // given, is withoutSources() of the read's events for a folder that mixes jobs.
+    static RankFacts of(const TraceRead& read, const JobSplit& jobs,
+                        const EventStore* analysedEvents = nullptr);
     static RankFacts of(const TraceRead& read);
+    // What `events` (the analysed job's) show of the ranks: traces' and dumps' ranks, GPU stream
+    // devices, group members, collectives; then the presence is decided again.
+    void addEvents(const EventStore& events);
+    // Error files and failure-box entries: their ranks and hosts.
+    void addErrors(const std::vector<ElasticError>& errors, const QList<SourceFile>& sources);
+    // The decision of RankPresence over these facts.
+    RankPresence decidePresence() const;
 
     bool hasLog(int rank) const { return logs.count(rank) > 0; }
     std::vector<int> ranksWithout(const PerRank& values) const;

@@ -296,15 +296,15 @@ Diagnosis diagnose(const TraceRead& read, const ParallelControl& control,
     if (stopRequested(control)) return stopped;
     std::sort(ranks.begin(), ranks.end());
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-    // What the analysed job's files say about each rank, read once for ConfigCheck and the
-    // auto-checks alike.
-    const RankFacts facts = RankFacts::of(read, jobs);
-    std::vector<Finding> config = ConfigCheck::check(facts, ranks);
+    // What the analysed job's files say about each rank, read once for ConfigCheck, the
+    // Analyzer and the auto-checks alike; which ranks are missing is decided there once.
+    const RankFacts facts = RankFacts::of(read, jobs, analysedEvents ? &*analysedEvents : nullptr);
+    std::vector<Finding> config = ConfigCheck::check(facts);
     if (jobs.mixed()) config.push_back(mixedJobsFinding(jobs, read.folder.sources()));
     Diagnosis diagnosis;
     diagnosis.analysis = Analyzer::run(analysedEvents ? *analysedEvents : read.events,
                                        std::move(paths), std::move(ranks), logs, read.dumps,
-                                       std::move(config), facts.tracesWorldSize, breakdown);
+                                       std::move(config), &facts.presence, breakdown);
     diagnosis.analysis.logLineCount = lines;
     diagnosis.analysis.statedWorldSize = facts.statedWorldSize;
     diagnosis.analysis.worldSizeAtLeast =

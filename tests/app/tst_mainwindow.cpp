@@ -2,6 +2,7 @@
 #include "model/digest/digest.h"
 #include "model/investigation/investigationstore.h"
 #include "model/kb/taxonomy.h"
+#include "model/traceloader.h"
 #include "model/zoomstate.h"
 #include "views/findings/findingsmodel.h"
 #include "views/findings/findingspanel.h"
@@ -150,6 +151,7 @@ private Q_SLOTS:
     void walkthroughFollowsTheFolder();
     void emptyFolderIsNotAHealthyOne();
     void loadLimitsTruncateAndSaySo();
+    void exportReportWaitsForTheDiagnosis();
 
 private:
     QTemporaryDir m_db;
@@ -1234,6 +1236,51 @@ void TestMainWindow::loadLimitsTruncateAndSaySo()
     QVERIFY(showAndLoad(window, dir.path()));
     QCOMPARE(statusOfTrace(window, Qt::DisplayRole), QStringLiteral("ok"));
     QCOMPARE(window.session()->events.eventCount(), std::int64_t(kEvents));
+}
+
+// A report written before the findings exist would read as "no fault found": Export Report is
+// refused while the diagnosis runs and after it was cancelled, and says why. The folder's logs
+// are long enough (300k lines each) that the diagnosis is still scanning them when the read
+// stage reaches the window and the test cancels it.
+void TestMainWindow::exportReportWaitsForTheDiagnosis()
+{
+    QTemporaryDir folder, out;
+    QVERIFY(folder.isValid() && out.isValid());
+    for (int rank = 0; rank < 2; ++rank) {
+        QFile log(folder.filePath(QStringLiteral("rank%1.log").arg(rank)));
+        QVERIFY(log.open(QIODevice::WriteOnly));
+        QByteArray text;
+        for (int i = 0; i < 300000; ++i)
+            text += "2026-12-02 13:41:15.717 [rank" + QByteArray::number(rank) +
+                    "] INFO train: step " + QByteArray::number(i) + " loss 1.5 avg_loss 1.5\n";
+        log.write(text);
+    }
+    const QString report = out.filePath(QStringLiteral("report.html"));
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QString whileRunning;
+    bool refusedWhileRunning = false;
+    // Connected after the window's own handler: it runs once the window shows the read folder.
+    connect(window.loader(), &TraceLoader::read, &window, [&] {
+        refusedWhileRunning = !window.exportReport(report, &whileRunning);
+        window.loader()->cancel();
+    });
+    QSignalSpy canceled(window.loader(), &TraceLoader::canceled);
+    QSignalSpy loaded(window.loader(), &TraceLoader::loaded);
+    window.openFolder(folder.path());
+    QTRY_VERIFY_WITH_TIMEOUT(canceled.count() + loaded.count() > 0, 60000);
+    QVERIFY(refusedWhileRunning);
+    QVERIFY2(whileRunning.contains(QLatin1String("still running")), qPrintable(whileRunning));
+    QVERIFY(!QFile::exists(report));
+    if (canceled.isEmpty())
+        QSKIP("the diagnosis finished before the cancel reached it: the cancelled case was not "
+              "exercised");
+    QString afterCancel;
+    QVERIFY(!window.exportReport(report, &afterCancel));
+    QVERIFY2(afterCancel.contains(QLatin1String("cancelled")), qPrintable(afterCancel));
+    QVERIFY(!QFile::exists(report));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -11,6 +11,9 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimeZone>
@@ -346,6 +349,10 @@ private Q_SLOTS:
     void mixedJobsWorldSizeIsTheAnalysedJobs();
     void jobSplitRules_data();
     void jobSplitRules();
+    void noCulpritWithoutItsEvidence_data();
+    void noCulpritWithoutItsEvidence();
+    void missingRanksAreOneDecision_data();
+    void missingRanksAreOneDecision();
 };
 
 void TestAnalyzer::emittedIdsAreInTheTaxonomy()
@@ -1243,6 +1250,232 @@ void TestAnalyzer::jobSplitRules()
     QCOMPARE(f.kind, FindingKind::MixedJobs);
     QCOMPARE(f.evidence.size(), std::size_t(2));
     QVERIFY2(f.summary.find("job 1 (analysed): a.json") != std::string::npos, f.summary.c_str());
+}
+
+// Rule of #17: no hang, desync, mismatch or straggler finding blames a rank that left no file of
+// the kind it rests on; the finding says what is missing instead.
+// "fr": rank 1's Flight Recorder dump of a 2-rank group (make_scenarios.py's missing_rank dump of
+// rank 1, its group cut to ranks 0 and 1: it waits in all_reduce #4), rank 0 only a log of
+// training steps. "trace": hang_timeout with rank 1's trace left out (its log stays).
+void TestAnalyzer::noCulpritWithoutItsEvidence_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::newRow("fr dump of rank 1, log of rank 0") << QStringLiteral("fr");
+    QTest::newRow("hang_timeout without rank 1's trace") << QStringLiteral("trace");
+}
+
+void TestAnalyzer::noCulpritWithoutItsEvidence()
+{
+    QFETCH(QString, kind);
+    QTemporaryDir dir;
+    std::set<int> recorded; // ranks with a trace or a dump in the folder
+    int silent = -1;        // the rank whose log shows no timeout while the others' do
+    if (kind == QLatin1String("fr")) {
+        QFile in(QStringLiteral(RANKSCOPE_TEST_DATA "/fr_scenarios/missing_rank_json/"
+                                                    "nccl_trace_rank_1.json"));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        nlohmann::json dump = nlohmann::json::parse(in.readAll().toStdString());
+        for (auto& [id, pg] : dump["pg_config"].items())
+            pg["ranks"] = "[0, 1]";
+        const nlohmann::json& last = dump["entries"].back();
+        QCOMPARE(last["state"].get<std::string>(), std::string("started"));
+        QFile out(dir.filePath(QStringLiteral("nccl_trace_rank_1.json")));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QByteArray::fromStdString(dump.dump()));
+        out.close();
+        QFile log(dir.filePath(QStringLiteral("rank0.log")));
+        QVERIFY(log.open(QIODevice::WriteOnly));
+        for (int step = 0; step < 4; ++step)
+            log.write(QStringLiteral("2026-12-02 13:41:15.7%1 [rank0] INFO train: step %2 loss "
+                                     "1.5 avg_loss 1.5\n")
+                          .arg(10 + step)
+                          .arg(step)
+                          .toUtf8());
+        recorded = {1};
+    } else {
+        const QString from = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/hang_timeout/");
+        for (const QString& name : QDir(from).entryList(QDir::Files)) {
+            if (name == QLatin1String("rank1.pt.trace.json")) continue;
+            QVERIFY(QFile::copy(from + name, dir.filePath(name)));
+            if (name.endsWith(QLatin1String(".pt.trace.json")))
+                recorded.insert(name.mid(4, 1).toInt());
+        }
+        QFile truth(from + QStringLiteral("ground_truth.json"));
+        QVERIFY(truth.open(QIODevice::ReadOnly));
+        const QJsonArray faulty = QJsonDocument::fromJson(truth.readAll())
+                                      .object()
+                                      .value(QStringLiteral("faulty_ranks"))
+                                      .toArray();
+        QCOMPARE(faulty.size(), 1);
+        silent = faulty.first().toInt();
+        QVERIFY(!recorded.count(silent));
+    }
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    const AnalysisResult& res = session->analysis;
+    QVERIFY(!res.findings.empty());
+    // Blamed for a fault only on a file that records collectives, or (a log's own finding) for
+    // having logged no timeout where the others did.
+    for (const Finding& f : res.findings) {
+        if (!isFault(f)) continue;
+        const bool byLogs = std::find(f.conditions.begin(), f.conditions.end(), "silent_ranks") !=
+                            f.conditions.end();
+        for (int r : f.ranks)
+            QVERIFY2(recorded.count(r) || (byLogs && r == silent), f.summary.c_str());
+    }
+    const Finding& top = res.findings.front();
+    const std::string what = findingKindName(top.kind) + " " + top.summary;
+    QCOMPARE(top.kind, FindingKind::Hang);
+    QCOMPARE(top.severity, Severity::Error);
+    if (kind == QLatin1String("fr")) {
+        // Nobody to blame: the headline says what is missing, and so does the fix's reason.
+        QVERIFY2(top.ranks.empty(), what.c_str());
+        QVERIFY2(top.summary.find("rank 0 left no Flight Recorder dump") != std::string::npos,
+                 what.c_str());
+        QVERIFY2(top.summary.find("cannot compare") != std::string::npos, what.c_str());
+        QCOMPARE(top.seq, std::int64_t(4));
+        QVERIFY(!top.fixPatterns.empty());
+        QVERIFY2(top.fixReason.find("rank 0 left no Flight Recorder dump") != std::string::npos,
+                 top.fixReason.c_str());
+        return;
+    }
+    // The logs name the rank that never timed out; the traces of the others cannot.
+    QCOMPARE(top.ranks, std::vector<int>{silent});
+    QVERIFY2(std::find(top.conditions.begin(), top.conditions.end(), "silent_ranks") !=
+                 top.conditions.end(),
+             what.c_str());
+    QVERIFY(!top.fixPatterns.empty());
+    QCOMPARE(top.fixPatterns.front(), std::string("fix-behavior-logic"));
+    const auto trace = std::find_if(res.findings.begin(), res.findings.end(), [](const Finding& f) {
+        return f.kind == FindingKind::Hang && f.ranks.empty() &&
+               f.summary.find("left no trace") != std::string::npos;
+    });
+    QVERIFY(trace != res.findings.end());
+    QVERIFY2(trace->summary.find("no rank is missing") == std::string::npos,
+             trace->summary.c_str());
+}
+
+// Which ranks are missing is decided once (RankPresence): the missing-ranks warning, ConfigCheck's
+// never-started finding and the all_ranks_present auto-check name the same ranks, which the test
+// computes from the raw files: traces' distributedInfo (the job with the most files, when they
+// mix jobs), dumps' pg_config, ground_truth.json.
+void TestAnalyzer::missingRanksAreOneDecision_data()
+{
+    QTest::addColumn<QString>("folder");    // a folder of the test data, or empty
+    QTest::addColumn<QStringList>("files"); // else these files copied into one
+    const auto samples = [](const char* file) -> QString {
+        return QStringLiteral("kineto-gpu-samples/") + QLatin1String(file);
+    };
+    QTest::newRow("only rank 0 of 2")
+        << QString() << QStringList{samples("nccl_2rank_rank0.json.gz")};
+    QTest::newRow("mixed jobs") << QString()
+                                << QStringList{samples("fsdp_16rank_rank0.json.gz"),
+                                               samples("nccl_2rank_rank0.json.gz"),
+                                               samples("sampled_128rank_rank0.json.gz"),
+                                               samples("sampled_128rank_rank1.json.gz")};
+    QTest::newRow("ranks 0, 1 of 128") << QString()
+                                       << QStringList{samples("sampled_128rank_rank0.json.gz"),
+                                                      samples("sampled_128rank_rank1.json.gz")};
+    QTest::newRow("world_size_mismatch_w3")
+        << QStringLiteral("traces/world_size_mismatch_w3") << QStringList{};
+    QTest::newRow("healthy") << QStringLiteral("traces/healthy") << QStringList{};
+    QTest::newRow("fr absent_rank")
+        << QStringLiteral("fr_scenarios/absent_rank_json") << QStringList{};
+    QTest::newRow("fr missing_rank")
+        << QStringLiteral("fr_scenarios/missing_rank_json") << QStringList{};
+}
+
+void TestAnalyzer::missingRanksAreOneDecision()
+{
+    QFETCH(QString, folder);
+    QFETCH(QStringList, files);
+    // The ranks the raw files say the job has and lacks.
+    std::set<int> expected;
+    bool neverStarted = false;
+    QTemporaryDir dir;
+    SessionPtr session;
+    if (!files.isEmpty()) {
+        std::map<int, std::set<int>> jobs; // world size -> ranks with a file
+        for (const QString& f : files) {
+            const RawTrace t = rawTrace(f);
+            jobs[t.world].insert(t.rank);
+        }
+        const auto analysed = std::max_element(jobs.begin(), jobs.end(), [](auto& a, auto& b) {
+            return a.second.size() < b.second.size();
+        });
+        for (int r = 0; r < analysed->first; ++r)
+            if (!analysed->second.count(r)) expected.insert(r);
+        session = loadCopies(dir, files);
+    } else {
+        const QString path = QStringLiteral(RANKSCOPE_TEST_DATA "/") + folder;
+        QFile truthFile(path + QStringLiteral("/ground_truth.json"));
+        if (truthFile.open(QIODevice::ReadOnly)) {
+            // A run whose WORLD_SIZE names ranks torchrun never launched: the faulty ranks.
+            const QJsonObject truth = QJsonDocument::fromJson(truthFile.readAll()).object();
+            if (truth.value(QStringLiteral("scenario")).toString() ==
+                QLatin1String("world_size_mismatch")) {
+                for (const QJsonValue& v : truth.value(QStringLiteral("faulty_ranks")).toArray())
+                    expected.insert(v.toInt());
+                neverStarted = true;
+            }
+        } else {
+            // Dumps: the members their pg_config lists that wrote none.
+            std::set<int> members, dumped;
+            for (const QString& name : QDir(path).entryList(QDir::Files)) {
+                QFile f(path + QLatin1Char('/') + name);
+                QVERIFY(f.open(QIODevice::ReadOnly));
+                const nlohmann::json dump = nlohmann::json::parse(f.readAll().toStdString());
+                dumped.insert(
+                    name.section(QLatin1Char('_'), -1).section(QLatin1Char('.'), 0, 0).toInt());
+                for (const auto& [id, pg] : dump["pg_config"].items())
+                    for (const auto& r : nlohmann::json::parse(pg["ranks"].get<std::string>()))
+                        members.insert(r.get<int>());
+            }
+            std::set_difference(members.begin(), members.end(), dumped.begin(), dumped.end(),
+                                std::inserter(expected, expected.end()));
+        }
+        session = loadSession(path);
+    }
+    QVERIFY(session);
+    // "rank 1", "ranks 2–127": how the three name a run of ranks.
+    std::string named;
+    if (!expected.empty()) {
+        const int first = *expected.begin(), last = *expected.rbegin();
+        QCOMPARE(int(expected.size()), last - first + 1); // one run in every row above
+        named = first == last ? "rank " + std::to_string(first)
+                : last == first + 1
+                    ? "ranks " + std::to_string(first) + ", " + std::to_string(last)
+                    : "ranks " + std::to_string(first) + "\u2013" + std::to_string(last);
+    }
+    std::vector<const Finding*> warned, launched;
+    for (const Finding& f : session->analysis.findings) {
+        if (f.kind == FindingKind::MissingRanks) warned.push_back(&f);
+        if (std::find(f.conditions.begin(), f.conditions.end(), "world_size_not_launched") !=
+            f.conditions.end())
+            launched.push_back(&f);
+    }
+    const AutoCheckResult* present = nullptr;
+    for (const AutoCheckResult& c : session->autoChecks)
+        if (c.checkId == QLatin1String("all_ranks_present")) present = &c;
+    QVERIFY(present);
+    if (expected.empty()) {
+        QVERIFY(warned.empty());
+        QVERIFY(launched.empty());
+        QVERIFY2(present->outcome != AutoCheckOutcome::Failed, qPrintable(present->summary));
+        return;
+    }
+    // Said once: by ConfigCheck when the ranks never started, else by the warning.
+    QCOMPARE(launched.size(), std::size_t(neverStarted ? 1 : 0));
+    QCOMPARE(warned.size(), std::size_t(neverStarted ? 0 : 1));
+    const Finding& f = neverStarted ? *launched.front() : *warned.front();
+    QVERIFY2(f.summary.find(named) != std::string::npos, (named + " / " + f.summary).c_str());
+    if (neverStarted)
+        QCOMPARE(f.ranks, std::vector<int>(expected.begin(), expected.end()));
+    else
+        QVERIFY2(f.ranks.empty(), f.summary.c_str());
+    QCOMPARE(present->outcome, AutoCheckOutcome::Failed);
+    QVERIFY2(present->summary.contains(QString::fromStdString(named)),
+             qPrintable(present->summary));
 }
 
 QTEST_GUILESS_MAIN(TestAnalyzer)

@@ -11,6 +11,9 @@
 
 using namespace rankscope;
 
+Q_DECLARE_METATYPE(FindingKind)
+Q_DECLARE_METATYPE(std::vector<int>)
+
 // The analysis on the real runs of tests/data/traces: what each folder's ground_truth.json says
 // was injected must be what the top finding says. Only this test reads ground_truth.json.
 class TestAnalyzerFixtures : public QObject {
@@ -18,6 +21,8 @@ class TestAnalyzerFixtures : public QObject {
 private Q_SLOTS:
     void fixture_data();
     void fixture();
+    void flightRecorderCase_data();
+    void flightRecorderCase();
 };
 
 namespace {
@@ -226,6 +231,70 @@ void TestAnalyzerFixtures::fixture()
         if (f.step < 0 || f.ranks.empty() || traceEvents(path, f.ranks.front()).isEmpty()) continue;
         QVERIFY2(f.startNs >= 0 && f.endNs >= f.startNs, f.summary.c_str());
     }
+}
+
+// The Flight Recorder cases of tests/data/fr_scenarios (both forms): the headline's kind, culprit
+// and first fix. They have no ground_truth.json: the fault each one injects is the one
+// tests/data/flight_recorder/make_scenarios.py's docstring describes, copied here.
+void TestAnalyzerFixtures::flightRecorderCase_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<FindingKind>("headline");
+    QTest::addColumn<std::vector<int>>("culprits");
+    QTest::addColumn<QString>("firstFix");
+    struct Row {
+        const char* kind;
+        FindingKind headline;
+        std::vector<int> culprits;
+        const char* firstFix;
+    };
+    const std::vector<Row> rows = {
+        // rank 2 issues broadcast at seq 3 where the others issue all_reduce (and wait)
+        {"op_type", FindingKind::Desync, {2}, "fix-behavior-logic"},
+        // rank 2 runs seq 2 as all_gather, every rank completes it: nobody waits
+        {"op_type_completed", FindingKind::CollectiveMismatch, {2}, "fix-behavior-logic"},
+        {"size", FindingKind::CollectiveMismatch, {1}, "fix-data-shape"}, // 1000 vs 6792
+        {"dtype", FindingKind::CollectiveMismatch, {3}, "fix-data-type"}, // Half vs Float
+        {"missing_rank", FindingKind::Hang, {2}, "fix-behavior-logic"},   // never issues seq 4
+        {"hang", FindingKind::Hang, {3}, "fix-behavior-logic"},           // stops after seq 2
+        {"trimmed", FindingKind::Hang, {3}, "fix-behavior-logic"},        // never issues seq 4
+        // seq 5 completed on the others, not on rank 2: the link or the peers failed in the call
+        {"state", FindingKind::Hang, {2}, "fix-communication-configuration"},
+        {"not_started", FindingKind::Hang, {2}, "fix-communication-configuration"},
+        {"p2p_unpaired", FindingKind::Desync, {1}, "fix-behavior-logic"}, // one recv for two
+        {"p2p_size", FindingKind::CollectiveMismatch, {0, 1}, "fix-data-shape"},
+        {"coalesced_size", FindingKind::CollectiveMismatch, {1}, "fix-data-shape"},
+        // the same totals, tensors in another order: the model's parameters are ordered apart
+        {"coalesced_order", FindingKind::CollectiveMismatch, {2}, "fix-model-construction"},
+        {"version", FindingKind::ConfigMismatch, {1}, "fix-framework-version"}, // 3.0 vs 2.5
+    };
+    for (const Row& r : rows)
+        for (const char* form : {"json", "pickle"})
+            QTest::addRow("%s_%s", r.kind, form)
+                << QStringLiteral("%1_%2").arg(QLatin1String(r.kind), QLatin1String(form))
+                << r.headline << r.culprits << QString::fromLatin1(r.firstFix);
+}
+
+void TestAnalyzerFixtures::flightRecorderCase()
+{
+    QFETCH(QString, kind);
+    QFETCH(FindingKind, headline);
+    QFETCH(std::vector<int>, culprits);
+    QFETCH(QString, firstFix);
+    const SessionPtr session =
+        loadSession(QStringLiteral(RANKSCOPE_TEST_DATA "/fr_scenarios/") + kind);
+    QVERIFY(session);
+    QVERIFY(!session->analysis.findings.empty());
+    const Finding& top = session->analysis.findings.front();
+    const std::string what = findingKindName(top.kind) + " " + top.summary;
+    QCOMPARE(top.kind, headline);
+    QVERIFY2(top.ranks == culprits, what.c_str());
+    QVERIFY(!top.fixPatterns.empty());
+    QCOMPARE(QString::fromStdString(top.fixPatterns.front()), firstFix);
+    QVERIFY2(!top.fixReason.empty() && top.fixReason.find('{') == std::string::npos,
+             top.fixReason.c_str());
+    const QStringList contradicting = test::contradictions(session->analysis, session->autoChecks);
+    QVERIFY2(contradicting.isEmpty(), qPrintable(contradicting.join(QLatin1Char('\n'))));
 }
 
 QTEST_GUILESS_MAIN(TestAnalyzerFixtures)

@@ -109,9 +109,21 @@ void TestAutoCheckEvaluator::synthetic_data()
     {
         auto r = pair();
         r[0].world = r[1].world = 4;
+        // Their communicators of 4 completed: ranks 2 and 3 started, they only left no file
+        // here (all_ranks_present says so); the environment itself is consistent.
+        QTest::newRow("env pass world") << env << logsOf(r) << P << QStringLiteral("WORLD_SIZE 4");
+        QTest::newRow("present fail world")
+            << QStringLiteral("all_ranks_present") << logsOf(r) << F
+            << QStringLiteral("WORLD_SIZE is 4 but ranks 2, 3 left no log, trace or dump");
+        // No rank got past the rendezvous: the ranks WORLD_SIZE names beyond them never started.
+        for (RankLines& l : r) {
+            l.ncclOutput = false;
+            l.lastStep = -1;
+        }
         QTest::newRow("env fail world")
             << env << logsOf(r) << F
-            << QStringLiteral("WORLD_SIZE is 4 but the folder has files for 2");
+            << QStringLiteral("WORLD_SIZE is 4 but only ranks 0, 1 started (ranks 2, 3 left no "
+                              "file");
     }
     {
         auto r = pair();

@@ -39,10 +39,11 @@ RankLog logOf(int rank, const QByteArray& text, bool split = false)
     return log;
 }
 
-QByteArray start(const char* port, const char* torch = "2.1.0")
+QByteArray start(const char* port, const char* torch = "2.1.0", const char* world = "3")
 {
     return QByteArray("2026-01-01 10:00:00.000 INFO job: MASTER_ADDR=10.0.0.1 MASTER_PORT=") +
-           port + " WORLD_SIZE=3\n2026-01-01 10:00:00.001 INFO job: torch==" + torch + "\n";
+           port + " WORLD_SIZE=" + world + "\n2026-01-01 10:00:00.001 INFO job: torch==" + torch +
+           "\n";
 }
 
 } // namespace
@@ -84,7 +85,7 @@ void TestConfigCheck::tieOnMasterBlamesTheRankThatCouldNotConnect()
         std::vector<RankLog> logs;
         for (int r = 0; r < 2; ++r) {
             const char* port = r == wrong ? "31000" : "29500";
-            QByteArray text = start(port);
+            QByteArray text = start(port, "2.1.0", "2");
             if (r == wrong)
                 text += QByteArray("E20260101 10:00:10.000 1 socket.cpp:860] [c10d] The client "
                                    "socket has timed out after 10s while trying to connect to "
@@ -101,8 +102,8 @@ void TestConfigCheck::tieOnMasterBlamesTheRankThatCouldNotConnect()
     }
     // Without such a line no rank can be told: both are named.
     std::vector<RankLog> logs;
-    logs.push_back(logOf(0, start("29500")));
-    logs.push_back(logOf(1, start("31000")));
+    logs.push_back(logOf(0, start("29500", "2.1.0", "2")));
+    logs.push_back(logOf(1, start("31000", "2.1.0", "2")));
     const std::vector<Finding> found = ConfigCheck::check(RankFacts::build(logs));
     QCOMPARE(found.size(), std::size_t(1));
     QCOMPARE(found.front().ranks, (std::vector<int>{0, 1}));
@@ -111,8 +112,8 @@ void TestConfigCheck::tieOnMasterBlamesTheRankThatCouldNotConnect()
 void TestConfigCheck::tieOnVersionNamesEveryRank()
 {
     std::vector<RankLog> logs;
-    logs.push_back(logOf(0, start("29500", "2.1.0")));
-    logs.push_back(logOf(1, start("29500", "2.2.1")));
+    logs.push_back(logOf(0, start("29500", "2.1.0", "2")));
+    logs.push_back(logOf(1, start("29500", "2.2.1", "2")));
     const std::vector<Finding> found = ConfigCheck::check(RankFacts::build(logs));
     QCOMPARE(found.size(), std::size_t(1));
     const Finding& f = found.front();
@@ -163,7 +164,7 @@ void TestConfigCheck::worldSizeNamesRanksNeverLaunched()
     std::vector<RankLog> logs;
     for (int r = 0; r < 2; ++r)
         logs.push_back(logOf(r, start("29500")));
-    const std::vector<Finding> found = ConfigCheck::check(RankFacts::build(logs), {0, 1});
+    const std::vector<Finding> found = ConfigCheck::check(RankFacts::build(logs));
     QCOMPARE(found.size(), std::size_t(1));
     const Finding& f = found.front();
     QCOMPARE(f.ranks, std::vector<int>{2});
@@ -172,7 +173,17 @@ void TestConfigCheck::worldSizeNamesRanksNeverLaunched()
              f.summary.c_str());
     QCOMPARE(f.evidence.size(), std::size_t(2));
     // Launched as many as it says: nothing.
-    QVERIFY(ConfigCheck::check(RankFacts::build(logs), {0, 1, 2}).empty());
+    logs.push_back(logOf(2, start("29500")));
+    QVERIFY(ConfigCheck::check(RankFacts::build(logs)).empty());
+    // Ranks that got past the rendezvous (a training step) ran with the others: the one left out
+    // did start, it only left no file here (the missing-ranks warning says so), not a launch.
+    logs.pop_back();
+    logs[0] = logOf(0, start("29500") + "2026-01-01 10:00:01.000 INFO train: step 3 loss 0.5\n");
+    const RankFacts trained = RankFacts::build(logs);
+    QCOMPARE(trained.lastLogStep.size(), std::size_t(1));
+    QVERIFY(!trained.presence.neverStarted);
+    QCOMPARE(trained.presence.absent, (std::vector<RankRange>{{2, 2}}));
+    QVERIFY(ConfigCheck::check(trained).empty());
 }
 
 void TestConfigCheck::ncclBuildSuffixIsNotAVersion()
@@ -182,16 +193,17 @@ void TestConfigCheck::ncclBuildSuffixIsNotAVersion()
     // Two ranks on one NCCL built for two CUDA versions: the CUDA comparison tells them apart (the
     // build NCCL names is the CUDA version of a rank that prints none), the NCCL one does not.
     std::vector<RankLog> logs;
-    logs.push_back(
-        logOf(0, start("29500") + "node1:1:1 [0] NCCL INFO NCCL version 2.18.1+cuda12.1\n"));
-    logs.push_back(
-        logOf(1, start("29500") + "node1:2:2 [1] NCCL INFO NCCL version 2.18.1+cuda11.8\n"));
+    logs.push_back(logOf(0, start("29500", "2.1.0", "2") +
+                                "node1:1:1 [0] NCCL INFO NCCL version 2.18.1+cuda12.1\n"));
+    logs.push_back(logOf(1, start("29500", "2.1.0", "2") +
+                                "node1:2:2 [1] NCCL INFO NCCL version 2.18.1+cuda11.8\n"));
     const std::vector<Finding> builds = ConfigCheck::check(RankFacts::build(logs));
     QCOMPARE(builds.size(), std::size_t(1));
     QVERIFY2(builds.front().detail == "the CUDA version 11.8 on rank 1; 12.1 on rank 0",
              builds.front().detail.c_str());
     // The same lines with two NCCL versions: found, so the lines above were read.
-    logs[1] = logOf(1, start("29500") + "node1:2:2 [1] NCCL INFO NCCL version 2.19.3+cuda12.1\n");
+    logs[1] = logOf(1, start("29500", "2.1.0", "2") +
+                           "node1:2:2 [1] NCCL INFO NCCL version 2.19.3+cuda12.1\n");
     const std::vector<Finding> found = ConfigCheck::check(RankFacts::build(logs));
     QCOMPARE(found.size(), std::size_t(1));
     QVERIFY2(found.front().detail.find("2.18.1 on rank 0; 2.19.3 on rank 1") != std::string::npos,
