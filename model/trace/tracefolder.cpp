@@ -399,8 +399,11 @@ QString outOfRange(const QString& what)
 // range (-1 when the name has none).
 std::optional<int> nameRank(const QString& fileName, qint64* rawRank)
 {
+    // tensorboard_trace_handler's default name is {host}_{pid}.{time_ns}.pt.trace.json[.gz]: a
+    // host called "job-worker-3" (a Kubernetes pod) names a machine, not a rank.
     static const QRegularExpression pattern(
-        QStringLiteral("(?<![A-Za-z])(?:rank|worker)[-_ .]?(\\d+)(?!\\d)"),
+        QStringLiteral("(?<![A-Za-z])(?:rank|worker)[-_ .]?(\\d+)(?!\\d)"
+                       "(?!_\\d+\\.\\d{10,}\\.pt\\.trace\\.json)"),
         QRegularExpression::CaseInsensitiveOption);
     const QRegularExpressionMatch m = pattern.match(fileName);
     *rawRank = -1;
@@ -444,8 +447,8 @@ QString statesNoRank(SourceKind kind, bool distributedInfoSeen)
         content = QStringLiteral("a plain log states no rank that is read");
         break;
     case SourceKind::LauncherLog:
-        return QStringLiteral("states no rank: a launcher's combined output; each line goes to "
-                              "the rank its tag names");
+        return QStringLiteral("no rank of its own: a launcher's combined output, split into "
+                              "per-rank streams by its lines' rank tags");
     case SourceKind::HorovodTimeline: // always the coordinator's
     case SourceKind::Unknown:
         return QStringLiteral("no rank: not a trace, dump or log that RankScope reads");

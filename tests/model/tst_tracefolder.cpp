@@ -120,6 +120,15 @@ void TestTraceFolder::rankFromFileName_data()
     QTest::addRow("worker") << "worker4.log" << 4;
     QTest::addRow("flight recorder") << "nccl_trace_rank_15" << 15;
     QTest::addRow("hostname_pid") << "node01_12345.pt.trace.json" << -1;
+    QTest::addRow("HTA sampled") << "sampled_rank-1.json.gz" << 1;
+    QTest::addRow("HTA dash") << "rank-3.json.gz" << 3;
+    QTest::addRow("tensorboard worker_name")
+        << "rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz" << 34;
+    QTest::addRow("tensorboard worker_name _") << "rank_3.1700000000123.pt.trace.json" << 3;
+    QTest::addRow("tensorboard default")
+        << "devgpu003_1234.1679055439123456789.pt.trace.json.gz" << -1;
+    QTest::addRow("tensorboard default, pod host")
+        << "train-worker-3_57.1733140000123456789.pt.trace.json.gz" << -1;
     QTest::addRow("frank is no rank") << "frank2.log" << -1;
     QTest::addRow("nothing") << "launcher.log" << -1;
 }
