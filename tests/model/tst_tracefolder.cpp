@@ -988,6 +988,7 @@ void TestTraceFolder::nonRegularFilesAreListedAndNeverBlock()
         QCOMPARE(s->status, SourceStatus::Error);
         QCOMPARE(s->message, reason);
         QVERIFY(!s->descriptor);
+        QCOMPARE(s->rankEvidence, QStringLiteral("no rank: not read"));
     }
     QCOMPARE(session->folder.ranks(), QList<int>{0}); // nothing attributed from a refused file
     QCOMPARE(session->logs.size(), std::size_t(1));
