@@ -399,7 +399,11 @@ QString AnalysisReport::toText(const TraceRead& read, const AnalysisResult& resu
         ts << "Not attributed to a rank:\n";
         for (const SourceFile& s : unattributed)
             ts << "    " << s.relativePath << "  [" << sourceKindName(s.kind) << "]"
-               << (s.message.isEmpty() ? QString() : QStringLiteral("  ") + s.message) << '\n';
+               << (s.message.isEmpty() ? QString() : QStringLiteral("  ") + s.message)
+               << (s.rankEvidence.isEmpty()
+                       ? QString()
+                       : QStringLiteral("  (") + s.rankEvidence + QLatin1Char(')'))
+               << '\n';
     }
     ts << findingsText(result);
     for (const QString& w : read.warnings)

@@ -399,8 +399,11 @@ QString outOfRange(const QString& what)
 // range (-1 when the name has none).
 std::optional<int> nameRank(const QString& fileName, qint64* rawRank)
 {
+    // tensorboard_trace_handler's default name is {host}_{pid}.{time_ns}.pt.trace.json[.gz]: a
+    // host called "job-worker-3" (a Kubernetes pod) names a machine, not a rank.
     static const QRegularExpression pattern(
-        QStringLiteral("(?<![A-Za-z])(?:rank|worker)[-_ .]?(\\d+)(?!\\d)"),
+        QStringLiteral("(?<![A-Za-z])(?:rank|worker)[-_ .]?(\\d+)(?!\\d)"
+                       "(?!_\\d+\\.\\d{10,}\\.pt\\.trace\\.json)"),
         QRegularExpression::CaseInsensitiveOption);
     const QRegularExpressionMatch m = pattern.match(fileName);
     *rawRank = -1;
@@ -417,6 +420,56 @@ QString nameDisagrees(const QString& fileName, int rank)
     qint64 raw = -1;
     nameRank(fileName, &raw);
     return raw >= 0 && raw != rank ? QStringLiteral(" (file name says %1)").arg(raw) : QString();
+}
+
+// Why a source whose content and name state no rank has none, for the user: what was looked for
+// and not found ("states no rank: ..."). A rank stated but out of range says so instead (see
+// outOfRange), and is told apart by that.
+QString statesNoRank(SourceKind kind, bool distributedInfoSeen)
+{
+    QString content;
+    switch (kind) {
+    case SourceKind::Kineto:
+        content = distributedInfoSeen ? QStringLiteral("distributedInfo has no rank")
+                                      : QStringLiteral("no distributedInfo");
+        break;
+    case SourceKind::NcclLog:
+        content = QStringLiteral("no single rank in its NCCL init lines ('rank N nranks M')");
+        break;
+    case SourceKind::FlightRecorder:
+        content = QStringLiteral("a Flight Recorder dump states its rank only as a file-name "
+                                 "suffix");
+        break;
+    case SourceKind::ElasticError:
+        content = QStringLiteral("an error file states no rank");
+        break;
+    case SourceKind::Log:
+        content = QStringLiteral("a plain log states no rank that is read");
+        break;
+    case SourceKind::LauncherLog:
+        return QStringLiteral("no rank of its own: a launcher's combined output, split into "
+                              "per-rank streams by its lines' rank tags");
+    case SourceKind::HorovodTimeline: // always the coordinator's
+    case SourceKind::Unknown:
+        return QStringLiteral("no rank: not a trace, dump or log that RankScope reads");
+    }
+    return QStringLiteral("states no rank: %1, no rank in its name").arg(content);
+}
+
+// "; the file name's rank 3 is not taken over the content" when content states an unusable rank
+// and the name one that could be.
+QString nameNotTaken(const QString& fileName)
+{
+    qint64 raw = -1;
+    return nameRank(fileName, &raw)
+               ? QStringLiteral("; the file name's rank %1 is not taken over the content").arg(raw)
+               : QString();
+}
+
+// The source states a rank (in its content or name) that cannot be one: see statesNoRank.
+bool statesUnusableRank(const SourceFile& s)
+{
+    return !s.rank && s.rankEvidence.contains(QLatin1String("out of range"));
 }
 
 } // namespace
@@ -438,9 +491,10 @@ std::optional<int> TraceFolder::attributeRank(const QString& fileName, SourceKin
         const qint64 v = text.toLongLong(&ok);
         return ok ? validRank(v) : std::nullopt;
     };
+    StatedInfo info;
     if (kind == SourceKind::Kineto) {
         // The profiler writes distributedInfo before traceEvents, or (older Kineto) after them.
-        StatedInfo info = distributedInfo(head);
+        info = distributedInfo(head);
         if (!info.found) info = distributedInfo(tail);
         *stated = info.job;
         if (info.rank) {
@@ -449,10 +503,12 @@ std::optional<int> TraceFolder::attributeRank(const QString& fileName, SourceKin
                     QStringLiteral("distributedInfo.rank %1").arg(*v) + nameDisagrees(fileName, *v);
                 return v;
             }
-            *evidence = outOfRange(QStringLiteral("distributedInfo.rank %1").arg(*info.rank));
+            *evidence = outOfRange(QStringLiteral("distributedInfo.rank %1").arg(*info.rank)) +
+                        nameNotTaken(fileName);
             return std::nullopt;
         }
     }
+    const bool distributedInfoSeen = kind == SourceKind::Kineto && info.found;
     const bool text =
         kind == SourceKind::NcclLog || kind == SourceKind::Log || kind == SourceKind::LauncherLog;
     if (text) {
@@ -504,7 +560,10 @@ std::optional<int> TraceFolder::attributeRank(const QString& fileName, SourceKin
                     nameDisagrees(fileName, 0);
         return 0;
     }
-    if (kind == SourceKind::LauncherLog) return std::nullopt; // split into streams by the reader
+    if (kind == SourceKind::LauncherLog) { // split into streams by the reader
+        *evidence = statesNoRank(kind, false);
+        return std::nullopt;
+    }
     if (kind != SourceKind::Unknown) {
         qint64 raw = -1;
         if (const auto r = nameRank(fileName, &raw)) {
@@ -516,6 +575,7 @@ std::optional<int> TraceFolder::attributeRank(const QString& fileName, SourceKin
             return std::nullopt;
         }
     }
+    *evidence = statesNoRank(kind, distributedInfoSeen);
     return std::nullopt;
 }
 
@@ -580,6 +640,14 @@ bool TraceFolder::attributeStatedRank(int index, qint64 statedRank)
     return changed;
 }
 
+void TraceFolder::noteNoStatedRank(int index, bool distributedInfoSeen)
+{
+    if (index < 0 || index >= m_sources.size()) return;
+    SourceFile& s = m_sources[index];
+    if (s.rank || s.kind != SourceKind::Kineto || statesUnusableRank(s)) return;
+    s.rankEvidence = statesNoRank(s.kind, distributedInfoSeen);
+}
+
 void TraceFolder::checkClaims()
 {
     m_warnings.clear();
@@ -602,7 +670,8 @@ void TraceFolder::assumeLoneTraceRank()
     int traces = 0;
     SourceFile* lone = nullptr;
     for (SourceFile& s : m_sources) {
-        if (s.rank || (!s.rankEvidence.isEmpty() && s.kind == SourceKind::Kineto)) return;
+        // A trace that states a rank that cannot be one is not the job's rank 0 either.
+        if (s.rank || (s.kind == SourceKind::Kineto && statesUnusableRank(s))) return;
         if (s.kind == SourceKind::Kineto && s.status != SourceStatus::Error) {
             ++traces;
             lone = &s;
@@ -670,6 +739,7 @@ TraceFolder TraceFolder::discover(const QString& dir, const std::function<bool()
         if (!opened.error.isEmpty()) {
             source.status = SourceStatus::Error;
             source.message = opened.error;
+            source.rankEvidence = QStringLiteral("no rank: not read");
             folder.m_sources.append(source);
             continue;
         }
@@ -677,6 +747,7 @@ TraceFolder TraceFolder::discover(const QString& dir, const std::function<bool()
         if (source.sizeBytes == 0) {
             source.status = SourceStatus::Error;
             source.message = QStringLiteral("empty file");
+            source.rankEvidence = QStringLiteral("no rank: an empty file");
         } else {
             QByteArray head = readAt(opened.fd, 0, kSniffBytes);
             const bool gzip = head.startsWith("\x1f\x8b");

@@ -53,9 +53,10 @@ public:
     // Rank of one file, in order: distributedInfo.rank in a Kineto trace's head or tail, the NCCL
     // init line of an NCCL log, the Flight Recorder file-name suffix, file-name patterns. Content
     // beats the name, and `evidence` says so when they disagree; when no rank can be told it
-    // says why, if something (an out-of-range number) was seen. `stated` gets what the content
-    // states of its job: distributedInfo.world_size / backend / pg_config, or a log's nranks /
-    // world_size= (empty fields when nothing is stated).
+    // says why: what was looked for and not found ("states no rank: no distributedInfo, no rank
+    // in its name"), or the rank stated that cannot be one ("no rank: ... is out of range").
+    // `stated` gets what the content states of its job: distributedInfo.world_size / backend /
+    // pg_config, or a log's nranks / world_size= (empty fields when nothing is stated).
     static std::optional<int> attributeRank(const QString& fileName, SourceKind kind,
                                             const QByteArray& head, const QByteArray& tail,
                                             QString* evidence, StatedJob* stated);
@@ -78,6 +79,10 @@ public:
     // rank, the evidence says so, and the rank claims are checked again. True when the source's
     // rank changed (its events then move to the new rank, or to -1 when it has none).
     bool attributeStatedRank(int index, qint64 statedRank);
+    // The Kineto reader read all of a trace and it states no distributedInfo.rank: a source
+    // still without a rank says why, now from the whole file (`distributedInfoSeen`: the trace
+    // has distributedInfo, without a rank) rather than from what discovery read of it.
+    void noteNoStatedRank(int index, bool distributedInfoSeen);
     // A reader found ranks beyond what discovery saw (a Horovod timeline names every rank that
     // reported ready); the world size grows to `worldSize`, never shrinks.
     void noteWorldSize(int worldSize)

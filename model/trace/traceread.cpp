@@ -184,6 +184,12 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
                     lane.rank = rank;
                 for (CollectiveRecord& c : stores[k].collectives)
                     c.rank = rank;
+            } else if (kind == SourceKind::Kineto && !traces[k].statedRank &&
+                       traces[k].status == SourceStatus::Ok) {
+                read.folder.noteNoStatedRank(index, traces[k].worldSize > 0 ||
+                                                        !traces[k].backend.empty() ||
+                                                        !traces[k].processGroupSizes.empty() ||
+                                                        !traces[k].ncclVersion.empty());
             }
             read.events.merge(std::move(stores[k]));
         } else {

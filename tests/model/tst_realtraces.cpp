@@ -7,9 +7,11 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -220,6 +222,26 @@ Stored storedOf(const EventStore& store)
     return s;
 }
 
+// Public traces from other projects, one a folder under kineto-wild/ (see its LICENSE file):
+// "folder/file.json".
+QStringList wildTraces()
+{
+    QStringList out;
+    const QDir root(kData + QStringLiteral("/kineto-wild"));
+    for (const QString& sub : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+        for (const QString& f : QDir(root.filePath(sub)).entryList({QStringLiteral("*.json")}))
+            out << sub + QLatin1Char('/') + f;
+    return out;
+}
+
+// What a healthy job may be told about itself: facts of the folder and the GPU's idle time,
+// never a fault.
+bool healthyKind(const std::string& kind)
+{
+    return kind == "missing_ranks" || kind == "mixed_jobs" || kind == "unpaired_collectives" ||
+           kind == "idle_gpu";
+}
+
 // Every timeline among the real files: a JSON object with traceEvents. The Chakra execution
 // trace beside one of them is no timeline (tst_tracefolder checks that it is skipped as such).
 QStringList traceFiles()
@@ -239,6 +261,8 @@ QStringList traceFiles()
         for (const QString& f : root.entryList({QStringLiteral("*.gz")}))
             out << dir + QLatin1Char('/') + f;
     }
+    for (const QString& f : wildTraces())
+        out << QStringLiteral("kineto-wild/") + f;
     return out;
 }
 
@@ -251,6 +275,8 @@ private Q_SLOTS:
     void everyFile();
     void analyzeJsonCarriesTheGpuBreakdown_data();
     void analyzeJsonCarriesTheGpuBreakdown();
+    void publicTracesAnalyzeAsHealthy_data();
+    void publicTracesAnalyzeAsHealthy();
 };
 
 void TestRealTraces::everyFile_data()
@@ -378,6 +404,10 @@ void TestRealTraces::analyzeJsonCarriesTheGpuBreakdown()
         QCOMPARE(g.at("idle_us").get<double>(), us(truth.idleNs));
         QCOMPARE(g.at("comm_compute_overlap_us").get<double>(), us(truth.overlapNs));
     };
+    // Whatever is left without a rank says why.
+    for (const auto& source : doc.at("unattributed_sources"))
+        QVERIFY2(!source.value("rank_evidence", std::string()).empty(),
+                 source.at("path").get<std::string>().c_str());
     std::size_t seen = 0;
     for (const auto& rank : doc.at("ranks")) {
         const auto it = truthOfRank.find(rank.at("rank").get<int>());
@@ -396,6 +426,58 @@ void TestRealTraces::analyzeJsonCarriesTheGpuBreakdown()
         if (QTest::currentTestFailed()) return;
     }
     QCOMPARE(seen, truthOfUnranked.size());
+}
+
+void TestRealTraces::publicTracesAnalyzeAsHealthy_data()
+{
+    QTest::addColumn<QString>("file"); // under kineto-wild/
+    const QStringList files = wildTraces();
+    QVERIFY(files.size() >= 2);
+    for (const QString& f : files)
+        QTest::newRow(qPrintable(f)) << f;
+}
+
+// Each public trace alone in its folder, as `rankscope analyze --json` reports it: the one process
+// of a run that states no rank is an assumed rank 0 that says so, its source was read whole, the
+// GPU breakdown is the raw file's, and a healthy run gets no fault.
+void TestRealTraces::publicTracesAnalyzeAsHealthy()
+{
+    QFETCH(QString, file);
+    const QString path = kData + QStringLiteral("/kineto-wild/") + file;
+    const Truth truth = truthOf(path);
+    QVERIFY(truth.gpu);
+    LoadOptions options;
+    options.buildLaneLods = false;
+    const SessionPtr session = loadSession(QFileInfo(path).path(), {}, {}, options);
+    const auto doc = AnalysisReport::toJson(*session, session->analysis);
+    QCOMPARE(doc.at("ranks").size(), std::size_t(1));
+    const auto& rank = doc.at("ranks").at(0);
+    QCOMPARE(rank.at("rank").get<int>(), 0);
+    QCOMPARE(rank.at("events").get<std::int64_t>(), truth.events);
+    QCOMPARE(rank.at("sources").size(), std::size_t(1));
+    const auto& source = rank.at("sources").at(0);
+    QCOMPARE(source.at("kind").get<std::string>(), std::string("kineto"));
+    QCOMPARE(source.at("status").get<std::string>(), std::string("ok"));
+    QVERIFY(source.at("rank_evidence").get<std::string>().starts_with("assumed rank 0"));
+    QVERIFY(doc.at("unattributed_sources").empty());
+    // Within 1 % of the raw events (to the ns, in fact: both are sums of integer ns).
+    const auto& g = rank.at("gpu_time");
+    const auto near = [](double got, std::int64_t ns) {
+        const double want = double(ns) / 1000.0;
+        return std::abs(got - want) <= 0.01 * std::abs(want) + 1e-9;
+    };
+    QVERIFY(near(g.at("window_us").get<double>(), truth.windowNs));
+    QVERIFY(near(g.at("compute_us").get<double>(), truth.computeNs));
+    QVERIFY(near(g.at("communication_us").get<double>(), truth.commNs));
+    QVERIFY(near(g.at("memory_us").get<double>(), truth.memNs));
+    QVERIFY(near(g.at("idle_us").get<double>(), truth.idleNs));
+    QVERIFY(near(g.at("comm_compute_overlap_us").get<double>(), truth.overlapNs));
+    for (const auto& f : doc.at("findings")) {
+        const std::string what =
+            f.at("kind").get<std::string>() + ": " + f.at("summary").get<std::string>();
+        QVERIFY2(healthyKind(f.at("kind").get<std::string>()), what.c_str());
+        QVERIFY2(f.at("severity").get<std::string>() != "error", what.c_str());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestRealTraces)

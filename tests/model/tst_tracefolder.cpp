@@ -5,6 +5,7 @@
 #include "tests/support/testfiles.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -50,6 +51,8 @@ private Q_SLOTS:
     void tensorboardNamedPairGetsRanksFromContent();
     void namesClaimingAFormatTheContentIsNot();
     void outOfRangeRanksAreUnattributedWithAReason();
+    void everyUnattributedSourceSaysWhy();
+    void unattributedReasons();
     void nonRegularFilesAreListedAndNeverBlock();
     void fileSwappedAfterDiscoveryIsNotFollowed();
     void oddlyEncodedLogsReachTheAnalysis_data();
@@ -117,6 +120,15 @@ void TestTraceFolder::rankFromFileName_data()
     QTest::addRow("worker") << "worker4.log" << 4;
     QTest::addRow("flight recorder") << "nccl_trace_rank_15" << 15;
     QTest::addRow("hostname_pid") << "node01_12345.pt.trace.json" << -1;
+    QTest::addRow("HTA sampled") << "sampled_rank-1.json.gz" << 1;
+    QTest::addRow("HTA dash") << "rank-3.json.gz" << 3;
+    QTest::addRow("tensorboard worker_name")
+        << "rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz" << 34;
+    QTest::addRow("tensorboard worker_name _") << "rank_3.1700000000123.pt.trace.json" << 3;
+    QTest::addRow("tensorboard default")
+        << "devgpu003_1234.1679055439123456789.pt.trace.json.gz" << -1;
+    QTest::addRow("tensorboard default, pod host")
+        << "train-worker-3_57.1733140000123456789.pt.trace.json.gz" << -1;
     QTest::addRow("frank is no rank") << "frank2.log" << -1;
     QTest::addRow("nothing") << "launcher.log" << -1;
 }
@@ -798,6 +810,116 @@ void TestTraceFolder::outOfRangeRanksAreUnattributedWithAReason()
                 ->rankEvidence.contains(QLatin1String("distributedInfo.rank -1")));
 }
 
+// Every folder of the test data, each as a user would open it: a source that gets no rank says
+// why, at discovery and (for the real traces, read whole) after reading.
+void TestTraceFolder::everyUnattributedSourceSaysWhy()
+{
+    const QString root = QStringLiteral(RANKSCOPE_TEST_DATA);
+    QStringList dirs{root};
+    for (QDirIterator it(root, QDir::Dirs | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+         it.hasNext();)
+        dirs << it.next();
+    int unattributed = 0;
+    for (const QString& dir : dirs) {
+        const TraceFolder folder = TraceFolder::discover(dir);
+        for (const SourceFile& s : folder.unattributedSources()) {
+            ++unattributed;
+            QVERIFY2(!s.rankEvidence.isEmpty(),
+                     qPrintable(dir + QLatin1Char('/') + s.relativePath));
+        }
+    }
+    QVERIFY(unattributed > 50); // the check ran over something
+    for (const QString& dir : dirs) {
+        if (!dir.contains(QLatin1String("/kineto-"))) continue;
+        const SessionPtr session = loadSession(dir);
+        for (const SourceFile& s : session->folder.unattributedSources())
+            QVERIFY2(!s.rankEvidence.isEmpty(),
+                     qPrintable(dir + QLatin1Char('/') + s.relativePath));
+    }
+    // HTA's trace whose distributedInfo has no rank, beside one that has a rank: it says so.
+    const SessionPtr mixed = loadSession(root + QStringLiteral("/kineto-real-hta/mixed_files"));
+    const SourceFile* notFound =
+        sourceNamed(mixed->folder, QStringLiteral("rank_not_found.json.gz"));
+    QVERIFY(notFound);
+    QVERIFY(!notFound->rank);
+    QCOMPARE(notFound->rankEvidence,
+             QStringLiteral("states no rank: distributedInfo has no rank, no rank in its name"));
+}
+
+// The reason of each way a source can be left without a rank, word for word.
+void TestTraceFolder::unattributedReasons()
+{
+    QTemporaryDir dir;
+    const QByteArray events = R"("traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 1}])";
+    writeFile(dir.filePath(QStringLiteral("a.pt.trace.json")), "{" + events + "}");
+    writeFile(dir.filePath(QStringLiteral("b.pt.trace.json")),
+              R"({"distributedInfo": {"backend": "nccl"}, )" + events + "}");
+    writeFile(dir.filePath(QStringLiteral("worker_3.pt.trace.json")),
+              R"({"distributedInfo": {"rank": -1}, )" + events + "}");
+    writeFile(dir.filePath(QStringLiteral("worker_0.pt.trace.json")),
+              R"({"distributedInfo": {"rank": 1}, )" + events + "}");
+    writeFile(dir.filePath(QStringLiteral("rank_2000000.log")), "step 0\n");
+    writeFile(dir.filePath(QStringLiteral("notes.log")), "step 0\nstep 1\n");
+    writeFile(dir.filePath(QStringLiteral("nccl.log")),
+              "host:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 - Init COMPLETE\n"
+              "host:2:2 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 - Init COMPLETE\n");
+    writeFile(dir.filePath(QStringLiteral("empty.log")), "");
+    writeFile(dir.filePath(QStringLiteral("data.bin")), QByteArray("\x01\x02\x00\x03", 4));
+    // distributedInfo without a rank after 300 KiB of events inflated: past what discovery
+    // inflates, read by the Kineto reader.
+    QByteArray deep = "{" + events.chopped(1);
+    while (deep.size() < 300 * 1024)
+        deep += R"(, {"ph": "X", "name": "b", "ts": 2, "dur": 1})";
+    deep += R"(], "distributedInfo": {"backend": "nccl", "world_size": 2}})";
+    writeFile(dir.filePath(QStringLiteral("deep.pt.trace.json.gz")), gzip(deep));
+
+    const std::map<QString, QString> atDiscovery = {
+        {QStringLiteral("a.pt.trace.json"),
+         QStringLiteral("states no rank: no distributedInfo, no rank in its name")},
+        {QStringLiteral("b.pt.trace.json"),
+         QStringLiteral("states no rank: distributedInfo has no rank, no rank in its name")},
+        {QStringLiteral("worker_3.pt.trace.json"),
+         QStringLiteral("no rank: distributedInfo.rank -1 is out of range (0 to 1000000); the "
+                        "file name's rank 3 is not taken over the content")},
+        {QStringLiteral("rank_2000000.log"),
+         QStringLiteral("no rank: rank 2000000 in the file name is out of range (0 to 1000000)")},
+        {QStringLiteral("notes.log"),
+         QStringLiteral(
+             "states no rank: a plain log states no rank that is read, no rank in its name")},
+        {QStringLiteral("nccl.log"),
+         QStringLiteral("states no rank: no single rank in its NCCL init lines ('rank N nranks "
+                        "M'), no rank in its name")},
+        {QStringLiteral("empty.log"), QStringLiteral("no rank: an empty file")},
+        {QStringLiteral("data.bin"),
+         QStringLiteral("no rank: not a trace, dump or log that RankScope reads")},
+        {QStringLiteral("deep.pt.trace.json.gz"),
+         QStringLiteral("states no rank: no distributedInfo, no rank in its name")},
+    };
+    const TraceFolder folder = TraceFolder::discover(dir.path());
+    for (const auto& [name, reason] : atDiscovery) {
+        const SourceFile* s = sourceNamed(folder, name);
+        QVERIFY2(s, qPrintable(name));
+        QVERIFY2(!s->rank, qPrintable(name));
+        QCOMPARE(s->rankEvidence, reason);
+    }
+    // Name and content disagree: the content's rank, and the evidence says what the name said.
+    const SourceFile* swapped = sourceNamed(folder, QStringLiteral("worker_0.pt.trace.json"));
+    QVERIFY(swapped);
+    QCOMPARE(swapped->rank.value_or(-1), 1);
+    QCOMPARE(swapped->rankEvidence, QStringLiteral("distributedInfo.rank 1 (file name says 0)"));
+
+    // Read whole, the deep trace's distributedInfo turns up: still no rank, and now it says so.
+    const SessionPtr session = loadSession(dir.path());
+    const SourceFile* deepRead =
+        sourceNamed(session->folder, QStringLiteral("deep.pt.trace.json.gz"));
+    QVERIFY(deepRead);
+    QVERIFY(!deepRead->rank);
+    QCOMPARE(deepRead->rankEvidence,
+             QStringLiteral("states no rank: distributedInfo has no rank, no rank in its name"));
+    for (const SourceFile& s : session->folder.unattributedSources())
+        QVERIFY2(!s.rankEvidence.isEmpty(), qPrintable(s.relativePath));
+}
+
 static void makeFifo(const QString& path)
 {
     QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
@@ -866,6 +988,7 @@ void TestTraceFolder::nonRegularFilesAreListedAndNeverBlock()
         QCOMPARE(s->status, SourceStatus::Error);
         QCOMPARE(s->message, reason);
         QVERIFY(!s->descriptor);
+        QCOMPARE(s->rankEvidence, QStringLiteral("no rank: not read"));
     }
     QCOMPARE(session->folder.ranks(), QList<int>{0}); // nothing attributed from a refused file
     QCOMPARE(session->logs.size(), std::size_t(1));
