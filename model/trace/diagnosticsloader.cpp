@@ -26,7 +26,8 @@ QByteArray readAll(const SourceFile& s, QString* error)
 
 } // namespace
 
-void readDiagnosticSources(TraceRead& read, const std::function<bool()>& cancelled)
+void readDiagnosticSources(TraceRead& read, const std::function<bool()>& cancelled,
+                           const FlightRecorderReader::Budget& budget)
 {
     TraceFolder& folder = read.folder;
     const QList<SourceFile> sources = folder.sources();
@@ -39,12 +40,12 @@ void readDiagnosticSources(TraceRead& read, const std::function<bool()>& cancell
             QString error;
             const QByteArray bytes = readAll(s, &error);
             int skipped = 0;
-            std::int64_t overBudget = 0;
+            FlightRecorderReader::Cut cut;
             std::optional<FlightRecorderDump> dump;
             if (error.isEmpty())
                 dump =
                     FlightRecorderReader::read(bytes, s.relativePath.section(QLatin1Char('/'), -1),
-                                               &error, &skipped, &overBudget);
+                                               &error, &skipped, &cut, budget);
             if (!dump) {
                 folder.setSourceStatus(i, SourceStatus::Error, error);
                 break;
@@ -64,16 +65,10 @@ void readDiagnosticSources(TraceRead& read, const std::function<bool()>& cancell
                         "%1: Flight Recorder dump whose rank cannot be told from its name")
                         .arg(s.relativePath));
             }
-            if (overBudget > 0)
-                message += QStringLiteral("; %1 entries past the budget of %2 a dump dropped")
-                               .arg(overBudget)
-                               .arg(FlightRecorderReader::kMaxEntries);
-            else if (overBudget < 0)
-                message += QStringLiteral("; stopped at the budget of %1 entries a dump (the "
-                                          "rest of the file is not read)")
-                               .arg(FlightRecorderReader::kMaxEntries);
-            folder.setSourceStatus(i, overBudget ? SourceStatus::Truncated : SourceStatus::Ok,
-                                   message);
+            if (cut.limit != LoadLimit::None) message += QStringLiteral("; ") + cut.reason;
+            folder.setSourceStatus(
+                i, cut.limit == LoadLimit::None ? SourceStatus::Ok : SourceStatus::Truncated,
+                message, cut.limit);
             FlightRecorderReader::appendCollectives(*dump, read.events);
             read.dumps.push_back(std::move(*dump));
             break;
