@@ -5,6 +5,7 @@
 #include <QCommandLineParser>
 #include <QFile>
 #include <QTextStream>
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -90,6 +91,26 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
             .arg(traceDefaults.inflationRatioFloor >> 20)
             .arg(traceDefaults.maxInflationRatio),
         QStringLiteral("N"));
+    const QCommandLineOption maxRankTags(
+        QStringLiteral("max-rank-tags"),
+        QStringLiteral("Split the folder's launcher logs into at most N rank streams (default %1 "
+                       "a log, %2 in all); lines of further ranks stay in the launcher's own "
+                       "stream and the log is marked truncated.")
+            .arg(defaults.rankTagsPerFile)
+            .arg(defaults.rankTagsPerLoad),
+        QStringLiteral("N"));
+    const FlightRecorderReader::Budget dumpDefaults;
+    const QCommandLineOption maxDumpEntries(
+        QStringLiteral("max-dump-entries"),
+        QStringLiteral("Read at most N entries of each Flight Recorder dump (default %1).")
+            .arg(dumpDefaults.maxEntries),
+        QStringLiteral("N"));
+    const QCommandLineOption maxDumpBytes(
+        QStringLiteral("max-dump-bytes"),
+        QStringLiteral("Decode a pickled Flight Recorder dump into at most SIZE bytes of values "
+                       "(default %1; suffix K, M or G).")
+            .arg(sizeText(dumpDefaults.maxDecodedBytes)),
+        QStringLiteral("SIZE"));
     const QCommandLineOption help(QStringList{QStringLiteral("h"), QStringLiteral("help")},
                                   QStringLiteral("Show this help."));
     parser.addOption(json);
@@ -100,6 +121,9 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
     parser.addOption(maxTraceEvents);
     parser.addOption(maxDecompressed);
     parser.addOption(maxInflation);
+    parser.addOption(maxRankTags);
+    parser.addOption(maxDumpEntries);
+    parser.addOption(maxDumpBytes);
     parser.addOption(help);
     if (!parser.parse(arguments)) return Cli::usageError(err, parser.errorText());
     if (parser.isSet(help)) {
@@ -125,6 +149,13 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
         {&maxTraceEvents, [&](qint64 n) { options.traceBudget.maxEvents = n; }},
         {&maxDecompressed, [&](qint64 n) { options.traceBudget.maxInflatedBytes = n; }},
         {&maxInflation, [&](qint64 n) { options.traceBudget.maxInflationRatio = n; }},
+        {&maxRankTags,
+         [&](qint64 n) {
+             options.logBudget.rankTagsPerFile = options.logBudget.rankTagsPerLoad =
+                 int(std::min<qint64>(n, std::numeric_limits<int>::max()));
+         }},
+        {&maxDumpEntries, [&](qint64 n) { options.dumpBudget.maxEntries = n; }},
+        {&maxDumpBytes, [&](qint64 n) { options.dumpBudget.maxDecodedBytes = n; }},
     };
     for (const auto& [option, apply] : budgets) {
         if (!parser.isSet(*option)) continue;

@@ -24,5 +24,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (c.rank != 3 || std::size_t(c.op) >= store.strings.size()) std::abort();
     for (const FlightRecorderEntry& e : dump->entries)
         (void)dump->groupRanks(e.pgName);
+    // Small budgets, reached by small inputs: a dump cut by one keeps at most the entry budget,
+    // and a cut names its limit and reason.
+    FlightRecorderReader::Cut cut;
+    const auto small = FlightRecorderReader::read(bytes, QStringLiteral("nccl_trace_rank_3"),
+                                                  &error, &skipped, &cut, {2, 16 * 1024});
+    if (small && ((cut.limit == LoadLimit::None) != cut.reason.isEmpty() ||
+                  (cut.limit != LoadLimit::None && small->entries.size() > 2)))
+        std::abort();
     return 0;
 }

@@ -14,5 +14,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto value = rankscope::PickleReader::decode(bytes, &error, {64, 100'000});
     if (!value && error.isEmpty()) std::abort();
     if (value) (void)value->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    // With a dump's budgets, small enough to be reached: a decode cut by one keeps at most the
+    // entry budget, and the outcome counts what the "entries" list holds.
+    rankscope::PickleReader::Limits budgets{64, 100'000, 3, 64 * 1024};
+    rankscope::PickleReader::Outcome outcome;
+    const auto cut = rankscope::PickleReader::decode(bytes, &error, budgets, &outcome);
+    if (!cut && error.isEmpty()) std::abort();
+    if (cut && outcome.stop != rankscope::PickleReader::Stop::None) {
+        const auto entries = cut->find("entries");
+        if (entries == cut->end() || !entries->is_array() || entries->size() > 3 ||
+            std::int64_t(entries->size()) != outcome.entries)
+            std::abort();
+    }
     return 0;
 }

@@ -78,6 +78,7 @@ void loadInPromise(QPromise<LoadStage>& promise, const QString& dir, const ReadO
     LoadOptions options;
     options.traceBudget = budgets.traceBudget;
     options.logBudget = budgets.logBudget;
+    options.dumpBudget = budgets.dumpBudget;
     options.fileProgress = [&reading](int source, const QString& path, qint64 done, qint64 total) {
         if (done >= total)
             reading.erase(source);

@@ -199,9 +199,9 @@ std::vector<int> FlightRecorderDump::groupRanks(const std::string& pgName) const
     return out;
 }
 
-// nlohmann's DOM builder, stopped once `maxEntries` entries of the top-level "entries" array are
-// built: what was parsed before (version, pg_config, pg_status come first in torch's dumps) and
-// the entries so far stay in the document.
+// nlohmann's DOM builder, stopped where entry `maxEntries` + 1 of the top-level "entries" array
+// would start: what was parsed before (version, pg_config, pg_status come first in torch's dumps)
+// and the entries so far stay in the document.
 class BudgetedDom {
 public:
     BudgetedDom(json& root, std::int64_t maxEntries) : m_dom(root, false), m_max(maxEntries) {}
@@ -224,6 +224,10 @@ public:
     }
     bool start_object(std::size_t n)
     {
+        if (m_depth == 2 && m_inEntries && m_kept >= m_max) {
+            m_stopped = true;
+            return false; // ends the parse before the first entry past the budget
+        }
         ++m_depth;
         return m_dom.start_object(n);
     }
@@ -241,10 +245,7 @@ public:
     {
         --m_depth;
         if (!m_dom.end_object()) return false;
-        if (m_depth == 2 && m_inEntries && ++m_kept >= m_max) {
-            m_stopped = true;
-            return false; // ends the parse here
-        }
+        if (m_depth == 2 && m_inEntries) ++m_kept;
         return true;
     }
     bool parse_error(std::size_t at, const std::string& token, const nlohmann::detail::exception& e)
@@ -261,28 +262,49 @@ private:
     bool m_stopped = false;
 };
 
-std::optional<FlightRecorderDump>
-FlightRecorderReader::read(const QByteArray& bytes, const QString& fileName, QString* error,
-                           int* skipped, std::int64_t* overBudget, std::int64_t maxEntries)
+std::optional<FlightRecorderDump> FlightRecorderReader::read(const QByteArray& bytes,
+                                                             const QString& fileName,
+                                                             QString* error, int* skipped, Cut* cut,
+                                                             const Budget& budget)
 {
     json doc;
-    std::int64_t dropped = 0;
+    Cut stopped;
     if (bytes.startsWith('\x80')) {
         QString pickleError;
-        std::optional<json> decoded = PickleReader::decode(bytes, &pickleError);
+        PickleReader::Limits limits;
+        limits.maxEntries = budget.maxEntries;
+        limits.maxBytes = budget.maxDecodedBytes;
+        // The byte budget bounds the values; the count of values is then no limit of its own.
+        limits.maxNodes = std::size_t(std::max<std::int64_t>(budget.maxDecodedBytes, 0) / 16 + 1);
+        PickleReader::Outcome outcome;
+        std::optional<json> decoded = PickleReader::decode(bytes, &pickleError, limits, &outcome);
         if (!decoded) {
             if (error) *error = pickleError;
             return std::nullopt;
         }
         doc = std::move(*decoded);
+        if (outcome.stop == PickleReader::Stop::Entries)
+            stopped = {LoadLimit::DumpEntries,
+                       QStringLiteral("stopped at the budget of %1 entries a dump (the rest of "
+                                      "the file is not read)")
+                           .arg(budget.maxEntries)};
+        else if (outcome.stop == PickleReader::Stop::Bytes)
+            stopped = {LoadLimit::DumpBytes,
+                       QStringLiteral("stopped at the budget of %1 MB of decoded values a dump "
+                                      "after %2 entries (the rest of the file is not read)")
+                           .arg(double(budget.maxDecodedBytes) / 1e6, 0, 'f', 1)
+                           .arg(outcome.entries)};
     } else {
-        BudgetedDom dom(doc, maxEntries);
+        BudgetedDom dom(doc, budget.maxEntries);
         const bool complete =
             json::sax_parse(bytes.constData(), bytes.constData() + bytes.size(), &dom);
         if (dom.stopped()) {
             // Parsing ended at the budget: the rest is not parsed (a 428 MB dump would take a
             // minute), so what it holds past the budget is not known.
-            dropped = -1;
+            stopped = {LoadLimit::DumpEntries,
+                       QStringLiteral("stopped at the budget of %1 entries a dump (the rest of "
+                                      "the file is not read)")
+                           .arg(budget.maxEntries)};
         } else if (!complete) {
             doc = json(json::value_t::discarded);
         }
@@ -305,10 +327,6 @@ FlightRecorderReader::read(const QByteArray& bytes, const QString& fileName, QSt
     if (const auto it = doc.find("pg_status"); it != doc.end()) dump.pgStatus = *it;
     int bad = 0;
     if (const auto entries = doc.find("entries"); entries != doc.end() && entries->is_array()) {
-        if (std::int64_t(entries->size()) > maxEntries) { // a pickle's, decoded whole
-            dropped += std::int64_t(entries->size()) - maxEntries;
-            entries->erase(entries->begin() + std::ptrdiff_t(maxEntries), entries->end());
-        }
         for (const json& j : *entries) {
             FlightRecorderEntry e;
             if (parseEntry(j, e))
@@ -318,7 +336,7 @@ FlightRecorderReader::read(const QByteArray& bytes, const QString& fileName, QSt
         }
     }
     if (skipped) *skipped = bad;
-    if (overBudget) *overBudget = dropped;
+    if (cut) *cut = stopped;
     return dump;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/store/eventstore.h"
+#include "model/trace/sourcefile.h"
 
 #include <QByteArray>
 #include <QString>
@@ -72,19 +73,32 @@ struct FlightRecorderDump {
     std::vector<int> groupRanks(const std::string& pgName) const;
 };
 
+// What a Flight Recorder dump may cost. torch keeps 2,000 entries by default
+// (TORCH_NCCL_TRACE_BUFFER_SIZE): the default entry budget is far above any real ring buffer.
+// `maxDecodedBytes` bounds the values a pickle dump is decoded into
+// (PickleReader::Limits::maxBytes).
+struct FlightRecorderBudget {
+    std::int64_t maxEntries = 100'000;
+    std::int64_t maxDecodedBytes = std::int64_t(1) << 30;
+};
+// A dump read up to a budget: which one, and one line saying what was kept.
+struct FlightRecorderCut {
+    LoadLimit limit = LoadLimit::None;
+    QString reason;
+};
+
 class FlightRecorderReader {
 public:
+    using Budget = FlightRecorderBudget;
+    using Cut = FlightRecorderCut;
     // Decodes `bytes` (pickle when it starts with 0x80, else JSON). On failure returns nullopt
     // with a one-line `error`. Entries that lack required fields are skipped and counted in
-    // `skipped` (when given). At most `maxEntries` entries are kept; `overBudget` (when given)
-    // is set to the number of entries past it in a pickle, and to -1 for a JSON dump, which is
-    // not parsed past the budget (its count is not known). torch keeps 2,000 entries by default
-    // (TORCH_NCCL_TRACE_BUFFER_SIZE): the default budget is far above any real ring buffer.
-    static constexpr std::int64_t kMaxEntries = 100'000;
+    // `skipped` (when given). Decoding stops at the budget (a JSON dump is not parsed past its
+    // entry budget, a pickle not decoded past either budget): the entries before it are kept
+    // and `cut` (when given) says so.
     static std::optional<FlightRecorderDump> read(const QByteArray& bytes, const QString& fileName,
                                                   QString* error, int* skipped = nullptr,
-                                                  std::int64_t* overBudget = nullptr,
-                                                  std::int64_t maxEntries = kMaxEntries);
+                                                  Cut* cut = nullptr, const Budget& budget = {});
     // Rank from a dump's file name: the trailing digits, as `([\w\-\_]*?)(\d+)$`.
     static std::optional<int> rankFromFileName(const QString& fileName);
     // The dump's collectives (not its point-to-point ops) in dump order: the entries of a group

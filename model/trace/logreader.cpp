@@ -1145,6 +1145,7 @@ LogReader::Result LogReader::readShared(std::shared_ptr<const QByteArray> shared
     }
     if (linesOverTagBudget) {
         result.truncated = true;
+        if (result.limit == LoadLimit::None) result.limit = LoadLimit::RankTags;
         result.message += QStringLiteral("; %1 line(s) tagged with ranks past the budget of %2 "
                                          "distinct rank tags kept untagged")
                               .arg(linesOverTagBudget)

@@ -39,6 +39,15 @@ struct DecodeError : std::runtime_error {
     std::size_t offset;
 };
 
+// A dump's budget was reached while decoding: decoding ends there.
+struct BudgetReached {
+    PickleReader::Stop stop;
+};
+// The output would hold more values or bytes than the limits allow.
+struct EmitLimit {};
+
+constexpr std::uint32_t kNone = ~std::uint32_t(0);
+
 class Decoder {
 public:
     Decoder(const QByteArray& bytes, const PickleReader::Limits& limits)
@@ -48,18 +57,31 @@ public:
 
     nlohmann::json run()
     {
-        while (true) {
-            if (m_pos >= m_size) fail("ends before the STOP opcode (truncated)");
-            m_opAt = m_pos;
-            const unsigned char op = m_data[m_pos++];
-            if (op == '.') break;
-            step(op);
+        try {
+            while (true) {
+                if (m_pos >= m_size) fail("ends before the STOP opcode (truncated)");
+                m_opAt = m_pos;
+                const unsigned char op = m_data[m_pos++];
+                if (op == '.') break;
+                step(op);
+                checkBudgets();
+            }
+        } catch (const BudgetReached& reached) {
+            m_outcome.stop = reached.stop;
+            cutAtBudget(reached.stop);
         }
         if (m_stack.size() != 1 || isMark(m_stack.back()))
             fail("STOP with " + std::to_string(m_stack.size()) + " values on the stack");
+        m_outcome.bytes = std::int64_t(m_bytes);
         m_emitted = 0;
-        return toJson(m_stack.back(), 0);
+        try {
+            return toJson(m_stack.back(), 0);
+        } catch (const EmitLimit&) {
+            fail("shared values expand beyond the decoder's limit");
+        }
     }
+
+    const PickleReader::Outcome& outcome() const { return m_outcome; }
 
 private:
     [[noreturn]] void fail(const std::string& what) const { throw DecodeError(m_opAt, what); }
@@ -82,12 +104,122 @@ private:
 
     std::uint32_t make(Node node)
     {
-        if (m_nodes.size() >= m_limits.maxNodes) fail("more values than the decoder allows");
+        if (m_nodes.size() >= m_limits.maxNodes) {
+            if (m_entries != kNone) throw BudgetReached{PickleReader::Stop::Bytes};
+            fail("more values than the decoder allows");
+        }
+        m_bytes += sizeof(Node) + node.s.size() + sizeof(std::uint32_t) * node.items.size();
         m_nodes.push_back(std::move(node));
         return std::uint32_t(m_nodes.size() - 1);
     }
-    void push(Node node) { m_stack.push_back(make(std::move(node))); }
+    void push(Node node)
+    {
+        const bool mark = node.kind == Node::Kind::Mark;
+        const Node::Kind kind = node.kind;
+        m_stack.push_back(make(std::move(node)));
+        if (mark) m_marks.push_back(m_stack.size() - 1);
+        if (kind == Node::Kind::List && m_entries == kNone && isEntriesKey(m_stack.size() - 2))
+            noteEntries();
+    }
     bool isMark(std::uint32_t id) const { return m_nodes[id].kind == Node::Kind::Mark; }
+
+    // Whether stack[k] is the key "entries" of the top-level dict (stack[0]), in the pairs above
+    // its MARK (SETITEMS) or alone above it (SETITEM).
+    bool isEntriesKey(std::size_t k) const
+    {
+        if (k == 0 || k >= m_stack.size() || m_nodes[m_stack[0]].kind != Node::Kind::Dict)
+            return false;
+        const Node& key = m_nodes[m_stack[k]];
+        if (key.kind != Node::Kind::String || key.s != "entries") return false;
+        if (m_marks.empty()) return k == 1;
+        return m_marks.size() == 1 && m_marks[0] == 1 && k >= 2 && (k - 2) % 2 == 0;
+    }
+    // The list just pushed is the dump's entries: the budgets count its items from here.
+    void noteEntries()
+    {
+        m_entriesPos = m_stack.size() - 1;
+        m_entries = m_stack.back();
+        m_entriesMarks = m_marks.size();
+    }
+    bool entriesOnStack() const
+    {
+        return m_entries != kNone && m_entriesPos < m_stack.size() &&
+               m_stack[m_entriesPos] == m_entries;
+    }
+    // Whether the MARK of the entries' APPENDS is on the stack, right above the list.
+    bool entriesMarkOnStack() const
+    {
+        return entriesOnStack() && m_marks.size() > m_entriesMarks &&
+               m_marks[m_entriesMarks] == m_entriesPos + 1;
+    }
+    // Entries appended, and those on the stack waiting for their APPENDS (the last of them may
+    // still be filling).
+    std::int64_t entriesSoFar() const
+    {
+        std::int64_t n = std::int64_t(m_nodes[m_entries].items.size());
+        if (entriesMarkOnStack()) {
+            const std::size_t end =
+                m_marks.size() > m_entriesMarks + 1 ? m_marks[m_entriesMarks + 1] : m_stack.size();
+            n += std::int64_t(end - (m_entriesPos + 2));
+        }
+        return n;
+    }
+    void checkBudgets() const
+    {
+        if (m_entries != kNone && m_limits.maxEntries >= 0 && entriesSoFar() > m_limits.maxEntries)
+            throw BudgetReached{PickleReader::Stop::Entries};
+        if (m_limits.maxBytes >= 0 && m_bytes > std::size_t(m_limits.maxBytes)) {
+            if (m_entries == kNone)
+                fail("decoded values exceed the budget of " + std::to_string(m_limits.maxBytes) +
+                     " bytes before any Flight Recorder entry");
+            throw BudgetReached{PickleReader::Stop::Bytes};
+        }
+    }
+    // The values of the stack level above m_marks[markIndex], less the last one when it may be
+    // incomplete: when a deeper MARK is still open (it is being filled), or `dropLast` (a byte
+    // budget stops anywhere, even right after an empty container was pushed).
+    std::vector<std::uint32_t> levelValues(std::size_t markIndex, bool dropLast) const
+    {
+        const std::size_t begin = m_marks[markIndex] + 1;
+        const bool deeper = markIndex + 1 < m_marks.size();
+        std::size_t end = deeper ? m_marks[markIndex + 1] : m_stack.size();
+        if ((deeper || dropLast) && end > begin) --end;
+        return {m_stack.begin() + std::ptrdiff_t(begin), m_stack.begin() + std::ptrdiff_t(end)};
+    }
+    // Ends decoding at a budget: the entries complete so far go into the entries list (at most
+    // maxEntries), the list and the pairs before it into the top-level dict; the rest is dropped.
+    void cutAtBudget(PickleReader::Stop stop)
+    {
+        const bool anywhere = stop == PickleReader::Stop::Bytes;
+        Node& list = m_nodes[m_entries];
+        if (entriesOnStack()) {
+            if (entriesMarkOnStack()) {
+                const std::vector<std::uint32_t> done = levelValues(m_entriesMarks, anywhere);
+                list.items.insert(list.items.end(), done.begin(), done.end());
+            }
+            m_stack.resize(m_entriesPos + 1);
+            m_marks.resize(m_entriesMarks);
+        }
+        if (m_limits.maxEntries >= 0 && list.items.size() > std::size_t(m_limits.maxEntries))
+            list.items.resize(std::size_t(m_limits.maxEntries));
+        std::vector<std::uint32_t> pairs;
+        if (m_marks.empty()) {
+            // SETITEM form: [dict, "entries", list] (or a dict that already holds the list).
+            if (m_stack.size() >= 3 && m_stack[2] == m_entries) pairs = {m_stack[1], m_stack[2]};
+        } else if (m_marks.front() == 1) {
+            pairs =
+                entriesOnStack()
+                    ? std::vector<std::uint32_t>(m_stack.begin() + 2,
+                                                 m_stack.begin() + std::ptrdiff_t(m_entriesPos + 1))
+                    : levelValues(0, true);
+            if (pairs.size() % 2) pairs.pop_back();
+        }
+        if (m_stack.empty() || m_nodes[m_stack[0]].kind != Node::Kind::Dict)
+            fail("a budget was reached outside the dump's top-level dict");
+        m_stack.resize(1);
+        m_marks.clear();
+        setItems(m_stack[0], pairs);
+    }
 
     std::uint32_t pop()
     {
@@ -104,10 +236,9 @@ private:
     // The values above the topmost MARK, which is removed.
     std::vector<std::uint32_t> popToMark()
     {
-        std::size_t k = m_stack.size();
-        while (k > 0 && !isMark(m_stack[k - 1]))
-            --k;
-        if (k == 0) fail("no MARK on the stack");
+        if (m_marks.empty()) fail("no MARK on the stack");
+        const std::size_t k = m_marks.back() + 1;
+        m_marks.pop_back();
         std::vector<std::uint32_t> items(m_stack.begin() + std::ptrdiff_t(k), m_stack.end());
         m_stack.resize(k - 1);
         return items;
@@ -155,6 +286,7 @@ private:
         Node& n = m_nodes[list];
         if (n.kind != Node::Kind::List) fail("APPEND to something that is not a list");
         n.items.insert(n.items.end(), values.begin(), values.end());
+        m_bytes += sizeof(std::uint32_t) * values.size();
     }
     void setItems(std::uint32_t dict, const std::vector<std::uint32_t>& kv)
     {
@@ -162,11 +294,13 @@ private:
         Node& n = m_nodes[dict];
         if (n.kind != Node::Kind::Dict) fail("SETITEM on something that is not a dict");
         n.items.insert(n.items.end(), kv.begin(), kv.end());
+        m_bytes += sizeof(std::uint32_t) * kv.size();
     }
     void memoPut(std::uint64_t index)
     {
-        if (m_stack.empty()) fail("memo put with an empty stack");
+        if (m_stack.empty() || isMark(m_stack.back())) fail("memo put with an empty stack");
         m_memo[index] = m_stack.back();
+        m_bytes += 4 * sizeof(std::uint64_t); // a hash node
     }
     void memoGet(std::uint64_t index)
     {
@@ -355,13 +489,21 @@ private:
         return toJson(id, depth).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
 
+    // Counts a value of the output: past maxNodes values or maxBytes bytes, EmitLimit.
+    void charge(std::size_t bytes)
+    {
+        m_emitBytes += bytes;
+        if (++m_emitted > m_limits.maxNodes ||
+            (m_limits.maxBytes >= 0 && m_emitBytes > std::size_t(m_limits.maxBytes)))
+            throw EmitLimit{};
+    }
+
     nlohmann::json toJson(std::uint32_t id, std::size_t depth)
     {
         if (depth > m_limits.maxDepth)
             fail("nesting deeper than " + std::to_string(m_limits.maxDepth));
-        if (++m_emitted > m_limits.maxNodes)
-            fail("shared values expand beyond the decoder's limit");
         const Node& n = m_nodes[id];
+        charge(sizeof(nlohmann::json) + n.s.size());
         switch (n.kind) {
         case Node::Kind::None:
         case Node::Kind::Mark:
@@ -380,16 +522,33 @@ private:
         case Node::Kind::Tuple: {
             nlohmann::json arr = nlohmann::json::array();
             const std::vector<std::uint32_t> items = n.items; // n may move as toJson recurses
-            for (std::uint32_t child : items)
-                arr.push_back(toJson(child, depth + 1));
+            if (id != m_entries) {
+                for (std::uint32_t child : items)
+                    arr.push_back(toJson(child, depth + 1));
+                return arr;
+            }
+            // The entries: those that fit the output's limits are kept, whole.
+            for (std::uint32_t child : items) {
+                try {
+                    arr.push_back(toJson(child, depth + 1));
+                } catch (const EmitLimit&) {
+                    m_outcome.stop = PickleReader::Stop::Bytes;
+                    break;
+                }
+            }
+            m_outcome.entries = std::int64_t(arr.size());
             return arr;
         }
         case Node::Kind::Dict: {
             nlohmann::json obj = nlohmann::json::object();
             const std::vector<std::uint32_t> items = n.items;
             for (std::size_t k = 0; k + 1 < items.size(); k += 2) {
+                // Past a cut of the entries, nothing more of the dump is built.
+                if (m_outcome.stop != PickleReader::Stop::None && m_entriesEmitted) break;
                 const std::string key = keyText(items[k], depth + 1);
+                charge(64 + key.size()); // the map node
                 obj[key] = toJson(items[k + 1], depth + 1);
+                m_entriesEmitted = m_entriesEmitted || items[k + 1] == m_entries;
             }
             return obj;
         }
@@ -402,9 +561,17 @@ private:
     std::size_t m_pos = 0;
     std::size_t m_opAt = 0;
     std::size_t m_emitted = 0;
+    std::size_t m_emitBytes = 0;
+    std::size_t m_bytes = 0; // the decoded values' memory, estimated
     PickleReader::Limits m_limits;
+    PickleReader::Outcome m_outcome;
     std::vector<Node> m_nodes;
     std::vector<std::uint32_t> m_stack;
+    std::vector<std::size_t> m_marks; // stack positions of the MARKs, bottom first
+    std::uint32_t m_entries = kNone;  // the top-level dict's "entries" list, once pushed
+    std::size_t m_entriesPos = 0;     // its stack position then
+    std::size_t m_entriesMarks = 0;   // MARKs below it
+    bool m_entriesEmitted = false;
     std::unordered_map<std::uint64_t, std::uint32_t> m_memo;
 };
 
@@ -416,11 +583,13 @@ std::optional<nlohmann::json> PickleReader::decode(const QByteArray& bytes, QStr
 }
 
 std::optional<nlohmann::json> PickleReader::decode(const QByteArray& bytes, QString* error,
-                                                   const Limits& limits)
+                                                   const Limits& limits, Outcome* outcome)
 {
     try {
         Decoder decoder(bytes, limits);
-        return decoder.run();
+        nlohmann::json value = decoder.run();
+        if (outcome) *outcome = decoder.outcome();
+        return value;
     } catch (const DecodeError& e) {
         if (error)
             *error = QStringLiteral("pickle at byte %1: %2")

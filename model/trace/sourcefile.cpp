@@ -36,8 +36,11 @@ constexpr LoadLimitText kLoadLimits[] = {
     {"inflation ratio of a gzip trace", "--max-inflation"},
     {"bytes per log file", "--max-log-bytes"},
     {"log lines", "--max-log-lines"},
+    {"distinct rank tags of launcher logs", "--max-rank-tags"},
+    {"entries per Flight Recorder dump", "--max-dump-entries"},
+    {"decoded bytes per Flight Recorder dump", "--max-dump-bytes"},
 };
-static_assert(std::size(kLoadLimits) == std::size_t(LoadLimit::LogLines) + 1);
+static_assert(std::size(kLoadLimits) == std::size_t(LoadLimit::DumpBytes) + 1);
 
 } // namespace
 

@@ -38,6 +38,9 @@ enum class LoadLimit {
     InflationRatio,    // KinetoReader::Budget::maxInflationRatio
     LogBytes,          // LogReader::Budget::bytesPerFile
     LogLines,          // LogReader::Budget::linesPerFile / linesPerLoad
+    RankTags,          // LogReader::Budget::rankTagsPerFile / rankTagsPerLoad
+    DumpEntries,       // FlightRecorderReader::Budget::maxEntries
+    DumpBytes,         // FlightRecorderReader::Budget::maxDecodedBytes
 };
 // What the limit is, for the user: "events per trace file", ...; empty for None.
 QString loadLimitName(LoadLimit limit);

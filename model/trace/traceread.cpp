@@ -229,7 +229,7 @@ TraceRead readFolder(TraceFolder folder, const ProgressFn& progress, const Cance
     const auto isCancelled = [&] { return cancelled && cancelled(); };
     TraceRead read;
     read.folder = std::move(folder);
-    readDiagnosticSources(read, cancelled);
+    readDiagnosticSources(read, cancelled, options.dumpBudget);
     const bool complete = !isCancelled() && (!read.folder.isValid() ||
                                              readSources(read, progress, cancelled, options));
     if (!complete) {

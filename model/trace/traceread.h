@@ -57,8 +57,9 @@ using GivenTraceFn = std::function<TraceSourceRead(int sourceIndex)>;
 struct ReadOptions {
     KinetoReader::Budget traceBudget; // per Kineto source
     FileProgressFn fileProgress;
-    LogReader::Budget logBudget; // what the logs of this read may cost
-    GivenTraceFn givenTrace;     // when set, every trace source's read comes from it
+    LogReader::Budget logBudget;             // what the logs of this read may cost
+    FlightRecorderReader::Budget dumpBudget; // per Flight Recorder dump
+    GivenTraceFn givenTrace;                 // when set, every trace source's read comes from it
 };
 
 // Reads a folder synchronously: discovery, the dumps and error files, then every trace and log

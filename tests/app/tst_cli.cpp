@@ -37,6 +37,7 @@ private Q_SLOTS:
     void outputInsideTheFolderIsRefused();
     void logsOverTheLineBudgetAreTruncated();
     void traceBudgetsAreFlags();
+    void dumpAndRankTagBudgetsAreFlags();
     void classifyStopsAtItsInputBudget();
     void issuesImportSkipsWhatItCannotRead();
 };
@@ -297,6 +298,56 @@ void TestCli::traceBudgetsAreFlags()
         QCOMPARE(status(bad).first, 2);
     const CliRun help = runCli({QStringLiteral("analyze"), QStringLiteral("--help")});
     for (const char* flag : {"--max-trace-events", "--max-decompressed", "--max-log-bytes"})
+        QVERIFY2(help.out.contains(flag), flag);
+}
+
+// A JSON Flight Recorder dump of 4 entries and a launcher log of 6 rank tags: whole by default,
+// cut at --max-dump-entries 2 and --max-rank-tags 4 with the limit named; --max-dump-bytes takes
+// a size; the three flags are in --help.
+void TestCli::dumpAndRankTagBudgetsAreFlags()
+{
+    QTemporaryDir job;
+    QFile dump(QStringLiteral(RANKSCOPE_TEST_DATA "/flight_recorder/fr_json_rank_0.json"));
+    QVERIFY(dump.open(QIODevice::ReadOnly));
+    const QByteArray dumpBytes = dump.readAll();
+    QCOMPARE(dumpBytes.count("\"record_id\""), 4); // the file's own entries
+    writeFile(job.filePath(QStringLiteral("fr_json_rank_0.json")), dumpBytes);
+    QByteArray launcher = "WARNING:torch.distributed.run:\n";
+    for (int r = 0; r < 6; ++r)
+        launcher += "[rank" + QByteArray::number(r) + "]: step 1\n";
+    writeFile(job.filePath(QStringLiteral("launcher.log")), launcher);
+    const auto sources = [&](const QStringList& flags) {
+        const CliRun r = runCli(
+            QStringList{QStringLiteral("analyze"), job.path(), QStringLiteral("--json")} + flags);
+        return std::make_pair(r.exitCode, sourcesOf(QJsonDocument::fromJson(r.out).object()));
+    };
+    const auto whole = sources({});
+    QCOMPARE(whole.first, 0);
+    QCOMPARE(whole.second.value(QStringLiteral("fr_json_rank_0.json")).first, QStringLiteral("ok"));
+    QCOMPARE(whole.second.value(QStringLiteral("launcher.log")).first, QStringLiteral("ok"));
+    const auto cut = sources({QStringLiteral("--max-dump-entries"), QStringLiteral("2"),
+                              QStringLiteral("--max-rank-tags"), QStringLiteral("4")});
+    QCOMPARE(cut.first, 0);
+    const auto fr = cut.second.value(QStringLiteral("fr_json_rank_0.json"));
+    QCOMPARE(fr.first, QStringLiteral("truncated"));
+    QVERIFY2(fr.second.startsWith(QLatin1String("2 entries")), qPrintable(fr.second));
+    QVERIFY2(fr.second.contains(QLatin1String("budget of 2 entries")), qPrintable(fr.second));
+    const auto log = cut.second.value(QStringLiteral("launcher.log"));
+    QCOMPARE(log.first, QStringLiteral("truncated"));
+    QVERIFY2(log.second.contains(QLatin1String("4 rank streams")), qPrintable(log.second));
+    QVERIFY2(log.second.contains(QLatin1String("2 line(s) tagged with ranks past the budget of 4")),
+             qPrintable(log.second));
+    QCOMPARE(sources({QStringLiteral("--max-dump-bytes"), QStringLiteral("64M")})
+                 .second.value(QStringLiteral("fr_json_rank_0.json"))
+                 .first,
+             QStringLiteral("ok"));
+    for (const QStringList& bad :
+         {QStringList{QStringLiteral("--max-dump-entries"), QStringLiteral("0")},
+          QStringList{QStringLiteral("--max-rank-tags"), QStringLiteral("x")},
+          QStringList{QStringLiteral("--max-dump-bytes"), QStringLiteral("1T")}})
+        QCOMPARE(sources(bad).first, 2);
+    const CliRun help = runCli({QStringLiteral("analyze"), QStringLiteral("--help")});
+    for (const char* flag : {"--max-rank-tags", "--max-dump-entries", "--max-dump-bytes"})
         QVERIFY2(help.out.contains(flag), flag);
 }
 

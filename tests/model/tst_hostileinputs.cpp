@@ -1,10 +1,12 @@
 // Hostile and foreign inputs through the reading path: a gzip bomb stopped by its inflation
-// ratio, a log behind binary junk, a Flight Recorder dump over its entry budget, and a public
-// Kineto trace this project did not write. Each truth is computed here from the bytes written
-// (or, for the public trace, stated with how it was computed from the raw JSON).
+// ratio, a log behind binary junk, Flight Recorder dumps (JSON and pickle) over their budgets, and
+// a public Kineto trace this project did not write. Each truth is computed here from the bytes
+// written (or, for the public trace, stated with how it was computed from the raw JSON).
 #include "model/trace/flightrecorderreader.h"
+#include "model/trace/picklereader.h"
 #include "model/trace/traceread.h"
 #include "tests/support/gzip.h"
+#include "tests/support/picklewriter.h"
 #include "tests/support/testfiles.h"
 
 #include <QRandomGenerator>
@@ -31,6 +33,8 @@ private Q_SLOTS:
     void gzipBombStopsAtItsInflationRatio();
     void logBehindBinaryJunkIsRead();
     void flightRecorderDumpStopsAtItsEntryBudget();
+    void largePickleDumpStopsWhileDecoding_data();
+    void largePickleDumpStopsWhileDecoding();
     void publicKinetoTraceOfNoRank();
 };
 
@@ -126,20 +130,108 @@ void TestHostileInputs::flightRecorderDumpStopsAtItsEntryBudget()
     json += "]}";
     QString error;
     int skipped = 0;
-    std::int64_t overBudget = 0;
+    FlightRecorderReader::Cut stop;
     const auto cut = FlightRecorderReader::read(json, QStringLiteral("nccl_trace_rank_1"), &error,
-                                                &skipped, &overBudget, 10);
+                                                &skipped, &stop, {10, 1 << 30});
     QVERIFY2(cut, qPrintable(error));
     QCOMPARE(cut->entries.size(), std::size_t(10));
     QCOMPARE(cut->entries.front().recordId, std::int64_t(1));
     QCOMPARE(cut->entries.back().recordId, std::int64_t(10));
     QCOMPARE(cut->version, std::string("2.5"));
-    QCOMPARE(overBudget, std::int64_t(-1));
-    const auto whole = FlightRecorderReader::read(json, QStringLiteral("nccl_trace_rank_1"), &error,
-                                                  &skipped, &overBudget, 1000);
-    QVERIFY2(whole, qPrintable(error));
-    QCOMPARE(whole->entries.size(), std::size_t(kEntries));
-    QCOMPARE(overBudget, std::int64_t(0));
+    QCOMPARE(stop.limit, LoadLimit::DumpEntries);
+    QVERIFY2(stop.reason.contains(QLatin1String("budget of 10 entries")), qPrintable(stop.reason));
+    for (const std::int64_t budget : {std::int64_t(kEntries), std::int64_t(1000)}) {
+        const auto whole = FlightRecorderReader::read(json, QStringLiteral("nccl_trace_rank_1"),
+                                                      &error, &skipped, &stop, {budget, 1 << 30});
+        QVERIFY2(whole, qPrintable(error));
+        QCOMPARE(whole->entries.size(), std::size_t(kEntries));
+        QCOMPARE(stop.limit, LoadLimit::None);
+    }
+}
+
+void TestHostileInputs::largePickleDumpStopsWhileDecoding_data()
+{
+    QTest::addColumn<int>("batch");
+    QTest::newRow("python pickler, batches of 1000") << 1000;
+    QTest::newRow("torch c++ pickler, one batch") << 0;
+}
+
+// A pickled dump of 100,500 entries, written here (about 8 MB): with the default budget the first
+// 100,000 are kept and the rest is never decoded; with a byte budget decoding stops at it and the
+// entries kept are whole and in order. The decoder's own count of decoded bytes shows the budget
+// applies while decoding: cut at 1,000 entries it decodes under 1/50 of the whole.
+void TestHostileInputs::largePickleDumpStopsWhileDecoding()
+{
+    QFETCH(int, batch);
+    constexpr int kEntries = 100'500;
+    const QByteArray pickle = test::flightRecorderPickle(kEntries, batch);
+    const QString name = QStringLiteral("nccl_trace_rank_1");
+    QString error;
+    int skipped = 0;
+    FlightRecorderReader::Cut cut;
+    const auto dump = FlightRecorderReader::read(pickle, name, &error, &skipped, &cut);
+    QVERIFY2(dump, qPrintable(error));
+    QCOMPARE(dump->entries.size(), std::size_t(100'000));
+    QCOMPARE(skipped, 0);
+    for (std::size_t i = 0; i < dump->entries.size(); ++i)
+        QCOMPARE(dump->entries[i].recordId, std::int64_t(i + 1));
+    QCOMPARE(dump->version, std::string("2.5"));
+    QCOMPARE(dump->groupRanks("0"), (std::vector<int>{0, 1}));
+    QCOMPARE(cut.limit, LoadLimit::DumpEntries);
+    QVERIFY2(cut.reason.contains(QLatin1String("budget of 100000 entries")),
+             qPrintable(cut.reason));
+
+    constexpr std::int64_t kBytes = 4 << 20;
+    const auto small = FlightRecorderReader::read(
+        pickle, name, &error, &skipped, &cut, {FlightRecorderReader::Budget().maxEntries, kBytes});
+    QVERIFY2(small, qPrintable(error));
+    QCOMPARE(cut.limit, LoadLimit::DumpBytes);
+    QVERIFY(!small->entries.empty());
+    QVERIFY(small->entries.size() < std::size_t(kEntries));
+    QCOMPARE(skipped, 0);
+    for (std::size_t i = 0; i < small->entries.size(); ++i) {
+        const FlightRecorderEntry& e = small->entries[i];
+        QCOMPARE(e.recordId, std::int64_t(i + 1));
+        QCOMPARE(e.collectiveSeqId, std::int64_t(i + 1));
+        QCOMPARE(e.state, std::string("completed"));
+        QVERIFY(e.retired);
+        QCOMPARE(e.frames.size(), std::size_t(1));
+        QCOMPARE(e.frames.front().line, int((i + 1) % 1000));
+    }
+    QVERIFY2(cut.reason.contains(QStringLiteral("after %1 entries").arg(small->entries.size())),
+             qPrintable(cut.reason));
+
+    PickleReader::Outcome whole, atBudget;
+    QVERIFY(PickleReader::decode(pickle, &error, PickleReader::Limits{}, &whole));
+    QCOMPARE(whole.stop, PickleReader::Stop::None);
+    QCOMPARE(whole.entries, std::int64_t(kEntries));
+    PickleReader::Limits limits;
+    limits.maxEntries = 1000;
+    QVERIFY(PickleReader::decode(pickle, &error, limits, &atBudget));
+    QCOMPARE(atBudget.stop, PickleReader::Stop::Entries);
+    QCOMPARE(atBudget.entries, std::int64_t(1000));
+    QVERIFY2(atBudget.bytes * 50 < whole.bytes,
+             qPrintable(QStringLiteral("%1 of %2").arg(atBudget.bytes).arg(whole.bytes)));
+    limits = {};
+    limits.maxBytes = kBytes;
+    QVERIFY(PickleReader::decode(pickle, &error, limits, &atBudget));
+    QCOMPARE(atBudget.stop, PickleReader::Stop::Bytes);
+    QVERIFY2(atBudget.bytes <= kBytes + 1024, qPrintable(QString::number(atBudget.bytes)));
+
+    // Through a load: the dump is truncated and says why, the good rank beside it loads.
+    QTemporaryDir dir;
+    writeFile(dir.filePath(name), pickle);
+    writeFile(dir.filePath(QStringLiteral("rank0.log")), "step 3\n");
+    const TraceRead read = readFolder(dir.path());
+    const SourceFile* s = sourceNamed(read, name);
+    QVERIFY(s);
+    QCOMPARE(s->kind, SourceKind::FlightRecorder);
+    QCOMPARE(s->status, SourceStatus::Truncated);
+    QCOMPARE(s->limit, LoadLimit::DumpEntries);
+    QVERIFY2(s->message.startsWith(QLatin1String("100000 entries")), qPrintable(s->message));
+    QCOMPARE(read.dumps.size(), std::size_t(1));
+    QCOMPARE(read.dumps.front().entries.size(), std::size_t(100'000));
+    QCOMPARE(sourceNamed(read, QStringLiteral("rank0.log"))->status, SourceStatus::Ok);
 }
 
 // docs/traces/after_fix_trace.json of pytorch/kineto (BSD-3-Clause; see its LICENSE file):

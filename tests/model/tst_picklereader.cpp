@@ -1,6 +1,8 @@
 #include "model/trace/picklereader.h"
 #include "tests/support/fuzzinputs.h"
+#include "tests/support/picklewriter.h"
 
+#include <QDebug>
 #include <QDir>
 #include <QFile>
 #include <QTest>
@@ -17,6 +19,9 @@ private Q_SLOTS:
     void refuses();
     void depthIsBounded();
     void fuzzRegressions();
+    void budgetsStopWhileDecoding_data();
+    void budgetsStopWhileDecoding();
+    void byteBudgetBeforeTheEntriesIsAnError();
 };
 
 void TestPickleReader::decodes_data()
@@ -143,6 +148,81 @@ void TestPickleReader::fuzzRegressions()
         const auto value = PickleReader::decode(bytes, &error);
         QVERIFY2(value || !error.isEmpty(), qPrintable(name));
     }
+}
+
+void TestPickleReader::budgetsStopWhileDecoding_data()
+{
+    QTest::addColumn<int>("batch");
+    QTest::newRow("python pickler, batches of 1000") << 1000;
+    QTest::newRow("torch c++ pickler, one batch") << 0;
+    QTest::newRow("batches of 7") << 7;
+}
+
+// A dump of 50 entries (written in the test): an entry budget of 20 keeps entries 1-20 and the
+// keys before "entries"; 50 or more cuts nothing; 0 keeps none. A byte budget keeps whole entries
+// only, in order, and stops within one value of the budget.
+void TestPickleReader::budgetsStopWhileDecoding()
+{
+    QFETCH(int, batch);
+    const QByteArray pickle = test::flightRecorderPickle(50, batch);
+    const auto decode = [&](std::int64_t entries, std::int64_t bytes,
+                            PickleReader::Outcome* outcome) {
+        PickleReader::Limits limits;
+        limits.maxEntries = entries;
+        limits.maxBytes = bytes;
+        QString error;
+        std::optional<nlohmann::json> value = PickleReader::decode(pickle, &error, limits, outcome);
+        if (!value) qWarning() << error;
+        return value.value_or(nlohmann::json());
+    };
+    PickleReader::Outcome outcome;
+    nlohmann::json v = decode(20, -1, &outcome);
+    QCOMPARE(outcome.stop, PickleReader::Stop::Entries);
+    QCOMPARE(outcome.entries, std::int64_t(20));
+    QCOMPARE(v["entries"].size(), std::size_t(20));
+    for (int i = 0; i < 20; ++i) {
+        QCOMPARE(v["entries"][i]["record_id"].get<int>(), i + 1);
+        QCOMPARE(v["entries"][i]["frames"][0]["line"].get<int>(), i + 1);
+    }
+    QCOMPARE(v["version"].get<std::string>(), std::string("2.5"));
+    QCOMPARE(v["pg_config"]["0"]["ranks"].get<std::string>(), std::string("[0, 1]"));
+    for (const std::int64_t all : {50, 51, 1000}) {
+        v = decode(all, -1, &outcome);
+        QCOMPARE(outcome.stop, PickleReader::Stop::None);
+        QCOMPARE(v["entries"].size(), std::size_t(50));
+    }
+    v = decode(0, -1, &outcome);
+    QCOMPARE(outcome.stop, PickleReader::Stop::Entries);
+    QVERIFY(v["entries"].empty());
+
+    // The whole decode's bytes, then a third of them as the budget.
+    decode(-1, -1, &outcome);
+    const std::int64_t whole = outcome.bytes;
+    v = decode(-1, whole / 3, &outcome);
+    QCOMPARE(outcome.stop, PickleReader::Stop::Bytes);
+    const std::size_t kept = v["entries"].size();
+    QVERIFY2(kept > 0 && kept < 50, qPrintable(QString::number(kept)));
+    QCOMPARE(outcome.entries, std::int64_t(kept));
+    QVERIFY(outcome.bytes <= whole / 3 + 256);
+    for (std::size_t i = 0; i < kept; ++i) {
+        const nlohmann::json& e = v["entries"][i];
+        QCOMPARE(e.size(), std::size_t(6));
+        QCOMPARE(e["record_id"].get<std::size_t>(), i + 1);
+        QCOMPARE(e["frames"].size(), std::size_t(1));
+        QCOMPARE(e["frames"][0].size(), std::size_t(3));
+    }
+}
+
+// A byte budget reached before the entries list leaves nothing to keep: an error naming it.
+void TestPickleReader::byteBudgetBeforeTheEntriesIsAnError()
+{
+    const QByteArray pickle = test::flightRecorderPickle(5, 1000);
+    PickleReader::Limits limits;
+    limits.maxBytes = 200;
+    QString error;
+    QVERIFY(!PickleReader::decode(pickle, &error, limits));
+    QVERIFY2(error.contains(QLatin1String("budget of 200 bytes before any Flight Recorder entry")),
+             qPrintable(error));
 }
 
 QTEST_GUILESS_MAIN(TestPickleReader)

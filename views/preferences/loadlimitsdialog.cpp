@@ -8,7 +8,9 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace rankscope {
 
@@ -23,6 +25,10 @@ const QString kInflation = QStringLiteral("loadLimits/inflationRatio");
 const QString kLogBytes = QStringLiteral("loadLimits/logBytes");
 const QString kLogLinesFile = QStringLiteral("loadLimits/logLinesPerFile");
 const QString kLogLinesLoad = QStringLiteral("loadLimits/logLinesPerLoad");
+const QString kRankTagsFile = QStringLiteral("loadLimits/rankTagsPerFile");
+const QString kRankTagsLoad = QStringLiteral("loadLimits/rankTagsPerLoad");
+const QString kDumpEntries = QStringLiteral("loadLimits/dumpEntries");
+const QString kDumpBytes = QStringLiteral("loadLimits/dumpDecodedBytes");
 
 // A field of `unit`s: three decimals (a thousand events, about a MB), up to `max` units.
 QDoubleSpinBox* unitField(const QString& name, const QString& suffix, double max)
@@ -31,6 +37,16 @@ QDoubleSpinBox* unitField(const QString& name, const QString& suffix, double max
     field->setObjectName(name);
     field->setDecimals(3);
     field->setRange(0.001, max);
+    field->setSuffix(suffix);
+    return field;
+}
+
+// A field of whole counts, 1 to `max`.
+QSpinBox* countField(const QString& name, const QString& suffix, int max)
+{
+    auto* field = new QSpinBox;
+    field->setObjectName(name);
+    field->setRange(1, max);
     field->setSuffix(suffix);
     return field;
 }
@@ -57,7 +73,11 @@ LoadLimitsDialog::LoadLimitsDialog(const ReadOptions& current, QWidget* parent)
       m_inflation(new QSpinBox),
       m_logBytes(unitField(QStringLiteral("logBytes"), tr(" GiB"), 1 << 20)),
       m_logLinesFile(unitField(QStringLiteral("logLinesFile"), tr(" M lines"), 1e6)),
-      m_logLinesLoad(unitField(QStringLiteral("logLinesLoad"), tr(" M lines"), 1e6))
+      m_logLinesLoad(unitField(QStringLiteral("logLinesLoad"), tr(" M lines"), 1e6)),
+      m_rankTagsFile(countField(QStringLiteral("rankTagsFile"), tr(" tags"), 1 << 24)),
+      m_rankTagsLoad(countField(QStringLiteral("rankTagsLoad"), tr(" tags"), 1 << 24)),
+      m_dumpEntries(countField(QStringLiteral("dumpEntries"), tr(" entries"), 2'000'000'000)),
+      m_dumpBytes(unitField(QStringLiteral("dumpBytes"), tr(" GiB"), 1 << 20))
 {
     setWindowTitle(tr("Load Limits"));
     m_inflation->setObjectName(QStringLiteral("inflation"));
@@ -74,6 +94,10 @@ LoadLimitsDialog::LoadLimitsDialog(const ReadOptions& current, QWidget* parent)
     form->addRow(tr("Bytes per log file:"), m_logBytes);
     form->addRow(tr("Log lines per file:"), m_logLinesFile);
     form->addRow(tr("Log lines per load:"), m_logLinesLoad);
+    form->addRow(tr("Rank tags per launcher log:"), m_rankTagsFile);
+    form->addRow(tr("Rank tags per load:"), m_rankTagsLoad);
+    form->addRow(tr("Entries per Flight Recorder dump:"), m_dumpEntries);
+    form->addRow(tr("Decoded bytes per pickled Flight Recorder dump:"), m_dumpBytes);
 
     auto* note = new QLabel(tr("A file over a limit keeps what was read and is marked truncated, "
                                "naming the limit. Higher limits take more memory and time: the "
@@ -104,6 +128,11 @@ void LoadLimitsDialog::setFields(const ReadOptions& options)
     m_logBytes->setValue(double(options.logBudget.bytesPerFile) / kGiB);
     m_logLinesFile->setValue(double(options.logBudget.linesPerFile) / kMillion);
     m_logLinesLoad->setValue(double(options.logBudget.linesPerLoad) / kMillion);
+    m_rankTagsFile->setValue(options.logBudget.rankTagsPerFile);
+    m_rankTagsLoad->setValue(options.logBudget.rankTagsPerLoad);
+    m_dumpEntries->setValue(
+        int(std::min<std::int64_t>(options.dumpBudget.maxEntries, m_dumpEntries->maximum())));
+    m_dumpBytes->setValue(double(options.dumpBudget.maxDecodedBytes) / kGiB);
 }
 
 ReadOptions LoadLimitsDialog::limits() const
@@ -115,6 +144,10 @@ ReadOptions LoadLimitsDialog::limits() const
     options.logBudget.bytesPerFile = units(m_logBytes, kGiB);
     options.logBudget.linesPerFile = units(m_logLinesFile, kMillion);
     options.logBudget.linesPerLoad = units(m_logLinesLoad, kMillion);
+    options.logBudget.rankTagsPerFile = m_rankTagsFile->value();
+    options.logBudget.rankTagsPerLoad = m_rankTagsLoad->value();
+    options.dumpBudget.maxEntries = m_dumpEntries->value();
+    options.dumpBudget.maxDecodedBytes = units(m_dumpBytes, kGiB);
     return options;
 }
 
@@ -133,6 +166,13 @@ ReadOptions LoadLimitsDialog::saved()
     log.bytesPerFile = savedValue(settings, kLogBytes, log.bytesPerFile);
     log.linesPerFile = savedValue(settings, kLogLinesFile, log.linesPerFile);
     log.linesPerLoad = savedValue(settings, kLogLinesLoad, log.linesPerLoad);
+    log.rankTagsPerFile = int(std::min<std::int64_t>(
+        savedValue(settings, kRankTagsFile, log.rankTagsPerFile), std::numeric_limits<int>::max()));
+    log.rankTagsPerLoad = int(std::min<std::int64_t>(
+        savedValue(settings, kRankTagsLoad, log.rankTagsPerLoad), std::numeric_limits<int>::max()));
+    FlightRecorderReader::Budget& dump = options.dumpBudget;
+    dump.maxEntries = savedValue(settings, kDumpEntries, dump.maxEntries);
+    dump.maxDecodedBytes = savedValue(settings, kDumpBytes, dump.maxDecodedBytes);
     return options;
 }
 
@@ -145,6 +185,10 @@ void LoadLimitsDialog::save(const ReadOptions& options)
     settings.setValue(kLogBytes, qint64(options.logBudget.bytesPerFile));
     settings.setValue(kLogLinesFile, qint64(options.logBudget.linesPerFile));
     settings.setValue(kLogLinesLoad, qint64(options.logBudget.linesPerLoad));
+    settings.setValue(kRankTagsFile, qint64(options.logBudget.rankTagsPerFile));
+    settings.setValue(kRankTagsLoad, qint64(options.logBudget.rankTagsPerLoad));
+    settings.setValue(kDumpEntries, qint64(options.dumpBudget.maxEntries));
+    settings.setValue(kDumpBytes, qint64(options.dumpBudget.maxDecodedBytes));
 }
 
 } // namespace rankscope

@@ -11,7 +11,8 @@ namespace rankscope {
 
 // File > Load Limits…: the budgets a folder's files are read up to, the same ReadOptions budgets
 // that `rankscope analyze --max-trace-events / --max-decompressed / --max-inflation /
-// --max-log-bytes / --max-log-lines` set, kept in QSettings for the next sessions. A file over
+// --max-log-bytes / --max-log-lines / --max-rank-tags / --max-dump-entries / --max-dump-bytes`
+// set, kept in QSettings for the next sessions. A file over
 // one keeps what was read and is marked truncated, naming the limit (SourceFile::limit).
 class LoadLimitsDialog : public QDialog {
     Q_OBJECT
@@ -36,6 +37,10 @@ private:
     QDoubleSpinBox* m_logBytes;     // GiB
     QDoubleSpinBox* m_logLinesFile; // millions
     QDoubleSpinBox* m_logLinesLoad; // millions
+    QSpinBox* m_rankTagsFile;
+    QSpinBox* m_rankTagsLoad;
+    QSpinBox* m_dumpEntries;
+    QDoubleSpinBox* m_dumpBytes; // GiB
 };
 
 } // namespace rankscope
