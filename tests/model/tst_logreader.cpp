@@ -41,6 +41,7 @@ private Q_SLOTS:
     void byteBudgetOfAFile();
     void ansiColoursKeptForDisplay();
     void linesOutliveTheFile();
+    void largeFileReadWholeAndCut();
 };
 
 static QString fixture(const QString& name)
@@ -685,6 +686,41 @@ void TestLogReader::linesOutliveTheFile()
     QVERIFY(QFile::remove(path));
     QCOMPARE(log.lineBytes(19999).toByteArray(), expected[19999]);
     QCOMPARE(log.linesBytes(0, log.lineCount()).toByteArray() + '\n', written);
+}
+
+// A log large enough to be read into huge pages (16 MB and more, where the system has them): its
+// lines are the file's bytes, split here, and stay so after the file is truncated; a byte budget
+// inside it cuts it there.
+void TestLogReader::largeFileReadWholeAndCut()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("rank0.log"));
+    QByteArray written;
+    for (int i = 0; written.size() < 18 * 1024 * 1024 + 12345; ++i)
+        written += "2026-12-02 13:41:34.916 [rank0] INFO step " + QByteArray::number(i) + " " +
+                   QByteArray(i % 200, char('a' + i % 26)) + "\n";
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly) && f.write(written) == written.size());
+    f.close();
+    const LogReader::Result r = LogReader::readFile(path, QStringLiteral("rank0.log"), 0, 0, false);
+    QVERIFY(r.ok && !r.truncated);
+    QVERIFY(QFile::resize(path, 0));
+    const RankLog& log = r.streams.front();
+    QCOMPARE(qsizetype(log.lineCount()), written.count('\n'));
+    QCOMPARE(log.linesBytes(0, log.lineCount()).toByteArray() + '\n', written);
+    QCOMPARE(log.lastStep().value_or(-1), log.lineCount() - 1);
+
+    QVERIFY(f.open(QIODevice::WriteOnly) && f.write(written) == written.size());
+    f.close();
+    LogReader::Control control;
+    control.budget.bytesPerFile = 16 * 1024 * 1024 + 7;
+    const LogReader::Result cut =
+        LogReader::readFile(path, QStringLiteral("rank0.log"), 0, 0, false, control);
+    QVERIFY(cut.ok && cut.truncated);
+    const RankLog& head = cut.streams.front();
+    const QByteArray expected = written.first(control.budget.bytesPerFile);
+    QCOMPARE(qsizetype(head.lineCount()), expected.count('\n') + 1);
+    QCOMPARE(head.linesBytes(0, head.lineCount()).toByteArray(), expected);
 }
 
 // A coloured log (colorlog, loguru, rich): the text the analysis reads has no escapes, and each
