@@ -12,6 +12,9 @@
 #include <cstring>
 #include <limits>
 #include <unordered_map>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #ifdef __linux__
 #include <sys/mman.h>
 #include <sys/sendfile.h>
@@ -161,103 +164,185 @@ enum Needle : std::uint32_t {
     kNranks = 1u << 20,            // " nranks "
 };
 
+bool contains(std::string_view s, std::string_view what)
+{
+    return s.find(what) != std::string_view::npos;
+}
+
 // `at` starts with the literal `word` (a compile-time length, so the compare is inlined).
 template <std::size_t N> bool hasPrefix(std::string_view at, const char (&word)[N])
 {
     return at.size() >= N - 1 && std::memcmp(at.data(), word, N - 1) == 0;
 }
 
-std::uint32_t findNeedles(std::string_view s)
+// The byte pairs a needle (or a case-insensitive "step" / "iter") begins with, as a bit set. The
+// needles "ersion" and "opCount" are not among them: they matter only beside others ("orch",
+// "cuda", "NCCL") and are looked for only when those were found.
+class NeedlePairs {
+public:
+    NeedlePairs()
+    {
+        for (const char* word : {"NC", "NE", "IF", "nr", "Se", "SI", "St", "CU", "Co", "or", "cu",
+                                 "it", "ig", "st", "ho"})
+            set(word[0], word[1]);
+        for (const char s : {'s', 'S'}) // any case of "step" and "iter", for where step() begins
+            for (const char t : {'t', 'T'}) {
+                set(s, t);
+                set(s == 's' ? 'i' : 'I', t);
+            }
+        for (int c = 0; c < 256; ++c)
+            set('=', char(c)); // '=' alone; also at a line's end (second byte 0)
+    }
+    bool has(unsigned char a, unsigned char b) const
+    {
+        const unsigned pair = unsigned(a) | unsigned(b) << 8;
+        return m_bits[pair >> 6] >> (pair & 63) & 1;
+    }
+
+private:
+    void set(char a, char b)
+    {
+        const unsigned pair =
+            unsigned(static_cast<unsigned char>(a)) | unsigned(static_cast<unsigned char>(b)) << 8;
+        m_bits[pair >> 6] |= std::uint64_t(1) << (pair & 63);
+    }
+    std::array<std::uint64_t, 1024> m_bits{};
+};
+
+#ifdef __SSE2__
+// Bit k: a pair of NeedlePairs begins at p[k] (reads p[0..16]). Sixteen positions at a time, so
+// that the common byte, which begins no needle, costs no branch.
+unsigned needlePairMask(const char* p)
 {
-    static const std::array<bool, 256> first = [] {
-        std::array<bool, 256> t{};
-        for (const unsigned char c : std::string_view("NSC=oecisInh"))
-            t[c] = true;
-        return t;
-    }();
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 1));
+    const auto is = [](__m128i x, char c) { return _mm_cmpeq_epi8(x, _mm_set1_epi8(c)); };
+    const auto any = [](__m128i x, __m128i y) { return _mm_or_si128(x, y); };
+    const auto both = [](__m128i x, __m128i y) { return _mm_and_si128(x, y); };
+    const __m128i t = any(is(w, 't'), is(w, 'T'));
+    __m128i m = is(v, '=');
+    m = any(m, both(is(v, 'N'), any(is(w, 'C'), is(w, 'E'))));
+    m = any(m, both(is(v, 'I'), any(is(w, 'F'), t)));
+    m = any(m, both(is(v, 'n'), is(w, 'r')));
+    m = any(m, both(is(v, 'S'), any(any(is(w, 'e'), is(w, 'I')), t)));
+    m = any(m, both(is(v, 'C'), any(is(w, 'U'), is(w, 'o'))));
+    m = any(m, both(is(v, 'o'), is(w, 'r')));
+    m = any(m, both(is(v, 'c'), is(w, 'u')));
+    m = any(m, both(is(v, 'i'), any(is(w, 'g'), t)));
+    m = any(m, both(is(v, 's'), t));
+    m = any(m, both(is(v, 'h'), is(w, 'o')));
+    return unsigned(_mm_movemask_epi8(m));
+}
+#endif
+
+// "step" or "iter" in any case at `at` (4 bytes there): a letter's bit 0x20 is its case.
+bool stepOrIterNoCase(const char* at)
+{
+    std::uint32_t w = 0;
+    std::memcpy(&w, at, 4);
+    w |= 0x20202020u;
+    std::uint32_t step = 0, iter = 0;
+    std::memcpy(&step, "step", 4);
+    std::memcpy(&iter, "iter", 4);
+    return w == step || w == iter;
+}
+
+// The needle (if any) that begins at d[p], into `found`.
+void needleAt(const char* d, std::size_t p, std::size_t n, std::uint32_t& found,
+              std::size_t* stepFrom)
+{
+    const std::string_view at(d + p, n - p);
+    if (*stepFrom == std::string_view::npos && n - p >= 4 && stepOrIterNoCase(d + p)) *stepFrom = p;
+    switch (d[p]) {
+    case 'N':
+        if (hasPrefix(at, "NCCL")) {
+            if (hasPrefix(at, "NCCL INFO"))
+                found |= kNcclInfo;
+            else if (hasPrefix(at, "NCCL WARN"))
+                found |= kNcclWarn;
+            else if (hasPrefix(at, "NCCL version"))
+                found |= kNcclVersion;
+        } else if (hasPrefix(at, "NET/")) {
+            found |= kNetSlash;
+        }
+        break;
+    case 'I':
+        if (hasPrefix(at, "IFNAME")) found |= kIfname;
+        break;
+    case 'n':
+        if (p > 0 && d[p - 1] == ' ' && hasPrefix(at, "nranks ")) found |= kNranks;
+        break;
+    case 'S':
+        if (hasPrefix(at, "SeqNum="))
+            found |= kSeqNum;
+        else if (hasPrefix(at, "SIG"))
+            found |= kSignal;
+        else if (hasPrefix(at, "Step"))
+            found |= kStep;
+        break;
+    case 'C':
+        if (hasPrefix(at, "CUDA")) {
+            found |= kCudaUpper;
+            if (at.size() > 4 && (at[4] == '=' || at[4] == ' ')) found |= kCudaUpperEqOrSpace;
+        } else if (hasPrefix(at, "CollectiveFingerPrint(")) {
+            found |= kFingerprint;
+        }
+        break;
+    case '=':
+        found |= kEquals;
+        break;
+    case 'o':
+        if (hasPrefix(at, "orch")) {
+            found |= kOrch;
+            if (at.size() > 4 && at[4] == '=') found |= kOrchEquals;
+        }
+        break;
+    case 'c':
+        if (hasPrefix(at, "cuda")) {
+            found |= kCudaLower;
+            if (at.size() > 4 && at[4] == '=') found |= kCudaLowerEq;
+        }
+        break;
+    case 'i':
+        if (hasPrefix(at, "iter"))
+            found |= kStep;
+        else if (hasPrefix(at, "ignal"))
+            found |= kSignal;
+        break;
+    case 's':
+        if (hasPrefix(at, "step")) found |= kStep;
+        break;
+    case 'h':
+        if (hasPrefix(at, "host")) found |= kHost;
+        break;
+    default:
+        break;
+    }
+}
+
+// The needles of `s`; *stepFrom: where its first "step" or "iter" in any case begins (npos when
+// none), so that step() need not look before it.
+std::uint32_t findNeedles(std::string_view s, std::size_t* stepFrom)
+{
+    static const NeedlePairs pairs;
+    *stepFrom = std::string_view::npos;
     std::uint32_t found = 0;
     const std::size_t n = s.size();
     const char* d = s.data();
-    for (std::size_t p = 0; p < n; ++p) {
-        if (!first[static_cast<unsigned char>(d[p])]) continue;
-        const std::string_view at(d + p, n - p);
-        switch (d[p]) {
-        case 'N':
-            if (hasPrefix(at, "NCCL")) {
-                if (hasPrefix(at, "NCCL INFO"))
-                    found |= kNcclInfo;
-                else if (hasPrefix(at, "NCCL WARN"))
-                    found |= kNcclWarn;
-                else if (hasPrefix(at, "NCCL version"))
-                    found |= kNcclVersion;
-            } else if (hasPrefix(at, "NET/")) {
-                found |= kNetSlash;
-            }
-            break;
-        case 'I':
-            if (hasPrefix(at, "IFNAME")) found |= kIfname;
-            break;
-        case 'n':
-            if (p > 0 && d[p - 1] == ' ' && hasPrefix(at, "nranks ")) found |= kNranks;
-            break;
-        case 'S':
-            if (hasPrefix(at, "SeqNum="))
-                found |= kSeqNum;
-            else if (hasPrefix(at, "SIG"))
-                found |= kSignal;
-            else if (hasPrefix(at, "Step"))
-                found |= kStep;
-            break;
-        case 'C':
-            if (hasPrefix(at, "CUDA")) {
-                found |= kCudaUpper;
-                if (at.size() > 4 && (at[4] == '=' || at[4] == ' ')) found |= kCudaUpperEqOrSpace;
-            } else if (hasPrefix(at, "CollectiveFingerPrint(")) {
-                found |= kFingerprint;
-            }
-            break;
-        case '=':
-            found |= kEquals;
-            break;
-        case 'o':
-            if (hasPrefix(at, "orch")) {
-                found |= kOrch;
-                if (at.size() > 4 && at[4] == '=') found |= kOrchEquals;
-            } else if (hasPrefix(at, "opCount")) {
-                found |= kOpCount;
-            }
-            break;
-        case 'e':
-            if (hasPrefix(at, "ersion")) found |= kErsion;
-            break;
-        case 'c':
-            if (hasPrefix(at, "cuda")) {
-                found |= kCudaLower;
-                if (at.size() > 4 && at[4] == '=') found |= kCudaLowerEq;
-            }
-            break;
-        case 'i':
-            if (hasPrefix(at, "iter"))
-                found |= kStep;
-            else if (hasPrefix(at, "ignal"))
-                found |= kSignal;
-            break;
-        case 's':
-            if (hasPrefix(at, "step")) found |= kStep;
-            break;
-        case 'h':
-            if (hasPrefix(at, "host")) found |= kHost;
-            break;
-        default:
-            break;
-        }
-    }
+    std::size_t p = 0;
+#ifdef __SSE2__
+    for (; p + 17 <= n; p += 16)
+        for (unsigned m = needlePairMask(d + p); m; m &= m - 1)
+            needleAt(d, p + unsigned(__builtin_ctz(m)), n, found, stepFrom);
+#endif
+    for (; p < n; ++p)
+        if (pairs.has(static_cast<unsigned char>(d[p]),
+                      static_cast<unsigned char>(p + 1 < n ? d[p + 1] : 0)))
+            needleAt(d, p, n, found, stepFrom);
+    if ((found & (kOrch | kCudaUpper | kCudaLower)) && contains(s, "ersion")) found |= kErsion;
+    if ((found & (kNcclInfo | kNcclWarn | kNcclVersion)) && contains(s, "opCount"))
+        found |= kOpCount;
     return found;
-}
-
-bool contains(std::string_view s, std::string_view what)
-{
-    return s.find(what) != std::string_view::npos;
 }
 
 std::string_view trimmed(std::string_view s)
@@ -651,7 +736,8 @@ private:
         if (traceback(index, line, timestamped)) return;
         if (line.empty()) return;
 
-        const std::uint32_t needles = findNeedles(line);
+        std::size_t stepFrom = 0;
+        const std::uint32_t needles = findNeedles(line, &stepFrom);
         QString text;
         const auto qtext = [&]() -> const QString& {
             if (text.isNull()) text = QString::fromUtf8(content);
@@ -701,7 +787,7 @@ private:
                                  (needles & (kErsion | kCudaUpperEqOrSpace | kCudaLowerEq));
         if (torchVersion || cudaVersion) versions(index, qtext());
         if (needles & kSignal) signal(index, qtext());
-        if (needles & kStep) step(index, line);
+        if (needles & kStep) step(index, line, stepFrom);
         if (m_log.host.empty() && (needles & kHost))
             if (const std::string_view h = hostKey(line); !h.empty()) m_log.host = utf8(h);
     }
@@ -803,9 +889,10 @@ private:
 
     // `(?<![\w\-])(?<!before )(?:step|iter(?:ation)?)[\s:=#]*(\d+)\b`, case-insensitive, first
     // match. DDP's logger prints "[before iteration N]": a step that has not run yet.
-    void step(int index, std::string_view s)
+    // `from`: no "step" or "iter" in any case before it.
+    void step(int index, std::string_view s, std::size_t from)
     {
-        for (std::size_t p = 0; p + 4 <= s.size(); ++p) {
+        for (std::size_t p = from; p + 4 <= s.size(); ++p) {
             const char c = lower(s[p]);
             if (c != 's' && c != 'i') continue;
             const bool isStep = startsWithNoCase(s, p, "step");

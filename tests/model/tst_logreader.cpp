@@ -29,6 +29,7 @@ private Q_SLOTS:
     void fingerprintLines();
     void tracebackFramesAndChainedExceptions();
     void environmentAndVersions();
+    void stepsMatchTheirRegex();
     void badInput_data();
     void badInput();
     void hundredMegabyteSingleLine();
@@ -400,6 +401,47 @@ void TestLogReader::environmentAndVersions()
     QCOMPARE(versions[0]->value("version"), std::string("2.3.1+cu121"));
     QCOMPARE(versions[1]->value("version"), std::string("12.1"));
     QCOMPARE(log.lastStep().value_or(-1), 7);
+}
+
+// Random lines of step-like words in any case: a line's step is the first match of the pattern
+// the reader documents, taken when the line holds "step", "Step" or "iter" as written.
+void TestLogReader::stepsMatchTheirRegex()
+{
+    static const QRegularExpression re(
+        QStringLiteral("(?<![\\w\\-])(?<!before )(?:step|iter(?:ation)?)[\\s:=#]*(\\d+)\\b"),
+        QRegularExpression::CaseInsensitiveOption);
+    const char* words[] = {"step",      "STEP",    "Step",    "sTeP", "iter", "ITER", "Iteration",
+                           "iteration", "before ", "BEFORE ", "-",    "x",    "ste",  "it",
+                           "er",        "ignal",   "host=",   "_",    "a"};
+    const char* separators[] = {" ", ":", "=", "#", "\t", "", "-", "x"};
+    const char* numbers[] = {"12", "7", "0", "3a", ""};
+    std::uint32_t seed = 12345;
+    const auto next = [&seed] { return (seed = seed * 1664525u + 1013904223u) >> 8; };
+    QByteArray bytes;
+    std::vector<int> expected; // per line, -1: no step
+    for (int line = 0; line < 20000; ++line) {
+        QByteArray text = "w ";
+        for (std::uint32_t k = 0, n = 1 + next() % 3; k < n; ++k) {
+            text += words[next() % std::size(words)];
+            text += separators[next() % std::size(separators)];
+            text += numbers[next() % std::size(numbers)];
+            text += separators[next() % std::size(separators)];
+        }
+        const bool gated = text.contains("step") || text.contains("Step") || text.contains("iter");
+        const QRegularExpressionMatch m = re.match(QString::fromLatin1(text));
+        expected.push_back(gated && m.hasMatch() ? m.captured(1).toInt() : -1);
+        bytes += text + '\n';
+    }
+    const RankLog log = readOne(bytes);
+    std::vector<int> got(expected.size(), -1);
+    for (const LogStep& st : log.steps())
+        got[std::size_t(st.line)] = st.step;
+    int steps = 0;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        QVERIFY2(got[i] == expected[i], qPrintable(log.lineText(int(i))));
+        steps += expected[i] >= 0;
+    }
+    QVERIFY2(steps > 1000, qPrintable(QString::number(steps))); // the random lines hold steps
 }
 
 void TestLogReader::badInput_data()
