@@ -4,7 +4,6 @@
 
 #include <QFile>
 #include <QRegularExpression>
-#include <QSet>
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -386,19 +385,101 @@ std::string_view parenBody(std::string_view s, std::size_t open)
     return s.substr(open + 1); // cut line: keep what is there
 }
 
-const QSet<QString>& environmentKeys()
+// Asks for transparent huge pages on the 2 MB-aligned inside of a buffer that is about to be
+// filled: a GB log is then mapped in 2 MB pages, one page fault each instead of 512 (on a VM
+// whose page faults are costly, the first touch of 4 KB pages cost more than reading the log).
+void adviseHugePages(void* data, std::size_t size)
 {
-    static const QSet<QString> keys = {
-        QStringLiteral("MASTER_ADDR"),          QStringLiteral("MASTER_PORT"),
-        QStringLiteral("WORLD_SIZE"),           QStringLiteral("RANK"),
-        QStringLiteral("LOCAL_RANK"),           QStringLiteral("LOCAL_WORLD_SIZE"),
-        QStringLiteral("GROUP_RANK"),           QStringLiteral("NODE_RANK"),
-        QStringLiteral("CUDA_VISIBLE_DEVICES"),
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    constexpr std::uintptr_t kHuge = 2u << 20;
+    const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(data) + size) & ~(kHuge - 1);
+    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    (void)data;
+    (void)size;
+#endif
+}
+
+bool isEnvironmentKey(std::string_view key)
+{
+    static constexpr std::string_view keys[] = {
+        "MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE",
+        "RANK",        "LOCAL_RANK",  "LOCAL_WORLD_SIZE",
+        "GROUP_RANK",  "NODE_RANK",   "CUDA_VISIBLE_DEVICES",
     };
-    return keys;
+    return std::find(std::begin(keys), std::end(keys), key) != std::end(keys);
 }
 
 } // namespace
+
+// The fields of the fact being read, packed (LogFact::packField) into a buffer that is reused.
+class PackedFields {
+public:
+    void clear() { m_used = 0; }
+    void add(std::string_view key, std::string_view value)
+    {
+        const std::size_t need = LogFact::packedSize(key, value);
+        if (m_bytes.size() - m_used < need)
+            m_bytes.resize(std::max(m_bytes.size() * 2, m_used + need));
+        LogFact::packField(m_bytes.data() + m_used, key, value);
+        m_used += need;
+    }
+    // A field whose value is a line's bytes, as UTF-8 (utf8()).
+    void addText(std::string_view key, std::string_view value)
+    {
+        for (const char c : value)
+            if (static_cast<unsigned char>(c) >= 0x80) {
+                add(key, utf8(value));
+                return;
+            }
+        add(key, value);
+    }
+    std::string_view bytes() const { return std::string_view(m_bytes.data(), m_used); }
+
+private:
+    std::string m_bytes;
+    std::size_t m_used = 0;
+};
+
+// The packed fields of a read's facts, in blocks that grow from 4 KB to 2 MB (those on huge
+// pages where the system has them): one allocation per block instead of one per fact, and a
+// block outlives the read as long as a fact (or a copy of one) points into it.
+class FactStore {
+public:
+    LogFact make(LogFactKind kind, int line, std::string_view packed)
+    {
+        if (packed.empty()) return LogFact(kind, line);
+        if (packed.size() > m_size - m_used) grow(packed.size());
+        char* at = m_block.get() + m_used;
+        std::memcpy(at, packed.data(), packed.size());
+        m_used += packed.size();
+        return LogFact(kind, line, std::shared_ptr<const char>(m_block, at),
+                       std::uint32_t(packed.size()));
+    }
+
+private:
+    static constexpr std::size_t kFirstBlock = std::size_t(4) << 10;
+    static constexpr std::size_t kLastBlock = std::size_t(2) << 20;
+
+    void grow(std::size_t atLeast)
+    {
+        m_size = std::max(atLeast, m_size ? std::min(m_size * 2, kLastBlock) : kFirstBlock);
+        m_used = 0;
+        if (m_size == kLastBlock) {
+            void* p = std::aligned_alloc(kLastBlock, kLastBlock);
+            if (!p) throw std::bad_alloc();
+            adviseHugePages(p, kLastBlock);
+            m_block = std::shared_ptr<char[]>(static_cast<char*>(p), [](char* b) { std::free(b); });
+        } else {
+            m_block = std::shared_ptr<char[]>(new char[m_size]);
+        }
+    }
+
+    std::shared_ptr<char[]> m_block;
+    std::size_t m_size = 0;
+    std::size_t m_used = 0;
+};
 
 // Fills one RankLog's line index and facts, line by line.
 class RankLogBuilder {
@@ -496,7 +577,10 @@ private:
 
     void fact(LogFactKind kind, int index, std::vector<std::pair<std::string, std::string>> fields)
     {
-        m_log.m_facts.emplace_back(kind, index, fields);
+        m_pack.clear();
+        for (const auto& [k, v] : fields)
+            m_pack.add(k, v);
+        m_log.m_facts.push_back(m_store.make(kind, index, m_pack.bytes()));
     }
 
     void noteWorldSize(const std::string& v)
@@ -582,30 +666,52 @@ private:
         while (p < body.size() && isWord(body[p]))
             ++p;
         if (p == countStart) return;
-        LogFact f(LogFactKind::NcclColl, index);
-        f.reserve(body.size() + 24); // the line's text plus two size bytes per field
-        f.add("op", op);
-        f.add("opCount", body.substr(countStart, p - countStart));
+        m_pack.clear();
+        m_pack.add("op", op);
+        m_pack.add("opCount", body.substr(countStart, p - countStart));
         const std::string_view rest = body.substr(p);
-        static constexpr std::array<std::string_view, 8> keys = {
-            "sendbuff", "recvbuff", "count", "datatype", "op", "root", "comm", "stream"};
+        bool afterWord = false; // rest[k - 1] is a word character
         for (std::size_t k = 0; k < rest.size();) {
-            if (!isWord(rest[k]) || (k > 0 && isWord(rest[k - 1]))) {
+            const bool word = isWord(rest[k]);
+            if (!word || afterWord) {
+                afterWord = word;
                 ++k;
                 continue;
             }
-            std::size_t end = 0;
-            for (const std::string_view key : keys) {
-                if (!startsWith(rest, k, key)) continue;
-                const std::size_t v = skipSpaces(rest, k + key.size());
-                if (v == k + key.size() || v >= rest.size()) break;
-                end = v;
-                while (end < rest.size() && !isSpace(rest[end]))
-                    ++end;
-                // The line's second "op" is the reduction; the first (the call) is "op".
-                f.add(key == "op" ? std::string_view("redOp") : key, utf8(rest.substr(v, end - v)));
+            // At most one key begins here; the line's second "op" is the reduction (the first,
+            // the call, is "op").
+            std::string_view key, name;
+            switch (rest[k]) {
+            case 's':
+                key = startsWith(rest, k, "sendbuff") ? "sendbuff" : "stream";
+                break;
+            case 'r':
+                key = startsWith(rest, k, "recvbuff") ? "recvbuff" : "root";
+                break;
+            case 'c':
+                key = startsWith(rest, k, "count") ? "count" : "comm";
+                break;
+            case 'd':
+                key = "datatype";
+                break;
+            case 'o':
+                key = "op";
+                name = "redOp";
+                break;
+            default:
                 break;
             }
+            std::size_t end = 0;
+            if (!key.empty() && startsWith(rest, k, key)) {
+                const std::size_t v = skipSpaces(rest, k + key.size());
+                if (v > k + key.size() && v < rest.size()) {
+                    end = v;
+                    while (end < rest.size() && !isSpace(rest[end]))
+                        ++end;
+                    m_pack.addText(name.empty() ? key : name, rest.substr(v, end - v));
+                }
+            }
+            afterWord = end ? isWord(rest[end - 1]) : true;
             k = end ? end : k + 1;
         }
         for (std::size_t at = rest.find("[nranks="); at != std::string_view::npos;
@@ -615,11 +721,11 @@ private:
             while (e < rest.size() && isDigit(rest[e]))
                 ++e;
             if (e > d && e < rest.size() && rest[e] == ']') {
-                f.add("nranks", rest.substr(d, e - d));
+                m_pack.add("nranks", rest.substr(d, e - d));
                 break;
             }
         }
-        m_log.m_facts.push_back(std::move(f));
+        m_log.m_facts.push_back(m_store.make(LogFactKind::NcclColl, index, m_pack.bytes()));
     }
 
     // A match only when `wanted`: most NCCL lines are none of the rare kinds, and even an empty
@@ -828,8 +934,7 @@ private:
             if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
                 value = value.substr(1, value.size() - 2);
             const std::string_view key = line.substr(k, eq - k);
-            known |= environmentKeys().contains(QLatin1String(key.data(), qsizetype(key.size()))) ||
-                     key.starts_with("NCCL_") || key.starts_with("TORCH_");
+            known |= isEnvironmentKey(key) || key.starts_with("NCCL_") || key.starts_with("TORCH_");
             f.emplace_back(std::string(key), utf8(value));
         }
         if (f.size() < 2 && !known) return;
@@ -920,6 +1025,8 @@ private:
 
     enum class State { None, Frames, Message };
     RankLog& m_log;
+    FactStore m_store;
+    PackedFields m_pack;
     State m_state = State::None;
     LogException m_current;
     int m_messageLines = 0;
@@ -1024,22 +1131,6 @@ LogReader::Result LogReader::read(const QByteArray& bytes, const QString& source
 }
 
 namespace {
-
-// Asks for transparent huge pages on the 2 MB-aligned inside of a buffer that is about to be
-// filled: a GB log is then mapped in 2 MB pages, one page fault each instead of 512 (on a VM
-// whose page faults are costly, the first touch of 4 KB pages cost more than reading the log).
-void adviseHugePages(void* data, std::size_t size)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    constexpr std::uintptr_t kHuge = 2u << 20;
-    const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-    const auto end = (reinterpret_cast<std::uintptr_t>(data) + size) & ~(kHuge - 1);
-    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-    (void)data;
-    (void)size;
-#endif
-}
 
 // Reserves `n` entries of an index vector, in huge pages where the system has them.
 template <typename T> void reserveIndex(std::vector<T>& v, std::size_t n)
