@@ -4,7 +4,6 @@
 
 #include <QFile>
 #include <QRegularExpression>
-#include <QSet>
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -12,6 +11,9 @@
 #include <cstring>
 #include <limits>
 #include <unordered_map>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #ifdef __linux__
 #include <sys/mman.h>
 #include <sys/sendfile.h>
@@ -161,103 +163,185 @@ enum Needle : std::uint32_t {
     kNranks = 1u << 20,            // " nranks "
 };
 
+bool contains(std::string_view s, std::string_view what)
+{
+    return s.find(what) != std::string_view::npos;
+}
+
 // `at` starts with the literal `word` (a compile-time length, so the compare is inlined).
 template <std::size_t N> bool hasPrefix(std::string_view at, const char (&word)[N])
 {
     return at.size() >= N - 1 && std::memcmp(at.data(), word, N - 1) == 0;
 }
 
-std::uint32_t findNeedles(std::string_view s)
+// The byte pairs a needle (or a case-insensitive "step" / "iter") begins with, as a bit set. The
+// needles "ersion" and "opCount" are not among them: they matter only beside others ("orch",
+// "cuda", "NCCL") and are looked for only when those were found.
+class NeedlePairs {
+public:
+    NeedlePairs()
+    {
+        for (const char* word : {"NC", "NE", "IF", "nr", "Se", "SI", "St", "CU", "Co", "or", "cu",
+                                 "it", "ig", "st", "ho"})
+            set(word[0], word[1]);
+        for (const char s : {'s', 'S'}) // any case of "step" and "iter", for where step() begins
+            for (const char t : {'t', 'T'}) {
+                set(s, t);
+                set(s == 's' ? 'i' : 'I', t);
+            }
+        for (int c = 0; c < 256; ++c)
+            set('=', char(c)); // '=' alone; also at a line's end (second byte 0)
+    }
+    bool has(unsigned char a, unsigned char b) const
+    {
+        const unsigned pair = unsigned(a) | unsigned(b) << 8;
+        return m_bits[pair >> 6] >> (pair & 63) & 1;
+    }
+
+private:
+    void set(char a, char b)
+    {
+        const unsigned pair =
+            unsigned(static_cast<unsigned char>(a)) | unsigned(static_cast<unsigned char>(b)) << 8;
+        m_bits[pair >> 6] |= std::uint64_t(1) << (pair & 63);
+    }
+    std::array<std::uint64_t, 1024> m_bits{};
+};
+
+#ifdef __SSE2__
+// Bit k: a pair of NeedlePairs begins at p[k] (reads p[0..16]). Sixteen positions at a time, so
+// that the common byte, which begins no needle, costs no branch.
+unsigned needlePairMask(const char* p)
 {
-    static const std::array<bool, 256> first = [] {
-        std::array<bool, 256> t{};
-        for (const unsigned char c : std::string_view("NSC=oecisInh"))
-            t[c] = true;
-        return t;
-    }();
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 1));
+    const auto is = [](__m128i x, char c) { return _mm_cmpeq_epi8(x, _mm_set1_epi8(c)); };
+    const auto any = [](__m128i x, __m128i y) { return _mm_or_si128(x, y); };
+    const auto both = [](__m128i x, __m128i y) { return _mm_and_si128(x, y); };
+    const __m128i t = any(is(w, 't'), is(w, 'T'));
+    __m128i m = is(v, '=');
+    m = any(m, both(is(v, 'N'), any(is(w, 'C'), is(w, 'E'))));
+    m = any(m, both(is(v, 'I'), any(is(w, 'F'), t)));
+    m = any(m, both(is(v, 'n'), is(w, 'r')));
+    m = any(m, both(is(v, 'S'), any(any(is(w, 'e'), is(w, 'I')), t)));
+    m = any(m, both(is(v, 'C'), any(is(w, 'U'), is(w, 'o'))));
+    m = any(m, both(is(v, 'o'), is(w, 'r')));
+    m = any(m, both(is(v, 'c'), is(w, 'u')));
+    m = any(m, both(is(v, 'i'), any(is(w, 'g'), t)));
+    m = any(m, both(is(v, 's'), t));
+    m = any(m, both(is(v, 'h'), is(w, 'o')));
+    return unsigned(_mm_movemask_epi8(m));
+}
+#endif
+
+// "step" or "iter" in any case at `at` (4 bytes there): a letter's bit 0x20 is its case.
+bool stepOrIterNoCase(const char* at)
+{
+    std::uint32_t w = 0;
+    std::memcpy(&w, at, 4);
+    w |= 0x20202020u;
+    std::uint32_t step = 0, iter = 0;
+    std::memcpy(&step, "step", 4);
+    std::memcpy(&iter, "iter", 4);
+    return w == step || w == iter;
+}
+
+// The needle (if any) that begins at d[p], into `found`.
+void needleAt(const char* d, std::size_t p, std::size_t n, std::uint32_t& found,
+              std::size_t* stepFrom)
+{
+    const std::string_view at(d + p, n - p);
+    if (*stepFrom == std::string_view::npos && n - p >= 4 && stepOrIterNoCase(d + p)) *stepFrom = p;
+    switch (d[p]) {
+    case 'N':
+        if (hasPrefix(at, "NCCL")) {
+            if (hasPrefix(at, "NCCL INFO"))
+                found |= kNcclInfo;
+            else if (hasPrefix(at, "NCCL WARN"))
+                found |= kNcclWarn;
+            else if (hasPrefix(at, "NCCL version"))
+                found |= kNcclVersion;
+        } else if (hasPrefix(at, "NET/")) {
+            found |= kNetSlash;
+        }
+        break;
+    case 'I':
+        if (hasPrefix(at, "IFNAME")) found |= kIfname;
+        break;
+    case 'n':
+        if (p > 0 && d[p - 1] == ' ' && hasPrefix(at, "nranks ")) found |= kNranks;
+        break;
+    case 'S':
+        if (hasPrefix(at, "SeqNum="))
+            found |= kSeqNum;
+        else if (hasPrefix(at, "SIG"))
+            found |= kSignal;
+        else if (hasPrefix(at, "Step"))
+            found |= kStep;
+        break;
+    case 'C':
+        if (hasPrefix(at, "CUDA")) {
+            found |= kCudaUpper;
+            if (at.size() > 4 && (at[4] == '=' || at[4] == ' ')) found |= kCudaUpperEqOrSpace;
+        } else if (hasPrefix(at, "CollectiveFingerPrint(")) {
+            found |= kFingerprint;
+        }
+        break;
+    case '=':
+        found |= kEquals;
+        break;
+    case 'o':
+        if (hasPrefix(at, "orch")) {
+            found |= kOrch;
+            if (at.size() > 4 && at[4] == '=') found |= kOrchEquals;
+        }
+        break;
+    case 'c':
+        if (hasPrefix(at, "cuda")) {
+            found |= kCudaLower;
+            if (at.size() > 4 && at[4] == '=') found |= kCudaLowerEq;
+        }
+        break;
+    case 'i':
+        if (hasPrefix(at, "iter"))
+            found |= kStep;
+        else if (hasPrefix(at, "ignal"))
+            found |= kSignal;
+        break;
+    case 's':
+        if (hasPrefix(at, "step")) found |= kStep;
+        break;
+    case 'h':
+        if (hasPrefix(at, "host")) found |= kHost;
+        break;
+    default:
+        break;
+    }
+}
+
+// The needles of `s`; *stepFrom: where its first "step" or "iter" in any case begins (npos when
+// none), so that step() need not look before it.
+std::uint32_t findNeedles(std::string_view s, std::size_t* stepFrom)
+{
+    static const NeedlePairs pairs;
+    *stepFrom = std::string_view::npos;
     std::uint32_t found = 0;
     const std::size_t n = s.size();
     const char* d = s.data();
-    for (std::size_t p = 0; p < n; ++p) {
-        if (!first[static_cast<unsigned char>(d[p])]) continue;
-        const std::string_view at(d + p, n - p);
-        switch (d[p]) {
-        case 'N':
-            if (hasPrefix(at, "NCCL")) {
-                if (hasPrefix(at, "NCCL INFO"))
-                    found |= kNcclInfo;
-                else if (hasPrefix(at, "NCCL WARN"))
-                    found |= kNcclWarn;
-                else if (hasPrefix(at, "NCCL version"))
-                    found |= kNcclVersion;
-            } else if (hasPrefix(at, "NET/")) {
-                found |= kNetSlash;
-            }
-            break;
-        case 'I':
-            if (hasPrefix(at, "IFNAME")) found |= kIfname;
-            break;
-        case 'n':
-            if (p > 0 && d[p - 1] == ' ' && hasPrefix(at, "nranks ")) found |= kNranks;
-            break;
-        case 'S':
-            if (hasPrefix(at, "SeqNum="))
-                found |= kSeqNum;
-            else if (hasPrefix(at, "SIG"))
-                found |= kSignal;
-            else if (hasPrefix(at, "Step"))
-                found |= kStep;
-            break;
-        case 'C':
-            if (hasPrefix(at, "CUDA")) {
-                found |= kCudaUpper;
-                if (at.size() > 4 && (at[4] == '=' || at[4] == ' ')) found |= kCudaUpperEqOrSpace;
-            } else if (hasPrefix(at, "CollectiveFingerPrint(")) {
-                found |= kFingerprint;
-            }
-            break;
-        case '=':
-            found |= kEquals;
-            break;
-        case 'o':
-            if (hasPrefix(at, "orch")) {
-                found |= kOrch;
-                if (at.size() > 4 && at[4] == '=') found |= kOrchEquals;
-            } else if (hasPrefix(at, "opCount")) {
-                found |= kOpCount;
-            }
-            break;
-        case 'e':
-            if (hasPrefix(at, "ersion")) found |= kErsion;
-            break;
-        case 'c':
-            if (hasPrefix(at, "cuda")) {
-                found |= kCudaLower;
-                if (at.size() > 4 && at[4] == '=') found |= kCudaLowerEq;
-            }
-            break;
-        case 'i':
-            if (hasPrefix(at, "iter"))
-                found |= kStep;
-            else if (hasPrefix(at, "ignal"))
-                found |= kSignal;
-            break;
-        case 's':
-            if (hasPrefix(at, "step")) found |= kStep;
-            break;
-        case 'h':
-            if (hasPrefix(at, "host")) found |= kHost;
-            break;
-        default:
-            break;
-        }
-    }
+    std::size_t p = 0;
+#ifdef __SSE2__
+    for (; p + 17 <= n; p += 16)
+        for (unsigned m = needlePairMask(d + p); m; m &= m - 1)
+            needleAt(d, p + unsigned(__builtin_ctz(m)), n, found, stepFrom);
+#endif
+    for (; p < n; ++p)
+        if (pairs.has(static_cast<unsigned char>(d[p]),
+                      static_cast<unsigned char>(p + 1 < n ? d[p + 1] : 0)))
+            needleAt(d, p, n, found, stepFrom);
+    if ((found & (kOrch | kCudaUpper | kCudaLower)) && contains(s, "ersion")) found |= kErsion;
+    if ((found & (kNcclInfo | kNcclWarn | kNcclVersion)) && contains(s, "opCount"))
+        found |= kOpCount;
     return found;
-}
-
-bool contains(std::string_view s, std::string_view what)
-{
-    return s.find(what) != std::string_view::npos;
 }
 
 std::string_view trimmed(std::string_view s)
@@ -301,19 +385,101 @@ std::string_view parenBody(std::string_view s, std::size_t open)
     return s.substr(open + 1); // cut line: keep what is there
 }
 
-const QSet<QString>& environmentKeys()
+// Asks for transparent huge pages on the 2 MB-aligned inside of a buffer that is about to be
+// filled: a GB log is then mapped in 2 MB pages, one page fault each instead of 512 (on a VM
+// whose page faults are costly, the first touch of 4 KB pages cost more than reading the log).
+void adviseHugePages(void* data, std::size_t size)
 {
-    static const QSet<QString> keys = {
-        QStringLiteral("MASTER_ADDR"),          QStringLiteral("MASTER_PORT"),
-        QStringLiteral("WORLD_SIZE"),           QStringLiteral("RANK"),
-        QStringLiteral("LOCAL_RANK"),           QStringLiteral("LOCAL_WORLD_SIZE"),
-        QStringLiteral("GROUP_RANK"),           QStringLiteral("NODE_RANK"),
-        QStringLiteral("CUDA_VISIBLE_DEVICES"),
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    constexpr std::uintptr_t kHuge = 2u << 20;
+    const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(data) + size) & ~(kHuge - 1);
+    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    (void)data;
+    (void)size;
+#endif
+}
+
+bool isEnvironmentKey(std::string_view key)
+{
+    static constexpr std::string_view keys[] = {
+        "MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE",
+        "RANK",        "LOCAL_RANK",  "LOCAL_WORLD_SIZE",
+        "GROUP_RANK",  "NODE_RANK",   "CUDA_VISIBLE_DEVICES",
     };
-    return keys;
+    return std::find(std::begin(keys), std::end(keys), key) != std::end(keys);
 }
 
 } // namespace
+
+// The fields of the fact being read, packed (LogFact::packField) into a buffer that is reused.
+class PackedFields {
+public:
+    void clear() { m_used = 0; }
+    void add(std::string_view key, std::string_view value)
+    {
+        const std::size_t need = LogFact::packedSize(key, value);
+        if (m_bytes.size() - m_used < need)
+            m_bytes.resize(std::max(m_bytes.size() * 2, m_used + need));
+        LogFact::packField(m_bytes.data() + m_used, key, value);
+        m_used += need;
+    }
+    // A field whose value is a line's bytes, as UTF-8 (utf8()).
+    void addText(std::string_view key, std::string_view value)
+    {
+        for (const char c : value)
+            if (static_cast<unsigned char>(c) >= 0x80) {
+                add(key, utf8(value));
+                return;
+            }
+        add(key, value);
+    }
+    std::string_view bytes() const { return std::string_view(m_bytes.data(), m_used); }
+
+private:
+    std::string m_bytes;
+    std::size_t m_used = 0;
+};
+
+// The packed fields of a read's facts, in blocks that grow from 4 KB to 2 MB (those on huge
+// pages where the system has them): one allocation per block instead of one per fact, and a
+// block outlives the read as long as a fact (or a copy of one) points into it.
+class FactStore {
+public:
+    LogFact make(LogFactKind kind, int line, std::string_view packed)
+    {
+        if (packed.empty()) return LogFact(kind, line);
+        if (packed.size() > m_size - m_used) grow(packed.size());
+        char* at = m_block.get() + m_used;
+        std::memcpy(at, packed.data(), packed.size());
+        m_used += packed.size();
+        return LogFact(kind, line, std::shared_ptr<const char>(m_block, at),
+                       std::uint32_t(packed.size()));
+    }
+
+private:
+    static constexpr std::size_t kFirstBlock = std::size_t(4) << 10;
+    static constexpr std::size_t kLastBlock = std::size_t(2) << 20;
+
+    void grow(std::size_t atLeast)
+    {
+        m_size = std::max(atLeast, m_size ? std::min(m_size * 2, kLastBlock) : kFirstBlock);
+        m_used = 0;
+        if (m_size == kLastBlock) {
+            void* p = std::aligned_alloc(kLastBlock, kLastBlock);
+            if (!p) throw std::bad_alloc();
+            adviseHugePages(p, kLastBlock);
+            m_block = std::shared_ptr<char[]>(static_cast<char*>(p), [](char* b) { std::free(b); });
+        } else {
+            m_block = std::shared_ptr<char[]>(new char[m_size]);
+        }
+    }
+
+    std::shared_ptr<char[]> m_block;
+    std::size_t m_size = 0;
+    std::size_t m_used = 0;
+};
 
 // Fills one RankLog's line index and facts, line by line.
 class RankLogBuilder {
@@ -411,7 +577,10 @@ private:
 
     void fact(LogFactKind kind, int index, std::vector<std::pair<std::string, std::string>> fields)
     {
-        m_log.m_facts.emplace_back(kind, index, fields);
+        m_pack.clear();
+        for (const auto& [k, v] : fields)
+            m_pack.add(k, v);
+        m_log.m_facts.push_back(m_store.make(kind, index, m_pack.bytes()));
     }
 
     void noteWorldSize(const std::string& v)
@@ -497,30 +666,52 @@ private:
         while (p < body.size() && isWord(body[p]))
             ++p;
         if (p == countStart) return;
-        LogFact f(LogFactKind::NcclColl, index);
-        f.reserve(body.size() + 24); // the line's text plus two size bytes per field
-        f.add("op", op);
-        f.add("opCount", body.substr(countStart, p - countStart));
+        m_pack.clear();
+        m_pack.add("op", op);
+        m_pack.add("opCount", body.substr(countStart, p - countStart));
         const std::string_view rest = body.substr(p);
-        static constexpr std::array<std::string_view, 8> keys = {
-            "sendbuff", "recvbuff", "count", "datatype", "op", "root", "comm", "stream"};
+        bool afterWord = false; // rest[k - 1] is a word character
         for (std::size_t k = 0; k < rest.size();) {
-            if (!isWord(rest[k]) || (k > 0 && isWord(rest[k - 1]))) {
+            const bool word = isWord(rest[k]);
+            if (!word || afterWord) {
+                afterWord = word;
                 ++k;
                 continue;
             }
-            std::size_t end = 0;
-            for (const std::string_view key : keys) {
-                if (!startsWith(rest, k, key)) continue;
-                const std::size_t v = skipSpaces(rest, k + key.size());
-                if (v == k + key.size() || v >= rest.size()) break;
-                end = v;
-                while (end < rest.size() && !isSpace(rest[end]))
-                    ++end;
-                // The line's second "op" is the reduction; the first (the call) is "op".
-                f.add(key == "op" ? std::string_view("redOp") : key, utf8(rest.substr(v, end - v)));
+            // At most one key begins here; the line's second "op" is the reduction (the first,
+            // the call, is "op").
+            std::string_view key, name;
+            switch (rest[k]) {
+            case 's':
+                key = startsWith(rest, k, "sendbuff") ? "sendbuff" : "stream";
+                break;
+            case 'r':
+                key = startsWith(rest, k, "recvbuff") ? "recvbuff" : "root";
+                break;
+            case 'c':
+                key = startsWith(rest, k, "count") ? "count" : "comm";
+                break;
+            case 'd':
+                key = "datatype";
+                break;
+            case 'o':
+                key = "op";
+                name = "redOp";
+                break;
+            default:
                 break;
             }
+            std::size_t end = 0;
+            if (!key.empty() && startsWith(rest, k, key)) {
+                const std::size_t v = skipSpaces(rest, k + key.size());
+                if (v > k + key.size() && v < rest.size()) {
+                    end = v;
+                    while (end < rest.size() && !isSpace(rest[end]))
+                        ++end;
+                    m_pack.addText(name.empty() ? key : name, rest.substr(v, end - v));
+                }
+            }
+            afterWord = end ? isWord(rest[end - 1]) : true;
             k = end ? end : k + 1;
         }
         for (std::size_t at = rest.find("[nranks="); at != std::string_view::npos;
@@ -530,11 +721,11 @@ private:
             while (e < rest.size() && isDigit(rest[e]))
                 ++e;
             if (e > d && e < rest.size() && rest[e] == ']') {
-                f.add("nranks", rest.substr(d, e - d));
+                m_pack.add("nranks", rest.substr(d, e - d));
                 break;
             }
         }
-        m_log.m_facts.push_back(std::move(f));
+        m_log.m_facts.push_back(m_store.make(LogFactKind::NcclColl, index, m_pack.bytes()));
     }
 
     // A match only when `wanted`: most NCCL lines are none of the rare kinds, and even an empty
@@ -651,7 +842,8 @@ private:
         if (traceback(index, line, timestamped)) return;
         if (line.empty()) return;
 
-        const std::uint32_t needles = findNeedles(line);
+        std::size_t stepFrom = 0;
+        const std::uint32_t needles = findNeedles(line, &stepFrom);
         QString text;
         const auto qtext = [&]() -> const QString& {
             if (text.isNull()) text = QString::fromUtf8(content);
@@ -701,7 +893,7 @@ private:
                                  (needles & (kErsion | kCudaUpperEqOrSpace | kCudaLowerEq));
         if (torchVersion || cudaVersion) versions(index, qtext());
         if (needles & kSignal) signal(index, qtext());
-        if (needles & kStep) step(index, line);
+        if (needles & kStep) step(index, line, stepFrom);
         if (m_log.host.empty() && (needles & kHost))
             if (const std::string_view h = hostKey(line); !h.empty()) m_log.host = utf8(h);
     }
@@ -742,8 +934,7 @@ private:
             if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
                 value = value.substr(1, value.size() - 2);
             const std::string_view key = line.substr(k, eq - k);
-            known |= environmentKeys().contains(QLatin1String(key.data(), qsizetype(key.size()))) ||
-                     key.starts_with("NCCL_") || key.starts_with("TORCH_");
+            known |= isEnvironmentKey(key) || key.starts_with("NCCL_") || key.starts_with("TORCH_");
             f.emplace_back(std::string(key), utf8(value));
         }
         if (f.size() < 2 && !known) return;
@@ -803,9 +994,10 @@ private:
 
     // `(?<![\w\-])(?<!before )(?:step|iter(?:ation)?)[\s:=#]*(\d+)\b`, case-insensitive, first
     // match. DDP's logger prints "[before iteration N]": a step that has not run yet.
-    void step(int index, std::string_view s)
+    // `from`: no "step" or "iter" in any case before it.
+    void step(int index, std::string_view s, std::size_t from)
     {
-        for (std::size_t p = 0; p + 4 <= s.size(); ++p) {
+        for (std::size_t p = from; p + 4 <= s.size(); ++p) {
             const char c = lower(s[p]);
             if (c != 's' && c != 'i') continue;
             const bool isStep = startsWithNoCase(s, p, "step");
@@ -833,6 +1025,8 @@ private:
 
     enum class State { None, Frames, Message };
     RankLog& m_log;
+    FactStore m_store;
+    PackedFields m_pack;
     State m_state = State::None;
     LogException m_current;
     int m_messageLines = 0;
@@ -937,22 +1131,6 @@ LogReader::Result LogReader::read(const QByteArray& bytes, const QString& source
 }
 
 namespace {
-
-// Asks for transparent huge pages on the 2 MB-aligned inside of a buffer that is about to be
-// filled: a GB log is then mapped in 2 MB pages, one page fault each instead of 512 (on a VM
-// whose page faults are costly, the first touch of 4 KB pages cost more than reading the log).
-void adviseHugePages(void* data, std::size_t size)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    constexpr std::uintptr_t kHuge = 2u << 20;
-    const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-    const auto end = (reinterpret_cast<std::uintptr_t>(data) + size) & ~(kHuge - 1);
-    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-    (void)data;
-    (void)size;
-#endif
-}
 
 // Reserves `n` entries of an index vector, in huge pages where the system has them.
 template <typename T> void reserveIndex(std::vector<T>& v, std::size_t n)
@@ -1195,11 +1373,9 @@ LogReader::Result LogReader::readSource(const SourceFile& source, int sourceInde
 
 namespace {
 
-// A file's bytes copied by the kernel into a memory file of this process (memfd) and mapped:
-// its pages arrive filled from the page cache, where a read() into fresh memory has the kernel
-// zero every page first (on the benchmark VM, 0.3-0.6 s CPU per 300 MB against 0.15 s for
-// this). Nothing else holds the memory file, so that, unlike a mapping of the log itself, no
-// truncation of the log can take the bytes away under the reader.
+// A file's bytes in memory of this process that nothing else holds, so that, unlike a mapping of
+// the log itself, no truncation of the log (copytruncate rotation) can take them away under the
+// reader: a mapping this struct unmaps.
 struct MappedFile {
     QByteArray bytes; // over the mapping, not owning it
     void* map = nullptr;
@@ -1215,10 +1391,98 @@ struct MappedFile {
     }
 };
 
+#ifdef __linux__
+constexpr std::size_t kHugePage = std::size_t(2) << 20;
+// Files from this size on are read into huge pages: the last one is at most 2 MB, partly unused.
+constexpr qint64 kHugeReadBytes = qint64(16) << 20;
+
+// Whether anonymous memory can be on transparent huge pages when asked (MADV_HUGEPAGE): the
+// system's setting is "always" or "madvise", not "never".
+bool hugePagesOnRequest()
+{
+    static const bool on = [] {
+        QFile f(QStringLiteral("/sys/kernel/mm/transparent_hugepage/enabled"));
+        if (!f.open(QIODevice::ReadOnly)) return false;
+        const QByteArray mode = f.readAll();
+        return mode.contains("[always]") || mode.contains("[madvise]");
+    }();
+    return on;
+}
+
+// Anonymous memory of `bytes` (a multiple of kHugePage) starting on a 2 MB boundary and advised
+// MADV_HUGEPAGE; nullptr when it cannot be had.
+void* mapHuge(std::size_t bytes)
+{
+    void* raw = mmap(nullptr, bytes + kHugePage, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) return nullptr;
+    const auto begin = reinterpret_cast<std::uintptr_t>(raw);
+    const std::uintptr_t aligned = (begin + kHugePage - 1) & ~(kHugePage - 1);
+    if (aligned > begin) munmap(raw, aligned - begin);
+    if (const std::uintptr_t slack = begin + kHugePage - aligned; slack > 0)
+        munmap(reinterpret_cast<void*>(aligned + bytes), slack);
+    madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);
+    return reinterpret_cast<void*>(aligned);
+}
+
+std::size_t roundToHugePages(qint64 bytes)
+{
+    return (std::size_t(bytes) + kHugePage - 1) & ~(kHugePage - 1);
+}
+
+// The first `maxBytes` of `fd` read (pread, from offset 0) into huge pages: every 4 KB page of
+// fresh memory costs a fault, and on a paravirtual machine such as the benchmark VM that first
+// touch cost more than reading and indexing the log (0.2 s per 200 MB where a log in 2 MB pages
+// takes 0.06 s, copy included). Grows with the file when it grew since it was opened.
+std::shared_ptr<MappedFile> readToHugePages(int fd, qint64 size, qint64 maxBytes,
+                                            const std::atomic<bool>* cancel, bool* cancelled,
+                                            bool* cut)
+{
+    auto mapped = std::make_shared<MappedFile>();
+    mapped->length = roundToHugePages(std::min(size, maxBytes));
+    mapped->map = mapHuge(mapped->length);
+    if (!mapped->map) return nullptr;
+    char* data = static_cast<char*>(mapped->map);
+    qint64 filled = 0;
+    while (filled < maxBytes) {
+        if (cancel && cancel->load(std::memory_order_relaxed)) {
+            *cancelled = true;
+            return nullptr;
+        }
+        if (std::size_t(filled) == mapped->length) {
+            char next = 0;
+            if (pread(fd, &next, 1, filled) != 1) break; // at the end: the common case
+            const std::size_t grown =
+                roundToHugePages(std::min(maxBytes, std::max<qint64>(filled * 2, filled + 1)));
+            void* moved = mremap(mapped->map, mapped->length, grown, MREMAP_MAYMOVE);
+            if (moved == MAP_FAILED) break; // keep what was read
+            madvise(moved, grown, MADV_HUGEPAGE);
+            mapped->map = moved;
+            mapped->length = grown;
+            data = static_cast<char*>(moved);
+        }
+        const ssize_t got = pread(fd, data + filled,
+                                  std::size_t(std::min<qint64>({qint64(mapped->length) - filled,
+                                                                maxBytes - filled, 4 << 20})),
+                                  filled);
+        if (got < 0) return nullptr; // the caller reads the file itself and reports the error
+        if (got == 0) break;
+        filled += got;
+    }
+    mapped->bytes = QByteArray::fromRawData(data, qsizetype(filled));
+    char next = 0;
+    *cut = filled >= maxBytes && pread(fd, &next, 1, filled) == 1;
+    return mapped;
+}
+#endif
+
 // The first `maxBytes` of the regular file `fd` (from offset 0, leaving the descriptor's
 // position alone), 4 MB between looks at `cancel`; null when this way is not available here
 // (then the caller reads the file itself) or `cancel` was seen (*cancelled). *cut: the file
-// holds more than maxBytes.
+// holds more than maxBytes. A large file goes into huge pages where the system has them; any
+// other is copied by the kernel (`sendfile`) into a memory file of this process (memfd) and
+// mapped: its pages arrive filled from the page cache, where a read() into fresh 4 KB pages has
+// the kernel zero every page first.
 std::shared_ptr<MappedFile> copyToMemory(int fd, qint64 maxBytes, const std::atomic<bool>* cancel,
                                          bool* cancelled, bool* cut)
 {
@@ -1226,6 +1490,10 @@ std::shared_ptr<MappedFile> copyToMemory(int fd, qint64 maxBytes, const std::ato
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || maxBytes <= 0)
         return nullptr;
+    if (std::min<qint64>(st.st_size, maxBytes) >= kHugeReadBytes && hugePagesOnRequest())
+        if (auto mapped = readToHugePages(fd, st.st_size, maxBytes, cancel, cancelled, cut);
+            mapped || *cancelled)
+            return mapped;
     const int memory = memfd_create("rankscope-log", MFD_CLOEXEC);
     if (memory < 0) return nullptr;
     off_t offset = 0;

@@ -41,19 +41,10 @@ namespace {
 // Timestamps sit at the head of a line; this much of it is all the parser looks at.
 constexpr qsizetype kTimestampHeadBytes = 64;
 
-void putSize(std::string& out, std::size_t n)
-{
-    do {
-        const auto low = static_cast<unsigned char>(n & 0x7f);
-        n >>= 7;
-        out.push_back(static_cast<char>(n ? low | 0x80 : low));
-    } while (n);
-}
-
-std::size_t getSize(const std::string& in, std::size_t& p)
+std::size_t getSize(const char* in, std::size_t size, std::size_t& p)
 {
     std::size_t n = 0;
-    for (int shift = 0; p < in.size(); shift += 7) {
+    for (int shift = 0; p < size; shift += 7) {
         const auto c = static_cast<unsigned char>(in[p++]);
         n |= std::size_t(c & 0x7f) << shift;
         if (!(c & 0x80)) break;
@@ -65,25 +56,30 @@ std::size_t getSize(const std::string& in, std::size_t& p)
 
 LogFact::LogFact(LogFactKind kind, int line, const Fields& fields) : kind(kind), line(line)
 {
+    std::size_t size = 0;
     for (const auto& [k, v] : fields)
-        add(k, v);
+        size += packedSize(k, v);
+    if (size == 0) return;
+    const std::shared_ptr<char[]> bytes(new char[size]);
+    char* out = bytes.get();
+    for (const auto& [k, v] : fields)
+        out = packField(out, k, v);
+    m_packed = std::shared_ptr<const char>(bytes, bytes.get());
+    m_size = std::uint32_t(size);
 }
 
-void LogFact::add(std::string_view key, std::string_view value)
-{
-    putSize(m_packed, key.size());
-    putSize(m_packed, value.size());
-    m_packed.append(key);
-    m_packed.append(value);
-}
+LogFact::LogFact(LogFactKind kind, int line, std::shared_ptr<const char> packed, std::uint32_t size)
+    : kind(kind), line(line), m_packed(std::move(packed)), m_size(size)
+{}
 
 template <typename Fn> bool LogFact::forEach(Fn&& fn) const
 {
-    for (std::size_t p = 0; p < m_packed.size();) {
-        const std::size_t k = getSize(m_packed, p);
-        const std::size_t v = getSize(m_packed, p);
-        const std::string_view key(m_packed.data() + p, k);
-        const std::string_view value(m_packed.data() + p + k, v);
+    const char* data = m_packed.get();
+    for (std::size_t p = 0; p < m_size;) {
+        const std::size_t k = getSize(data, m_size, p);
+        const std::size_t v = getSize(data, m_size, p);
+        const std::string_view key(data + p, k);
+        const std::string_view value(data + p + k, v);
         p += k + v;
         if (fn(key, value)) return true;
     }

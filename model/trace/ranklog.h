@@ -6,6 +6,7 @@
 #include <QByteArrayView>
 #include <QString>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,8 +31,9 @@ enum class LogFactKind : std::uint8_t {
 QString logFactKindName(LogFactKind kind);
 
 // A structured fact read from one line; its fields keep the names and order the line used.
-// The fields are packed into one string (one allocation per fact): a log of a million NCCL
-// collective lines holds a million facts.
+// The fields are packed into bytes (per field: key size, value size as LEB128, key bytes, value
+// bytes) that the facts of one read share in large blocks: a log of a million NCCL collective
+// lines holds a million facts, and one allocation each cost more than reading their lines.
 struct LogFact {
     using Fields = std::vector<std::pair<std::string, std::string>>;
 
@@ -39,18 +41,48 @@ struct LogFact {
     int line = -1; // index into the stream's lines
 
     LogFact() = default;
-    LogFact(LogFactKind kind, int line, const Fields& fields = {});
+    LogFact(LogFactKind kind, int line, const Fields& fields = {}); // bytes of its own
+    // Over `size` packed bytes (packField) at `packed`, which keeps their block alive.
+    LogFact(LogFactKind kind, int line, std::shared_ptr<const char> packed, std::uint32_t size);
 
-    void add(std::string_view key, std::string_view value);
-    void reserve(std::size_t bytes) { m_packed.reserve(bytes); }
+    // Packing: a field takes packedSize() bytes, written at `out` by packField (which returns the
+    // end of what it wrote).
+    static std::size_t packedSize(std::string_view key, std::string_view value)
+    {
+        return sizeBytes(key.size()) + sizeBytes(value.size()) + key.size() + value.size();
+    }
+    static char* packField(char* out, std::string_view key, std::string_view value)
+    {
+        out = putSize(out, key.size());
+        out = putSize(out, value.size());
+        if (!key.empty()) std::memcpy(out, key.data(), key.size());
+        if (!value.empty()) std::memcpy(out + key.size(), value.data(), value.size());
+        return out + key.size() + value.size();
+    }
+
     Fields fields() const;
     std::string value(std::string_view key) const; // "" when absent; the first of that name
     bool has(std::string_view key) const;
 
 private:
+    static std::size_t sizeBytes(std::size_t n) // LEB128
+    {
+        std::size_t bytes = 1;
+        for (; n >= 0x80; n >>= 7)
+            ++bytes;
+        return bytes;
+    }
+    static char* putSize(char* out, std::size_t n)
+    {
+        for (; n >= 0x80; n >>= 7)
+            *out++ = static_cast<char>((n & 0x7f) | 0x80);
+        *out++ = static_cast<char>(n);
+        return out;
+    }
     // Calls fn(key, value) per field until it returns true.
     template <typename Fn> bool forEach(Fn&& fn) const;
-    std::string m_packed; // per field: key size, value size (LEB128), key bytes, value bytes
+    std::shared_ptr<const char> m_packed;
+    std::uint32_t m_size = 0;
 };
 
 struct LogException {

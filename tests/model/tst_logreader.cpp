@@ -29,6 +29,7 @@ private Q_SLOTS:
     void fingerprintLines();
     void tracebackFramesAndChainedExceptions();
     void environmentAndVersions();
+    void stepsMatchTheirRegex();
     void badInput_data();
     void badInput();
     void hundredMegabyteSingleLine();
@@ -41,6 +42,7 @@ private Q_SLOTS:
     void byteBudgetOfAFile();
     void ansiColoursKeptForDisplay();
     void linesOutliveTheFile();
+    void largeFileReadWholeAndCut();
 };
 
 static QString fixture(const QString& name)
@@ -401,6 +403,47 @@ void TestLogReader::environmentAndVersions()
     QCOMPARE(log.lastStep().value_or(-1), 7);
 }
 
+// Random lines of step-like words in any case: a line's step is the first match of the pattern
+// the reader documents, taken when the line holds "step", "Step" or "iter" as written.
+void TestLogReader::stepsMatchTheirRegex()
+{
+    static const QRegularExpression re(
+        QStringLiteral("(?<![\\w\\-])(?<!before )(?:step|iter(?:ation)?)[\\s:=#]*(\\d+)\\b"),
+        QRegularExpression::CaseInsensitiveOption);
+    const char* words[] = {"step",      "STEP",    "Step",    "sTeP", "iter", "ITER", "Iteration",
+                           "iteration", "before ", "BEFORE ", "-",    "x",    "ste",  "it",
+                           "er",        "ignal",   "host=",   "_",    "a"};
+    const char* separators[] = {" ", ":", "=", "#", "\t", "", "-", "x"};
+    const char* numbers[] = {"12", "7", "0", "3a", ""};
+    std::uint32_t seed = 12345;
+    const auto next = [&seed] { return (seed = seed * 1664525u + 1013904223u) >> 8; };
+    QByteArray bytes;
+    std::vector<int> expected; // per line, -1: no step
+    for (int line = 0; line < 20000; ++line) {
+        QByteArray text = "w ";
+        for (std::uint32_t k = 0, n = 1 + next() % 3; k < n; ++k) {
+            text += words[next() % std::size(words)];
+            text += separators[next() % std::size(separators)];
+            text += numbers[next() % std::size(numbers)];
+            text += separators[next() % std::size(separators)];
+        }
+        const bool gated = text.contains("step") || text.contains("Step") || text.contains("iter");
+        const QRegularExpressionMatch m = re.match(QString::fromLatin1(text));
+        expected.push_back(gated && m.hasMatch() ? m.captured(1).toInt() : -1);
+        bytes += text + '\n';
+    }
+    const RankLog log = readOne(bytes);
+    std::vector<int> got(expected.size(), -1);
+    for (const LogStep& st : log.steps())
+        got[std::size_t(st.line)] = st.step;
+    int steps = 0;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        QVERIFY2(got[i] == expected[i], qPrintable(log.lineText(int(i))));
+        steps += expected[i] >= 0;
+    }
+    QVERIFY2(steps > 1000, qPrintable(QString::number(steps))); // the random lines hold steps
+}
+
 void TestLogReader::badInput_data()
 {
     QTest::addColumn<QByteArray>("bytes");
@@ -685,6 +728,41 @@ void TestLogReader::linesOutliveTheFile()
     QVERIFY(QFile::remove(path));
     QCOMPARE(log.lineBytes(19999).toByteArray(), expected[19999]);
     QCOMPARE(log.linesBytes(0, log.lineCount()).toByteArray() + '\n', written);
+}
+
+// A log large enough to be read into huge pages (16 MB and more, where the system has them): its
+// lines are the file's bytes, split here, and stay so after the file is truncated; a byte budget
+// inside it cuts it there.
+void TestLogReader::largeFileReadWholeAndCut()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("rank0.log"));
+    QByteArray written;
+    for (int i = 0; written.size() < 18 * 1024 * 1024 + 12345; ++i)
+        written += "2026-12-02 13:41:34.916 [rank0] INFO step " + QByteArray::number(i) + " " +
+                   QByteArray(i % 200, char('a' + i % 26)) + "\n";
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly) && f.write(written) == written.size());
+    f.close();
+    const LogReader::Result r = LogReader::readFile(path, QStringLiteral("rank0.log"), 0, 0, false);
+    QVERIFY(r.ok && !r.truncated);
+    QVERIFY(QFile::resize(path, 0));
+    const RankLog& log = r.streams.front();
+    QCOMPARE(qsizetype(log.lineCount()), written.count('\n'));
+    QCOMPARE(log.linesBytes(0, log.lineCount()).toByteArray() + '\n', written);
+    QCOMPARE(log.lastStep().value_or(-1), log.lineCount() - 1);
+
+    QVERIFY(f.open(QIODevice::WriteOnly) && f.write(written) == written.size());
+    f.close();
+    LogReader::Control control;
+    control.budget.bytesPerFile = 16 * 1024 * 1024 + 7;
+    const LogReader::Result cut =
+        LogReader::readFile(path, QStringLiteral("rank0.log"), 0, 0, false, control);
+    QVERIFY(cut.ok && cut.truncated);
+    const RankLog& head = cut.streams.front();
+    const QByteArray expected = written.first(control.budget.bytesPerFile);
+    QCOMPARE(qsizetype(head.lineCount()), expected.count('\n') + 1);
+    QCOMPARE(head.linesBytes(0, head.lineCount()).toByteArray(), expected);
 }
 
 // A coloured log (colorlog, loguru, rich): the text the analysis reads has no escapes, and each
