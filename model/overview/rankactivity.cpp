@@ -57,9 +57,18 @@ void unite(Intervals& v)
     v.resize(out);
 }
 
+// The busy states in ascending priority: HostBusy, Computing, Communicating, Waiting.
+constexpr std::size_t kBusy = 4;
+using BusyNs = std::array<std::int64_t, kBusy>;
+
+RankState busyState(std::size_t k)
+{
+    return RankState(int(RankState::HostBusy) + int(k));
+}
+
 // The partition of [first, last] by the highest-priority state holding at each moment:
-// `byState` is indexed Computing, Communicating, Waiting (ascending priority), each united.
-void partition(RankActivity::Row& row, const std::array<Intervals, 3>& byState)
+// `byState` is indexed by busy state (ascending priority), each united.
+void partition(RankActivity::Row& row, const std::array<Intervals, kBusy>& byState)
 {
     std::vector<std::int64_t> cuts{row.firstNs};
     for (const Intervals& v : byState)
@@ -69,16 +78,16 @@ void partition(RankActivity::Row& row, const std::array<Intervals, 3>& byState)
         }
     std::sort(cuts.begin(), cuts.end());
     cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-    std::array<std::size_t, 3> at{0, 0, 0};
+    std::array<std::size_t, kBusy> at{};
     for (std::int64_t t : cuts) {
         if (t >= row.lastNs) break;
         RankState s = RankState::Idle;
-        for (int k = 0; k < 3; ++k) {
-            const Intervals& v = byState[std::size_t(k)];
-            std::size_t& i = at[std::size_t(k)];
+        for (std::size_t k = 0; k < kBusy; ++k) {
+            const Intervals& v = byState[k];
+            std::size_t& i = at[k];
             while (i < v.size() && v[i].second <= t)
                 ++i;
-            if (i < v.size() && v[i].first <= t) s = RankState(int(RankState::Computing) + k);
+            if (i < v.size() && v[i].first <= t) s = busyState(k);
         }
         if (row.state.empty() || row.state.back() != s) {
             row.startNs.push_back(t);
@@ -88,23 +97,23 @@ void partition(RankActivity::Row& row, const std::array<Intervals, 3>& byState)
 }
 
 // Buckets of one pyramid level while it is built: `count` buckets from `first` on, each with
-// `ns` of Computing, Communicating and Waiting inside it. Buckets between runs are idle.
+// `ns` of each busy state inside it. Buckets between runs are idle.
 struct CoverRun {
     std::int64_t first = 0;
     std::int64_t count = 0;
-    std::array<std::int64_t, 3> ns{0, 0, 0};
+    BusyNs ns{};
 };
 
 // Appends runs in bucket order, merging a run into the last when it continues it unchanged.
 class RunWriter {
 public:
     explicit RunWriter(std::vector<CoverRun>& out) : m_out(out) {}
-    // Adds `ns` of busy state k (0-2) to bucket `bucket`, which is the pending one or later.
+    // Adds `ns` of busy state k to bucket `bucket`, which is the pending one or later.
     void addPartial(std::int64_t bucket, std::size_t k, std::int64_t ns)
     {
         if (m_pending.count == 0 || m_pending.first != bucket) {
             flush();
-            m_pending = {bucket, 1, {0, 0, 0}};
+            m_pending = {bucket, 1, {}};
         }
         m_pending.ns[k] += ns;
     }
@@ -141,14 +150,14 @@ std::vector<CoverRun> finestRuns(const RankActivity::Row& row)
     const std::int64_t base = row.baseNs;
     for (std::size_t i = 0; i < row.state.size(); ++i) {
         if (row.state[i] == RankState::Idle) continue;
-        const auto k = std::size_t(int(row.state[i]) - int(RankState::Computing));
+        const auto k = std::size_t(int(row.state[i]) - int(RankState::HostBusy));
         std::int64_t pos = row.startNs[i] - row.firstNs;
         const std::int64_t end =
             (i + 1 < row.startNs.size() ? row.startNs[i + 1] : row.lastNs) - row.firstNs;
         while (pos < end) {
             const std::int64_t bucket = pos / base;
             if (pos == bucket * base && end - pos >= base) {
-                CoverRun whole{bucket, (end - pos) / base, {0, 0, 0}};
+                CoverRun whole{bucket, (end - pos) / base, {}};
                 whole.ns[k] = base;
                 out.addRun(whole);
                 pos += whole.count * base;
@@ -168,8 +177,8 @@ std::vector<CoverRun> coarserRuns(const std::vector<CoverRun>& fine)
 {
     std::vector<CoverRun> runs;
     RunWriter out(runs);
-    const auto addHalf = [&](std::int64_t bucket, const std::array<std::int64_t, 3>& ns) {
-        for (std::size_t k = 0; k < 3; ++k)
+    const auto addHalf = [&](std::int64_t bucket, const BusyNs& ns) {
+        for (std::size_t k = 0; k < kBusy; ++k)
             out.addPartial(bucket / 2, k, ns[k]);
     };
     for (const CoverRun& run : fine) {
@@ -177,7 +186,10 @@ std::vector<CoverRun> coarserRuns(const std::vector<CoverRun>& fine)
         const std::int64_t end = run.first + run.count;
         if (b % 2 == 1) addHalf(b++, run.ns);
         if (const std::int64_t pairs = (end - b) / 2; pairs > 0) {
-            out.addRun({b / 2, pairs, {2 * run.ns[0], 2 * run.ns[1], 2 * run.ns[2]}});
+            CoverRun both{b / 2, pairs, run.ns};
+            for (std::int64_t& ns : both.ns)
+                ns *= 2;
+            out.addRun(both);
             b += 2 * pairs;
         }
         if (b < end) addHalf(b, run.ns);
@@ -203,12 +215,14 @@ RankActivity::Level dominantLevel(const std::vector<CoverRun>& runs, std::int64_
         if (run.first > next) push(next, RankState::Idle);
         // Only the last bucket can be cut short by the rank's end.
         const std::int64_t inside = std::min(bucketNs, spanNs - run.first * bucketNs);
-        std::int64_t best = inside - run.ns[0] - run.ns[1] - run.ns[2];
+        std::int64_t best = inside;
+        for (const std::int64_t ns : run.ns)
+            best -= ns;
         RankState s = RankState::Idle;
-        for (std::size_t k = 0; k < 3; ++k)
+        for (std::size_t k = 0; k < kBusy; ++k)
             if (run.ns[k] > best) {
                 best = run.ns[k];
-                s = RankState(int(RankState::Computing) + int(k));
+                s = busyState(k);
             }
         push(run.first, s);
         next = run.first + run.count;
@@ -310,7 +324,7 @@ RankActivity RankActivity::build(const EventStore& store)
         const int rank = ranks[item];
         Row& row = activity.m_rows[item];
         row.rank = rank;
-        std::array<Intervals, 3> byState; // Computing, Communicating, Waiting
+        std::array<Intervals, kBusy> byState; // HostBusy, Computing, Communicating, Waiting
         std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = -1;
         for (int l : lanesOf[std::size_t(rank)]) {
             const Lane& lane = store.lanes[std::size_t(l)];
@@ -319,13 +333,17 @@ RankActivity RankActivity::build(const EventStore& store)
             for (std::size_t e = 0; e < lane.size(); ++e) {
                 last = std::max(last, lane.endNs[e]);
                 const EventCategory cat = lane.category[e];
-                if (cat == EventCategory::CommKernel)
-                    byState[1].emplace_back(lane.startNs[e], lane.endNs[e]);
+                const Interval span{lane.startNs[e], lane.endNs[e]};
+                if (cat == EventCategory::CommKernel) byState[2].push_back(span);
                 // With GPU lanes the GPU says whether the rank computes: its CPU thread is
                 // busy launching while the GPU may be idle.
                 else if (hasGpu[std::size_t(rank)] ? gpu && isCompute(cat)
                                                    : cat == EventCategory::CpuOp)
-                    byState[0].emplace_back(lane.startNs[e], lane.endNs[e]);
+                    byState[1].push_back(span);
+                // Any other span of a CPU thread: the rank runs its own host code (a step, an
+                // op, a Python function), which is not idle even when nothing else runs.
+                else if (!gpu)
+                    byState[0].push_back(span);
             }
         }
         double lateSum = 0;
@@ -334,11 +352,11 @@ RankActivity RankActivity::build(const EventStore& store)
             const CollectiveRecord& c = store.collectives[i];
             first = std::min(first, c.execStartNs);
             last = std::max(last, c.execEndNs);
-            byState[1].emplace_back(c.execStartNs, c.execEndNs);
+            byState[2].emplace_back(c.execStartNs, c.execEndNs);
             if (c.state != CollectiveRecord::State::Completed) {
                 // Still running when the trace ended (or ended by the error that broke the
                 // wait): the rank waited for a member that never came.
-                byState[2].emplace_back(c.execStartNs, c.execEndNs);
+                byState[3].emplace_back(c.execStartNs, c.execEndNs);
                 continue;
             }
             if (c.seq < 0) continue;
@@ -347,13 +365,13 @@ RankActivity RankActivity::build(const EventStore& store)
             if (s->second.members < s->second.groupSize) {
                 // A member never came: the others' execution ended with the error that broke
                 // the wait (a gloo span closed by the timeout), all of it spent waiting.
-                byState[2].emplace_back(c.execStartNs, c.execEndNs);
+                byState[3].emplace_back(c.execStartNs, c.execEndNs);
                 continue;
             }
             if (s->second.members < 2) continue;
             const std::int64_t d = c.execEndNs - c.execStartNs;
             if (d > s->second.minNs)
-                byState[2].emplace_back(c.execStartNs, c.execStartNs + d - s->second.minNs);
+                byState[3].emplace_back(c.execStartNs, c.execStartNs + d - s->second.minNs);
             lateSum += double(s->second.maxNs - d);
             ++lateCount;
         }
@@ -432,6 +450,29 @@ void RankActivity::rasterise(std::size_t rowIndex, std::int64_t t0Ns, double nsP
     fillTo(xLast, RankState::Idle);
     fillTo(xAt(jobEndNs), crashed ? RankState::Crashed : RankState::Stopped);
     fillTo(width, RankState::Idle);
+}
+
+RankActivity::OpenSpan RankActivity::openHostSpan(const EventStore& store, int rank,
+                                                  std::int64_t rawNs)
+{
+    OpenSpan best;
+    std::int64_t bestStart = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t l = 0; l < store.lanes.size(); ++l) {
+        const Lane& lane = store.lanes[l];
+        if (lane.rank != rank || lane.kind != LaneKind::CpuThread) continue;
+        // Events are sorted by start: the ones open at rawNs start at or before it.
+        auto e = std::size_t(std::upper_bound(lane.startNs.begin(), lane.startNs.end(), rawNs) -
+                             lane.startNs.begin());
+        while (e-- > 0) {
+            if (lane.endNs[e] > rawNs && lane.category[e] != EventCategory::CommKernel &&
+                lane.startNs[e] <= bestStart) {
+                bestStart = lane.startNs[e];
+                best = {int(l), std::int64_t(e)};
+            }
+            if (lane.depth[e] == 0) break; // nothing before a top-level span encloses rawNs
+        }
+    }
+    return best;
 }
 
 std::size_t RankActivity::memoryBytes() const

@@ -9,14 +9,17 @@ namespace rankscope {
 
 // What a rank is doing at a moment, as the rank overview colours it.
 enum class RankState : std::uint8_t {
-    Idle,          // no compute and no communication (the CPU or the GPU waits for work)
+    Idle,          // no event open on any of the rank's threads or streams
+    HostBusy,      // a CPU-thread span is open (the rank runs its own host code: a step, an op,
+                   // a Python function) while no kernel, CPU op of a GPU-less rank or
+                   // collective runs: e.g. a rank stuck in its data loader
     Computing,     // GPU kernels, memcpy, memset; CPU ops on a rank without GPU lanes
     Communicating, // a collective's execution once every member has arrived
     Waiting,       // inside a collective before the last member arrived, or one never finished
     Stopped,       // after the rank's last event while the job's trace goes on
     Crashed,       // stopped, and a finding says the rank crashed
 };
-inline constexpr int kRankStateCount = 6;
+inline constexpr int kRankStateCount = 7;
 
 // Per rank, the state over time as a partition into intervals (one boundary per change of
 // state) plus a pyramid of the dominant state of time buckets, so that a row of any width is
@@ -64,6 +67,14 @@ public:
                    std::int64_t jobEndNs, bool crashed, RankState* out) const;
 
     std::size_t memoryBytes() const;
+
+    // The outermost span open on one of `rank`'s CPU threads at `rawNs` (its own clock) that is
+    // not a collective's execution: what a HostBusy rank is inside. lane < 0 when none.
+    struct OpenSpan {
+        int lane = -1;
+        std::int64_t event = -1;
+    };
+    static OpenSpan openHostSpan(const EventStore& store, int rank, std::int64_t rawNs);
 
 private:
     std::vector<Row> m_rows;

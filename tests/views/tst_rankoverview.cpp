@@ -194,8 +194,9 @@ void TestRankOverview::hungRankStandsOut_data()
 }
 
 // 1,024 ranks; rank 700 never reaches the last all_reduce. In the middle of the hang every row
-// is "waiting" but the hung rank's, which is idle; after the others' traces end, they are
-// "stopped" and the hung rank still idle (its step goes on 4 s more).
+// is "waiting" but the hung rank's, which runs its own code (its step span is open, its GPU
+// idle); after the others' traces end, they are "stopped" and the hung rank still in host code
+// (its step goes on 4 s more).
 void TestRankOverview::hungRankStandsOut()
 {
     QFETCH(int, canvasHeight);
@@ -235,10 +236,10 @@ void TestRankOverview::hungRankStandsOut()
     const int hungRow = kHung / perRow;
     const int during = xOf(*canvas, *view, arrive + kHangNs / 2);
     QCOMPARE(rowsNotIn(during, stateColor(RankState::Waiting)), QList<int>{hungRow});
-    QCOMPARE(image.pixelColor(during, kStrip + hungRow), stateColor(RankState::Idle));
+    QCOMPARE(image.pixelColor(during, kStrip + hungRow), stateColor(RankState::HostBusy));
     const int after = xOf(*canvas, *view, arrive + kHangNs + 2'000'000'000);
     QCOMPARE(rowsNotIn(after, stateColor(RankState::Stopped)), QList<int>{hungRow});
-    QCOMPARE(image.pixelColor(after, kStrip + hungRow), stateColor(RankState::Idle));
+    QCOMPARE(image.pixelColor(after, kStrip + hungRow), stateColor(RankState::HostBusy));
 }
 
 // The Timeline tab at 1280 x 800 with 8 ranks, rank 5 late at every collective: every rank has

@@ -295,8 +295,28 @@ bool RankOverviewCanvas::event(QEvent* event)
     QString text = m_layout.ranksPerRow() > 1
                        ? tr("Ranks from %1 (%2 a pixel row)").arg(rank).arg(m_layout.ranksPerRow())
                        : m_view->layout().rankTitle(rank);
-    if (pos.x() >= m_layout.trackLeft() && m_layout.ranksPerRow() == 1)
-        text += QStringLiteral(": ") + colors::rankStateName(stateAt(rank, pos.x()));
+    if (pos.x() >= m_layout.trackLeft() && m_layout.ranksPerRow() == 1) {
+        const RankState state = stateAt(rank, pos.x());
+        text += QStringLiteral(": ") + colors::rankStateName(state);
+        const SessionPtr session = m_view->session();
+        if (state == RankState::HostBusy && session) {
+            // What it is inside, on the rank's own clock.
+            const std::int64_t raw =
+                m_layout.timeForX(m_view->zoom(), pos.x()) - m_view->displayTimeNs(rank, 0);
+            const RankActivity::OpenSpan open =
+                RankActivity::openHostSpan(session->events, rank, raw);
+            if (open.lane >= 0) {
+                const Lane& lane = session->events.lanes[std::size_t(open.lane)];
+                const auto e = std::size_t(open.event);
+                text += QLatin1Char('\n') +
+                        tr("In its own host code: inside %1 (%2 long), no kernel or collective "
+                           "running")
+                            .arg(QString::fromStdString(
+                                     std::string(session->events.strings.view(lane.nameId[e]))),
+                                 ZoomState::formatDuration(lane.endNs[e] - lane.startNs[e]));
+            }
+        }
+    }
     const int row = m_activity->rowOf(rank);
     if (row >= 0 && m_activity->rows()[std::size_t(row)].meanLatenessNs >= 0)
         text += QLatin1Char('\n') +
@@ -327,6 +347,12 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
     auto* legendLabel = new QLabel(legend, this);
     legendLabel->setObjectName(QStringLiteral("rankOverviewLegend"));
     legendLabel->setTextFormat(Qt::RichText);
+    QString meanings;
+    for (int s = 0; s < kRankStateCount; ++s)
+        meanings += QStringLiteral("<b>%1</b>: %2<br>")
+                        .arg(colors::rankStateName(RankState(s)).toHtmlEscaped(),
+                             colors::rankStateDescription(RankState(s)).toHtmlEscaped());
+    legendLabel->setToolTip(meanings);
     legendLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     // On a narrow window (1280 px) the legend takes a second line rather than losing its end.
     legendLabel->setWordWrap(true);
