@@ -38,10 +38,9 @@ RankOverviewCanvas::RankOverviewCanvas(TimelineView* view, QWidget* parent)
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
 }
 
-void RankOverviewCanvas::setActivity(ActivityPtr activity, std::vector<char> crashed)
+void RankOverviewCanvas::setActivity(ActivityPtr activity)
 {
     m_activity = std::move(activity);
-    m_crashed = std::move(crashed);
     invalidate();
 }
 
@@ -115,7 +114,16 @@ RankOverviewFrame RankOverviewCanvas::currentFrame() const
     frame.activity = m_activity.get();
     frame.zoom = m_view->zoom();
     frame.clock = m_view->clock();
-    frame.crashed = m_crashed;
+    // From the diagnosis, which may arrive after the activity (it is set on this thread).
+    if (const SessionPtr s = m_view->session())
+        for (const Finding& f : s->analysis.findings)
+            if (f.kind == FindingKind::Crash)
+                for (int rank : f.ranks) {
+                    if (rank < 0) continue;
+                    if (frame.crashed.size() <= std::size_t(rank))
+                        frame.crashed.resize(std::size_t(rank) + 1, 0);
+                    frame.crashed[std::size_t(rank)] = 1;
+                }
     frame.markers = m_view->markers();
     if (!m_view->useClockOffsets()) {
         const QHash<int, qint64> offsets = m_view->clockOffsets();
@@ -378,16 +386,7 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
             [this](int index) { setOrder(index == 1 ? Order::Lateness : Order::Rank); });
     connect(&m_watcher, &QFutureWatcher<ActivityPtr>::finished, this, [this] {
         m_activity = m_watcher.result();
-        std::vector<char> crashed;
-        if (m_session)
-            for (const Finding& f : m_session->analysis.findings)
-                if (f.kind == FindingKind::Crash)
-                    for (int rank : f.ranks) {
-                        if (rank < 0) continue;
-                        if (crashed.size() <= std::size_t(rank)) crashed.resize(rank + 1, 0);
-                        crashed[std::size_t(rank)] = 1;
-                    }
-        m_canvas->setActivity(m_activity, std::move(crashed));
+        m_canvas->setActivity(m_activity);
         applyOrder();
         Q_EMIT activityReady();
     });
@@ -415,7 +414,7 @@ void RankOverview::setSession(SessionPtr session)
 {
     m_session = std::move(session);
     m_activity.reset();
-    m_canvas->setActivity(nullptr, {});
+    m_canvas->setActivity(nullptr);
     m_canvas->setArrivals({});
     m_canvas->setHighlightedRank(-1);
     m_canvas->setRanks({});

@@ -29,7 +29,7 @@ class RankOverviewCanvas : public QWidget {
 public:
     explicit RankOverviewCanvas(TimelineView* view, QWidget* parent = nullptr);
 
-    void setActivity(ActivityPtr activity, std::vector<char> crashed);
+    void setActivity(ActivityPtr activity);
     void setRanks(std::vector<int> ranks);
     void setArrivals(std::vector<std::pair<int, std::int64_t>> arrivals);
     void setHighlightedRank(int rank);
@@ -68,7 +68,6 @@ private:
 
     TimelineView* m_view;
     ActivityPtr m_activity;
-    std::vector<char> m_crashed;
     std::vector<std::pair<int, std::int64_t>> m_arrivals;
     int m_highlightedRank = -1;
     RankOverviewLayout m_layout;
