@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace rankscope {
 
@@ -26,11 +27,18 @@ struct CollectiveSpan {
     int groupSize = -1; // the largest the members' records give, or the group's issuers
 };
 
-std::uint64_t keyOf(const CollectiveRecord& c)
-{
-    return (std::uint64_t(std::uint32_t(c.processGroupName)) << 40) ^
-           (std::uint64_t(c.seq) & ((std::uint64_t(1) << 40) - 1));
-}
+// A collective: its group within its job, and its sequence number in the group.
+struct SpanKey {
+    std::uint64_t group = 0;
+    std::int64_t seq = 0;
+    bool operator==(const SpanKey&) const = default;
+};
+struct SpanKeyHash {
+    std::size_t operator()(const SpanKey& k) const
+    {
+        return std::hash<std::uint64_t>()(k.group * 0x9E3779B97F4A7C15ull ^ std::uint64_t(k.seq));
+    }
+};
 
 bool hasExecution(const CollectiveRecord& c)
 {
@@ -268,41 +276,60 @@ bool isCompute(EventCategory c)
 
 } // namespace
 
-RankActivity RankActivity::build(const EventStore& store)
+RankActivity RankActivity::build(const EventStore& store, const LaneJobs& jobs)
 {
     RankActivity activity;
-    int maxRank = -1;
-    for (const Lane& lane : store.lanes)
-        maxRank = std::max(maxRank, lane.rank);
+    // A row per (job, rank): its overview key (the rank itself unless the folder mixes jobs),
+    // numbered densely here as "slots" in key order.
+    const auto jobOfRecord = [&](const CollectiveRecord& c) { return jobs.jobOfLane(c.laneIndex); };
+    std::vector<int> keys;
+    for (std::size_t l = 0; l < store.lanes.size(); ++l)
+        if (store.lanes[l].rank >= 0 && store.lanes[l].size() > 0)
+            keys.push_back(jobs.overviewKey(jobs.jobOfLane(int(l)), store.lanes[l].rank));
     for (const CollectiveRecord& c : store.collectives)
-        maxRank = std::max(maxRank, c.rank);
-    if (maxRank < 0) return activity;
-    const auto rankCount = std::size_t(maxRank) + 1;
+        if (c.rank >= 0 && hasExecution(c))
+            keys.push_back(jobs.overviewKey(jobOfRecord(c), c.rank));
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    if (keys.empty()) return activity;
+    const std::size_t rankCount = keys.size();
+    const auto slotOf = [&](int job, int rank) {
+        const int key = jobs.overviewKey(job, rank);
+        const auto it = std::lower_bound(keys.begin(), keys.end(), key);
+        return it != keys.end() && *it == key ? std::size_t(it - keys.begin()) : rankCount;
+    };
 
     std::vector<std::vector<int>> lanesOf(rankCount);
     std::vector<char> hasGpu(rankCount, 0);
     for (std::size_t l = 0; l < store.lanes.size(); ++l) {
         const Lane& lane = store.lanes[l];
         if (lane.rank < 0 || lane.size() == 0) continue;
-        lanesOf[std::size_t(lane.rank)].push_back(int(l));
-        hasGpu[std::size_t(lane.rank)] |= lane.kind == LaneKind::GpuStream;
+        const std::size_t slot = slotOf(jobs.jobOfLane(int(l)), lane.rank);
+        lanesOf[slot].push_back(int(l));
+        hasGpu[slot] |= lane.kind == LaneKind::GpuStream;
     }
     std::vector<std::vector<std::uint32_t>> recordsOf(rankCount);
-    std::unordered_map<std::uint64_t, CollectiveSpan> spans;
-    // The ranks that issued anything in each group: its size where the records do not say.
-    std::unordered_map<StringId, std::vector<char>> groupRanks;
-    for (const CollectiveRecord& c : store.collectives) {
+    std::unordered_map<SpanKey, CollectiveSpan, SpanKeyHash> spans;
+    // The ranks that issued anything in each group of each job: its size where the records do
+    // not say.
+    std::unordered_map<std::uint64_t, std::unordered_set<int>> groupRanks;
+    const auto groupOf = [&](const CollectiveRecord& c) {
+        return (std::uint64_t(std::uint32_t(jobOfRecord(c) + 1)) << 32) |
+               std::uint32_t(c.processGroupName);
+    };
+    std::vector<std::size_t> slotOfRecord(store.collectives.size(), rankCount);
+    for (std::size_t i = 0; i < store.collectives.size(); ++i) {
+        const CollectiveRecord& c = store.collectives[i];
         if (c.rank < 0) continue;
-        std::vector<char>& seen = groupRanks[c.processGroupName];
-        seen.resize(rankCount, 0);
-        seen[std::size_t(c.rank)] = 1;
+        slotOfRecord[i] = slotOf(jobOfRecord(c), c.rank);
+        groupRanks[groupOf(c)].insert(c.rank);
     }
     for (std::size_t i = 0; i < store.collectives.size(); ++i) {
         const CollectiveRecord& c = store.collectives[i];
         if (c.rank < 0 || !hasExecution(c)) continue;
-        recordsOf[std::size_t(c.rank)].push_back(std::uint32_t(i));
+        recordsOf[slotOfRecord[i]].push_back(std::uint32_t(i));
         if (!completedWithSeq(c)) continue;
-        CollectiveSpan& s = spans[keyOf(c)];
+        CollectiveSpan& s = spans[{groupOf(c), c.seq}];
         const std::int64_t d = c.execEndNs - c.execStartNs;
         s.minNs = std::min(s.minNs, d);
         s.maxNs = std::max(s.maxNs, d);
@@ -311,19 +338,19 @@ RankActivity RankActivity::build(const EventStore& store)
     }
 
     for (auto& [key, span] : spans) {
-        const auto seen = groupRanks.find(StringId(key >> 40));
+        const auto seen = groupRanks.find(key.group);
         if (seen != groupRanks.end())
-            span.groupSize = std::max(span.groupSize,
-                                      int(std::count(seen->second.begin(), seen->second.end(), 1)));
+            span.groupSize = std::max(span.groupSize, int(seen->second.size()));
     }
-    std::vector<int> ranks;
-    for (std::size_t r = 0; r < rankCount; ++r)
-        if (!lanesOf[r].empty() || !recordsOf[r].empty()) ranks.push_back(int(r));
-    activity.m_rows.resize(ranks.size());
-    parallelFor(ranks.size(), [&](std::size_t item, std::size_t) {
-        const int rank = ranks[item];
-        Row& row = activity.m_rows[item];
-        row.rank = rank;
+    activity.m_rows.resize(rankCount);
+    parallelFor(rankCount, [&](std::size_t rank, std::size_t) {
+        Row& row = activity.m_rows[rank];
+        row.key = keys[rank];
+        row.rank = LaneJobs::rankOfKey(keys[rank]);
+        row.job = !lanesOf[rank].empty() ? jobs.jobOfLane(lanesOf[rank].front())
+                  : !recordsOf[rank].empty()
+                      ? jobOfRecord(store.collectives[recordsOf[rank].front()])
+                      : -1;
         std::array<Intervals, kBusy> byState; // HostBusy, Computing, Communicating, Waiting
         std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = -1;
         for (int l : lanesOf[std::size_t(rank)]) {
@@ -360,7 +387,7 @@ RankActivity RankActivity::build(const EventStore& store)
                 continue;
             }
             if (c.seq < 0) continue;
-            const auto s = spans.find(keyOf(c));
+            const auto s = spans.find({groupOf(c), c.seq});
             if (s == spans.end()) continue;
             if (s->second.members < s->second.groupSize) {
                 // A member never came: the others' execution ended with the error that broke
@@ -376,6 +403,10 @@ RankActivity RankActivity::build(const EventStore& store)
             ++lateCount;
         }
         if (last < 0) return;
+        // A span as long as the rank's whole trace is the recording itself (the profiler's
+        // "PyTorch Profiler (0)" window), not code the rank runs.
+        std::erase_if(byState[0],
+                      [&](const Interval& i) { return i.first <= first && i.second >= last; });
         row.firstNs = first;
         row.lastNs = last;
         row.meanLatenessNs = lateCount > 0 ? lateSum / lateCount : -1;
@@ -386,18 +417,16 @@ RankActivity RankActivity::build(const EventStore& store)
         row.state.shrink_to_fit();
         buildPyramid(row);
     });
-    activity.m_rowOfRank.assign(rankCount, -1);
-    for (std::size_t i = 0; i < activity.m_rows.size(); ++i) {
-        activity.m_rowOfRank[std::size_t(activity.m_rows[i].rank)] = int(i);
-        activity.m_traceEndNs = std::max(activity.m_traceEndNs, activity.m_rows[i].lastNs);
-    }
+    activity.m_keys = std::move(keys);
+    for (const Row& row : activity.m_rows)
+        activity.m_traceEndNs = std::max(activity.m_traceEndNs, row.lastNs);
     return activity;
 }
 
-int RankActivity::rowOf(int rank) const
+int RankActivity::rowOf(int key) const
 {
-    return rank >= 0 && std::size_t(rank) < m_rowOfRank.size() ? m_rowOfRank[std::size_t(rank)]
-                                                               : -1;
+    const auto it = std::lower_bound(m_keys.begin(), m_keys.end(), key);
+    return it != m_keys.end() && *it == key ? int(it - m_keys.begin()) : -1;
 }
 
 void RankActivity::rasterise(std::size_t rowIndex, std::int64_t t0Ns, double nsPerPx, int width,
@@ -453,13 +482,14 @@ void RankActivity::rasterise(std::size_t rowIndex, std::int64_t t0Ns, double nsP
 }
 
 RankActivity::OpenSpan RankActivity::openHostSpan(const EventStore& store, int rank,
-                                                  std::int64_t rawNs)
+                                                  std::int64_t rawNs, const LaneJobs& jobs, int job)
 {
     OpenSpan best;
     std::int64_t bestStart = std::numeric_limits<std::int64_t>::max();
     for (std::size_t l = 0; l < store.lanes.size(); ++l) {
         const Lane& lane = store.lanes[l];
         if (lane.rank != rank || lane.kind != LaneKind::CpuThread) continue;
+        if (jobs.mixed() && jobs.jobOfLane(int(l)) != job) continue;
         // Events are sorted by start: the ones open at rawNs start at or before it.
         auto e = std::size_t(std::upper_bound(lane.startNs.begin(), lane.startNs.end(), rawNs) -
                              lane.startNs.begin());
@@ -477,7 +507,7 @@ RankActivity::OpenSpan RankActivity::openHostSpan(const EventStore& store, int r
 
 std::size_t RankActivity::memoryBytes() const
 {
-    std::size_t bytes = m_rows.capacity() * sizeof(Row) + m_rowOfRank.capacity() * sizeof(int);
+    std::size_t bytes = m_rows.capacity() * sizeof(Row) + m_keys.capacity() * sizeof(int);
     for (const Row& row : m_rows) {
         bytes += row.startNs.capacity() * sizeof(std::int64_t) + row.state.capacity() +
                  row.levels.capacity() * sizeof(Level);

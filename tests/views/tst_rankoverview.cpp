@@ -1,5 +1,6 @@
 // The rank overview: its layout without a widget, and its pixels offscreen, checked against rows
 // and times worked out from the synthetic jobs' parameters.
+#include "tests/support/gzip.h"
 #include "tests/support/syntheticjob.h"
 #include "tests/support/syntheticsession.h"
 #include "views/timeline/rankoverview.h"
@@ -10,11 +11,14 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
 #include <QMouseEvent>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
 #include <QVBoxLayout>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <numeric>
 
 using namespace rankscope;
@@ -116,6 +120,7 @@ private Q_SLOTS:
     void hungRankStandsOut();
     void eightRanksAt1280x800();
     void brushingRanksFiltersTheLanes();
+    void mixedJobsEachOnItsOwnTimeScale();
 };
 
 void TestRankOverview::layoutRowsAndHitTesting_data()
@@ -357,6 +362,103 @@ void TestRankOverview::brushingRanksFiltersTheLanes()
     QCOMPARE(ranksWithLanes(*view), QList<int>{2});
     overview->showAllButton()->click();
     QCOMPARE(ranksWithLanes(*view), all);
+}
+
+// tests/data/mixed_jobs: two files of a 128-rank job (ranks 0, 1) and one of a 2-rank job
+// (rank 0) a year later. Truth from the raw JSON: each file's world size, rank and first and
+// last microsecond (of any event with a time). Each job shown alone spans its own files' time
+// (seconds, not a year), its ranks are the overview's rows and its files' lanes the only ones laid
+// out; every job at once is a row per job and rank (rank 0 twice).
+void TestRankOverview::mixedJobsEachOnItsOwnTimeScale()
+{
+    const QString dir = QStringLiteral(RANKSCOPE_TEST_DATA "/mixed_jobs");
+    struct RawFile {
+        int world = 0, rank = -1;
+        double firstNs = 0, lastNs = 0; // epoch ns
+    };
+    std::map<QString, RawFile> raw;
+    std::map<int, std::pair<double, double>> spanOfWorld; // world size -> [first, last]
+    std::map<int, QList<int>> ranksOfWorld;
+    for (const QString& name : QDir(dir).entryList({QStringLiteral("*.json.gz")})) {
+        const auto doc = nlohmann::json::parse(inflate(dir + QLatin1Char('/') + name));
+        RawFile f;
+        f.world = doc.at("distributedInfo").at("world_size").get<int>();
+        f.rank = doc.at("distributedInfo").at("rank").get<int>();
+        const double base = doc.value("baseTimeNanoseconds", 0.0);
+        f.firstNs = std::numeric_limits<double>::max();
+        for (const auto& e : doc.at("traceEvents"))
+            if (e.contains("ts") && e["ts"].is_number()) { // instants and flows too
+                const double ts = e["ts"].get<double>() * 1000 + base;
+                f.firstNs = std::min(f.firstNs, ts);
+                f.lastNs = std::max(f.lastNs, ts + e.value("dur", 0.0) * 1000);
+            }
+        raw[name] = f;
+        auto [it, fresh] = spanOfWorld.try_emplace(f.world, f.firstNs, f.lastNs);
+        it->second = {std::min(it->second.first, f.firstNs), std::max(it->second.second, f.lastNs)};
+        ranksOfWorld[f.world] << f.rank;
+    }
+    QCOMPARE(spanOfWorld.size(), std::size_t(2)); // two jobs
+    for (auto& [world, ranks] : ranksOfWorld)
+        std::sort(ranks.begin(), ranks.end());
+
+    const SessionPtr session = readSession(dir);
+    TimelinePanel panel;
+    QVERIFY(showAt1280x800(panel, session));
+    TimelineView* view = panel.view();
+    RankOverviewCanvas* canvas = panel.rankOverview()->canvas();
+    QComboBox* jobs = panel.jobBox();
+    QVERIFY(jobs->isVisible());
+    QCOMPARE(jobs->count(), 3); // every job, job 1, job 2
+    // Job j + 1 of the box: which raw job it is, by its world size in the item's text.
+    const auto worldOfItem = [&](int item) {
+        for (const auto& [world, span] : spanOfWorld)
+            if (jobs->itemText(item).contains(QStringLiteral(" of %1").arg(world))) return world;
+        return -1;
+    };
+    // The analysed job (the most ranks) is shown first.
+    QCOMPARE(worldOfItem(jobs->currentIndex()), 128);
+    for (int item = 1; item <= 2; ++item) {
+        jobs->setCurrentIndex(item);
+        QApplication::processEvents();
+        const int world = worldOfItem(item);
+        QVERIFY(world > 0);
+        const auto [first, last] = spanOfWorld[world];
+        // The whole trace is the job's own span (to a microsecond), seconds where both jobs
+        // together are a year.
+        const double span = double(view->zoom().traceEndNs() - view->zoom().traceStartNs());
+        QVERIFY2(std::abs(span - (last - first)) <= 1000,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(span).arg(last - first)));
+        QCOMPARE(view->zoom().visibleSpanNs(),
+                 view->zoom().traceEndNs() - view->zoom().traceStartNs());
+        QList<int> rows;
+        for (int key : canvas->layout().ranks())
+            rows << LaneJobs::rankOfKey(key);
+        QCOMPARE(rows, ranksOfWorld[world]);
+        // Only its files' lanes are laid out.
+        const std::vector<Lane>& lanes = session->events.lanes;
+        int shown = 0;
+        for (std::size_t l = 0; l < lanes.size(); ++l) {
+            const QString file =
+                session->folder.sources()[lanes[l].sourceIndex].relativePath.section(
+                    QLatin1Char('/'), -1);
+            const bool mine = raw.count(file) && raw[file].world == world;
+            QCOMPARE(view->yForLane(int(l)) >= 0 || view->layout().firstRowOfLane(int(l)) >= 0,
+                     mine);
+            shown += mine;
+        }
+        QVERIFY(shown > 0);
+        panel.grab().save(
+            QStringLiteral(RANKSCOPE_TEST_OUTPUT "/rankoverview_mixed_job%1.png").arg(item));
+    }
+    // Every job on one axis: a row per job and rank, rank 0 twice, over more than 300 days.
+    jobs->setCurrentIndex(0);
+    QApplication::processEvents();
+    QVERIFY(view->zoom().traceEndNs() - view->zoom().traceStartNs() > 300 * 86'400'000'000'000);
+    QList<int> rows;
+    for (int key : canvas->layout().ranks())
+        rows << LaneJobs::rankOfKey(key);
+    std::sort(rows.begin(), rows.end());
+    QCOMPARE(rows, (QList<int>{0, 0, 1}));
 }
 
 QTEST_MAIN(TestRankOverview)
