@@ -121,6 +121,7 @@ private Q_SLOTS:
     void eightRanksAt1280x800();
     void brushingRanksFiltersTheLanes();
     void mixedJobsEachOnItsOwnTimeScale();
+    void thousandRanksAt1280x800();
 };
 
 void TestRankOverview::layoutRowsAndHitTesting_data()
@@ -459,6 +460,73 @@ void TestRankOverview::mixedJobsEachOnItsOwnTimeScale()
         rows << LaneJobs::rankOfKey(key);
     std::sort(rows.begin(), rows.end());
     QCOMPARE(rows, (QList<int>{0, 0, 1}));
+}
+
+// 1,024 ranks on the Timeline tab at 1280 x 800, where the overview has about a hundred pixel
+// rows: rank 300 reaches every all_reduce 400 ms late, rank 700 never reaches the last. With
+// the findings' marks on those ranks (as the diagnosis sets them), their rows are emphasised
+// (at least kMinEmphasisHeight), and at first paint the column in the middle of the hang is
+// "waiting" everywhere but in the hung rank's row (its own code), the column in the middle of
+// the straggler's delay "waiting" everywhere but in the straggler's row.
+void TestRankOverview::thousandRanksAt1280x800()
+{
+    constexpr int kRanks = 1024, kLate = 300, kHung = 700;
+    constexpr std::int64_t kStepNs = 1'000'000'000, kDelayNs = 400'000'000;
+    test::SyntheticJob job(kRanks, true, true);
+    job.setMembersInRecords(false);
+    job.setArrivalDelay(kLate, kDelayNs);
+    const std::int64_t start = job.nowNs();
+    for (int s = 0; s < 4; ++s)
+        job.step(test::uniform(kRanks, kStepNs), {"all_reduce"});
+    const std::int64_t hangStep = job.nowNs();
+    job.step(test::uniform(kRanks, kStepNs), {"all_reduce"}, 200'000, {kHung}, kHangNs);
+    const SessionPtr session = sessionOf(job);
+
+    TimelinePanel panel;
+    QVERIFY(showAt1280x800(panel, session));
+    panel.view()->setMarkers(
+        {{hangStep,
+          hangStep + kStepNs + kHangNs,
+          {kHung},
+          QColor(190, 30, 45),
+          QStringLiteral("F1 hang")},
+         {start, hangStep, {kLate}, QColor(200, 150, 20), QStringLiteral("F2 straggler")}});
+    QApplication::processEvents();
+    RankOverviewCanvas* canvas = panel.rankOverview()->canvas();
+    TimelineView* view = panel.view();
+    const QImage image = canvas->grab().toImage();
+    panel.grab().save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/rankoverview_1024_1280x800.png"));
+    const RankOverviewLayout& layout = canvas->layout();
+    QVERIFY(layout.ranksPerRow() > 1); // the other ranks share pixel rows
+    QVERIFY(layout.rowsBottom() <= canvas->height());
+    const auto rowSpan = [&](int rank) {
+        const int row = layout.rowOfRank(rank);
+        return std::pair(layout.rowTop(row), layout.rowTop(row) + layout.rowHeight(row));
+    };
+    for (int rank : {kHung, kLate})
+        QVERIFY(layout.rowHeight(layout.rowOfRank(rank)) >= RankOverviewLayout::kMinEmphasisHeight);
+    // The pixel rows at `x` that are neither "waiting" nor the gap under a tall row: all inside
+    // `rank`'s row, in `state`, at least two of them.
+    const auto onlyRowDiffers = [&](int x, int rank, RankState state) {
+        const auto [top, bottom] = rowSpan(rank);
+        int count = 0;
+        for (int y = kStrip; y < layout.rowsBottom(); ++y) {
+            const QColor c = image.pixelColor(x, y);
+            if (c == stateColor(RankState::Waiting) || c == QColor(255, 255, 255)) continue;
+            if (y < top || y >= bottom || c != stateColor(state)) return false;
+            ++count;
+        }
+        return count >= 2;
+    };
+    // The others arrive kStepNs into a step and wait for the straggler kDelayNs.
+    QVERIFY(onlyRowDiffers(xOf(*canvas, *view, start + kStepNs + kDelayNs / 2), kLate,
+                           RankState::HostBusy));
+    const std::int64_t arrive = hangStep + kStepNs + kDelayNs;
+    QVERIFY(onlyRowDiffers(xOf(*canvas, *view, arrive + kHangNs / 2), kHung, RankState::HostBusy));
+
+    panel.resize(1920, 1080);
+    QApplication::processEvents();
+    panel.grab().save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/rankoverview_1024_1920x1080.png"));
 }
 
 QTEST_MAIN(TestRankOverview)
