@@ -58,9 +58,11 @@ public:
     std::int64_t selectionStartNs() const { return m_selStartNs; }
     std::int64_t selectionEndNs() const { return m_selEndNs; }
 
-    // A 1-2-5 step of at least `minPx` pixels at `nsPerPx`, for ruler ticks.
+    // A 1-2-5 step of at least `minPx` pixels at `nsPerPx`, for ruler ticks; from a minute on
+    // 1, 2, 5, 10, 15, 30 min, 1, 2, 3, 6, 12 h, then days by 1-2-5.
     static std::int64_t tickStepNs(double nsPerPx, double minPx);
-    // "12.5 ms", "300 ns", "1.25 s": the unit is the largest that keeps `resolutionNs` visible.
+    // "12.5 ms", "300 ns", "1.25 s": the unit is the largest that keeps `resolutionNs` visible;
+    // from a minute on days, hours, minutes and seconds ("57 d 20 h", "1 h 10 min", "2 min 3.5 s").
     static QString formatNs(std::int64_t ns, std::int64_t resolutionNs);
     static QString formatDuration(std::int64_t ns) { return formatNs(ns, ns / 100); }
 

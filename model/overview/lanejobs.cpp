@@ -1,7 +1,5 @@
 #include "model/overview/lanejobs.h"
 
-#include "model/analysis/jobsplit.h"
-
 namespace rankscope {
 
 LaneJobs LaneJobs::of(const TraceRead& read)
@@ -12,6 +10,7 @@ LaneJobs LaneJobs::of(const TraceRead& read)
     if (!split.mixed()) return out;
     out.jobCount = int(split.jobs.size());
     out.analysed = split.analysed;
+    out.jobs = split.jobs;
     std::vector<int> jobOfSource(std::size_t(read.folder.sources().size()), -1);
     for (int j = 0; j < out.jobCount; ++j)
         for (const int source : split.jobs[std::size_t(j)].sources)

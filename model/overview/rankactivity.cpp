@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace rankscope {
 
@@ -26,11 +27,18 @@ struct CollectiveSpan {
     int groupSize = -1; // the largest the members' records give, or the group's issuers
 };
 
-std::uint64_t keyOf(const CollectiveRecord& c)
-{
-    return (std::uint64_t(std::uint32_t(c.processGroupName)) << 40) ^
-           (std::uint64_t(c.seq) & ((std::uint64_t(1) << 40) - 1));
-}
+// A collective: its group within its job, and its sequence number in the group.
+struct SpanKey {
+    std::uint64_t group = 0;
+    std::int64_t seq = 0;
+    bool operator==(const SpanKey&) const = default;
+};
+struct SpanKeyHash {
+    std::size_t operator()(const SpanKey& k) const
+    {
+        return std::hash<std::uint64_t>()(k.group * 0x9E3779B97F4A7C15ull ^ std::uint64_t(k.seq));
+    }
+};
 
 bool hasExecution(const CollectiveRecord& c)
 {
@@ -57,9 +65,18 @@ void unite(Intervals& v)
     v.resize(out);
 }
 
+// The busy states in ascending priority: HostBusy, Computing, Communicating, Waiting.
+constexpr std::size_t kBusy = 4;
+using BusyNs = std::array<std::int64_t, kBusy>;
+
+RankState busyState(std::size_t k)
+{
+    return RankState(int(RankState::HostBusy) + int(k));
+}
+
 // The partition of [first, last] by the highest-priority state holding at each moment:
-// `byState` is indexed Computing, Communicating, Waiting (ascending priority), each united.
-void partition(RankActivity::Row& row, const std::array<Intervals, 3>& byState)
+// `byState` is indexed by busy state (ascending priority), each united.
+void partition(RankActivity::Row& row, const std::array<Intervals, kBusy>& byState)
 {
     std::vector<std::int64_t> cuts{row.firstNs};
     for (const Intervals& v : byState)
@@ -69,16 +86,16 @@ void partition(RankActivity::Row& row, const std::array<Intervals, 3>& byState)
         }
     std::sort(cuts.begin(), cuts.end());
     cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-    std::array<std::size_t, 3> at{0, 0, 0};
+    std::array<std::size_t, kBusy> at{};
     for (std::int64_t t : cuts) {
         if (t >= row.lastNs) break;
         RankState s = RankState::Idle;
-        for (int k = 0; k < 3; ++k) {
-            const Intervals& v = byState[std::size_t(k)];
-            std::size_t& i = at[std::size_t(k)];
+        for (std::size_t k = 0; k < kBusy; ++k) {
+            const Intervals& v = byState[k];
+            std::size_t& i = at[k];
             while (i < v.size() && v[i].second <= t)
                 ++i;
-            if (i < v.size() && v[i].first <= t) s = RankState(int(RankState::Computing) + k);
+            if (i < v.size() && v[i].first <= t) s = busyState(k);
         }
         if (row.state.empty() || row.state.back() != s) {
             row.startNs.push_back(t);
@@ -88,23 +105,23 @@ void partition(RankActivity::Row& row, const std::array<Intervals, 3>& byState)
 }
 
 // Buckets of one pyramid level while it is built: `count` buckets from `first` on, each with
-// `ns` of Computing, Communicating and Waiting inside it. Buckets between runs are idle.
+// `ns` of each busy state inside it. Buckets between runs are idle.
 struct CoverRun {
     std::int64_t first = 0;
     std::int64_t count = 0;
-    std::array<std::int64_t, 3> ns{0, 0, 0};
+    BusyNs ns{};
 };
 
 // Appends runs in bucket order, merging a run into the last when it continues it unchanged.
 class RunWriter {
 public:
     explicit RunWriter(std::vector<CoverRun>& out) : m_out(out) {}
-    // Adds `ns` of busy state k (0-2) to bucket `bucket`, which is the pending one or later.
+    // Adds `ns` of busy state k to bucket `bucket`, which is the pending one or later.
     void addPartial(std::int64_t bucket, std::size_t k, std::int64_t ns)
     {
         if (m_pending.count == 0 || m_pending.first != bucket) {
             flush();
-            m_pending = {bucket, 1, {0, 0, 0}};
+            m_pending = {bucket, 1, {}};
         }
         m_pending.ns[k] += ns;
     }
@@ -141,14 +158,14 @@ std::vector<CoverRun> finestRuns(const RankActivity::Row& row)
     const std::int64_t base = row.baseNs;
     for (std::size_t i = 0; i < row.state.size(); ++i) {
         if (row.state[i] == RankState::Idle) continue;
-        const auto k = std::size_t(int(row.state[i]) - int(RankState::Computing));
+        const auto k = std::size_t(int(row.state[i]) - int(RankState::HostBusy));
         std::int64_t pos = row.startNs[i] - row.firstNs;
         const std::int64_t end =
             (i + 1 < row.startNs.size() ? row.startNs[i + 1] : row.lastNs) - row.firstNs;
         while (pos < end) {
             const std::int64_t bucket = pos / base;
             if (pos == bucket * base && end - pos >= base) {
-                CoverRun whole{bucket, (end - pos) / base, {0, 0, 0}};
+                CoverRun whole{bucket, (end - pos) / base, {}};
                 whole.ns[k] = base;
                 out.addRun(whole);
                 pos += whole.count * base;
@@ -168,8 +185,8 @@ std::vector<CoverRun> coarserRuns(const std::vector<CoverRun>& fine)
 {
     std::vector<CoverRun> runs;
     RunWriter out(runs);
-    const auto addHalf = [&](std::int64_t bucket, const std::array<std::int64_t, 3>& ns) {
-        for (std::size_t k = 0; k < 3; ++k)
+    const auto addHalf = [&](std::int64_t bucket, const BusyNs& ns) {
+        for (std::size_t k = 0; k < kBusy; ++k)
             out.addPartial(bucket / 2, k, ns[k]);
     };
     for (const CoverRun& run : fine) {
@@ -177,7 +194,10 @@ std::vector<CoverRun> coarserRuns(const std::vector<CoverRun>& fine)
         const std::int64_t end = run.first + run.count;
         if (b % 2 == 1) addHalf(b++, run.ns);
         if (const std::int64_t pairs = (end - b) / 2; pairs > 0) {
-            out.addRun({b / 2, pairs, {2 * run.ns[0], 2 * run.ns[1], 2 * run.ns[2]}});
+            CoverRun both{b / 2, pairs, run.ns};
+            for (std::int64_t& ns : both.ns)
+                ns *= 2;
+            out.addRun(both);
             b += 2 * pairs;
         }
         if (b < end) addHalf(b, run.ns);
@@ -203,12 +223,14 @@ RankActivity::Level dominantLevel(const std::vector<CoverRun>& runs, std::int64_
         if (run.first > next) push(next, RankState::Idle);
         // Only the last bucket can be cut short by the rank's end.
         const std::int64_t inside = std::min(bucketNs, spanNs - run.first * bucketNs);
-        std::int64_t best = inside - run.ns[0] - run.ns[1] - run.ns[2];
+        std::int64_t best = inside;
+        for (const std::int64_t ns : run.ns)
+            best -= ns;
         RankState s = RankState::Idle;
-        for (std::size_t k = 0; k < 3; ++k)
+        for (std::size_t k = 0; k < kBusy; ++k)
             if (run.ns[k] > best) {
                 best = run.ns[k];
-                s = RankState(int(RankState::Computing) + int(k));
+                s = busyState(k);
             }
         push(run.first, s);
         next = run.first + run.count;
@@ -254,41 +276,60 @@ bool isCompute(EventCategory c)
 
 } // namespace
 
-RankActivity RankActivity::build(const EventStore& store)
+RankActivity RankActivity::build(const EventStore& store, const LaneJobs& jobs)
 {
     RankActivity activity;
-    int maxRank = -1;
-    for (const Lane& lane : store.lanes)
-        maxRank = std::max(maxRank, lane.rank);
+    // A row per (job, rank): its overview key (the rank itself unless the folder mixes jobs),
+    // numbered densely here as "slots" in key order.
+    const auto jobOfRecord = [&](const CollectiveRecord& c) { return jobs.jobOfLane(c.laneIndex); };
+    std::vector<int> keys;
+    for (std::size_t l = 0; l < store.lanes.size(); ++l)
+        if (store.lanes[l].rank >= 0 && store.lanes[l].size() > 0)
+            keys.push_back(jobs.overviewKey(jobs.jobOfLane(int(l)), store.lanes[l].rank));
     for (const CollectiveRecord& c : store.collectives)
-        maxRank = std::max(maxRank, c.rank);
-    if (maxRank < 0) return activity;
-    const auto rankCount = std::size_t(maxRank) + 1;
+        if (c.rank >= 0 && hasExecution(c))
+            keys.push_back(jobs.overviewKey(jobOfRecord(c), c.rank));
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    if (keys.empty()) return activity;
+    const std::size_t rankCount = keys.size();
+    const auto slotOf = [&](int job, int rank) {
+        const int key = jobs.overviewKey(job, rank);
+        const auto it = std::lower_bound(keys.begin(), keys.end(), key);
+        return it != keys.end() && *it == key ? std::size_t(it - keys.begin()) : rankCount;
+    };
 
     std::vector<std::vector<int>> lanesOf(rankCount);
     std::vector<char> hasGpu(rankCount, 0);
     for (std::size_t l = 0; l < store.lanes.size(); ++l) {
         const Lane& lane = store.lanes[l];
         if (lane.rank < 0 || lane.size() == 0) continue;
-        lanesOf[std::size_t(lane.rank)].push_back(int(l));
-        hasGpu[std::size_t(lane.rank)] |= lane.kind == LaneKind::GpuStream;
+        const std::size_t slot = slotOf(jobs.jobOfLane(int(l)), lane.rank);
+        lanesOf[slot].push_back(int(l));
+        hasGpu[slot] |= lane.kind == LaneKind::GpuStream;
     }
     std::vector<std::vector<std::uint32_t>> recordsOf(rankCount);
-    std::unordered_map<std::uint64_t, CollectiveSpan> spans;
-    // The ranks that issued anything in each group: its size where the records do not say.
-    std::unordered_map<StringId, std::vector<char>> groupRanks;
-    for (const CollectiveRecord& c : store.collectives) {
+    std::unordered_map<SpanKey, CollectiveSpan, SpanKeyHash> spans;
+    // The ranks that issued anything in each group of each job: its size where the records do
+    // not say.
+    std::unordered_map<std::uint64_t, std::unordered_set<int>> groupRanks;
+    const auto groupOf = [&](const CollectiveRecord& c) {
+        return (std::uint64_t(std::uint32_t(jobOfRecord(c) + 1)) << 32) |
+               std::uint32_t(c.processGroupName);
+    };
+    std::vector<std::size_t> slotOfRecord(store.collectives.size(), rankCount);
+    for (std::size_t i = 0; i < store.collectives.size(); ++i) {
+        const CollectiveRecord& c = store.collectives[i];
         if (c.rank < 0) continue;
-        std::vector<char>& seen = groupRanks[c.processGroupName];
-        seen.resize(rankCount, 0);
-        seen[std::size_t(c.rank)] = 1;
+        slotOfRecord[i] = slotOf(jobOfRecord(c), c.rank);
+        groupRanks[groupOf(c)].insert(c.rank);
     }
     for (std::size_t i = 0; i < store.collectives.size(); ++i) {
         const CollectiveRecord& c = store.collectives[i];
         if (c.rank < 0 || !hasExecution(c)) continue;
-        recordsOf[std::size_t(c.rank)].push_back(std::uint32_t(i));
+        recordsOf[slotOfRecord[i]].push_back(std::uint32_t(i));
         if (!completedWithSeq(c)) continue;
-        CollectiveSpan& s = spans[keyOf(c)];
+        CollectiveSpan& s = spans[{groupOf(c), c.seq}];
         const std::int64_t d = c.execEndNs - c.execStartNs;
         s.minNs = std::min(s.minNs, d);
         s.maxNs = std::max(s.maxNs, d);
@@ -297,20 +338,20 @@ RankActivity RankActivity::build(const EventStore& store)
     }
 
     for (auto& [key, span] : spans) {
-        const auto seen = groupRanks.find(StringId(key >> 40));
+        const auto seen = groupRanks.find(key.group);
         if (seen != groupRanks.end())
-            span.groupSize = std::max(span.groupSize,
-                                      int(std::count(seen->second.begin(), seen->second.end(), 1)));
+            span.groupSize = std::max(span.groupSize, int(seen->second.size()));
     }
-    std::vector<int> ranks;
-    for (std::size_t r = 0; r < rankCount; ++r)
-        if (!lanesOf[r].empty() || !recordsOf[r].empty()) ranks.push_back(int(r));
-    activity.m_rows.resize(ranks.size());
-    parallelFor(ranks.size(), [&](std::size_t item, std::size_t) {
-        const int rank = ranks[item];
-        Row& row = activity.m_rows[item];
-        row.rank = rank;
-        std::array<Intervals, 3> byState; // Computing, Communicating, Waiting
+    activity.m_rows.resize(rankCount);
+    parallelFor(rankCount, [&](std::size_t rank, std::size_t) {
+        Row& row = activity.m_rows[rank];
+        row.key = keys[rank];
+        row.rank = LaneJobs::rankOfKey(keys[rank]);
+        row.job = !lanesOf[rank].empty() ? jobs.jobOfLane(lanesOf[rank].front())
+                  : !recordsOf[rank].empty()
+                      ? jobOfRecord(store.collectives[recordsOf[rank].front()])
+                      : -1;
+        std::array<Intervals, kBusy> byState; // HostBusy, Computing, Communicating, Waiting
         std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = -1;
         for (int l : lanesOf[std::size_t(rank)]) {
             const Lane& lane = store.lanes[std::size_t(l)];
@@ -319,13 +360,17 @@ RankActivity RankActivity::build(const EventStore& store)
             for (std::size_t e = 0; e < lane.size(); ++e) {
                 last = std::max(last, lane.endNs[e]);
                 const EventCategory cat = lane.category[e];
-                if (cat == EventCategory::CommKernel)
-                    byState[1].emplace_back(lane.startNs[e], lane.endNs[e]);
+                const Interval span{lane.startNs[e], lane.endNs[e]};
+                if (cat == EventCategory::CommKernel) byState[2].push_back(span);
                 // With GPU lanes the GPU says whether the rank computes: its CPU thread is
                 // busy launching while the GPU may be idle.
                 else if (hasGpu[std::size_t(rank)] ? gpu && isCompute(cat)
                                                    : cat == EventCategory::CpuOp)
-                    byState[0].emplace_back(lane.startNs[e], lane.endNs[e]);
+                    byState[1].push_back(span);
+                // Any other span of a CPU thread: the rank runs its own host code (a step, an
+                // op, a Python function), which is not idle even when nothing else runs.
+                else if (!gpu)
+                    byState[0].push_back(span);
             }
         }
         double lateSum = 0;
@@ -334,30 +379,34 @@ RankActivity RankActivity::build(const EventStore& store)
             const CollectiveRecord& c = store.collectives[i];
             first = std::min(first, c.execStartNs);
             last = std::max(last, c.execEndNs);
-            byState[1].emplace_back(c.execStartNs, c.execEndNs);
+            byState[2].emplace_back(c.execStartNs, c.execEndNs);
             if (c.state != CollectiveRecord::State::Completed) {
                 // Still running when the trace ended (or ended by the error that broke the
                 // wait): the rank waited for a member that never came.
-                byState[2].emplace_back(c.execStartNs, c.execEndNs);
+                byState[3].emplace_back(c.execStartNs, c.execEndNs);
                 continue;
             }
             if (c.seq < 0) continue;
-            const auto s = spans.find(keyOf(c));
+            const auto s = spans.find({groupOf(c), c.seq});
             if (s == spans.end()) continue;
             if (s->second.members < s->second.groupSize) {
                 // A member never came: the others' execution ended with the error that broke
                 // the wait (a gloo span closed by the timeout), all of it spent waiting.
-                byState[2].emplace_back(c.execStartNs, c.execEndNs);
+                byState[3].emplace_back(c.execStartNs, c.execEndNs);
                 continue;
             }
             if (s->second.members < 2) continue;
             const std::int64_t d = c.execEndNs - c.execStartNs;
             if (d > s->second.minNs)
-                byState[2].emplace_back(c.execStartNs, c.execStartNs + d - s->second.minNs);
+                byState[3].emplace_back(c.execStartNs, c.execStartNs + d - s->second.minNs);
             lateSum += double(s->second.maxNs - d);
             ++lateCount;
         }
         if (last < 0) return;
+        // A span as long as the rank's whole trace is the recording itself (the profiler's
+        // "PyTorch Profiler (0)" window), not code the rank runs.
+        std::erase_if(byState[0],
+                      [&](const Interval& i) { return i.first <= first && i.second >= last; });
         row.firstNs = first;
         row.lastNs = last;
         row.meanLatenessNs = lateCount > 0 ? lateSum / lateCount : -1;
@@ -368,18 +417,16 @@ RankActivity RankActivity::build(const EventStore& store)
         row.state.shrink_to_fit();
         buildPyramid(row);
     });
-    activity.m_rowOfRank.assign(rankCount, -1);
-    for (std::size_t i = 0; i < activity.m_rows.size(); ++i) {
-        activity.m_rowOfRank[std::size_t(activity.m_rows[i].rank)] = int(i);
-        activity.m_traceEndNs = std::max(activity.m_traceEndNs, activity.m_rows[i].lastNs);
-    }
+    activity.m_keys = std::move(keys);
+    for (const Row& row : activity.m_rows)
+        activity.m_traceEndNs = std::max(activity.m_traceEndNs, row.lastNs);
     return activity;
 }
 
-int RankActivity::rowOf(int rank) const
+int RankActivity::rowOf(int key) const
 {
-    return rank >= 0 && std::size_t(rank) < m_rowOfRank.size() ? m_rowOfRank[std::size_t(rank)]
-                                                               : -1;
+    const auto it = std::lower_bound(m_keys.begin(), m_keys.end(), key);
+    return it != m_keys.end() && *it == key ? int(it - m_keys.begin()) : -1;
 }
 
 void RankActivity::rasterise(std::size_t rowIndex, std::int64_t t0Ns, double nsPerPx, int width,
@@ -434,9 +481,33 @@ void RankActivity::rasterise(std::size_t rowIndex, std::int64_t t0Ns, double nsP
     fillTo(width, RankState::Idle);
 }
 
+RankActivity::OpenSpan RankActivity::openHostSpan(const EventStore& store, int rank,
+                                                  std::int64_t rawNs, const LaneJobs& jobs, int job)
+{
+    OpenSpan best;
+    std::int64_t bestStart = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t l = 0; l < store.lanes.size(); ++l) {
+        const Lane& lane = store.lanes[l];
+        if (lane.rank != rank || lane.kind != LaneKind::CpuThread) continue;
+        if (jobs.mixed() && jobs.jobOfLane(int(l)) != job) continue;
+        // Events are sorted by start: the ones open at rawNs start at or before it.
+        auto e = std::size_t(std::upper_bound(lane.startNs.begin(), lane.startNs.end(), rawNs) -
+                             lane.startNs.begin());
+        while (e-- > 0) {
+            if (lane.endNs[e] > rawNs && lane.category[e] != EventCategory::CommKernel &&
+                lane.startNs[e] <= bestStart) {
+                bestStart = lane.startNs[e];
+                best = {int(l), std::int64_t(e)};
+            }
+            if (lane.depth[e] == 0) break; // nothing before a top-level span encloses rawNs
+        }
+    }
+    return best;
+}
+
 std::size_t RankActivity::memoryBytes() const
 {
-    std::size_t bytes = m_rows.capacity() * sizeof(Row) + m_rowOfRank.capacity() * sizeof(int);
+    std::size_t bytes = m_rows.capacity() * sizeof(Row) + m_keys.capacity() * sizeof(int);
     for (const Row& row : m_rows) {
         bytes += row.startNs.capacity() * sizeof(std::int64_t) + row.state.capacity() +
                  row.levels.capacity() * sizeof(Level);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/overview/lanejobs.h"
 #include "model/store/eventstore.h"
 
 #include <cstdint>
@@ -9,14 +10,18 @@ namespace rankscope {
 
 // What a rank is doing at a moment, as the rank overview colours it.
 enum class RankState : std::uint8_t {
-    Idle,          // no compute and no communication (the CPU or the GPU waits for work)
+    Idle,          // no event open on any of the rank's threads or streams
+    HostBusy,      // a CPU-thread span is open (the rank runs its own host code: a step, an op,
+                   // a Python function) while no kernel, CPU op of a GPU-less rank or
+                   // collective runs: e.g. a rank stuck in its data loader. A span covering
+                   // the rank's whole trace (the profiler's own window) does not count.
     Computing,     // GPU kernels, memcpy, memset; CPU ops on a rank without GPU lanes
     Communicating, // a collective's execution once every member has arrived
     Waiting,       // inside a collective before the last member arrived, or one never finished
     Stopped,       // after the rank's last event while the job's trace goes on
     Crashed,       // stopped, and a finding says the rank crashed
 };
-inline constexpr int kRankStateCount = 6;
+inline constexpr int kRankStateCount = 7;
 
 // Per rank, the state over time as a partition into intervals (one boundary per change of
 // state) plus a pyramid of the dominant state of time buckets, so that a row of any width is
@@ -34,6 +39,8 @@ public:
     };
     struct Row {
         int rank = -1;
+        int job = -1;             // where the folder mixes jobs (LaneJobs), the rank's job; else -1
+        int key = -1;             // LaneJobs::overviewKey: the rank unless the folder mixes jobs
         std::int64_t firstNs = 0; // the rank's first event start and last event end, raw clock
         std::int64_t lastNs = 0;
         // The partition: state[i] holds from startNs[i] to startNs[i + 1] (lastNs for the last).
@@ -47,12 +54,15 @@ public:
         double meanLatenessNs = -1;
     };
 
-    // Reads the store's lanes and collective records; ranks in parallel.
-    static RankActivity build(const EventStore& store);
+    // Reads the store's lanes and collective records; ranks in parallel. Where `jobs` says the
+    // folder mixes jobs, a row per job and rank: two jobs' rank 0 are two rows, and a
+    // collective is matched only with its own job's.
+    static RankActivity build(const EventStore& store, const LaneJobs& jobs = {});
 
-    const std::vector<Row>& rows() const { return m_rows; } // by rank
-    // Index into rows() of `rank`, -1 when the rank has no events.
-    int rowOf(int rank) const;
+    const std::vector<Row>& rows() const { return m_rows; } // by key
+    // Index into rows() of overview key `key` (the rank, unless the folder mixes jobs), -1 when
+    // it has no events.
+    int rowOf(int key) const;
     std::int64_t traceEndNs() const { return m_traceEndNs; } // latest event end, raw clocks
 
     // The state of each of `width` pixels of row `row`, pixel x covering
@@ -65,9 +75,19 @@ public:
 
     std::size_t memoryBytes() const;
 
+    // The outermost span open on one of `rank`'s CPU threads at `rawNs` (its own clock) that is
+    // not a collective's execution: what a HostBusy rank is inside. lane < 0 when none.
+    struct OpenSpan {
+        int lane = -1;
+        std::int64_t event = -1;
+    };
+    // Where `jobs` mixes jobs, only the lanes of `job`.
+    static OpenSpan openHostSpan(const EventStore& store, int rank, std::int64_t rawNs,
+                                 const LaneJobs& jobs = {}, int job = -1);
+
 private:
     std::vector<Row> m_rows;
-    std::vector<int> m_rowOfRank; // rank -> row, for ranks 0..max
+    std::vector<int> m_keys; // rows' keys, ascending
     std::int64_t m_traceEndNs = 0;
 };
 

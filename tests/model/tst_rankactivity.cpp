@@ -1,9 +1,15 @@
 // RankActivity: what each rank does over time, checked against states worked out by hand from
 // the events and records each test builds.
 #include "model/overview/rankactivity.h"
+#include "model/trace/traceread.h"
 #include "tests/support/syntheticjob.h"
 
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
+#include <set>
 
 using namespace rankscope;
 
@@ -66,6 +72,8 @@ private Q_SLOTS:
     void completedWithoutEveryMemberIsWaiting();
     void lateness();
     void cpuOnlyRanksComputeOnTheirOps();
+    void hostCodeIsNotIdle();
+    void realHangShowsTheHungRankInItsOwnCode();
 };
 
 // Rank 0 computes 0-100 and enters the all_reduce at 100, rank 1 computes 0-200 and enters at
@@ -129,7 +137,8 @@ void TestRankActivity::hangShowsEveryoneWaitingButTheHungRank_data()
 }
 
 // Three healthy steps, then a step whose all_reduce `hung` never reaches: the others sit in it
-// for 10 s (still running when the trace ends), the hung rank's step span goes on 4 s longer.
+// for 10 s (still running when the trace ends), the hung rank's step span goes on 4 s longer
+// with nothing else running (host code, not idle).
 void TestRankActivity::hangShowsEveryoneWaitingButTheHungRank()
 {
     QFETCH(int, ranks);
@@ -150,8 +159,10 @@ void TestRankActivity::hangShowsEveryoneWaitingButTheHungRank()
         const std::vector<RankState> whole = raster(a, r, 0, 1e9, 15, jobEnd);
         const std::vector<RankState> near = raster(a, r, arrive - 500'000, 1e4, 100, jobEnd);
         if (r == hung) {
-            QVERIFY(holds(whole, 1, 15, RankState::Idle));
-            QVERIFY(holds(near, 50, 100, RankState::Idle));
+            // Its step span goes on: it runs its own code, the GPU idle.
+            QVERIFY(holds(whole, 1, 14, RankState::HostBusy));
+            QVERIFY(holds(whole, 14, 15, RankState::Idle)); // after the job's end
+            QVERIFY(holds(near, 50, 100, RankState::HostBusy));
         } else {
             QVERIFY2(holds(whole, 1, 10, RankState::Waiting), qPrintable(QString::number(r)));
             QVERIFY(holds(whole, 11, 14, RankState::Stopped));
@@ -198,16 +209,171 @@ void TestRankActivity::lateness()
         QCOMPARE(row.meanLatenessNs, row.rank == 2 ? 3e6 : 0.0);
 }
 
-// Gloo ranks have no GPU lane: their CPU ops are what computing means.
+// Gloo ranks have no GPU lane: their CPU ops are what computing means; an annotation with no op
+// under it is host code; nothing open is idle.
 void TestRankActivity::cpuOnlyRanksComputeOnTheirOps()
 {
     EventStore store;
-    store.lanes.push_back(
-        lane(0, LaneKind::CpuThread,
-             {{0, 100, EventCategory::CpuOp}, {100, 200, EventCategory::UserAnnotation}}));
-    const std::vector<RankState> r = raster(RankActivity::build(store), 0, 0, 10, 20, 200);
+    store.lanes.push_back(lane(0, LaneKind::CpuThread,
+                               {{0, 100, EventCategory::CpuOp},
+                                {100, 200, EventCategory::UserAnnotation},
+                                {250, 300, EventCategory::CpuOp}}));
+    const std::vector<RankState> r = raster(RankActivity::build(store), 0, 0, 10, 30, 300);
     QVERIFY(holds(r, 0, 10, RankState::Computing));
-    QVERIFY(holds(r, 10, 20, RankState::Idle));
+    QVERIFY(holds(r, 10, 20, RankState::HostBusy));
+    QVERIFY(holds(r, 20, 25, RankState::Idle));
+    QVERIFY(holds(r, 25, 30, RankState::Computing));
+}
+
+// A GPU rank: a CPU op open while its GPU runs nothing is host code; the GPU's kernel wins over
+// it; a gap with nothing open on any lane is idle. The open span found is the outermost.
+void TestRankActivity::hostCodeIsNotIdle()
+{
+    EventStore store;
+    store.lanes.push_back(lane(0, LaneKind::GpuStream, {{0, 100, EventCategory::Kernel}}));
+    Lane cpu = lane(0, LaneKind::CpuThread,
+                    {{0, 400, EventCategory::UserAnnotation},
+                     {150, 250, EventCategory::CpuOp},
+                     {500, 600, EventCategory::CpuOp}});
+    cpu.depth = {0, 1, 0};
+    store.lanes.push_back(cpu);
+    const RankActivity a = RankActivity::build(store);
+    const std::vector<RankState> r = raster(a, 0, 0, 10, 60, 600);
+    QVERIFY(holds(r, 0, 10, RankState::Computing));
+    QVERIFY(holds(r, 10, 40, RankState::HostBusy));
+    QVERIFY(holds(r, 40, 50, RankState::Idle));
+    QVERIFY(holds(r, 50, 60, RankState::HostBusy));
+    // Zoomed out to one pixel: host code dominates (300 of 600 ns against 100 computing).
+    QCOMPARE(raster(a, 0, 0, 600, 1, 600).front(), RankState::HostBusy);
+    const RankActivity::OpenSpan open = RankActivity::openHostSpan(store, 0, 200);
+    QCOMPARE(open.lane, 1);
+    QCOMPARE(open.event, std::int64_t(0));
+    QCOMPARE(RankActivity::openHostSpan(store, 0, 450).lane, -1);
+    QCOMPARE(RankActivity::openHostSpan(store, 0, 550).event, std::int64_t(2));
+}
+
+namespace {
+
+struct RawEvent {
+    std::int64_t startNs, endNs; // the trace's microseconds, in ns
+    QString name;
+};
+
+// The complete events of a Kineto trace file, read with Qt's JSON parser (not the app's).
+std::vector<RawEvent> rawEvents(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll());
+    const QJsonArray list =
+        doc.isArray() ? doc.array() : doc.object().value(QStringLiteral("traceEvents")).toArray();
+    std::vector<RawEvent> out;
+    for (const QJsonValue& v : list) {
+        const QJsonObject e = v.toObject();
+        if (e.value(QStringLiteral("ph")).toString() != QStringLiteral("X")) continue;
+        const double ts = e.value(QStringLiteral("ts")).toDouble();
+        const double dur = e.value(QStringLiteral("dur")).toDouble();
+        out.push_back({std::llround(ts * 1000), std::llround((ts + dur) * 1000),
+                       e.value(QStringLiteral("name")).toString()});
+    }
+    return out;
+}
+
+} // namespace
+
+// The real gloo hang (tests/data/traces/hang_timeout): rank 1 stalls inside ProfilerStep#2
+// (its own code, a hung data loader) and never joins the all_reduce that ranks 0 and 2 sit in
+// for 10 s. Truth from the raw JSON: at the middle of every stretch between two event
+// boundaries of a rank, a gloo span open means a collective (waiting or communicating), another
+// span open means host code or computing, nothing open means idle, after its last event stopped.
+// Rank 1 is in host code all the while the others wait.
+void TestRankActivity::realHangShowsTheHungRankInItsOwnCode()
+{
+    const QString dir = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/hang_timeout");
+    const TraceRead read = readFolder(dir);
+    const RankActivity a = RankActivity::build(read.events);
+    QCOMPARE(a.rows().size(), std::size_t(3));
+    std::vector<std::vector<RawEvent>> raw(3);
+    std::vector<std::int64_t> base(3); // the trace's time 0 on the rank's clock in the store
+    std::int64_t jobEnd = 0;
+    for (int r = 0; r < 3; ++r) {
+        raw[std::size_t(r)] = rawEvents(dir + QStringLiteral("/rank%1.pt.trace.json").arg(r));
+        QVERIFY(!raw[std::size_t(r)].empty());
+        std::int64_t first = raw[std::size_t(r)].front().startNs, last = 0;
+        for (const RawEvent& e : raw[std::size_t(r)]) {
+            first = std::min(first, e.startNs);
+            last = std::max(last, e.endNs);
+        }
+        const RankActivity::Row& row = a.rows()[std::size_t(a.rowOf(r))];
+        base[std::size_t(r)] = row.firstNs - first;
+        QCOMPARE(row.lastNs - row.firstNs, last - first);
+        jobEnd = std::max(jobEnd, row.lastNs); // one clock: the three traces start together
+    }
+    const auto stateAt = [&](int r, std::int64_t rawNs) {
+        RankState s;
+        a.rasterise(std::size_t(a.rowOf(r)), base[std::size_t(r)] + rawNs, 1.0, 1, jobEnd, false,
+                    &s);
+        return s;
+    };
+    int checked = 0;
+    for (int r = 0; r < 3; ++r) {
+        const std::vector<RawEvent>& events = raw[std::size_t(r)];
+        std::set<std::int64_t> cuts;
+        for (const RawEvent& e : events) {
+            cuts.insert(e.startNs);
+            cuts.insert(e.endNs);
+        }
+        const std::int64_t last = *cuts.rbegin();
+        cuts.insert((jobEnd - base[std::size_t(r)] + last) / 2); // a time after it stopped
+        for (auto it = cuts.begin(); std::next(it) != cuts.end(); ++it) {
+            const std::int64_t t = (*it + *std::next(it)) / 2;
+            bool gloo = false, open = false;
+            for (const RawEvent& e : events)
+                if (e.startNs <= t && t < e.endNs) {
+                    open = true;
+                    gloo |= e.name.startsWith(QStringLiteral("gloo:"));
+                }
+            const RankState s = stateAt(r, t);
+            const QByteArray where =
+                QStringLiteral("rank %1 at %2 ns: state %3").arg(r).arg(t).arg(int(s)).toUtf8();
+            if (t >= last)
+                QVERIFY2(s == RankState::Stopped, where.constData());
+            else if (gloo)
+                QVERIFY2(s == RankState::Waiting || s == RankState::Communicating,
+                         where.constData());
+            else if (open)
+                QVERIFY2(s == RankState::HostBusy || s == RankState::Computing, where.constData());
+            else
+                QVERIFY2(s == RankState::Idle, where.constData());
+            ++checked;
+        }
+    }
+    QVERIFY(checked > 1000);
+
+    // The stall: rank 1's longest span (ProfilerStep#2) covers the whole time the other two sit
+    // in their longest gloo span, and in its middle rank 1 is in host code, the others waiting.
+    const auto longest = [&](int r, const QString& prefix) {
+        RawEvent best{0, 0, {}};
+        for (const RawEvent& e : raw[std::size_t(r)])
+            if (e.name.startsWith(prefix) && e.endNs - e.startNs > best.endNs - best.startNs)
+                best = e;
+        return best;
+    };
+    const RawEvent stuck = longest(1, QString());
+    QCOMPARE(stuck.name, QStringLiteral("ProfilerStep#2"));
+    for (int r : {0, 2}) {
+        const RawEvent wait = longest(r, QStringLiteral("gloo:"));
+        QVERIFY(wait.endNs - wait.startNs > 9'000'000'000);
+        // The traces' times are from each process's start, a few ms apart (ground_truth.json):
+        // the wait but its first and last tenth lies inside rank 1's stuck step.
+        const std::int64_t tenth = (wait.endNs - wait.startNs) / 10;
+        QVERIFY(wait.startNs + tenth > stuck.startNs && wait.endNs - tenth < stuck.endNs);
+        for (int k = 1; k < 10; ++k) {
+            const std::int64_t t = wait.startNs + (wait.endNs - wait.startNs) * k / 10;
+            QCOMPARE(stateAt(r, t), RankState::Waiting);
+            QCOMPARE(stateAt(1, t), RankState::HostBusy);
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestRankActivity)

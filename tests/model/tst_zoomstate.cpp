@@ -87,13 +87,21 @@ private Q_SLOTS:
         QTest::addRow("us") << 11.0 << qint64(1000);
         QTest::addRow("2ms") << 15000.0 << qint64(2'000'000);
         QTest::addRow("5s") << 4e7 << qint64(5'000'000'000);
+        QTest::addRow("59 s wanted: 1 min") << 59e9 / 90 << qint64(60'000'000'000);
+        QTest::addRow("61 s wanted: 2 min") << 61e9 / 90 << qint64(120'000'000'000);
+        QTest::addRow("11 min wanted: 15 min") << 660e9 / 90 << qint64(900'000'000'000);
+        QTest::addRow("4 h wanted: 6 h") << 4 * 3600e9 / 90 << qint64(6 * 3'600'000'000'000);
+        QTest::addRow("13 h wanted: 1 d") << 13 * 3600e9 / 90 << qint64(86'400'000'000'000);
+        QTest::addRow("3 d wanted: 5 d") << 3 * 86400e9 / 90 << qint64(5 * 86'400'000'000'000);
+        QTest::addRow("300 d wanted: 500 d")
+            << 300 * 86400e9 / 90 << qint64(500 * 86'400'000'000'000);
     }
     void ticksAreOneTwoFive()
     {
         QFETCH(double, nsPerPx);
         QFETCH(qint64, step);
         QCOMPARE(ZoomState::tickStepNs(nsPerPx, 90), step);
-        QVERIFY(double(step) / nsPerPx >= 90);
+        QVERIFY(double(step) / nsPerPx >= 90 * (1 - 1e-9));
     }
 
     void formatsWithAdaptiveUnits_data()
@@ -108,6 +116,26 @@ private Q_SLOTS:
                            << QStringLiteral("1.25 s");
         QTest::addRow("zero-at-ms-step")
             << qint64(0) << qint64(2'000'000) << QStringLiteral("0 ms");
+        // From a minute on: days, hours, minutes and seconds, never thousands of seconds.
+        constexpr qint64 s = 1'000'000'000, min = 60 * s, h = 60 * min, d = 24 * h;
+        QTest::addRow("59.9 s") << qint64(59'900'000'000) << qint64(100'000'000)
+                                << QStringLiteral("59.9 s");
+        QTest::addRow("1 min") << min << s << QStringLiteral("1 min");
+        QTest::addRow("1 min at ms")
+            << min + 500'000'000 << qint64(1'000'000) << QStringLiteral("1 min 500 ms");
+        QTest::addRow("2 min 3.5 s")
+            << 2 * min + 3'500'000'000 << qint64(100'000'000) << QStringLiteral("2 min 3.5 s");
+        QTest::addRow("59 min 59 s") << h - s << s << QStringLiteral("59 min 59 s");
+        QTest::addRow("1 h") << h << 10 * min << QStringLiteral("1 h");
+        QTest::addRow("1 h 10 min") << h + 10 * min << 10 * min << QStringLiteral("1 h 10 min");
+        QTest::addRow("23 h 59 min") << d - min << min << QStringLiteral("23 h 59 min");
+        QTest::addRow("1 d") << d << h << QStringLiteral("1 d");
+        QTest::addRow("1 d 2 h 3 min 4 s")
+            << d + 2 * h + 3 * min + 4 * s << s << QStringLiteral("1 d 2 h 3 min 4 s");
+        QTest::addRow("rounded to the hour")
+            << 5 * d + 20 * h + 29 * min << h << QStringLiteral("5 d 20 h");
+        QTest::addRow("zero-at-hour-step") << qint64(0) << 2 * h << QStringLiteral("0 h");
+        QTest::addRow("negative") << -(h + 30 * min) << min << QStringLiteral("-1 h 30 min");
     }
     void formatsWithAdaptiveUnits()
     {
@@ -115,6 +143,24 @@ private Q_SLOTS:
         QFETCH(qint64, resolution);
         QFETCH(QString, text);
         QCOMPARE(ZoomState::formatNs(ns, resolution), text);
+    }
+
+    // A duration at its own resolution (a hundredth of it): 5,000,000 s is 57 d 20 h 53 min.
+    void formatsLongDurations_data()
+    {
+        QTest::addColumn<qint64>("ns");
+        QTest::addColumn<QString>("text");
+        QTest::addRow("5e6 s") << qint64(5'000'000) * 1'000'000'000 << QStringLiteral("57 d 21 h");
+        QTest::addRow("90 s") << qint64(90'000'000'000) << QStringLiteral("1 min 30.0 s");
+        QTest::addRow("59 s") << qint64(59'000'000'000) << QStringLiteral("59.0 s");
+        QTest::addRow("one year") << qint64(365) * 86'400 * 1'000'000'000
+                                  << QStringLiteral("365 d");
+    }
+    void formatsLongDurations()
+    {
+        QFETCH(qint64, ns);
+        QFETCH(QString, text);
+        QCOMPARE(ZoomState::formatDuration(ns), text);
     }
 };
 

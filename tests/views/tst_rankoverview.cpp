@@ -1,5 +1,6 @@
 // The rank overview: its layout without a widget, and its pixels offscreen, checked against rows
 // and times worked out from the synthetic jobs' parameters.
+#include "tests/support/gzip.h"
 #include "tests/support/syntheticjob.h"
 #include "tests/support/syntheticsession.h"
 #include "views/timeline/rankoverview.h"
@@ -10,11 +11,14 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
 #include <QMouseEvent>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
 #include <QVBoxLayout>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <numeric>
 
 using namespace rankscope;
@@ -116,6 +120,8 @@ private Q_SLOTS:
     void hungRankStandsOut();
     void eightRanksAt1280x800();
     void brushingRanksFiltersTheLanes();
+    void mixedJobsEachOnItsOwnTimeScale();
+    void thousandRanksAt1280x800();
 };
 
 void TestRankOverview::layoutRowsAndHitTesting_data()
@@ -194,8 +200,9 @@ void TestRankOverview::hungRankStandsOut_data()
 }
 
 // 1,024 ranks; rank 700 never reaches the last all_reduce. In the middle of the hang every row
-// is "waiting" but the hung rank's, which is idle; after the others' traces end, they are
-// "stopped" and the hung rank still idle (its step goes on 4 s more).
+// is "waiting" but the hung rank's, which runs its own code (its step span is open, its GPU
+// idle); after the others' traces end, they are "stopped" and the hung rank still in host code
+// (its step goes on 4 s more).
 void TestRankOverview::hungRankStandsOut()
 {
     QFETCH(int, canvasHeight);
@@ -235,10 +242,10 @@ void TestRankOverview::hungRankStandsOut()
     const int hungRow = kHung / perRow;
     const int during = xOf(*canvas, *view, arrive + kHangNs / 2);
     QCOMPARE(rowsNotIn(during, stateColor(RankState::Waiting)), QList<int>{hungRow});
-    QCOMPARE(image.pixelColor(during, kStrip + hungRow), stateColor(RankState::Idle));
+    QCOMPARE(image.pixelColor(during, kStrip + hungRow), stateColor(RankState::HostBusy));
     const int after = xOf(*canvas, *view, arrive + kHangNs + 2'000'000'000);
     QCOMPARE(rowsNotIn(after, stateColor(RankState::Stopped)), QList<int>{hungRow});
-    QCOMPARE(image.pixelColor(after, kStrip + hungRow), stateColor(RankState::Idle));
+    QCOMPARE(image.pixelColor(after, kStrip + hungRow), stateColor(RankState::HostBusy));
 }
 
 // The Timeline tab at 1280 x 800 with 8 ranks, rank 5 late at every collective: every rank has
@@ -356,6 +363,170 @@ void TestRankOverview::brushingRanksFiltersTheLanes()
     QCOMPARE(ranksWithLanes(*view), QList<int>{2});
     overview->showAllButton()->click();
     QCOMPARE(ranksWithLanes(*view), all);
+}
+
+// tests/data/mixed_jobs: two files of a 128-rank job (ranks 0, 1) and one of a 2-rank job
+// (rank 0) a year later. Truth from the raw JSON: each file's world size, rank and first and
+// last microsecond (of any event with a time). Each job shown alone spans its own files' time
+// (seconds, not a year), its ranks are the overview's rows and its files' lanes the only ones laid
+// out; every job at once is a row per job and rank (rank 0 twice).
+void TestRankOverview::mixedJobsEachOnItsOwnTimeScale()
+{
+    const QString dir = QStringLiteral(RANKSCOPE_TEST_DATA "/mixed_jobs");
+    struct RawFile {
+        int world = 0, rank = -1;
+        double firstNs = 0, lastNs = 0; // epoch ns
+    };
+    std::map<QString, RawFile> raw;
+    std::map<int, std::pair<double, double>> spanOfWorld; // world size -> [first, last]
+    std::map<int, QList<int>> ranksOfWorld;
+    for (const QString& name : QDir(dir).entryList({QStringLiteral("*.json.gz")})) {
+        const auto doc = nlohmann::json::parse(inflate(dir + QLatin1Char('/') + name));
+        RawFile f;
+        f.world = doc.at("distributedInfo").at("world_size").get<int>();
+        f.rank = doc.at("distributedInfo").at("rank").get<int>();
+        const double base = doc.value("baseTimeNanoseconds", 0.0);
+        f.firstNs = std::numeric_limits<double>::max();
+        for (const auto& e : doc.at("traceEvents"))
+            if (e.contains("ts") && e["ts"].is_number()) { // instants and flows too
+                const double ts = e["ts"].get<double>() * 1000 + base;
+                f.firstNs = std::min(f.firstNs, ts);
+                f.lastNs = std::max(f.lastNs, ts + e.value("dur", 0.0) * 1000);
+            }
+        raw[name] = f;
+        auto [it, fresh] = spanOfWorld.try_emplace(f.world, f.firstNs, f.lastNs);
+        it->second = {std::min(it->second.first, f.firstNs), std::max(it->second.second, f.lastNs)};
+        ranksOfWorld[f.world] << f.rank;
+    }
+    QCOMPARE(spanOfWorld.size(), std::size_t(2)); // two jobs
+    for (auto& [world, ranks] : ranksOfWorld)
+        std::sort(ranks.begin(), ranks.end());
+
+    const SessionPtr session = readSession(dir);
+    TimelinePanel panel;
+    QVERIFY(showAt1280x800(panel, session));
+    TimelineView* view = panel.view();
+    RankOverviewCanvas* canvas = panel.rankOverview()->canvas();
+    QComboBox* jobs = panel.jobBox();
+    QVERIFY(jobs->isVisible());
+    QCOMPARE(jobs->count(), 3); // every job, job 1, job 2
+    // Job j + 1 of the box: which raw job it is, by its world size in the item's text.
+    const auto worldOfItem = [&](int item) {
+        for (const auto& [world, span] : spanOfWorld)
+            if (jobs->itemText(item).contains(QStringLiteral(" of %1").arg(world))) return world;
+        return -1;
+    };
+    // The analysed job (the most ranks) is shown first.
+    QCOMPARE(worldOfItem(jobs->currentIndex()), 128);
+    for (int item = 1; item <= 2; ++item) {
+        jobs->setCurrentIndex(item);
+        QApplication::processEvents();
+        const int world = worldOfItem(item);
+        QVERIFY(world > 0);
+        const auto [first, last] = spanOfWorld[world];
+        // The whole trace is the job's own span (to a microsecond), seconds where both jobs
+        // together are a year.
+        const double span = double(view->zoom().traceEndNs() - view->zoom().traceStartNs());
+        QVERIFY2(std::abs(span - (last - first)) <= 1000,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(span).arg(last - first)));
+        QCOMPARE(view->zoom().visibleSpanNs(),
+                 view->zoom().traceEndNs() - view->zoom().traceStartNs());
+        QList<int> rows;
+        for (int key : canvas->layout().ranks())
+            rows << LaneJobs::rankOfKey(key);
+        QCOMPARE(rows, ranksOfWorld[world]);
+        // Only its files' lanes are laid out.
+        const std::vector<Lane>& lanes = session->events.lanes;
+        int shown = 0;
+        for (std::size_t l = 0; l < lanes.size(); ++l) {
+            const QString file =
+                session->folder.sources()[lanes[l].sourceIndex].relativePath.section(
+                    QLatin1Char('/'), -1);
+            const bool mine = raw.count(file) && raw[file].world == world;
+            QCOMPARE(view->yForLane(int(l)) >= 0 || view->layout().firstRowOfLane(int(l)) >= 0,
+                     mine);
+            shown += mine;
+        }
+        QVERIFY(shown > 0);
+        panel.grab().save(
+            QStringLiteral(RANKSCOPE_TEST_OUTPUT "/rankoverview_mixed_job%1.png").arg(item));
+    }
+    // Every job on one axis: a row per job and rank, rank 0 twice, over more than 300 days.
+    jobs->setCurrentIndex(0);
+    QApplication::processEvents();
+    QVERIFY(view->zoom().traceEndNs() - view->zoom().traceStartNs() > 300 * 86'400'000'000'000);
+    QList<int> rows;
+    for (int key : canvas->layout().ranks())
+        rows << LaneJobs::rankOfKey(key);
+    std::sort(rows.begin(), rows.end());
+    QCOMPARE(rows, (QList<int>{0, 0, 1}));
+}
+
+// 1,024 ranks on the Timeline tab at 1280 x 800, where the overview has about a hundred pixel
+// rows: rank 300 reaches every all_reduce 400 ms late, rank 700 never reaches the last. With
+// the findings' marks on those ranks (as the diagnosis sets them), their rows are emphasised
+// (at least kMinEmphasisHeight), and at first paint the column in the middle of the hang is
+// "waiting" everywhere but in the hung rank's row (its own code), the column in the middle of
+// the straggler's delay "waiting" everywhere but in the straggler's row.
+void TestRankOverview::thousandRanksAt1280x800()
+{
+    constexpr int kRanks = 1024, kLate = 300, kHung = 700;
+    constexpr std::int64_t kStepNs = 1'000'000'000, kDelayNs = 400'000'000;
+    test::SyntheticJob job(kRanks, true, true);
+    job.setMembersInRecords(false);
+    job.setArrivalDelay(kLate, kDelayNs);
+    const std::int64_t start = job.nowNs();
+    for (int s = 0; s < 4; ++s)
+        job.step(test::uniform(kRanks, kStepNs), {"all_reduce"});
+    const std::int64_t hangStep = job.nowNs();
+    job.step(test::uniform(kRanks, kStepNs), {"all_reduce"}, 200'000, {kHung}, kHangNs);
+    const SessionPtr session = sessionOf(job);
+
+    TimelinePanel panel;
+    QVERIFY(showAt1280x800(panel, session));
+    panel.view()->setMarkers(
+        {{hangStep,
+          hangStep + kStepNs + kHangNs,
+          {kHung},
+          QColor(190, 30, 45),
+          QStringLiteral("F1 hang")},
+         {start, hangStep, {kLate}, QColor(200, 150, 20), QStringLiteral("F2 straggler")}});
+    QApplication::processEvents();
+    RankOverviewCanvas* canvas = panel.rankOverview()->canvas();
+    TimelineView* view = panel.view();
+    const QImage image = canvas->grab().toImage();
+    panel.grab().save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/rankoverview_1024_1280x800.png"));
+    const RankOverviewLayout& layout = canvas->layout();
+    QVERIFY(layout.ranksPerRow() > 1); // the other ranks share pixel rows
+    QVERIFY(layout.rowsBottom() <= canvas->height());
+    const auto rowSpan = [&](int rank) {
+        const int row = layout.rowOfRank(rank);
+        return std::pair(layout.rowTop(row), layout.rowTop(row) + layout.rowHeight(row));
+    };
+    for (int rank : {kHung, kLate})
+        QVERIFY(layout.rowHeight(layout.rowOfRank(rank)) >= RankOverviewLayout::kMinEmphasisHeight);
+    // The pixel rows at `x` that are neither "waiting" nor the gap under a tall row: all inside
+    // `rank`'s row, in `state`, at least two of them.
+    const auto onlyRowDiffers = [&](int x, int rank, RankState state) {
+        const auto [top, bottom] = rowSpan(rank);
+        int count = 0;
+        for (int y = kStrip; y < layout.rowsBottom(); ++y) {
+            const QColor c = image.pixelColor(x, y);
+            if (c == stateColor(RankState::Waiting) || c == QColor(255, 255, 255)) continue;
+            if (y < top || y >= bottom || c != stateColor(state)) return false;
+            ++count;
+        }
+        return count >= 2;
+    };
+    // The others arrive kStepNs into a step and wait for the straggler kDelayNs.
+    QVERIFY(onlyRowDiffers(xOf(*canvas, *view, start + kStepNs + kDelayNs / 2), kLate,
+                           RankState::HostBusy));
+    const std::int64_t arrive = hangStep + kStepNs + kDelayNs;
+    QVERIFY(onlyRowDiffers(xOf(*canvas, *view, arrive + kHangNs / 2), kHung, RankState::HostBusy));
+
+    panel.resize(1920, 1080);
+    QApplication::processEvents();
+    panel.grab().save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/rankoverview_1024_1920x1080.png"));
 }
 
 QTEST_MAIN(TestRankOverview)

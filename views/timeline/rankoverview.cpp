@@ -38,10 +38,9 @@ RankOverviewCanvas::RankOverviewCanvas(TimelineView* view, QWidget* parent)
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
 }
 
-void RankOverviewCanvas::setActivity(ActivityPtr activity, std::vector<char> crashed)
+void RankOverviewCanvas::setActivity(ActivityPtr activity)
 {
     m_activity = std::move(activity);
-    m_crashed = std::move(crashed);
     invalidate();
 }
 
@@ -95,6 +94,7 @@ QImage RankOverviewCanvas::renderWhole(const ZoomState& zoom, int trackLeft) con
     if (!m_activity) return {};
     RankOverviewLayout layout;
     layout.setRanks(m_layout.ranks());
+    layout.setEmphasised(markedRanks());
     const int ranks = int(m_layout.ranks().size());
     constexpr int kRowsPx = 400; // rows shorter than the tallest when the ranks are many
     layout.setHeight(RankOverviewLayout::preferredHeight(
@@ -115,7 +115,16 @@ RankOverviewFrame RankOverviewCanvas::currentFrame() const
     frame.activity = m_activity.get();
     frame.zoom = m_view->zoom();
     frame.clock = m_view->clock();
-    frame.crashed = m_crashed;
+    // From the diagnosis, which may arrive after the activity (it is set on this thread).
+    if (const SessionPtr s = m_view->session())
+        for (const Finding& f : s->analysis.findings)
+            if (f.kind == FindingKind::Crash)
+                for (int rank : f.ranks) {
+                    if (rank < 0) continue;
+                    if (frame.crashed.size() <= std::size_t(rank))
+                        frame.crashed.resize(std::size_t(rank) + 1, 0);
+                    frame.crashed[std::size_t(rank)] = 1;
+                }
     frame.markers = m_view->markers();
     if (!m_view->useClockOffsets()) {
         const QHash<int, qint64> offsets = m_view->clockOffsets();
@@ -124,10 +133,11 @@ RankOverviewFrame RankOverviewCanvas::currentFrame() const
     }
     frame.arrivals = m_arrivals;
     frame.highlightedRank = m_highlightedRank;
-    for (int r : m_selected) {
-        if (frame.selected.size() <= std::size_t(r)) frame.selected.resize(std::size_t(r) + 1, 0);
-        frame.selected[std::size_t(r)] = 1;
-    }
+    const LaneJobs& jobs = m_view->layout().laneJobs();
+    frame.analysedJob = jobs.analysed;
+    frame.labelJobs = jobs.mixed() && jobs.shown < 0;
+    frame.selected = m_selected;
+    std::sort(frame.selected.begin(), frame.selected.end());
     return frame;
 }
 
@@ -137,10 +147,20 @@ void RankOverviewCanvas::resizeEvent(QResizeEvent* event)
     m_layout.setHeight(height());
 }
 
+std::vector<int> RankOverviewCanvas::markedRanks() const
+{
+    std::vector<int> ranks;
+    for (const TimelineMarker& m : m_view->markers())
+        ranks.insert(ranks.end(), m.ranks.begin(), m.ranks.end());
+    return ranks;
+}
+
 void RankOverviewCanvas::paintEvent(QPaintEvent*)
 {
     const ZoomState& zoom = m_view->zoom();
     m_layout.setTrackLeft(trackLeft());
+    // The findings' ranks get taller rows where rows are thin.
+    if (m_layout.setEmphasised(markedRanks())) ++m_version;
     const CacheKey key{zoom.visibleStartNs(), zoom.visibleEndNs(), zoom.widthPx(), size(),
                        m_version};
     if (!(key == m_key) || m_image.size() != size()) {
@@ -287,17 +307,44 @@ bool RankOverviewCanvas::event(QEvent* event)
 {
     if (event->type() != QEvent::ToolTip) return QWidget::event(event);
     const QPoint pos = static_cast<QHelpEvent*>(event)->pos();
-    const int rank = m_layout.rankAt(pos.y());
+    int rank = m_layout.rankAt(pos.y());
     if (rank < 0 || !m_activity) {
         QToolTip::hideText();
         return true;
     }
-    QString text = m_layout.ranksPerRow() > 1
-                       ? tr("Ranks from %1 (%2 a pixel row)").arg(rank).arg(m_layout.ranksPerRow())
-                       : m_view->layout().rankTitle(rank);
-    if (pos.x() >= m_layout.trackLeft() && m_layout.ranksPerRow() == 1)
-        text += QStringLiteral(": ") + colors::rankStateName(stateAt(rank, pos.x()));
-    const int row = m_activity->rowOf(rank);
+    const int key = rank;
+    const LaneJobs& jobs = m_view->layout().laneJobs();
+    rank = LaneJobs::rankOfKey(key);
+    const int job = m_activity->rowOf(key) >= 0
+                        ? m_activity->rows()[std::size_t(m_activity->rowOf(key))].job
+                        : -1;
+    const QString title = jobs.mixed() && job >= 0 ? tr("Job %1 · rank %2").arg(job + 1).arg(rank)
+                                                   : m_view->layout().rankTitle(rank);
+    const int shared = m_layout.ranksOfRow(m_layout.rowAt(pos.y())).second;
+    QString text = shared > 1 ? tr("Ranks from %1 (%2 a pixel row)").arg(title).arg(shared) : title;
+    if (pos.x() >= m_layout.trackLeft() && shared == 1) {
+        const RankState state = stateAt(key, pos.x());
+        text += QStringLiteral(": ") + colors::rankStateName(state);
+        const SessionPtr session = m_view->session();
+        if (state == RankState::HostBusy && session) {
+            // What it is inside, on the rank's own clock.
+            const std::int64_t raw =
+                m_layout.timeForX(m_view->zoom(), pos.x()) - m_view->displayTimeNs(rank, 0);
+            const RankActivity::OpenSpan open =
+                RankActivity::openHostSpan(session->events, rank, raw, jobs, job);
+            if (open.lane >= 0) {
+                const Lane& lane = session->events.lanes[std::size_t(open.lane)];
+                const auto e = std::size_t(open.event);
+                text += QLatin1Char('\n') +
+                        tr("In its own host code: inside %1 (%2 long), no kernel or collective "
+                           "running")
+                            .arg(QString::fromStdString(
+                                     std::string(session->events.strings.view(lane.nameId[e]))),
+                                 ZoomState::formatDuration(lane.endNs[e] - lane.startNs[e]));
+            }
+        }
+    }
+    const int row = m_activity->rowOf(key);
     if (row >= 0 && m_activity->rows()[std::size_t(row)].meanLatenessNs >= 0)
         text += QLatin1Char('\n') +
                 tr("Arrives at collectives %1 after the first member on average")
@@ -327,6 +374,12 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
     auto* legendLabel = new QLabel(legend, this);
     legendLabel->setObjectName(QStringLiteral("rankOverviewLegend"));
     legendLabel->setTextFormat(Qt::RichText);
+    QString meanings;
+    for (int s = 0; s < kRankStateCount; ++s)
+        meanings += QStringLiteral("<b>%1</b>: %2<br>")
+                        .arg(colors::rankStateName(RankState(s)).toHtmlEscaped(),
+                             colors::rankStateDescription(RankState(s)).toHtmlEscaped());
+    legendLabel->setToolTip(meanings);
     legendLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     // On a narrow window (1280 px) the legend takes a second line rather than losing its end.
     legendLabel->setWordWrap(true);
@@ -352,16 +405,7 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
             [this](int index) { setOrder(index == 1 ? Order::Lateness : Order::Rank); });
     connect(&m_watcher, &QFutureWatcher<ActivityPtr>::finished, this, [this] {
         m_activity = m_watcher.result();
-        std::vector<char> crashed;
-        if (m_session)
-            for (const Finding& f : m_session->analysis.findings)
-                if (f.kind == FindingKind::Crash)
-                    for (int rank : f.ranks) {
-                        if (rank < 0) continue;
-                        if (crashed.size() <= std::size_t(rank)) crashed.resize(rank + 1, 0);
-                        crashed[std::size_t(rank)] = 1;
-                    }
-        m_canvas->setActivity(m_activity, std::move(crashed));
+        m_canvas->setActivity(m_activity);
         applyOrder();
         Q_EMIT activityReady();
     });
@@ -371,7 +415,12 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
     connect(view, &TimelineView::selectionChanged, this, &RankOverview::selectionChanged);
     connect(m_canvas, &RankOverviewCanvas::selectedRanksChanged, this,
             [this](const QList<int>& ranks) {
-                m_view->setRankFilter(ranks);
+                // The rows' keys: their ranks (the same rank of two jobs is one rank below).
+                QList<int> filter;
+                for (int key : ranks)
+                    if (!filter.contains(LaneJobs::rankOfKey(key)))
+                        filter << LaneJobs::rankOfKey(key);
+                m_view->setRankFilter(filter);
                 m_showAll->setVisible(!ranks.isEmpty());
                 m_showAll->setText(tr("Show all ranks (%1 of %2 below)")
                                        .arg(ranks.size())
@@ -389,14 +438,16 @@ void RankOverview::setSession(SessionPtr session)
 {
     m_session = std::move(session);
     m_activity.reset();
-    m_canvas->setActivity(nullptr, {});
+    m_canvas->setActivity(nullptr);
     m_canvas->setArrivals({});
     m_canvas->setHighlightedRank(-1);
     m_canvas->setRanks({});
     if (!m_session) return;
     const SessionPtr s = m_session;
-    m_watcher.setFuture(QtConcurrent::run(
-        [s] { return std::make_shared<const RankActivity>(RankActivity::build(s->events)); }));
+    m_watcher.setFuture(QtConcurrent::run([s] {
+        return std::make_shared<const RankActivity>(
+            RankActivity::build(s->events, LaneJobs::of(*s)));
+    }));
 }
 
 void RankOverview::setOrder(Order order)
@@ -414,15 +465,21 @@ void RankOverview::applyOrder()
     if (!m_activity) return;
     std::vector<const RankActivity::Row*> rows;
     for (const RankActivity::Row& row : m_activity->rows())
-        rows.push_back(&row);
+        if (m_shownJob < 0 || row.job < 0 || row.job == m_shownJob) rows.push_back(&row);
     if (m_order == Order::Lateness)
         std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
             return a->meanLatenessNs > b->meanLatenessNs;
         });
     std::vector<int> ranks;
     for (const RankActivity::Row* row : rows)
-        ranks.push_back(row->rank);
+        ranks.push_back(row->key);
     m_canvas->setRanks(std::move(ranks));
+}
+
+void RankOverview::setShownJob(int job)
+{
+    m_shownJob = job;
+    applyOrder();
 }
 
 int RankOverview::preferredHeight(int maxPx) const
@@ -430,7 +487,7 @@ int RankOverview::preferredHeight(int maxPx) const
     const int header = std::max(m_orderBox->sizeHint().height(),
                                 m_header->hasHeightForWidth() ? m_header->heightForWidth(width())
                                                               : m_header->sizeHint().height());
-    const int ranks = m_activity  ? int(m_activity->rows().size())
+    const int ranks = m_activity  ? int(m_canvas->layout().ranks().size())
                       : m_session ? int(m_session->folder.ranks().size())
                                   : 1;
     return header + RankOverviewLayout::preferredHeight(ranks, std::max(0, maxPx - header));
@@ -439,6 +496,7 @@ int RankOverview::preferredHeight(int maxPx) const
 void RankOverview::selectionChanged()
 {
     const SessionPtr s = m_view->session();
+    const LaneJobs& jobs = m_view->layout().laneJobs();
     std::vector<std::pair<int, std::int64_t>> arrivals;
     if (s) {
         // A rank arrives when its execution starts (it waits from then on), or when it issued
@@ -446,12 +504,16 @@ void RankOverview::selectionChanged()
         for (std::size_t i : m_view->selectedCollectivePeers()) {
             const CollectiveRecord& c = s->events.collectives[i];
             const std::int64_t t = c.execStartNs >= 0 ? c.execStartNs : c.issueStartNs;
-            if (t >= 0) arrivals.emplace_back(c.rank, m_view->displayTimeNs(c.rank, t));
+            if (t >= 0)
+                arrivals.emplace_back(jobs.overviewKey(jobs.jobOfLane(c.laneIndex), c.rank),
+                                      m_view->displayTimeNs(c.rank, t));
         }
     }
     const TimelineEventRef ref = m_view->selected();
-    m_canvas->setHighlightedRank(s && ref.isValid() ? s->events.lanes[std::size_t(ref.lane)].rank
-                                                    : m_view->selectedRank());
+    m_canvas->setHighlightedRank(s && ref.isValid()
+                                     ? jobs.overviewKey(jobs.jobOfLane(ref.lane),
+                                                        s->events.lanes[std::size_t(ref.lane)].rank)
+                                     : m_view->selectedRank());
     m_canvas->setArrivals(std::move(arrivals));
 }
 

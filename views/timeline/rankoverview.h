@@ -29,7 +29,7 @@ class RankOverviewCanvas : public QWidget {
 public:
     explicit RankOverviewCanvas(TimelineView* view, QWidget* parent = nullptr);
 
-    void setActivity(ActivityPtr activity, std::vector<char> crashed);
+    void setActivity(ActivityPtr activity);
     void setRanks(std::vector<int> ranks);
     void setArrivals(std::vector<std::pair<int, std::int64_t>> arrivals);
     void setHighlightedRank(int rank);
@@ -61,6 +61,8 @@ protected:
 private:
     enum class Brush { None, Time, Ranks };
     RankOverviewFrame currentFrame() const;
+    // The ranks the findings' marks name (the layout emphasises them).
+    std::vector<int> markedRanks() const;
     // What a drag from the press to `pos` brushes: ranks from the rank numbers or when mostly
     // vertical, time otherwise; None while it is still a click.
     Brush brushTo(QPoint pos) const;
@@ -68,7 +70,6 @@ private:
 
     TimelineView* m_view;
     ActivityPtr m_activity;
-    std::vector<char> m_crashed;
     std::vector<std::pair<int, std::int64_t>> m_arrivals;
     int m_highlightedRank = -1;
     RankOverviewLayout m_layout;
@@ -102,6 +103,10 @@ public:
 
     void setSession(SessionPtr session);
     void setOrder(Order order);
+    // Where the folder mixes jobs: only `job`'s rows (-1: a row per job and rank, the analysed
+    // job's first).
+    void setShownJob(int job);
+    int shownJob() const { return m_shownJob; }
     Order order() const { return m_order; }
     // The activity of the current session, null until the worker is done.
     ActivityPtr activity() const { return m_activity; }
@@ -124,6 +129,7 @@ private:
     ActivityPtr m_activity;
     QFutureWatcher<ActivityPtr> m_watcher;
     Order m_order = Order::Rank;
+    int m_shownJob = -1;
     QComboBox* m_orderBox = nullptr;
     QLayout* m_header = nullptr; // the order box and the legend, which may wrap
     RankOverviewCanvas* m_canvas = nullptr;

@@ -2,6 +2,7 @@
 
 #include "model/zoomstate.h"
 
+#include <unordered_map>
 #include <vector>
 
 namespace rankscope {
@@ -9,24 +10,36 @@ namespace rankscope {
 // Where the rank overview puts things, without a screen: a strip for the findings' marks on
 // top, then one row per rank (1-18 px: as tall as the height allows, so a few ranks get rows
 // tall enough to read and 1,024 get a pixel each) in the chosen order, or, when the ranks
-// outnumber the pixel rows, several ranks a pixel row. x follows the detail view's ZoomState,
-// shifted by the label column, so that a time is at the same x in both.
+// outnumber the pixel rows, several ranks a pixel row. Where rows are that thin (under 3 px), the
+// emphasised ranks (those the findings name) get rows of their own 3-8 px tall, the others share
+// what is left (a fisheye), so that a hung rank among 1,024 is a band, not a pixel. x follows the
+// detail view's ZoomState, shifted by the label column, so that a time is at the same x in both.
+// The "ranks" are the rows' keys: LaneJobs::overviewKey, the rank unless the folder mixes jobs.
 class RankOverviewLayout {
 public:
     static constexpr int kMarkStripHeight = 12;
     static constexpr int kMaxRowHeight = 18;
+    static constexpr int kMinEmphasisHeight = 3;
+    static constexpr int kMaxEmphasisHeight = 8;
 
     // `ranks` in display order; `heightPx` the whole area, marks strip included.
     void setRanks(std::vector<int> ranks);
     void setHeight(int heightPx);
     void setTrackLeft(int x) { m_trackLeft = x; }
+    // Ranks drawn taller when rows are thin; false when it changes nothing. Not applied when
+    // they would take more than half the height at kMinEmphasisHeight.
+    bool setEmphasised(std::vector<int> ranks);
 
     const std::vector<int>& ranks() const { return m_ranks; }
     int trackLeft() const { return m_trackLeft; }
+    // The plain rows' height and ranks per row (an emphasised row holds one rank, taller).
     int rowHeight() const { return m_rowHeight; }
     int ranksPerRow() const { return m_ranksPerRow; }
-    int rowCount() const;
-    int rowTop(int row) const { return kMarkStripHeight + row * m_rowHeight; }
+    int rowHeight(int row) const;
+    bool isEmphasised(int row) const;
+    int rowCount() const { return int(m_rows.size()); }
+    // Top of `row`; rowTop(rowCount()) is the rows' bottom.
+    int rowTop(int row) const;
     // Rows area bottom (exclusive).
     int rowsBottom() const { return rowTop(rowCount()); }
     // The pixel row holding `rank`, -1 when the rank is not shown.
@@ -52,7 +65,14 @@ private:
     void update();
 
     std::vector<int> m_ranks;
-    std::vector<int> m_indexOfRank; // rank -> index into m_ranks, -1 when absent
+    std::unordered_map<int, int> m_indexOfRank; // rank -> index into m_ranks
+    std::vector<int> m_emphasised;
+    struct RowSpan {
+        int first = 0, count = 1; // ranks()[first, first + count)
+        int top = 0, height = 1;
+        bool emphasised = false;
+    };
+    std::vector<RowSpan> m_rows;
     int m_heightPx = 0;
     int m_rowHeight = 1;
     int m_ranksPerRow = 1;

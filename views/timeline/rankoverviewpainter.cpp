@@ -7,6 +7,7 @@
 #include <QPainter>
 #include <algorithm>
 #include <array>
+#include <map>
 
 namespace rankscope {
 
@@ -56,10 +57,12 @@ void RankOverviewPainter::paintStates(QImage& image, const RankOverviewLayout& l
     m_width = width;
     m_states.assign(ranks.size() * std::size_t(width), RankState::Idle);
     if (width <= 0) return;
-    // The job goes on until the last rank's last event, on the common clock of the frame.
-    std::int64_t jobEnd = 0;
-    for (const RankActivity::Row& row : activity.rows())
-        jobEnd = std::max(jobEnd, frame.clock.toDisplay(row.rank, row.lastNs));
+    // A job goes on until its last rank's last event, on the common clock of the frame.
+    std::map<int, std::int64_t> jobEnd;
+    for (const RankActivity::Row& row : activity.rows()) {
+        std::int64_t& end = jobEnd[row.job];
+        end = std::max(end, frame.clock.toDisplay(row.rank, row.lastNs));
+    }
     const double npp = frame.zoom.nsPerPx();
     // Rows are independent: rasterised on every core (a 1,024-rank frame is ~2 M pixels).
     const std::size_t chunk = 64;
@@ -67,18 +70,18 @@ void RankOverviewPainter::paintStates(QImage& image, const RankOverviewLayout& l
         for (std::size_t i = block * chunk; i < std::min(ranks.size(), (block + 1) * chunk); ++i) {
             const int row = activity.rowOf(ranks[i]);
             if (row < 0) continue;
-            const std::int64_t shift = frame.clock.toDisplay(ranks[i], 0);
+            const RankActivity::Row& r = activity.rows()[std::size_t(row)];
+            const std::int64_t shift = frame.clock.toDisplay(r.rank, 0);
+            // Crashes are the analysed job's findings: keyed by its ranks.
             const bool crashed = std::size_t(ranks[i]) < frame.crashed.size() &&
                                  frame.crashed[std::size_t(ranks[i])];
             activity.rasterise(std::size_t(row), frame.zoom.visibleStartNs() - shift, npp, width,
-                               jobEnd - shift, crashed, &m_states[i * std::size_t(width)]);
+                               jobEnd.at(r.job) - shift, crashed,
+                               &m_states[i * std::size_t(width)]);
         }
     });
 
     const std::array<QRgb, kRankStateCount> palette = statePalette();
-    const int rowH = layout.rowHeight();
-    // Rows of 4 px and more keep a 1 px gap so that neighbouring ranks stay apart.
-    const int fillH = rowH >= 4 ? rowH - 1 : rowH;
     const int k = layout.ranksPerRow();
     std::vector<QRgb> line(static_cast<std::size_t>(width));
     // Several ranks a pixel row: the state that row holds more often than the job as a whole
@@ -94,7 +97,7 @@ void RankOverviewPainter::paintStates(QImage& image, const RankOverviewLayout& l
     const double n = double(ranks.size());
     for (int row = 0; row < layout.rowCount(); ++row) {
         const auto [first, count] = layout.ranksOfRow(row);
-        if (k == 1) {
+        if (count == 1) {
             const RankState* s = &m_states[std::size_t(first) * std::size_t(width)];
             for (int x = 0; x < width; ++x)
                 line[std::size_t(x)] = palette[std::size_t(s[x])];
@@ -118,6 +121,9 @@ void RankOverviewPainter::paintStates(QImage& image, const RankOverviewLayout& l
             }
         }
         const int top = layout.rowTop(row);
+        const int rowH = layout.rowHeight(row);
+        // Rows of 4 px and more keep a 1 px gap so that neighbouring ranks stay apart.
+        const int fillH = rowH >= 4 ? rowH - 1 : rowH;
         for (int y = top; y < top + rowH && y < image.height(); ++y) {
             auto* scan = reinterpret_cast<QRgb*>(image.scanLine(y)) + layout.trackLeft();
             if (y < top + fillH)
@@ -140,7 +146,7 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
     const int right = left + std::max(0, frame.zoom.widthPx());
     const int strip = RankOverviewLayout::kMarkStripHeight;
     const int rowsBottom = layout.rowsBottom();
-    const int rowH = layout.rowHeight();
+    const auto rowH = [&](int row) { return layout.rowHeight(row); };
     const auto clampX = [&](int x) { return std::clamp(x, left, right); };
 
     // Rank numbers in the label column, as many as fit without overlapping, left of the
@@ -148,24 +154,42 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
     p.setPen(QColor(70, 70, 80));
     p.drawText(QRect(4, 0, left - 8, strip), Qt::AlignVCenter | Qt::AlignLeft,
                QObject::tr("Ranks (%1)").arg(layout.ranks().size()));
-    const int every = std::max(1, (fm.height() + rowH - 1) / rowH);
-    for (int row = 0; row < layout.rowCount(); row += every) {
+    // The emphasised rows' numbers first, then every `every`-th plain row's where it has room.
+    std::vector<int> numbered;
+    for (int row = 0; row < layout.rowCount(); ++row)
+        if (layout.isEmphasised(row)) numbered.push_back(row);
+    const int every = std::max(1, (fm.height() + layout.rowHeight() - 1) / layout.rowHeight());
+    for (int row = 0; row < layout.rowCount(); row += every)
+        if (!layout.isEmphasised(row)) numbered.push_back(row);
+    std::vector<std::pair<int, int>> taken; // [top, bottom) of the numbers drawn
+    for (const int row : numbered) {
+        const int y = layout.rowTop(row) + rowH(row) / 2;
+        const int top = y - fm.height() / 2, bottom = top + fm.height();
+        if (std::any_of(taken.begin(), taken.end(),
+                        [&](const auto& t) { return top < t.second && t.first < bottom; }))
+            continue;
+        taken.emplace_back(top, bottom);
         const auto [first, count] = layout.ranksOfRow(row);
         const std::vector<int>& ranks = layout.ranks();
-        const QString text = count > 1 ? QStringLiteral("%1…").arg(ranks[std::size_t(first)])
-                                       : QString::number(ranks[std::size_t(first)]);
-        const int y = layout.rowTop(row) + rowH / 2;
+        const int key = ranks[std::size_t(first)];
+        QString text = QString::number(LaneJobs::rankOfKey(key));
+        if (frame.labelJobs) {
+            const int job = key >= LaneJobs::kJobKeyStride ? key / LaneJobs::kJobKeyStride - 1
+                                                           : frame.analysedJob;
+            text = QStringLiteral("j%1·%2").arg(job + 1).arg(text);
+        }
+        if (count > 1) text += QStringLiteral("…");
         p.drawText(QRect(4, y - fm.height() / 2, left - 18, fm.height()),
                    Qt::AlignVCenter | Qt::AlignRight, text);
     }
     // Brushed ranks: a tab at the left edge; the rows not brushed are washed out.
-    if (std::find(frame.selected.begin(), frame.selected.end(), 1) != frame.selected.end()) {
+    if (!frame.selected.empty()) {
         const auto isSelected = [&](int row) {
             const auto [first, count] = layout.ranksOfRow(row);
-            for (int j = first; j < first + count; ++j) {
-                const auto r = std::size_t(layout.ranks()[std::size_t(j)]);
-                if (r < frame.selected.size() && frame.selected[r]) return true;
-            }
+            for (int j = first; j < first + count; ++j)
+                if (std::binary_search(frame.selected.begin(), frame.selected.end(),
+                                       layout.ranks()[std::size_t(j)]))
+                    return true;
             return false;
         };
         for (int row = 0; row < layout.rowCount();) {
@@ -184,7 +208,7 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
     if (frame.highlightedRank >= 0) {
         const int row = layout.rowOfRank(frame.highlightedRank);
         if (row >= 0) {
-            p.fillRect(QRect(left - 6, layout.rowTop(row), 4, std::max(rowH, 2)),
+            p.fillRect(QRect(left - 6, layout.rowTop(row), 4, std::max(rowH(row), 2)),
                        colors::kSelection);
         }
     }
@@ -230,8 +254,8 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
             const int row = layout.rowOfRank(rank);
             if (row < 0) continue;
             const int top = layout.rowTop(row);
-            p.fillRect(QRect(left - 12, top, 5, std::max(rowH, 2)), m.color);
-            edges(top, top + rowH, frame.markerShiftNs.value(rank, 0));
+            p.fillRect(QRect(left - 12, top, 5, std::max(rowH(row), 2)), m.color);
+            edges(top, top + rowH(row), frame.markerShiftNs.value(rank, 0));
         }
     }
 
@@ -244,7 +268,7 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
             const int row = layout.rowOfRank(rank);
             const int x = layout.xForTime(frame.zoom, t);
             if (row < 0 || x < left - 1 || x > right) continue;
-            p.fillRect(QRect(x - 1, layout.rowTop(row), 3, std::max(rowH, 1)),
+            p.fillRect(QRect(x - 1, layout.rowTop(row), 3, std::max(rowH(row), 1)),
                        colors::kArrivalSkew);
         }
         const int a = clampX(layout.xForTime(frame.zoom, firstNs));

@@ -72,6 +72,8 @@ QColor rankStateColor(RankState state)
     switch (state) {
     case RankState::Idle:
         return {196, 200, 212}; // visible as a 1-px row on the strip background
+    case RankState::HostBusy:
+        return {30, 160, 150}; // teal: busy, but neither the device's blue nor a stall's amber
     case RankState::Computing:
         return {70, 125, 205};
     case RankState::Communicating:
@@ -86,11 +88,36 @@ QColor rankStateColor(RankState state)
     return {};
 }
 
+QString rankStateDescription(RankState state)
+{
+    switch (state) {
+    case RankState::Idle:
+        return QObject::tr("no event open on any of its threads or streams");
+    case RankState::HostBusy:
+        return QObject::tr("running its own host code (a CPU span is open) while no kernel, "
+                           "op or collective runs, e.g. stuck in a data loader");
+    case RankState::Computing:
+        return QObject::tr("GPU kernels, memory copies (CPU ops on a rank without a GPU)");
+    case RankState::Communicating:
+        return QObject::tr("in a collective once every member arrived");
+    case RankState::Waiting:
+        return QObject::tr("in a collective before the last member arrived, or one that never "
+                           "finished");
+    case RankState::Stopped:
+        return QObject::tr("no more events while the job's trace goes on");
+    case RankState::Crashed:
+        return QObject::tr("no more events, and a finding says it crashed");
+    }
+    return {};
+}
+
 QString rankStateName(RankState state)
 {
     switch (state) {
     case RankState::Idle:
         return QObject::tr("idle");
+    case RankState::HostBusy:
+        return QObject::tr("in host code");
     case RankState::Computing:
         return QObject::tr("computing");
     case RankState::Communicating:

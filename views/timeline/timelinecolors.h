@@ -31,10 +31,13 @@ inline const QColor kSelection{20, 20, 20};
 inline const QColor kArrivalSkew{200, 0, 160};
 
 // The rank overview's states: busy in blues (computing) and reds (communicating) as in the
-// lanes, waiting in amber so that a stall stands out from both, idle pale, stopped and crashed
-// dark so that a rank that went away reads as a hole.
+// lanes, waiting in amber so that a stall stands out from both, busy in host code teal (a rank
+// stuck in its own code is not idle), idle pale, stopped and crashed dark so that a rank that
+// went away reads as a hole.
 QColor rankStateColor(RankState state);
 QString rankStateName(RankState state);
+// One sentence of what the state means, for the legend's tooltip.
+QString rankStateDescription(RankState state);
 
 } // namespace timelinecolors
 } // namespace rankscope

@@ -23,16 +23,16 @@ void TimelineLayout::build(const EventStore* store, const QSet<int>& collapsedRa
     m_laneRow.assign(lanes.size(), -1);
     m_laneOrdinal.assign(lanes.size(), 0);
     m_shownLevels.assign(lanes.size(), 1);
-    for (const Lane& lane : lanes)
-        if (std::find(m_ranks.begin(), m_ranks.end(), lane.rank) == m_ranks.end() &&
-            (shownRanks.isEmpty() || shownRanks.contains(lane.rank)))
-            m_ranks.push_back(lane.rank);
+    for (std::size_t i = 0; i < lanes.size(); ++i)
+        if (std::find(m_ranks.begin(), m_ranks.end(), lanes[i].rank) == m_ranks.end() &&
+            (shownRanks.isEmpty() || shownRanks.contains(lanes[i].rank)) && m_jobs.isShown(int(i)))
+            m_ranks.push_back(lanes[i].rank);
     std::sort(m_ranks.begin(), m_ranks.end());
     m_rankLanes.resize(m_ranks.size());
     for (std::size_t r = 0; r < m_ranks.size(); ++r) {
         std::vector<int>& ids = m_rankLanes[r];
         for (int i = 0; i < int(lanes.size()); ++i)
-            if (lanes[std::size_t(i)].rank == m_ranks[r]) ids.push_back(i);
+            if (lanes[std::size_t(i)].rank == m_ranks[r] && m_jobs.isShown(i)) ids.push_back(i);
         // By job where the folder mixes them, then GPU streams first.
         std::stable_sort(ids.begin(), ids.end(), [&](int a, int b) {
             const int ja = m_jobs.jobOfLane(a), jb = m_jobs.jobOfLane(b);
@@ -135,12 +135,13 @@ void TimelineLayout::nameLanes()
 
 QString TimelineLayout::rankTitle(int rank) const
 {
-    // Over every lane of the rank, shown or not (the rank overview titles brushed-out ranks).
+    // Over every lane of the rank, brushed or not (the rank overview titles brushed-out ranks),
+    // of the job shown (LaneJobs::shown) or of every job.
     std::vector<int> jobs;
     if (m_jobs.mixed() && m_store)
         for (int id = 0; id < int(m_store->lanes.size()); ++id) {
             const int job = m_jobs.jobOfLane(id);
-            if (m_store->lanes[std::size_t(id)].rank == rank && job >= 0 &&
+            if (m_store->lanes[std::size_t(id)].rank == rank && job >= 0 && m_jobs.isShown(id) &&
                 std::find(jobs.begin(), jobs.end(), job) == jobs.end())
                 jobs.push_back(job);
         }

@@ -7,6 +7,8 @@
 #include "views/timeline/timelineview.h"
 
 #include <QCheckBox>
+#include <QComboBox>
+#include <QDateTime>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -155,6 +157,12 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
         (b.place == TimelineBinding::Place::View ? viewHints : findHints) << b.hintText();
     m_keyHints = new KeyHintLabel(viewHints, this);
     m_keyHints->setObjectName(QStringLiteral("timelineKeyHints"));
+    m_jobBox = new QComboBox(this);
+    m_jobBox->setObjectName(QStringLiteral("timelineJob"));
+    m_jobBox->setToolTip(tr("The folder mixes the traces of several jobs: show one job on its "
+                            "own time scale, or every job on one axis"));
+    m_jobBox->hide();
+    toolbar->addWidget(m_jobBox);
     toolbar->addWidget(m_aligned);
     toolbar->addWidget(fit);
     toolbar->addWidget(png);
@@ -218,6 +226,8 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     layout->addWidget(splitter, 1);
 
     connect(m_aligned, &QCheckBox::toggled, m_view, &TimelineView::setUseClockOffsets);
+    connect(m_jobBox, &QComboBox::currentIndexChanged, this,
+            [this](int index) { showJob(index - 1); });
     connect(fit, &QPushButton::clicked, m_view, [this] {
         m_view->zoom().clearSelection();
         m_view->setVisibleRange(m_view->zoom().traceStartNs(), m_view->zoom().traceEndNs());
@@ -270,6 +280,33 @@ void TimelinePanel::setSession(SessionPtr session)
 {
     m_view->setSession(session);
     m_overview->setSession(session);
+    {
+        // One job at a time where the folder mixes them, the analysed one first.
+        const QSignalBlocker quiet(m_jobBox);
+        m_jobBox->clear();
+        const LaneJobs& jobs = m_view->layout().laneJobs();
+        m_jobBox->setVisible(jobs.mixed());
+        if (jobs.mixed()) {
+            m_jobBox->addItem(tr("Every job (%1, one time axis)").arg(jobs.jobCount));
+            for (int j = 0; j < jobs.jobCount; ++j) {
+                const TraceJob& job = jobs.jobs[std::size_t(j)];
+                QStringList ranks;
+                for (int r : job.ranks)
+                    ranks << QString::number(r);
+                QString text =
+                    tr("Job %1: rank(s) %2").arg(j + 1).arg(ranks.join(QLatin1String(", ")));
+                if (job.worldSize > 0) text += tr(" of %1").arg(job.worldSize);
+                if (job.firstNs >= 0)
+                    text += QStringLiteral(" · ") +
+                            QDateTime::fromMSecsSinceEpoch(job.firstNs / 1000000, Qt::UTC)
+                                .toString(QStringLiteral("yyyy-MM-dd hh:mm"));
+                if (j == jobs.analysed) text += tr(" (analysed)");
+                m_jobBox->addItem(text);
+            }
+            m_jobBox->setCurrentIndex(jobs.analysed + 1);
+        }
+        showJob(jobs.mixed() ? jobs.analysed : -1);
+    }
     m_details->setHtml(m_view->selectionDetailsHtml());
     m_breakdown->setSession(session);
     m_breakdown->setVisibleWindow(m_view->zoom().visibleStartNs(), m_view->zoom().visibleEndNs(),
@@ -278,6 +315,18 @@ void TimelinePanel::setSession(SessionPtr session)
     m_collective->setClock(m_view->clock());
     m_collective->setSession(std::move(session));
     m_collective->setHighlight(-1, -1);
+}
+
+void TimelinePanel::showJob(int job)
+{
+    if (m_jobBox->currentIndex() != job + 1 && job + 1 < m_jobBox->count()) {
+        const QSignalBlocker quiet(m_jobBox);
+        m_jobBox->setCurrentIndex(job + 1);
+    }
+    m_view->setShownJob(job);
+    m_overview->setShownJob(job);
+    m_overviewSized = false;
+    sizeOverview();
 }
 
 void TimelinePanel::sizeOverview()

@@ -6,6 +6,7 @@
 #include <QWidget>
 
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QSplitter;
@@ -68,6 +69,10 @@ public:
     TimelineView* view() const { return m_view; }
     RankOverview* rankOverview() const { return m_overview; }
     QLineEdit* findEdit() const { return m_find; }
+    // Where the folder mixes jobs: which job the lanes and the rank overview show, each on its
+    // own time scale (item 0 every job on one axis, item j + 1 job j); hidden otherwise.
+    QComboBox* jobBox() const { return m_jobBox; }
+    void showJob(int job); // -1: every job
     KeyHintLabel* keyHints() const { return m_keyHints; }
     QTextBrowser* details() const { return m_details; }
     QTabWidget* bottomTabs() const { return m_bottom; }
@@ -103,6 +108,7 @@ private:
     QLineEdit* m_find = nullptr;
     QLabel* m_findStatus = nullptr;
     QCheckBox* m_aligned = nullptr;
+    QComboBox* m_jobBox = nullptr;
     KeyHintLabel* m_keyHints = nullptr;
     QTextBrowser* m_details = nullptr;
     QTabWidget* m_bottom = nullptr;

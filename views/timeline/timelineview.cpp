@@ -201,6 +201,16 @@ void TimelineView::setRankCollapsed(int rank, bool collapsed)
     contentChanged();
 }
 
+void TimelineView::setShownJob(int job)
+{
+    LaneJobs jobs = m_layout.laneJobs();
+    jobs.shown = jobs.mixed() ? job : -1;
+    m_layout.setLaneJobs(std::move(jobs));
+    relayout();
+    updateTraceRange(); // fits the job's range
+    contentChanged();
+}
+
 void TimelineView::setRankFilter(const QList<int>& ranks)
 {
     m_rankFilter = QSet<int>(ranks.begin(), ranks.end());
@@ -300,8 +310,9 @@ void TimelineView::updateTraceRange()
     std::int64_t lo = std::numeric_limits<std::int64_t>::max();
     std::int64_t hi = std::numeric_limits<std::int64_t>::min();
     if (m_session)
-        for (const Lane& lane : m_session->events.lanes) {
-            if (lane.size() == 0) continue;
+        for (std::size_t l = 0; l < m_session->events.lanes.size(); ++l) {
+            const Lane& lane = m_session->events.lanes[l];
+            if (lane.size() == 0 || !m_layout.laneJobs().isShown(int(l))) continue;
             lo = std::min(lo, displayTimeNs(lane.rank, lane.startNs.front()));
             hi = std::max(hi, displayTimeNs(lane.rank, *std::max_element(lane.endNs.begin(),
                                                                          lane.endNs.end())));

@@ -63,6 +63,10 @@ public:
     void showRange(std::int64_t startNs, std::int64_t endNs, const QList<int>& ranks = {});
     void setRankBanner(int rank, const QString& text); // empty text removes it
     void setRankCollapsed(int rank, bool collapsed);
+    // Where the folder mixes jobs: shows only `job`'s lanes, its time range as the whole trace
+    // (-1: every job on one axis). The rank overview's job selector sets it.
+    void setShownJob(int job);
+    int shownJob() const { return m_layout.laneJobs().shown; }
     // Shows only these ranks' groups (the ranks brushed on the rank overview); empty: all.
     void setRankFilter(const QList<int>& ranks);
     QList<int> rankFilter() const { return m_rankFilter.values(); }
