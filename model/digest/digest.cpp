@@ -242,7 +242,8 @@ QByteArray encodeTrace(const TraceSourceRead& r, const Reduced& kept, std::int64
     return qCompress(bytes, 6);
 }
 
-TraceSourceRead decodeTrace(const QByteArray& compressed)
+// `reduction`, when given, receives the record's resolution and event counts.
+TraceSourceRead decodeTrace(const QByteArray& compressed, Reduction* reduction = nullptr)
 {
     TraceSourceRead r;
     const QByteArray bytes = qUncompress(compressed);
@@ -265,6 +266,7 @@ TraceSourceRead decodeTrace(const QByteArray& compressed)
         r.status = SourceStatus::Error;
         r.message = "its record in the digest is damaged";
     }
+    if (reduction) *reduction = {resolution, eventsRead, r.events.eventCount()};
     return r;
 }
 
@@ -1085,10 +1087,12 @@ Opened open(const QString& path)
             out.breakdown.push_back(getBreakdown(s));
         }
     }
+    // Filled by the readers' workers, one slot per source.
+    std::vector<Reduction> reductions(std::size_t(sources.size()));
     ReadOptions options;
-    options.givenTrace = [&traces](int index) {
+    options.givenTrace = [&traces, &reductions](int index) {
         const auto it = traces.find(index);
-        if (it != traces.end()) return decodeTrace(it->second);
+        if (it != traces.end()) return decodeTrace(it->second, &reductions[std::size_t(index)]);
         TraceSourceRead missing;
         missing.status = SourceStatus::Error;
         missing.message = "the digest holds no record of it";
@@ -1098,6 +1102,14 @@ Opened open(const QString& path)
                                                meta["world_size"].toInt(),
                                                meta["stated_world_size"].toInt()),
                           {}, {}, options);
+    const QList<SourceFile>& read = out.read.folder.sources();
+    for (int i = 0; i < int(read.size()) && std::size_t(i) < reductions.size(); ++i) {
+        if (!isTraceSource(read[i].kind) || !read[i].rank) continue;
+        Reduction& r = out.reductions[*read[i].rank];
+        r.resolutionNs = std::max(r.resolutionNs, reductions[std::size_t(i)].resolutionNs);
+        r.eventsRead += reductions[std::size_t(i)].eventsRead;
+        r.eventsKept += reductions[std::size_t(i)].eventsKept;
+    }
     return out;
 }
 

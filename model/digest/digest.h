@@ -1,12 +1,14 @@
 #pragma once
 
 #include "model/analysis/timebreakdown.h"
+#include "model/digest/digestdetail.h"
 #include "model/trace/traceread.h"
 
 #include <QByteArray>
 #include <QString>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <vector>
 
 namespace rankscope {
@@ -44,19 +46,6 @@ std::vector<std::vector<int>> traceUnits(const TraceFolder& folder);
 std::vector<std::vector<int>> partition(const TraceFolder& folder,
                                         const std::vector<std::vector<int>>& units, int processes);
 
-// A full-detail window of a digest: on `rank`'s lanes, every event of the trace that overlaps
-// [startNs, endNs] (the rank's own clock) is in the digest. Around finding `finding` (its index
-// in the diagnosis' findings).
-struct Window {
-    int finding = -1;
-    int rank = -1;
-    std::int64_t startNs = 0;
-    std::int64_t endNs = 0;
-    std::int64_t events = 0; // the trace's events in it
-    bool narrowed = false;   // the cap narrowed it around the finding's start
-    bool operator==(const Window&) const = default;
-};
-
 // One process's share of a folder: the trace sources of `units` (of traceUnits()) read in full
 // and kept until the finding windows are known, and their ranks' time breakdown.
 // `progress(source, path)` is called before each source is read.
@@ -86,7 +75,8 @@ QByteArray findingWindows(const TraceFolder& discovered, const std::vector<QByte
 struct Opened {
     TraceRead read;
     std::vector<RankTimeBreakdown> breakdown;
-    std::vector<Window> windows; // the full-detail windows around the findings
+    std::vector<Window> windows;         // the full-detail windows around the findings
+    std::map<int, Reduction> reductions; // by rank, of its trace sources together
     QString error; // why the file is no digest (or not this version); empty when it opened
 };
 
