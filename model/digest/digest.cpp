@@ -276,7 +276,7 @@ bool isStepName(std::string_view name)
 }
 
 // Marks what the analysis reads of a lane (the first event, the one ending last, ProfilerStep
-// spans on CPU threads, communication kernels, unfinished events) and the last kTailEvents.
+// spans on CPU threads, communication kernels, unfinished events) and its last kTailEvents.
 std::vector<char> mustKeep(const EventStore& store, const Lane& lane)
 {
     std::vector<char> keep(lane.size(), 0);
@@ -734,16 +734,28 @@ QByteArray Share::part(const QByteArray& windowBytes) const
         std::vector<const WindowAsk*> mine;
         for (const WindowAsk& a : asks)
             if (ranks.count(a.rank)) mine.push_back(&a);
+        std::vector<std::vector<std::vector<char>>> marks(stores.size());
+        for (std::size_t k = 0; k < stores.size(); ++k)
+            for (const Lane& lane : stores[k]->lanes)
+                marks[k].emplace_back(lane.size(), 0);
+        // The last events of each rank, whatever the findings: where a hung rank stopped.
+        for (const int rank : ranks) {
+            if (rank < 0) continue;
+            std::int64_t last = INT64_MIN;
+            for (const EventStore* store : stores)
+                for (const Lane& lane : store->lanes)
+                    if (lane.rank == rank && lane.size() > 0)
+                        last =
+                            std::max(last, *std::max_element(lane.endNs.begin(), lane.endNs.end()));
+            if (last == INT64_MIN) continue;
+            windows.push_back(placeWindow(
+                {-1, rank, last - kTailWindowNs, last, last, kTailWindowEvents}, stores, marks));
+        }
         if (mine.empty() && !unit.plain.empty()) {
             for (std::size_t k = 0; k < unit.sources.size(); ++k)
                 traces.emplace_back(unit.sources[k], unit.plain[k]);
             continue;
         }
-        std::vector<std::vector<std::vector<char>>> marks(stores.size());
-        if (!mine.empty())
-            for (std::size_t k = 0; k < stores.size(); ++k)
-                for (const Lane& lane : stores[k]->lanes)
-                    marks[k].emplace_back(lane.size(), 0);
         for (const WindowAsk* a : mine)
             windows.push_back(placeWindow(*a, stores, marks));
         const double share = std::min(double(unit.bytes) * kLaneShare,
@@ -822,10 +834,19 @@ Assembled assemble(const TraceFolder& discovered, const std::vector<QByteArray>&
               [](const RankTimeBreakdown& a, const RankTimeBreakdown& b) {
                   return std::pair(a.rank, a.sourceIndex) < std::pair(b.rank, b.sourceIndex);
               });
-    std::sort(out.opened.windows.begin(), out.opened.windows.end(),
-              [](const Window& a, const Window& b) {
-                  return std::pair(a.finding, a.rank) < std::pair(b.finding, b.rank);
-              });
+    // One window per finding and rank (a rank's lanes in two units, as a trace of no rank that
+    // states one, would place two): the first in a total order, so any split gives the same.
+    std::vector<Window>& windows = out.opened.windows;
+    const auto key = [](const Window& w) {
+        return std::tuple(w.finding, w.rank, w.startNs, w.endNs, w.events, w.narrowed);
+    };
+    std::sort(windows.begin(), windows.end(),
+              [&](const Window& a, const Window& b) { return key(a) < key(b); });
+    windows.erase(std::unique(windows.begin(), windows.end(),
+                              [](const Window& a, const Window& b) {
+                                  return a.finding == b.finding && a.rank == b.rank;
+                              }),
+                  windows.end());
     ReadOptions options;
     const std::vector<QByteArray>& traces = out.traces;
     options.givenTrace = [&traces](int index) {
@@ -912,6 +933,8 @@ QString write(const QString& path, const TraceFolder& discovered,
             {"lane_share", QString::number(kLaneShare)},
             {"max_lane_bytes", QString::number(kMaxLaneBytes)},
             {"tail_events", QString::number(kTailEvents)},
+            {"tail_window_ns", QString::number(kTailWindowNs)},
+            {"tail_window_events", QString::number(kTailWindowEvents)},
             {"window_margin_ns", QString::number(kWindowMarginNs)},
             {"window_events", QString::number(kWindowEvents)},
         };

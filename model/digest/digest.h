@@ -20,15 +20,22 @@ namespace rankscope {
 // full lanes. Opening it runs the same readers and diagnose() as opening the folder.
 namespace Digest {
 
-constexpr int kSchemaVersion = 2; // 2: the finding windows (table `windows`)
+// 2: the finding windows (table `windows`); 3: the last events of each rank as a time window
+// (a row of `windows` with finding -1).
+constexpr int kSchemaVersion = 3;
 // Of a trace's bytes, what its reduced lanes may take (about 16 bytes per kept event).
 constexpr double kLaneShare = 0.004;
 constexpr std::int64_t kBytesPerKeptEvent = 16;
 // Of all traces together, what the reduced lanes may take: past 64 GB of traces (1,024 ranks of
 // 64 MB) each rank's share is its part of this, so the digest stays a few hundred MB.
 constexpr std::int64_t kMaxLaneBytes = std::int64_t(256) << 20;
-// The last events of every lane, kept at full detail (where a hung rank stopped).
-constexpr std::size_t kTailEvents = 64;
+// The last events of every lane, kept at full detail (where each lane stopped).
+constexpr std::size_t kTailEvents = 16;
+// Where a hung rank stopped, across its lanes: every event of the rank overlapping the last
+// kTailWindowNs before its last event ends, at full detail; past kTailWindowEvents events the
+// window narrows towards that end until they fit. A Window with finding -1.
+constexpr std::int64_t kTailWindowNs = 20'000'000;
+constexpr std::int64_t kTailWindowEvents = 2048;
 // Around every finding with a trace interval, on each rank it names, every event of the
 // interval widened by kWindowMarginNs on both sides is kept at full detail; at most
 // kWindowEvents events per finding (shared by its ranks, at least kWindowEventsPerRank each):

@@ -9,7 +9,7 @@ namespace rankscope::Digest {
 
 // A full-detail window of a digest: on `rank`'s lanes, every event of the trace that overlaps
 // [startNs, endNs] (the rank's own clock) is in the digest. Around finding `finding` (its index
-// in the diagnosis' findings).
+// in the diagnosis' findings), or -1: the last events of the rank (Digest::kTailWindowNs).
 struct Window {
     int finding = -1;
     int rank = -1;

@@ -991,7 +991,11 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(view.rawDetail(rank) == nullptr, 30000);
 
         // Inside a stored window every event is in the digest: nothing is read.
-        const Digest::Window& w = fromDigest->digestWindows.front();
+        const std::vector<Digest::Window>& stored = fromDigest->digestWindows;
+        const auto found = std::find_if(stored.begin(), stored.end(),
+                                        [](const Digest::Window& w) { return w.finding >= 0; });
+        QVERIFY(found != stored.end());
+        const Digest::Window& w = *found;
         view.setRankFilter({w.rank});
         view.setVisibleRange(w.startNs + (w.endNs - w.startNs) / 4,
                              w.startNs + (w.endNs - w.startNs) / 4 + 1'000'000);

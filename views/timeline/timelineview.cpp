@@ -525,10 +525,12 @@ QString TimelineView::digestWindowsAt(int viewportX, int rank) const
         const int x1 = xForTime(displayTimeNs(w.rank, w.startNs));
         const int x2 = std::max(x1 + 2, xForTime(displayTimeNs(w.rank, w.endNs)));
         if (viewportX < x1 || viewportX >= x2) continue;
-        const QString finding = w.finding >= 0 && std::size_t(w.finding) < findings.size()
-                                    ? QString::fromStdString(findings[std::size_t(w.finding)].id)
-                                    : QString::number(w.finding + 1);
-        parts.append(tr("finding %1 on rank %2").arg(finding).arg(w.rank));
+        if (w.finding < 0)
+            parts.append(tr("the last events of rank %1").arg(w.rank));
+        else if (std::size_t(w.finding) < findings.size())
+            parts.append(tr("finding %1 on rank %2")
+                             .arg(QString::fromStdString(findings[std::size_t(w.finding)].id))
+                             .arg(w.rank));
     }
     if (parts.isEmpty()) return {};
     return tr("Full detail stored: %1").arg(parts.join(QStringLiteral(", ")));
