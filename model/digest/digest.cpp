@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <sqlite3.h>
 #include <string_view>
@@ -552,72 +553,6 @@ std::vector<std::vector<int>> partition(const TraceFolder& folder,
     return out;
 }
 
-struct Share::Unit {
-    std::vector<int> sources;
-    std::vector<TraceSourceRead> reads;
-    std::vector<std::int64_t> eventsRead;
-    std::int64_t bytes = 0;
-    mutable std::vector<QByteArray> plain; // the encoding without windows, once made
-};
-
-Share::Share(const TraceFolder& discovered, const std::vector<std::vector<int>>& units,
-             const std::function<void(int, const QString&)>& progress)
-{
-    TraceFolder folder = discovered; // the stated ranks this process reads are noted on a copy
-    for (const SourceFile& s : discovered.sources())
-        if (isTraceSource(s.kind)) m_traceBytes += s.sizeBytes;
-    for (const std::vector<int>& sources : units) {
-        Unit& unit = m_units.emplace_back();
-        unit.sources = sources;
-        unit.reads.resize(sources.size());
-        unit.eventsRead.assign(sources.size(), 0);
-        for (std::size_t k = 0; k < sources.size(); ++k) {
-            const int index = sources[k];
-            const SourceFile& s = folder.sources()[index];
-            if (progress) progress(index, s.relativePath);
-            unit.bytes += s.sizeBytes;
-            TraceSourceRead& read = unit.reads[k];
-            try {
-                read = readTraceSource(s, index, {});
-            } catch (const std::bad_alloc&) {
-                read = {};
-                read.status = SourceStatus::Error;
-                read.message = "out of memory while reading " + s.relativePath.toStdString() +
-                               "; nothing of it is kept";
-            }
-            // As readFolder does: the rank the trace states labels its events.
-            if (read.statedRank && folder.attributeStatedRank(index, *read.statedRank)) {
-                const int rank = folder.sources()[index].rank.value_or(-1);
-                for (Lane& lane : read.events.lanes)
-                    lane.rank = rank;
-                for (CollectiveRecord& c : read.events.collectives)
-                    c.rank = rank;
-            }
-            unit.eventsRead[k] = read.events.eventCount();
-        }
-        // The breakdown is a union over all lanes of the rank: one store of them.
-        std::vector<RankTimeBreakdown> b;
-        if (unit.reads.size() == 1) {
-            b = TimeBreakdown::compute(unit.reads[0].events);
-        } else {
-            EventStore all;
-            for (const TraceSourceRead& r : unit.reads) {
-                QByteArray copy;
-                QDataStream out(&copy, QIODevice::WriteOnly);
-                putStore(out, r.events, r.events.lanes, r.events.collectives, r.events.flows);
-                QDataStream in(copy);
-                EventStore store;
-                getStore(in, store);
-                all.merge(std::move(store));
-            }
-            b = TimeBreakdown::compute(all);
-        }
-        m_breakdown.insert(m_breakdown.end(), b.begin(), b.end());
-    }
-}
-
-Share::~Share() = default;
-
 namespace {
 
 // What the root asks of every process for one finding and one rank it names: the window
@@ -716,7 +651,149 @@ Window getWindow(QDataStream& s)
     return w;
 }
 
+// One unit's traces as the folder reads them: the rank a trace states labels its events, as
+// readFolder does (`statedRanks`, per source, the rank it was given: filled on the first read,
+// applied on a read again). `eventsRead` per source.
+std::vector<TraceSourceRead> readUnit(TraceFolder& folder, const std::vector<int>& sources,
+                                      std::vector<std::optional<int>>& statedRanks,
+                                      std::vector<std::int64_t>& eventsRead,
+                                      const std::function<void(int, const QString&)>& progress)
+{
+    const bool first = statedRanks.empty();
+    if (first) statedRanks.resize(sources.size());
+    std::vector<TraceSourceRead> reads(sources.size());
+    eventsRead.assign(sources.size(), 0);
+    for (std::size_t k = 0; k < sources.size(); ++k) {
+        const int index = sources[k];
+        const SourceFile& s = folder.sources()[index];
+        if (progress) progress(index, s.relativePath);
+        TraceSourceRead& read = reads[k];
+        try {
+            read = readTraceSource(s, index, {});
+        } catch (const std::bad_alloc&) {
+            read = {};
+            read.status = SourceStatus::Error;
+            read.message = "out of memory while reading " + s.relativePath.toStdString() +
+                           "; nothing of it is kept";
+        }
+        if (first && read.statedRank && folder.attributeStatedRank(index, *read.statedRank))
+            statedRanks[k] = folder.sources()[index].rank.value_or(-1);
+        if (statedRanks[k]) {
+            for (Lane& lane : read.events.lanes)
+                lane.rank = *statedRanks[k];
+            for (CollectiveRecord& c : read.events.collectives)
+                c.rank = *statedRanks[k];
+        }
+        eventsRead[k] = read.events.eventCount();
+    }
+    return reads;
+}
+
+// One unit's records: its lanes reduced to `budget` kept events, at full detail the last events
+// of each of its ranks and the windows `asks` name on them (all placed into `windows`).
+std::vector<QByteArray> encodeUnit(const std::vector<TraceSourceRead>& reads,
+                                   const std::vector<std::int64_t>& eventsRead,
+                                   const std::vector<const WindowAsk*>& asks, std::int64_t budget,
+                                   std::vector<Window>& windows)
+{
+    std::vector<const EventStore*> stores;
+    std::set<int> ranks;
+    for (const TraceSourceRead& r : reads) {
+        stores.push_back(&r.events);
+        for (const Lane& lane : r.events.lanes)
+            ranks.insert(lane.rank);
+    }
+    std::vector<std::vector<std::vector<char>>> marks(stores.size());
+    for (std::size_t k = 0; k < stores.size(); ++k)
+        for (const Lane& lane : stores[k]->lanes)
+            marks[k].emplace_back(lane.size(), 0);
+    // The last events of each rank, whatever the findings: where a hung rank stopped, from
+    // kTailWindowNs before its last event starts to when its last event ends.
+    for (const int rank : ranks) {
+        if (rank < 0) continue;
+        std::int64_t lastStart = INT64_MIN, lastEnd = INT64_MIN;
+        for (const EventStore* store : stores)
+            for (const Lane& lane : store->lanes)
+                if (lane.rank == rank && lane.size() > 0) {
+                    lastStart = std::max(lastStart, lane.startNs.back());
+                    lastEnd =
+                        std::max(lastEnd, *std::max_element(lane.endNs.begin(), lane.endNs.end()));
+                }
+        if (lastStart == INT64_MIN) continue;
+        const std::int64_t cap =
+            std::min(kTailWindowEvents, std::max<std::int64_t>(kTailEvents, budget / 4));
+        windows.push_back(placeWindow(
+            {-1, rank, lastStart - kTailWindowNs, lastEnd, lastStart, cap}, stores, marks));
+    }
+    for (const WindowAsk* a : asks)
+        windows.push_back(placeWindow(*a, stores, marks));
+    std::vector<Reduced> reduced;
+    const std::int64_t resolution = reduce(stores, marks, budget, reduced);
+    std::vector<QByteArray> encoded;
+    for (std::size_t k = 0; k < reads.size(); ++k)
+        encoded.push_back(encodeTrace(reads[k], reduced[k], eventsRead[k], resolution));
+    return encoded;
+}
+
 } // namespace
+
+// A unit keeps its records without windows, its ranks and its tail windows; its events are read
+// again only when a finding names one of its ranks.
+struct Share::Unit {
+    std::vector<int> sources;
+    std::vector<std::optional<int>> statedRanks; // per source (readUnit)
+    std::set<int> ranks;
+    std::int64_t bytes = 0;
+    std::int64_t budget = 0; // kept events
+    std::vector<QByteArray> plain;
+    std::vector<Window> tails;
+};
+
+Share::Share(const TraceFolder& discovered, const std::vector<std::vector<int>>& units,
+             const std::function<void(int, const QString&)>& progress)
+    : m_folder(std::make_unique<TraceFolder>(discovered)), m_progress(progress)
+{
+    for (const SourceFile& s : discovered.sources())
+        if (isTraceSource(s.kind)) m_traceBytes += s.sizeBytes;
+    for (const std::vector<int>& sources : units) {
+        Unit& unit = m_units.emplace_back();
+        unit.sources = sources;
+        for (const int index : sources)
+            unit.bytes += discovered.sources()[index].sizeBytes;
+        std::vector<std::int64_t> eventsRead;
+        const std::vector<TraceSourceRead> reads =
+            readUnit(*m_folder, sources, unit.statedRanks, eventsRead, progress);
+        for (const TraceSourceRead& r : reads)
+            for (const Lane& lane : r.events.lanes)
+                unit.ranks.insert(lane.rank);
+        // The breakdown is a union over all lanes of the rank: one store of them.
+        std::vector<RankTimeBreakdown> b;
+        if (reads.size() == 1) {
+            b = TimeBreakdown::compute(reads[0].events);
+        } else {
+            EventStore all;
+            for (const TraceSourceRead& r : reads) {
+                QByteArray copy;
+                QDataStream out(&copy, QIODevice::WriteOnly);
+                putStore(out, r.events, r.events.lanes, r.events.collectives, r.events.flows);
+                QDataStream in(copy);
+                EventStore store;
+                getStore(in, store);
+                all.merge(std::move(store));
+            }
+            b = TimeBreakdown::compute(all);
+        }
+        m_breakdown.insert(m_breakdown.end(), b.begin(), b.end());
+        const double share = std::min(double(unit.bytes) * kLaneShare,
+                                      double(kMaxLaneBytes) * double(unit.bytes) /
+                                          double(std::max<std::int64_t>(1, m_traceBytes)));
+        unit.budget = std::max<std::int64_t>(std::int64_t(4 * kTailEvents),
+                                             std::int64_t(share) / kBytesPerKeptEvent);
+        unit.plain = encodeUnit(reads, eventsRead, {}, unit.budget, unit.tails);
+    }
+}
+
+Share::~Share() = default;
 
 QByteArray Share::part(const QByteArray& windowBytes) const
 {
@@ -724,54 +801,23 @@ QByteArray Share::part(const QByteArray& windowBytes) const
     std::vector<std::pair<int, QByteArray>> traces;
     std::vector<Window> windows;
     for (const Unit& unit : m_units) {
-        std::vector<const EventStore*> stores;
-        std::set<int> ranks;
-        for (const TraceSourceRead& r : unit.reads) {
-            stores.push_back(&r.events);
-            for (const Lane& lane : r.events.lanes)
-                ranks.insert(lane.rank);
-        }
         std::vector<const WindowAsk*> mine;
         for (const WindowAsk& a : asks)
-            if (ranks.count(a.rank)) mine.push_back(&a);
-        std::vector<std::vector<std::vector<char>>> marks(stores.size());
-        for (std::size_t k = 0; k < stores.size(); ++k)
-            for (const Lane& lane : stores[k]->lanes)
-                marks[k].emplace_back(lane.size(), 0);
-        // The last events of each rank, whatever the findings: where a hung rank stopped.
-        for (const int rank : ranks) {
-            if (rank < 0) continue;
-            std::int64_t last = INT64_MIN;
-            for (const EventStore* store : stores)
-                for (const Lane& lane : store->lanes)
-                    if (lane.rank == rank && lane.size() > 0)
-                        last =
-                            std::max(last, *std::max_element(lane.endNs.begin(), lane.endNs.end()));
-            if (last == INT64_MIN) continue;
-            windows.push_back(placeWindow(
-                {-1, rank, last - kTailWindowNs, last, last, kTailWindowEvents}, stores, marks));
-        }
-        if (mine.empty() && !unit.plain.empty()) {
-            for (std::size_t k = 0; k < unit.sources.size(); ++k)
-                traces.emplace_back(unit.sources[k], unit.plain[k]);
-            continue;
-        }
-        for (const WindowAsk* a : mine)
-            windows.push_back(placeWindow(*a, stores, marks));
-        const double share = std::min(double(unit.bytes) * kLaneShare,
-                                      double(kMaxLaneBytes) * double(unit.bytes) /
-                                          double(std::max<std::int64_t>(1, m_traceBytes)));
-        const std::int64_t budget = std::max<std::int64_t>(
-            std::int64_t(4 * kTailEvents), std::int64_t(share) / kBytesPerKeptEvent);
-        std::vector<Reduced> reduced;
-        const std::int64_t resolution = reduce(stores, marks, budget, reduced);
+            if (unit.ranks.count(a.rank)) mine.push_back(&a);
         std::vector<QByteArray> encoded;
-        for (std::size_t k = 0; k < unit.sources.size(); ++k) {
-            encoded.push_back(
-                encodeTrace(unit.reads[k], reduced[k], unit.eventsRead[k], resolution));
-            traces.emplace_back(unit.sources[k], encoded.back());
+        if (mine.empty()) {
+            encoded = unit.plain;
+            windows.insert(windows.end(), unit.tails.begin(), unit.tails.end());
+        } else {
+            // Read again: the events were not kept (a process's memory is one unit's events).
+            std::vector<std::optional<int>> statedRanks = unit.statedRanks;
+            std::vector<std::int64_t> eventsRead;
+            const std::vector<TraceSourceRead> reads =
+                readUnit(*m_folder, unit.sources, statedRanks, eventsRead, m_progress);
+            encoded = encodeUnit(reads, eventsRead, mine, unit.budget, windows);
         }
-        if (mine.empty()) unit.plain = std::move(encoded);
+        for (std::size_t k = 0; k < unit.sources.size(); ++k)
+            traces.emplace_back(unit.sources[k], encoded[k]);
     }
     QByteArray bytes;
     QDataStream s(&bytes, QIODevice::WriteOnly);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <vector>
 
 namespace rankscope {
@@ -31,9 +32,11 @@ constexpr std::int64_t kBytesPerKeptEvent = 16;
 constexpr std::int64_t kMaxLaneBytes = std::int64_t(256) << 20;
 // The last events of every lane, kept at full detail (where each lane stopped).
 constexpr std::size_t kTailEvents = 16;
-// Where a hung rank stopped, across its lanes: every event of the rank overlapping the last
-// kTailWindowNs before its last event ends, at full detail; past kTailWindowEvents events the
-// window narrows towards that end until they fit. A Window with finding -1.
+// Where a hung rank stopped, across its lanes: every event of the rank from kTailWindowNs before
+// its last event starts to when its last event ends, at full detail; past kTailWindowEvents
+// events (and past a quarter of the rank's kept-event budget, so that the digest stays within its
+// share on small traces) the window narrows around that last start until they fit. A Window with
+// finding -1.
 constexpr std::int64_t kTailWindowNs = 20'000'000;
 constexpr std::int64_t kTailWindowEvents = 2048;
 // Around every finding with a trace interval, on each rank it names, every event of the
@@ -53,9 +56,10 @@ std::vector<std::vector<int>> traceUnits(const TraceFolder& folder);
 std::vector<std::vector<int>> partition(const TraceFolder& folder,
                                         const std::vector<std::vector<int>>& units, int processes);
 
-// One process's share of a folder: the trace sources of `units` (of traceUnits()) read in full
-// and kept until the finding windows are known, and their ranks' time breakdown.
-// `progress(source, path)` is called before each source is read.
+// One process's share of a folder: the trace sources of `units` (of traceUnits()) read one unit
+// at a time, kept reduced with their ranks' time breakdown; a unit whose ranks a finding names
+// is read again for its window (part()), so a process holds at most one unit's events.
+// `progress(source, path)` is called before each source is read (again).
 class Share {
 public:
     Share(const TraceFolder& folder, const std::vector<std::vector<int>>& units,
@@ -69,6 +73,8 @@ public:
 
 private:
     struct Unit;
+    std::unique_ptr<TraceFolder> m_folder; // with the ranks the traces state
+    std::function<void(int, const QString&)> m_progress;
     std::vector<Unit> m_units;
     std::vector<RankTimeBreakdown> m_breakdown;
     std::int64_t m_traceBytes = 0; // of all the folder's traces
