@@ -241,10 +241,10 @@ void TimelinePainter::paint(QPainter& p, QSize size, const TimelineFrame& frame,
     p.fillRect(labelW - 1, headerH, 1, h - headerH, QColor(200, 200, 210));
     paintOverview(p, frame, w);
     paintRuler(p, frame, w);
-    paintDigestWindows(p, frame, w);
+    paintDigestWindows(p, frame, w, h);
 }
 
-void TimelinePainter::paintDigestWindows(QPainter& p, const TimelineFrame& frame, int w)
+void TimelinePainter::paintDigestWindows(QPainter& p, const TimelineFrame& frame, int w, int h)
 {
     if (!frame.layout || m_session->digestWindows.empty()) return;
     const TimelineLayout& layout = *frame.layout;
@@ -263,7 +263,7 @@ void TimelinePainter::paintDigestWindows(QPainter& p, const TimelineFrame& frame
         // Along the bottom of the rank's header.
         const int y = frame.viewY(layout.rankContentRange(win.rank).first) +
                       TimelineLayout::kRankHeaderHeight - kWindowBandHeight;
-        p.setClipRect(labelW, headerH, w - labelW, std::max(0, p.device()->height() - headerH));
+        p.setClipRect(labelW, headerH, w - labelW, std::max(0, h - headerH));
         p.fillRect(QRect(x1, y, x2 - x1, kWindowBandHeight), band);
     }
     p.setClipping(false);

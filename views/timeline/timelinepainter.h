@@ -104,7 +104,7 @@ private:
     void paintOverview(QPainter& p, const TimelineFrame& frame, int width);
     void paintRuler(QPainter& p, const TimelineFrame& frame, int width);
     // A digest's full-detail windows: a band on the ruler, one under each rank's header.
-    void paintDigestWindows(QPainter& p, const TimelineFrame& frame, int width);
+    void paintDigestWindows(QPainter& p, const TimelineFrame& frame, int width, int height);
 
     const TraceSession* m_session = nullptr;
     std::vector<QRgb> m_nameColors;
