@@ -376,6 +376,9 @@ void MainWindow::createFindings()
                 dock->raise();
                 m_findings->selectFinding(row);
             });
+    // A digest's original traces are gone: said once, on the status bar.
+    connect(m_timeline->view(), &TimelineView::rawDetailUnavailable, this,
+            [this](const QString& why) { statusBar()->showMessage(why, 15000); });
     connect(m_findings, &FindingsPanel::logViewerShown, this,
             [this] { m_pages->setCurrentWidget(m_logViewer); });
     connect(m_findings, &FindingsPanel::timelineShown, this,

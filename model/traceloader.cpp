@@ -32,6 +32,8 @@ std::shared_ptr<TraceSession> readSession(const QString& dir, const ProgressFn& 
         Digest::Opened digest = Digest::open(dir);
         read = std::move(digest.read);
         session->storedBreakdown = std::move(digest.breakdown);
+        session->digestWindows = std::move(digest.windows);
+        session->digestReductions = std::move(digest.reductions);
         if (options.buildLaneLods) session->laneLods = buildLaneLods(read.events);
         return session;
     }

@@ -1,9 +1,11 @@
 #pragma once
 
 #include "model/analysis/sessionanalysis.h"
+#include "model/digest/digestdetail.h"
 #include "model/store/lanelod.h"
 #include "model/trace/traceread.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -18,6 +20,9 @@ struct TraceSession : TraceRead, Diagnosis {
     // A digest's lanes are reduced: its stored breakdown (of the full lanes) replaces the one
     // diagnose() would compute from them. Empty for a folder.
     std::optional<std::vector<RankTimeBreakdown>> storedBreakdown;
+    // A digest's full-detail windows and, per rank, how its lanes were reduced (Digest::open).
+    std::vector<Digest::Window> digestWindows;
+    std::map<int, Digest::Reduction> digestReductions;
 };
 
 using SessionPtr = std::shared_ptr<const TraceSession>;

@@ -149,9 +149,14 @@ int run(int argc, char** argv)
                                  [](std::size_t n, const auto& u) { return n + u.size(); }))
             .arg(double(bytes) / 1e6, 0, 'f', 1));
     int done = 0;
+    bool again = false; // the second pass reads the ranks a finding names again
     const Digest::Share share(folder, mine, [&](int, const QString& path) {
-        say(QStringLiteral("reading %1 (%2 of %3)").arg(path).arg(++done).arg(traces));
+        if (again)
+            say(QStringLiteral("reading %1 again for a finding's window").arg(path));
+        else
+            say(QStringLiteral("reading %1 (%2 of %3)").arg(path).arg(++done).arg(traces));
     });
+    again = true;
     const QByteArray summary = share.part();
     const double seconds = double(clock.nsecsElapsed()) / 1e9;
     const double cpu = cpuSeconds();
@@ -162,7 +167,7 @@ int run(int argc, char** argv)
             .arg(cpu > 0 ? double(bytes) / 1e6 / cpu : 0.0, 0, 'f', 1)
             .arg(double(summary.size()) / 1e3, 0, 'f', 1));
     // The root diagnoses the summaries; every process then keeps the events of the windows
-    // around the findings at full detail and sends its part again.
+    // around the findings at full detail (reading those ranks again) and sends its part again.
     const std::vector<QByteArray> summaries = gather(summary);
     QByteArray windows;
     if (g_process == 0) {

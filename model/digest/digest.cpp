@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <sqlite3.h>
 #include <string_view>
@@ -242,7 +243,8 @@ QByteArray encodeTrace(const TraceSourceRead& r, const Reduced& kept, std::int64
     return qCompress(bytes, 6);
 }
 
-TraceSourceRead decodeTrace(const QByteArray& compressed)
+// `reduction`, when given, receives the record's resolution and event counts.
+TraceSourceRead decodeTrace(const QByteArray& compressed, Reduction* reduction = nullptr)
 {
     TraceSourceRead r;
     const QByteArray bytes = qUncompress(compressed);
@@ -265,6 +267,7 @@ TraceSourceRead decodeTrace(const QByteArray& compressed)
         r.status = SourceStatus::Error;
         r.message = "its record in the digest is damaged";
     }
+    if (reduction) *reduction = {resolution, eventsRead, r.events.eventCount()};
     return r;
 }
 
@@ -274,7 +277,7 @@ bool isStepName(std::string_view name)
 }
 
 // Marks what the analysis reads of a lane (the first event, the one ending last, ProfilerStep
-// spans on CPU threads, communication kernels, unfinished events) and the last kTailEvents.
+// spans on CPU threads, communication kernels, unfinished events) and its last kTailEvents.
 std::vector<char> mustKeep(const EventStore& store, const Lane& lane)
 {
     std::vector<char> keep(lane.size(), 0);
@@ -550,72 +553,6 @@ std::vector<std::vector<int>> partition(const TraceFolder& folder,
     return out;
 }
 
-struct Share::Unit {
-    std::vector<int> sources;
-    std::vector<TraceSourceRead> reads;
-    std::vector<std::int64_t> eventsRead;
-    std::int64_t bytes = 0;
-    mutable std::vector<QByteArray> plain; // the encoding without windows, once made
-};
-
-Share::Share(const TraceFolder& discovered, const std::vector<std::vector<int>>& units,
-             const std::function<void(int, const QString&)>& progress)
-{
-    TraceFolder folder = discovered; // the stated ranks this process reads are noted on a copy
-    for (const SourceFile& s : discovered.sources())
-        if (isTraceSource(s.kind)) m_traceBytes += s.sizeBytes;
-    for (const std::vector<int>& sources : units) {
-        Unit& unit = m_units.emplace_back();
-        unit.sources = sources;
-        unit.reads.resize(sources.size());
-        unit.eventsRead.assign(sources.size(), 0);
-        for (std::size_t k = 0; k < sources.size(); ++k) {
-            const int index = sources[k];
-            const SourceFile& s = folder.sources()[index];
-            if (progress) progress(index, s.relativePath);
-            unit.bytes += s.sizeBytes;
-            TraceSourceRead& read = unit.reads[k];
-            try {
-                read = readTraceSource(s, index, {});
-            } catch (const std::bad_alloc&) {
-                read = {};
-                read.status = SourceStatus::Error;
-                read.message = "out of memory while reading " + s.relativePath.toStdString() +
-                               "; nothing of it is kept";
-            }
-            // As readFolder does: the rank the trace states labels its events.
-            if (read.statedRank && folder.attributeStatedRank(index, *read.statedRank)) {
-                const int rank = folder.sources()[index].rank.value_or(-1);
-                for (Lane& lane : read.events.lanes)
-                    lane.rank = rank;
-                for (CollectiveRecord& c : read.events.collectives)
-                    c.rank = rank;
-            }
-            unit.eventsRead[k] = read.events.eventCount();
-        }
-        // The breakdown is a union over all lanes of the rank: one store of them.
-        std::vector<RankTimeBreakdown> b;
-        if (unit.reads.size() == 1) {
-            b = TimeBreakdown::compute(unit.reads[0].events);
-        } else {
-            EventStore all;
-            for (const TraceSourceRead& r : unit.reads) {
-                QByteArray copy;
-                QDataStream out(&copy, QIODevice::WriteOnly);
-                putStore(out, r.events, r.events.lanes, r.events.collectives, r.events.flows);
-                QDataStream in(copy);
-                EventStore store;
-                getStore(in, store);
-                all.merge(std::move(store));
-            }
-            b = TimeBreakdown::compute(all);
-        }
-        m_breakdown.insert(m_breakdown.end(), b.begin(), b.end());
-    }
-}
-
-Share::~Share() = default;
-
 namespace {
 
 // What the root asks of every process for one finding and one rank it names: the window
@@ -714,7 +651,149 @@ Window getWindow(QDataStream& s)
     return w;
 }
 
+// One unit's traces as the folder reads them: the rank a trace states labels its events, as
+// readFolder does (`statedRanks`, per source, the rank it was given: filled on the first read,
+// applied on a read again). `eventsRead` per source.
+std::vector<TraceSourceRead> readUnit(TraceFolder& folder, const std::vector<int>& sources,
+                                      std::vector<std::optional<int>>& statedRanks,
+                                      std::vector<std::int64_t>& eventsRead,
+                                      const std::function<void(int, const QString&)>& progress)
+{
+    const bool first = statedRanks.empty();
+    if (first) statedRanks.resize(sources.size());
+    std::vector<TraceSourceRead> reads(sources.size());
+    eventsRead.assign(sources.size(), 0);
+    for (std::size_t k = 0; k < sources.size(); ++k) {
+        const int index = sources[k];
+        const SourceFile& s = folder.sources()[index];
+        if (progress) progress(index, s.relativePath);
+        TraceSourceRead& read = reads[k];
+        try {
+            read = readTraceSource(s, index, {});
+        } catch (const std::bad_alloc&) {
+            read = {};
+            read.status = SourceStatus::Error;
+            read.message = "out of memory while reading " + s.relativePath.toStdString() +
+                           "; nothing of it is kept";
+        }
+        if (first && read.statedRank && folder.attributeStatedRank(index, *read.statedRank))
+            statedRanks[k] = folder.sources()[index].rank.value_or(-1);
+        if (statedRanks[k]) {
+            for (Lane& lane : read.events.lanes)
+                lane.rank = *statedRanks[k];
+            for (CollectiveRecord& c : read.events.collectives)
+                c.rank = *statedRanks[k];
+        }
+        eventsRead[k] = read.events.eventCount();
+    }
+    return reads;
+}
+
+// One unit's records: its lanes reduced to `budget` kept events, at full detail the last events
+// of each of its ranks and the windows `asks` name on them (all placed into `windows`).
+std::vector<QByteArray> encodeUnit(const std::vector<TraceSourceRead>& reads,
+                                   const std::vector<std::int64_t>& eventsRead,
+                                   const std::vector<const WindowAsk*>& asks, std::int64_t budget,
+                                   std::vector<Window>& windows)
+{
+    std::vector<const EventStore*> stores;
+    std::set<int> ranks;
+    for (const TraceSourceRead& r : reads) {
+        stores.push_back(&r.events);
+        for (const Lane& lane : r.events.lanes)
+            ranks.insert(lane.rank);
+    }
+    std::vector<std::vector<std::vector<char>>> marks(stores.size());
+    for (std::size_t k = 0; k < stores.size(); ++k)
+        for (const Lane& lane : stores[k]->lanes)
+            marks[k].emplace_back(lane.size(), 0);
+    // The last events of each rank, whatever the findings: where a hung rank stopped, from
+    // kTailWindowNs before its last event starts to when its last event ends.
+    for (const int rank : ranks) {
+        if (rank < 0) continue;
+        std::int64_t lastStart = INT64_MIN, lastEnd = INT64_MIN;
+        for (const EventStore* store : stores)
+            for (const Lane& lane : store->lanes)
+                if (lane.rank == rank && lane.size() > 0) {
+                    lastStart = std::max(lastStart, lane.startNs.back());
+                    lastEnd =
+                        std::max(lastEnd, *std::max_element(lane.endNs.begin(), lane.endNs.end()));
+                }
+        if (lastStart == INT64_MIN) continue;
+        const std::int64_t cap =
+            std::min(kTailWindowEvents, std::max<std::int64_t>(kTailEvents, budget / 4));
+        windows.push_back(placeWindow(
+            {-1, rank, lastStart - kTailWindowNs, lastEnd, lastStart, cap}, stores, marks));
+    }
+    for (const WindowAsk* a : asks)
+        windows.push_back(placeWindow(*a, stores, marks));
+    std::vector<Reduced> reduced;
+    const std::int64_t resolution = reduce(stores, marks, budget, reduced);
+    std::vector<QByteArray> encoded;
+    for (std::size_t k = 0; k < reads.size(); ++k)
+        encoded.push_back(encodeTrace(reads[k], reduced[k], eventsRead[k], resolution));
+    return encoded;
+}
+
 } // namespace
+
+// A unit keeps its records without windows, its ranks and its tail windows; its events are read
+// again only when a finding names one of its ranks.
+struct Share::Unit {
+    std::vector<int> sources;
+    std::vector<std::optional<int>> statedRanks; // per source (readUnit)
+    std::set<int> ranks;
+    std::int64_t bytes = 0;
+    std::int64_t budget = 0; // kept events
+    std::vector<QByteArray> plain;
+    std::vector<Window> tails;
+};
+
+Share::Share(const TraceFolder& discovered, const std::vector<std::vector<int>>& units,
+             const std::function<void(int, const QString&)>& progress)
+    : m_folder(std::make_unique<TraceFolder>(discovered)), m_progress(progress)
+{
+    for (const SourceFile& s : discovered.sources())
+        if (isTraceSource(s.kind)) m_traceBytes += s.sizeBytes;
+    for (const std::vector<int>& sources : units) {
+        Unit& unit = m_units.emplace_back();
+        unit.sources = sources;
+        for (const int index : sources)
+            unit.bytes += discovered.sources()[index].sizeBytes;
+        std::vector<std::int64_t> eventsRead;
+        const std::vector<TraceSourceRead> reads =
+            readUnit(*m_folder, sources, unit.statedRanks, eventsRead, progress);
+        for (const TraceSourceRead& r : reads)
+            for (const Lane& lane : r.events.lanes)
+                unit.ranks.insert(lane.rank);
+        // The breakdown is a union over all lanes of the rank: one store of them.
+        std::vector<RankTimeBreakdown> b;
+        if (reads.size() == 1) {
+            b = TimeBreakdown::compute(reads[0].events);
+        } else {
+            EventStore all;
+            for (const TraceSourceRead& r : reads) {
+                QByteArray copy;
+                QDataStream out(&copy, QIODevice::WriteOnly);
+                putStore(out, r.events, r.events.lanes, r.events.collectives, r.events.flows);
+                QDataStream in(copy);
+                EventStore store;
+                getStore(in, store);
+                all.merge(std::move(store));
+            }
+            b = TimeBreakdown::compute(all);
+        }
+        m_breakdown.insert(m_breakdown.end(), b.begin(), b.end());
+        const double share = std::min(double(unit.bytes) * kLaneShare,
+                                      double(kMaxLaneBytes) * double(unit.bytes) /
+                                          double(std::max<std::int64_t>(1, m_traceBytes)));
+        unit.budget = std::max<std::int64_t>(std::int64_t(4 * kTailEvents),
+                                             std::int64_t(share) / kBytesPerKeptEvent);
+        unit.plain = encodeUnit(reads, eventsRead, {}, unit.budget, unit.tails);
+    }
+}
+
+Share::~Share() = default;
 
 QByteArray Share::part(const QByteArray& windowBytes) const
 {
@@ -722,42 +801,23 @@ QByteArray Share::part(const QByteArray& windowBytes) const
     std::vector<std::pair<int, QByteArray>> traces;
     std::vector<Window> windows;
     for (const Unit& unit : m_units) {
-        std::vector<const EventStore*> stores;
-        std::set<int> ranks;
-        for (const TraceSourceRead& r : unit.reads) {
-            stores.push_back(&r.events);
-            for (const Lane& lane : r.events.lanes)
-                ranks.insert(lane.rank);
-        }
         std::vector<const WindowAsk*> mine;
         for (const WindowAsk& a : asks)
-            if (ranks.count(a.rank)) mine.push_back(&a);
-        if (mine.empty() && !unit.plain.empty()) {
-            for (std::size_t k = 0; k < unit.sources.size(); ++k)
-                traces.emplace_back(unit.sources[k], unit.plain[k]);
-            continue;
-        }
-        std::vector<std::vector<std::vector<char>>> marks(stores.size());
-        if (!mine.empty())
-            for (std::size_t k = 0; k < stores.size(); ++k)
-                for (const Lane& lane : stores[k]->lanes)
-                    marks[k].emplace_back(lane.size(), 0);
-        for (const WindowAsk* a : mine)
-            windows.push_back(placeWindow(*a, stores, marks));
-        const double share = std::min(double(unit.bytes) * kLaneShare,
-                                      double(kMaxLaneBytes) * double(unit.bytes) /
-                                          double(std::max<std::int64_t>(1, m_traceBytes)));
-        const std::int64_t budget = std::max<std::int64_t>(
-            std::int64_t(4 * kTailEvents), std::int64_t(share) / kBytesPerKeptEvent);
-        std::vector<Reduced> reduced;
-        const std::int64_t resolution = reduce(stores, marks, budget, reduced);
+            if (unit.ranks.count(a.rank)) mine.push_back(&a);
         std::vector<QByteArray> encoded;
-        for (std::size_t k = 0; k < unit.sources.size(); ++k) {
-            encoded.push_back(
-                encodeTrace(unit.reads[k], reduced[k], unit.eventsRead[k], resolution));
-            traces.emplace_back(unit.sources[k], encoded.back());
+        if (mine.empty()) {
+            encoded = unit.plain;
+            windows.insert(windows.end(), unit.tails.begin(), unit.tails.end());
+        } else {
+            // Read again: the events were not kept (a process's memory is one unit's events).
+            std::vector<std::optional<int>> statedRanks = unit.statedRanks;
+            std::vector<std::int64_t> eventsRead;
+            const std::vector<TraceSourceRead> reads =
+                readUnit(*m_folder, unit.sources, statedRanks, eventsRead, m_progress);
+            encoded = encodeUnit(reads, eventsRead, mine, unit.budget, windows);
         }
-        if (mine.empty()) unit.plain = std::move(encoded);
+        for (std::size_t k = 0; k < unit.sources.size(); ++k)
+            traces.emplace_back(unit.sources[k], encoded[k]);
     }
     QByteArray bytes;
     QDataStream s(&bytes, QIODevice::WriteOnly);
@@ -820,10 +880,19 @@ Assembled assemble(const TraceFolder& discovered, const std::vector<QByteArray>&
               [](const RankTimeBreakdown& a, const RankTimeBreakdown& b) {
                   return std::pair(a.rank, a.sourceIndex) < std::pair(b.rank, b.sourceIndex);
               });
-    std::sort(out.opened.windows.begin(), out.opened.windows.end(),
-              [](const Window& a, const Window& b) {
-                  return std::pair(a.finding, a.rank) < std::pair(b.finding, b.rank);
-              });
+    // One window per finding and rank (a rank's lanes in two units, as a trace of no rank that
+    // states one, would place two): the first in a total order, so any split gives the same.
+    std::vector<Window>& windows = out.opened.windows;
+    const auto key = [](const Window& w) {
+        return std::tuple(w.finding, w.rank, w.startNs, w.endNs, w.events, w.narrowed);
+    };
+    std::sort(windows.begin(), windows.end(),
+              [&](const Window& a, const Window& b) { return key(a) < key(b); });
+    windows.erase(std::unique(windows.begin(), windows.end(),
+                              [](const Window& a, const Window& b) {
+                                  return a.finding == b.finding && a.rank == b.rank;
+                              }),
+                  windows.end());
     ReadOptions options;
     const std::vector<QByteArray>& traces = out.traces;
     options.givenTrace = [&traces](int index) {
@@ -910,6 +979,8 @@ QString write(const QString& path, const TraceFolder& discovered,
             {"lane_share", QString::number(kLaneShare)},
             {"max_lane_bytes", QString::number(kMaxLaneBytes)},
             {"tail_events", QString::number(kTailEvents)},
+            {"tail_window_ns", QString::number(kTailWindowNs)},
+            {"tail_window_events", QString::number(kTailWindowEvents)},
             {"window_margin_ns", QString::number(kWindowMarginNs)},
             {"window_events", QString::number(kWindowEvents)},
         };
@@ -1085,10 +1156,12 @@ Opened open(const QString& path)
             out.breakdown.push_back(getBreakdown(s));
         }
     }
+    // Filled by the readers' workers, one slot per source.
+    std::vector<Reduction> reductions(std::size_t(sources.size()));
     ReadOptions options;
-    options.givenTrace = [&traces](int index) {
+    options.givenTrace = [&traces, &reductions](int index) {
         const auto it = traces.find(index);
-        if (it != traces.end()) return decodeTrace(it->second);
+        if (it != traces.end()) return decodeTrace(it->second, &reductions[std::size_t(index)]);
         TraceSourceRead missing;
         missing.status = SourceStatus::Error;
         missing.message = "the digest holds no record of it";
@@ -1098,6 +1171,14 @@ Opened open(const QString& path)
                                                meta["world_size"].toInt(),
                                                meta["stated_world_size"].toInt()),
                           {}, {}, options);
+    const QList<SourceFile>& read = out.read.folder.sources();
+    for (int i = 0; i < int(read.size()) && std::size_t(i) < reductions.size(); ++i) {
+        if (!isTraceSource(read[i].kind) || !read[i].rank) continue;
+        Reduction& r = out.reductions[*read[i].rank];
+        r.resolutionNs = std::max(r.resolutionNs, reductions[std::size_t(i)].resolutionNs);
+        r.eventsRead += reductions[std::size_t(i)].eventsRead;
+        r.eventsKept += reductions[std::size_t(i)].eventsKept;
+    }
     return out;
 }
 

@@ -1,12 +1,15 @@
 #pragma once
 
 #include "model/analysis/timebreakdown.h"
+#include "model/digest/digestdetail.h"
 #include "model/trace/traceread.h"
 
 #include <QByteArray>
 #include <QString>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
 #include <vector>
 
 namespace rankscope {
@@ -18,15 +21,24 @@ namespace rankscope {
 // full lanes. Opening it runs the same readers and diagnose() as opening the folder.
 namespace Digest {
 
-constexpr int kSchemaVersion = 2; // 2: the finding windows (table `windows`)
+// 2: the finding windows (table `windows`); 3: the last events of each rank as a time window
+// (a row of `windows` with finding -1).
+constexpr int kSchemaVersion = 3;
 // Of a trace's bytes, what its reduced lanes may take (about 16 bytes per kept event).
 constexpr double kLaneShare = 0.004;
 constexpr std::int64_t kBytesPerKeptEvent = 16;
 // Of all traces together, what the reduced lanes may take: past 64 GB of traces (1,024 ranks of
 // 64 MB) each rank's share is its part of this, so the digest stays a few hundred MB.
 constexpr std::int64_t kMaxLaneBytes = std::int64_t(256) << 20;
-// The last events of every lane, kept at full detail (where a hung rank stopped).
-constexpr std::size_t kTailEvents = 64;
+// The last events of every lane, kept at full detail (where each lane stopped).
+constexpr std::size_t kTailEvents = 16;
+// Where a hung rank stopped, across its lanes: every event of the rank from kTailWindowNs before
+// its last event starts to when its last event ends, at full detail; past kTailWindowEvents
+// events (and past a quarter of the rank's kept-event budget, so that the digest stays within its
+// share on small traces) the window narrows around that last start until they fit. A Window with
+// finding -1.
+constexpr std::int64_t kTailWindowNs = 20'000'000;
+constexpr std::int64_t kTailWindowEvents = 2048;
 // Around every finding with a trace interval, on each rank it names, every event of the
 // interval widened by kWindowMarginNs on both sides is kept at full detail; at most
 // kWindowEvents events per finding (shared by its ranks, at least kWindowEventsPerRank each):
@@ -44,22 +56,10 @@ std::vector<std::vector<int>> traceUnits(const TraceFolder& folder);
 std::vector<std::vector<int>> partition(const TraceFolder& folder,
                                         const std::vector<std::vector<int>>& units, int processes);
 
-// A full-detail window of a digest: on `rank`'s lanes, every event of the trace that overlaps
-// [startNs, endNs] (the rank's own clock) is in the digest. Around finding `finding` (its index
-// in the diagnosis' findings).
-struct Window {
-    int finding = -1;
-    int rank = -1;
-    std::int64_t startNs = 0;
-    std::int64_t endNs = 0;
-    std::int64_t events = 0; // the trace's events in it
-    bool narrowed = false;   // the cap narrowed it around the finding's start
-    bool operator==(const Window&) const = default;
-};
-
-// One process's share of a folder: the trace sources of `units` (of traceUnits()) read in full
-// and kept until the finding windows are known, and their ranks' time breakdown.
-// `progress(source, path)` is called before each source is read.
+// One process's share of a folder: the trace sources of `units` (of traceUnits()) read one unit
+// at a time, kept reduced with their ranks' time breakdown; a unit whose ranks a finding names
+// is read again for its window (part()), so a process holds at most one unit's events.
+// `progress(source, path)` is called before each source is read (again).
 class Share {
 public:
     Share(const TraceFolder& folder, const std::vector<std::vector<int>>& units,
@@ -73,6 +73,8 @@ public:
 
 private:
     struct Unit;
+    std::unique_ptr<TraceFolder> m_folder; // with the ranks the traces state
+    std::function<void(int, const QString&)> m_progress;
     std::vector<Unit> m_units;
     std::vector<RankTimeBreakdown> m_breakdown;
     std::int64_t m_traceBytes = 0; // of all the folder's traces
@@ -86,7 +88,8 @@ QByteArray findingWindows(const TraceFolder& discovered, const std::vector<QByte
 struct Opened {
     TraceRead read;
     std::vector<RankTimeBreakdown> breakdown;
-    std::vector<Window> windows; // the full-detail windows around the findings
+    std::vector<Window> windows;         // the full-detail windows around the findings
+    std::map<int, Reduction> reductions; // by rank, of its trace sources together
     QString error; // why the file is no digest (or not this version); empty when it opened
 };
 

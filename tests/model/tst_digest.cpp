@@ -294,8 +294,65 @@ void TestDigest::findingWindowsHoldEveryRawEvent()
             QCOMPARE(w->events, inside);
         }
     }
-    QCOMPARE(opened.windows.size(), expected);
+    QCOMPARE(std::size_t(std::count_if(opened.windows.begin(), opened.windows.end(),
+                                       [](const Digest::Window& w) { return w.finding >= 0; })),
+             expected);
     QVERIFY(wide > 0);
+
+    // The last events of every rank, across its lanes: from kTailWindowNs before its last event
+    // starts to when its last event ends, narrowed around that start past kTailWindowEvents.
+    std::set<int> ranks;
+    for (const Lane& lane : fromFolder->events.lanes)
+        if (lane.size() > 0) ranks.insert(lane.rank);
+    QCOMPARE(ranks.size(), std::size_t(8));
+    for (const int rank : ranks) {
+        std::int64_t lastStart = INT64_MIN, last = INT64_MIN;
+        for (const Lane& lane : fromFolder->events.lanes)
+            if (lane.rank == rank)
+                for (std::size_t i = 0; i < lane.size(); ++i) {
+                    lastStart = std::max(lastStart, lane.startNs[i]);
+                    last = std::max(last, lane.endNs[i]);
+                }
+        const auto w = std::find_if(
+            opened.windows.begin(), opened.windows.end(),
+            [&](const Digest::Window& w) { return w.finding == -1 && w.rank == rank; });
+        QVERIFY2(w != opened.windows.end(), qPrintable(QStringLiteral("rank %1").arg(rank)));
+        if (w->narrowed) {
+            QVERIFY(w->startNs > lastStart - Digest::kTailWindowNs && w->endNs <= last);
+            QVERIFY(w->startNs <= lastStart && lastStart <= w->endNs);
+        } else {
+            QCOMPARE(w->startNs, lastStart - Digest::kTailWindowNs);
+            QCOMPARE(w->endNs, last);
+        }
+        std::int64_t inside = 0;
+        for (std::size_t l = 0; l < fromFolder->events.lanes.size(); ++l) {
+            const Lane& lane = fromFolder->events.lanes[l];
+            if (lane.rank != rank) continue;
+            for (std::size_t i = 0; i < lane.size(); ++i) {
+                if (lane.startNs[i] > w->endNs || lane.endNs[i] < w->startNs) continue;
+                ++inside;
+                const Key key{lane.startNs[i], lane.endNs[i], lane.depth[i],
+                              std::string(fromFolder->events.strings.view(lane.nameId[i]))};
+                QVERIFY2(kept[l].count(key) > 0,
+                         qPrintable(QStringLiteral("rank %1: last event %2 at %3 missing")
+                                        .arg(rank)
+                                        .arg(QString::fromStdString(std::get<3>(key)))
+                                        .arg(lane.startNs[i])));
+            }
+        }
+        QCOMPARE(w->events, inside);
+        QVERIFY(inside > 0 && inside <= Digest::kTailWindowEvents);
+        // Narrowed only when the whole window held more.
+        if (w->narrowed) {
+            std::int64_t whole = 0;
+            for (const Lane& lane : fromFolder->events.lanes)
+                if (lane.rank == rank)
+                    for (std::size_t i = 0; i < lane.size(); ++i)
+                        whole += lane.startNs[i] <= last &&
+                                 lane.endNs[i] >= lastStart - Digest::kTailWindowNs;
+            QVERIFY(whole > inside);
+        }
+    }
     // The hung rank and the straggler are named, and events the reduction drops were kept.
     QVERIFY(windowed.count(5) && windowed.count(2));
     QVERIFY(deep > 0);

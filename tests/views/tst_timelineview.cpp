@@ -1,3 +1,6 @@
+#include "bench/digest_bench_job.h"
+#include "model/digest/digest.h"
+#include "model/traceloader.h"
 #include "model/tracesession.h"
 #include "tests/support/syntheticsession.h"
 #include "views/timeline/rankoverview.h"
@@ -20,6 +23,8 @@
 #include <QtTest>
 #include <atomic>
 #include <limits>
+#include <set>
+#include <tuple>
 
 using namespace rankscope;
 
@@ -918,6 +923,120 @@ private Q_SLOTS:
         QVERIFY(panel.grab().save(out + QStringLiteral("/timeline_panel.png")));
         // The selection and its peers are drawn over the plain frame.
         QVERIFY(zoomed != plain);
+    }
+    // A digest zoomed past its resolution outside its stored windows: the rank's events over the
+    // view are read back from the original trace and drawn; with the folder gone, the view says
+    // so once and stays at the digest's resolution. Inside a stored window nothing is read.
+    void digestDetailReadFromTheOriginalTrace()
+    {
+        QTemporaryDir dir;
+        QVERIFY(bench::writeDigestJob(dir.path().toStdString(), 4, 2.0, 1, 3) > 2);
+        QTemporaryDir out;
+        const QString digest = out.filePath(QStringLiteral("job.rsdigest"));
+        QCOMPARE(Digest::create(dir.path(), digest), QString());
+        LoadOptions noLods;
+        noLods.buildLaneLods = false;
+        const SessionPtr fromFolder = loadSession(dir.path(), {}, {}, noLods);
+        const SessionPtr fromDigest = loadSession(digest);
+        QVERIFY(!fromDigest->digestWindows.empty());
+
+        // 2 ms early in rank 2's trace, where no finding is.
+        const int rank = 2;
+        std::int64_t first = std::numeric_limits<std::int64_t>::max();
+        for (const Lane& lane : fromFolder->events.lanes)
+            if (lane.rank == rank && lane.size() > 0) first = std::min(first, lane.startNs.front());
+        const std::int64_t a = first + 8'000'000, b = a + 2'000'000;
+        for (const Digest::Window& w : fromDigest->digestWindows)
+            QVERIFY(w.rank != rank || w.endNs < a || w.startNs > b);
+
+        using Key =
+            std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, std::string>;
+        const auto eventsOf = [&](const EventStore& store, std::int64_t lo, std::int64_t hi) {
+            std::multiset<Key> keys;
+            for (const Lane& lane : store.lanes) {
+                if (lane.rank != rank) continue;
+                for (std::size_t i = 0; i < lane.size(); ++i)
+                    if (lane.startNs[i] <= hi && lane.endNs[i] >= lo)
+                        keys.insert({lane.pid, lane.tid, lane.startNs[i], lane.endNs[i],
+                                     lane.depth[i],
+                                     std::string(store.strings.view(lane.nameId[i]))});
+            }
+            return keys;
+        };
+        // The digest alone lacks most of the range's events.
+        QVERIFY(eventsOf(fromDigest->events, a, b).size() * 2 <
+                eventsOf(fromFolder->events, a, b).size());
+
+        TimelineView view;
+        showView(view, fromDigest, {1000, 500});
+        view.setRankFilter({rank});
+        view.setVisibleRange(a, b);
+        const QImage reduced = view.viewport()->grab().toImage();
+        QTRY_VERIFY_WITH_TIMEOUT(view.rawDetail(rank) != nullptr, 30000);
+        std::int64_t ra = 0, rb = 0;
+        const EventStore* raw = view.rawDetail(rank, &ra, &rb);
+        QVERIFY(ra <= a && rb >= b);
+        const std::multiset<Key> expected = eventsOf(fromFolder->events, ra, rb);
+        QVERIFY(expected.size() > 100);
+        QCOMPARE(eventsOf(*raw, std::numeric_limits<std::int64_t>::min(),
+                          std::numeric_limits<std::int64_t>::max()),
+                 expected);
+        QVERIFY(view.viewport()->grab().toImage() != reduced); // drawn
+        QCOMPARE(view.rawDetailNote(), QString());
+
+        // Zoomed out past the resolution again: the detail is let go.
+        view.setVisibleRange(fromDigest->events.lanes.front().startNs.front(),
+                             fromDigest->events.lanes.front().endNs.back());
+        view.viewport()->grab();
+        QTRY_VERIFY_WITH_TIMEOUT(view.rawDetail(rank) == nullptr, 30000);
+
+        // Inside a stored window every event is in the digest: nothing is read.
+        const std::vector<Digest::Window>& stored = fromDigest->digestWindows;
+        const auto found = std::find_if(stored.begin(), stored.end(),
+                                        [](const Digest::Window& w) { return w.finding >= 0; });
+        QVERIFY(found != stored.end());
+        const Digest::Window& w = *found;
+        view.setRankFilter({w.rank});
+        view.setVisibleRange(w.startNs + (w.endNs - w.startNs) / 4,
+                             w.startNs + (w.endNs - w.startNs) / 4 + 1'000'000);
+        view.viewport()->grab();
+        QTest::qWait(400);
+        QTRY_VERIFY(!view.isReadingRawDetail());
+        QVERIFY(view.rawDetail(w.rank) == nullptr);
+        // The window is marked on the ruler, with its finding named.
+        const int x = view.xForTime(w.startNs + (w.endNs - w.startNs) / 4 + 500'000);
+        const QString tip = view.digestWindowsAt(x);
+        const std::string id = fromDigest->analysis.findings[std::size_t(w.finding)].id;
+        QVERIFY2(tip.contains(QStringLiteral("finding %1 on rank %2")
+                                  .arg(QString::fromStdString(id))
+                                  .arg(w.rank)),
+                 qPrintable(tip));
+        const QImage marked = view.viewport()->grab().toImage();
+        QVERIFY(marked.pixelColor(x, TimelineView::kOverviewHeight + 1) != QColor(244, 244, 248));
+        // Where rank 2 has no window (the range above), nothing of it is named.
+        view.setVisibleRange(a, b);
+        QCOMPARE(view.digestWindowsAt(view.xForTime((a + b) / 2), rank), QString());
+
+        // The folder renamed: the message, once, naming the file; no detail.
+        const QString moved = dir.path() + QStringLiteral("_moved");
+        QVERIFY(QDir().rename(dir.path(), moved));
+        TimelineView gone;
+        QSignalSpy said(&gone, &TimelineView::rawDetailUnavailable);
+        showView(gone, fromDigest, {1000, 500});
+        gone.setRankFilter({rank});
+        gone.setVisibleRange(a, b);
+        gone.viewport()->grab();
+        QTRY_COMPARE_WITH_TIMEOUT(said.count(), 1, 30000);
+        QVERIFY2(said.first().first().toString().contains(QStringLiteral("rank2.pt.trace.json")),
+                 qPrintable(said.first().first().toString()));
+        QCOMPARE(gone.rawDetailNote(), said.first().first().toString());
+        gone.setVisibleRange(a + 100'000, b + 100'000);
+        gone.viewport()->grab();
+        QTest::qWait(400);
+        QTRY_VERIFY(!gone.isReadingRawDetail());
+        QCOMPARE(said.count(), 1);
+        QVERIFY(gone.rawDetail(rank) == nullptr);
+        QVERIFY(QDir().rename(moved, dir.path()));
     }
 };
 

@@ -89,17 +89,21 @@ void TimelinePainter::setSession(const TraceSession* session)
 {
     m_session = session;
     m_overviewKey = {};
-    m_nameColors.assign(session ? session->events.strings.size() : 0, 0);
-    if (!session) return;
-    const EventStore& store = session->events;
-    // The category of a name's first event picks its hue family; done once here so that
-    // level-of-detail columns (which only know a name) get the same colour as the events.
+    // Done once here so that level-of-detail columns (which only know a name) get the same
+    // colour as the events.
+    m_nameColors = session ? nameColors(session->events) : std::vector<QRgb>{};
+}
+
+std::vector<QRgb> TimelinePainter::nameColors(const EventStore& store)
+{
+    std::vector<QRgb> out(store.strings.size(), 0);
     for (const Lane& lane : store.lanes)
         for (std::size_t i = 0; i < lane.size(); ++i) {
-            QRgb& c = m_nameColors[std::size_t(lane.nameId[i])];
+            QRgb& c = out[std::size_t(lane.nameId[i])];
             if (c == 0)
                 c = colors::eventColor(store.strings.view(lane.nameId[i]), lane.category[i]).rgb();
         }
+    return out;
 }
 
 QColor TimelinePainter::laneBackground(const TimelineLayout& layout, int lane)
@@ -237,21 +241,57 @@ void TimelinePainter::paint(QPainter& p, QSize size, const TimelineFrame& frame,
     p.fillRect(labelW - 1, headerH, 1, h - headerH, QColor(200, 200, 210));
     paintOverview(p, frame, w);
     paintRuler(p, frame, w);
+    paintDigestWindows(p, frame, w, h);
+}
+
+void TimelinePainter::paintDigestWindows(QPainter& p, const TimelineFrame& frame, int w, int h)
+{
+    if (!frame.layout || m_session->digestWindows.empty()) return;
+    const TimelineLayout& layout = *frame.layout;
+    const int labelW = frame.labelWidth;
+    const int headerH = TimelineFrame::kHeaderHeight;
+    const QColor band(60, 160, 90);
+    const std::vector<int>& ranks = layout.ranks();
+    for (const Digest::Window& win : m_session->digestWindows) {
+        const std::int64_t off = frame.offsetOf(win.rank);
+        const int x1 = std::max(labelW, frame.xForTime(win.startNs + off));
+        const int x2 = std::min(w, std::max(x1 + 2, frame.xForTime(win.endNs + off)));
+        if (x2 <= labelW || x1 >= w) continue;
+        p.setClipping(false);
+        p.fillRect(QRect(x1, TimelineFrame::kOverviewHeight, x2 - x1, kWindowBandHeight), band);
+        if (std::find(ranks.begin(), ranks.end(), win.rank) == ranks.end()) continue;
+        // Along the bottom of the rank's header.
+        const int y = frame.viewY(layout.rankContentRange(win.rank).first) +
+                      TimelineLayout::kRankHeaderHeight - kWindowBandHeight;
+        p.setClipRect(labelW, headerH, w - labelW, std::max(0, h - headerH));
+        p.fillRect(QRect(x1, y, x2 - x1, kWindowBandHeight), band);
+    }
+    p.setClipping(false);
 }
 
 void TimelinePainter::paintLane(QPainter& p, const TimelineRectSink& rects,
                                 const TimelineFrame& frame, int laneIndex, int firstRow,
                                 int lastRow, int laneTop)
 {
-    const Lane& lane = m_session->events.lanes[std::size_t(laneIndex)];
+    const Lane* shown = &m_session->events.lanes[std::size_t(laneIndex)];
+    const ZoomState& zoom = frame.zoom;
+    const std::int64_t off = frame.offsetOf(shown->rank);
+    const std::int64_t t0 = zoom.visibleStartNs() - off, t1 = zoom.visibleEndNs() - off;
+    // The original trace's events where they were read for the whole view, the digest's else.
+    const auto raw = frame.rawLanes.constFind(laneIndex);
+    const bool full =
+        raw != frame.rawLanes.cend() && raw->startNs <= t0 && raw->endNs >= t1 && raw->lane;
+    if (full) shown = raw->lane;
+    const Lane& lane = *shown;
+    const StringTable& strings = full ? *raw->strings : m_session->events.strings;
+    const auto colorOf = [&](StringId id) {
+        return full ? (*raw->colors)[std::size_t(id)] : nameColor(id);
+    };
     if (lane.size() == 0) return;
     const int labelW = frame.labelWidth;
     const int rowH = TimelineLayout::kRowHeight;
-    const std::int64_t off = frame.offsetOf(lane.rank);
-    const ZoomState& zoom = frame.zoom;
     const double npp = zoom.nsPerPx();
     const int width = zoom.widthPx();
-    const std::int64_t t0 = zoom.visibleStartNs() - off, t1 = zoom.visibleEndNs() - off;
     const QRgb bg = laneBackground(*frame.layout, laneIndex).rgb();
     std::vector<RowRun> runs(std::size_t(lastRow - firstRow + 1));
     for (int d = firstRow; d <= lastRow; ++d) {
@@ -269,7 +309,7 @@ void TimelinePainter::paintLane(QPainter& p, const TimelineRectSink& rects,
     const std::size_t last = std::size_t(
         std::lower_bound(lane.startNs.begin() + std::ptrdiff_t(first), lane.startNs.end(), t1) -
         lane.startNs.begin());
-    const bool haveLod = std::size_t(laneIndex) < m_session->laneLods.size() &&
+    const bool haveLod = !full && std::size_t(laneIndex) < m_session->laneLods.size() &&
                          !m_session->laneLods[std::size_t(laneIndex)].rows.empty();
     // More events than two per pixel: draw the pyramid, one column per pixel, so the frame
     // costs O(pixels) however many events are in view.
@@ -345,7 +385,7 @@ void TimelinePainter::paintLane(QPainter& p, const TimelineRectSink& rects,
             x1 = std::max({x1, run.nextFreeX, double(labelW) - 1});
             x2 = std::min(x2, maxX);
             run.nextFreeX = x2;
-            const QRgb c = nameColor(lane.nameId[i]);
+            const QRgb c = colorOf(lane.nameId[i]);
             // A gap of one pixel between wide neighbours keeps back-to-back events apart.
             const double drawX2 = x2 - x1 >= 6 ? x2 - 1 : x2;
             extendOrFlush(run, x1, drawX2, c, rects);
@@ -358,7 +398,6 @@ void TimelinePainter::paintLane(QPainter& p, const TimelineRectSink& rects,
     }
     if (!labels.empty()) {
         const QFontMetrics fm = p.fontMetrics();
-        const StringTable& strings = m_session->events.strings;
         for (const Label& l : labels) {
             const QRect r = l.rect.intersected(QRect(labelW, l.rect.y(), width, l.rect.height()));
             if (r.width() < fm.averageCharWidth() * 3) continue;
@@ -371,7 +410,7 @@ void TimelinePainter::paintLane(QPainter& p, const TimelineRectSink& rects,
     }
     // Find hits: an outline per hit, at most one per pixel and row.
     const std::vector<std::int64_t> hits =
-        frame.findHits
+        frame.findHits && !full
             ? frame.findHits->laneHits(laneIndex, std::int64_t(first), std::int64_t(last))
             : std::vector<std::int64_t>{};
     if (!hits.empty()) {

@@ -32,6 +32,16 @@ struct TimelineMarker {
     QString id = {}; // what it stands for (a finding id), reported by markerClicked
 };
 
+// Full detail of one lane of a digest over [startNs, endNs] (the rank's own clock), read back
+// from the original trace (Digest::readRawWindow): drawn in place of the digest's reduced events
+// whenever the view lies within that range. `colors` by the id of `strings`.
+struct TimelineRawLane {
+    const Lane* lane = nullptr;
+    const StringTable* strings = nullptr;
+    const std::vector<QRgb>* colors = nullptr;
+    std::int64_t startNs = 0, endNs = 0;
+};
+
 // Everything one picture of the detail timeline shows: the view paints one per frame, an export
 // one over every lane.
 struct TimelineFrame {
@@ -48,6 +58,7 @@ struct TimelineFrame {
     QList<TimelineMarker> markers;
     QHash<int, QString> banners;
     const EventSearchResult* findHits = nullptr;
+    QHash<int, TimelineRawLane> rawLanes; // by lane index
 
     // The shift of `rank`'s raw times (clock() holds no offsets on raw timestamps).
     std::int64_t offsetOf(int rank) const { return clock.offsetNs.value(rank, 0); }
@@ -67,6 +78,11 @@ public:
     void setSession(const TraceSession* session);
     QRgb nameColor(StringId id) const { return m_nameColors[std::size_t(id)]; }
     static QColor laneBackground(const TimelineLayout& layout, int lane);
+    // The colour of each name of `strings` as the painter gives it (the category of its first
+    // event in `store` picks the hue family).
+    static std::vector<QRgb> nameColors(const EventStore& store);
+    // Ruler band (y range) marking a digest's full-detail windows.
+    static constexpr int kWindowBandHeight = 4;
 
     // Paints `frame` into the `size` picture of `p`. When `direct` is the image `p` paints on,
     // opaque rects are written into its scanlines instead of through `p` (a zoomed-out frame is a
@@ -87,6 +103,8 @@ private:
                        int labelW);
     void paintOverview(QPainter& p, const TimelineFrame& frame, int width);
     void paintRuler(QPainter& p, const TimelineFrame& frame, int width);
+    // A digest's full-detail windows: a band on the ruler, one under each rank's header.
+    void paintDigestWindows(QPainter& p, const TimelineFrame& frame, int width, int height);
 
     const TraceSession* m_session = nullptr;
     std::vector<QRgb> m_nameColors;

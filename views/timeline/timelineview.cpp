@@ -1,6 +1,7 @@
 #include "views/timeline/timelineview.h"
 
 #include "model/analysis/analysiscontext.h"
+#include "model/digest/digest.h"
 #include "views/charts/chartdata.h"
 #include "views/timeline/timelinecolors.h"
 
@@ -18,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 namespace rankscope {
 
@@ -79,6 +81,13 @@ TimelineView::TimelineView(QWidget* parent) : QAbstractScrollArea(parent)
         m_detailRows = m_detailsWatcher.result();
         Q_EMIT detailsRead();
     });
+    // A read is asked for once the view rests (a zoom by wheel is many frames).
+    m_rawTimer = new QTimer(this);
+    m_rawTimer->setSingleShot(true);
+    m_rawTimer->setInterval(150);
+    connect(m_rawTimer, &QTimer::timeout, this, &TimelineView::requestRawDetail);
+    connect(&m_rawWatcher, &QFutureWatcher<std::vector<RawRead>>::finished, this,
+            &TimelineView::rawDetailRead);
     m_search = new EventSearch(this);
     connect(m_search, &EventSearch::hitsChanged, this, [this](bool restarted) {
         if (restarted) m_currentHit = -1;
@@ -87,7 +96,10 @@ TimelineView::TimelineView(QWidget* parent) : QAbstractScrollArea(parent)
     });
 }
 
-TimelineView::~TimelineView() = default;
+TimelineView::~TimelineView()
+{
+    ++*m_rawGeneration; // a read in flight stops at its next rank
+}
 
 void TimelineView::setSession(SessionPtr session)
 {
@@ -99,6 +111,12 @@ void TimelineView::setSession(SessionPtr session)
     m_search->clear(); // its lane indices are the old session's
     m_currentHit = -1;
     m_collectiveAt.clear();
+    ++*m_rawGeneration;
+    m_rawWatcher.cancel();
+    m_rawPending.clear();
+    m_raw.clear();
+    m_rawUnavailable.clear();
+    m_rawNote.clear();
     m_painter.setSession(m_session.get());
     m_layout.setLaneJobs(m_session ? LaneJobs::of(*m_session) : LaneJobs{});
     if (m_session) {
@@ -371,7 +389,162 @@ TimelineFrame TimelineView::frame() const
     f.markers = m_markers;
     f.banners = m_banners;
     f.findHits = &m_search->result();
+    for (const RawDetail& raw : m_raw)
+        for (std::size_t k = 0; k < raw.laneOf.size(); ++k)
+            if (raw.laneOf[k] >= 0)
+                f.rawLanes.insert(raw.laneOf[k], {&raw.events->lanes[k], &raw.events->strings,
+                                                  &raw.colors, raw.range.startNs, raw.range.endNs});
     return f;
+}
+
+// --- a digest's detail, read back from the original traces --------------------------------------
+
+const EventStore* TimelineView::rawDetail(int rank, std::int64_t* startNs,
+                                          std::int64_t* endNs) const
+{
+    const auto it = m_raw.constFind(rank);
+    if (it == m_raw.cend()) return nullptr;
+    if (startNs) *startNs = it->range.startNs;
+    if (endNs) *endNs = it->range.endNs;
+    return it->events.get();
+}
+
+void TimelineView::requestRawDetail()
+{
+    if (!m_session || m_session->digestReductions.empty()) return;
+    const double npp = m_zoom.nsPerPx();
+    // The ranks with a row on screen.
+    std::set<int> ranks;
+    const int top = scrollY(), bottom = top + viewport()->height() - kHeaderHeight;
+    const std::vector<Row>& rows = m_layout.rows();
+    for (std::size_t i = m_layout.firstRowEndingBelow(top); i < rows.size() && rows[i].y < bottom;
+         ++i)
+        ranks.insert(rows[i].lane >= 0 ? m_session->events.lanes[std::size_t(rows[i].lane)].rank
+                                       : rows[i].rank);
+    std::vector<RawAsk> asks;
+    QSet<int> wanted;
+    for (const int rank : ranks) {
+        const auto r = m_session->digestReductions.find(rank);
+        if (r == m_session->digestReductions.end() || r->second.eventsKept >= r->second.eventsRead)
+            continue;
+        if (npp >= std::max(double(r->second.resolutionNs), kRawDetailNsPerPx) ||
+            m_rawUnavailable.contains(rank))
+            continue;
+        const std::int64_t t0 = m_zoom.visibleStartNs() - offsetOf(rank);
+        const std::int64_t t1 = m_zoom.visibleEndNs() - offsetOf(rank);
+        const auto inside = [&](std::int64_t a, std::int64_t b) { return a <= t0 && b >= t1; };
+        if (std::any_of(m_session->digestWindows.begin(), m_session->digestWindows.end(),
+                        [&](const Digest::Window& w) {
+                            return w.rank == rank && inside(w.startNs, w.endNs);
+                        }))
+            continue; // the digest holds every event here
+        if (int(wanted.size()) >= kMaxRawDetailRanks) break;
+        wanted.insert(rank);
+        const auto have = m_raw.constFind(rank);
+        if (have != m_raw.cend() && inside(have->range.startNs, have->range.endNs)) continue;
+        const std::int64_t margin = (t1 - t0) / 2;
+        asks.push_back({rank, t0 - margin, t1 + margin});
+    }
+    // What is no longer in view is let go.
+    bool dropped = false;
+    for (auto it = m_raw.begin(); it != m_raw.end();) {
+        if (wanted.contains(it.key())) {
+            ++it;
+        } else {
+            it = m_raw.erase(it);
+            dropped = true;
+        }
+    }
+    if (dropped) contentChanged();
+    // The read in flight already covers these: let it finish.
+    const bool covered =
+        m_rawWatcher.isRunning() && asks.size() == m_rawPending.size() &&
+        std::equal(asks.begin(), asks.end(), m_rawPending.begin(),
+                   [](const RawAsk& a, const RawAsk& p) {
+                       return a.rank == p.rank && p.startNs <= a.startNs && p.endNs >= a.endNs;
+                   });
+    if (covered) return;
+    const quint64 generation = ++*m_rawGeneration;
+    m_rawPending = asks;
+    if (asks.empty()) {
+        m_rawWatcher.cancel();
+        return;
+    }
+    m_rawWatcher.setFuture(
+        QtConcurrent::run([session = m_session, asks, generation, current = m_rawGeneration] {
+            std::vector<RawRead> out;
+            for (const RawAsk& ask : asks) {
+                if (*current != generation) return std::vector<RawRead>{}; // superseded
+                Digest::RawWindow raw =
+                    Digest::readRawWindow(session->folder, ask.rank, ask.startNs, ask.endNs);
+                out.push_back(
+                    {ask, std::make_shared<const EventStore>(std::move(raw.events)), raw.error});
+            }
+            return out;
+        }));
+}
+
+void TimelineView::rawDetailRead()
+{
+    if (m_rawWatcher.isCanceled() || !m_session) return;
+    const std::vector<RawRead> reads = m_rawWatcher.result();
+    if (reads.size() != m_rawPending.size()) return; // superseded
+    m_rawPending.clear();
+    const EventStore& store = m_session->events;
+    for (const RawRead& read : reads) {
+        if (!read.error.isEmpty()) {
+            m_rawUnavailable.insert(read.ask.rank);
+            if (m_rawNote.isEmpty()) {
+                m_rawNote = tr("Full detail below the digest's resolution is not available: %1. "
+                               "The timeline stays at the digest's resolution.")
+                                .arg(read.error);
+                Q_EMIT rawDetailUnavailable(m_rawNote);
+            }
+            continue;
+        }
+        RawDetail detail;
+        detail.range = read.ask;
+        detail.events = read.events;
+        detail.colors = TimelinePainter::nameColors(*read.events);
+        // The rank's lanes in the digest, in the order the folder reads them: matched by what
+        // names a lane, each used once.
+        std::vector<char> used(store.lanes.size(), 0);
+        for (const Lane& lane : read.events->lanes) {
+            int match = -1;
+            for (std::size_t l = 0; l < store.lanes.size() && match < 0; ++l) {
+                const Lane& d = store.lanes[l];
+                if (!used[l] && d.rank == lane.rank && d.sourceIndex == lane.sourceIndex &&
+                    d.kind == lane.kind && d.pid == lane.pid && d.tid == lane.tid &&
+                    d.name == lane.name)
+                    match = int(l);
+            }
+            if (match >= 0) used[std::size_t(match)] = 1;
+            detail.laneOf.push_back(match);
+        }
+        m_raw.insert(read.ask.rank, std::move(detail));
+    }
+    contentChanged();
+}
+
+QString TimelineView::digestWindowsAt(int viewportX, int rank) const
+{
+    if (!m_session) return {};
+    QStringList parts;
+    const std::vector<Finding>& findings = m_session->analysis.findings;
+    for (const Digest::Window& w : m_session->digestWindows) {
+        if (rank >= 0 && w.rank != rank) continue;
+        const int x1 = xForTime(displayTimeNs(w.rank, w.startNs));
+        const int x2 = std::max(x1 + 2, xForTime(displayTimeNs(w.rank, w.endNs)));
+        if (viewportX < x1 || viewportX >= x2) continue;
+        if (w.finding < 0)
+            parts.append(tr("the last events of rank %1").arg(w.rank));
+        else if (std::size_t(w.finding) < findings.size())
+            parts.append(tr("finding %1 on rank %2")
+                             .arg(QString::fromStdString(findings[std::size_t(w.finding)].id))
+                             .arg(w.rank));
+    }
+    if (parts.isEmpty()) return {};
+    return tr("Full detail stored: %1").arg(parts.join(QStringLiteral(", ")));
 }
 
 QColor TimelineView::colorForEvent(TimelineEventRef ref) const
@@ -768,6 +941,7 @@ void TimelineView::paintEvent(QPaintEvent*)
         p.setPen(palette().color(QPalette::WindowText));
         m_painter.paint(p, m_base.size(), frame(), &m_base);
         m_baseKey = key;
+        if (m_session && !m_session->digestReductions.empty()) m_rawTimer->start();
     }
     QPainter p(viewport());
     p.drawImage(0, 0, m_base);
@@ -1176,7 +1350,15 @@ bool TimelineView::viewportEvent(QEvent* event)
     const auto* help = static_cast<QHelpEvent*>(event);
     const Row* row = help->pos().x() < m_labelWidth ? rowAt(help->pos().y()) : nullptr;
     QString text;
-    if (row && row->kind == TimelineLayout::RowKind::Lane) {
+    const QPoint pos = help->pos();
+    if (pos.y() >= kOverviewHeight && pos.y() < kHeaderHeight && pos.x() >= m_labelWidth) {
+        // The ruler: the digest's full-detail windows, and why deeper detail is missing.
+        QStringList lines;
+        if (const QString windows = digestWindowsAt(pos.x()); !windows.isEmpty())
+            lines.append(windows);
+        if (!m_rawNote.isEmpty()) lines.append(m_rawNote);
+        text = lines.join(QLatin1Char('\n'));
+    } else if (row && row->kind == TimelineLayout::RowKind::Lane) {
         text = m_layout.laneDescription(row->lane);
         if (m_layout.isLaneToggleable(row->lane))
             text += QLatin1Char('\n') +
@@ -1187,6 +1369,10 @@ bool TimelineView::viewportEvent(QEvent* event)
         text = isRankCollapsed(row->rank)
                    ? tr("%1: click to unfold.").arg(m_layout.rankTitle(row->rank))
                    : tr("%1: click to fold to one summary row.").arg(m_layout.rankTitle(row->rank));
+    } else if (const Row* header = rowAt(pos.y());
+               header && header->kind == TimelineLayout::RowKind::RankHeader) {
+        // The band along the header: this rank's full-detail windows.
+        text = digestWindowsAt(pos.x(), header->rank);
     }
     if (text.isEmpty())
         QToolTip::hideText();

@@ -13,7 +13,10 @@
 #include <QImage>
 #include <QList>
 #include <QPair>
+#include <QTimer>
+#include <atomic>
 #include <functional>
+#include <memory>
 #include <vector>
 
 namespace rankscope {
@@ -121,6 +124,25 @@ public:
     void findNext();
     void findPrevious();
 
+    // A digest's detail below its resolution. When the view is zoomed past the resolution of a
+    // rank on screen (an event as long as the shortest the digest kept would be over a pixel
+    // wide, at least below kRawDetailNsPerPx) outside the rank's stored windows, the rank's
+    // events over the view (widened by half a view each side) are read again from the original
+    // trace in a worker (Digest::readRawWindow) and drawn in place of the digest's; the next zoom
+    // or scroll supersedes a read in flight. At most kMaxRawDetailRanks ranks at once.
+    static constexpr double kRawDetailNsPerPx = 10'000;
+    static constexpr int kMaxRawDetailRanks = 8;
+    // The events read for `rank` and the range [startNs, endNs] (the rank's clock) they cover;
+    // nullptr when the digest's are drawn.
+    const EventStore* rawDetail(int rank, std::int64_t* startNs = nullptr,
+                                std::int64_t* endNs = nullptr) const;
+    bool isReadingRawDetail() const { return m_rawWatcher.isRunning(); }
+    // Why the original trace could not be read (said once per session), empty if it could.
+    QString rawDetailNote() const { return m_rawNote; }
+    // The digest's full-detail windows under `viewportX` (of `rank` only, when given), as the
+    // ruler's tooltip names them; empty when none.
+    QString digestWindowsAt(int viewportX, int rank = -1) const;
+
     // The current view as an image (what the user sees, overlays included).
     QImage renderImage();
     // The whole timeline: every rank (brushed or not) and lane over the whole trace, with every
@@ -145,6 +167,9 @@ Q_SIGNALS:
     // The provider's rows for the selection arrived from the worker.
     void detailsRead();
     void labelWidthChanged(int px);
+    // The original trace of a digest could not be read again: the view stays at the digest's
+    // resolution. Emitted once per session.
+    void rawDetailUnavailable(const QString& why);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -203,6 +228,33 @@ private:
 
     TimelineLayout m_layout;
     TimelinePainter m_painter;
+
+    // A digest's detail read back from the original traces (see rawDetail()).
+    struct RawAsk {
+        int rank = -1;
+        std::int64_t startNs = 0, endNs = 0;
+    };
+    struct RawRead {
+        RawAsk ask;
+        std::shared_ptr<const EventStore> events;
+        QString error;
+    };
+    struct RawDetail {
+        RawAsk range;
+        std::shared_ptr<const EventStore> events;
+        std::vector<int> laneOf; // per lane of `events`, the session's lane (-1: none)
+        std::vector<QRgb> colors;
+    };
+    void requestRawDetail();
+    void rawDetailRead();
+    QTimer* m_rawTimer = nullptr;
+    QFutureWatcher<std::vector<RawRead>> m_rawWatcher;
+    std::vector<RawAsk> m_rawPending;
+    std::shared_ptr<std::atomic<quint64>> m_rawGeneration =
+        std::make_shared<std::atomic<quint64>>(0);
+    QHash<int, RawDetail> m_raw; // by rank
+    QSet<int> m_rawUnavailable;
+    QString m_rawNote;
 
     QHash<qint64, std::size_t> m_collectiveAt; // (lane << 40 | event) -> collective index
     TimelineEventRef m_selected;
