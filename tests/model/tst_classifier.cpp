@@ -8,6 +8,7 @@
 #include <QJsonObject>
 #include <QSet>
 #include <QTest>
+#include <cmath>
 
 using namespace rankscope;
 
@@ -20,6 +21,7 @@ private Q_SLOTS:
     void everyTextIsRanked();
     void baseRatesFollowTheStudy();
     void rankerParametersAreValidated();
+    void statedProbabilitiesAreTheFittedOnes();
     void rootOutranksCascade();
     void cascadeAloneStillReported();
     void scoresAreBounded();
@@ -209,6 +211,101 @@ void TestClassifier::rankerParametersAreValidated()
     QVERIFY(RankerParameters::fromJson(f.readAll(), &p, &error));
     QCOMPARE(SymptomClassifier::instance().ranking().evidenceScale, p.evidenceScale);
     QCOMPARE(SymptomClassifier::instance().ranking().unsureBelow, p.unsureBelow);
+}
+
+// The ranker's parameters as the product ships them (taxonomy/ranker.json, compiled in), read as
+// plain JSON.
+static QJsonObject shippedRanker()
+{
+    QFile f(QStringLiteral(":/taxonomy/ranker.json"));
+    return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object()
+                                       : QJsonObject();
+}
+
+// The stated probabilities are those of the parameters scripts/ranker.py fitted: recomputed here
+// from the study's sheet and the shipped JSON, and "unsure" exactly below the fitted threshold.
+void TestClassifier::statedProbabilitiesAreTheFittedOnes()
+{
+    const QJsonObject p = shippedRanker();
+    QVERIFY(p.contains(QLatin1String("temperature")));
+    QVERIFY(p.contains(QLatin1String("unsure_below")));
+    const double temperature = p[QLatin1String("temperature")].toDouble();
+    const double priorWeight = p[QLatin1String("prior_weight")].toDouble();
+    const double evidenceScale = p[QLatin1String("evidence_scale")].toDouble();
+    const double stageScale = p[QLatin1String("stage_scale")].toDouble();
+    const double unsureBelow = p[QLatin1String("unsure_below")].toDouble();
+    QVERIFY(temperature > 0.0 && priorWeight > 0.0 && evidenceScale > 0.0);
+
+    // Each leaf's share of the sheet's fault rows, counted by its stage/inner/leaf names.
+    QFile csv(QStringLiteral(":/taxonomy/tosem23_faults.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QList<QByteArray> rows = csv.readAll().split('\n');
+    QHash<QString, int> rowsByPath;
+    int all = 0;
+    for (int i = 1; i < rows.size(); ++i) {
+        const QList<QByteArray> f = rows[i].trimmed().split(',');
+        if (f.size() < 6) continue;
+        ++rowsByPath[QString::fromUtf8(f[3] + '/' + f[4] + '/' + f[5])];
+        ++all;
+    }
+    const Taxonomy& taxonomy = Taxonomy::instance();
+    QHash<QString, double> share;
+    for (const QString& leaf : taxonomy.leaves()) {
+        const TaxonomyNode* node = taxonomy.node(leaf);
+        const TaxonomyNode* parent = taxonomy.node(node->parentId);
+        const bool underStage = parent->kind == TaxonomyNode::Kind::Stage;
+        const QString stage = underStage ? parent->name : taxonomy.node(parent->parentId)->name;
+        const QString path = stage + QLatin1Char('/') + (underStage ? QString() : parent->name) +
+                             QLatin1Char('/') + node->name;
+        QVERIFY2(rowsByPath.contains(path), qPrintable(path));
+        share[leaf] = double(rowsByPath.value(path)) / all;
+    }
+
+    // No evidence, no framework, no stage: the base rates alone, sharpened or flattened by the
+    // fitted prior weight and temperature.
+    const SymptomClassifier& classifier = SymptomClassifier::instance();
+    const QList<Candidate> none = classifier.classify("all good, 42 tests passed\n");
+    QVERIFY(none.size() >= 3);
+    double z = 0.0;
+    for (const QString& leaf : taxonomy.leaves())
+        z += std::pow(share[leaf], priorWeight / temperature);
+    for (const Candidate& c : none) {
+        QCOMPARE(c.score, 0.0);
+        QCOMPARE(c.stageHint, 0.0);
+        const double expected = std::pow(share[c.symptom], priorWeight / temperature) / z;
+        QVERIFY2(qAbs(c.probability - expected) < 1e-9, qPrintable(c.symptom));
+    }
+
+    // With evidence: the log-odds between any two candidates are the fitted combination of the
+    // inputs the program reports for them, divided by the fitted temperature.
+    const QList<QByteArray> texts{
+        "[rank0]: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, "
+        "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600001 "
+        "milliseconds before timing out.\n",
+        "Horovod hangs at hvd.init() on the second machine\n",
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n",
+        "GPU0 uses more memory?",
+        "all good, 42 tests passed\n",
+        "**Environment:**\n1. Framework: PyTorch\n3. Horovod version: 0.19.2\n"};
+    int unsure = 0, sure = 0;
+    for (const QByteArray& text : texts) {
+        const QList<Candidate> c = classifier.classify(text);
+        QVERIFY(c.size() >= 3);
+        const auto logit = [&](const Candidate& x) {
+            return (priorWeight * std::log(x.baseRate) + evidenceScale * x.score +
+                    stageScale * x.stageHint) /
+                   temperature;
+        };
+        for (int i = 1; i < c.size(); ++i)
+            QVERIFY2(qAbs(std::log(c[i].probability / c[0].probability) -
+                          (logit(c[i]) - logit(c[0]))) < 1e-9,
+                     text.constData());
+        const bool expectUnsure = c.first().probability < unsureBelow;
+        QCOMPARE(classifier.isUnsure(c), expectUnsure);
+        (expectUnsure ? unsure : sure) += 1;
+    }
+    // Both sides of the threshold were exercised.
+    QVERIFY(unsure > 0 && sure > 0);
 }
 
 void TestClassifier::rootOutranksCascade()
