@@ -211,8 +211,12 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
     }
 
     bool anyRoot = false;
-    for (const SignatureHit& h : hits)
-        anyRoot = anyRoot || m_set.signatures()[h.rule].role == SignatureRole::Root;
+    QSet<qsizetype> logLines; // lines a log signature explains
+    for (const SignatureHit& h : hits) {
+        const SignatureRole role = m_set.signatures()[h.rule].role;
+        anyRoot = anyRoot || role == SignatureRole::Root;
+        if (role != SignatureRole::Cue) logLines.insert(h.line);
+    }
 
     QHash<QString, Accumulator> bySymptom;
     if (!anyRoot)
@@ -232,6 +236,10 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
         }
     for (const SignatureHit& h : hits) {
         const Signature& s = m_set.signatures()[h.rule];
+        // A message a log signature knows is read as that message; the prose words inside it
+        // ("timed out" in a teardown line, "hang" in a watchdog's advice) are not a second
+        // opinion.
+        if (s.role == SignatureRole::Cue && logLines.contains(h.line)) continue;
         double w = s.weight;
         if (s.role == SignatureRole::Cascade)
             w *= kCascadeFactor * (anyRoot ? kCascadeWithRootFactor : 1.0);

@@ -17,6 +17,8 @@ class TestClassifier : public QObject {
 private Q_SLOTS:
     void evaluationSet();
     void todaysFrameworks();
+    void frameworkLines_data();
+    void frameworkLines();
     void emptyInputHasNoCandidates();
     void everyTextIsRanked();
     void baseRatesFollowTheStudy();
@@ -99,6 +101,45 @@ void TestClassifier::todaysFrameworks()
           double(top3) / n);
     QVERIFY(top1 >= 0.75 * n);
     QVERIFY(top3 >= 0.9 * n);
+}
+
+// One machine-written line per message of DeepSpeed, Megatron-LM, FSDP/FSDP2, torchrun/elastic,
+// accelerate, Colossal-AI and NCCL 2.18-2.2x (tests/data/classifier/framework_lines.tsv, written
+// by us from the message formats): alone, each names its leaf, both as a report (ranked, first)
+// and as a log line (log analysis, first leaf with evidence).
+void TestClassifier::frameworkLines_data()
+{
+    QTest::addColumn<QString>("expected");
+    QTest::addColumn<QByteArray>("line");
+    QSet<QString> frameworks;
+    int row = 0;
+    for (const QByteArray& l : readData(QStringLiteral("framework_lines.tsv")).split('\n')) {
+        if (l.isEmpty() || l.startsWith('#')) continue;
+        const QList<QByteArray> f = l.split('\t');
+        QCOMPARE(f.size(), 3);
+        frameworks.insert(QString::fromUtf8(f[0]));
+        QTest::addRow("%d %s", ++row, f[0].constData()) << QString::fromUtf8(f[1]) << f[2];
+    }
+    for (const char* name :
+         {"deepspeed", "megatron", "fsdp", "fsdp2", "torchrun", "accelerate", "colossalai", "nccl"})
+        QVERIFY2(frameworks.contains(QLatin1String(name)), name);
+}
+
+void TestClassifier::frameworkLines()
+{
+    QFETCH(QString, expected);
+    QFETCH(QByteArray, line);
+    QVERIFY2(Taxonomy::instance().isLeafId(expected), qPrintable(expected));
+    const QList<Candidate> ranked = SymptomClassifier::instance().classify(line);
+    QVERIFY(ranked.size() >= 3);
+    QCOMPARE(ranked.first().symptom, expected);
+    QVERIFY(!ranked.first().evidence.isEmpty());
+    SymptomClassifier::Options logOnly;
+    logOnly.useCues = false;
+    logOnly.ranked = false;
+    const QList<Candidate> log = SymptomClassifier::instance().classify(line, logOnly);
+    QVERIFY(!log.isEmpty());
+    QCOMPARE(log.first().symptom, expected);
 }
 
 void TestClassifier::emptyInputHasNoCandidates()
