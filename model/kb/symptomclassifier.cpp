@@ -122,6 +122,7 @@ bool RankerParameters::fromJson(const QByteArray& json, RankerParameters* out, Q
         !number("unsure_below", &r.unsureBelow, 0.0, 1.0) ||
         !number("temperature", &r.temperature, 0.05, 100.0) ||
         !number("exception_weight", &r.exceptionWeight, 0.0, 0.95) ||
+        !number("secondary_stage_share", &r.secondaryStageShare, 0.0, 1.0) ||
         !number("min_candidates", &minCandidates, 1.0, 38.0))
         return false;
     r.minCandidates = int(minCandidates);
@@ -276,6 +277,29 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
         double s = noisyOr(it->ruleWeight);
         if (!it->hasRoot && it->hasCascade && anyRoot) s *= kCascadeWithRootFactor;
         score[it.key()] = s;
+    }
+    // Ranked, a stage whose context is clearly stronger than the symptom's own but does not lead
+    // gets a part of the symptom as its own leaf (a hang at DDP's constructor in a multi-node
+    // report: setup context leads, preparation context is there too), so that leaf can reach
+    // the top three; the symptom keeps its score.
+    if (options.ranked && m_ranking.secondaryStageShare > 0.0) {
+        const QHash<QString, double> before = score;
+        for (auto st = stageMiss.cbegin(); st != stageMiss.cend(); ++st) {
+            const double c = 1.0 - st.value();
+            if (st.key() == stage && lead > 0.1) continue; // the leading stage moves it below
+            for (auto it = before.cbegin(); it != before.cend(); ++it) {
+                const QString target = m_set.remap(st.key(), it.key());
+                if (target.isEmpty() || stageOf(it.key()) == st.key()) continue;
+                const double own = 1.0 - stageMiss.value(stageOf(it.key()), 1.0);
+                if (c < own + 0.1) continue;
+                const double moved = it.value() * m_ranking.secondaryStageShare * (c - own) / c;
+                double& t = score[target];
+                t = 1.0 - (1.0 - t) * (1.0 - moved);
+                Accumulator& to = bySymptom[target];
+                for (const CandidateEvidence& e : std::as_const(bySymptom[it.key()].evidence))
+                    to.evidence.append(e);
+            }
+        }
     }
     if (!stage.isEmpty() && lead > 0.1) {
         const QStringList symptoms = score.keys();

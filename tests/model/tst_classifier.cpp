@@ -29,6 +29,7 @@ private Q_SLOTS:
     void scoresAreBounded();
     void classifyLinesUsesCallerOffsets();
     void stageContextMovesHangToSetup();
+    void secondaryStageReachesTheTopThree();
     void cuesReadOnlyTheProseWindow();
     void pastedCodeIsNotASymptom();
 };
@@ -424,6 +425,28 @@ void TestClassifier::stageContextMovesHangToSetup()
         "MASTER_ADDR and MASTER_PORT are set, nothing happens.\n");
     QVERIFY(!c.isEmpty());
     QCOMPARE(c.first().symptom, QStringLiteral("communication-setup/hang-and-timeout"));
+}
+
+// Setup context leads (two nodes, init_process_group) but the hang is at DDP's constructor: the
+// preparation stage's hang reaches the top three through the secondary stage share, and not
+// without it.
+void TestClassifier::secondaryStageReachesTheTopThree()
+{
+    const QByteArray text =
+        "Two nodes with 2 GPUs each: processes hang at the DistributedDataParallel(...) "
+        "constructor line\ninit_process_group(backend nccl, init_method env://) returned\n";
+    const QString prepHang = QStringLiteral("data-and-model-preparation/hang-and-timeout");
+    const auto topThree = [&](const SymptomClassifier& classifier) {
+        QStringList leaves;
+        for (const Candidate& c : classifier.classify(text).mid(0, 3))
+            leaves << c.symptom;
+        return leaves;
+    };
+    QVERIFY(SymptomClassifier::instance().ranking().secondaryStageShare > 0.0);
+    QVERIFY(topThree(SymptomClassifier::instance()).contains(prepHang));
+    RankerParameters without = SymptomClassifier::instance().ranking();
+    without.secondaryStageShare = 0.0;
+    QVERIFY(!topThree(SymptomClassifier(SignatureSet::builtin(), without)).contains(prepHang));
 }
 
 // Prose cues read the first SignatureSet::kProseBytes; log signatures read everything.
