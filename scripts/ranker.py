@@ -106,12 +106,12 @@ def loglik(items, p):
 
 
 def first_guesses(items, p):
-    """(probability of the first candidate, whether it is right) per item."""
+    """(probability of the first candidate, whether it is right, weight) per item."""
     out = []
-    for leaves, feats, _ in items:
+    for leaves, feats, w in items:
         prob = probabilities(feats, p)
         first = max(prob, key=prob.get)
-        out.append((prob[first], first in leaves))
+        out.append((prob[first], first in leaves, w))
     return out
 
 
@@ -129,10 +129,10 @@ def fit(items, calibration, current):
     p["temperature"] = max(TEMPERATURE_GRID,
                            key=lambda t: loglik(calibration, dict(p, temperature=t))[0])
     # "Unsure" should mean "the first guess is probably wrong": the threshold that makes that
-    # statement right for the most calibration reports.
+    # statement right for the most calibration reports (by weight).
     scored = first_guesses(calibration, p)
     p["unsure_below"] = max(UNSURE_GRID, key=lambda t: (
-        sum((conf >= t) == right for conf, right in scored), -abs(t - 0.5)))
+        sum(w for conf, right, w in scored if (conf >= t) == right), -abs(t - 0.5)))
     return p, best[0]
 
 
@@ -189,7 +189,8 @@ def main():
     parser.add_argument("--rankscope", default=os.path.join(ROOT, "build", "bin", "rankscope"))
     parser.add_argument("--split", help="only rows of this split (fit: default all but 'dev')")
     parser.add_argument("--calibrate", default="train",
-                        help="fit: the split the temperature and 'unsure' are fitted on")
+                        help="fit: the split(s), comma-separated, the temperature and 'unsure' "
+                        "are fitted on (each split weighing the same)")
     parser.add_argument("--write", action="store_true", help="fit: write taxonomy/ranker.json")
     args = parser.parse_args()
 
@@ -208,6 +209,12 @@ def main():
     per_source = {}
     for r in train:
         per_source[r[4]] = per_source.get(r[4], 0) + 1
+    calibrate = args.calibrate.split(",")
+    if "dev" in calibrate:
+        sys.exit("the held-out split measures; it is never fitted on")
+    per_split = {}
+    for r in train:
+        per_split[r[0]] = per_split.get(r[0], 0) + 1
     cache = {}
     items, calibration = [], []
     for split, link, leaves, text, source in train:
@@ -215,8 +222,8 @@ def main():
             cache[text] = features(args.rankscope, text)[0]
         item = (leaves, cache[text], 1.0 / per_source[source])
         items.append(item)
-        if split == args.calibrate:
-            calibration.append((leaves, cache[text], 1.0))
+        if split in calibrate:
+            calibration.append((leaves, cache[text], 1.0 / per_split[split]))
     if not calibration:
         sys.exit("no calibration rows (split %s)" % args.calibrate)
     fitted, (mean_loglik, top1) = fit(items, calibration, current)

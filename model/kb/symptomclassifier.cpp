@@ -122,6 +122,7 @@ bool RankerParameters::fromJson(const QByteArray& json, RankerParameters* out, Q
         !number("unsure_below", &r.unsureBelow, 0.0, 1.0) ||
         !number("temperature", &r.temperature, 0.05, 100.0) ||
         !number("exception_weight", &r.exceptionWeight, 0.0, 0.95) ||
+        !number("secondary_stage_share", &r.secondaryStageShare, 0.0, 1.0) ||
         !number("min_candidates", &minCandidates, 1.0, 38.0))
         return false;
     r.minCandidates = int(minCandidates);
@@ -211,8 +212,12 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
     }
 
     bool anyRoot = false;
-    for (const SignatureHit& h : hits)
-        anyRoot = anyRoot || m_set.signatures()[h.rule].role == SignatureRole::Root;
+    QSet<qsizetype> logLines; // lines a log signature explains
+    for (const SignatureHit& h : hits) {
+        const SignatureRole role = m_set.signatures()[h.rule].role;
+        anyRoot = anyRoot || role == SignatureRole::Root;
+        if (role != SignatureRole::Cue) logLines.insert(h.line);
+    }
 
     QHash<QString, Accumulator> bySymptom;
     if (!anyRoot)
@@ -232,6 +237,10 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
         }
     for (const SignatureHit& h : hits) {
         const Signature& s = m_set.signatures()[h.rule];
+        // A message a log signature knows is read as that message; the prose words inside it
+        // ("timed out" in a teardown line, "hang" in a watchdog's advice) are not a second
+        // opinion.
+        if (s.role == SignatureRole::Cue && logLines.contains(h.line)) continue;
         double w = s.weight;
         if (s.role == SignatureRole::Cascade)
             w *= kCascadeFactor * (anyRoot ? kCascadeWithRootFactor : 1.0);
@@ -268,6 +277,29 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
         double s = noisyOr(it->ruleWeight);
         if (!it->hasRoot && it->hasCascade && anyRoot) s *= kCascadeWithRootFactor;
         score[it.key()] = s;
+    }
+    // Ranked, a stage whose context is clearly stronger than the symptom's own but does not lead
+    // gets a part of the symptom as its own leaf (a hang at DDP's constructor in a multi-node
+    // report: setup context leads, preparation context is there too), so that leaf can reach
+    // the top three; the symptom keeps its score.
+    if (options.ranked && m_ranking.secondaryStageShare > 0.0) {
+        const QHash<QString, double> before = score;
+        for (auto st = stageMiss.cbegin(); st != stageMiss.cend(); ++st) {
+            const double c = 1.0 - st.value();
+            if (st.key() == stage && lead > 0.1) continue; // the leading stage moves it below
+            for (auto it = before.cbegin(); it != before.cend(); ++it) {
+                const QString target = m_set.remap(st.key(), it.key());
+                if (target.isEmpty() || stageOf(it.key()) == st.key()) continue;
+                const double own = 1.0 - stageMiss.value(stageOf(it.key()), 1.0);
+                if (c < own + 0.1) continue;
+                const double moved = it.value() * m_ranking.secondaryStageShare * (c - own) / c;
+                double& t = score[target];
+                t = 1.0 - (1.0 - t) * (1.0 - moved);
+                Accumulator& to = bySymptom[target];
+                for (const CandidateEvidence& e : std::as_const(bySymptom[it.key()].evidence))
+                    to.evidence.append(e);
+            }
+        }
     }
     if (!stage.isEmpty() && lead > 0.1) {
         const QStringList symptoms = score.keys();

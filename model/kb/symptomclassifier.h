@@ -50,6 +50,10 @@ struct RankerParameters {
     // to under 1 % of its reports, so beside other evidence it should not outvote it. Alone, the
     // exception keeps SymptomClassifier's fixed weight, so `classify` and log analysis agree.
     double exceptionWeight = 0.5;
+    // Ranked, the part of a symptom's evidence a stage gets as its own leaf when that stage's
+    // context is clearly stronger than the symptom's own stage but does not lead (0: only the
+    // leading stage moves a symptom).
+    double secondaryStageShare = 0.0;
     int minCandidates = 3;
     // Parses taxonomy/ranker.json; missing keys keep their defaults. False with *error on
     // malformed JSON or out-of-range values.

@@ -8,6 +8,7 @@
 #include <QJsonObject>
 #include <QSet>
 #include <QTest>
+#include <cmath>
 
 using namespace rankscope;
 
@@ -16,15 +17,19 @@ class TestClassifier : public QObject {
 private Q_SLOTS:
     void evaluationSet();
     void todaysFrameworks();
+    void frameworkLines_data();
+    void frameworkLines();
     void emptyInputHasNoCandidates();
     void everyTextIsRanked();
     void baseRatesFollowTheStudy();
     void rankerParametersAreValidated();
+    void statedProbabilitiesAreTheFittedOnes();
     void rootOutranksCascade();
     void cascadeAloneStillReported();
     void scoresAreBounded();
     void classifyLinesUsesCallerOffsets();
     void stageContextMovesHangToSetup();
+    void secondaryStageReachesTheTopThree();
     void cuesReadOnlyTheProseWindow();
     void pastedCodeIsNotASymptom();
 };
@@ -97,6 +102,45 @@ void TestClassifier::todaysFrameworks()
           double(top3) / n);
     QVERIFY(top1 >= 0.75 * n);
     QVERIFY(top3 >= 0.9 * n);
+}
+
+// One machine-written line per message of DeepSpeed, Megatron-LM, FSDP/FSDP2, torchrun/elastic,
+// accelerate, Colossal-AI and NCCL 2.18-2.2x (tests/data/classifier/framework_lines.tsv, written
+// by us from the message formats): alone, each names its leaf, both as a report (ranked, first)
+// and as a log line (log analysis, first leaf with evidence).
+void TestClassifier::frameworkLines_data()
+{
+    QTest::addColumn<QString>("expected");
+    QTest::addColumn<QByteArray>("line");
+    QSet<QString> frameworks;
+    int row = 0;
+    for (const QByteArray& l : readData(QStringLiteral("framework_lines.tsv")).split('\n')) {
+        if (l.isEmpty() || l.startsWith('#')) continue;
+        const QList<QByteArray> f = l.split('\t');
+        QCOMPARE(f.size(), 3);
+        frameworks.insert(QString::fromUtf8(f[0]));
+        QTest::addRow("%d %s", ++row, f[0].constData()) << QString::fromUtf8(f[1]) << f[2];
+    }
+    for (const char* name :
+         {"deepspeed", "megatron", "fsdp", "fsdp2", "torchrun", "accelerate", "colossalai", "nccl"})
+        QVERIFY2(frameworks.contains(QLatin1String(name)), name);
+}
+
+void TestClassifier::frameworkLines()
+{
+    QFETCH(QString, expected);
+    QFETCH(QByteArray, line);
+    QVERIFY2(Taxonomy::instance().isLeafId(expected), qPrintable(expected));
+    const QList<Candidate> ranked = SymptomClassifier::instance().classify(line);
+    QVERIFY(ranked.size() >= 3);
+    QCOMPARE(ranked.first().symptom, expected);
+    QVERIFY(!ranked.first().evidence.isEmpty());
+    SymptomClassifier::Options logOnly;
+    logOnly.useCues = false;
+    logOnly.ranked = false;
+    const QList<Candidate> log = SymptomClassifier::instance().classify(line, logOnly);
+    QVERIFY(!log.isEmpty());
+    QCOMPARE(log.first().symptom, expected);
 }
 
 void TestClassifier::emptyInputHasNoCandidates()
@@ -211,6 +255,101 @@ void TestClassifier::rankerParametersAreValidated()
     QCOMPARE(SymptomClassifier::instance().ranking().unsureBelow, p.unsureBelow);
 }
 
+// The ranker's parameters as the product ships them (taxonomy/ranker.json, compiled in), read as
+// plain JSON.
+static QJsonObject shippedRanker()
+{
+    QFile f(QStringLiteral(":/taxonomy/ranker.json"));
+    return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object()
+                                       : QJsonObject();
+}
+
+// The stated probabilities are those of the parameters scripts/ranker.py fitted: recomputed here
+// from the study's sheet and the shipped JSON, and "unsure" exactly below the fitted threshold.
+void TestClassifier::statedProbabilitiesAreTheFittedOnes()
+{
+    const QJsonObject p = shippedRanker();
+    QVERIFY(p.contains(QLatin1String("temperature")));
+    QVERIFY(p.contains(QLatin1String("unsure_below")));
+    const double temperature = p[QLatin1String("temperature")].toDouble();
+    const double priorWeight = p[QLatin1String("prior_weight")].toDouble();
+    const double evidenceScale = p[QLatin1String("evidence_scale")].toDouble();
+    const double stageScale = p[QLatin1String("stage_scale")].toDouble();
+    const double unsureBelow = p[QLatin1String("unsure_below")].toDouble();
+    QVERIFY(temperature > 0.0 && priorWeight > 0.0 && evidenceScale > 0.0);
+
+    // Each leaf's share of the sheet's fault rows, counted by its stage/inner/leaf names.
+    QFile csv(QStringLiteral(":/taxonomy/tosem23_faults.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QList<QByteArray> rows = csv.readAll().split('\n');
+    QHash<QString, int> rowsByPath;
+    int all = 0;
+    for (int i = 1; i < rows.size(); ++i) {
+        const QList<QByteArray> f = rows[i].trimmed().split(',');
+        if (f.size() < 6) continue;
+        ++rowsByPath[QString::fromUtf8(f[3] + '/' + f[4] + '/' + f[5])];
+        ++all;
+    }
+    const Taxonomy& taxonomy = Taxonomy::instance();
+    QHash<QString, double> share;
+    for (const QString& leaf : taxonomy.leaves()) {
+        const TaxonomyNode* node = taxonomy.node(leaf);
+        const TaxonomyNode* parent = taxonomy.node(node->parentId);
+        const bool underStage = parent->kind == TaxonomyNode::Kind::Stage;
+        const QString stage = underStage ? parent->name : taxonomy.node(parent->parentId)->name;
+        const QString path = stage + QLatin1Char('/') + (underStage ? QString() : parent->name) +
+                             QLatin1Char('/') + node->name;
+        QVERIFY2(rowsByPath.contains(path), qPrintable(path));
+        share[leaf] = double(rowsByPath.value(path)) / all;
+    }
+
+    // No evidence, no framework, no stage: the base rates alone, sharpened or flattened by the
+    // fitted prior weight and temperature.
+    const SymptomClassifier& classifier = SymptomClassifier::instance();
+    const QList<Candidate> none = classifier.classify("all good, 42 tests passed\n");
+    QVERIFY(none.size() >= 3);
+    double z = 0.0;
+    for (const QString& leaf : taxonomy.leaves())
+        z += std::pow(share[leaf], priorWeight / temperature);
+    for (const Candidate& c : none) {
+        QCOMPARE(c.score, 0.0);
+        QCOMPARE(c.stageHint, 0.0);
+        const double expected = std::pow(share[c.symptom], priorWeight / temperature) / z;
+        QVERIFY2(qAbs(c.probability - expected) < 1e-9, qPrintable(c.symptom));
+    }
+
+    // With evidence: the log-odds between any two candidates are the fitted combination of the
+    // inputs the program reports for them, divided by the fitted temperature.
+    const QList<QByteArray> texts{
+        "[rank0]: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, "
+        "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600001 "
+        "milliseconds before timing out.\n",
+        "Horovod hangs at hvd.init() on the second machine\n",
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n",
+        "GPU0 uses more memory?",
+        "all good, 42 tests passed\n",
+        "**Environment:**\n1. Framework: PyTorch\n3. Horovod version: 0.19.2\n"};
+    int unsure = 0, sure = 0;
+    for (const QByteArray& text : texts) {
+        const QList<Candidate> c = classifier.classify(text);
+        QVERIFY(c.size() >= 3);
+        const auto logit = [&](const Candidate& x) {
+            return (priorWeight * std::log(x.baseRate) + evidenceScale * x.score +
+                    stageScale * x.stageHint) /
+                   temperature;
+        };
+        for (int i = 1; i < c.size(); ++i)
+            QVERIFY2(qAbs(std::log(c[i].probability / c[0].probability) -
+                          (logit(c[i]) - logit(c[0]))) < 1e-9,
+                     text.constData());
+        const bool expectUnsure = c.first().probability < unsureBelow;
+        QCOMPARE(classifier.isUnsure(c), expectUnsure);
+        (expectUnsure ? unsure : sure) += 1;
+    }
+    // Both sides of the threshold were exercised.
+    QVERIFY(unsure > 0 && sure > 0);
+}
+
 void TestClassifier::rootOutranksCascade()
 {
     // An OOM on one rank, then the peers' watchdog teardown and the launcher's SIGTERM.
@@ -286,6 +425,28 @@ void TestClassifier::stageContextMovesHangToSetup()
         "MASTER_ADDR and MASTER_PORT are set, nothing happens.\n");
     QVERIFY(!c.isEmpty());
     QCOMPARE(c.first().symptom, QStringLiteral("communication-setup/hang-and-timeout"));
+}
+
+// Setup context leads (two nodes, init_process_group) but the hang is at DDP's constructor: the
+// preparation stage's hang reaches the top three through the secondary stage share, and not
+// without it.
+void TestClassifier::secondaryStageReachesTheTopThree()
+{
+    const QByteArray text =
+        "Two nodes with 2 GPUs each: processes hang at the DistributedDataParallel(...) "
+        "constructor line\ninit_process_group(backend nccl, init_method env://) returned\n";
+    const QString prepHang = QStringLiteral("data-and-model-preparation/hang-and-timeout");
+    const auto topThree = [&](const SymptomClassifier& classifier) {
+        QStringList leaves;
+        for (const Candidate& c : classifier.classify(text).mid(0, 3))
+            leaves << c.symptom;
+        return leaves;
+    };
+    QVERIFY(SymptomClassifier::instance().ranking().secondaryStageShare > 0.0);
+    QVERIFY(topThree(SymptomClassifier::instance()).contains(prepHang));
+    RankerParameters without = SymptomClassifier::instance().ranking();
+    without.secondaryStageShare = 0.0;
+    QVERIFY(!topThree(SymptomClassifier(SignatureSet::builtin(), without)).contains(prepHang));
 }
 
 // Prose cues read the first SignatureSet::kProseBytes; log signatures read everything.
