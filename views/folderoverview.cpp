@@ -90,8 +90,8 @@ void FolderOverview::setSession(const SessionPtr& session, const QString& diagno
     if (!rest.isEmpty()) {
         html += tr("<h3>Not attributed to a rank</h3><ul>");
         for (const SourceFile& f : rest)
-            html += QStringLiteral("<li>%1 <i>(%2)</i></li>")
-                        .arg(esc(f.relativePath), esc(sourceKindName(f.kind)));
+            html += QStringLiteral("<li>%1 <i>(%2)</i>: %3</li>")
+                        .arg(esc(f.relativePath), esc(sourceKindName(f.kind)), esc(f.rankEvidence));
         html += QStringLiteral("</ul>");
     }
     QStringList problems;

@@ -152,6 +152,7 @@ private Q_SLOTS:
     void emptyFolderIsNotAHealthyOne();
     void loadLimitsTruncateAndSaySo();
     void exportReportWaitsForTheDiagnosis();
+    void unattributedFilesSayWhyOnTheOverview();
 
 private:
     QTemporaryDir m_db;
@@ -1281,6 +1282,25 @@ void TestMainWindow::exportReportWaitsForTheDiagnosis()
     QVERIFY(!window.exportReport(report, &afterCancel));
     QVERIFY2(afterCancel.contains(QLatin1String("cancelled")), qPrintable(afterCancel));
     QVERIFY(!QFile::exists(report));
+}
+
+// A file that no rank claims is listed on the overview with the reason it has no rank, not only
+// its name: rank_not_found.json.gz is a real trace whose distributedInfo carries no "rank" field.
+void TestMainWindow::unattributedFilesSayWhyOnTheOverview()
+{
+    MainWindow window;
+    QVERIFY(
+        showAndLoad(window, QStringLiteral(RANKSCOPE_TEST_DATA "/kineto-real-hta/mixed_files")));
+    auto* overview = window.findChild<FolderOverview*>();
+    QVERIFY(overview);
+    const QString page = overview->toPlainText();
+    const int section = page.indexOf(QLatin1String("Not attributed to a rank"));
+    QVERIFY2(section >= 0, qPrintable(page));
+    const int line = page.indexOf(QLatin1String("rank_not_found.json.gz (kineto): "), section);
+    QVERIFY2(line > section, qPrintable(page));
+    const QString reason = page.mid(line).section(QLatin1Char('\n'), 0, 0);
+    QVERIFY2(reason.contains(QLatin1String("no rank")), qPrintable(reason));
+    QVERIFY2(reason.contains(QLatin1String("distributedInfo")), qPrintable(reason));
 }
 
 QTEST_MAIN(TestMainWindow)
