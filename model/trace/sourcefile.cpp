@@ -155,6 +155,8 @@ QString sourceStatusName(SourceStatus status)
         return QStringLiteral("truncated");
     case SourceStatus::Error:
         return QStringLiteral("error");
+    case SourceStatus::Skipped:
+        return QStringLiteral("skipped");
     }
     return QStringLiteral("error");
 }

@@ -24,10 +24,15 @@ enum class SourceKind {
     Unknown,         // nothing we read; listed so the user sees it was looked at
 };
 
-enum class SourceStatus { Ok, Truncated, Error };
+// Ok: read whole. Truncated: read up to a limit or a cut. Error: meant to be read (its name or
+// content claims a format RankScope reads) and could not be. Skipped: content of a format
+// RankScope does not read (an image, another tool's JSON, random bytes) under a name that claims
+// none it reads: listed with what it is, never read, never counted as a loaded source.
+// (New values go last: a digest keeps a trace's status by value.)
+enum class SourceStatus { Ok, Truncated, Error, Skipped };
 
 QString sourceKindName(SourceKind kind);       // the CLI's spelling: "kineto", "nccl_log", ...
-QString sourceStatusName(SourceStatus status); // "ok", "truncated", "error"
+QString sourceStatusName(SourceStatus status); // "ok", "truncated", "error", "skipped"
 
 // The load limit (a ReadOptions budget) that stopped reading a Truncated source: a larger one
 // reads further. None for a source that is complete, or cut short by its own bytes.
@@ -96,7 +101,7 @@ struct SourceFile {
     std::optional<int> rank; // empty: the rank could not be told (never guessed as 0)
     QString rankEvidence;    // how the rank was told, e.g. "file name 'rank3'"
     SourceStatus status = SourceStatus::Ok;
-    QString message;                   // one line for the user when status != Ok, or a note
+    QString message; // one line for the user when status != Ok (for Skipped: what it is), or a note
     LoadLimit limit = LoadLimit::None; // what stopped a Truncated source, when a limit did
     // What the content states that no other source may (a Kineto trace's
     // distributedInfo.nccl_version, as written), set by the reader; empty when not stated.

@@ -238,6 +238,34 @@ QByteArray firstNonSpace(const QByteArray& head, qsizetype count)
     return head.mid(i, count);
 }
 
+// What `head` is, for a one-line reason: "binary data (starts 0x89 0x50 0x4e 0x47)", or
+// "<textIs> (starts 'the first 24 characters')" when it reads as text.
+QString contentStart(const QByteArray& head, const QString& textIs = QStringLiteral("text"))
+{
+    if (head.isEmpty()) return QStringLiteral("nothing");
+    if (!looksLikeText(head)) {
+        QStringList bytes;
+        for (const char c : head.left(4))
+            bytes << QStringLiteral("0x%1").arg(uint(static_cast<unsigned char>(c)), 2, 16,
+                                                QLatin1Char('0'));
+        return QStringLiteral("binary data (starts %1)").arg(bytes.join(QLatin1Char(' ')));
+    }
+    const QString text = QString::fromUtf8(firstNonSpace(head, 24)).simplified();
+    return QStringLiteral("%1 (starts '%2')").arg(textIs, text);
+}
+
+// Why a source of no kind RankScope reads, under a name that claims none (formatProblem found
+// nothing wrong), is skipped: what its content is. `head` is what a gzip file inflates to.
+QString skippedReason(bool gzip, const QByteArray& head)
+{
+    // sniffKind leaves text starting with '{' or '[' Unknown only when it is a JSON document.
+    const QByteArray first = firstNonSpace(head, 1);
+    const QString what = contentStart(head, first == "{" || first == "[" ? QStringLiteral("JSON")
+                                                                         : QStringLiteral("text"));
+    return QStringLiteral("%1%2: not a trace, dump or log that RankScope reads")
+        .arg(gzip ? QStringLiteral("gzip of ") : QString(), what);
+}
+
 } // namespace
 
 SourceKind TraceFolder::sniffKind(const QString& fileName, const QByteArray& head)
@@ -294,21 +322,10 @@ QString TraceFolder::formatProblem(const QString& fileName, bool gzip, SourceKin
     const QString name = fileName.toLower();
     const bool log =
         kind == SourceKind::Log || kind == SourceKind::NcclLog || kind == SourceKind::LauncherLog;
-    const auto start = [&] {
-        if (!looksLikeText(head)) {
-            QStringList bytes;
-            for (const char c : head.left(4))
-                bytes << QStringLiteral("0x%1").arg(uint(static_cast<unsigned char>(c)), 2, 16,
-                                                    QLatin1Char('0'));
-            return QStringLiteral("binary data (starts %1)").arg(bytes.join(QLatin1Char(' ')));
-        }
-        QString text = QString::fromUtf8(firstNonSpace(head, 24)).simplified();
-        return QStringLiteral("text (starts '%1')").arg(text);
-    };
     // A compressed file that is not gzip cannot be what its name says, whatever it looks like
     // (a log read from it would be one line of binary); a plain trace under a .gz name is read.
     if (name.endsWith(QLatin1String(".gz")) && !gzip && (kind == SourceKind::Unknown || log))
-        return QStringLiteral("not gzip: %1").arg(start());
+        return QStringLiteral("not gzip: %1").arg(contentStart(head));
     if (kind != SourceKind::Unknown && !log) return {};
     const QByteArray first = firstNonSpace(head, 1);
     const bool json = first == "{" || first == "[";
@@ -317,13 +334,14 @@ QString TraceFolder::formatProblem(const QString& fileName, bool gzip, SourceKin
     const bool claimsJson =
         name.endsWith(QLatin1String(".json")) || name.endsWith(QLatin1String(".json.gz"));
     if (claimsJson && !json)
-        return looksLikeText(head) ? QStringLiteral("%1, not JSON").arg(start())
+        return looksLikeText(head) ? QStringLiteral("%1, not JSON").arg(contentStart(head))
                                    : QStringLiteral("binary data, not JSON");
     if (claimsJson && name.contains(QLatin1String("trace.json")))
         return QStringLiteral("JSON without traceEvents: not a trace");
     if (name.endsWith(QLatin1String(".pkl")) || name.endsWith(QLatin1String(".pickle")) ||
         name.contains(QLatin1String("nccl_trace_rank_")))
-        return QStringLiteral("not a Flight Recorder dump (pickle or JSON): %1").arg(start());
+        return QStringLiteral("not a Flight Recorder dump (pickle or JSON): %1")
+            .arg(contentStart(head));
     if (!log && name.endsWith(QLatin1String(".log")) && !looksLikeText(head))
         return QStringLiteral("binary data, not a text log");
     return {};
@@ -767,7 +785,8 @@ TraceFolder TraceFolder::discover(const QString& dir, const std::function<bool()
                 source.status = SourceStatus::Error;
                 source.message = problem;
             } else if (source.kind == SourceKind::Unknown) {
-                source.message = QStringLiteral("not a trace, dump or log that RankScope reads");
+                source.status = SourceStatus::Skipped;
+                source.message = skippedReason(gzip, head);
             }
             if (source.kind == SourceKind::Log || source.kind == SourceKind::NcclLog ||
                 source.kind == SourceKind::LauncherLog)

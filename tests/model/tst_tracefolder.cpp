@@ -1,3 +1,4 @@
+#include "model/analysis/sessionanalysis.h"
 #include "model/trace/logreader.h"
 #include "model/trace/tracefolder.h"
 #include "model/tracesession.h"
@@ -50,6 +51,7 @@ private Q_SLOTS:
     void contentBeatsSwappedAndMisleadingNames();
     void tensorboardNamedPairGetsRanksFromContent();
     void namesClaimingAFormatTheContentIsNot();
+    void formatsNotReadAreSkipped();
     void outOfRangeRanksAreUnattributedWithAReason();
     void everyUnattributedSourceSaysWhy();
     void unattributedReasons();
@@ -277,10 +279,12 @@ void TestTraceFolder::emptyAndBinaryFilesAreListed()
     QCOMPARE(folder.sources().size(), 2);
     for (const SourceFile& s : folder.sources()) {
         QVERIFY(!s.message.isEmpty());
-        if (s.relativePath == QLatin1String("rank0.log"))
+        if (s.relativePath == QLatin1String("rank0.log")) {
             QCOMPARE(s.status, SourceStatus::Error);
-        else
+        } else {
             QCOMPARE(s.kind, SourceKind::Unknown);
+            QCOMPARE(s.status, SourceStatus::Skipped); // an ELF core, under no claiming name
+        }
     }
 }
 
@@ -782,6 +786,92 @@ void TestTraceFolder::namesClaimingAFormatTheContentIsNot()
     QCOMPARE(session->folder.ranks(), QList<int>{0});
     QCOMPARE(session->logs.size(), std::size_t(1));
     QCOMPARE(session->logs.front().lastStep().value_or(-1), 3);
+}
+
+// The first bytes of `bytes` as the reason of a skipped file names them ("0x89 0x50 ...").
+static QString hexStart(const QByteArray& bytes)
+{
+    QStringList hex;
+    for (int i = 0; i < 4; ++i)
+        hex << QStringLiteral("0x") + QString::number(uchar(bytes[i]), 16).rightJustified(2, u'0');
+    return hex.join(u' ');
+}
+
+// Files of formats RankScope does not read, under names that claim none it reads, beside a rank's
+// trace: each is listed as skipped with what its content is, none gets a rank or counts as read,
+// and the trace loads. A folder of such files only is "nothing readable".
+void TestTraceFolder::formatsNotReadAreSkipped()
+{
+    QTemporaryDir dir;
+    QByteArray png("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR\x00\x00\x01\x00\x00\x00\x01\x00\x08\x06"
+                   "\x00\x00\x00",
+                   33);
+    png += QByteArray(200, '\x11');
+    writeFile(dir.filePath(QStringLiteral("loss_curve.png")), png);
+    QByteArray random(4096, Qt::Uninitialized);
+    quint32 x = 777;
+    for (char& c : random) {
+        x = x * 1103515245u + 12345u;
+        c = char(x >> 24);
+    }
+    random[0] = '\x9c'; // neither gzip's nor pickle's first byte
+    random[1] = '\x00'; // binary whatever the generator gives
+    writeFile(dir.filePath(QStringLiteral("core.4242")), random);
+    writeFile(dir.filePath(QStringLiteral("activations.raw.gz")), gzip(random));
+    // What the profiler's export_memory_timeline writes: gzip of [[device, action, bytes, ...]].
+    QByteArray timeline = "[";
+    for (int i = 0; i < 500; ++i)
+        timeline +=
+            (i ? ", " : "") + QByteArray("[-1, 1, ") + QByteArray::number(512 * (i + 1)) + ", 7]";
+    timeline += "]";
+    writeFile(dir.filePath(QStringLiteral("memory_timeline.raw.gz")), gzip(timeline));
+    constexpr int kEvents = 12;
+    QByteArray trace = R"({"distributedInfo": {"rank": 0, "world_size": 1}, "traceEvents": [)";
+    for (int i = 0; i < kEvents; ++i)
+        trace += (i ? "," : "") + QByteArray(R"({"ph": "X", "name": "aten::mm", "pid": 1, )") +
+                 R"("tid": 1, "ts": )" + QByteArray::number(100 * i) + R"(, "dur": 50})";
+    trace += "]}";
+    writeFile(dir.filePath(QStringLiteral("rank0.pt.trace.json")), trace);
+
+    const QString notRead = QStringLiteral(": not a trace, dump or log that RankScope reads");
+    const std::map<QString, QString> skipped = {
+        {QStringLiteral("loss_curve.png"),
+         QStringLiteral("binary data (starts %1)").arg(hexStart(png)) + notRead},
+        {QStringLiteral("core.4242"),
+         QStringLiteral("binary data (starts %1)").arg(hexStart(random)) + notRead},
+        {QStringLiteral("activations.raw.gz"),
+         QStringLiteral("gzip of binary data (starts %1)").arg(hexStart(random)) + notRead},
+        {QStringLiteral("memory_timeline.raw.gz"),
+         QStringLiteral("gzip of JSON (starts '%1')").arg(QString::fromLatin1(timeline.left(24))) +
+             notRead},
+    };
+    const SessionPtr session = loadSession(dir.path());
+    QCOMPARE(session->folder.sources().size(), qsizetype(skipped.size() + 1));
+    for (const auto& [name, reason] : skipped) {
+        const SourceFile* s = sourceNamed(session->folder, name);
+        QVERIFY2(s, qPrintable(name));
+        QCOMPARE(sourceStatusName(s->status), QStringLiteral("skipped"));
+        QCOMPARE(s->kind, SourceKind::Unknown);
+        QCOMPARE(s->message, reason);
+        QVERIFY2(!s->rank, qPrintable(name));
+    }
+    const SourceFile* good = sourceNamed(session->folder, QStringLiteral("rank0.pt.trace.json"));
+    QVERIFY(good);
+    QCOMPARE(good->status, SourceStatus::Ok);
+    QCOMPARE(good->kind, SourceKind::Kineto);
+    QCOMPARE(good->rank.value_or(-1), 0);
+    QCOMPARE(session->folder.ranks(), QList<int>{0});
+    QCOMPARE(session->events.eventCountOfRank(0), std::int64_t(kEvents));
+    QCOMPARE(nothingReadableReason(*session), std::string());
+
+    // Without the trace nothing was read: not "no fault found".
+    QVERIFY(QFile::remove(dir.filePath(QStringLiteral("rank0.pt.trace.json"))));
+    const SessionPtr rest = loadSession(dir.path());
+    QCOMPARE(rest->folder.sources().size(), qsizetype(skipped.size()));
+    for (const SourceFile& s : rest->folder.sources())
+        QCOMPARE(s.status, SourceStatus::Skipped);
+    QVERIFY(rest->folder.ranks().isEmpty());
+    QVERIFY(!nothingReadableReason(*rest).empty());
 }
 
 void TestTraceFolder::outOfRangeRanksAreUnattributedWithAReason()
