@@ -500,12 +500,13 @@ CREATE TABLE windows(finding INTEGER, rank INTEGER, start_ns INTEGER, end_ns INT
   events INTEGER, narrowed INTEGER, PRIMARY KEY(finding, rank));
 )";
 
+// The value of `name` among the enum's values up to `last`; `unknown` for a name none has.
 template <typename Enum, typename NameOf>
-Enum enumNamed(const QString& name, Enum last, const NameOf& nameOf)
+Enum enumNamed(const QString& name, Enum last, Enum unknown, const NameOf& nameOf)
 {
     for (int i = 0; i <= int(last); ++i)
         if (nameOf(Enum(i)) == name) return Enum(i);
-    return last;
+    return unknown;
 }
 
 } // namespace
@@ -1118,10 +1119,14 @@ Opened open(const QString& path)
             SourceFile s;
             s.relativePath = q.text(1);
             s.sizeBytes = q.int64(2);
-            s.kind = enumNamed(q.text(3), SourceKind::Unknown, sourceKindName);
+            s.kind = enumNamed(q.text(3), SourceKind::Unknown, SourceKind::Unknown, sourceKindName);
             if (!q.isNull(4)) s.rank = int(q.int64(4));
             s.rankEvidence = q.text(5);
-            s.status = enumNamed(q.text(6), SourceStatus::Error, sourceStatusName);
+            s.status =
+                enumNamed(q.text(6), SourceStatus::Skipped, SourceStatus::Error, sourceStatusName);
+            // Builds before the "skipped" status listed what they did not read as "ok".
+            if (s.kind == SourceKind::Unknown && s.status == SourceStatus::Ok)
+                s.status = SourceStatus::Skipped;
             s.message = q.text(7);
             // A trace's original file, when it is still there, serves details on demand.
             s.absolutePath = folderPath + QLatin1Char('/') + s.relativePath;

@@ -27,6 +27,7 @@ private Q_SLOTS:
     void rawWindowReadOnDemand();
     void partitionKeepsRanksTogetherAndBalances();
     void unreadableTraceIsRecordedNotFatal();
+    void skippedSourcesStaySkipped();
     void notADigestFails();
 };
 
@@ -505,6 +506,42 @@ void TestDigest::unreadableTraceIsRecordedNotFatal()
     QVERIFY(statusOf(fromFolder) != SourceStatus::Ok);
     QCOMPARE(statusOf(fromDigest), statusOf(fromFolder));
     compareConclusions(conclusions(fromFolder), conclusions(fromDigest));
+}
+
+// A file of no format RankScope reads beside the healthy job is "skipped" in the folder and in
+// its digest; a digest written before that status (which listed it "ok") reads it as skipped.
+void TestDigest::skippedSourcesStaySkipped()
+{
+    QTemporaryDir dir;
+    const QDir healthy(QStringLiteral(RANKSCOPE_TEST_DATA "/traces/healthy"));
+    for (const QString& name : healthy.entryList(QDir::Files))
+        QVERIFY(QFile::copy(healthy.filePath(name), dir.filePath(name)));
+    const QString png = QStringLiteral("loss_curve.png");
+    QFile image(dir.filePath(png));
+    QVERIFY(image.open(QIODevice::WriteOnly));
+    image.write(QByteArray("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR", 16));
+    image.close();
+    QTemporaryDir out;
+    const QString digest = out.filePath(QStringLiteral("job.rsdigest"));
+    QCOMPARE(Digest::create(dir.path(), digest), QString());
+    const auto statusOf = [&](const SessionPtr& s) {
+        for (const SourceFile& f : s->folder.sources())
+            if (f.relativePath == png) return sourceStatusName(f.status);
+        return QString();
+    };
+    const SessionPtr fromFolder = load(dir.path());
+    QCOMPARE(statusOf(fromFolder), QStringLiteral("skipped"));
+    QCOMPARE(statusOf(load(digest)), QStringLiteral("skipped"));
+    compareConclusions(conclusions(fromFolder), conclusions(load(digest)));
+
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(digest.toUtf8().constData(), &db), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(db, "UPDATE sources SET status = 'ok' WHERE status = 'skipped'", nullptr,
+                          nullptr, nullptr),
+             SQLITE_OK);
+    QCOMPARE(sqlite3_changes(db), 2); // the PNG and the job's ground_truth.json
+    sqlite3_close(db);
+    QCOMPARE(statusOf(load(digest)), QStringLiteral("skipped"));
 }
 
 void TestDigest::notADigestFails()
