@@ -4,6 +4,7 @@
 #include <QTextStream>
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 namespace rankscope {
@@ -170,6 +171,21 @@ QList<SourceFile> sourcesOf(const TraceRead& read, int rank)
     return sources;
 }
 
+// "5 (3 ok, 1 error, 1 skipped)": the folder's files by status.
+QString filesText(const TraceFolder& folder)
+{
+    std::map<SourceStatus, int> counts;
+    for (const SourceFile& s : folder.sources())
+        ++counts[s.status];
+    QStringList parts;
+    for (const auto& [status, n] : counts)
+        parts << QStringLiteral("%1 %2").arg(n).arg(sourceStatusName(status));
+    return parts.isEmpty() ? QStringLiteral("0")
+                           : QStringLiteral("%1 (%2)")
+                                 .arg(folder.sources().size())
+                                 .arg(parts.join(QStringLiteral(", ")));
+}
+
 } // namespace
 
 QString AnalysisReport::WorldSize::text() const
@@ -253,6 +269,7 @@ QString AnalysisReport::toMarkdown(const TraceRead& read, const AnalysisResult& 
     ts << "- Folder: `" << folder.path() << "`\n";
     const std::vector<int> ranks = ranksOf(read);
     ts << "- Ranks: " << ranks.size() << " (world size " << worldSize(read, result).text() << ")\n";
+    ts << "- Files: " << filesText(folder) << '\n';
     int errors = 0;
     for (const Finding& f : result.findings)
         errors += f.severity == Severity::Error;
@@ -398,7 +415,8 @@ QString AnalysisReport::toText(const TraceRead& read, const AnalysisResult& resu
     if (!unattributed.isEmpty()) {
         ts << "Not attributed to a rank:\n";
         for (const SourceFile& s : unattributed)
-            ts << "    " << s.relativePath << "  [" << sourceKindName(s.kind) << "]"
+            ts << "    " << s.relativePath << "  [" << sourceKindName(s.kind) << ", "
+               << sourceStatusName(s.status) << "]"
                << (s.message.isEmpty() ? QString() : QStringLiteral("  ") + s.message)
                << (s.rankEvidence.isEmpty()
                        ? QString()

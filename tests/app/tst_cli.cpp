@@ -32,6 +32,7 @@ private Q_SLOTS:
     void missingFolderExitsThree();
     void analyzeJson();
     void analyzeText();
+    void skippedFilesInEveryFormat();
     void ranksKnownOnlyFromOtherFiles();
     void factsHaveNoEmptySymptom();
     void outputInsideTheFolderIsRefused();
@@ -205,6 +206,32 @@ static QHash<QString, std::pair<QString, QString>> sourcesOf(const QJsonObject& 
                     o.value(QLatin1String("message")).toString()});
     }
     return out;
+}
+
+// A PNG beside a rank's log is "skipped" with what it is in the JSON, the text and the Markdown
+// (whose file count tells it from what was read); the log is "ok".
+void TestCli::skippedFilesInEveryFormat()
+{
+    QTemporaryDir job;
+    writeFile(job.filePath(QStringLiteral("loss_curve.png")),
+              QByteArray("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR", 16));
+    writeFile(job.filePath(QStringLiteral("rank0.log")), "step 1\n");
+    const QString reason = QStringLiteral(
+        "binary data (starts 0x89 0x50 0x4e 0x47): not a trace, dump or log that RankScope reads");
+    const CliRun json = runCli({QStringLiteral("analyze"), job.path(), QStringLiteral("--json")});
+    QCOMPARE(json.exitCode, 0);
+    const auto sources = sourcesOf(QJsonDocument::fromJson(json.out).object());
+    QCOMPARE(sources.value(QStringLiteral("loss_curve.png")),
+             std::make_pair(QStringLiteral("skipped"), reason));
+    QCOMPARE(sources.value(QStringLiteral("rank0.log")).first, QStringLiteral("ok"));
+    const CliRun text = runCli({QStringLiteral("analyze"), job.path()});
+    QVERIFY2(text.out.contains(
+                 QByteArray(QByteArray("loss_curve.png  [unknown, skipped]  ") + reason.toUtf8())),
+             text.out.constData());
+    QVERIFY2(text.out.contains("rank0.log  [log, ok]"), text.out.constData());
+    const CliRun md = runCli({QStringLiteral("analyze"), job.path(), QStringLiteral("--format"),
+                              QStringLiteral("markdown")});
+    QVERIFY2(md.out.contains("- Files: 2 (1 ok, 1 skipped)\n"), md.out.constData());
 }
 
 void TestCli::outputInsideTheFolderIsRefused()
