@@ -3,6 +3,7 @@
 #include "model/analysis/sessionanalysis.h"
 #include "model/analysisreport.h"
 #include "views/findings/findingsmodel.h"
+#include "views/models/sourcetreemodel.h"
 
 #include <QLocale>
 
@@ -66,10 +67,15 @@ void FolderOverview::setSession(const SessionPtr& session, const QString& diagno
     html += QStringLiteral("<h2>%1</h2>").arg(esc(folder.path()));
     html += diagnosisNote.isEmpty() ? diagnosisHtml(*session)
                                     : tr("<h3>Diagnosis</h3><p>%1</p>").arg(esc(diagnosisNote));
-    html += tr("<p>%1 ranks found (world size %2), %3 files, %4.</p>")
+    QList<SourceFile> skipped;
+    for (const SourceFile& f : folder.sources())
+        if (f.status == SourceStatus::Skipped) skipped.append(f);
+    html += tr("<p>%1 ranks found (world size %2), %3 files%4, %5.</p>")
                 .arg(folder.ranks().size())
                 .arg(AnalysisReport::worldSize(*session, session->analysis).text())
                 .arg(folder.sources().size())
+                .arg(skipped.isEmpty() ? QString()
+                                       : tr(" (%n skipped, not read)", nullptr, skipped.size()))
                 .arg(QLocale().formattedDataSize(folder.totalBytes()));
     html += QStringLiteral("<table cellspacing=0 cellpadding=4 border=1>");
     html += tr("<tr><th>Rank</th><th>Files</th><th>Kinds</th></tr>");
@@ -86,20 +92,29 @@ void FolderOverview::setSession(const SessionPtr& session, const QString& diagno
                     .arg(esc(kinds.join(QStringLiteral(", "))));
     }
     html += QStringLiteral("</table>");
-    const QList<SourceFile> rest = folder.unattributedSources();
-    if (!rest.isEmpty()) {
-        html += tr("<h3>Not attributed to a rank</h3><ul>");
-        for (const SourceFile& f : rest)
-            html += QStringLiteral("<li>%1 <i>(%2)</i>: %3</li>")
+    // Skipped files are listed once, greyed, under their own heading: they were not read, so
+    // they are neither a rank question nor a problem.
+    QString rest;
+    for (const SourceFile& f : folder.unattributedSources())
+        if (f.status != SourceStatus::Skipped)
+            rest += QStringLiteral("<li>%1 <i>(%2)</i>: %3</li>")
                         .arg(esc(f.relativePath), esc(sourceKindName(f.kind)), esc(f.rankEvidence));
-        html += QStringLiteral("</ul>");
-    }
+    if (!rest.isEmpty())
+        html += tr("<h3>Not attributed to a rank</h3><ul>") + rest + QStringLiteral("</ul>");
     QStringList problems;
     for (const SourceFile& f : folder.sources())
-        if (f.status != SourceStatus::Ok)
+        if (f.status == SourceStatus::Truncated || f.status == SourceStatus::Error)
             problems << QStringLiteral("<li>%1: %2</li>").arg(esc(f.relativePath), esc(f.message));
     if (!problems.isEmpty())
         html += tr("<h3>Problems</h3><ul>") + problems.join(QString()) + QStringLiteral("</ul>");
+    if (!skipped.isEmpty()) {
+        html += tr("<h3>Skipped (not read)</h3><ul>");
+        for (const SourceFile& f : skipped)
+            html += QStringLiteral("<li><font color=\"%1\">%2: %3</font></li>")
+                        .arg(SourceTreeModel::kSkippedColor.name(), esc(f.relativePath),
+                             esc(f.message));
+        html += QStringLiteral("</ul>");
+    }
     setHtml(html);
 }
 

@@ -68,10 +68,15 @@ QVariant SourceTreeModel::groupData(const Group& group, int column, int role) co
         return QLocale().formattedDataSize(bytes);
     }
     if (column == StatusColumn) {
-        const auto bad =
-            std::count_if(group.files.begin(), group.files.end(),
-                          [](const SourceFile& f) { return f.status != SourceStatus::Ok; });
-        return bad ? tr("%n problem(s)", nullptr, int(bad)) : QVariant();
+        int bad = 0, skipped = 0;
+        for (const SourceFile& f : group.files) {
+            bad += f.status == SourceStatus::Truncated || f.status == SourceStatus::Error;
+            skipped += f.status == SourceStatus::Skipped;
+        }
+        QStringList parts;
+        if (bad) parts << tr("%n problem(s)", nullptr, bad);
+        if (skipped) parts << tr("%n skipped", nullptr, skipped);
+        return parts.isEmpty() ? QVariant() : QVariant(parts.join(QStringLiteral(", ")));
     }
     return {};
 }
@@ -83,6 +88,8 @@ QVariant SourceTreeModel::fileData(const SourceFile& file, int column, int role)
         return file.rank ? QVariant(*file.rank) : QVariant();
     case AbsolutePathRole:
         return file.absolutePath;
+    case Qt::ForegroundRole: // not read: greyed, its tooltip says what it is
+        return file.status == SourceStatus::Skipped ? QVariant(kSkippedColor) : QVariant();
     case Qt::ToolTipRole: {
         QString tip = file.message.isEmpty() ? file.relativePath
                                              : file.relativePath + QLatin1Char('\n') + file.message;

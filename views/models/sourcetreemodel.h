@@ -3,16 +3,20 @@
 #include "model/tracesession.h"
 
 #include <QAbstractItemModel>
+#include <QColor>
 
 namespace rankscope {
 
 // The files of a trace folder as a two-level tree: one group per rank (and one for the files
-// whose rank could not be told), the files below. Columns: name, kind, size, status.
+// whose rank could not be told), the files below. Columns: name, kind, size, status. A skipped
+// file (SourceStatus::Skipped) is greyed and not counted among its group's problems.
 class SourceTreeModel : public QAbstractItemModel {
     Q_OBJECT
 public:
     enum Column { NameColumn, KindColumn, SizeColumn, StatusColumn, ColumnCount };
     enum Role { RankRole = Qt::UserRole, AbsolutePathRole };
+    // The text colour of a skipped file's row (a file of no format RankScope reads).
+    static inline const QColor kSkippedColor{Qt::gray};
 
     explicit SourceTreeModel(QObject* parent = nullptr);
 
