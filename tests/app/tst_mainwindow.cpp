@@ -4,6 +4,7 @@
 #include "model/kb/taxonomy.h"
 #include "model/traceloader.h"
 #include "model/zoomstate.h"
+#include "tests/support/testfiles.h"
 #include "views/findings/findingsmodel.h"
 #include "views/findings/findingspanel.h"
 #include "views/folderoverview.h"
@@ -51,6 +52,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTextCursor>
+#include <QTextDocument>
 #include <QTimer>
 #include <QTreeView>
 #include <algorithm>
@@ -153,6 +156,7 @@ private Q_SLOTS:
     void loadLimitsTruncateAndSaySo();
     void exportReportWaitsForTheDiagnosis();
     void unattributedFilesSayWhyOnTheOverview();
+    void skippedFilesAreGreyedOnTheOverview();
 
 private:
     QTemporaryDir m_db;
@@ -1301,6 +1305,46 @@ void TestMainWindow::unattributedFilesSayWhyOnTheOverview()
     const QString reason = page.mid(line).section(QLatin1Char('\n'), 0, 0);
     QVERIFY2(reason.contains(QLatin1String("no rank")), qPrintable(reason));
     QVERIFY2(reason.contains(QLatin1String("distributedInfo")), qPrintable(reason));
+}
+
+// A PNG beside a rank's log and an empty log: the overview counts it apart, lists it greyed
+// with what it is under "Skipped (not read)", not among the problems (the empty log is one) nor
+// the files without a rank. A folder of that PNG alone has nothing readable.
+void TestMainWindow::skippedFilesAreGreyedOnTheOverview()
+{
+    QTemporaryDir dir;
+    writeFile(dir.filePath(QStringLiteral("loss_curve.png")),
+              QByteArray("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR", 16));
+    writeFile(dir.filePath(QStringLiteral("empty.log")), QByteArray());
+    writeFile(dir.filePath(QStringLiteral("rank0.log")), "step 1\n");
+    MainWindow window;
+    QVERIFY(showAndLoad(window, dir.path()));
+    auto* overview = window.findChild<FolderOverview*>();
+    QVERIFY(overview);
+    const QString page = overview->toPlainText();
+    QVERIFY2(page.contains(QLatin1String("3 files (1 skipped, not read)")), qPrintable(page));
+    const int skipped = page.indexOf(QLatin1String("Skipped (not read)"));
+    const int problems = page.indexOf(QLatin1String("Problems"));
+    const int unattributed = page.indexOf(QLatin1String("Not attributed to a rank"));
+    QVERIFY2(skipped > problems && problems > unattributed && unattributed > 0, qPrintable(page));
+    QCOMPARE(page.count(QLatin1String("loss_curve.png")), 1);
+    QVERIFY2(page.indexOf(QLatin1String("loss_curve.png: binary data (starts 0x89 0x50 0x4e "
+                                        "0x47)")) > skipped,
+             qPrintable(page));
+    const int emptyLog = page.indexOf(QLatin1String("empty.log: empty file"));
+    QVERIFY2(emptyLog > problems && emptyLog < skipped, qPrintable(page));
+    const QTextCursor grey = overview->document()->find(QStringLiteral("loss_curve.png"));
+    QVERIFY(!grey.isNull());
+    QCOMPARE(grey.charFormat().foreground().color(), SourceTreeModel::kSkippedColor);
+    const QTextCursor plain = overview->document()->find(QStringLiteral("empty.log: empty file"));
+    QVERIFY(!plain.isNull());
+    QVERIFY(plain.charFormat().foreground().color() != SourceTreeModel::kSkippedColor);
+
+    QVERIFY(QFile::remove(dir.filePath(QStringLiteral("empty.log"))));
+    QVERIFY(QFile::remove(dir.filePath(QStringLiteral("rank0.log"))));
+    QVERIFY(load(window, dir.path()));
+    QTRY_VERIFY2(overview->toPlainText().contains(QLatin1String("Nothing readable in this folder")),
+                 qPrintable(overview->toPlainText()));
 }
 
 QTEST_MAIN(TestMainWindow)
