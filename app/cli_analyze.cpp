@@ -75,14 +75,17 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
         QStringLiteral("SIZE"));
     const QCommandLineOption maxTraceEvents(
         QStringLiteral("max-trace-events"),
-        QStringLiteral("Read at most N events of each Kineto/Chrome trace (default %1).")
-            .arg(traceDefaults.maxEvents),
+        QStringLiteral("Read at most N events of the folder's Kineto/Chrome traces (default %1 a "
+                       "trace, %2 in all, shared out evenly among the traces that need more).")
+            .arg(traceDefaults.maxEvents)
+            .arg(traceDefaults.maxEventsPerLoad),
         QStringLiteral("N"));
     const QCommandLineOption maxDecompressed(
         QStringLiteral("max-decompressed"),
-        QStringLiteral("Read at most SIZE decompressed bytes of each trace (default %1; suffix K, "
-                       "M or G).")
-            .arg(sizeText(traceDefaults.maxInflatedBytes)),
+        QStringLiteral("Read at most SIZE decompressed bytes of the folder's traces (default %1 a "
+                       "trace, %2 in all, shared out like --max-trace-events; suffix K, M or G).")
+            .arg(sizeText(traceDefaults.maxInflatedBytes),
+                 sizeText(traceDefaults.maxInflatedBytesPerLoad)),
         QStringLiteral("SIZE"));
     const QCommandLineOption maxInflation(
         QStringLiteral("max-inflation"),
@@ -102,8 +105,10 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
     const FlightRecorderReader::Budget dumpDefaults;
     const QCommandLineOption maxDumpEntries(
         QStringLiteral("max-dump-entries"),
-        QStringLiteral("Read at most N entries of each Flight Recorder dump (default %1).")
-            .arg(dumpDefaults.maxEntries),
+        QStringLiteral("Read at most N entries of the folder's Flight Recorder dumps (default %1 "
+                       "a dump, %2 in all, shared out like --max-trace-events).")
+            .arg(dumpDefaults.maxEntries)
+            .arg(dumpDefaults.maxEntriesPerLoad),
         QStringLiteral("N"));
     const QCommandLineOption maxDumpBytes(
         QStringLiteral("max-dump-bytes"),
@@ -146,15 +151,24 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
         {&maxLogLines,
          [&](qint64 n) { options.logBudget.linesPerFile = options.logBudget.linesPerLoad = n; }},
         {&maxLogBytes, [&](qint64 n) { options.logBudget.bytesPerFile = n; }},
-        {&maxTraceEvents, [&](qint64 n) { options.traceBudget.maxEvents = n; }},
-        {&maxDecompressed, [&](qint64 n) { options.traceBudget.maxInflatedBytes = n; }},
+        {&maxTraceEvents,
+         [&](qint64 n) {
+             options.traceBudget.maxEvents = options.traceBudget.maxEventsPerLoad = n;
+         }},
+        {&maxDecompressed,
+         [&](qint64 n) {
+             options.traceBudget.maxInflatedBytes = options.traceBudget.maxInflatedBytesPerLoad = n;
+         }},
         {&maxInflation, [&](qint64 n) { options.traceBudget.maxInflationRatio = n; }},
         {&maxRankTags,
          [&](qint64 n) {
              options.logBudget.rankTagsPerFile = options.logBudget.rankTagsPerLoad =
                  int(std::min<qint64>(n, std::numeric_limits<int>::max()));
          }},
-        {&maxDumpEntries, [&](qint64 n) { options.dumpBudget.maxEntries = n; }},
+        {&maxDumpEntries,
+         [&](qint64 n) {
+             options.dumpBudget.maxEntries = options.dumpBudget.maxEntriesPerLoad = n;
+         }},
         {&maxDumpBytes, [&](qint64 n) { options.dumpBudget.maxDecodedBytes = n; }},
     };
     for (const auto& [option, apply] : budgets) {

@@ -1,6 +1,7 @@
 // libFuzzer harness for a whole-folder load (discovery, every reader, the analysis, the
-// auto-checks): the input is cut into files at each 0x1e byte and written into a fresh folder
-// under the names a job leaves behind; loading it must give every file a status, never a crash.
+// auto-checks), with small per-load budgets for some inputs: the input is cut into files at each
+// 0x1e byte and written into a fresh folder under the names a job leaves behind; loading it must
+// give every file a status, never a crash.
 #include "model/analysisreport.h"
 #include "model/tracesession.h"
 
@@ -29,6 +30,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     LoadOptions options;
     options.buildLaneLods = (size & 1) != 0;
+    if (size & 2) {
+        // Small per-load budgets, so that the traces and dumps share them out (LoadShare).
+        options.traceBudget.maxEventsPerLoad = std::int64_t(size % 13);
+        options.traceBudget.maxInflatedBytesPerLoad = std::int64_t(size % 4099);
+        options.dumpBudget.maxEntriesPerLoad = std::int64_t(size % 7);
+    }
     const SessionPtr session = loadSession(dir.path(), {}, {}, options);
     if (!session || session->cancelled) std::abort();
     if (session->folder.sources().size() > files) std::abort();

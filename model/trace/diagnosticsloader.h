@@ -12,7 +12,8 @@ struct TraceRead;
 
 // Reads the Flight Recorder dumps and torchelastic error files of read.folder into
 // read.dumps / errors / events.collectives, and sets each such source's status and message.
-// `cancelled` is polled per file; each dump is read up to `budget`. Logs are read by readFolder's
+// `cancelled` is polled per file; each dump is read up to `budget`, and all of them up to its
+// per-load entry budget (each to its share, see LoadShare). Logs are read by readFolder's
 // workers, beside the traces.
 void readDiagnosticSources(TraceRead& read, const std::function<bool()>& cancelled,
                            const FlightRecorderReader::Budget& budget = {});

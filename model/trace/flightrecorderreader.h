@@ -76,10 +76,13 @@ struct FlightRecorderDump {
 // What a Flight Recorder dump may cost. torch keeps 2,000 entries by default
 // (TORCH_NCCL_TRACE_BUFFER_SIZE): the default entry budget is far above any real ring buffer.
 // `maxDecodedBytes` bounds the values a pickle dump is decoded into
-// (PickleReader::Limits::maxBytes).
+// (PickleReader::Limits::maxBytes). `maxEntriesPerLoad` bounds the dumps of one load together
+// (readFolder shares it out, see model/trace/loadshare.h; read() ignores it): a million entries
+// are a full ring buffer from each of 500 ranks, a few GB decoded.
 struct FlightRecorderBudget {
     std::int64_t maxEntries = 100'000;
     std::int64_t maxDecodedBytes = std::int64_t(1) << 30;
+    std::int64_t maxEntriesPerLoad = 1'000'000;
 };
 // A dump read up to a budget: which one, and one line saying what was kept.
 struct FlightRecorderCut {

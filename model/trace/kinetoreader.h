@@ -50,9 +50,15 @@ public:
     // Kineto traces inflate 5 to 30 times, a gzip bomb of tiny events 300 times and more, and
     // reading its 50 M events would take minutes of CPU (BENCHMARKS.md, "Hostile battery"). 0: no
     // limit.
+    //
+    // The per-load budgets bound all Kineto sources of one load together (readFolder shares them
+    // out, see model/trace/loadshare.h; a single reader ignores them): 150 M events are about
+    // 5 GB in the store, and 64 GB of JSON take about a minute of CPU to scan.
     struct Budget {
         std::int64_t maxEvents = 50'000'000;
         std::int64_t maxInflatedBytes = std::int64_t(16) << 30;
+        std::int64_t maxEventsPerLoad = 150'000'000;
+        std::int64_t maxInflatedBytesPerLoad = std::int64_t(64) << 30;
         std::int64_t maxInflationRatio = 100;
         std::int64_t inflationRatioFloor = std::int64_t(128) << 20; // bytes before the check
     };

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -30,7 +31,7 @@ struct Node {
     bool b = false;
     std::int64_t i = 0;
     double d = 0;
-    std::string s;
+    std::string_view s; // String, Bytes: their bytes in the pickle, which outlives the decoder
     std::vector<std::uint32_t> items; // Dict: key, value, key, value, ...
 };
 
@@ -249,7 +250,7 @@ private:
         const unsigned char* p = take(n);
         Node node;
         node.kind = kind;
-        node.s.assign(reinterpret_cast<const char*>(p), n);
+        node.s = std::string_view(reinterpret_cast<const char*>(p), n);
         push(std::move(node));
     }
     void pushInt(std::int64_t v)
@@ -296,18 +297,30 @@ private:
         n.items.insert(n.items.end(), kv.begin(), kv.end());
         m_bytes += sizeof(std::uint32_t) * kv.size();
     }
+    // Pickles number their memo 0, 1, 2, ... (MEMOIZE always does): those indices go into a
+    // vector, any other into a map.
     void memoPut(std::uint64_t index)
     {
         if (m_stack.empty() || isMark(m_stack.back())) fail("memo put with an empty stack");
-        m_memo[index] = m_stack.back();
+        if (index < m_memoDense.size())
+            m_memoDense[index] = m_stack.back();
+        else if (index == m_memoDense.size() && m_memoSparse.empty())
+            m_memoDense.push_back(m_stack.back());
+        else
+            m_memoSparse[index] = m_stack.back();
         m_bytes += 4 * sizeof(std::uint64_t); // a hash node
     }
     void memoGet(std::uint64_t index)
     {
-        const auto it = m_memo.find(index);
-        if (it == m_memo.end()) fail("memo get of an unknown index " + std::to_string(index));
+        if (index < m_memoDense.size()) {
+            m_stack.push_back(m_memoDense[index]);
+            return;
+        }
+        const auto it = m_memoSparse.find(index);
+        if (it == m_memoSparse.end()) fail("memo get of an unknown index " + std::to_string(index));
         m_stack.push_back(it->second);
     }
+    std::size_t memoSize() const { return m_memoDense.size() + m_memoSparse.size(); }
     void pushContainer(Node::Kind kind, std::vector<std::uint32_t> items)
     {
         Node node;
@@ -425,7 +438,7 @@ private:
         case 'r':
             return memoPut(le(4));
         case 0x94:
-            return memoPut(m_memo.size());
+            return memoPut(memoSize());
         case 'h':
             return memoGet(le(1));
         case 'j':
@@ -482,10 +495,10 @@ private:
                "): only plain data is decoded, nothing is executed";
     }
 
-    nlohmann::json keyText(std::uint32_t id, std::size_t depth)
+    std::string keyText(std::uint32_t id, std::size_t depth)
     {
         const Node& n = m_nodes[id];
-        if (n.kind == Node::Kind::String) return n.s;
+        if (n.kind == Node::Kind::String) return std::string(n.s);
         return toJson(id, depth).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
 
@@ -515,13 +528,15 @@ private:
         case Node::Kind::Float:
             return n.d;
         case Node::Kind::String:
-            return n.s;
+            return std::string(n.s);
         case Node::Kind::Bytes:
             return nlohmann::json::binary(std::vector<std::uint8_t>(n.s.begin(), n.s.end()));
         case Node::Kind::List:
         case Node::Kind::Tuple: {
             nlohmann::json arr = nlohmann::json::array();
-            const std::vector<std::uint32_t> items = n.items; // n may move as toJson recurses
+            // m_nodes is not changed while the output is built: `n` stays where it is.
+            const std::vector<std::uint32_t>& items = n.items;
+            arr.get_ref<nlohmann::json::array_t&>().reserve(items.size());
             if (id != m_entries) {
                 for (std::uint32_t child : items)
                     arr.push_back(toJson(child, depth + 1));
@@ -541,13 +556,15 @@ private:
         }
         case Node::Kind::Dict: {
             nlohmann::json obj = nlohmann::json::object();
-            const std::vector<std::uint32_t> items = n.items;
+            nlohmann::json::object_t& members = obj.get_ref<nlohmann::json::object_t&>();
+            const std::vector<std::uint32_t>& items = n.items;
             for (std::size_t k = 0; k + 1 < items.size(); k += 2) {
                 // Past a cut of the entries, nothing more of the dump is built.
                 if (m_outcome.stop != PickleReader::Stop::None && m_entriesEmitted) break;
-                const std::string key = keyText(items[k], depth + 1);
+                std::string key = keyText(items[k], depth + 1);
                 charge(64 + key.size()); // the map node
-                obj[key] = toJson(items[k + 1], depth + 1);
+                // A repeated key keeps its last value, as in Python.
+                members.insert_or_assign(std::move(key), toJson(items[k + 1], depth + 1));
                 m_entriesEmitted = m_entriesEmitted || items[k + 1] == m_entries;
             }
             return obj;
@@ -572,7 +589,8 @@ private:
     std::size_t m_entriesPos = 0;     // its stack position then
     std::size_t m_entriesMarks = 0;   // MARKs below it
     bool m_entriesEmitted = false;
-    std::unordered_map<std::uint64_t, std::uint32_t> m_memo;
+    std::vector<std::uint32_t> m_memoDense;                        // indices 0 .. size - 1
+    std::unordered_map<std::uint64_t, std::uint32_t> m_memoSparse; // once one is out of order
 };
 
 } // namespace

@@ -39,8 +39,11 @@ constexpr LoadLimitText kLoadLimits[] = {
     {"distinct rank tags of launcher logs", "--max-rank-tags"},
     {"entries per Flight Recorder dump", "--max-dump-entries"},
     {"decoded bytes per Flight Recorder dump", "--max-dump-bytes"},
+    {"trace events per load", "--max-trace-events"},
+    {"decompressed trace bytes per load", "--max-decompressed"},
+    {"Flight Recorder entries per load", "--max-dump-entries"},
 };
-static_assert(std::size(kLoadLimits) == std::size_t(LoadLimit::DumpBytes) + 1);
+static_assert(std::size(kLoadLimits) == std::size_t(LoadLimit::DumpEntriesPerLoad) + 1);
 
 } // namespace
 

@@ -46,6 +46,10 @@ enum class LoadLimit {
     RankTags,          // LogReader::Budget::rankTagsPerFile / rankTagsPerLoad
     DumpEntries,       // FlightRecorderReader::Budget::maxEntries
     DumpBytes,         // FlightRecorderReader::Budget::maxDecodedBytes
+    // A load's budgets, shared by its files (ReadOptions): a file stopped at its share of one.
+    TraceEventsPerLoad,       // KinetoReader::Budget::maxEventsPerLoad
+    DecompressedBytesPerLoad, // KinetoReader::Budget::maxInflatedBytesPerLoad
+    DumpEntriesPerLoad,       // FlightRecorderReader::Budget::maxEntriesPerLoad
 };
 // What the limit is, for the user: "events per trace file", ...; empty for None.
 QString loadLimitName(LoadLimit limit);

@@ -4,9 +4,11 @@
 #include "model/trace/diagnosticsloader.h"
 #include "model/trace/horovodtimelinereader.h"
 #include "model/trace/kinetoreader.h"
+#include "model/trace/loadshare.h"
 #include "model/trace/ncclcollectives.h"
 #include "model/trace/ncclgroupmapper.h"
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <numeric>
@@ -52,6 +54,8 @@ TraceSourceRead readTrace(const SourceFile& s, int sourceIndex, const KinetoRead
         out.backend = std::move(r.backend);
         out.processGroupSizes = std::move(r.processGroupSizes);
         out.gzipIndex = std::move(r.gzipIndex);
+        out.eventsRead = r.events;
+        out.bytesRead = r.bytes;
     } else {
         HorovodTimelineReader::Options opt;
         opt.coordinatorRank = s.rank.value_or(0);
@@ -99,12 +103,24 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
     const auto done = std::make_unique<std::atomic<std::int64_t>[]>(todo.size());
     std::atomic<bool> cancel{false};
     std::atomic<std::int64_t> logLines{0}, logRankTags{0}; // the logs' per-load budgets
+    // The Kineto sources read here share the load's trace budgets (events, decompressed bytes).
+    const KinetoReader::Budget& traceBudget = options.traceBudget;
+    const auto shared = [&](std::size_t k) {
+        return sources[todo[k]].kind == SourceKind::Kineto && !options.givenTrace;
+    };
+    LoadShare share({traceBudget.maxEventsPerLoad, traceBudget.maxInflatedBytesPerLoad},
+                    {traceBudget.maxEvents, traceBudget.maxInflatedBytes},
+                    std::size_t(std::count_if(order.begin(), order.end(), shared)));
     const auto readOne = [&](std::size_t k) {
         const SourceFile& s = sources[todo[k]];
         if (isTraceSource(s.kind)) {
+            KinetoReader::Budget budget = traceBudget;
+            budget.maxEvents = share.caps()[0];
+            // Not 0: a source that may read no byte would read as empty.
+            budget.maxInflatedBytes = std::max<std::int64_t>(share.caps()[1], 1);
             TraceSourceRead r = options.givenTrace
                                     ? options.givenTrace(todo[k])
-                                    : readTrace(s, todo[k], options.traceBudget, &cancel, &done[k]);
+                                    : readTrace(s, todo[k], budget, &cancel, &done[k]);
             stores[k] = std::move(r.events);
             traces[k] = std::move(r);
         } else {
@@ -117,8 +133,9 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
             logs[k] = LogReader::readSource(s, todo[k], s.kind == SourceKind::LauncherLog, control);
         }
     };
+    std::vector<std::size_t> round = order; // the items of todo read in this round
     const auto readItem = [&](std::size_t n, std::size_t) {
-        const std::size_t k = order[n];
+        const std::size_t k = round[n];
         try {
             readOne(k);
         } catch (const std::bad_alloc&) {
@@ -155,8 +172,49 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
         if (cancelled && cancelled()) cancel = true;
         report();
     };
-    parallelFor(todo.size(), readItem, control);
-    if (cancel.load() || (cancelled && cancelled())) return false;
+    // The load limit (if any) that stopped trace source k at its share.
+    const auto loadLimit = [&](std::size_t k) {
+        const LoadLimit limit = traces[k].limit;
+        return limit == LoadLimit::TraceEvents && share.isLoadLimit(0)
+                   ? LoadLimit::TraceEventsPerLoad
+               : limit == LoadLimit::DecompressedBytes && share.isLoadLimit(1)
+                   ? LoadLimit::DecompressedBytesPerLoad
+                   : LoadLimit::None;
+    };
+    parallelFor(round.size(), readItem, control);
+    // The sources stopped at their share are read again while the others leave them more.
+    for (;;) {
+        if (cancel.load() || (cancelled && cancelled())) return false;
+        std::vector<std::size_t> stopped;
+        for (const std::size_t k : round) {
+            if (!shared(k)) continue;
+            if (loadLimit(k) != LoadLimit::None)
+                stopped.push_back(k);
+            else
+                share.ended({traces[k].eventsRead, traces[k].bytesRead});
+        }
+        round = std::move(stopped);
+        if (!share.grow()) break;
+        for (const std::size_t k : round) {
+            stores[k] = EventStore(); // before the read again, so both are never held
+            traces[k] = {};
+            done[k] = 0;
+        }
+        parallelFor(round.size(), readItem, control);
+    }
+    for (const std::size_t k : round) {
+        TraceSourceRead& r = traces[k];
+        r.limit = loadLimit(k);
+        const bool events = r.limit == LoadLimit::TraceEventsPerLoad;
+        r.message = "stopped at its share of the load's budget of " +
+                    std::to_string(share.perLoad(events ? 0 : 1)) +
+                    (events ? " trace events: " : " decompressed trace bytes: ") +
+                    std::to_string(share.caps()[events ? 0 : 1]) + " for each of the " +
+                    std::to_string(share.stopped()) +
+                    " trace files that need more than the others left (byte " +
+                    std::to_string(r.bytesRead) + "); the " + std::to_string(r.eventsRead) +
+                    " events before it are kept";
+    }
     report();
     for (std::size_t k = 0; k < todo.size(); ++k) {
         const int index = todo[k];

@@ -45,6 +45,8 @@ struct TraceSourceRead {
     std::string backend;                          // see KinetoReadResult
     std::map<std::string, int> processGroupSizes; // see KinetoReadResult
     std::shared_ptr<const GzipIndex> gzipIndex;   // see KinetoReadResult
+    std::int64_t eventsRead = 0;                  // KinetoReadResult::events
+    std::int64_t bytesRead = 0;                   // KinetoReadResult::bytes
 };
 // The sources readFolder reads as traces (their events go into TraceRead::events).
 bool isTraceSource(SourceKind kind);
@@ -55,10 +57,10 @@ TraceSourceRead readTraceSource(const SourceFile& source, int sourceIndex,
 using GivenTraceFn = std::function<TraceSourceRead(int sourceIndex)>;
 
 struct ReadOptions {
-    KinetoReader::Budget traceBudget; // per Kineto source
+    KinetoReader::Budget traceBudget; // per Kineto source, and for all of them (LoadShare)
     FileProgressFn fileProgress;
     LogReader::Budget logBudget;             // what the logs of this read may cost
-    FlightRecorderReader::Budget dumpBudget; // per Flight Recorder dump
+    FlightRecorderReader::Budget dumpBudget; // per Flight Recorder dump, and for all of them
     GivenTraceFn givenTrace;                 // when set, every trace source's read comes from it
 };
 

@@ -326,6 +326,21 @@ void TestCli::traceBudgetsAreFlags()
     const CliRun help = runCli({QStringLiteral("analyze"), QStringLiteral("--help")});
     for (const char* flag : {"--max-trace-events", "--max-decompressed", "--max-log-bytes"})
         QVERIFY2(help.out.contains(flag), flag);
+
+    // The flag is also the load's budget: with a second trace of 40 events, 60 events give each
+    // trace its share of 30, and the reason names the load's budget.
+    writeFile(job.filePath(QStringLiteral("rank1.pt.trace.json")), trace);
+    const CliRun shared = runCli({QStringLiteral("analyze"), job.path(), QStringLiteral("--json"),
+                                  QStringLiteral("--max-trace-events"), QStringLiteral("60")});
+    QCOMPARE(shared.exitCode, 0);
+    const auto both = sourcesOf(QJsonDocument::fromJson(shared.out).object());
+    for (const char* name : {"rank0.pt.trace.json", "rank1.pt.trace.json"}) {
+        const auto source = both.value(QLatin1String(name));
+        QCOMPARE(source.first, QStringLiteral("truncated"));
+        QVERIFY2(source.second.contains(QLatin1String(
+                     "its share of the load's budget of 60 trace events: 30 for each of the 2")),
+                 qPrintable(source.second));
+    }
 }
 
 // A JSON Flight Recorder dump of 4 entries and a launcher log of 6 rank tags: whole by default,

@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
+#include <map>
+#include <vector>
 
 using namespace rankscope;
 
@@ -23,6 +25,49 @@ const SourceFile* sourceNamed(const TraceRead& read, const QString& name)
     for (const SourceFile& s : read.folder.sources())
         if (s.relativePath == name) return &s;
     return nullptr;
+}
+
+// A Kineto trace of `events` X events on one thread, no whitespace after its closing brace.
+QByteArray kinetoTrace(int events)
+{
+    QByteArray json = R"({"traceEvents":[)";
+    for (int i = 0; i < events; ++i)
+        json += (i ? "," : "") +
+                QByteArray(R"({"ph":"X","name":"aten::mm","pid":1,"tid":1,"ts":)") +
+                QByteArray::number(10 * i) + R"(,"dur":5})";
+    return json + "]}";
+}
+
+// A JSON Flight Recorder dump of `entries` all_reduce entries of a two-rank group.
+QByteArray flightRecorderJson(int entries)
+{
+    QByteArray json = R"({"version": "2.5", "pg_config": {"0": {"name": "0", "desc": "default_pg",)"
+                      R"( "ranks": "[0, 1]"}}, "entries": [)";
+    for (int i = 1; i <= entries; ++i)
+        json += QByteArray(i > 1 ? "," : "") + R"({"record_id": )" + QByteArray::number(i) +
+                R"(, "pg_id": 0, "process_group": ["0", "default_pg"], "collective_seq_id": )" +
+                QByteArray::number(i) +
+                R"(, "p2p_seq_id": 0, "op_id": 1, "profiling_name": "nccl:all_reduce",)"
+                R"( "time_created_ns": 1, "input_sizes": [[4]], "input_dtypes": ["Float"],)"
+                R"( "output_sizes": [[4]], "output_dtypes": ["Float"], "state": "completed",)"
+                R"( "retired": true, "timeout_ms": 600000, "is_p2p": false})";
+    return json + "]}";
+}
+
+// The largest share L of a load budget such that every source taking min(its need, L) stays
+// within the budget: by its definition, counting up.
+std::int64_t fairShare(const std::vector<std::int64_t>& needs, std::int64_t budget)
+{
+    const auto total = [&](std::int64_t level) {
+        std::int64_t sum = 0;
+        for (const std::int64_t n : needs)
+            sum += std::min(n, level);
+        return sum;
+    };
+    std::int64_t level = 0;
+    while (total(level + 1) <= budget && level < *std::max_element(needs.begin(), needs.end()))
+        ++level;
+    return level;
 }
 
 } // namespace
@@ -36,6 +81,7 @@ private Q_SLOTS:
     void largePickleDumpStopsWhileDecoding_data();
     void largePickleDumpStopsWhileDecoding();
     void publicKinetoTraceOfNoRank();
+    void loadBudgetsAreSharedOut();
 };
 
 // 200,000 identical tiny events inflate several hundred times; with the ratio checked past the
@@ -265,6 +311,150 @@ void TestHostileInputs::publicKinetoTraceOfNoRank()
             QCOMPARE(l.startNs[2] - l.startNs[0], std::int64_t(90));
         }
     QVERIFY(read.warnings.isEmpty());
+}
+
+// A folder of four traces (one gzip), three Flight Recorder dumps and a log whose sums exceed
+// small per-load budgets while every file fits its per-file budget. Each budget is shared out by
+// its definition (fairShare, computed here from the counts written): the sources that need less
+// than the share load whole, the others are truncated at the share by the load limit, whatever
+// order the workers read them in, and the totals stay within the budgets. Raised, all load whole.
+void TestHostileInputs::loadBudgetsAreSharedOut()
+{
+    QTemporaryDir dir;
+    const std::map<int, int> traceEvents = {{0, 100}, {1, 40}, {2, 70}, {3, 10}};
+    std::map<int, QByteArray> traces;
+    for (const auto& [rank, events] : traceEvents) {
+        traces[rank] = kinetoTrace(events);
+        const QString name = QStringLiteral("rank%1.pt.trace.json").arg(rank);
+        if (rank == 2)
+            writeFile(dir.filePath(name + QStringLiteral(".gz")), gzip(traces[rank]));
+        else
+            writeFile(dir.filePath(name), traces[rank]);
+    }
+    const std::map<int, int> dumpEntries = {{0, 50}, {1, 20}, {2, 5}};
+    for (const auto& [rank, entries] : dumpEntries)
+        writeFile(dir.filePath(QStringLiteral("nccl_trace_rank_%1.json").arg(rank)),
+                  flightRecorderJson(entries));
+    writeFile(dir.filePath(QStringLiteral("rank0.log")), "step 3\n");
+    const auto traceName = [](int rank) {
+        return QString::fromLatin1(rank == 2 ? "rank%1.pt.trace.json.gz" : "rank%1.pt.trace.json")
+            .arg(rank);
+    };
+    const auto dumpName = [](int rank) {
+        return QStringLiteral("nccl_trace_rank_%1.json").arg(rank);
+    };
+    const auto entriesOf = [](const TraceRead& read, int rank) {
+        for (const FlightRecorderDump& d : read.dumps)
+            if (d.rank == std::optional<int>(rank)) return std::int64_t(d.entries.size());
+        return std::int64_t(-1);
+    };
+
+    // Events: 150 for the load. Dumps: 45 entries for the load.
+    ReadOptions options;
+    options.traceBudget.maxEventsPerLoad = 150;
+    options.dumpBudget.maxEntriesPerLoad = 45;
+    const std::int64_t eventShare = fairShare({100, 40, 70, 10}, 150);
+    const std::int64_t entryShare = fairShare({50, 20, 5}, 45);
+    QCOMPARE(eventShare, std::int64_t(50)); // 10 + 40 + 50 + 50
+    QCOMPARE(entryShare, std::int64_t(20)); // 5 + 20 + 20
+    // The same outcome on every read, however the two workers interleave.
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        const TraceRead read = readFolder(dir.path(), {}, {}, options);
+        std::int64_t events = 0;
+        for (const auto& [rank, need] : traceEvents) {
+            const SourceFile* s = sourceNamed(read, traceName(rank));
+            QVERIFY(s);
+            const std::int64_t kept = read.events.eventCountOfRank(rank);
+            events += kept;
+            if (need <= eventShare) {
+                QCOMPARE(s->status, SourceStatus::Ok);
+                QCOMPARE(s->limit, LoadLimit::None);
+                QCOMPARE(kept, std::int64_t(need));
+                continue;
+            }
+            QCOMPARE(s->status, SourceStatus::Truncated);
+            QCOMPARE(s->limit, LoadLimit::TraceEventsPerLoad);
+            QCOMPARE(loadLimitFlag(s->limit), QStringLiteral("--max-trace-events"));
+            QVERIFY2(s->message.contains(QLatin1String(
+                         "its share of the load's budget of 150 trace events: 50 for each of the "
+                         "2 trace files")),
+                     qPrintable(s->message));
+            QCOMPARE(kept, eventShare);
+        }
+        QVERIFY(events <= 150);
+        std::int64_t entries = 0;
+        for (const auto& [rank, need] : dumpEntries) {
+            const SourceFile* s = sourceNamed(read, dumpName(rank));
+            QVERIFY(s);
+            const std::int64_t kept = entriesOf(read, rank);
+            entries += kept;
+            if (need <= entryShare) {
+                QCOMPARE(s->status, SourceStatus::Ok);
+                QCOMPARE(kept, std::int64_t(need));
+                continue;
+            }
+            QCOMPARE(s->status, SourceStatus::Truncated);
+            QCOMPARE(s->limit, LoadLimit::DumpEntriesPerLoad);
+            QCOMPARE(loadLimitFlag(s->limit), QStringLiteral("--max-dump-entries"));
+            QVERIFY2(s->message.contains(QLatin1String(
+                         "its share of the load's budget of 45 Flight Recorder entries: 20 for "
+                         "each of the 1 dumps")),
+                     qPrintable(s->message));
+            QCOMPARE(kept, entryShare);
+        }
+        QVERIFY(entries <= 45);
+        QCOMPARE(sourceNamed(read, QStringLiteral("rank0.log"))->status, SourceStatus::Ok);
+    }
+
+    // Decompressed bytes: the traces' JSON sizes (the gzip one inflated) share the load's bytes.
+    std::vector<std::int64_t> sizes;
+    std::int64_t totalBytes = 0;
+    for (const auto& [rank, json] : traces) {
+        sizes.push_back(json.size());
+        totalBytes += json.size();
+    }
+    ReadOptions bytesOptions;
+    bytesOptions.traceBudget.maxInflatedBytesPerLoad = totalBytes * 2 / 3;
+    const std::int64_t byteShare = fairShare(sizes, totalBytes * 2 / 3);
+    const TraceRead bytesRead = readFolder(dir.path(), {}, {}, bytesOptions);
+    int truncated = 0;
+    for (const auto& [rank, json] : traces) {
+        const SourceFile* s = sourceNamed(bytesRead, traceName(rank));
+        QVERIFY(s);
+        const std::int64_t kept = bytesRead.events.eventCountOfRank(rank);
+        if (json.size() <= byteShare) {
+            QCOMPARE(s->status, SourceStatus::Ok);
+            QCOMPARE(kept, std::int64_t(traceEvents.at(rank)));
+            continue;
+        }
+        ++truncated;
+        QCOMPARE(s->status, SourceStatus::Truncated);
+        QCOMPARE(s->limit, LoadLimit::DecompressedBytesPerLoad);
+        QCOMPARE(loadLimitFlag(s->limit), QStringLiteral("--max-decompressed"));
+        QVERIFY2(s->message.contains(
+                     QStringLiteral("decompressed trace bytes: %1 for each").arg(byteShare)),
+                 qPrintable(s->message));
+        // The events that end within the share, and no more.
+        const qsizetype end = json.lastIndexOf('}', qsizetype(byteShare) - 1);
+        QCOMPARE(kept, std::int64_t(json.left(end + 1).count("\"ph\"")));
+    }
+    QCOMPARE(truncated, 2); // rank0 and rank2, the two largest
+
+    // Raised (as --max-trace-events, --max-decompressed and --max-dump-entries raise both a
+    // file's and the load's budget), every source loads whole.
+    ReadOptions raised;
+    raised.traceBudget.maxEvents = raised.traceBudget.maxEventsPerLoad = 220;
+    raised.dumpBudget.maxEntries = raised.dumpBudget.maxEntriesPerLoad = 75;
+    raised.traceBudget.maxInflatedBytes = raised.traceBudget.maxInflatedBytesPerLoad = totalBytes;
+    const TraceRead whole = readFolder(dir.path(), {}, {}, raised);
+    for (const auto& [rank, events] : traceEvents) {
+        QCOMPARE(sourceNamed(whole, traceName(rank))->status, SourceStatus::Ok);
+        QCOMPARE(whole.events.eventCountOfRank(rank), std::int64_t(events));
+    }
+    for (const auto& [rank, entries] : dumpEntries) {
+        QCOMPARE(sourceNamed(whole, dumpName(rank))->status, SourceStatus::Ok);
+        QCOMPARE(entriesOf(whole, rank), std::int64_t(entries));
+    }
 }
 
 QTEST_MAIN(TestHostileInputs)

@@ -53,6 +53,9 @@ void TestLoadLimitsDialog::fieldsShowTheBudgets()
     QCOMPARE(spin(dialog, "rankTagsLoad")->value(), 16'384);
     QCOMPARE(spin(dialog, "dumpEntries")->value(), 100'000);
     QCOMPARE(unit(dialog, "dumpBytes")->value(), 1.0);
+    QCOMPARE(unit(dialog, "traceEventsLoad")->value(), 150.0);
+    QCOMPARE(unit(dialog, "decompressedLoad")->value(), 64.0);
+    QCOMPARE(spin(dialog, "dumpEntriesLoad")->value(), 1'000'000);
     // Unedited, the budgets come back as they went in.
     const ReadOptions same = dialog.limits();
     QCOMPARE(same.logBudget.rankTagsPerFile, LogReader::Budget().rankTagsPerFile);
@@ -60,6 +63,10 @@ void TestLoadLimitsDialog::fieldsShowTheBudgets()
     QCOMPARE(same.dumpBudget.maxEntries, FlightRecorderReader::Budget().maxEntries);
     QCOMPARE(same.dumpBudget.maxDecodedBytes, FlightRecorderReader::Budget().maxDecodedBytes);
     QCOMPARE(same.traceBudget.maxEvents, KinetoReader::Budget().maxEvents);
+    QCOMPARE(same.traceBudget.maxEventsPerLoad, KinetoReader::Budget().maxEventsPerLoad);
+    QCOMPARE(same.traceBudget.maxInflatedBytesPerLoad,
+             KinetoReader::Budget().maxInflatedBytesPerLoad);
+    QCOMPARE(same.dumpBudget.maxEntriesPerLoad, FlightRecorderReader::Budget().maxEntriesPerLoad);
 }
 
 // Edited as a user would, the budgets reach limits(); saved, a new session reads them back, and
@@ -72,7 +79,13 @@ void TestLoadLimitsDialog::editedBudgetsAreKept()
     spin(dialog, "rankTagsLoad")->setValue(30);
     spin(dialog, "dumpEntries")->setValue(2500);
     unit(dialog, "dumpBytes")->setValue(0.25);
+    unit(dialog, "traceEventsLoad")->setValue(0.5);
+    unit(dialog, "decompressedLoad")->setValue(2);
+    spin(dialog, "dumpEntriesLoad")->setValue(9000);
     const ReadOptions edited = dialog.limits();
+    QCOMPARE(edited.traceBudget.maxEventsPerLoad, std::int64_t(500'000));
+    QCOMPARE(edited.traceBudget.maxInflatedBytesPerLoad, std::int64_t(2) << 30);
+    QCOMPARE(edited.dumpBudget.maxEntriesPerLoad, std::int64_t(9000));
     QCOMPARE(edited.logBudget.rankTagsPerFile, 12);
     QCOMPARE(edited.logBudget.rankTagsPerLoad, 30);
     QCOMPARE(edited.dumpBudget.maxEntries, std::int64_t(2500));
@@ -88,10 +101,15 @@ void TestLoadLimitsDialog::editedBudgetsAreKept()
     QCOMPARE(saved.dumpBudget.maxEntries, std::int64_t(2500));
     QCOMPARE(saved.dumpBudget.maxDecodedBytes, std::int64_t(1) << 28);
     QCOMPARE(saved.traceBudget.maxEvents, KinetoReader::Budget().maxEvents);
+    QCOMPARE(saved.traceBudget.maxEventsPerLoad, std::int64_t(500'000));
+    QCOMPARE(saved.traceBudget.maxInflatedBytesPerLoad, std::int64_t(2) << 30);
+    QCOMPARE(saved.dumpBudget.maxEntriesPerLoad, std::int64_t(9000));
     // A dialog opened on them shows them.
     const LoadLimitsDialog again{saved};
     QCOMPARE(spin(again, "rankTagsFile")->value(), 12);
     QCOMPARE(spin(again, "dumpEntries")->value(), 2500);
+    QCOMPARE(spin(again, "dumpEntriesLoad")->value(), 9000);
+    QCOMPARE(unit(again, "traceEventsLoad")->value(), 0.5);
     QCOMPARE(unit(again, "dumpBytes")->value(), 0.25);
     // A value that is no budget (hand-edited settings) falls back to the default.
     QSettings().setValue(QStringLiteral("loadLimits/dumpEntries"), QStringLiteral("many"));

@@ -20,7 +20,9 @@ constexpr double kMillion = 1e6;
 constexpr double kGiB = double(std::int64_t(1) << 30);
 
 const QString kTraceEvents = QStringLiteral("loadLimits/traceEvents");
+const QString kTraceEventsLoad = QStringLiteral("loadLimits/traceEventsPerLoad");
 const QString kDecompressed = QStringLiteral("loadLimits/decompressedBytes");
+const QString kDecompressedLoad = QStringLiteral("loadLimits/decompressedBytesPerLoad");
 const QString kInflation = QStringLiteral("loadLimits/inflationRatio");
 const QString kLogBytes = QStringLiteral("loadLimits/logBytes");
 const QString kLogLinesFile = QStringLiteral("loadLimits/logLinesPerFile");
@@ -28,6 +30,7 @@ const QString kLogLinesLoad = QStringLiteral("loadLimits/logLinesPerLoad");
 const QString kRankTagsFile = QStringLiteral("loadLimits/rankTagsPerFile");
 const QString kRankTagsLoad = QStringLiteral("loadLimits/rankTagsPerLoad");
 const QString kDumpEntries = QStringLiteral("loadLimits/dumpEntries");
+const QString kDumpEntriesLoad = QStringLiteral("loadLimits/dumpEntriesPerLoad");
 const QString kDumpBytes = QStringLiteral("loadLimits/dumpDecodedBytes");
 
 // A field of `unit`s: three decimals (a thousand events, about a MB), up to `max` units.
@@ -69,7 +72,9 @@ std::int64_t savedValue(const QSettings& settings, const QString& key, std::int6
 LoadLimitsDialog::LoadLimitsDialog(const ReadOptions& current, QWidget* parent)
     : QDialog(parent), m_current(current),
       m_traceEvents(unitField(QStringLiteral("traceEvents"), tr(" M events"), 1e6)),
+      m_traceEventsLoad(unitField(QStringLiteral("traceEventsLoad"), tr(" M events"), 1e6)),
       m_decompressed(unitField(QStringLiteral("decompressed"), tr(" GiB"), 1 << 20)),
+      m_decompressedLoad(unitField(QStringLiteral("decompressedLoad"), tr(" GiB"), 1 << 20)),
       m_inflation(new QSpinBox),
       m_logBytes(unitField(QStringLiteral("logBytes"), tr(" GiB"), 1 << 20)),
       m_logLinesFile(unitField(QStringLiteral("logLinesFile"), tr(" M lines"), 1e6)),
@@ -77,6 +82,8 @@ LoadLimitsDialog::LoadLimitsDialog(const ReadOptions& current, QWidget* parent)
       m_rankTagsFile(countField(QStringLiteral("rankTagsFile"), tr(" tags"), 1 << 24)),
       m_rankTagsLoad(countField(QStringLiteral("rankTagsLoad"), tr(" tags"), 1 << 24)),
       m_dumpEntries(countField(QStringLiteral("dumpEntries"), tr(" entries"), 2'000'000'000)),
+      m_dumpEntriesLoad(
+          countField(QStringLiteral("dumpEntriesLoad"), tr(" entries"), 2'000'000'000)),
       m_dumpBytes(unitField(QStringLiteral("dumpBytes"), tr(" GiB"), 1 << 20))
 {
     setWindowTitle(tr("Load Limits"));
@@ -87,7 +94,9 @@ LoadLimitsDialog::LoadLimitsDialog(const ReadOptions& current, QWidget* parent)
 
     auto* form = new QFormLayout;
     form->addRow(tr("Events per trace file:"), m_traceEvents);
+    form->addRow(tr("Trace events per load:"), m_traceEventsLoad);
     form->addRow(tr("Decompressed bytes per trace file:"), m_decompressed);
+    form->addRow(tr("Decompressed trace bytes per load:"), m_decompressedLoad);
     form->addRow(tr("Inflation of a .gz trace (past its first %1 MiB):")
                      .arg(KinetoReader::Budget().inflationRatioFloor >> 20),
                  m_inflation);
@@ -97,10 +106,14 @@ LoadLimitsDialog::LoadLimitsDialog(const ReadOptions& current, QWidget* parent)
     form->addRow(tr("Rank tags per launcher log:"), m_rankTagsFile);
     form->addRow(tr("Rank tags per load:"), m_rankTagsLoad);
     form->addRow(tr("Entries per Flight Recorder dump:"), m_dumpEntries);
+    form->addRow(tr("Flight Recorder entries per load:"), m_dumpEntriesLoad);
     form->addRow(tr("Decoded bytes per pickled Flight Recorder dump:"), m_dumpBytes);
 
     auto* note = new QLabel(tr("A file over a limit keeps what was read and is marked truncated, "
-                               "naming the limit. Higher limits take more memory and time: the "
+                               "naming the limit. A load's limit is shared out evenly: the "
+                               "files that need less than their share load whole, and the "
+                               "others each get an equal share of what is left. Higher limits take "
+                               "more memory and time: the "
                                "defaults fit a 16 GB desktop. They apply from the next load "
                                "(File > Reload)."));
     note->setWordWrap(true);
@@ -122,7 +135,9 @@ LoadLimitsDialog::LoadLimitsDialog(const ReadOptions& current, QWidget* parent)
 void LoadLimitsDialog::setFields(const ReadOptions& options)
 {
     m_traceEvents->setValue(double(options.traceBudget.maxEvents) / kMillion);
+    m_traceEventsLoad->setValue(double(options.traceBudget.maxEventsPerLoad) / kMillion);
     m_decompressed->setValue(double(options.traceBudget.maxInflatedBytes) / kGiB);
+    m_decompressedLoad->setValue(double(options.traceBudget.maxInflatedBytesPerLoad) / kGiB);
     m_inflation->setValue(
         int(std::min<std::int64_t>(options.traceBudget.maxInflationRatio, m_inflation->maximum())));
     m_logBytes->setValue(double(options.logBudget.bytesPerFile) / kGiB);
@@ -132,6 +147,8 @@ void LoadLimitsDialog::setFields(const ReadOptions& options)
     m_rankTagsLoad->setValue(options.logBudget.rankTagsPerLoad);
     m_dumpEntries->setValue(
         int(std::min<std::int64_t>(options.dumpBudget.maxEntries, m_dumpEntries->maximum())));
+    m_dumpEntriesLoad->setValue(int(std::min<std::int64_t>(options.dumpBudget.maxEntriesPerLoad,
+                                                           m_dumpEntriesLoad->maximum())));
     m_dumpBytes->setValue(double(options.dumpBudget.maxDecodedBytes) / kGiB);
 }
 
@@ -139,7 +156,9 @@ ReadOptions LoadLimitsDialog::limits() const
 {
     ReadOptions options = m_current;
     options.traceBudget.maxEvents = units(m_traceEvents, kMillion);
+    options.traceBudget.maxEventsPerLoad = units(m_traceEventsLoad, kMillion);
     options.traceBudget.maxInflatedBytes = units(m_decompressed, kGiB);
+    options.traceBudget.maxInflatedBytesPerLoad = units(m_decompressedLoad, kGiB);
     options.traceBudget.maxInflationRatio = m_inflation->value();
     options.logBudget.bytesPerFile = units(m_logBytes, kGiB);
     options.logBudget.linesPerFile = units(m_logLinesFile, kMillion);
@@ -147,6 +166,7 @@ ReadOptions LoadLimitsDialog::limits() const
     options.logBudget.rankTagsPerFile = m_rankTagsFile->value();
     options.logBudget.rankTagsPerLoad = m_rankTagsLoad->value();
     options.dumpBudget.maxEntries = m_dumpEntries->value();
+    options.dumpBudget.maxEntriesPerLoad = m_dumpEntriesLoad->value();
     options.dumpBudget.maxDecodedBytes = units(m_dumpBytes, kGiB);
     return options;
 }
@@ -158,7 +178,10 @@ ReadOptions LoadLimitsDialog::saved()
     KinetoReader::Budget& trace = options.traceBudget;
     LogReader::Budget& log = options.logBudget;
     trace.maxEvents = savedValue(settings, kTraceEvents, trace.maxEvents);
+    trace.maxEventsPerLoad = savedValue(settings, kTraceEventsLoad, trace.maxEventsPerLoad);
     trace.maxInflatedBytes = savedValue(settings, kDecompressed, trace.maxInflatedBytes);
+    trace.maxInflatedBytesPerLoad =
+        savedValue(settings, kDecompressedLoad, trace.maxInflatedBytesPerLoad);
     // 0 is a value of its own here: no inflation limit.
     bool ok = false;
     const qint64 ratio = settings.value(kInflation).toLongLong(&ok);
@@ -172,6 +195,7 @@ ReadOptions LoadLimitsDialog::saved()
         savedValue(settings, kRankTagsLoad, log.rankTagsPerLoad), std::numeric_limits<int>::max()));
     FlightRecorderReader::Budget& dump = options.dumpBudget;
     dump.maxEntries = savedValue(settings, kDumpEntries, dump.maxEntries);
+    dump.maxEntriesPerLoad = savedValue(settings, kDumpEntriesLoad, dump.maxEntriesPerLoad);
     dump.maxDecodedBytes = savedValue(settings, kDumpBytes, dump.maxDecodedBytes);
     return options;
 }
@@ -180,7 +204,9 @@ void LoadLimitsDialog::save(const ReadOptions& options)
 {
     QSettings settings;
     settings.setValue(kTraceEvents, qint64(options.traceBudget.maxEvents));
+    settings.setValue(kTraceEventsLoad, qint64(options.traceBudget.maxEventsPerLoad));
     settings.setValue(kDecompressed, qint64(options.traceBudget.maxInflatedBytes));
+    settings.setValue(kDecompressedLoad, qint64(options.traceBudget.maxInflatedBytesPerLoad));
     settings.setValue(kInflation, qint64(options.traceBudget.maxInflationRatio));
     settings.setValue(kLogBytes, qint64(options.logBudget.bytesPerFile));
     settings.setValue(kLogLinesFile, qint64(options.logBudget.linesPerFile));
@@ -188,6 +214,7 @@ void LoadLimitsDialog::save(const ReadOptions& options)
     settings.setValue(kRankTagsFile, qint64(options.logBudget.rankTagsPerFile));
     settings.setValue(kRankTagsLoad, qint64(options.logBudget.rankTagsPerLoad));
     settings.setValue(kDumpEntries, qint64(options.dumpBudget.maxEntries));
+    settings.setValue(kDumpEntriesLoad, qint64(options.dumpBudget.maxEntriesPerLoad));
     settings.setValue(kDumpBytes, qint64(options.dumpBudget.maxDecodedBytes));
 }
 
