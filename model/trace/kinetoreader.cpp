@@ -329,6 +329,13 @@ EventKey eventKey(std::string_view key)
     return length == key.size() + 2 ? k : EventKey::Other;
 }
 
+std::uint64_t mix(std::int64_t a, std::int64_t b)
+{
+    std::uint64_t h = std::uint64_t(a) * 0x9E3779B97F4A7C15ull;
+    h ^= std::uint64_t(b) + 0x7F4A7C159E3779B9ull + (h << 6) + (h >> 2);
+    return h;
+}
+
 class Parser {
 public:
     Parser(Stream& in, EventStore& out, const KinetoReader::Options& opts)
@@ -359,8 +366,18 @@ private:
         return m_bufOffset + std::int64_t(at - m_buf.data());
     }
     bool internName(std::string_view raw, bool escaped, StringId& id, const char* at);
-    std::int64_t idNumber(const IdValue& v);
-    int laneOf(const IdValue& pid, const IdValue& tid);
+    // Numbers name themselves; strings are numbered by textIdNumber.
+    std::int64_t idNumber(const IdValue& v) { return v.isString ? textIdNumber(v.text) : v.number; }
+    std::int64_t textIdNumber(std::string_view text);
+    int laneOf(const IdValue& pid, const IdValue& tid)
+    {
+        // Events come in runs on one lane: the last lane answers without a look-up.
+        const std::int64_t p = idNumber(pid);
+        const std::int64_t t = tid.present ? idNumber(tid) : 0;
+        const std::uint64_t key = mix(p, t);
+        return m_lastLane >= 0 && key == m_lastLaneKey ? m_lastLane : laneFor(key, p, t, tid);
+    }
+    int laneFor(std::uint64_t key, std::int64_t p, std::int64_t t, const IdValue& tid);
     // A "cat" seen recently and what it says (bounded: a trace may hold any number of them).
     struct CategorySlot {
         std::string text;
@@ -431,13 +448,6 @@ private:
     std::uint64_t m_nextCategorySerial = 2;
     std::vector<NameKind> m_kinds; // by name id
 };
-
-std::uint64_t mix(std::int64_t a, std::int64_t b)
-{
-    std::uint64_t h = std::uint64_t(a) * 0x9E3779B97F4A7C15ull;
-    h ^= std::uint64_t(b) + 0x7F4A7C159E3779B9ull + (h << 6) + (h >> 2);
-    return h;
-}
 
 bool Parser::fail(const char* at, std::string what)
 {
@@ -765,27 +775,21 @@ bool Parser::internName(std::string_view raw, bool escaped, StringId& id, const 
     return true;
 }
 
-std::int64_t Parser::idNumber(const IdValue& v)
+std::int64_t Parser::textIdNumber(std::string_view text)
 {
-    if (!v.isString) return v.number;
     // "stream 7" names stream 7; other strings ("CPU functions", "Spans") get ids of their own.
-    std::size_t i = v.text.size();
-    while (i > 0 && v.text[i - 1] >= '0' && v.text[i - 1] <= '9')
+    std::size_t i = text.size();
+    while (i > 0 && text[i - 1] >= '0' && text[i - 1] <= '9')
         --i;
     std::int64_t n = 0;
-    if (i < v.text.size() && v.text.size() - i <= 18 && json::toInt64(v.text.substr(i), n))
-        return n;
-    if (const auto it = m_stringIds.find(v.text); it != m_stringIds.end()) return it->second;
-    m_stringIds.emplace(std::string(v.text), m_nextSyntheticId);
+    if (i < text.size() && text.size() - i <= 18 && json::toInt64(text.substr(i), n)) return n;
+    if (const auto it = m_stringIds.find(text); it != m_stringIds.end()) return it->second;
+    m_stringIds.emplace(std::string(text), m_nextSyntheticId);
     return m_nextSyntheticId--;
 }
 
-int Parser::laneOf(const IdValue& pid, const IdValue& tid)
+int Parser::laneFor(std::uint64_t key, std::int64_t p, std::int64_t t, const IdValue& tid)
 {
-    const std::int64_t p = idNumber(pid);
-    const std::int64_t t = tid.present ? idNumber(tid) : 0;
-    const std::uint64_t key = mix(p, t);
-    if (m_lastLane >= 0 && key == m_lastLaneKey) return m_lastLane;
     auto [it, added] = m_laneIndex.try_emplace(key, int(m_lanes.size()));
     if (added) {
         LaneBuild b;
