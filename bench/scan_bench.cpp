@@ -5,6 +5,9 @@
 // best of --runs. First it reads a generated Lean file of about --memory-events stored events
 // through KinetoReader::readFile (the streaming window, as the app reads) and prints the
 // resident bytes per stored event after reading and at the peak.
+// `scan_bench --digest FILE...` reads each file through KinetoReader::readFile and prints a hash
+// of everything the read produced (result fields, string table, lanes with every column, flows,
+// collectives), to check that a change of the reader keeps its output identical.
 #include "bench/kinetogen.h"
 #include "bench/measure.h"
 #include "model/trace/kinetoreader.h"
@@ -93,6 +96,113 @@ void residentBytes(const std::string& dir, std::int64_t events)
                 double(baseKb) / 1e3);
 }
 
+// FNV-1a over everything fed in; the order of the fields is part of the digest.
+class Digest {
+public:
+    void bytes(const void* data, std::size_t n)
+    {
+        const auto* b = static_cast<const unsigned char*>(data);
+        for (std::size_t i = 0; i < n; ++i)
+            m_h = (m_h ^ b[i]) * 0x100000001B3ull;
+    }
+    template <typename T> void value(const T& v) { bytes(&v, sizeof v); }
+    void text(std::string_view s)
+    {
+        value(s.size());
+        bytes(s.data(), s.size());
+    }
+    template <typename T> void column(const std::vector<T>& v)
+    {
+        value(v.size());
+        bytes(v.data(), v.size() * sizeof(T));
+    }
+    std::uint64_t hash() const { return m_h; }
+
+private:
+    std::uint64_t m_h = 0xCBF29CE484222325ull;
+};
+
+int digestFiles(int argc, char** argv, int first)
+{
+    for (int i = first; i < argc; ++i) {
+        EventStore store;
+        const KinetoReadResult r = KinetoReader::readFile(argv[i], store, {});
+        Digest d;
+        d.value(r.status);
+        d.text(r.message);
+        for (const std::int64_t v :
+             {r.bytes, r.events, r.flows, r.counters, r.skipped, r.collectives,
+              std::int64_t(r.worldSize), r.statedRank.value_or(-12345), std::int64_t(r.limit)})
+            d.value(v);
+        d.text(r.ncclVersion);
+        d.text(r.backend);
+        for (const auto& [name, size] : r.processGroupSizes) {
+            d.text(name);
+            d.value(size);
+        }
+        for (std::size_t s = 0; s < store.strings.size(); ++s)
+            d.text(store.strings.view(StringId(s)));
+        for (const Lane& l : store.lanes) {
+            d.value(l.rank);
+            d.value(l.kind);
+            d.value(l.pid);
+            d.value(l.tid);
+            d.text(l.name);
+            d.text(l.processLabel);
+            d.text(l.threadName);
+            d.column(l.startNs);
+            d.column(l.endNs);
+            d.column(l.nameId);
+            d.column(l.category);
+            d.column(l.depth);
+            d.column(l.sourceOffset);
+            d.value(l.sourceIndex);
+            d.value(l.maxDepth);
+            d.column(l.unfinished);
+        }
+        for (const FlowLink& f : store.flows)
+            for (const std::int64_t v :
+                 {std::int64_t(f.fromLane), std::int64_t(f.toLane), std::int64_t(f.fromEvent),
+                  std::int64_t(f.toEvent), std::int64_t(f.category)})
+                d.value(v);
+        for (const CollectiveRecord& c : store.collectives) {
+            for (const std::int64_t v : {std::int64_t(c.rank),
+                                         std::int64_t(c.op),
+                                         std::int64_t(c.processGroupName),
+                                         std::int64_t(c.processGroupDesc),
+                                         std::int64_t(c.groupSize),
+                                         c.seq,
+                                         c.inNelems,
+                                         c.outNelems,
+                                         std::int64_t(c.dtype),
+                                         std::int64_t(c.reduceOp),
+                                         std::int64_t(c.root),
+                                         std::int64_t(c.state),
+                                         std::int64_t(c.seqFromSource),
+                                         std::int64_t(c.coalesced),
+                                         std::int64_t(c.stateUnknown),
+                                         c.issueStartNs,
+                                         c.issueEndNs,
+                                         c.execStartNs,
+                                         c.execEndNs,
+                                         std::int64_t(c.step),
+                                         std::int64_t(c.laneIndex),
+                                         c.eventIndex,
+                                         std::int64_t(c.sourceIndex),
+                                         std::int64_t(c.sourceLine)})
+                d.value(v);
+            for (const int rank : store.rankLists.ranks(c.groupRanks))
+                d.value(rank);
+        }
+        std::printf("%016llx %s %lld events %zu lanes %zu flows %zu collectives %s\n",
+                    static_cast<unsigned long long>(d.hash()),
+                    sourceStatusName(r.status).toStdString().c_str(),
+                    static_cast<long long>(r.events), store.lanes.size(), store.flows.size(),
+                    store.collectives.size(), argv[i]);
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -106,11 +216,14 @@ int main(int argc, char** argv)
             mb = std::stod(argv[++i]);
         else if (a == "--runs" && i + 1 < argc)
             runs = std::max(1, std::stoi(argv[++i]));
+        else if (a == "--digest")
+            return digestFiles(argc, argv, i + 1);
         else if (a == "--memory-events" && i + 1 < argc)
             memoryEvents = std::stoll(argv[++i]);
         else {
             std::fprintf(stderr,
-                         "usage: scan_bench [--mb 250] [--runs 3] [--memory-events 10000000]\n");
+                         "usage: scan_bench [--mb 250] [--runs 3] [--memory-events 10000000] | "
+                         "--digest FILE...\n");
             return 2;
         }
     }

@@ -24,20 +24,6 @@ constexpr std::array<bool, 256> makeStructural()
 }
 constexpr std::array<bool, 256> kStructural = makeStructural();
 
-constexpr std::array<bool, 256> makeNumberChars()
-{
-    std::array<bool, 256> t{};
-    for (const char c : std::string_view("-+.eE0123456789"))
-        t[static_cast<unsigned char>(c)] = true;
-    return t;
-}
-constexpr std::array<bool, 256> kNumberChar = makeNumberChars();
-
-bool isNumberChar(char c)
-{
-    return kNumberChar[static_cast<unsigned char>(c)];
-}
-
 Scan skipLiteral(const char*& p, const char* end, std::string_view word)
 {
     const auto avail = std::size_t(end - p);
@@ -91,7 +77,7 @@ bool hex4(std::string_view s, std::size_t i, std::uint32_t& v)
 Scan scanNumber(const char*& p, const char* end, std::string_view& token)
 {
     const char* q = p;
-    while (q < end && isNumberChar(*q))
+    while (q < end && continuesNumber(*q))
         ++q;
     if (q == end) return Scan::NeedMore;
     if (q == p) return Scan::Error;

@@ -31,6 +31,8 @@ bool stripSuffix(std::string& s, std::string_view suffix)
 
 enum class CommKind { None, C10d, RecordParamComms, NcclAnnotation, Gloo };
 
+// What a comm event's name makes of it (an "nccl:" name is an annotation unless it runs as a
+// kernel).
 CommKind commKind(std::string_view name, EventCategory cat)
 {
     if (startsWith(name, "c10d::")) return CommKind::C10d;
@@ -150,17 +152,33 @@ void CollectiveExtractor::extract(EventStore& store, int rank, std::vector<CommE
     std::vector<std::pair<std::int64_t, std::int64_t>> steps;
     std::vector<Group> all;
     std::vector<std::vector<std::size_t>> groupsOfLane(store.lanes.size());
+    // A trace repeats a few thousand names millions of times: each is looked at once.
+    struct NameClass {
+        bool known = false;
+        bool step = false;
+        CommKind kind = CommKind::None; // for a category other than a kernel's
+    };
+    std::vector<NameClass> classOf(strings.size());
     for (int li = 0; li < int(store.lanes.size()); ++li) {
         const Lane& lane = store.lanes[std::size_t(li)];
         if (lane.kind != LaneKind::CpuThread) continue;
         std::int64_t open = -1; // index in `all` of the group whose root is still open
         for (std::int64_t e = 0; e < std::int64_t(lane.size()); ++e) {
-            const std::string_view name = strings.view(lane.nameId[std::size_t(e)]);
+            NameClass& c = classOf[std::size_t(lane.nameId[std::size_t(e)])];
+            if (!c.known) {
+                const std::string_view name = strings.view(lane.nameId[std::size_t(e)]);
+                c = {true, startsWith(name, "ProfilerStep#"), commKind(name, EventCategory::Other)};
+            }
             const std::int64_t s = lane.startNs[std::size_t(e)];
-            if (startsWith(name, "ProfilerStep#"))
-                steps.emplace_back(s, lane.endNs[std::size_t(e)]);
-            const CommKind kind = commKind(name, lane.category[std::size_t(e)]);
+            if (c.step) steps.emplace_back(s, lane.endNs[std::size_t(e)]);
+            const EventCategory category = lane.category[std::size_t(e)];
+            const CommKind kind =
+                c.kind == CommKind::NcclAnnotation &&
+                        (category == EventCategory::Kernel || category == EventCategory::CommKernel)
+                    ? CommKind::None
+                    : c.kind;
             if (kind == CommKind::None) continue;
+            const std::string_view name = strings.view(lane.nameId[std::size_t(e)]);
             if (open >= 0 && s > all[std::size_t(open)].endNs) open = -1;
             if (open < 0) {
                 Group g;

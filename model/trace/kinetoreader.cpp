@@ -99,6 +99,15 @@ struct IdValue {
     std::string_view text;
 };
 
+// Looks up std::string keys by string_view, without a string made for each look-up.
+struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept
+    {
+        return std::hash<std::string_view>()(s);
+    }
+};
+
 struct LaneBuild {
     Lane lane;
     std::string label; // the string pid/tid, when the trace used one
@@ -261,34 +270,70 @@ CommArgs commArgsFrom(const nlohmann::json& a)
     return c;
 }
 
-// The event members the reader keeps, told apart by length first (one compare per member in
-// the common case instead of a chain of string compares).
+// The event members the reader keeps.
 enum class EventKey : std::uint8_t { Ph, Name, Cat, Pid, Tid, Ts, Dur, Id, Bp, Args, Other };
 
-EventKey eventKey(std::string_view k)
+// Kineto writes these keys plainly, so they are told apart from the bytes at the opening quote
+// (at least 8 readable) without scanning the key as a string: `quotedLength` is the key's
+// length with its quotes. Other for any other key, which is then scanned in full.
+[[gnu::always_inline]] inline EventKey plainEventKey(const char* p, std::size_t& quotedLength)
 {
-    const auto is = [&k](const char* word) { return std::memcmp(k.data(), word, k.size()) == 0; };
-    switch (k.size()) {
-    case 2:
-        if (is("ph")) return EventKey::Ph;
-        if (is("ts")) return EventKey::Ts;
-        if (is("id")) return EventKey::Id;
-        if (is("bp")) return EventKey::Bp;
+    const auto is = [p, &quotedLength](std::string_view quoted) {
+        if (std::memcmp(p, quoted.data(), quoted.size()) != 0) return false;
+        quotedLength = quoted.size();
+        return true;
+    };
+    switch (p[1]) {
+    case 'p':
+        if (is("\"ph\"")) return EventKey::Ph;
+        if (is("\"pid\"")) return EventKey::Pid;
         break;
-    case 3:
-        if (is("cat")) return EventKey::Cat;
-        if (is("pid")) return EventKey::Pid;
-        if (is("tid")) return EventKey::Tid;
-        if (is("dur")) return EventKey::Dur;
+    case 't':
+        if (is("\"ts\"")) return EventKey::Ts;
+        if (is("\"tid\"")) return EventKey::Tid;
         break;
-    case 4:
-        if (is("name")) return EventKey::Name;
-        if (is("args")) return EventKey::Args;
+    case 'n':
+        if (is("\"name\"")) return EventKey::Name;
+        break;
+    case 'c':
+        if (is("\"cat\"")) return EventKey::Cat;
+        break;
+    case 'd':
+        if (is("\"dur\"")) return EventKey::Dur;
+        break;
+    case 'a':
+        if (is("\"args\"")) return EventKey::Args;
+        break;
+    case 'i':
+        if (is("\"id\"")) return EventKey::Id;
+        break;
+    case 'b':
+        if (is("\"bp\"")) return EventKey::Bp;
         break;
     default:
         break;
     }
     return EventKey::Other;
+}
+
+// A key scanned in full (no escape in it), through the same table.
+EventKey eventKey(std::string_view key)
+{
+    if (key.size() > 4) return EventKey::Other;
+    char quoted[8] = {};
+    quoted[0] = '"';
+    std::memcpy(quoted + 1, key.data(), key.size());
+    quoted[key.size() + 1] = '"';
+    std::size_t length = 0;
+    const EventKey k = plainEventKey(quoted, length);
+    return length == key.size() + 2 ? k : EventKey::Other;
+}
+
+std::uint64_t mix(std::int64_t a, std::int64_t b)
+{
+    std::uint64_t h = std::uint64_t(a) * 0x9E3779B97F4A7C15ull;
+    h ^= std::uint64_t(b) + 0x7F4A7C159E3779B9ull + (h << 6) + (h >> 2);
+    return h;
 }
 
 class Parser {
@@ -321,10 +366,38 @@ private:
         return m_bufOffset + std::int64_t(at - m_buf.data());
     }
     bool internName(std::string_view raw, bool escaped, StringId& id, const char* at);
-    std::int64_t idNumber(const IdValue& v);
-    int laneOf(const IdValue& pid, const IdValue& tid);
-    EventCategory categorise(std::string_view cat, bool hasCat, std::string_view name, bool& gpu,
-                             bool& wantArgs);
+    // Numbers name themselves; strings are numbered by textIdNumber.
+    std::int64_t idNumber(const IdValue& v) { return v.isString ? textIdNumber(v.text) : v.number; }
+    std::int64_t textIdNumber(std::string_view text);
+    int laneOf(const IdValue& pid, const IdValue& tid)
+    {
+        // Events come in runs on one lane: the last lane answers without a look-up.
+        const std::int64_t p = idNumber(pid);
+        const std::int64_t t = tid.present ? idNumber(tid) : 0;
+        const std::uint64_t key = mix(p, t);
+        return m_lastLane >= 0 && key == m_lastLaneKey ? m_lastLane : laneFor(key, p, t, tid);
+    }
+    int laneFor(std::uint64_t key, std::int64_t p, std::int64_t t, const IdValue& tid);
+    // A "cat" seen recently and what it says (bounded: a trace may hold any number of them).
+    struct CategorySlot {
+        std::string text;
+        std::uint64_t serial = 0; // a new one each time the slot is filled; 0: never filled
+        EventCategory category = EventCategory::Other;
+        bool gpu = false;
+        std::size_t hash = 0;       // of the text, for flow keys
+        StringId flowCategory = -1; // the text interned, once a flow used it
+    };
+    // What an event's name and category make of it, kept per name id for the category (slot
+    // serial; 1: no "cat" member) it was derived with.
+    struct NameKind {
+        std::uint64_t categorySerial = 0;
+        EventCategory category = EventCategory::Other;
+        bool gpu = false;
+        bool wantArgs = false; // collective parameters to parse from its args
+        bool launch = false;   // the name holds "Launch" (a kernel launch by a runtime)
+    };
+    CategorySlot& categorySlot(std::string_view cat);
+    NameKind kindOf(StringId nameId, const CategorySlot* cat);
     void finish();
     std::size_t projected(std::size_t sofar) const;
     void reserveFor(LaneBuild& b);
@@ -354,7 +427,7 @@ private:
 
     std::vector<LaneBuild> m_lanes;
     std::unordered_map<std::uint64_t, int> m_laneIndex; // hash of (pid, tid) -> lane
-    std::unordered_map<std::string, std::int64_t> m_stringIds;
+    std::unordered_map<std::string, std::int64_t, TextHash, std::equal_to<>> m_stringIds;
     std::int64_t m_nextSyntheticId = -1;
     std::uint64_t m_lastLaneKey = 0;
     int m_lastLane = -1;
@@ -371,21 +444,10 @@ private:
     static constexpr int kNameCacheBits = 10;
     std::array<NameCacheEntry, std::size_t(1) << kNameCacheBits> m_nameCache{};
     std::string m_scratch;
-    struct RecentCategory {
-        std::string cat; // empty in an unused slot: an empty "cat" is derived again, harmlessly
-        EventCategory category = EventCategory::Other;
-        bool gpu = false;
-    };
-    std::array<RecentCategory, 8> m_recentCats;
-    std::size_t m_nextRecentCat = 0;
+    std::array<CategorySlot, 32> m_categories;
+    std::uint64_t m_nextCategorySerial = 2;
+    std::vector<NameKind> m_kinds; // by name id
 };
-
-std::uint64_t mix(std::int64_t a, std::int64_t b)
-{
-    std::uint64_t h = std::uint64_t(a) * 0x9E3779B97F4A7C15ull;
-    h ^= std::uint64_t(b) + 0x7F4A7C159E3779B9ull + (h << 6) + (h >> 2);
-    return h;
-}
 
 bool Parser::fail(const char* at, std::string what)
 {
@@ -603,6 +665,13 @@ Scan Parser::step(const char*& p, const char* end)
         if (*p != ',') return Scan::Error;
         ++p;
         m_state = State::EventsAny;
+        // The comma is consumed either way; the event after it, the common case, is read in the
+        // same step.
+        m_pos = std::size_t(p - m_buf.data());
+        if (const char* next = json::skipWs(p, end); next < end && *next == '{') {
+            p = next;
+            return event(p, end);
+        }
         return Scan::Ok;
     case State::Done:
         return Scan::Ok;
@@ -706,27 +775,21 @@ bool Parser::internName(std::string_view raw, bool escaped, StringId& id, const 
     return true;
 }
 
-std::int64_t Parser::idNumber(const IdValue& v)
+std::int64_t Parser::textIdNumber(std::string_view text)
 {
-    if (!v.isString) return v.number;
     // "stream 7" names stream 7; other strings ("CPU functions", "Spans") get ids of their own.
-    std::size_t i = v.text.size();
-    while (i > 0 && v.text[i - 1] >= '0' && v.text[i - 1] <= '9')
+    std::size_t i = text.size();
+    while (i > 0 && text[i - 1] >= '0' && text[i - 1] <= '9')
         --i;
     std::int64_t n = 0;
-    if (i < v.text.size() && v.text.size() - i <= 18 && json::toInt64(v.text.substr(i), n))
-        return n;
-    const auto [it, added] = m_stringIds.try_emplace(std::string(v.text), m_nextSyntheticId);
-    if (added) --m_nextSyntheticId;
-    return it->second;
+    if (i < text.size() && text.size() - i <= 18 && json::toInt64(text.substr(i), n)) return n;
+    if (const auto it = m_stringIds.find(text); it != m_stringIds.end()) return it->second;
+    m_stringIds.emplace(std::string(text), m_nextSyntheticId);
+    return m_nextSyntheticId--;
 }
 
-int Parser::laneOf(const IdValue& pid, const IdValue& tid)
+int Parser::laneFor(std::uint64_t key, std::int64_t p, std::int64_t t, const IdValue& tid)
 {
-    const std::int64_t p = idNumber(pid);
-    const std::int64_t t = tid.present ? idNumber(tid) : 0;
-    const std::uint64_t key = mix(p, t);
-    if (m_lastLane >= 0 && key == m_lastLaneKey) return m_lastLane;
     auto [it, added] = m_laneIndex.try_emplace(key, int(m_lanes.size()));
     if (added) {
         LaneBuild b;
@@ -742,48 +805,64 @@ int Parser::laneOf(const IdValue& pid, const IdValue& tid)
     return m_lastLane;
 }
 
-EventCategory Parser::categorise(std::string_view cat, bool hasCat, std::string_view name,
-                                 bool& gpu, bool& wantArgs)
+Parser::CategorySlot& Parser::categorySlot(std::string_view cat)
 {
-    gpu = false;
-    wantArgs = name == "record_param_comms" || startsWith(name, "nccl:");
-    if (!hasCat) {
-        // Legacy autograd-profiler JSON: no categories, so the name decides.
-        if (startsWith(name, "ProfilerStep#")) return EventCategory::UserAnnotation;
-        if (startsWith(name, "gloo:")) return EventCategory::CommKernel;
-        return EventCategory::CpuOp;
-    }
     // A trace alternates between a handful of categories (cpu_op, cuda_runtime, kernel, ...):
-    // the last few are remembered instead of re-deriving the category on every change.
-    EventCategory c = EventCategory::Other;
-    const auto known = std::find_if(m_recentCats.begin(), m_recentCats.end(),
-                                    [cat](const RecentCategory& r) { return r.cat == cat; });
-    if (known != m_recentCats.end()) {
-        c = known->category;
-        gpu = known->gpu;
-    } else {
-        c = deviceCategory(cat);
-        gpu = c != EventCategory::Other;
-        if (!gpu) c = hostCategory(cat);
-        RecentCategory& r = m_recentCats[m_nextRecentCat++ % m_recentCats.size()];
-        r.cat.assign(cat);
-        r.category = c;
-        r.gpu = gpu;
+    // each is derived once into a slot and found again by its length and end bytes.
+    const std::size_t h = cat.empty()
+                              ? 0
+                              : cat.size() * 31 + static_cast<unsigned char>(cat.front()) * 7 +
+                                    static_cast<unsigned char>(cat.back());
+    CategorySlot& slot = m_categories[h % m_categories.size()];
+    if (slot.serial != 0 && slot.text == cat) return slot;
+    slot.text.assign(cat);
+    slot.serial = m_nextCategorySerial++;
+    slot.category = deviceCategory(cat);
+    slot.gpu = slot.category != EventCategory::Other;
+    if (!slot.gpu) slot.category = hostCategory(cat);
+    slot.hash = std::hash<std::string_view>()(cat);
+    slot.flowCategory = -1;
+    return slot;
+}
+
+Parser::NameKind Parser::kindOf(StringId nameId, const CategorySlot* cat)
+{
+    if (std::size_t(nameId) >= m_kinds.size()) m_kinds.resize(m_out.strings.size());
+    NameKind& k = m_kinds[std::size_t(nameId)];
+    const std::uint64_t serial = cat ? cat->serial : 1;
+    if (k.categorySerial == serial) return k;
+    // Derived again whenever the name comes with another category than last time.
+    const std::string_view name = m_out.strings.view(nameId);
+    k.categorySerial = serial;
+    k.gpu = false;
+    k.wantArgs = name == "record_param_comms" || startsWith(name, "nccl:");
+    k.launch = name.find("Launch") != std::string_view::npos;
+    if (!cat) {
+        // Legacy autograd-profiler JSON: no categories, so the name decides.
+        if (startsWith(name, "ProfilerStep#"))
+            k.category = EventCategory::UserAnnotation;
+        else if (startsWith(name, "gloo:"))
+            k.category = EventCategory::CommKernel;
+        else
+            k.category = EventCategory::CpuOp;
+        return k;
     }
-    if (c == EventCategory::Kernel) {
+    k.category = cat->category;
+    k.gpu = cat->gpu;
+    if (k.category == EventCategory::Kernel) {
         // HTA's kernel types: collectives by library prefix (NCCL, RCCL keeps NCCL's names,
         // MTIA's HCCL), copies and DMA by name; the rest is computation.
         if (startsWithNoCase(name, "nccl") || startsWithNoCase(name, "rccl") ||
             startsWithNoCase(name, "hccl")) {
-            c = EventCategory::CommKernel;
-            wantArgs = true;
+            k.category = EventCategory::CommKernel;
+            k.wantArgs = true;
         } else if (startsWithNoCase(name, "memcpy") || startsWithNoCase(name, "dma")) {
-            c = EventCategory::Memcpy;
+            k.category = EventCategory::Memcpy;
         } else if (startsWithNoCase(name, "memset")) {
-            c = EventCategory::Memset;
+            k.category = EventCategory::Memset;
         }
     }
-    return c;
+    return k;
 }
 
 std::size_t Parser::projected(std::size_t sofar) const
@@ -823,49 +902,77 @@ Scan Parser::event(const char*& p, const char* end)
     std::string_view name, cat, bp;
     bool nameEsc = false, hasName = false, hasCat = false;
     IdValue pid, tid, id;
+    // "ts" and "dur" as written, and their values where the scan already converted them.
     std::string_view tsTok, durTok;
+    std::int64_t tsNs = 0, durScanned = 0;
+    bool tsIsScanned = false, durIsScanned = false;
     const char* argsBegin = nullptr;
     const char* argsEnd = nullptr;
     bool first = true;
     for (;;) {
-        p = json::skipWs(p, end);
-        if (p >= end) return Scan::NeedMore;
-        if (*p == '}') {
-            ++p;
-            break;
-        }
-        if (!first) {
-            if (*p != ',') return Scan::Error;
-            p = json::skipWs(p + 1, end);
+        if (first || !json::nextMemberPlain(p, end)) {
+            p = json::skipWs(p, end);
             if (p >= end) return Scan::NeedMore;
+            if (*p == '}') {
+                ++p;
+                break;
+            }
+            if (!first) {
+                if (*p != ',') return Scan::Error;
+                p = json::skipWs(p + 1, end);
+                if (p >= end) return Scan::NeedMore;
+            }
         }
         first = false;
         std::string_view key;
-        bool esc = false;
-        Scan s = json::scanMemberKey(p, end, key, esc);
+        std::size_t quotedLength = 0;
+        EventKey which = end - p >= 8 ? plainEventKey(p, quotedLength) : EventKey::Other;
+        Scan s = Scan::Ok;
+        if (which != EventKey::Other) {
+            key = std::string_view(p + 1, quotedLength - 2);
+            p += quotedLength;
+            s = json::scanColon(p, end);
+        } else {
+            bool esc = false;
+            s = json::scanMemberKey(p, end, key, esc);
+            if (!esc) which = eventKey(key);
+        }
         if (s != Scan::Ok) return s;
         const char* valueAt = p;
-        const auto wantString = [&](std::string_view& out, bool& escOut) {
+        const auto wantString = [&](std::string_view & out, bool& escOut)
+            __attribute__((always_inline))
+        {
             if (*p != '"') {
                 fail(valueAt, "event field \"" + std::string(key) + "\" is not a string");
                 return Scan::Error;
             }
             return json::scanString(p, end, out, escOut);
         };
-        const auto wantNumber = [&](std::string_view& out) {
+        const auto wantNumber = [&](std::string_view & out) __attribute__((always_inline))
+        {
             if (*p == '"' || *p == '{' || *p == '[' || *p == 't' || *p == 'f' || *p == 'n') {
                 fail(valueAt, "event field \"" + std::string(key) + "\" is not a number");
                 return Scan::Error;
             }
             return json::scanNumber(p, end, out);
         };
-        const auto wantId = [&](IdValue& out) {
+        const auto wantMicros = [&](std::string_view & out, std::int64_t & ns, bool& scanned)
+            __attribute__((always_inline))
+        {
+            scanned = json::scanPlainMicros(p, end, ns);
+            if (!scanned) return wantNumber(out);
+            out = std::string_view(valueAt, std::size_t(p - valueAt));
+            return Scan::Ok;
+        };
+        const auto wantId = [&](IdValue & out) __attribute__((always_inline))
+        {
             out.present = true;
             if (*p == '"') {
                 out.isString = true;
                 bool e = false;
                 return json::scanString(p, end, out.text, e);
             }
+            if (json::scanPlainInt(p, end, out.number)) return Scan::Ok;
             std::string_view tok;
             Scan r = wantNumber(tok);
             if (r == Scan::Ok && !json::toInt64(tok, out.number)) {
@@ -875,49 +982,67 @@ Scan Parser::event(const char*& p, const char* end)
             return r;
         };
         bool dummy = false;
-        const EventKey which = esc ? EventKey::Other : eventKey(key);
-        if (which == EventKey::Ph) {
-            std::string_view v;
-            s = wantString(v, dummy);
-            if (s == Scan::Ok) {
-                if (v.size() != 1) {
-                    fail(valueAt, "event field \"ph\" is not one letter");
-                    return Scan::Error;
-                }
-                ph = v[0];
+        switch (which) {
+        case EventKey::Ph:
+            // Almost always one plain letter.
+            if (end - p >= 3 && p[0] == '"' && p[2] == '"' && p[1] != '"' && p[1] != '\\') {
+                ph = p[1];
+                p += 3;
+                break;
             }
-        } else if (which == EventKey::Name) {
+            {
+                std::string_view v;
+                s = wantString(v, dummy);
+                if (s == Scan::Ok) {
+                    if (v.size() != 1) {
+                        fail(valueAt, "event field \"ph\" is not one letter");
+                        return Scan::Error;
+                    }
+                    ph = v[0];
+                }
+            }
+            break;
+        case EventKey::Name:
             s = wantString(name, nameEsc);
             hasName = true;
-        } else if (which == EventKey::Cat) {
+            break;
+        case EventKey::Cat:
             s = wantString(cat, dummy);
             hasCat = true;
-        } else if (which == EventKey::Pid) {
+            break;
+        case EventKey::Pid:
             s = wantId(pid);
-        } else if (which == EventKey::Tid) {
+            break;
+        case EventKey::Tid:
             s = wantId(tid);
-        } else if (which == EventKey::Ts) {
-            s = wantNumber(tsTok);
-        } else if (which == EventKey::Dur) {
-            s = wantNumber(durTok);
-        } else if (which == EventKey::Id) {
+            break;
+        case EventKey::Ts:
+            s = wantMicros(tsTok, tsNs, tsIsScanned);
+            break;
+        case EventKey::Dur:
+            s = wantMicros(durTok, durScanned, durIsScanned);
+            break;
+        case EventKey::Id:
             s = wantId(id);
-        } else if (which == EventKey::Bp) {
+            break;
+        case EventKey::Bp:
             s = wantString(bp, dummy);
-        } else if (which == EventKey::Args) {
+            break;
+        case EventKey::Args:
             argsBegin = p;
             s = json::skipValue(p, end);
             argsEnd = p;
-        } else {
+            break;
+        case EventKey::Other:
             s = json::skipValue(p, end);
+            break;
         }
         if (s != Scan::Ok) return s;
     }
     m_state = State::EventsNext;
 
     // The whole object is in the window: commit it.
-    std::int64_t tsNs = 0;
-    if (!tsTok.empty() && !json::microsToNanos(tsTok, tsNs)) {
+    if (!tsTok.empty() && !tsIsScanned && !json::microsToNanos(tsTok, tsNs)) {
         fail(objectBegin, "event \"ts\" is not a valid number");
         return Scan::Error;
     }
@@ -953,11 +1078,13 @@ Scan Parser::event(const char*& p, const char* end)
             return Scan::Ok;
         }
         const int lane = laneOf(pid, tid);
+        CategorySlot& c = categorySlot(cat);
         const std::uint64_t key =
             mix(id.isString ? std::int64_t(std::hash<std::string_view>()(id.text)) : id.number,
-                std::int64_t(std::hash<std::string_view>()(cat)));
-        StringId catId = 0;
-        if (!internName(cat, false, catId, objectBegin)) return Scan::Error;
+                std::int64_t(c.hash));
+        if (c.flowCategory < 0 && !internName(cat, false, c.flowCategory, objectBegin))
+            return Scan::Error;
+        const StringId catId = c.flowCategory;
         // Kineto writes a flow end right after the event it belongs to, so the lane's last event
         // usually binds it without a search.
         const Lane& l = m_lanes[std::size_t(lane)].lane;
@@ -993,15 +1120,18 @@ Scan Parser::event(const char*& p, const char* end)
         return Scan::Ok;
     }
     std::int64_t durNs = 0;
-    if (ph == 'X' && !durTok.empty() && !json::microsToNanos(durTok, durNs)) {
-        fail(objectBegin, "event \"dur\" is not a valid number");
-        return Scan::Error;
+    if (ph == 'X' && !durTok.empty()) {
+        if (durIsScanned)
+            durNs = durScanned;
+        else if (!json::microsToNanos(durTok, durNs)) {
+            fail(objectBegin, "event \"dur\" is not a valid number");
+            return Scan::Error;
+        }
     }
     StringId nameId = 0;
     if (hasName && !internName(name, nameEsc, nameId, objectBegin)) return Scan::Error;
-    const std::string_view nameText = m_out.strings.view(nameId);
-    bool gpu = false, wantArgs = false;
-    const EventCategory category = categorise(cat, hasCat, nameText, gpu, wantArgs);
+    const NameKind kind = kindOf(nameId, hasCat ? &categorySlot(cat) : nullptr);
+    const EventCategory category = kind.category;
     const std::int64_t index = std::int64_t(b.lane.startNs.size());
     const std::int64_t endNs = ph == 'B' ? tsNs : tsNs + std::max<std::int64_t>(durNs, 0);
     if (index == 4096 || index == 262144 ||
@@ -1012,11 +1142,10 @@ Scan Parser::event(const char*& p, const char* end)
     b.lane.nameId.push_back(nameId);
     b.lane.category.push_back(category);
     b.lane.sourceOffset.push_back(offsetOf(objectBegin));
-    b.gpu = b.gpu || gpu;
+    b.gpu = b.gpu || kind.gpu;
     m_maxEndNs = std::max(m_maxEndNs, endNs);
     if (ph == 'B') b.openB.push_back(index);
-    if (category == EventCategory::Runtime && argsBegin &&
-        nameText.find("Launch") != std::string_view::npos) {
+    if (category == EventCategory::Runtime && argsBegin && kind.launch) {
         // Traces without ac2g flows still tie a launch to its kernel by correlation id; only the
         // number is picked out, without parsing the args.
         const std::string_view a(argsBegin, std::size_t(argsEnd - argsBegin));
@@ -1032,7 +1161,7 @@ Scan Parser::event(const char*& p, const char* end)
             }
         }
     }
-    if (wantArgs && argsBegin) {
+    if (kind.wantArgs && argsBegin) {
         const auto args = nlohmann::json::parse(argsBegin, argsEnd, nullptr, false);
         if (args.is_object()) m_args.push_back({li, index, commArgsFrom(args)});
     }

@@ -13,6 +13,7 @@
 #include <malloc.h>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -140,6 +141,7 @@ private Q_SLOTS:
     void exactTimestamps_data();
     void exactTimestamps();
     void exactTimestampsThroughTheReader();
+    void layoutsAndNumberFormsReadAlike();
     void namesAndCategoriesEventByEvent();
     void deviceCategoriesAreDeviceLanes();
     void mtiaTraceHasDeviceLanes();
@@ -517,6 +519,82 @@ void TestKinetoReader::exactTimestampsThroughTheReader()
              std::int64_t(1735632360000000000 + 4203669604595407));
     QCOMPARE(relative.store.lanes.at(0).endNs.at(0),
              std::int64_t(1735632360000000000 + 4203669604613811));
+}
+
+// The same events in the layouts writers use (Kineto's ", " and ": ", compact separators,
+// whitespace and newlines around every token) and with their times in plain form, in exponent
+// form and with half a nanosecond more: each event lands on the lane, times and name it
+// was generated with.
+void TestKinetoReader::layoutsAndNumberFormsReadAlike()
+{
+    struct Ev {
+        std::int64_t ts, dur;
+        int tid;
+        std::string name;
+    };
+    std::mt19937_64 rng(11);
+    std::vector<Ev> evs;
+    std::int64_t t = 1712195495519689047; // ns
+    for (int i = 0; i < 300; ++i) {
+        t += 1000 + std::int64_t(rng() % 100000);
+        evs.push_back({t, std::int64_t(rng() % 5000000), int(rng() % 3) + 1,
+                       "op" + std::to_string(rng() % 7)});
+    }
+    const auto micros = [](std::int64_t ns, int form) {
+        std::string out = std::to_string(ns / 1000);
+        if (form != 1) out += '.';
+        out += std::to_string(1000 + ns % 1000).substr(1);
+        if (form == 1) out += "e-3";
+        if (form == 2) out += '5'; // half a nanosecond: rounded away from zero
+        return out;
+    };
+    const std::vector<std::pair<std::string, std::string>> layouts = {
+        {", ", ": "}, {",", ":"}, {" ,\n\t", " :\r\n "}};
+    for (const auto& [sep, colon] : layouts)
+        for (int form = 0; form < 3; ++form) {
+            std::string text = "{\"traceEvents\":[";
+            for (std::size_t i = 0; i < evs.size(); ++i) {
+                const Ev& e = evs[i];
+                const auto member = [&](const char* key, const std::string& value, bool last) {
+                    text += '"';
+                    text += key;
+                    text += '"';
+                    text += colon;
+                    text += value;
+                    text += last ? std::string("}") : sep;
+                };
+                if (i) text += sep;
+                text += '{';
+                member("ph", "\"X\"", false);
+                std::string quoted(1, '"');
+                quoted += e.name;
+                quoted += '"';
+                member("name", quoted, false);
+                member("pid", "1", false);
+                member("tid", std::to_string(e.tid), false);
+                member("ts", micros(e.ts, form), false);
+                member("dur", micros(e.dur, form), true);
+            }
+            text += "]}";
+            const Read r = readText(text);
+            QCOMPARE(int(r.result.status), int(SourceStatus::Ok));
+            QCOMPARE(r.result.events, std::int64_t(evs.size()));
+            QCOMPARE(r.store.lanes.size(), std::size_t(3));
+            for (const Lane& lane : r.store.lanes) {
+                std::size_t k = 0;
+                for (const Ev& e : evs) {
+                    if (e.tid != lane.tid) continue;
+                    QVERIFY(k < lane.size());
+                    QCOMPARE(lane.pid, std::int64_t(1));
+                    const std::int64_t rounded = form == 2 ? 1 : 0;
+                    QCOMPARE(lane.startNs[k], e.ts + rounded);
+                    QCOMPARE(lane.endNs[k], e.ts + rounded + e.dur + rounded);
+                    QVERIFY(r.store.strings.view(lane.nameId[k]) == e.name);
+                    ++k;
+                }
+                QCOMPARE(k, lane.size());
+            }
+        }
 }
 
 // Names of every length up to 70 bytes, plain and with an escape at every position (the string
