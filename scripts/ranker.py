@@ -82,7 +82,8 @@ def read_labelled(path):
 
 
 def features(rankscope, text):
-    """{leaf: (evidence, base_rate, stage_hint)} for every leaf, and the program's candidates."""
+    """{leaf: (evidence, base_rate, stage_hint)} for every leaf in the program's order, and the
+    program's candidates."""
     out = subprocess.run([rankscope, "classify", "--json", "--top", str(LEAVES), "-"],
                          input=text.encode("utf-8"), capture_output=True, check=True)
     doc = json.loads(out.stdout)
@@ -176,7 +177,9 @@ def cross_validate(items, calibration, current, folds, temperature):
     scored = []
     for (leaves, feats, _, _), p in out_of_fold(items, calibration, current, folds):
         prob = probabilities(feats, dict(p, temperature=temperature))
-        ranked = sorted(prob, key=lambda leaf: (-prob[leaf], leaf))
+        # The program's JSON rounds its inputs to 3 decimals: leaves tied here keep the program's
+        # order (a stable sort of the candidates as it listed them).
+        ranked = sorted(prob, key=lambda leaf: -prob[leaf])
         n += 1
         top1 += ranked[0] in leaves
         top3 += any(leaf in ranked[:3] for leaf in leaves)
