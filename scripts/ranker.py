@@ -14,18 +14,19 @@ the program itself and never re-implements the signatures or cues.
 
 Fitting has two steps. The weights (evidence_scale, stage_scale, prior_weight) maximise the
 log-likelihood of the right leaf over the fitting rows, every labelled file weighing the same in
-total (our own reports are many and easy; the study's reports are few and what users paste).
-Then the temperature is fitted on the calibration rows alone (--calibrate, default: the study's
-"train" rows), so that the probability of the first candidate matches how often it is right on
-reports like the study's. It is fitted out of fold (--folds, default 5): each fold's calibration
-rows are scored with the weights fitted without them, so the temperature also pays for the
-optimism of fitting the weights on the rows it calibrates on; "unsure" is the threshold below which the first guess is more often
-wrong than right on those rows. Fitting reads the weights it starts from (and any it does not
-fit) from taxonomy/ranker.json; evaluation uses the weights compiled into the binary, so rebuild
-after --write. `cv` measures a change before the held-out rows see it: the top-1 / top-3 of the
-calibration rows, each ranked with the weights fitted without its fold, and their reliability
-table. Folds are fixed by the link's MD5, so every run splits alike. Evaluation prints a reliability table (first candidate's probability in bins
-against how often it was right) per split.
+total (our own reports are many and easy; the study's reports are few and what users paste). Then
+the temperature is fitted on the calibration rows alone (--calibrate, default: the study's "train"
+rows), so that the probability of the first candidate matches how often it is right on reports
+like the study's. It is fitted out of fold (--folds, default 5): each fold's calibration rows are
+scored with the weights fitted without them, so the temperature also pays for the optimism of
+fitting the weights on the rows it calibrates on; "unsure" is the threshold below which the first
+guess is more often wrong than right on those rows. Fitting reads the weights it starts from (and
+any it does not fit) from taxonomy/ranker.json; evaluation uses the weights compiled into the
+binary, so rebuild after --write. `cv` measures a change before the held-out rows see it: the
+top-1 / top-3 of the calibration rows, each ranked with the weights fitted without its fold, and
+their reliability table. Folds are fixed by the link's MD5, so every run splits alike. Evaluation
+prints a reliability table (first candidate's probability in bins against how often it was right)
+per split.
 
 LABELLED is a TSV of `split<TAB>link<TAB>leaf id<TAB>text` rows (` | ` in the text is a line
 break; lines starting with # are comments; `a|b` in the leaf field lists every leaf the labeller
