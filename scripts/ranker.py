@@ -9,18 +9,24 @@ three inputs of every candidate (base_rate, score, stage_hint), so this script r
 the program itself and never re-implements the signatures or cues.
 
   scripts/ranker.py fit  LABELLED... [--rankscope build/bin/rankscope] [--split S] [--write]
+  scripts/ranker.py cv   LABELLED... [--rankscope build/bin/rankscope] [--folds 5]
   scripts/ranker.py eval LABELLED... [--rankscope build/bin/rankscope] [--split dev]
 
 Fitting has two steps. The weights (evidence_scale, stage_scale, prior_weight) maximise the
 log-likelihood of the right leaf over the fitting rows, every labelled file weighing the same in
-total (our own reports are many and easy; the study's reports are few and what users paste).
-Then the temperature is fitted on the calibration rows alone (--calibrate, default: the study's
-"train" rows), so that the probability of the first candidate matches how often it is right on
-reports like the study's; "unsure" is the threshold below which the first guess is more often
-wrong than right on those rows. Fitting reads the weights it starts from (and any it does not
-fit) from taxonomy/ranker.json; evaluation uses the weights compiled into the binary, so rebuild
-after --write. Evaluation prints a reliability table (first candidate's probability in bins
-against how often it was right) per split.
+total (our own reports are many and easy; the study's reports are few and what users paste). Then
+the temperature is fitted on the calibration rows alone (--calibrate, default: the study's "train"
+rows), so that the probability of the first candidate matches how often it is right on reports
+like the study's. It is fitted out of fold (--folds, default 5): each fold's calibration rows are
+scored with the weights fitted without them, so the temperature also pays for the optimism of
+fitting the weights on the rows it calibrates on; "unsure" is the threshold below which the first
+guess is more often wrong than right on those rows. Fitting reads the weights it starts from (and
+any it does not fit) from taxonomy/ranker.json; evaluation uses the weights compiled into the
+binary, so rebuild after --write. `cv` measures a change before the held-out rows see it: the
+top-1 / top-3 of the calibration rows, each ranked with the weights fitted without its fold, and
+their reliability table. Folds are fixed by the link's MD5, so every run splits alike. Evaluation
+prints a reliability table (first candidate's probability in bins against how often it was right)
+per split.
 
 LABELLED is a TSV of `split<TAB>link<TAB>leaf id<TAB>text` rows (` | ` in the text is a line
 break; lines starting with # are comments; `a|b` in the leaf field lists every leaf the labeller
@@ -31,6 +37,7 @@ split "own").
 """
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -76,7 +83,8 @@ def read_labelled(path):
 
 
 def features(rankscope, text):
-    """{leaf: (evidence, base_rate, stage_hint)} for every leaf, and the program's candidates."""
+    """{leaf: (evidence, base_rate, stage_hint)} for every leaf in the program's order, and the
+    program's candidates."""
     out = subprocess.run([rankscope, "classify", "--json", "--top", str(LEAVES), "-"],
                          input=text.encode("utf-8"), capture_output=True, check=True)
     doc = json.loads(out.stdout)
@@ -97,7 +105,7 @@ def probabilities(feats, p):
 def loglik(items, p):
     """Weighted mean log-likelihood of the right leaves, and the weighted top-1 count."""
     total = weights = top1 = 0.0
-    for leaves, feats, w in items:
+    for leaves, feats, w, _ in items:
         prob = probabilities(feats, p)
         total += w * math.log(max(sum(prob.get(leaf, 0.0) for leaf in leaves), 1e-9))
         top1 += w * (max(prob, key=prob.get) in leaves)
@@ -108,14 +116,15 @@ def loglik(items, p):
 def first_guesses(items, p):
     """(probability of the first candidate, whether it is right, weight) per item."""
     out = []
-    for leaves, feats, w in items:
+    for leaves, feats, w, _ in items:
         prob = probabilities(feats, p)
         first = max(prob, key=prob.get)
         out.append((prob[first], first in leaves, w))
     return out
 
 
-def fit(items, calibration, current):
+def fit_weights(items, current):
+    """The grid weights of the highest weighted log-likelihood, at temperature 1."""
     best = None
     for e in GRID["evidence_scale"]:
         for s in GRID["stage_scale"]:
@@ -124,16 +133,64 @@ def fit(items, calibration, current):
                 key = loglik(items, p)
                 if best is None or key > best[0]:
                     best = (key, p)
+    return best
+
+
+def fold_of(link, folds):
+    return int(hashlib.md5(link.encode("utf-8")).hexdigest(), 16) % folds
+
+
+def out_of_fold(items, calibration, current, folds):
+    """(calibration item, weights fitted without its fold) for every calibration item."""
+    if folds < 2:
+        p = fit_weights(items, current)[1]
+        return [(c, p) for c in calibration]
+    out = []
+    for k in range(folds):
+        held = [c for c in calibration if fold_of(c[3], folds) == k]
+        if held:
+            kept = [i for i in items if i[3] is None or fold_of(i[3], folds) != k]
+            p = fit_weights(kept, current)[1]
+            out.extend((c, p) for c in held)
+    return out
+
+
+def fit(items, calibration, current, folds):
+    best = fit_weights(items, current)
     p = best[1]
-    # The temperature that makes the probabilities honest on the calibration rows.
-    p["temperature"] = max(TEMPERATURE_GRID,
-                           key=lambda t: loglik(calibration, dict(p, temperature=t))[0])
+    # The temperature that makes the probabilities honest on calibration rows the weights were
+    # not fitted on.
+    scored = out_of_fold(items, calibration, current, folds)
+    p["temperature"] = max(TEMPERATURE_GRID, key=lambda t: sum(
+        loglik([c], dict(q, temperature=t))[0] * c[2] for c, q in scored))
     # "Unsure" should mean "the first guess is probably wrong": the threshold that makes that
     # statement right for the most calibration reports (by weight).
-    scored = first_guesses(calibration, p)
+    guesses = [g for c, q in scored
+               for g in first_guesses([c], dict(q, temperature=p["temperature"]))]
     p["unsure_below"] = max(UNSURE_GRID, key=lambda t: (
-        sum(w for conf, right, w in scored if (conf >= t) == right), -abs(t - 0.5)))
+        sum(w for conf, right, w in guesses if (conf >= t) == right), -abs(t - 0.5)))
     return p, best[0]
+
+
+def cross_validate(items, calibration, current, folds, temperature):
+    """Out-of-fold top-1 / top-3 and reliability of the calibration rows."""
+    n = top1 = top3 = 0
+    scored = []
+    for (leaves, feats, _, _), p in out_of_fold(items, calibration, current, folds):
+        prob = probabilities(feats, dict(p, temperature=temperature))
+        # The program's JSON rounds its inputs to 3 decimals: leaves tied here keep the program's
+        # order (a stable sort of the candidates as it listed them).
+        ranked = sorted(prob, key=lambda leaf: -prob[leaf])
+        n += 1
+        top1 += ranked[0] in leaves
+        top3 += any(leaf in ranked[:3] for leaf in leaves)
+        scored.append((prob[ranked[0]], ranked[0] in leaves))
+    print("%d-fold cross-validation on %d calibration rows: top-1 %.1f %% (%d), top-3 %.1f %% "
+          "(%d) at temperature %.2f" % (folds, n, 100.0 * top1 / n, top1, 100.0 * top3 / n, top3,
+                                        temperature))
+    print("  reliability (first candidate): bin, reports, mean stated, right")
+    for name, count, stated, right in reliability(scored):
+        print("  | %s | %d | %.2f | %.0f %% |" % (name, count, stated, 100.0 * right))
 
 
 def reliability(scored):
@@ -184,13 +241,15 @@ def evaluate(rows, rankscope, label):
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("action", choices=["fit", "eval"])
+    parser.add_argument("action", choices=["fit", "cv", "eval"])
     parser.add_argument("labelled", nargs="+")
     parser.add_argument("--rankscope", default=os.path.join(ROOT, "build", "bin", "rankscope"))
     parser.add_argument("--split", help="only rows of this split (fit: default all but 'dev')")
     parser.add_argument("--calibrate", default="train",
                         help="fit: the split(s), comma-separated, the temperature and 'unsure' "
                         "are fitted on (each split weighing the same)")
+    parser.add_argument("--folds", type=int, default=5,
+                        help="fit, cv: folds of the calibration rows (1: no cross-validation)")
     parser.add_argument("--write", action="store_true", help="fit: write taxonomy/ranker.json")
     args = parser.parse_args()
 
@@ -220,23 +279,27 @@ def main():
     for split, link, leaves, text, source in train:
         if text not in cache:
             cache[text] = features(args.rankscope, text)[0]
-        item = (leaves, cache[text], 1.0 / per_source[source])
-        items.append(item)
+        # Calibration rows carry their link, so that cross-validation can hold out their fold.
+        fold_key = link if split in calibrate else None
+        items.append((leaves, cache[text], 1.0 / per_source[source], fold_key))
         if split in calibrate:
-            calibration.append((leaves, cache[text], 1.0 / per_split[split]))
+            calibration.append((leaves, cache[text], 1.0 / per_split[split], link))
     if not calibration:
         sys.exit("no calibration rows (split %s)" % args.calibrate)
-    fitted, (mean_loglik, top1) = fit(items, calibration, current)
+    if args.action == "cv":
+        cross_validate(items, calibration, current, args.folds, current.get("temperature", 1.0))
+        return 0
+    fitted, (mean_loglik, top1) = fit(items, calibration, current, args.folds)
     print("fitted on %d reports (%s): weighted mean log-likelihood %.3f; temperature %.2f and "
           "unsure below %.2f on %d '%s' rows" % (
               len(items), ", ".join("%s %d" % kv for kv in sorted(per_source.items())),
               mean_loglik, fitted["temperature"], fitted["unsure_below"], len(calibration),
               args.calibrate))
     fitted["fitted_on"] = "%d reports of %s (%s, each file weighing the same); temperature and " \
-        "unsure_below on the %d '%s' rows" % (
+        "unsure_below on the %d '%s' rows, out of %d folds" % (
             len(items), ", ".join(os.path.relpath(p, ROOT) for p in args.labelled),
             "split " + args.split if args.split else "every split but dev", len(calibration),
-            args.calibrate)
+            args.calibrate, args.folds)
     text = json.dumps(fitted, indent=1) + "\n"
     if args.write:
         with open(RANKER_JSON, "w", encoding="utf-8") as f:
