@@ -390,16 +390,15 @@ void MainWindow::createFindings()
         }
     });
     // The store keeps no args; the details pane reads the event back from its source.
-    m_timeline->view()->setDetailsProvider([](const TraceSession& session, TimelineEventRef ref) {
+    m_timeline->view()->setDetailsProvider([](const TraceSession& session, const Lane& lane,
+                                              std::size_t eventIndex) {
         QList<QPair<QString, QString>> rows;
-        if (ref.lane < 0 || std::size_t(ref.lane) >= session.events.lanes.size()) return rows;
-        const Lane& lane = session.events.lanes[std::size_t(ref.lane)];
         const QList<SourceFile>& sources = session.folder.sources();
         if (lane.sourceIndex < 0 || lane.sourceIndex >= sources.size() ||
-            std::size_t(ref.event) >= lane.sourceOffset.size())
+            eventIndex >= lane.sourceOffset.size())
             return rows;
         const nlohmann::json event =
-            readEventDetails(sources[lane.sourceIndex], lane.sourceOffset[std::size_t(ref.event)]);
+            readEventDetails(sources[lane.sourceIndex], lane.sourceOffset[eventIndex]);
         const auto args = event.is_object() ? event.find("args") : event.end();
         if (!event.is_object() || args == event.end() || !args->is_object()) {
             rows.append({tr("Args"), event.is_null() ? tr("could not be read back") : tr("none")});

@@ -1,68 +1,12 @@
 #include "bench/digest_bench_job.h"
 
-#include <cstdio>
+#include "bench/kinetogen.h"
+
 #include <filesystem>
 
 namespace rankscope::bench {
 
 namespace {
-
-std::string us(std::int64_t ns)
-{
-    return std::to_string(ns / 1000) + '.' + std::to_string(1000 + ns % 1000).substr(1);
-}
-
-class Trace {
-public:
-    explicit Trace(const std::string& path) : m_f(std::fopen(path.c_str(), "wb")) {}
-    ~Trace()
-    {
-        if (!m_f) return;
-        flush();
-        std::fclose(m_f);
-    }
-    bool ok() const { return m_f != nullptr; }
-    void raw(const std::string& s)
-    {
-        m_buf += s;
-        m_bytes += std::int64_t(s.size());
-        if (m_buf.size() > (1 << 20)) flush();
-    }
-    void event(const std::string& body)
-    {
-        raw(m_first ? "  " + body : ",\n  " + body);
-        m_first = false;
-        ++m_events;
-    }
-    void x(const char* cat, const std::string& name, int pid, int tid, std::int64_t ts,
-           std::int64_t dur, const std::string& args)
-    {
-        event("{\"ph\": \"X\", \"cat\": \"" + std::string(cat) + "\", \"name\": \"" + name +
-              "\", \"pid\": " + std::to_string(pid) + ", \"tid\": " + std::to_string(tid) +
-              ", \"ts\": " + us(ts) + ", \"dur\": " + us(dur) + ", \"args\": {" + args + "}}");
-    }
-    void flow(char ph, std::int64_t id, int pid, int tid, std::int64_t ts)
-    {
-        event("{\"ph\": \"" + std::string(1, ph) + "\", \"id\": " + std::to_string(id) +
-              ", \"pid\": " + std::to_string(pid) + ", \"tid\": " + std::to_string(tid) +
-              ", \"ts\": " + us(ts) + ", \"cat\": \"ac2g\", \"name\": \"ac2g\"" +
-              (ph == 'f' ? ", \"bp\": \"e\"}" : "}"));
-    }
-    std::int64_t bytes() const { return m_bytes; }
-    std::int64_t events() const { return m_events; }
-
-private:
-    void flush()
-    {
-        std::fwrite(m_buf.data(), 1, m_buf.size(), m_f);
-        m_buf.clear();
-    }
-    std::FILE* m_f;
-    std::string m_buf;
-    std::int64_t m_bytes = 0;
-    std::int64_t m_events = 0;
-    bool m_first = true;
-};
 
 constexpr std::int64_t kOpNs = 4500, kOps = 400, kComputeNs = kOps * kOpNs;
 constexpr std::int64_t kLateNs = 3'000'000, kCommNs = 1'500'000, kHangNs = 60'000'000'000;
@@ -71,7 +15,7 @@ constexpr std::int64_t kLateNs = 3'000'000, kCommNs = 1'500'000, kHangNs = 60'00
 int writeRank(const std::string& path, int rank, int ranks, int steps, std::int64_t targetBytes,
               int straggler, int hung, std::int64_t* events)
 {
-    Trace w(path);
+    KinetoWriter w(path);
     if (!w.ok()) return 0;
     const int pid = 4000 + rank;
     w.raw("{\n  \"schemaVersion\": 1,\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": " +

@@ -7,34 +7,6 @@ namespace rankscope::bench {
 
 namespace {
 
-class Writer {
-public:
-    explicit Writer(const std::string& path) : m_f(std::fopen(path.c_str(), "wb")) {}
-    ~Writer()
-    {
-        if (m_f) {
-            std::fwrite(m_buf.data(), 1, m_buf.size(), m_f);
-            std::fclose(m_f);
-        }
-    }
-    bool ok() const { return m_f != nullptr; }
-    void put(const std::string& s)
-    {
-        m_buf += s;
-        m_bytes += std::int64_t(s.size());
-        if (m_buf.size() > (1 << 20)) {
-            std::fwrite(m_buf.data(), 1, m_buf.size(), m_f);
-            m_buf.clear();
-        }
-    }
-    std::int64_t bytes() const { return m_bytes; }
-
-private:
-    std::FILE* m_f;
-    std::string m_buf;
-    std::int64_t m_bytes = 0;
-};
-
 std::string us(std::int64_t ns)
 {
     return std::to_string(ns / 1000) + '.' + std::to_string(1000 + ns % 1000).substr(1);
@@ -42,14 +14,58 @@ std::string us(std::int64_t ns)
 
 } // namespace
 
+KinetoWriter::KinetoWriter(const std::string& path) : m_f(std::fopen(path.c_str(), "wb")) {}
+
+KinetoWriter::~KinetoWriter()
+{
+    if (!m_f) return;
+    flush();
+    std::fclose(m_f);
+}
+
+void KinetoWriter::raw(const std::string& s)
+{
+    m_buf += s;
+    m_bytes += std::int64_t(s.size());
+    if (m_buf.size() > (1 << 20)) flush();
+}
+
+void KinetoWriter::event(const std::string& body)
+{
+    raw(m_events == 0 ? "  " + body : ",\n  " + body);
+    ++m_events;
+}
+
+void KinetoWriter::x(const char* cat, const std::string& name, int pid, int tid, std::int64_t ts,
+                     std::int64_t dur, const std::string& args)
+{
+    event("{\"ph\": \"X\", \"cat\": \"" + std::string(cat) + "\", \"name\": \"" + name +
+          "\", \"pid\": " + std::to_string(pid) + ", \"tid\": " + std::to_string(tid) +
+          ", \"ts\": " + us(ts) + ", \"dur\": " + us(dur) +
+          (args.empty() ? "}" : ", \"args\": {" + args + "}}"));
+}
+
+void KinetoWriter::flow(char ph, std::int64_t id, int pid, int tid, std::int64_t ts)
+{
+    event("{\"ph\": \"" + std::string(1, ph) + "\", \"id\": " + std::to_string(id) + ", \"pid\": " +
+          std::to_string(pid) + ", \"tid\": " + std::to_string(tid) + ", \"ts\": " + us(ts) +
+          ", \"cat\": \"ac2g\", \"name\": \"ac2g\"" + (ph == 'f' ? ", \"bp\": \"e\"}" : "}"));
+}
+
+void KinetoWriter::flush()
+{
+    std::fwrite(m_buf.data(), 1, m_buf.size(), m_f);
+    m_buf.clear();
+}
+
 std::int64_t writeSyntheticKineto(const std::string& path, std::int64_t targetBytes, int rank,
                                   ArgsProfile profile)
 {
     const bool full = profile == ArgsProfile::Full;
-    Writer w(path);
+    KinetoWriter w(path);
     if (!w.ok()) return -1;
     const int pid = 4000 + rank;
-    w.put("{\n  \"schemaVersion\": 1,\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": " +
+    w.raw("{\n  \"schemaVersion\": 1,\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": " +
           std::to_string(rank) +
           ", \"world_size\": 8, \"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", "
           "\"pg_desc\": \"default_pg\", \"pg_size\": 8, \"ranks\": [0,1,2,3,4,5,6,7]}]},\n"
@@ -58,17 +74,10 @@ std::int64_t writeSyntheticKineto(const std::string& path, std::int64_t targetBy
     std::int64_t t = 1'000'000;
     std::int64_t corr = 1;
     std::int64_t ext = 1;
-    bool first = true;
-    const auto ev = [&](const std::string& body) {
-        w.put(first ? "  " + body : ",\n  " + body);
-        first = false;
-    };
+    // The stored events: flows are not.
     const auto x = [&](const char* cat, const std::string& name, int p, int tid, std::int64_t ts,
                        std::int64_t dur, const std::string& args) {
-        ev("{\"ph\": \"X\", \"cat\": \"" + std::string(cat) + "\", \"name\": \"" + name +
-           "\", \"pid\": " + std::to_string(p) + ", \"tid\": " + std::to_string(tid) +
-           ", \"ts\": " + us(ts) + ", \"dur\": " + us(dur) +
-           (args.empty() ? "}" : ", \"args\": {" + args + "}}"));
+        w.x(cat, name, p, tid, ts, dur, args);
         ++events;
     };
     static const char* ops[] = {"aten::linear",  "aten::addmm",  "aten::relu", "aten::layer_norm",
@@ -104,9 +113,7 @@ std::int64_t writeSyntheticKineto(const std::string& path, std::int64_t targetBy
               full ? "\"cbid\": 211, \"correlation\": " + std::to_string(c) +
                          ", \"External id\": " + e
                    : "\"correlation\": " + std::to_string(c));
-            ev("{\"ph\": \"s\", \"id\": " + std::to_string(c) +
-               ", \"pid\": " + std::to_string(pid) + ", \"tid\": " + std::to_string(pid) +
-               ", \"ts\": " + us(t + 2000) + ", \"cat\": \"ac2g\", \"name\": \"ac2g\"}");
+            w.flow('s', c, pid, pid, t + 2000);
             const int stream = 7 + (i % 3) * 7;
             const std::int64_t kt = t + 2800 + (i % 5) * 100;
             const std::string kernelArgs =
@@ -118,9 +125,7 @@ std::int64_t writeSyntheticKineto(const std::string& path, std::int64_t targetBy
                 "1, 1], \"est. achieved occupancy %\": 15";
             x("kernel", full ? kernels[i % 3] : shortKernels[i % 3], 0, stream, kt, 2500,
               full ? kernelArgs : "\"correlation\": " + std::to_string(c));
-            ev("{\"ph\": \"f\", \"id\": " + std::to_string(c) +
-               ", \"pid\": 0, \"tid\": " + std::to_string(stream) + ", \"ts\": " + us(kt) +
-               ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}");
+            w.flow('f', c, 0, stream, kt);
             if (i % 50 == 0)
                 x("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 0, 7, kt + 2600, 400,
                   !full
@@ -145,18 +150,15 @@ std::int64_t writeSyntheticKineto(const std::string& path, std::int64_t targetBy
           "\"External id\": " + std::to_string(ext++));
         x("cuda_runtime", "cudaLaunchKernel", pid, pid, t + 60, 50,
           "\"cbid\": 211, \"correlation\": " + std::to_string(c));
-        ev("{\"ph\": \"s\", \"id\": " + std::to_string(c) + ", \"pid\": " + std::to_string(pid) +
-           ", \"tid\": " + std::to_string(pid) + ", \"ts\": " + us(t + 60) +
-           ", \"cat\": \"ac2g\", \"name\": \"ac2g\"}");
+        w.flow('s', c, pid, pid, t + 60);
         x("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 0,
           28, t + 500, 80000,
           "\"device\": 0, \"stream\": 28, \"correlation\": " + std::to_string(c) + ", " + pg);
-        ev("{\"ph\": \"f\", \"id\": " + std::to_string(c) + ", \"pid\": 0, \"tid\": 28, \"ts\": " +
-           us(t + 500) + ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}");
+        w.flow('f', c, 0, 28, t + 500);
         t = stepStart + stepDur + 1000;
         ++step;
     }
-    w.put("\n  ],\n  \"traceName\": \"" + path + "\"\n}\n");
+    w.raw("\n  ],\n  \"traceName\": \"" + path + "\"\n}\n");
     return events;
 }
 

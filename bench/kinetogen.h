@@ -1,9 +1,37 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 namespace rankscope::bench {
+
+// One Kineto trace file as the synthetic generators write it: raw() the text around the events,
+// then each event one object a line ("X" spans, ac2g flows), buffered and flushed by 1 MB.
+class KinetoWriter {
+public:
+    explicit KinetoWriter(const std::string& path);
+    ~KinetoWriter();
+    KinetoWriter(const KinetoWriter&) = delete;
+    KinetoWriter& operator=(const KinetoWriter&) = delete;
+    bool ok() const { return m_f != nullptr; }
+    void raw(const std::string& s);
+    // A complete event; no "args" when `args` is empty.
+    void x(const char* cat, const std::string& name, int pid, int tid, std::int64_t ts,
+           std::int64_t dur, const std::string& args);
+    // A flow's start ('s', at the launch) or end ('f', at the kernel, binding to it).
+    void flow(char ph, std::int64_t id, int pid, int tid, std::int64_t ts);
+    std::int64_t bytes() const { return m_bytes; }
+    std::int64_t events() const { return m_events; } // objects in traceEvents, flows included
+
+private:
+    void event(const std::string& body);
+    void flush();
+    std::FILE* m_f;
+    std::string m_buf;
+    std::int64_t m_bytes = 0;
+    std::int64_t m_events = 0;
+};
 
 // Writes a synthetic Kineto trace of about `targetBytes` to `path`: ProfilerStep spans with nested
 // CPU ops and python functions, cudaLaunchKernel with ac2g flows to kernels on three streams,

@@ -7,6 +7,7 @@
 // Standard MPI only (OpenMPI, MPICH and vendor MPIs).
 #include "model/digest/digest.h"
 
+#include <QCryptographicHash>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <algorithm>
@@ -49,6 +50,54 @@ void check(int rc, const char* what)
     say(QStringLiteral("%1 failed: %2")
             .arg(QString::fromLatin1(what), QString::fromLocal8Bit(text, length)));
     MPI_Abort(MPI_COMM_WORLD, 3);
+}
+
+// Whether every process listed the folder as process 0 did (a node without the filesystem, or a
+// file added, removed or still growing between the listings, would split the work otherwise than
+// the others and merge parts of different folders). Every process calls it; on a difference each
+// says why and false is returned everywhere, so that the job ends without a digest.
+bool sameFolderEverywhere(const TraceFolder& folder, const QString& path)
+{
+    constexpr int kBytes = 33; // read or not, then the SHA-256 of the listing
+    QByteArray mine(kBytes, '\0');
+    if (folder.isValid()) {
+        QCryptographicHash hash(QCryptographicHash::Sha256);
+        for (const SourceFile& s : folder.sources())
+            hash.addData(QStringLiteral("%1\t%2\t%3\t%4\n")
+                             .arg(s.relativePath)
+                             .arg(s.sizeBytes)
+                             .arg(int(s.kind))
+                             .arg(s.rank.value_or(-1))
+                             .toUtf8());
+        mine = '\1' + hash.result();
+    }
+    QByteArray all(qsizetype(kBytes) * g_processes, '\0');
+    check(MPI_Allgather(mine.constData(), kBytes, MPI_BYTE, all.data(), kBytes, MPI_BYTE,
+                        MPI_COMM_WORLD),
+          "MPI_Allgather of the folder listings");
+    QStringList unread, different;
+    for (int p = 0; p < g_processes; ++p) {
+        const QByteArray theirs = all.mid(qsizetype(p) * kBytes, kBytes);
+        if (theirs.front() == '\0')
+            unread << QString::number(p);
+        else if (all.front() != '\0' && theirs != all.left(kBytes))
+            different << QString::number(p);
+    }
+    if (unread.isEmpty() && different.isEmpty()) return true;
+    // Each process that could not read it says why (once, where none could).
+    if (!folder.isValid() && (g_process == 0 || unread.size() < g_processes)) say(folder.error());
+    if (g_process != 0) return false;
+    if (!unread.isEmpty())
+        say(QStringLiteral("%1 could not be read by process(es) %2 of %3; nothing written")
+                .arg(path, unread.join(QStringLiteral(", ")))
+                .arg(g_processes));
+    if (!different.isEmpty())
+        say(QStringLiteral(
+                "process(es) %1 list %2 otherwise than process 0 (another filesystem, or "
+                "a file added, removed or still being written): every process must see "
+                "the same files; nothing written")
+                .arg(different.join(QStringLiteral(", ")), path));
+    return false;
 }
 
 // Gathers every process's bytes on process 0, in rounds that keep each MPI_Gatherv's counts and
@@ -126,10 +175,7 @@ int run(int argc, char** argv)
     QElapsedTimer clock;
     clock.start();
     const TraceFolder folder = TraceFolder::discover(folderPath);
-    if (!folder.isValid()) {
-        if (g_process == 0) say(folder.error());
-        return 1;
-    }
+    if (!sameFolderEverywhere(folder, folderPath)) return 1;
     const std::vector<std::vector<int>> units = Digest::traceUnits(folder);
     const std::vector<int> myUnits =
         Digest::partition(folder, units, g_processes)[std::size_t(g_process)];

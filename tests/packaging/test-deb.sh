@@ -117,5 +117,24 @@ for c in $commands; do
 done
 for opt in --help --version; do grep -qF -- "\\-\\-${opt#--}" "$work/rankscope.1" || fail "the man page lacks $opt"; done
 
+# rankscope-digest, built where CMake found MPI, is a package of its own: the desktop's does not
+# carry it, and it runs under an MPI.
+digests=("$work/out/rankscope-digest_${version}_"*.deb)
+if [ -x "$build_dir/bin/rankscope-digest" ]; then
+  if ((${#digests[@]} != 1)); then
+    fail "expected one rankscope-digest_${version}_*.deb, got ${digests[*]:-none}"
+  else
+    d="${digests[0]}"
+    [ "$(dpkg-deb -f "$d" Package)" = rankscope-digest ] || fail "the digest package is '$(dpkg-deb -f "$d" Package)'"
+    [ "$(dpkg-deb -f "$d" Version)" = "$version" ] || fail "the digest package's Version is '$(dpkg-deb -f "$d" Version)'"
+    grep -qF "openmpi-bin | mpich" <<<"$(dpkg-deb -f "$d" Depends)" || fail "the digest package's Depends lack an MPI: $(dpkg-deb -f "$d" Depends)"
+    dpkg-deb -c "$d" >"$work/digest-files.txt"
+    grep -q ' \./usr/bin/rankscope-digest$' "$work/digest-files.txt" || fail "the digest package lacks usr/bin/rankscope-digest"
+  fi
+  [ ! -e "$root/usr/bin/rankscope-digest" ] || fail "the desktop package carries rankscope-digest"
+elif ((${#digests[@]})); then
+  fail "a rankscope-digest package without rankscope-digest built"
+fi
+
 if ((failures)); then echo "$failures packaging check(s) failed" >&2; exit 1; fi
 echo "packaging: all checks passed (commands documented: ${commands//$'\n'/ })"

@@ -1,5 +1,6 @@
 #include "bench/digest_bench_job.h"
 #include "model/digest/digest.h"
+#include "model/trace/kinetoreader.h"
 #include "model/traceloader.h"
 #include "model/tracesession.h"
 #include "tests/support/syntheticsession.h"
@@ -22,7 +23,9 @@
 #include <QThread>
 #include <QtTest>
 #include <atomic>
+#include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
 
@@ -98,6 +101,26 @@ QMap<int, QString> collectiveStates(const QString& detailsHtml)
 bool isBackground(QColor c)
 {
     return c == timelinecolors::kBackgroundEven || c == timelinecolors::kBackgroundOdd;
+}
+
+// A 4-rank synthetic job (rank 1 late, rank 3 hung) written to `dir` and digested to `out`; the
+// digest's path, empty when either failed.
+QString digestedJob(const QTemporaryDir& dir, const QTemporaryDir& out)
+{
+    if (bench::writeDigestJob(dir.path().toStdString(), 4, 2.0, 1, 3) <= 2) return {};
+    const QString digest = out.filePath(QStringLiteral("job.rsdigest"));
+    return Digest::create(dir.path(), digest).isEmpty() ? digest : QString();
+}
+
+// The args of an event as the main window's details provider lists them.
+TimelineDetailRows argRows(const nlohmann::json& args)
+{
+    TimelineDetailRows rows;
+    for (auto it = args.begin(); it != args.end(); ++it)
+        rows.append(
+            {QString::fromStdString(it.key()),
+             QString::fromStdString(it->is_string() ? it->get<std::string>() : it->dump())});
+    return rows;
 }
 
 } // namespace
@@ -300,13 +323,13 @@ private Q_SLOTS:
         QVERIFY(html.contains(QStringLiteral("communication kernel")));
         QVERIFY(html.contains(QStringLiteral("500.000 \u00b5s"))); // duration
         auto readOn = std::make_shared<std::atomic<QThread*>>(nullptr);
-        view.setDetailsProvider([readOn](const TraceSession&, TimelineEventRef ref) {
+        view.setDetailsProvider([readOn](const TraceSession&, const Lane& lane, std::size_t event) {
             *readOn = QThread::currentThread();
             return QList<QPair<QString, QString>>{
-                {QStringLiteral("stream"), QString::number(ref.lane * 100 + int(ref.event))}};
+                {QStringLiteral("stream"), QString::number(lane.rank * 100 + int(event))}};
         });
         // Read in a worker, never on the GUI thread.
-        QTRY_VERIFY(view.selectionDetailsHtml().contains(QStringLiteral("<td>200</td>")));
+        QTRY_VERIFY(view.selectionDetailsHtml().contains(QStringLiteral("<td>100</td>")));
         QVERIFY(readOn->load() && readOn->load() != QThread::currentThread());
         // Folded, rank 0 keeps one row: its GPU stream's kernel, drawn and hit there.
         view.setRankCollapsed(0, true);
@@ -929,11 +952,9 @@ private Q_SLOTS:
     // so once and stays at the digest's resolution. Inside a stored window nothing is read.
     void digestDetailReadFromTheOriginalTrace()
     {
-        QTemporaryDir dir;
-        QVERIFY(bench::writeDigestJob(dir.path().toStdString(), 4, 2.0, 1, 3) > 2);
-        QTemporaryDir out;
-        const QString digest = out.filePath(QStringLiteral("job.rsdigest"));
-        QCOMPARE(Digest::create(dir.path(), digest), QString());
+        QTemporaryDir dir, out;
+        const QString digest = digestedJob(dir, out);
+        QVERIFY(!digest.isEmpty());
         LoadOptions noLods;
         noLods.buildLaneLods = false;
         const SessionPtr fromFolder = loadSession(dir.path(), {}, {}, noLods);
@@ -1037,6 +1058,159 @@ private Q_SLOTS:
         QCOMPARE(said.count(), 1);
         QVERIFY(gone.rawDetail(rank) == nullptr);
         QVERIFY(QDir().rename(moved, dir.path()));
+    }
+    // The events read back from the original trace below a digest's resolution are hit, selected
+    // and detailed like a folder's (name, times, args as the raw JSON has them); F fits one,
+    // Escape drops it; a newer read keeps the selection on the same event while it holds it, and
+    // drops it cleanly when it does not (or when the detail is let go).
+    void digestDetailEventsSelectable()
+    {
+        QTemporaryDir dir, out;
+        const QString digest = digestedJob(dir, out);
+        QVERIFY(!digest.isEmpty());
+        const SessionPtr fromDigest = loadSession(digest);
+        const int rank = 2;
+
+        // The truth: rank 2's compute kernels (GPU stream 7) straight from its JSON, where Kineto
+        // times are microseconds after baseTimeNanoseconds.
+        QFile file(dir.filePath(QStringLiteral("rank2.pt.trace.json")));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const nlohmann::json trace = nlohmann::json::parse(file.readAll().toStdString());
+        const std::int64_t base = trace.at("baseTimeNanoseconds").get<std::int64_t>();
+        struct Truth {
+            std::int64_t startNs, endNs;
+            std::string name;
+            nlohmann::json args;
+        };
+        std::vector<Truth> kernels;
+        for (const nlohmann::json& e : trace.at("traceEvents"))
+            if (e.value("ph", "") == "X" && e.value("cat", "") == "kernel" &&
+                e.value("tid", 0) == 7) {
+                const auto ns = [](double us) { return std::int64_t(std::llround(us * 1000)); };
+                const std::int64_t start = base + ns(e.at("ts").get<double>());
+                kernels.push_back({start, start + ns(e.at("dur").get<double>()),
+                                   e.at("name").get<std::string>(), e.at("args")});
+            }
+        QVERIFY(kernels.size() > 1000);
+        // The digest's stream 7 of rank 2, and a kernel 8.3 ms in that it did not keep (no finding
+        // window is there: the rank is neither late nor hung).
+        int lane = -1;
+        for (std::size_t l = 0; l < fromDigest->events.lanes.size(); ++l)
+            if (const Lane& d = fromDigest->events.lanes[l];
+                d.rank == rank && d.kind == LaneKind::GpuStream && d.tid == 7)
+                lane = int(l);
+        QVERIFY(lane >= 0);
+        const Lane& kept = fromDigest->events.lanes[std::size_t(lane)];
+        const auto target = std::find_if(kernels.begin(), kernels.end(), [&](const Truth& k) {
+            return k.startNs >= kernels.front().startNs + 8'300'000 &&
+                   std::find(kept.startNs.begin(), kept.startNs.end(), k.startNs) ==
+                       kept.startNs.end();
+        });
+        QVERIFY(target != kernels.end());
+        for (const Digest::Window& w : fromDigest->digestWindows)
+            QVERIFY(w.rank != rank || w.endNs < target->startNs - 2'000'000 ||
+                    w.startNs > target->endNs + 2'000'000);
+
+        TimelineView view;
+        view.setDetailsProvider([](const TraceSession& session, const Lane& l, std::size_t i) {
+            return argRows(
+                readEventDetails(session.folder.sources()[l.sourceIndex], l.sourceOffset[i])
+                    .at("args"));
+        });
+        showView(view, fromDigest, {1000, 500});
+        view.setRankFilter({rank});
+        const std::int64_t mid = (target->startNs + target->endNs) / 2;
+        view.setVisibleRange(mid - 100'000, mid + 100'000);
+        view.viewport()->grab();
+        QTRY_VERIFY_WITH_TIMEOUT(view.rawDetail(rank) != nullptr, 30000);
+        const QPoint at(view.xForTime(mid), view.yForLane(lane));
+        QVERIFY(view.hitTest(at).raw);
+
+        // A click selects it; the details are the raw JSON's.
+        QSignalSpy changed(&view, &TimelineView::selectionChanged);
+        QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(changed.count(), 1);
+        const TimelineEventRef picked = view.selected();
+        QVERIFY(picked.raw);
+        QCOMPARE(picked.lane, lane);
+        const auto esc = [](const std::string& v) {
+            return QString::fromStdString(v).toHtmlEscaped();
+        };
+        const auto showsTruth = [&](const QString& html) {
+            return html.contains(QStringLiteral("<h3>%1</h3>").arg(esc(target->name))) &&
+                   html.contains(QStringLiteral(" (raw %1 ns)").arg(target->startNs)) &&
+                   html.contains(ZoomState::formatNs(target->endNs - target->startNs, 1));
+        };
+        QVERIFY2(showsTruth(view.selectionDetailsHtml()), qPrintable(view.selectionDetailsHtml()));
+        QTRY_VERIFY(view.selectionDetailsHtml().contains(QStringLiteral("correlation")));
+        for (const auto& [key, value] : argRows(target->args))
+            QVERIFY2(view.selectionDetailsHtml().contains(
+                         QStringLiteral("<td><b>%1</b></td><td>%2</td>")
+                             .arg(key.toHtmlEscaped(), value.toHtmlEscaped())),
+                     qPrintable(key));
+        QCOMPARE(view.colorForEvent(picked), view.viewport()->grab().toImage().pixelColor(
+                                                 view.xForTime(mid), view.yForLane(lane) - 3));
+
+        // F fits it (the read covers that view: no new read), Escape drops it.
+        QTest::keyClick(&view, Qt::Key_F);
+        QVERIFY(view.zoom().visibleStartNs() <= target->startNs &&
+                view.zoom().visibleEndNs() >= target->endNs &&
+                view.zoom().visibleSpanNs() < 2 * (target->endNs - target->startNs));
+        QCOMPARE(view.selected(), picked);
+        QTest::keyClick(&view, Qt::Key_Escape);
+        QVERIFY(!view.selected().isValid());
+        view.setVisibleRange(mid - 100'000, mid + 100'000);
+        QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(view.selected(), picked);
+
+        // Find: the read's hits are outlined; from the selection, Enter and Shift+Enter step
+        // through them in time order (the next kernel on the stream is the next "cutlass").
+        view.select({});
+        const QImage unfound = view.viewport()->grab().toImage();
+        view.setFindText(QStringLiteral("cutlass"));
+        QVERIFY(view.viewport()->grab().toImage() != unfound);
+        QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, at);
+        QTest::keyClick(&view, Qt::Key_Return);
+        QVERIFY(view.selected().raw);
+        QVERIFY(view.selectionDetailsHtml().contains(
+            QStringLiteral(" (raw %1 ns)").arg(std::next(target)->startNs)));
+        QTest::keyClick(&view, Qt::Key_Return, Qt::ShiftModifier);
+        QCOMPARE(view.selected(), picked);
+        view.setFindText({});
+
+        // Scrolled on: the newer read still holds the event, and the selection stays on it.
+        std::int64_t ra = 0, rb = 0;
+        view.rawDetail(rank, &ra, &rb);
+        changed.clear();
+        view.setVisibleRange(mid + 50'000, mid + 250'000);
+        view.viewport()->grab();
+        QTRY_VERIFY_WITH_TIMEOUT(view.rawDetail(rank, &ra) && ra > mid - 150'000, 30000);
+        QVERIFY(ra < target->startNs);
+        QCOMPARE(changed.count(), 0);
+        QVERIFY(view.selected().raw);
+        QVERIFY(showsTruth(view.selectionDetailsHtml()));
+        // Zoomed to where it is not: the newer read drops it, and nothing refers to the old one.
+        view.setVisibleRange(mid + 1'000'000, mid + 1'200'000);
+        view.viewport()->grab();
+        QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, 30000);
+        QVERIFY(!view.selected().isValid());
+        QVERIFY(view.rawDetail(rank, &ra) && ra > target->endNs);
+        QVERIFY(view.selectionDetailsHtml().contains(QStringLiteral("Click an event")));
+        view.viewport()->grab();
+        // Zoomed out past the resolution: the detail is let go, and its selection with it.
+        const auto next = std::find_if(
+            target, kernels.end(), [&](const Truth& k) { return k.startNs >= mid + 1'050'000; });
+        QVERIFY(next != kernels.end());
+        const QPoint later(view.xForTime((next->startNs + next->endNs) / 2), view.yForLane(lane));
+        QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, later);
+        QVERIFY(view.selected().raw);
+        view.setVisibleRange(fromDigest->events.lanes.front().startNs.front(),
+                             fromDigest->events.lanes.front().endNs.back());
+        view.viewport()->grab();
+        QTRY_VERIFY_WITH_TIMEOUT(view.rawDetail(rank) == nullptr, 30000);
+        QVERIFY(!view.selected().isValid());
+        QCOMPARE(changed.count(), 3); // the click, then the drop
+        view.viewport()->grab();
     }
 };
 

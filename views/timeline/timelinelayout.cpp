@@ -266,7 +266,8 @@ int TimelineLayout::laneOrdinal(int lane) const
 }
 
 TimelineEventRef TimelineLayout::eventAt(const Row& row, const ZoomState& zoom, double trackX,
-                                         std::int64_t offsetNs) const
+                                         std::int64_t offsetNs,
+                                         const DrawnInstead& drawnInstead) const
 {
     if (!m_store || row.kind == RowKind::RankHeader) return {};
     // Events are drawn at least one pixel wide; accept a click within two pixels of one.
@@ -275,7 +276,8 @@ TimelineEventRef TimelineLayout::eventAt(const Row& row, const ZoomState& zoom, 
     TimelineEventRef best;
     double bestDist = 1e18;
     const auto nearest = [&](int laneIndex, int depth) {
-        const Lane& lane = m_store->lanes[std::size_t(laneIndex)];
+        const Lane* instead = drawnInstead ? drawnInstead(laneIndex) : nullptr;
+        const Lane& lane = instead ? *instead : m_store->lanes[std::size_t(laneIndex)];
         for (std::size_t i = firstEndingAfter(lane, t - tolNs);
              i < lane.size() && lane.startNs[i] <= t + tolNs; ++i) {
             if (lane.depth[i] != depth) continue;
@@ -284,7 +286,7 @@ TimelineEventRef TimelineLayout::eventAt(const Row& row, const ZoomState& zoom, 
                                                     : 0.0;
             if (dist < bestDist) {
                 bestDist = dist;
-                best = {laneIndex, std::int64_t(i)};
+                best = {laneIndex, std::int64_t(i), instead != nullptr};
             }
         }
     };

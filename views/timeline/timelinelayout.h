@@ -8,15 +8,19 @@
 #include <QHash>
 #include <QSet>
 #include <QString>
+#include <functional>
 #include <utility>
 #include <vector>
 
 namespace rankscope {
 
-// One event of the store: lane index and event index inside the lane.
+// One event of the store: lane index and event index inside the lane. `raw`: the event is one of
+// the lane's events read back from the original trace of a digest and drawn in place of the
+// digest's (TimelineView::rawDetail); `event` indexes that lane, not the store's.
 struct TimelineEventRef {
     int lane = -1;
     std::int64_t event = -1;
+    bool raw = false;
     bool isValid() const { return lane >= 0 && event >= 0; }
     bool operator==(const TimelineEventRef&) const = default;
 };
@@ -96,9 +100,11 @@ public:
 
     // The event of `row` nearest to track x `trackX` within two pixels, as drawn at `zoom` with
     // the row's rank shifted by `offsetNs` (in a summary row: of the summarised lanes' top
-    // level); invalid when none.
+    // level); invalid when none. `drawnInstead(lane)` gives the lane drawn in place of the
+    // store's (a raw ref is then returned for its events), nullptr for the store's.
+    using DrawnInstead = std::function<const Lane*(int lane)>;
     TimelineEventRef eventAt(const Row& row, const ZoomState& zoom, double trackX,
-                             std::int64_t offsetNs) const;
+                             std::int64_t offsetNs, const DrawnInstead& drawnInstead = {}) const;
 
 private:
     void nameLanes();

@@ -85,6 +85,16 @@ int TimelineFrame::xForTime(std::int64_t displayNs) const
     return labelWidth + int(std::floor(zoom.timeToX(displayNs)));
 }
 
+const TimelineRawLane* TimelineFrame::rawLaneShown(int lane) const
+{
+    const auto raw = rawLanes.constFind(lane);
+    if (raw == rawLanes.cend() || !raw->lane) return nullptr;
+    const std::int64_t off = offsetOf(session->events.lanes[std::size_t(lane)].rank);
+    const bool covers =
+        raw->startNs <= zoom.visibleStartNs() - off && raw->endNs >= zoom.visibleEndNs() - off;
+    return covers ? &*raw : nullptr;
+}
+
 void TimelinePainter::setSession(const TraceSession* session)
 {
     m_session = session;
@@ -278,9 +288,8 @@ void TimelinePainter::paintLane(QPainter& p, const TimelineRectSink& rects,
     const std::int64_t off = frame.offsetOf(shown->rank);
     const std::int64_t t0 = zoom.visibleStartNs() - off, t1 = zoom.visibleEndNs() - off;
     // The original trace's events where they were read for the whole view, the digest's else.
-    const auto raw = frame.rawLanes.constFind(laneIndex);
-    const bool full =
-        raw != frame.rawLanes.cend() && raw->startNs <= t0 && raw->endNs >= t1 && raw->lane;
+    const TimelineRawLane* raw = frame.rawLaneShown(laneIndex);
+    const bool full = raw != nullptr;
     if (full) shown = raw->lane;
     const Lane& lane = *shown;
     const StringTable& strings = full ? *raw->strings : m_session->events.strings;
@@ -409,10 +418,11 @@ void TimelinePainter::paintLane(QPainter& p, const TimelineRectSink& rects,
         }
     }
     // Find hits: an outline per hit, at most one per pixel and row.
+    const EventSearchResult* found = full ? raw->findHits : frame.findHits;
     const std::vector<std::int64_t> hits =
-        frame.findHits && !full
-            ? frame.findHits->laneHits(laneIndex, std::int64_t(first), std::int64_t(last))
-            : std::vector<std::int64_t>{};
+        found ? found->laneHits(full ? raw->index : laneIndex, std::int64_t(first),
+                                std::int64_t(last))
+              : std::vector<std::int64_t>{};
     if (!hits.empty()) {
         std::vector<int> lastX(runs.size(), -1);
         p.setPen(QPen(colors::kFindHit, 2));

@@ -40,6 +40,9 @@ struct TimelineRawLane {
     const StringTable* strings = nullptr;
     const std::vector<QRgb>* colors = nullptr;
     std::int64_t startNs = 0, endNs = 0;
+    // The find's hits in the read (null: no find), and `lane`'s index among the read's lanes.
+    const EventSearchResult* findHits = nullptr;
+    int index = -1;
 };
 
 // Everything one picture of the detail timeline shows: the view paints one per frame, an export
@@ -62,6 +65,9 @@ struct TimelineFrame {
 
     // The shift of `rank`'s raw times (clock() holds no offsets on raw timestamps).
     std::int64_t offsetOf(int rank) const { return clock.offsetNs.value(rank, 0); }
+    // The original trace's events drawn for `lane`: its entry of rawLanes when that covers the
+    // whole view, else nullptr (the store's events are drawn).
+    const TimelineRawLane* rawLaneShown(int lane) const;
     int xForTime(std::int64_t displayNs) const;
     // Picture y of content y.
     int viewY(int contentY) const { return kHeaderHeight + contentY - scrollY; }

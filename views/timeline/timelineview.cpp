@@ -20,6 +20,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <tuple>
 
 namespace rankscope {
 
@@ -289,11 +290,13 @@ void TimelineView::readSelectionDetails()
         m_detailsWatcher.cancel();
         return;
     }
-    // The watcher reports only the newest future: a click on another event drops this one.
-    m_detailsWatcher.setFuture(
-        QtConcurrent::run([provider = m_detailsProvider, session = m_session, ref = m_selected] {
-            return provider(*session, ref);
-        }));
+    // The watcher reports only the newest future: a click on another event drops this one. The
+    // lane's store (a raw read's) is kept alive until the worker is done.
+    const EventLane held = eventLane(m_selected);
+    if (!held.lane) return;
+    m_detailsWatcher.setFuture(QtConcurrent::run(
+        [provider = m_detailsProvider, session = m_session, owner = held.owner, lane = held.lane,
+         event = std::size_t(m_selected.event)] { return provider(*session, *lane, event); }));
 }
 
 void TimelineView::setVisibleRange(std::int64_t startNs, std::int64_t endNs)
@@ -393,7 +396,8 @@ TimelineFrame TimelineView::frame() const
         for (std::size_t k = 0; k < raw.laneOf.size(); ++k)
             if (raw.laneOf[k] >= 0)
                 f.rawLanes.insert(raw.laneOf[k], {&raw.events->lanes[k], &raw.events->strings,
-                                                  &raw.colors, raw.range.startNs, raw.range.endNs});
+                                                  &raw.colors, raw.range.startNs, raw.range.endNs,
+                                                  raw.findHits ? &*raw.findHits : nullptr, int(k)});
     return f;
 }
 
@@ -407,6 +411,49 @@ const EventStore* TimelineView::rawDetail(int rank, std::int64_t* startNs,
     if (startNs) *startNs = it->range.startNs;
     if (endNs) *endNs = it->range.endNs;
     return it->events.get();
+}
+
+TimelineView::EventLane TimelineView::eventLane(TimelineEventRef ref) const
+{
+    if (!m_session || !ref.isValid() || std::size_t(ref.lane) >= m_session->events.lanes.size())
+        return {};
+    const Lane& stored = m_session->events.lanes[std::size_t(ref.lane)];
+    EventLane out;
+    if (!ref.raw) {
+        out = {&stored, &m_session->events.strings, nullptr, nullptr};
+    } else if (const auto it = m_raw.constFind(stored.rank); it != m_raw.cend()) {
+        const auto k = std::find(it->laneOf.begin(), it->laneOf.end(), ref.lane);
+        if (k != it->laneOf.end())
+            out = {&it->events->lanes[std::size_t(k - it->laneOf.begin())], &it->events->strings,
+                   it->events, &it->colors};
+    }
+    if (out.lane && std::size_t(ref.event) >= out.lane->size()) return {};
+    return out;
+}
+
+void TimelineView::rawDetailReplaced(int rank)
+{
+    const auto ofRank = [&](TimelineEventRef ref) {
+        return ref.raw && m_session->events.lanes[std::size_t(ref.lane)].rank == rank;
+    };
+    if (m_hover.raw && ofRank(m_hover)) m_hover = {};
+    if (!m_selected.raw || !ofRank(m_selected)) return;
+    // The same event in the new read, found by where it starts and where it is in its source.
+    TimelineEventRef same;
+    TimelineEventRef probe = m_selected;
+    probe.event = 0;
+    if (const Lane* lane = eventLane(probe).lane)
+        for (auto i = std::size_t(std::lower_bound(lane->startNs.begin(), lane->startNs.end(),
+                                                   m_selectedRaw.startNs) -
+                                  lane->startNs.begin());
+             i < lane->size() && lane->startNs[i] == m_selectedRaw.startNs && !same.isValid(); ++i)
+            if (RawIdentity{lane->startNs[i], lane->endNs[i], lane->sourceOffset[i],
+                            lane->depth[i]} == m_selectedRaw)
+                same = {m_selected.lane, std::int64_t(i), true};
+    if (same.isValid())
+        m_selected = same; // the same event: its details stand
+    else
+        select({});
 }
 
 void TimelineView::requestRawDetail()
@@ -451,7 +498,9 @@ void TimelineView::requestRawDetail()
         if (wanted.contains(it.key())) {
             ++it;
         } else {
+            const int rank = it.key();
             it = m_raw.erase(it);
+            rawDetailReplaced(rank);
             dropped = true;
         }
     }
@@ -522,8 +571,58 @@ void TimelineView::rawDetailRead()
             detail.laneOf.push_back(match);
         }
         m_raw.insert(read.ask.rank, std::move(detail));
+        rawDetailReplaced(read.ask.rank);
     }
+    findInRawDetail();
     contentChanged();
+}
+
+void TimelineView::findInRawDetail()
+{
+    for (RawDetail& raw : m_raw)
+        if (m_findText.isEmpty())
+            raw.findHits.reset();
+        else if (!raw.findHits || raw.findHits->text != m_findText)
+            raw.findHits = searchEvents(*raw.events, m_findText, clock());
+}
+
+bool TimelineView::stepRawHit(bool forward)
+{
+    if (!m_selected.raw) return false;
+    const int rank = m_session->events.lanes[std::size_t(m_selected.lane)].rank;
+    const RawDetail& raw = *m_raw.constFind(rank);
+    if (!raw.findHits) return false;
+    // Hits are in time order (start, then lane, then event): the first past the selection.
+    const std::vector<EventHit> hits = raw.findHits->allHits();
+    const auto k = std::size_t(std::find(raw.laneOf.begin(), raw.laneOf.end(), m_selected.lane) -
+                               raw.laneOf.begin());
+    const auto key = [&](int lane, std::int64_t event) {
+        return std::tuple{raw.events->lanes[std::size_t(lane)].startNs[std::size_t(event)], lane,
+                          event};
+    };
+    const auto here = key(int(k), m_selected.event);
+    const auto after =
+        std::upper_bound(hits.begin(), hits.end(), here, [&](const auto& h, const EventHit& hit) {
+            return h < key(hit.lane, hit.event);
+        });
+    const auto before =
+        std::lower_bound(hits.begin(), hits.end(), here, [&](const EventHit& hit, const auto& h) {
+            return key(hit.lane, hit.event) < h;
+        });
+    // Hits of lanes the digest does not show are not drawn: passed over.
+    std::vector<EventHit>::const_iterator next = hits.end();
+    if (forward) {
+        for (auto it = after; it != hits.end() && next == hits.end(); ++it)
+            if (raw.laneOf[std::size_t(it->lane)] >= 0) next = it;
+    } else {
+        for (auto it = before; it != hits.begin() && next == hits.end();)
+            if (raw.laneOf[std::size_t((--it)->lane)] >= 0) next = it;
+    }
+    if (next == hits.end()) return false;
+    select({raw.laneOf[std::size_t(next->lane)], next->event, true});
+    ensureVisible(m_selected);
+    Q_EMIT findHitsChanged(findHitCount(), m_currentHit);
+    return true;
 }
 
 QString TimelineView::digestWindowsAt(int viewportX, int rank) const
@@ -549,9 +648,10 @@ QString TimelineView::digestWindowsAt(int viewportX, int rank) const
 
 QColor TimelineView::colorForEvent(TimelineEventRef ref) const
 {
-    if (!m_session || !ref.isValid()) return {};
-    return QColor(m_painter.nameColor(
-        m_session->events.lanes[std::size_t(ref.lane)].nameId[std::size_t(ref.event)]));
+    const EventLane held = eventLane(ref);
+    if (!held.lane) return {};
+    const StringId name = held.lane->nameId[std::size_t(ref.event)];
+    return QColor(held.colors ? (*held.colors)[std::size_t(name)] : m_painter.nameColor(name));
 }
 
 QColor TimelineView::laneBackground(int lane) const
@@ -564,12 +664,20 @@ TimelineEventRef TimelineView::hitTest(QPoint pos) const
     if (!m_session || pos.x() < m_labelWidth) return {};
     const Row* row = rowAt(pos.y());
     if (!row || row->kind == TimelineLayout::RowKind::RankHeader) return {};
-    return m_layout.eventAt(*row, m_zoom, pos.x() - m_labelWidth, offsetOf(row->rank));
+    // Where the original trace's events are drawn, they are what is hit.
+    const TimelineFrame f = frame();
+    return m_layout.eventAt(*row, m_zoom, pos.x() - m_labelWidth, offsetOf(row->rank),
+                            [&f](int lane) {
+                                const TimelineRawLane* raw = f.rawLaneShown(lane);
+                                return raw ? raw->lane : nullptr;
+                            });
 }
 
 QRectF TimelineView::eventRect(TimelineEventRef ref) const
 {
-    const Lane& lane = m_session->events.lanes[std::size_t(ref.lane)];
+    const EventLane held = eventLane(ref);
+    if (!held.lane) return {};
+    const Lane& lane = *held.lane;
     const int y = yForLane(ref.lane, lane.depth[std::size_t(ref.event)]);
     if (y < 0) return {};
     const std::int64_t off = offsetOf(lane.rank);
@@ -581,10 +689,15 @@ QRectF TimelineView::eventRect(TimelineEventRef ref) const
 
 void TimelineView::select(TimelineEventRef ref)
 {
+    if (ref.raw && !eventLane(ref).lane) ref = {}; // not (or no longer) read back
     m_selected = ref;
     m_selectedRank = -1;
     m_peers.clear();
-    if (m_session && ref.isValid()) {
+    if (const Lane* lane = ref.raw ? eventLane(ref).lane : nullptr) {
+        const auto i = std::size_t(ref.event);
+        m_selectedRaw = {lane->startNs[i], lane->endNs[i], lane->sourceOffset[i], lane->depth[i]};
+    } else if (m_session && ref.isValid()) {
+        // A record points at the store's events only: an event read back has no peers.
         const EventStore& store = m_session->events;
         auto it = m_collectiveAt.constFind(refKey(ref.lane, ref.event));
         if (it != m_collectiveAt.constEnd()) {
@@ -647,7 +760,8 @@ QString TimelineView::selectionDetailsHtml() const
             .arg(store.collectives.size());
     }
     const EventStore& store = m_session->events;
-    const Lane& lane = store.lanes[std::size_t(m_selected.lane)];
+    const EventLane held = eventLane(m_selected); // a raw selection's read is held while selected
+    const Lane& lane = *held.lane;
     const auto i = std::size_t(m_selected.event);
     const auto esc = [](const QString& s) { return s.toHtmlEscaped(); };
     const auto line = [&](const QString& k, const QString& v) {
@@ -655,7 +769,7 @@ QString TimelineView::selectionDetailsHtml() const
     };
     const std::int64_t startNs = displayTimeNs(lane.rank, lane.startNs[i]);
     QString html = QStringLiteral("<h3>%1</h3><table cellspacing=\"2\" cellpadding=\"2\">")
-                       .arg(esc(qstr(store.strings.view(lane.nameId[i]))));
+                       .arg(esc(qstr(held.strings->view(lane.nameId[i]))));
     html += line(tr("Category"), QString::fromLatin1(categoryLabel(lane.category[i])));
     html += line(tr("Rank"), QString::number(lane.rank));
     html += line(tr("Lane"), m_layout.laneName(m_selected.lane));
@@ -668,6 +782,9 @@ QString TimelineView::selectionDetailsHtml() const
                                             "on its own clock"));
     html += line(tr("Duration"), ZoomState::formatNs(lane.endNs[i] - lane.startNs[i], 1));
     html += line(tr("Depth"), QString::number(lane.depth[i]));
+    if (m_selected.raw)
+        html += line(tr("Detail"), tr("read back from the original trace (below the digest's "
+                                      "resolution)"));
     if (m_detailsProvider && m_detailRows) {
         for (const auto& [key, value] : *m_detailRows)
             html += line(key, value);
@@ -791,6 +908,10 @@ void TimelineView::setFindText(const QString& text)
 {
     if (text == m_findText) return;
     m_findText = text;
+    if (!m_raw.isEmpty()) {
+        findInRawDetail();
+        contentChanged();
+    }
     if (m_session && !text.isEmpty()) {
         m_search->search(m_session, text, clock());
     } else {
@@ -815,6 +936,7 @@ std::vector<TimelineEventRef> TimelineView::findHits() const
 
 void TimelineView::findNext()
 {
+    if (stepRawHit(true)) return;
     const int count = findHitCount();
     if (count == 0) return;
     // While the search runs, the last hit found so far waits for the next batch instead of
@@ -828,6 +950,7 @@ void TimelineView::findNext()
 
 void TimelineView::findPrevious()
 {
+    if (stepRawHit(false)) return;
     const int count = findHitCount();
     if (count == 0) return;
     m_currentHit = m_currentHit <= 0 ? count - 1 : m_currentHit - 1;
@@ -844,9 +967,7 @@ void TimelineView::showCurrentHit()
 
 void TimelineView::revealEvent(TimelineEventRef ref)
 {
-    if (!m_session || !ref.isValid() || std::size_t(ref.lane) >= m_session->events.lanes.size() ||
-        std::size_t(ref.event) >= m_session->events.lanes[std::size_t(ref.lane)].size())
-        return;
+    if (!eventLane(ref).lane) return;
     select(ref);
     ensureVisible(ref);
 }
@@ -888,7 +1009,7 @@ int TimelineView::markerAt(QPoint pos) const
 
 void TimelineView::ensureVisible(TimelineEventRef ref)
 {
-    const Lane& lane = m_session->events.lanes[std::size_t(ref.lane)];
+    const Lane& lane = *eventLane(ref).lane;
     // Its rank unfolded and its level shown.
     const bool unfold = m_collapsed.remove(lane.rank);
     if (lane.depth[std::size_t(ref.event)] >= m_layout.shownLevels(ref.lane))
@@ -915,7 +1036,7 @@ void TimelineView::fitSelectionOrAll()
     if (m_zoom.hasSelection() && m_zoom.selectionEndNs() > m_zoom.selectionStartNs()) {
         setVisibleRange(m_zoom.selectionStartNs(), m_zoom.selectionEndNs());
     } else if (m_selected.isValid()) {
-        const Lane& lane = m_session->events.lanes[std::size_t(m_selected.lane)];
+        const Lane& lane = *eventLane(m_selected).lane;
         const std::int64_t s =
             displayTimeNs(lane.rank, lane.startNs[std::size_t(m_selected.event)]);
         const std::int64_t e = displayTimeNs(lane.rank, lane.endNs[std::size_t(m_selected.event)]);
@@ -1144,11 +1265,12 @@ void TimelineView::renderOverlay(QPainter& p)
     }
     p.setClipping(false);
     if (m_hover.isValid() && m_drag == Drag::None) {
-        const Lane& lane = store.lanes[std::size_t(m_hover.lane)];
+        const EventLane held = eventLane(m_hover);
+        const Lane& lane = *held.lane;
         const auto i = std::size_t(m_hover.event);
         const QFontMetrics fm(font());
         const QString text =
-            fm.elidedText(qstr(store.strings.view(lane.nameId[i])), Qt::ElideMiddle, 420) +
+            fm.elidedText(qstr(held.strings->view(lane.nameId[i])), Qt::ElideMiddle, 420) +
             QStringLiteral("  ") + ZoomState::formatDuration(lane.endNs[i] - lane.startNs[i]);
         // Under the event's row; in a folded rank's summary row, under the cursor's.
         QRectF er = eventRect(m_hover);

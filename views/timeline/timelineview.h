@@ -17,16 +17,18 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace rankscope {
 
 // Extra key/value details (e.g. the event's args, read back from its source) for the details
-// pane; the main window wires the reader's implementation. Called in a worker thread: reading a
-// .gz trace back can take long.
+// pane; the main window wires the reader's implementation. Called in a worker thread with the
+// lane that holds the event (the store's, or a digest's detail read back from the original
+// trace) and its index there: reading a .gz trace back can take long.
 using TimelineDetailRows = QList<QPair<QString, QString>>;
 using TimelineDetailsProvider =
-    std::function<TimelineDetailRows(const TraceSession&, TimelineEventRef)>;
+    std::function<TimelineDetailRows(const TraceSession&, const Lane&, std::size_t event)>;
 
 // Every rank of a session on one zoomable timeline: the input (mouse, keys, scrolling), the
 // selection and find. Which rows exist is TimelineLayout's; drawing them TimelinePainter's.
@@ -129,7 +131,12 @@ public:
     // wide, at least below kRawDetailNsPerPx) outside the rank's stored windows, the rank's
     // events over the view (widened by half a view each side) are read again from the original
     // trace in a worker (Digest::readRawWindow) and drawn in place of the digest's; the next zoom
-    // or scroll supersedes a read in flight. At most kMaxRawDetailRanks ranks at once.
+    // or scroll supersedes a read in flight. At most kMaxRawDetailRanks ranks at once. Their
+    // events are hit, selected (a raw TimelineEventRef) and detailed like the store's, and the
+    // find outlines its hits among them; from a selected one, find next / previous step through
+    // its read's hits first, then go on with the trace's (findHits()). A newer
+    // read of the rank keeps the selection on the same event (by its offset in the source) when
+    // it holds it, and drops it otherwise, as letting the detail go does.
     static constexpr double kRawDetailNsPerPx = 10'000;
     static constexpr int kMaxRawDetailRanks = 8;
     // The events read for `rank` and the range [startNs, endNs] (the rank's clock) they cover;
@@ -229,6 +236,20 @@ private:
     TimelineLayout m_layout;
     TimelinePainter m_painter;
 
+    // The lane that holds `ref`'s event: the store's, or for a raw ref the lane of the rank's
+    // detail read back (lane null when that is gone), with its names, their colours and the store
+    // that owns it (null for the session's).
+    struct EventLane {
+        const Lane* lane = nullptr;
+        const StringTable* strings = nullptr;
+        std::shared_ptr<const EventStore> owner;
+        const std::vector<QRgb>* colors = nullptr; // null: the painter's
+    };
+    EventLane eventLane(TimelineEventRef ref) const;
+    // After `rank`'s detail was read again or let go: the selected (and hovered) event of it
+    // follows to the new read, or is dropped.
+    void rawDetailReplaced(int rank);
+
     // A digest's detail read back from the original traces (see rawDetail()).
     struct RawAsk {
         int rank = -1;
@@ -244,7 +265,13 @@ private:
         std::shared_ptr<const EventStore> events;
         std::vector<int> laneOf; // per lane of `events`, the session's lane (-1: none)
         std::vector<QRgb> colors;
+        std::optional<EventSearchResult> findHits; // of the find's text in `events`
     };
+    // The find's hits in every read (a read is a view's worth of one rank: searched here).
+    void findInRawDetail();
+    // From a raw selection, the next (or previous) find hit of its read; false when there is
+    // none that way, or the selection is not raw.
+    bool stepRawHit(bool forward);
     void requestRawDetail();
     void rawDetailRead();
     QTimer* m_rawTimer = nullptr;
@@ -258,6 +285,13 @@ private:
 
     QHash<qint64, std::size_t> m_collectiveAt; // (lane << 40 | event) -> collective index
     TimelineEventRef m_selected;
+    // Of a raw selection: where the event is in its source, to find it in a newer read.
+    struct RawIdentity {
+        std::int64_t startNs = 0, endNs = 0, sourceOffset = -1;
+        int depth = 0;
+        bool operator==(const RawIdentity&) const = default;
+    };
+    RawIdentity m_selectedRaw;
     int m_selectedRank = -1;
     std::vector<std::size_t> m_peers;
     TimelineEventRef m_hover;
