@@ -140,21 +140,29 @@ int profilerStepNumber(const QString& dir, int rank, int index)
     return index >= 0 && std::size_t(index) < steps.size() ? steps[std::size_t(index)].second : -1;
 }
 
-// A run's ground_truth.json (empty when unreadable) and the ranks it names faulty, sorted.
-QJsonObject groundTruth(const QString& path)
-{
-    QFile f(path + QStringLiteral("/ground_truth.json"));
-    return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object()
-                                       : QJsonObject();
-}
-
-std::vector<int> faultyRanks(const QJsonObject& truth)
-{
+// A run of tests/data/traces and what its ground_truth.json says: the scenario, the faulty ranks
+// (sorted) and the world size; `truth` is empty when the file cannot be read.
+struct Run {
+    QString path;
+    QJsonObject truth;
+    QString scenario;
     std::vector<int> faulty;
-    for (const QJsonValue& v : truth.value(QStringLiteral("faulty_ranks")).toArray())
-        faulty.push_back(v.toInt());
-    std::sort(faulty.begin(), faulty.end());
-    return faulty;
+    int world = 0;
+};
+
+Run runOf(const QString& dir)
+{
+    Run run;
+    run.path = tracesDir() + QLatin1Char('/') + dir;
+    QFile f(run.path + QStringLiteral("/ground_truth.json"));
+    if (!f.open(QIODevice::ReadOnly)) return run;
+    run.truth = QJsonDocument::fromJson(f.readAll()).object();
+    run.scenario = run.truth.value(QStringLiteral("scenario")).toString();
+    for (const QJsonValue& v : run.truth.value(QStringLiteral("faulty_ranks")).toArray())
+        run.faulty.push_back(v.toInt());
+    std::sort(run.faulty.begin(), run.faulty.end());
+    run.world = run.truth.value(QStringLiteral("world_size")).toInt();
+    return run;
 }
 
 // The group and row of the analysis holding collective `seq` of the group named `group` (any
@@ -247,14 +255,11 @@ void TestAnalyzerFixtures::fixture_data()
 void TestAnalyzerFixtures::fixture()
 {
     QFETCH(QString, dir);
-    const QString path = tracesDir() + QLatin1Char('/') + dir;
-    const QJsonObject truth = groundTruth(path);
-    QVERIFY(!truth.isEmpty());
-    const QString scenario = truth.value(QStringLiteral("scenario")).toString();
-    const std::vector<int> faulty = faultyRanks(truth);
+    const Run run = runOf(dir);
+    QVERIFY(!run.truth.isEmpty());
+    const auto& [path, truth, scenario, faulty, world] = run;
     const QJsonValue stepValue = truth.value(QStringLiteral("fault_step"));
     const int faultStep = stepValue.isDouble() ? stepValue.toInt() : -1;
-    const int world = truth.value(QStringLiteral("world_size")).toInt();
 
     const SessionPtr session = loadSession(path);
     QVERIFY(session);
@@ -418,12 +423,10 @@ void TestAnalyzerFixtures::collectiveDetailsOfRuns_data()
 void TestAnalyzerFixtures::collectiveDetailsOfRuns()
 {
     QFETCH(QString, dir);
-    const QString path = tracesDir() + QLatin1Char('/') + dir;
-    const QJsonObject truth = groundTruth(path);
-    QVERIFY(!truth.isEmpty());
-    const QString scenario = truth.value(QStringLiteral("scenario")).toString();
-    const std::vector<int> faulty = faultyRanks(truth);
-    std::vector<int> job(std::size_t(truth.value(QStringLiteral("world_size")).toInt()));
+    const Run run = runOf(dir);
+    QVERIFY(!run.truth.isEmpty());
+    const auto& [path, truth, scenario, faulty, world] = run;
+    std::vector<int> job(static_cast<std::size_t>(world));
     std::iota(job.begin(), job.end(), 0);
 
     const SessionPtr session = loadSession(path);
