@@ -48,8 +48,8 @@ CollectiveRankRow recordRow(const TraceRead& read, std::size_t index)
 std::string leftInstead(const RankPresence& presence, int rank)
 {
     const auto it = presence.files.find(rank);
-    if (it == presence.files.end() || it->second == 0) return "left no file at all";
-    return "left only " + describeRankFiles(it->second);
+    if (it == presence.files.end() || it->second == 0) return "no file at all";
+    return "only " + describeRankFiles(it->second);
 }
 
 // The hang or desync the analysis reports on this collective (point-to-point findings count

@@ -43,7 +43,7 @@ struct CollectiveRankRow {
     std::vector<int> waitedFor; // WaitedFor: the ranks the finding blames (empty: it names none)
     std::string finding;        // WaitedFor: the id of the finding that says so
     // LoggedOnly: the log line the call was read from ("rank3_nccl.log:1"); NoRecord: what the
-    // rank left instead ("left no file at all", "left only a log").
+    // rank left instead ("no file at all", "only a log").
     std::string note;
 };
 

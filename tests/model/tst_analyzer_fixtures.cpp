@@ -606,7 +606,7 @@ void TestAnalyzerFixtures::collectiveDetailsListRanksWithoutRecords()
         const CollectiveDetails d = collectiveDetails(*session, res, 0, k);
         QCOMPARE(rowRanks(d), (std::vector<int>{0, 1, 2}));
         QCOMPARE(d.rows[2].state, CollectiveRankState::NoRecord);
-        QCOMPARE(d.rows[2].note, std::string("left no file at all"));
+        QCOMPARE(d.rows[2].note, std::string("no file at all"));
     }
 }
 

@@ -753,8 +753,8 @@ QString TimelineView::selectionDetailsHtml() const
                 state = tr("never arrived");
                 break;
             case CollectiveRankState::NoRecord:
-                state =
-                    tr("no record: left no trace, dump or log lines for this group (%1)").arg(note);
+                state = tr("no record: no trace, dump or log lines for this group (it left %1)")
+                            .arg(note);
                 break;
             }
             const QString size = r.inNelems < 0 ? tr("—")
