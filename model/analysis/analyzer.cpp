@@ -172,6 +172,7 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     // log is no member that "never issued" anything.
     res.groups = CollectiveMatcher::match(store, presence->with(kRecordsCollectives), &ctx.steps);
     markUnrecorded(res.groups, store, *presence);
+    res.presence = *presence;
     ctx.clock = ClockAligner::align(res.groups, ranks);
     HangDetector::Result hang = HangDetector::detect(ctx, res.groups);
     StragglerDetector::Result straggler = StragglerDetector::detect(ctx, res.groups);

@@ -21,6 +21,8 @@ struct AnalysisResult {
     std::vector<SymptomScore> symptoms; // best first
     ClockAlignment clock;
     std::vector<CollectiveGroup> groups;
+    // Which ranks the job has and what each left, as the groups' members were decided by it.
+    RankPresence presence;
     std::vector<GroupProgress> progress;
     std::map<int, RankArrival> arrivals;
     std::vector<RankTimeBreakdown> breakdown;

@@ -69,7 +69,8 @@ void add(std::vector<std::string>& conditions, const std::string& c)
 }
 
 // What the collective of a trace finding shows: who has no record of it, what differs, whether
-// anyone completed it, and whether the blamed ranks ran fewer steps than the others.
+// anyone completed it, whether the blamed ranks only enqueued it while the others started it,
+// and whether the blamed ranks ran fewer steps than the others.
 void traceConditions(Finding& f, const EventStore& store,
                      const std::vector<CollectiveGroup>& groups, const StepTimeline& steps,
                      std::string& where)
@@ -85,19 +86,34 @@ void traceConditions(Finding& f, const EventStore& store,
     if (const char* c = mismatchCondition(row->mismatch)) add(f.conditions, c);
     bool anyBlamedMissing = false, allBlamedMissing = !f.ranks.empty();
     bool anyCompleted = false, everyoneIssued = true;
+    // The blamed ranks' calls were enqueued and never started (their GPU still ran their own
+    // earlier work) while every other member's started: known states only.
+    bool blamedOnlyEnqueued = !f.ranks.empty(), othersStarted = false, othersAllStarted = true;
     for (std::size_t slot = 0; slot < g->members.size(); ++slot) {
         const std::int32_t i = row->records[slot];
         const bool blamed = blames(f, g->members[slot]);
         if (i < 0) {
             everyoneIssued = false;
             anyBlamedMissing = anyBlamedMissing || blamed;
+            blamedOnlyEnqueued = blamedOnlyEnqueued && !blamed;
+            othersAllStarted = othersAllStarted && blamed;
             continue;
         }
         if (blamed) allBlamedMissing = false;
         const CollectiveRecord& c = store.collectives[std::size_t(i)];
         if (!c.stateUnknown && c.state == CollectiveRecord::State::Completed) anyCompleted = true;
+        if (blamed) {
+            blamedOnlyEnqueued =
+                blamedOnlyEnqueued && !c.stateUnknown && c.state == CollectiveRecord::State::Issued;
+        } else {
+            othersStarted = true;
+            othersAllStarted =
+                othersAllStarted && !c.stateUnknown && c.state == CollectiveRecord::State::Started;
+        }
     }
     if (anyBlamedMissing && allBlamedMissing) add(f.conditions, "never_issued");
+    if (blamedOnlyEnqueued && othersStarted && othersAllStarted)
+        add(f.conditions, "enqueued_not_started");
     if (everyoneIssued && !anyCompleted && row->mismatch == MismatchKind::None)
         add(f.conditions, "all_issued_none_completed");
     // A blamed rank whose last collective of the group is a barrier left its loop and waits

@@ -10,7 +10,8 @@ namespace rankscope {
 
 // Chooses each finding's fixes from its evidence (taxonomy/fix_rules.json): what a trace
 // finding's collective shows (a rank that never issued it, an op, size or dtype that differs,
-// a rank that ran fewer steps) joins the conditions its producer set, and the first rule that
+// a rank that ran fewer steps, a rank that enqueued it and never started it while the others
+// did) joins the conditions its producer set, and the first rule that
 // matches the finding's kind, leaf and conditions orders the fixes and gives the reason.
 // Findings that already carry fixes keep them.
 void chooseFixes(std::vector<Finding>& findings, const EventStore& store,

@@ -1,3 +1,4 @@
+#include "model/analysis/collectivedetails.h"
 #include "model/tracesession.h"
 #include "tests/support/findings.h"
 
@@ -6,13 +7,25 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
+#include <functional>
+#include <numeric>
 
 using namespace rankscope;
 
 Q_DECLARE_METATYPE(FindingKind)
 Q_DECLARE_METATYPE(std::vector<int>)
+Q_DECLARE_METATYPE(CollectiveRankState)
+Q_DECLARE_METATYPE(std::vector<CollectiveRankState>)
+
+namespace rankscope {
+inline char* toString(CollectiveRankState state)
+{
+    return qstrdup(collectiveRankStateName(state));
+}
+} // namespace rankscope
 
 // The analysis on the real runs of tests/data/traces: what each folder's ground_truth.json says
 // was injected must be what the top finding says. Only this test reads ground_truth.json.
@@ -23,6 +36,12 @@ private Q_SLOTS:
     void fixture();
     void flightRecorderCase_data();
     void flightRecorderCase();
+    void collectiveDetailsOfRuns_data();
+    void collectiveDetailsOfRuns();
+    void collectiveDetailsOfFlightRecorderCases_data();
+    void collectiveDetailsOfFlightRecorderCases();
+    void collectiveDetailsListRanksWithoutRecords();
+    void collectiveDetailsOfEveryFlightRecorderCase();
 };
 
 namespace {
@@ -121,6 +140,107 @@ int profilerStepNumber(const QString& dir, int rank, int index)
     return index >= 0 && std::size_t(index) < steps.size() ? steps[std::size_t(index)].second : -1;
 }
 
+// A run of tests/data/traces and what its ground_truth.json says: the scenario, the faulty ranks
+// (sorted) and the world size; `truth` is empty when the file cannot be read.
+struct Run {
+    QString path;
+    QJsonObject truth;
+    QString scenario;
+    std::vector<int> faulty;
+    int world = 0;
+};
+
+Run runOf(const QString& dir)
+{
+    Run run;
+    run.path = tracesDir() + QLatin1Char('/') + dir;
+    QFile f(run.path + QStringLiteral("/ground_truth.json"));
+    if (!f.open(QIODevice::ReadOnly)) return run;
+    run.truth = QJsonDocument::fromJson(f.readAll()).object();
+    run.scenario = run.truth.value(QStringLiteral("scenario")).toString();
+    for (const QJsonValue& v : run.truth.value(QStringLiteral("faulty_ranks")).toArray())
+        run.faulty.push_back(v.toInt());
+    std::sort(run.faulty.begin(), run.faulty.end());
+    run.world = run.truth.value(QStringLiteral("world_size")).toInt();
+    return run;
+}
+
+// The group and row of the analysis holding collective `seq` of the group named `group` (any
+// group when empty), or {-1, -1}.
+std::pair<int, int> matchedRow(const AnalysisResult& res, const std::string& group,
+                               std::int64_t seq)
+{
+    for (std::size_t g = 0; g < res.groups.size(); ++g) {
+        if (!group.empty() && res.groups[g].name != group) continue;
+        const auto& rows = res.groups[g].collectives;
+        for (std::size_t k = 0; k < rows.size(); ++k)
+            if (rows[k].seq == seq) return {int(g), int(k)};
+    }
+    return {-1, -1};
+}
+
+// "0 all_reduce waited_for [1] F1; 1 - never_arrived": the rows, for a failure's message.
+std::string describeRows(const CollectiveDetails& d)
+{
+    std::string out;
+    for (const CollectiveRankRow& r : d.rows)
+        out += std::to_string(r.rank) + " " + (r.op.empty() ? "-" : r.op) + " " +
+               collectiveRankStateName(r.state) + " [" + formatRanks(r.waitedFor) + "] " +
+               r.finding + "; ";
+    return out;
+}
+
+std::vector<int> rowRanks(const CollectiveDetails& d)
+{
+    std::vector<int> ranks;
+    for (const CollectiveRankRow& r : d.rows)
+        ranks.push_back(r.rank);
+    return ranks;
+}
+
+// Where the details of a finding's collective disagree with the job or the finding: a row set
+// other than every rank of `job`, a rank a hang or desync blames shown waiting for others, a
+// record on a rank shown without one. Empty when they agree.
+std::string detailsDisagreement(const TraceSession& session, const std::vector<int>& job)
+{
+    const AnalysisResult& res = session.analysis;
+    for (const Finding& f : res.findings) {
+        if (f.seq < 0 ||
+            (f.kind != FindingKind::Hang && f.kind != FindingKind::Desync &&
+             f.kind != FindingKind::CollectiveMismatch) ||
+            std::find(f.conditions.begin(), f.conditions.end(), "point_to_point") !=
+                f.conditions.end())
+            continue;
+        const auto [g, k] = matchedRow(res, f.processGroup, f.seq);
+        if (g < 0) return "no matched collective for " + f.summary;
+        const CollectiveDetails d = collectiveDetails(session, res, g, k);
+        if (rowRanks(d) != job) return "ranks " + describeRows(d) + "for " + f.summary;
+        for (const CollectiveRankRow& r : d.rows) {
+            // A rank a hang blames for keeping the others waiting never reads as waiting itself
+            // (a rank that deviates in a mismatch may wait in it too).
+            const bool blamed = f.kind != FindingKind::CollectiveMismatch &&
+                                std::find(f.ranks.begin(), f.ranks.end(), r.rank) != f.ranks.end();
+            const bool recordless = r.state == CollectiveRankState::NeverArrived ||
+                                    r.state == CollectiveRankState::NoRecord;
+            if ((r.state == CollectiveRankState::WaitedFor && blamed) ||
+                (r.record >= 0) == recordless)
+                return describeRows(d) + "for " + f.summary;
+        }
+    }
+    return {};
+}
+
+// Copies the files of `from` that `keep` accepts into `to`.
+bool copyFiles(const QString& from, const QString& to,
+               const std::function<bool(const QString&)>& keep)
+{
+    for (const QString& name : QDir(from).entryList(QDir::Files))
+        if (keep(name) &&
+            !QFile::copy(from + QLatin1Char('/') + name, to + QLatin1Char('/') + name))
+            return false;
+    return true;
+}
+
 } // namespace
 
 void TestAnalyzerFixtures::fixture_data()
@@ -135,18 +255,11 @@ void TestAnalyzerFixtures::fixture_data()
 void TestAnalyzerFixtures::fixture()
 {
     QFETCH(QString, dir);
-    const QString path = tracesDir() + QLatin1Char('/') + dir;
-    QFile truthFile(path + QStringLiteral("/ground_truth.json"));
-    QVERIFY(truthFile.open(QIODevice::ReadOnly));
-    const QJsonObject truth = QJsonDocument::fromJson(truthFile.readAll()).object();
-    const QString scenario = truth.value(QStringLiteral("scenario")).toString();
-    std::vector<int> faulty;
-    for (const QJsonValue& v : truth.value(QStringLiteral("faulty_ranks")).toArray())
-        faulty.push_back(v.toInt());
-    std::sort(faulty.begin(), faulty.end());
+    const Run run = runOf(dir);
+    QVERIFY(!run.truth.isEmpty());
+    const auto& [path, truth, scenario, faulty, world] = run;
     const QJsonValue stepValue = truth.value(QStringLiteral("fault_step"));
     const int faultStep = stepValue.isDouble() ? stepValue.toInt() : -1;
-    const int world = truth.value(QStringLiteral("world_size")).toInt();
 
     const SessionPtr session = loadSession(path);
     QVERIFY(session);
@@ -260,7 +373,9 @@ void TestAnalyzerFixtures::flightRecorderCase_data()
         {"trimmed", FindingKind::Hang, {3}, "fix-behavior-logic"},        // never issues seq 4
         // seq 5 completed on the others, not on rank 2: the link or the peers failed in the call
         {"state", FindingKind::Hang, {2}, "fix-communication-configuration"},
-        {"not_started", FindingKind::Hang, {2}, "fix-communication-configuration"},
+        // seq 5 enqueued on rank 2 and never started (its GPU still busy with its own earlier
+        // work) while the others started it and wait: what rank 2 ran before it, not the link
+        {"not_started", FindingKind::Hang, {2}, "fix-behavior-logic"},
         {"p2p_unpaired", FindingKind::Desync, {1}, "fix-behavior-logic"}, // one recv for two
         {"p2p_size", FindingKind::CollectiveMismatch, {0, 1}, "fix-data-shape"},
         {"coalesced_size", FindingKind::CollectiveMismatch, {1}, "fix-data-shape"},
@@ -295,6 +410,220 @@ void TestAnalyzerFixtures::flightRecorderCase()
              top.fixReason.c_str());
     const QStringList contradicting = test::contradictions(session->analysis, session->autoChecks);
     QVERIFY2(contradicting.isEmpty(), qPrintable(contradicting.join(QLatin1Char('\n'))));
+}
+
+// The details pane's rows (collectiveDetails) on the real runs: every finding about a collective
+// lists every rank of the job (these jobs run on the default group only), and in a hang the rank
+// ground_truth.json names never arrived while every other rank waited for it.
+void TestAnalyzerFixtures::collectiveDetailsOfRuns_data()
+{
+    fixture_data();
+}
+
+void TestAnalyzerFixtures::collectiveDetailsOfRuns()
+{
+    QFETCH(QString, dir);
+    const Run run = runOf(dir);
+    QVERIFY(!run.truth.isEmpty());
+    const auto& [path, truth, scenario, faulty, world] = run;
+    std::vector<int> job(static_cast<std::size_t>(world));
+    std::iota(job.begin(), job.end(), 0);
+
+    const SessionPtr session = loadSession(path);
+    QVERIFY(session);
+    const AnalysisResult& res = session->analysis;
+    const std::string disagreement = detailsDisagreement(*session, job);
+    QVERIFY2(disagreement.empty(), disagreement.c_str());
+    if (scenario != QLatin1String("hang_timeout") && scenario != QLatin1String("uneven_inputs"))
+        return;
+    // The rank that stalled (or ran out of batches) never arrived in the collective the others
+    // entered, or waits in its own barrier; every other rank waited for it and did not complete.
+    const Finding* top = test::topError(res);
+    QVERIFY(top && top->seq >= 0);
+    const auto [g, k] = matchedRow(res, top->processGroup, top->seq);
+    QVERIFY(g >= 0);
+    const CollectiveDetails d = collectiveDetails(*session, res, g, k);
+    QCOMPARE(rowRanks(d), job);
+    for (const CollectiveRankRow& r : d.rows) {
+        const std::string what = describeRows(d) + "in " + top->summary;
+        if (std::binary_search(faulty.begin(), faulty.end(), r.rank)) {
+            QVERIFY2(r.state == CollectiveRankState::NeverArrived ||
+                         (scenario == QLatin1String("uneven_inputs") &&
+                          r.op.find("barrier") != std::string::npos),
+                     what.c_str());
+        } else {
+            QVERIFY2(r.state == CollectiveRankState::WaitedFor, what.c_str());
+            QCOMPARE(r.waitedFor, faulty);
+        }
+    }
+}
+
+// The rows of the Flight Recorder cases' collective at fault, each rank's state as
+// make_scenarios.py's docstring states it (copied here) and its op, size and dtype as its dump's
+// entry holds them (read from the JSON form here).
+void TestAnalyzerFixtures::collectiveDetailsOfFlightRecorderCases_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<qint64>("seq");
+    QTest::addColumn<std::vector<CollectiveRankState>>("states"); // of ranks 0-3
+    QTest::addColumn<std::vector<int>>("waitedFor");
+    using S = CollectiveRankState;
+    const S c = S::Completed, w = S::WaitedFor;
+    struct Row {
+        const char* kind;
+        qint64 seq;
+        std::vector<S> states;
+        std::vector<int> waitedFor;
+    };
+    const std::vector<Row> rows = {
+        // rank 2 issues broadcast at seq 3 where the others issue all_reduce and wait
+        {"op_type", 3, {w, w, S::Started, w}, {2}},
+        // rank 2 runs seq 2 as all_gather, every rank completes it
+        {"op_type_completed", 2, {c, c, c, c}, {}},
+        // rank 3 left no dump of the 4-rank group
+        {"absent_rank", 3, {c, c, c, S::NoRecord}, {}},
+        // different sizes / dtypes: every rank waits in the call (started, retired without
+        // completing), and no rank kept the others from it
+        {"size", 2, {w, w, w, w}, {}},
+        {"dtype", 4, {w, w, w, w}, {}},
+        // rank 2 never issues seq 4, the others wait in it
+        {"missing_rank", 4, {w, w, S::NeverArrived, w}, {2}},
+        // rank 2 never started seq 5 (scheduled), the others completed it
+        {"state", 5, {c, c, S::Issued, c}, {}},
+        // rank 2 never started seq 5, the others started it and wait
+        {"not_started", 5, {w, w, S::Issued, w}, {2}},
+        // rank 3 stops after seq 2, the others wait in seq 3
+        {"hang", 3, {w, w, w, S::NeverArrived}, {3}},
+        // rank 3 never issues seq 4
+        {"trimmed", 4, {w, w, w, S::NeverArrived}, {3}},
+    };
+    for (const Row& r : rows)
+        for (const char* form : {"json", "pickle"})
+            QTest::addRow("%s_%s", r.kind, form)
+                << QStringLiteral("%1_%2").arg(QLatin1String(r.kind), QLatin1String(form)) << r.seq
+                << r.states << r.waitedFor;
+}
+
+void TestAnalyzerFixtures::collectiveDetailsOfFlightRecorderCases()
+{
+    QFETCH(QString, kind);
+    QFETCH(qint64, seq);
+    QFETCH(std::vector<CollectiveRankState>, states);
+    QFETCH(std::vector<int>, waitedFor);
+    const QString root = QStringLiteral(RANKSCOPE_TEST_DATA "/fr_scenarios/");
+    const SessionPtr session = loadSession(root + kind);
+    QVERIFY(session);
+    const AnalysisResult& res = session->analysis;
+    const auto [g, k] = matchedRow(res, {}, seq);
+    QVERIFY(g >= 0);
+    const CollectiveDetails d = collectiveDetails(*session, res, g, k);
+    QCOMPARE(rowRanks(d), (std::vector<int>{0, 1, 2, 3}));
+    const QString json =
+        root + kind.left(kind.lastIndexOf(QLatin1Char('_'))) + QStringLiteral("_json/");
+    for (const CollectiveRankRow& r : d.rows) {
+        const std::string what = describeRows(d);
+        QVERIFY2(r.state == states[std::size_t(r.rank)], what.c_str());
+        QCOMPARE(r.waitedFor,
+                 r.state == CollectiveRankState::WaitedFor ? waitedFor : std::vector<int>{});
+        // The rank's own op, size and dtype: its dump's entry of that seq.
+        QFile dump(json + QStringLiteral("nccl_trace_rank_%1.json").arg(r.rank));
+        if (!dump.open(QIODevice::ReadOnly)) {
+            QCOMPARE(r.record, -1);
+            continue;
+        }
+        QJsonObject entry;
+        for (const QJsonValue& v : QJsonDocument::fromJson(dump.readAll())
+                                       .object()
+                                       .value(QStringLiteral("entries"))
+                                       .toArray())
+            if (v[QStringLiteral("collective_seq_id")].toInteger() == seq &&
+                !v[QStringLiteral("is_p2p")].toBool())
+                entry = v.toObject();
+        if (entry.isEmpty()) {
+            QCOMPARE(r.record, -1);
+            continue;
+        }
+        QCOMPARE(
+            QString::fromStdString(r.op),
+            entry[QStringLiteral("profiling_name")].toString().remove(QStringLiteral("nccl:")));
+        const QJsonArray shape = entry[QStringLiteral("input_sizes")].toArray().first().toArray();
+        qint64 numel = 1;
+        for (const QJsonValue& n : shape)
+            numel *= n.toInteger();
+        QCOMPARE(qint64(r.inNelems), numel);
+        QCOMPARE(QString::fromStdString(r.dtype).toLower(),
+                 entry[QStringLiteral("input_dtypes")].toArray().first().toString().toLower());
+    }
+}
+
+// Members with no record of the group are listed, apart from those that recorded it but not the
+// collective: a Flight Recorder job whose rank 2 left only a log (its dump left out), and
+// hang_timeout (world_size=3 in the ranks' logs) without any file of rank 2.
+void TestAnalyzerFixtures::collectiveDetailsListRanksWithoutRecords()
+{
+    {
+        QTemporaryDir dir;
+        const QString from = QStringLiteral(RANKSCOPE_TEST_DATA "/fr_scenarios/missing_rank_json");
+        QVERIFY(copyFiles(from, dir.path(), [](const QString& name) {
+            return name != QLatin1String("nccl_trace_rank_2.json");
+        }));
+        QFile log(dir.filePath(QStringLiteral("rank2.log")));
+        QVERIFY(log.open(QIODevice::WriteOnly));
+        for (int step = 0; step < 4; ++step)
+            log.write(QStringLiteral("2026-12-02 13:41:15.7%1 [rank2] INFO train: step %2 loss "
+                                     "1.5 avg_loss 1.5\n")
+                          .arg(10 + step)
+                          .arg(step)
+                          .toUtf8());
+        log.close();
+        const SessionPtr session = loadSession(dir.path());
+        QVERIFY(session);
+        const auto [g, k] = matchedRow(session->analysis, {}, 4);
+        QVERIFY(g >= 0);
+        const CollectiveDetails d = collectiveDetails(*session, session->analysis, g, k);
+        QCOMPARE(rowRanks(d), (std::vector<int>{0, 1, 2, 3}));
+        for (const CollectiveRankRow& r : d.rows) {
+            if (r.rank == 2) {
+                QCOMPARE(r.state, CollectiveRankState::NoRecord);
+                QVERIFY2(r.note.find("log") != std::string::npos, r.note.c_str());
+            } else {
+                // Its dump says it is still in the call; nothing says for whom it waits.
+                QCOMPARE(r.state, CollectiveRankState::WaitedFor);
+                QVERIFY(r.waitedFor.empty());
+            }
+        }
+    }
+    QTemporaryDir dir;
+    const QString from = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/hang_timeout");
+    QVERIFY(copyFiles(from, dir.path(), [](const QString& name) {
+        return !name.startsWith(QLatin1String("rank2")) && name != QLatin1String("launcher.log");
+    }));
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    const AnalysisResult& res = session->analysis;
+    QVERIFY(!res.groups.empty() && !res.groups.front().collectives.empty());
+    for (int k : {0, int(res.groups.front().collectives.size()) - 1}) {
+        const CollectiveDetails d = collectiveDetails(*session, res, 0, k);
+        QCOMPARE(rowRanks(d), (std::vector<int>{0, 1, 2}));
+        QCOMPARE(d.rows[2].state, CollectiveRankState::NoRecord);
+        QCOMPARE(d.rows[2].note, std::string("no file at all"));
+    }
+}
+
+// Every Flight Recorder case (4-rank jobs): each finding's collective lists ranks 0-3 and agrees
+// with the finding.
+void TestAnalyzerFixtures::collectiveDetailsOfEveryFlightRecorderCase()
+{
+    const QString root = QStringLiteral(RANKSCOPE_TEST_DATA "/fr_scenarios/");
+    const QStringList cases = QDir(root).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    QVERIFY(cases.size() >= 20);
+    for (const QString& c : cases) {
+        const SessionPtr session = loadSession(root + c);
+        QVERIFY(session);
+        const std::string disagreement = detailsDisagreement(*session, {0, 1, 2, 3});
+        QVERIFY2(disagreement.empty(),
+                 qPrintable(c + QLatin1Char(' ') + QString::fromStdString(disagreement)));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestAnalyzerFixtures)

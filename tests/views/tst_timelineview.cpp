@@ -544,6 +544,35 @@ private Q_SLOTS:
         }
     }
 
+    // A rank of the job that left no file (hang_timeout, world_size=3 in the ranks' logs, without
+    // any file of rank 2) has a row of its own in every collective's details, told apart from a
+    // rank that recorded the group but not the collective.
+    void collectiveDetailsListARankWithoutRecords()
+    {
+        QTemporaryDir dir;
+        const QString from = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/hang_timeout/");
+        for (const QString& name : QDir(from).entryList(QDir::Files))
+            if (!name.startsWith(QLatin1String("rank2")) && name != QLatin1String("launcher.log"))
+                QVERIFY(QFile::copy(from + name, dir.filePath(name)));
+        const SessionPtr session = loadSession(dir.path());
+        QVERIFY(session);
+        const CollectiveRecord* first = nullptr;
+        for (const CollectiveRecord& c : session->events.collectives)
+            if (c.rank == 0 && c.laneIndex >= 0 && (!first || c.seq < first->seq)) first = &c;
+        QVERIFY(first);
+        TimelineView view;
+        view.resize(1000, 400);
+        view.setSession(session);
+        view.select({first->laneIndex, first->eventIndex});
+        const QString html = view.selectionDetailsHtml();
+        const QMap<int, QString> state = collectiveStates(html);
+        QCOMPARE(state.keys(), (QList<int>{0, 1, 2}));
+        QVERIFY2(state.value(2).startsWith(QLatin1String("no record")), qPrintable(state.value(2)));
+        QVERIFY2(state.value(2).contains(QLatin1String("left no file at all")),
+                 qPrintable(state.value(2)));
+        QVERIFY(html.contains(QStringLiteral("on 3 ranks")));
+    }
+
     // A rank whose collective is known only from an NCCL COLL line (moved onto the traced ranks'
     // group and seq) was issued and nothing more is known: its row says so and names the line,
     // while a traced call that never started stays plainly "issued".

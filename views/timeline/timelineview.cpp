@@ -1,6 +1,7 @@
 #include "views/timeline/timelineview.h"
 
 #include "model/analysis/analysiscontext.h"
+#include "model/analysis/collectivedetails.h"
 #include "model/digest/digest.h"
 #include "views/charts/chartdata.h"
 #include "views/timeline/timelinecolors.h"
@@ -798,101 +799,97 @@ QString TimelineView::selectionDetailsHtml() const
         const std::size_t record = m_collectiveAt.value(refKey(m_selected.lane, m_selected.event));
         const CollectiveRecord& mine = store.collectives[record];
         const auto sv = [&](StringId id) { return qstr(store.strings.view(id)); };
+        // Every member of the matched group, as the analysis decides each one's state; without a
+        // match, the records found on the timeline.
+        const auto match = ChartData::findCollective(m_session->analysis, record);
+        const CollectiveDetails details =
+            match ? collectiveDetails(*m_session, m_session->analysis, match->first, match->second)
+                  : collectiveDetailsOfRecords(*m_session, m_peers);
         // Named as the collective chart names it, so that the two read as the same group.
         const QString groupName = sv(mine.processGroupName);
-        const auto match = ChartData::findCollective(m_session->analysis, record);
-        html +=
-            tr("<h4>Collective %1, %2, seq %3 on %4 ranks</h4>")
-                .arg(esc(sv(mine.op)),
-                     groupName.isEmpty() ? tr("unnamed group") : tr("group %1").arg(esc(groupName)))
-                .arg(mine.seq)
-                .arg(match ? m_session->analysis.groups[std::size_t(match->first)].members.size()
-                           : m_peers.size());
+        html += tr("<h4>Collective %1, %2, seq %3 on %4 ranks</h4>")
+                    .arg(esc(sv(mine.op)), groupName.isEmpty() ? tr("unnamed group")
+                                                               : tr("group %1").arg(esc(groupName)))
+                    .arg(mine.seq)
+                    .arg(details.rows.size());
         html += tr("<p>Enter and exit on %1.</p>").arg(clock().name());
         // The analysis may number the collective by issue order where the trace has its own
         // sequence numbers: name it as the Collective by rank tab (and the findings) do.
-        const CollectiveGroup* group = nullptr;
-        const MatchedCollective* row = nullptr;
-        const Finding* waitedFor = nullptr; // the hang or desync the analysis reports on it
         if (match) {
-            group = &m_session->analysis.groups[std::size_t(match->first)];
-            row = &group->collectives[std::size_t(match->second)];
+            const MatchedCollective& row = m_session->analysis.groups[std::size_t(match->first)]
+                                               .collectives[std::size_t(match->second)];
             html +=
                 tr("<p>The analysis matched it across ranks as <b>%1</b>.</p>")
                     .arg(esc(ChartData::collective(*m_session, match->first, match->second, clock())
                                  .title));
-            for (const Finding& f : m_session->analysis.findings)
-                if ((f.kind == FindingKind::Hang || f.kind == FindingKind::Desync) &&
-                    f.processGroup == group->name && f.seq == row->seq) {
-                    waitedFor = &f;
-                    break;
-                }
-            if (row->mismatch != MismatchKind::None && !row->detail.empty())
-                html += tr("<p>Mismatch: %1.</p>").arg(esc(QString::fromStdString(row->detail)));
+            if (row.mismatch != MismatchKind::None && !row.detail.empty())
+                html += tr("<p>Mismatch: %1.</p>").arg(esc(QString::fromStdString(row.detail)));
         }
         html += tr("<table cellspacing=\"2\" cellpadding=\"4\"><tr><th>rank</th><th>op</th>"
                    "<th>size</th><th>dtype</th><th>enter</th><th>exit</th><th>state</th></tr>");
-        // Every member of the matched group, the ranks with no record of it included; without a
-        // match, the records found on the timeline.
-        std::vector<std::pair<int, std::int32_t>> members; // rank, record (-1: none)
-        if (row)
-            for (std::size_t slot = 0; slot < group->members.size(); ++slot)
-                members.emplace_back(group->members[slot], row->records[slot]);
-        else
-            for (std::size_t p : m_peers)
-                members.emplace_back(store.collectives[p].rank, std::int32_t(p));
         std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = -1;
         const auto fmt = [&](std::int64_t t) {
             return t < 0 ? tr("—") : ZoomState::formatNs(t - m_zoom.traceStartNs(), 1);
         };
-        for (const auto& [rank, index] : members) {
-            if (index < 0) {
-                html += tr("<tr><td>%1</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td>"
-                           "<td><b>never arrived</b></td></tr>")
-                            .arg(rank);
-                continue;
-            }
-            const CollectiveRecord& c = store.collectives[std::size_t(index)];
-            const auto [enter, exit] = collectiveArrival(c);
+        const auto text = [](const std::string& s) {
+            return s.empty() ? tr("—") : QString::fromStdString(s).toHtmlEscaped();
+        };
+        for (const CollectiveRankRow& r : details.rows) {
+            const std::int64_t enter = r.enterNs < 0 ? -1 : displayTimeNs(r.rank, r.enterNs);
+            const std::int64_t exit = r.exitNs < 0 ? -1 : displayTimeNs(r.rank, r.exitNs);
             if (enter >= 0) {
                 first = std::min(first, enter);
                 last = std::max(last, enter);
             }
-            QString state = c.state == CollectiveRecord::State::Completed ? tr("completed")
-                            : c.state == CollectiveRecord::State::Started ? tr("started")
-                                                                          : tr("issued");
-            // A rank the analysis shows waiting in it for another did not complete it with
-            // the others, whatever end its span has (a timeout ends it too).
-            const bool blamed =
-                waitedFor && std::find(waitedFor->ranks.begin(), waitedFor->ranks.end(), rank) !=
-                                 waitedFor->ranks.end();
-            if (waitedFor && !blamed)
-                state = tr("waited for %1, did not complete with it (%2)")
-                            .arg(QString::fromStdString(formatRanks(waitedFor->ranks)),
-                                 QString::fromStdString(waitedFor->id));
-            // An NCCL COLL line is printed when the call is enqueued: "issued" is all it can
-            // tell, not a call seen to be stuck. The line says where to read the rest.
-            if (c.stateUnknown) {
-                state = tr("issued (NCCL log, completion not shown)");
-                const QList<SourceFile>& sources = m_session->folder.sources();
-                if (c.sourceIndex >= 0 && c.sourceIndex < sources.size()) {
-                    QString where = sources[c.sourceIndex].relativePath;
-                    if (c.sourceLine > 0) where += QLatin1Char(':') + QString::number(c.sourceLine);
-                    state += QStringLiteral(": ") + where;
-                }
+            const QString ranks = QString::fromStdString(formatRanks(r.waitedFor));
+            const QString note = QString::fromStdString(r.note);
+            QString state;
+            switch (r.state) {
+            case CollectiveRankState::Completed:
+                state = tr("completed");
+                break;
+            case CollectiveRankState::Started:
+                state = tr("started");
+                break;
+            case CollectiveRankState::Issued:
+                state = tr("issued");
+                break;
+            case CollectiveRankState::LoggedOnly:
+                // An NCCL COLL line is printed when the call is enqueued: "issued" is all it
+                // can tell, not a call seen to be stuck. The line says where to read the rest.
+                state = tr("issued (NCCL log, completion not shown)") +
+                        (note.isEmpty() ? QString() : QStringLiteral(": ") + note);
+                break;
+            case CollectiveRankState::WaitedFor:
+                state = r.waitedFor.empty() ? tr("waited in it, did not complete it (%1)")
+                                                  .arg(QString::fromStdString(r.finding))
+                                            : tr("waited for %1, did not complete it (%2)")
+                                                  .arg(ranks, QString::fromStdString(r.finding));
+                break;
+            case CollectiveRankState::NeverArrived:
+                state = tr("never arrived");
+                break;
+            case CollectiveRankState::NoRecord:
+                state = tr("no record: no trace, dump or log lines for this group (it left %1)")
+                            .arg(note);
+                break;
             }
-            const QString size = c.inNelems < 0 ? tr("—")
-                                 : c.outNelems >= 0 && c.outNelems != c.inNelems
-                                     ? QStringLiteral("%1 → %2").arg(c.inNelems).arg(c.outNelems)
-                                     : QString::number(c.inNelems);
-            const QString dtype = sv(c.dtype);
+            const QString size = r.inNelems < 0 ? tr("—")
+                                 : r.outNelems >= 0 && r.outNelems != r.inNelems
+                                     ? QStringLiteral("%1 → %2").arg(r.inNelems).arg(r.outNelems)
+                                     : QString::number(r.inNelems);
+            const bool strong = r.state == CollectiveRankState::NeverArrived ||
+                                r.state == CollectiveRankState::NoRecord;
             html += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td>"
                                    "<td>%6</td><td>%7</td></tr>")
-                        .arg(rank)
-                        .arg(esc(sv(c.op)), size, dtype.isEmpty() ? tr("—") : esc(dtype),
-                             fmt(enter), fmt(exit), esc(state));
+                        .arg(r.rank)
+                        .arg(text(r.op), size, text(r.dtype), fmt(enter), fmt(exit),
+                             strong ? QStringLiteral("<b>%1</b>").arg(esc(state)) : esc(state));
         }
         html += QStringLiteral("</table>");
+        if (!details.unnamedMembers.empty())
+            html += QStringLiteral("<p>%1.</p>")
+                        .arg(esc(QString::fromStdString(details.unnamedMembers)));
         // Raw timestamps mix the ranks' clocks, so the skew then includes their offsets.
         if (last >= first)
             html +=
