@@ -54,11 +54,16 @@ namespace {
 // lane), so each window holds about the number of events asked for, whatever the spread in time.
 std::vector<std::int64_t> windowBounds(const EventStore& store,
                                        const std::vector<std::int64_t>& offsets,
+                                       const std::vector<char>& searched,
                                        std::int64_t firstBatchEvents)
 {
-    const std::int64_t step = std::max<std::int64_t>(1, store.eventCount() / 65536);
+    std::int64_t events = 0;
+    for (std::size_t l = 0; l < store.lanes.size(); ++l)
+        if (searched[l]) events += std::int64_t(store.lanes[l].size());
+    const std::int64_t step = std::max<std::int64_t>(1, events / 65536);
     std::vector<std::int64_t> sample;
     for (std::size_t l = 0; l < store.lanes.size(); ++l) {
+        if (!searched[l]) continue;
         const Lane& lane = store.lanes[l];
         for (std::size_t i = 0; i < lane.size(); i += std::size_t(step))
             sample.push_back(lane.startNs[i] + offsets[l]);
@@ -83,7 +88,7 @@ std::vector<std::int64_t> windowBounds(const EventStore& store,
 
 bool searchEventsInBatches(const EventStore& store, const QString& text, const TimelineClock& clock,
                            const DeliverBatchFn& deliver, const CancelFn& cancelled,
-                           std::int64_t firstBatchEvents)
+                           std::int64_t firstBatchEvents, const std::vector<char>& lanes)
 {
     const auto stop = [&] { return cancelled && cancelled(); };
     if (text.isEmpty() || stop()) return false;
@@ -101,10 +106,14 @@ bool searchEventsInBatches(const EventStore& store, const QString& text, const T
         deliver({}, true);
         return true;
     }
+    std::vector<char> searched(store.lanes.size(), 1);
+    for (std::size_t l = 0; l < std::min(lanes.size(), searched.size()); ++l)
+        searched[l] = lanes[l] != 0;
     std::vector<std::int64_t> offsets(store.lanes.size());
     for (std::size_t l = 0; l < store.lanes.size(); ++l)
         offsets[l] = clock.toDisplay(store.lanes[l].rank, 0);
-    const std::vector<std::int64_t> bounds = windowBounds(store, offsets, firstBatchEvents);
+    const std::vector<std::int64_t> bounds =
+        windowBounds(store, offsets, searched, firstBatchEvents);
     if (stop()) return false;
 
     struct Keyed {
@@ -119,6 +128,7 @@ bool searchEventsInBatches(const EventStore& store, const QString& text, const T
         EventSearchBatch batch;
         keyed.clear();
         for (std::size_t l = 0; l < store.lanes.size(); ++l) {
+            if (!searched[l]) continue;
             const Lane& lane = store.lanes[l];
             std::size_t i = cursor[l];
             const std::size_t end =
@@ -189,12 +199,14 @@ void EventSearch::setDebounceMs(int ms)
     m_timer.setInterval(ms);
 }
 
-void EventSearch::search(SessionPtr session, const QString& text, const TimelineClock& clock)
+void EventSearch::search(SessionPtr session, const QString& text, const TimelineClock& clock,
+                         std::vector<char> lanes)
 {
     cancel();
     m_session = std::move(session);
     m_text = text;
     m_clock = clock;
+    m_lanes = std::move(lanes);
     if (m_session && !m_text.isEmpty()) m_timer.start();
 }
 
@@ -217,20 +229,21 @@ void EventSearch::start()
     const std::uint64_t mine = ++*m_generation;
     m_busy = true;
     std::erase_if(m_workers, [](const QFuture<void>& w) { return w.isFinished(); });
-    m_workers.push_back(QtConcurrent::run([this, session = m_session, text = m_text,
-                                           clock = m_clock, generation = m_generation, mine] {
-        const auto stale = [&] { return generation->load() != mine; };
-        searchEventsInBatches(
-            session->events, text, clock,
-            [&](EventSearchBatch&& batch, bool last) {
-                if (stale()) return;
-                auto moved = std::make_shared<EventSearchBatch>(std::move(batch));
-                QMetaObject::invokeMethod(
-                    this, [this, mine, moved, last] { receive(mine, std::move(*moved), last); },
-                    Qt::QueuedConnection);
-            },
-            stale);
-    }));
+    m_workers.push_back(
+        QtConcurrent::run([this, session = m_session, text = m_text, clock = m_clock,
+                           lanes = m_lanes, generation = m_generation, mine] {
+            const auto stale = [&] { return generation->load() != mine; };
+            searchEventsInBatches(
+                session->events, text, clock,
+                [&](EventSearchBatch&& batch, bool last) {
+                    if (stale()) return;
+                    auto moved = std::make_shared<EventSearchBatch>(std::move(batch));
+                    QMetaObject::invokeMethod(
+                        this, [this, mine, moved, last] { receive(mine, std::move(*moved), last); },
+                        Qt::QueuedConnection);
+                },
+                stale, kFirstBatchEvents, lanes);
+        }));
 }
 
 void EventSearch::receive(std::uint64_t generation, EventSearchBatch&& batch, bool last)
