@@ -48,41 +48,45 @@ void EventSearchResult::append(EventSearchBatch&& batch)
 
 namespace {
 
-// The ends of the search's time windows on the clock: window w holds the events whose start on
-// the clock is before bounds[w] (and not before bounds[w - 1]); the window after the last bound
-// holds the rest. Sized from a sorted sample of about 64 Ki starts (every step-th event of each
-// lane), so each window holds about the number of events asked for, whatever the spread in time.
-std::vector<std::int64_t> windowBounds(const EventStore& store,
-                                       const std::vector<std::int64_t>& offsets,
-                                       const std::vector<char>& searched,
-                                       std::int64_t firstBatchEvents)
-{
-    std::int64_t events = 0;
-    for (std::size_t l = 0; l < store.lanes.size(); ++l)
-        if (searched[l]) events += std::int64_t(store.lanes[l].size());
-    const std::int64_t step = std::max<std::int64_t>(1, events / 65536);
-    std::vector<std::int64_t> sample;
-    for (std::size_t l = 0; l < store.lanes.size(); ++l) {
-        if (!searched[l]) continue;
-        const Lane& lane = store.lanes[l];
-        for (std::size_t i = 0; i < lane.size(); i += std::size_t(step))
-            sample.push_back(lane.startNs[i] + offsets[l]);
+// The ends of the search's time windows on the clock, one at a time: a window ends before the
+// bound next() returns (and starts at the previous one); after the last bound, the window holding
+// the rest. Sized from a sorted sample of about 64 Ki starts (every step-th event of each lane
+// searched), so each window holds about the number of events asked for, whatever the spread in
+// time.
+class WindowBounds {
+public:
+    WindowBounds(const EventStore& store, const std::vector<std::int64_t>& offsets,
+                 const std::vector<char>& searched)
+    {
+        std::int64_t events = 0;
+        for (std::size_t l = 0; l < store.lanes.size(); ++l)
+            if (searched[l]) events += std::int64_t(store.lanes[l].size());
+        m_step = std::max<std::int64_t>(1, events / 65536);
+        for (std::size_t l = 0; l < store.lanes.size(); ++l) {
+            if (!searched[l]) continue;
+            const Lane& lane = store.lanes[l];
+            for (std::size_t i = 0; i < lane.size(); i += std::size_t(m_step))
+                m_sample.push_back(lane.startNs[i] + offsets[l]);
+        }
+        std::sort(m_sample.begin(), m_sample.end());
     }
-    std::sort(sample.begin(), sample.end());
-    std::vector<std::int64_t> bounds;
-    std::int64_t budget = std::max<std::int64_t>(1, firstBatchEvents);
-    const std::int64_t maxBudget = std::max(kMaxBatchEvents, budget);
-    std::size_t p = 0;
-    for (;;) {
-        p += std::size_t(std::max<std::int64_t>(1, budget / step));
-        while (p < sample.size() && !bounds.empty() && sample[p] <= bounds.back())
-            ++p;
-        if (p >= sample.size()) break;
-        bounds.push_back(sample[p]);
-        budget = std::min(budget * 2, maxBudget);
+    // The end of the next window, of about `events` events; nullopt for the last window.
+    std::optional<std::int64_t> next(std::int64_t events)
+    {
+        m_at += std::size_t(std::max<std::int64_t>(1, events / m_step));
+        while (m_at < m_sample.size() && m_last && m_sample[m_at] <= *m_last)
+            ++m_at;
+        if (m_at >= m_sample.size()) return std::nullopt;
+        m_last = m_sample[m_at];
+        return m_last;
     }
-    return bounds;
-}
+
+private:
+    std::vector<std::int64_t> m_sample;
+    std::int64_t m_step = 1;
+    std::size_t m_at = 0;
+    std::optional<std::int64_t> m_last;
+};
 
 } // namespace
 
@@ -112,8 +116,7 @@ bool searchEventsInBatches(const EventStore& store, const QString& text, const T
     std::vector<std::int64_t> offsets(store.lanes.size());
     for (std::size_t l = 0; l < store.lanes.size(); ++l)
         offsets[l] = clock.toDisplay(store.lanes[l].rank, 0);
-    const std::vector<std::int64_t> bounds =
-        windowBounds(store, offsets, searched, firstBatchEvents);
+    WindowBounds windows(store, offsets, searched);
     if (stop()) return false;
 
     struct Keyed {
@@ -123,8 +126,13 @@ bool searchEventsInBatches(const EventStore& store, const QString& text, const T
     std::vector<Keyed> keyed;
     std::vector<std::size_t> cursor(store.lanes.size(), 0); // first event of the next window
     std::int64_t scanned = 0;
-    for (std::size_t w = 0; w <= bounds.size(); ++w) {
-        const bool last = w == bounds.size();
+    // The window grows only once it has delivered: the windows before the first hit (e.g. the
+    // compute before the first collective) keep the first size, so the first batch stays small.
+    std::int64_t budget = std::max<std::int64_t>(1, firstBatchEvents);
+    const std::int64_t maxBudget = std::max(kMaxBatchEvents, budget);
+    for (bool last = false; !last;) {
+        const std::optional<std::int64_t> bound = windows.next(budget);
+        last = !bound;
         EventSearchBatch batch;
         keyed.clear();
         for (std::size_t l = 0; l < store.lanes.size(); ++l) {
@@ -134,7 +142,7 @@ bool searchEventsInBatches(const EventStore& store, const QString& text, const T
             const std::size_t end =
                 last ? lane.size()
                      : std::size_t(std::lower_bound(lane.startNs.begin() + std::ptrdiff_t(i),
-                                                    lane.startNs.end(), bounds[w] - offsets[l]) -
+                                                    lane.startNs.end(), *bound - offsets[l]) -
                                    lane.startNs.begin());
             cursor[l] = end;
             std::vector<std::int64_t> hits;
@@ -158,6 +166,7 @@ bool searchEventsInBatches(const EventStore& store, const QString& text, const T
             batch.hits.push_back(k.hit);
         if (stop()) return false;
         deliver(std::move(batch), last);
+        budget = std::min(budget * 2, maxBudget);
     }
     return true;
 }

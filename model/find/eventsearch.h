@@ -52,9 +52,10 @@ private:
     std::vector<std::size_t> m_ends;         // hit count up to and including batch i
 };
 
-// The first window of a search holds about this many events; each next one twice as many, up
-// to kMaxBatchEvents, so the first hits come after a short scan and later batches stay small
-// enough to hand over without stalling the receiver.
+// The first window of a search holds about this many events, as does each next one until a window
+// has hits; after each batch delivered, the windows hold twice as many, up to kMaxBatchEvents. So
+// the first hits come after a short scan (however late in the trace they are) and later batches
+// stay small enough to hand over without stalling the receiver.
 constexpr std::int64_t kFirstBatchEvents = 64 * 1024;
 constexpr std::int64_t kMaxBatchEvents = 1024 * 1024;
 
