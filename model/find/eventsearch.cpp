@@ -2,6 +2,7 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
+#include <limits>
 
 namespace rankscope {
 
@@ -50,42 +51,64 @@ namespace {
 
 // The ends of the search's time windows on the clock, one at a time: a window ends before the
 // bound next() returns (and starts at the previous one); after the last bound, the window holding
-// the rest. Sized from a sorted sample of about 64 Ki starts (every step-th event of each lane
-// searched), so each window holds about the number of events asked for, whatever the spread in
-// time.
+// the rest. Each bound is the earliest time before which about the number of events asked for
+// (at least that many) start, found by bisecting the time and counting by binary search in every
+// lane searched: exact whatever the spread in time and however many lanes (a sample of starts
+// every k-th event of each lane cannot cut a window finer than k events of every lane, a million
+// events at 1,024 ranks).
 class WindowBounds {
 public:
     WindowBounds(const EventStore& store, const std::vector<std::int64_t>& offsets,
                  const std::vector<char>& searched)
+        : m_store(store), m_offsets(offsets), m_searched(searched)
     {
-        std::int64_t events = 0;
-        for (std::size_t l = 0; l < store.lanes.size(); ++l)
-            if (searched[l]) events += std::int64_t(store.lanes[l].size());
-        m_step = std::max<std::int64_t>(1, events / 65536);
         for (std::size_t l = 0; l < store.lanes.size(); ++l) {
-            if (!searched[l]) continue;
             const Lane& lane = store.lanes[l];
-            for (std::size_t i = 0; i < lane.size(); i += std::size_t(m_step))
-                m_sample.push_back(lane.startNs[i] + offsets[l]);
+            if (!searched[l] || lane.size() == 0) continue;
+            m_total += std::int64_t(lane.size());
+            m_first = std::min(m_first, lane.startNs.front() + offsets[l]);
+            m_latest = std::max(m_latest, lane.startNs.back() + offsets[l]);
         }
-        std::sort(m_sample.begin(), m_sample.end());
     }
     // The end of the next window, of about `events` events; nullopt for the last window.
     std::optional<std::int64_t> next(std::int64_t events)
     {
-        m_at += std::size_t(std::max<std::int64_t>(1, events / m_step));
-        while (m_at < m_sample.size() && m_last && m_sample[m_at] <= *m_last)
-            ++m_at;
-        if (m_at >= m_sample.size()) return std::nullopt;
-        m_last = m_sample[m_at];
-        return m_last;
+        const std::int64_t target = m_before + std::max<std::int64_t>(1, events);
+        if (target >= m_total || m_last > m_latest) return std::nullopt;
+        // The earliest t in (last, latest + 1] before which `target` events start.
+        std::int64_t lo = std::max(m_first, m_last + 1), hi = m_latest + 1;
+        while (lo < hi) {
+            const std::int64_t mid = lo + (hi - lo) / 2;
+            if (startingBefore(mid) >= target)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        m_before = startingBefore(lo);
+        m_last = lo;
+        return lo;
     }
 
 private:
-    std::vector<std::int64_t> m_sample;
-    std::int64_t m_step = 1;
-    std::size_t m_at = 0;
-    std::optional<std::int64_t> m_last;
+    std::int64_t startingBefore(std::int64_t t) const
+    {
+        std::int64_t n = 0;
+        for (std::size_t l = 0; l < m_store.lanes.size(); ++l) {
+            if (!m_searched[l]) continue;
+            const std::vector<std::int64_t>& starts = m_store.lanes[l].startNs;
+            n += std::lower_bound(starts.begin(), starts.end(), t - m_offsets[l]) - starts.begin();
+        }
+        return n;
+    }
+
+    const EventStore& m_store;
+    const std::vector<std::int64_t>& m_offsets;
+    const std::vector<char>& m_searched;
+    std::int64_t m_total = 0;
+    std::int64_t m_first = std::numeric_limits<std::int64_t>::max();
+    std::int64_t m_latest = std::numeric_limits<std::int64_t>::min();
+    std::int64_t m_before = 0;                                      // events starting before m_last
+    std::int64_t m_last = std::numeric_limits<std::int64_t>::min(); // none yet
 };
 
 } // namespace
