@@ -208,7 +208,8 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     splitter->addWidget(m_view);
     splitter->addWidget(m_bottom);
     splitter->setChildrenCollapsible(false);
-    splitter->setStretchFactor(0, 1);
+    // The overview keeps the height sizeOverview gave its rows: a taller window goes to the lanes.
+    splitter->setStretchFactor(0, 0);
     splitter->setStretchFactor(1, 3);
     splitter->setStretchFactor(2, 1);
     // The timeline gets most of the height; the charts about what their bars need.
