@@ -453,9 +453,7 @@ void MainWindow::showAnalysis()
 {
     const AnalysisResult& analysis = m_session->analysis;
     m_findings->setSession(m_session);
-    TimelineView* view = m_timeline->view();
-    view->setClockOffsets(FindingsModel::timelineOffsets(analysis.clock));
-    view->setMarkers(FindingsModel::timelineMarkers(analysis));
+    m_timeline->setDiagnosis(analysis);
     if (m_investigationId > 0)
         m_store->setFindingsJson(
             m_investigationId,

@@ -2,6 +2,7 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
+#include <limits>
 
 namespace rankscope {
 
@@ -48,42 +49,73 @@ void EventSearchResult::append(EventSearchBatch&& batch)
 
 namespace {
 
-// The ends of the search's time windows on the clock: window w holds the events whose start on
-// the clock is before bounds[w] (and not before bounds[w - 1]); the window after the last bound
-// holds the rest. Sized from a sorted sample of about 64 Ki starts (every step-th event of each
-// lane), so each window holds about the number of events asked for, whatever the spread in time.
-std::vector<std::int64_t> windowBounds(const EventStore& store,
-                                       const std::vector<std::int64_t>& offsets,
-                                       std::int64_t firstBatchEvents)
-{
-    const std::int64_t step = std::max<std::int64_t>(1, store.eventCount() / 65536);
-    std::vector<std::int64_t> sample;
-    for (std::size_t l = 0; l < store.lanes.size(); ++l) {
-        const Lane& lane = store.lanes[l];
-        for (std::size_t i = 0; i < lane.size(); i += std::size_t(step))
-            sample.push_back(lane.startNs[i] + offsets[l]);
+// The ends of the search's time windows on the clock, one at a time: a window ends before the
+// bound next() returns (and starts at the previous one); after the last bound, the window holding
+// the rest. Each bound is the earliest time before which about the number of events asked for
+// (at least that many) start, found by bisecting the time and counting by binary search in every
+// lane searched: exact whatever the spread in time and however many lanes (a sample of starts
+// every k-th event of each lane cannot cut a window finer than k events of every lane, a million
+// events at 1,024 ranks).
+class WindowBounds {
+public:
+    WindowBounds(const EventStore& store, const std::vector<std::int64_t>& offsets,
+                 const std::vector<char>& searched)
+        : m_store(store), m_offsets(offsets), m_searched(searched)
+    {
+        for (std::size_t l = 0; l < store.lanes.size(); ++l) {
+            const Lane& lane = store.lanes[l];
+            if (!searched[l] || lane.size() == 0) continue;
+            m_total += std::int64_t(lane.size());
+            m_first = std::min(m_first, lane.startNs.front() + offsets[l]);
+            m_latest = std::max(m_latest, lane.startNs.back() + offsets[l]);
+        }
     }
-    std::sort(sample.begin(), sample.end());
-    std::vector<std::int64_t> bounds;
-    std::int64_t budget = std::max<std::int64_t>(1, firstBatchEvents);
-    const std::int64_t maxBudget = std::max(kMaxBatchEvents, budget);
-    std::size_t p = 0;
-    for (;;) {
-        p += std::size_t(std::max<std::int64_t>(1, budget / step));
-        while (p < sample.size() && !bounds.empty() && sample[p] <= bounds.back())
-            ++p;
-        if (p >= sample.size()) break;
-        bounds.push_back(sample[p]);
-        budget = std::min(budget * 2, maxBudget);
+    // The end of the next window, of about `events` events; nullopt for the last window.
+    std::optional<std::int64_t> next(std::int64_t events)
+    {
+        const std::int64_t target = m_before + std::max<std::int64_t>(1, events);
+        if (target >= m_total || m_last > m_latest) return std::nullopt;
+        // The earliest t in (last, latest + 1] before which `target` events start.
+        std::int64_t lo = std::max(m_first, m_last + 1), hi = m_latest + 1;
+        while (lo < hi) {
+            const std::int64_t mid = lo + (hi - lo) / 2;
+            if (startingBefore(mid) >= target)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        m_before = startingBefore(lo);
+        m_last = lo;
+        return lo;
     }
-    return bounds;
-}
+
+private:
+    std::int64_t startingBefore(std::int64_t t) const
+    {
+        std::int64_t n = 0;
+        for (std::size_t l = 0; l < m_store.lanes.size(); ++l) {
+            if (!m_searched[l]) continue;
+            const std::vector<std::int64_t>& starts = m_store.lanes[l].startNs;
+            n += std::lower_bound(starts.begin(), starts.end(), t - m_offsets[l]) - starts.begin();
+        }
+        return n;
+    }
+
+    const EventStore& m_store;
+    const std::vector<std::int64_t>& m_offsets;
+    const std::vector<char>& m_searched;
+    std::int64_t m_total = 0;
+    std::int64_t m_first = std::numeric_limits<std::int64_t>::max();
+    std::int64_t m_latest = std::numeric_limits<std::int64_t>::min();
+    std::int64_t m_before = 0;                                      // events starting before m_last
+    std::int64_t m_last = std::numeric_limits<std::int64_t>::min(); // none yet
+};
 
 } // namespace
 
 bool searchEventsInBatches(const EventStore& store, const QString& text, const TimelineClock& clock,
                            const DeliverBatchFn& deliver, const CancelFn& cancelled,
-                           std::int64_t firstBatchEvents)
+                           std::int64_t firstBatchEvents, const std::vector<char>& lanes)
 {
     const auto stop = [&] { return cancelled && cancelled(); };
     if (text.isEmpty() || stop()) return false;
@@ -101,10 +133,13 @@ bool searchEventsInBatches(const EventStore& store, const QString& text, const T
         deliver({}, true);
         return true;
     }
+    std::vector<char> searched(store.lanes.size(), 1);
+    for (std::size_t l = 0; l < std::min(lanes.size(), searched.size()); ++l)
+        searched[l] = lanes[l] != 0;
     std::vector<std::int64_t> offsets(store.lanes.size());
     for (std::size_t l = 0; l < store.lanes.size(); ++l)
         offsets[l] = clock.toDisplay(store.lanes[l].rank, 0);
-    const std::vector<std::int64_t> bounds = windowBounds(store, offsets, firstBatchEvents);
+    WindowBounds windows(store, offsets, searched);
     if (stop()) return false;
 
     struct Keyed {
@@ -114,17 +149,23 @@ bool searchEventsInBatches(const EventStore& store, const QString& text, const T
     std::vector<Keyed> keyed;
     std::vector<std::size_t> cursor(store.lanes.size(), 0); // first event of the next window
     std::int64_t scanned = 0;
-    for (std::size_t w = 0; w <= bounds.size(); ++w) {
-        const bool last = w == bounds.size();
+    // The window grows only once it has delivered: the windows before the first hit (e.g. the
+    // compute before the first collective) keep the first size, so the first batch stays small.
+    std::int64_t budget = std::max<std::int64_t>(1, firstBatchEvents);
+    const std::int64_t maxBudget = std::max(kMaxBatchEvents, budget);
+    for (bool last = false; !last;) {
+        const std::optional<std::int64_t> bound = windows.next(budget);
+        last = !bound;
         EventSearchBatch batch;
         keyed.clear();
         for (std::size_t l = 0; l < store.lanes.size(); ++l) {
+            if (!searched[l]) continue;
             const Lane& lane = store.lanes[l];
             std::size_t i = cursor[l];
             const std::size_t end =
                 last ? lane.size()
                      : std::size_t(std::lower_bound(lane.startNs.begin() + std::ptrdiff_t(i),
-                                                    lane.startNs.end(), bounds[w] - offsets[l]) -
+                                                    lane.startNs.end(), *bound - offsets[l]) -
                                    lane.startNs.begin());
             cursor[l] = end;
             std::vector<std::int64_t> hits;
@@ -148,6 +189,7 @@ bool searchEventsInBatches(const EventStore& store, const QString& text, const T
             batch.hits.push_back(k.hit);
         if (stop()) return false;
         deliver(std::move(batch), last);
+        budget = std::min(budget * 2, maxBudget);
     }
     return true;
 }
@@ -189,12 +231,14 @@ void EventSearch::setDebounceMs(int ms)
     m_timer.setInterval(ms);
 }
 
-void EventSearch::search(SessionPtr session, const QString& text, const TimelineClock& clock)
+void EventSearch::search(SessionPtr session, const QString& text, const TimelineClock& clock,
+                         std::vector<char> lanes)
 {
     cancel();
     m_session = std::move(session);
     m_text = text;
     m_clock = clock;
+    m_lanes = std::move(lanes);
     if (m_session && !m_text.isEmpty()) m_timer.start();
 }
 
@@ -217,20 +261,21 @@ void EventSearch::start()
     const std::uint64_t mine = ++*m_generation;
     m_busy = true;
     std::erase_if(m_workers, [](const QFuture<void>& w) { return w.isFinished(); });
-    m_workers.push_back(QtConcurrent::run([this, session = m_session, text = m_text,
-                                           clock = m_clock, generation = m_generation, mine] {
-        const auto stale = [&] { return generation->load() != mine; };
-        searchEventsInBatches(
-            session->events, text, clock,
-            [&](EventSearchBatch&& batch, bool last) {
-                if (stale()) return;
-                auto moved = std::make_shared<EventSearchBatch>(std::move(batch));
-                QMetaObject::invokeMethod(
-                    this, [this, mine, moved, last] { receive(mine, std::move(*moved), last); },
-                    Qt::QueuedConnection);
-            },
-            stale);
-    }));
+    m_workers.push_back(
+        QtConcurrent::run([this, session = m_session, text = m_text, clock = m_clock,
+                           lanes = m_lanes, generation = m_generation, mine] {
+            const auto stale = [&] { return generation->load() != mine; };
+            searchEventsInBatches(
+                session->events, text, clock,
+                [&](EventSearchBatch&& batch, bool last) {
+                    if (stale()) return;
+                    auto moved = std::make_shared<EventSearchBatch>(std::move(batch));
+                    QMetaObject::invokeMethod(
+                        this, [this, mine, moved, last] { receive(mine, std::move(*moved), last); },
+                        Qt::QueuedConnection);
+                },
+                stale, kFirstBatchEvents, lanes);
+        }));
 }
 
 void EventSearch::receive(std::uint64_t generation, EventSearchBatch&& batch, bool last)

@@ -52,9 +52,10 @@ private:
     std::vector<std::size_t> m_ends;         // hit count up to and including batch i
 };
 
-// The first window of a search holds about this many events; each next one twice as many, up
-// to kMaxBatchEvents, so the first hits come after a short scan and later batches stay small
-// enough to hand over without stalling the receiver.
+// The first window of a search holds about this many events, as does each next one until a window
+// has hits; after each batch delivered, the windows hold twice as many, up to kMaxBatchEvents. So
+// the first hits come after a short scan (however late in the trace they are) and later batches
+// stay small enough to hand over without stalling the receiver.
 constexpr std::int64_t kFirstBatchEvents = 64 * 1024;
 constexpr std::int64_t kMaxBatchEvents = 1024 * 1024;
 
@@ -64,10 +65,13 @@ constexpr std::int64_t kMaxBatchEvents = 1024 * 1024;
 // (so when no event matches, `deliver` is called once, with an empty batch). Returns false, with no
 // further call, when `cancelled` returns true (polled every 64 Ki events and names) or for an empty
 // text. `firstBatchEvents` sets the first window's size (tests use small ones to get many batches).
+// `lanes`, when not empty, holds a flag per lane of the store: only the flagged lanes are searched
+// (the lanes of the job the timeline shows).
 using DeliverBatchFn = std::function<void(EventSearchBatch&& batch, bool last)>;
 bool searchEventsInBatches(const EventStore& store, const QString& text, const TimelineClock& clock,
                            const DeliverBatchFn& deliver, const CancelFn& cancelled = {},
-                           std::int64_t firstBatchEvents = kFirstBatchEvents);
+                           std::int64_t firstBatchEvents = kFirstBatchEvents,
+                           const std::vector<char>& lanes = {});
 
 // searchEventsInBatches, all batches appended into one result; nullopt when cancelled.
 std::optional<EventSearchResult> searchEvents(const EventStore& store, const QString& text,
@@ -89,9 +93,11 @@ public:
     ~EventSearch() override;
 
     void setDebounceMs(int ms);
-    // Searches `session`'s events (kept alive until the worker is done) for `text`. The previous
-    // search's hits stay in result() until the new one delivers its first batch.
-    void search(SessionPtr session, const QString& text, const TimelineClock& clock);
+    // Searches `session`'s events (kept alive until the worker is done) for `text`, in the lanes
+    // flagged in `lanes` (empty: every lane). The previous search's hits stay in result() until
+    // the new one delivers its first batch.
+    void search(SessionPtr session, const QString& text, const TimelineClock& clock,
+                std::vector<char> lanes = {});
     // Drops the pending or running search; nothing more is delivered for it. result() stays.
     void cancel();
     // cancel(), and result() emptied (e.g. the session it indexes is gone).
@@ -114,6 +120,7 @@ private:
     SessionPtr m_session;
     QString m_text;
     TimelineClock m_clock;
+    std::vector<char> m_lanes;
     // Shared with the workers, which may outlive a superseded search.
     std::shared_ptr<std::atomic<std::uint64_t>> m_generation;
     std::uint64_t m_resultGeneration = 0; // the search result() holds

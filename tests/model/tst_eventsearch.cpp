@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <memory>
+#include <numeric>
 #include <random>
 
 using namespace rankscope;
@@ -82,6 +83,8 @@ private Q_SLOTS:
     void equalsANaiveScan();
     void batchesConcatenatedEqualANaiveScan_data();
     void batchesConcatenatedEqualANaiveScan();
+    void firstBatchIsSmallWhenHitsStartLate();
+    void onlyTheGivenLanesAreSearched();
     void cancelledReturnsNothing();
     void cancelBetweenBatchesStops();
     void onlyTheNewestSearchIsDelivered();
@@ -202,6 +205,53 @@ void TestEventSearch::batchesConcatenatedEqualANaiveScan()
             QCOMPARE(appended.laneHits(l, from, to), inside);
         }
     if (truth.empty()) QCOMPARE(batches, 1);
+}
+
+// One lane of 150,000 "volta_sgemm" events, then 50,000 "ncclKernel" ones. Searched for "nccl"
+// with first windows of 1,000 events, the windows before the first hit do not grow: the first
+// batch holds at most about 1,000 hits (not the tens of thousands of a window grown while empty),
+// and the batches still add up to every hit.
+void TestEventSearch::firstBatchIsSmallWhenHitsStartLate()
+{
+    auto s = std::make_shared<TraceSession>();
+    std::vector<synthetic::Span> spans;
+    constexpr int kCompute = 150'000, kComm = 50'000;
+    for (int i = 0; i < kCompute + kComm; ++i)
+        spans.push_back({std::int64_t(i) * 10, std::int64_t(i) * 10 + 5,
+                         i < kCompute ? "volta_sgemm" : "ncclKernel"});
+    s->events.lanes.push_back(
+        synthetic::makeLane(s->events.strings, 0, LaneKind::GpuStream, 0, 7, spans));
+    const SessionPtr session = synthetic::finish(s);
+    std::vector<std::size_t> sizes;
+    QVERIFY(searchEventsInBatches(
+        session->events, QStringLiteral("nccl"), {},
+        [&](EventSearchBatch&& batch, bool) { sizes.push_back(batch.hits.size()); }, {}, 1000));
+    QVERIFY(!sizes.empty());
+    QVERIFY2(sizes.front() > 0 && sizes.front() <= 1100,
+             qPrintable(QString::number(sizes.front())));
+    QCOMPARE(std::accumulate(sizes.begin(), sizes.end(), std::size_t(0)), std::size_t(kComm));
+}
+
+// Only the flagged lanes are searched: the naive scan's hits in those lanes, in its order.
+void TestEventSearch::onlyTheGivenLanesAreSearched()
+{
+    const SessionPtr session = makeSession();
+    const TimelineClock clock = skewedClock();
+    std::vector<char> lanes(session->events.lanes.size(), 0);
+    for (std::size_t l = 0; l < lanes.size(); l += 3)
+        lanes[l] = 1;
+    std::vector<EventHit> truth;
+    for (const EventHit& h : naiveFind(session->events, "nccl", clock))
+        if (lanes[std::size_t(h.lane)]) truth.push_back(h);
+    QVERIFY(!truth.empty());
+    std::vector<EventHit> found;
+    QVERIFY(searchEventsInBatches(
+        session->events, QStringLiteral("NCCL"), clock,
+        [&](EventSearchBatch&& batch, bool) {
+            found.insert(found.end(), batch.hits.begin(), batch.hits.end());
+        },
+        {}, 64, lanes));
+    QVERIFY(found == truth);
 }
 
 void TestEventSearch::cancelledReturnsNothing()

@@ -255,6 +255,25 @@ private Q_SLOTS:
         QCOMPARE(axis->at(2), QStringLiteral("2 (none)"));
     }
 
+    // A collective that one rank leaves 125 s after the first arrival reads as the timeline
+    // writes durations (minutes and seconds), in its list entry and in the note: not "125.00 s".
+    void aMinuteLongCollectiveReadsInMinutes()
+    {
+        auto s = analysedSession();
+        const MatchedCollective& m = s->analysis.groups[0].collectives[3];
+        std::int64_t first = INT64_MAX;
+        for (int rec : m.records)
+            first = std::min(first, enterExit(s->events.collectives[std::size_t(rec)]).first);
+        s->events.collectives[std::size_t(m.records[1])].execEndNs = first + 125'000'000'000;
+        CollectiveChart chart;
+        chart.setSession(s);
+        QCOMPARE(chart.bars().spanNs, std::int64_t(125'000'000'000));
+        QVERIFY2(chart.choice()->itemText(0).endsWith(QStringLiteral(" — 2 min 5 s")),
+                 qPrintable(chart.choice()->itemText(0)));
+        QVERIFY2(chart.note()->text().startsWith(QStringLiteral("2 min 5 s from the first")),
+                 qPrintable(chart.note()->text()));
+    }
+
     void clickOnBreakdownBarSelectsRank()
     {
         TimelinePanel panel;

@@ -12,6 +12,8 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
+#include <QLabel>
+#include <QLineEdit>
 #include <QMouseEvent>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -20,6 +22,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <set>
 
 using namespace rankscope;
 
@@ -59,6 +62,30 @@ std::int64_t runJob(test::SyntheticJob& job, int steps, int hung)
     const std::int64_t arrive = job.nowNs() + kComputeNs;
     if (hung >= 0) job.step(test::uniform(n, kComputeNs), {"all_reduce"}, 200'000, {hung}, kHangNs);
     return arrive;
+}
+
+Finding finding(const char* id, FindingKind kind, std::vector<int> ranks, std::int64_t startNs,
+                std::int64_t endNs)
+{
+    Finding f;
+    f.id = id;
+    f.kind = kind;
+    f.severity = Severity::Error;
+    f.ranks = std::move(ranks);
+    f.startNs = startNs;
+    f.endNs = endNs;
+    return f;
+}
+
+// The latest event end of `rank`'s lanes in the store (-1 when it has none).
+std::int64_t lastEndOf(const EventStore& store, int rank)
+{
+    std::int64_t end = -1;
+    for (const Lane& lane : store.lanes)
+        if (lane.rank == rank)
+            for (std::size_t i = 0; i < lane.size(); ++i)
+                end = std::max(end, lane.endNs[i]);
+    return end;
 }
 
 void sendMouse(QWidget* w, QEvent::Type type, QPoint pos, Qt::MouseButtons buttons,
@@ -116,12 +143,16 @@ private Q_SLOTS:
     void layoutRowsAndHitTesting_data();
     void layoutRowsAndHitTesting();
     void layoutFollowsTheOrder();
+    void fittedHeightLeavesNoRowEmpty_data();
+    void fittedHeightLeavesNoRowEmpty();
+    void crashedRankDrawnOnceTheDiagnosisArrives();
     void hungRankStandsOut_data();
     void hungRankStandsOut();
     void eightRanksAt1280x800();
     void brushingRanksFiltersTheLanes();
     void mixedJobsEachOnItsOwnTimeScale();
     void thousandRanksAt1280x800();
+    void findLooksInTheShownJobOnly();
 };
 
 void TestRankOverview::layoutRowsAndHitTesting_data()
@@ -189,6 +220,84 @@ void TestRankOverview::layoutFollowsTheOrder()
     layout.setTrackLeft(50);
     QCOMPARE(layout.xForTime(zoom, 1500), 100);
     QCOMPARE(layout.timeForX(zoom, 100), std::int64_t(1500));
+}
+
+void TestRankOverview::fittedHeightLeavesNoRowEmpty_data()
+{
+    QTest::addColumn<int>("ranks");
+    QTest::addColumn<int>("maxPx");
+    QTest::addColumn<QList<int>>("marked");
+    QTest::addRow("1024 ranks in 256 px, two marked") << 1024 << kStrip + 256 << QList{300, 700};
+    QTest::addRow("1024 ranks in 308 px, one marked") << 1024 << kStrip + 308 << QList{700};
+    QTest::addRow("1024 ranks in 100 px, two marked") << 1024 << kStrip + 100 << QList{0, 1023};
+    QTest::addRow("200 ranks in 300 px, three marked") << 200 << kStrip + 300 << QList{5, 6, 150};
+    QTest::addRow("8 ranks, none marked") << 8 << kStrip + 100 << QList<int>{};
+}
+
+// The height the overview is given for its ranks and the findings' emphasised ranks: the rows,
+// laid out at that height, end at its bottom (no empty pixel row under them), every rank has a
+// row, each marked rank one of its own at least kMinEmphasisHeight tall where rows are thin.
+void TestRankOverview::fittedHeightLeavesNoRowEmpty()
+{
+    QFETCH(int, ranks);
+    QFETCH(int, maxPx);
+    QFETCH(QList<int>, marked);
+    std::vector<int> order(static_cast<std::size_t>(ranks));
+    std::iota(order.begin(), order.end(), 0);
+    RankOverviewLayout layout;
+    layout.setRanks(order);
+    layout.setEmphasised({marked.begin(), marked.end()});
+    const int fitted = layout.fittedHeight(maxPx);
+    QVERIFY(fitted <= maxPx);
+    layout.setHeight(fitted);
+    QCOMPARE(layout.rowsBottom(), fitted);
+    QCOMPARE(layout.rankAt(fitted - 1), layout.ranksOfRow(layout.rowCount() - 1).first);
+    int covered = 0;
+    for (int row = 0; row < layout.rowCount(); ++row)
+        covered += layout.ranksOfRow(row).second;
+    QCOMPARE(covered, ranks);
+    for (int r : marked) {
+        const int row = layout.rowOfRank(r);
+        QCOMPARE(layout.ranksOfRow(row).second, 1);
+        QVERIFY(layout.rowHeight(row) >= RankOverviewLayout::kMinEmphasisHeight);
+    }
+}
+
+// 8 ranks, rank 5 hung: the others' traces end while it runs on. A finding says rank 2
+// crashed: its row after its last event is "stopped" until the diagnosis is handed over, then
+// "crashed"; rank 1's stays "stopped". The overview draws what it was handed, not what the
+// session's own findings say (it does not scan them while painting).
+void TestRankOverview::crashedRankDrawnOnceTheDiagnosisArrives()
+{
+    constexpr int kRanks = 8, kHung = 5, kCrashed = 2, kOther = 1;
+    test::SyntheticJob job(kRanks, true, true);
+    runJob(job, 3, kHung);
+    auto read = std::const_pointer_cast<TraceSession>(sessionOf(job));
+    const std::int64_t jobEnd = lastEndOf(read->events, kHung);
+    const std::int64_t stopped = lastEndOf(read->events, kCrashed);
+    QVERIFY(lastEndOf(read->events, kOther) == stopped && stopped < jobEnd);
+    // The session's own findings already name the crash: never handed over, they are not drawn.
+    read->analysis.findings.push_back(finding("F9", FindingKind::Crash, {kCrashed}, -1, -1));
+    const SessionPtr session = read;
+
+    TimelinePanel panel;
+    QVERIFY(showAt1280x800(panel, session));
+    RankOverviewCanvas* canvas = panel.rankOverview()->canvas();
+    const RankOverviewLayout& layout = canvas->layout();
+    const int x = xOf(*canvas, *panel.view(), stopped + (jobEnd - stopped) / 2);
+    QImage image = canvas->grab().toImage();
+    QCOMPARE(image.pixelColor(x, layout.yForRank(kCrashed)), stateColor(RankState::Stopped));
+    QCOMPARE(image.pixelColor(x, layout.yForRank(kOther)), stateColor(RankState::Stopped));
+
+    AnalysisResult diagnosis;
+    diagnosis.findings.push_back(finding("F1", FindingKind::Crash, {kCrashed}, -1, -1));
+    panel.setDiagnosis(diagnosis);
+    QApplication::processEvents();
+    image = canvas->grab().toImage();
+    image.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/rankoverview_crashed.png"));
+    QCOMPARE(image.pixelColor(x, layout.yForRank(kCrashed)), stateColor(RankState::Crashed));
+    QCOMPARE(image.pixelColor(x, layout.yForRank(kOther)), stateColor(RankState::Stopped));
+    QCOMPARE(canvas->stateAt(kCrashed, x), RankState::Crashed);
 }
 
 void TestRankOverview::hungRankStandsOut_data()
@@ -463,11 +572,12 @@ void TestRankOverview::mixedJobsEachOnItsOwnTimeScale()
 }
 
 // 1,024 ranks on the Timeline tab at 1280 x 800, where the overview has about a hundred pixel
-// rows: rank 300 reaches every all_reduce 400 ms late, rank 700 never reaches the last. With
-// the findings' marks on those ranks (as the diagnosis sets them), their rows are emphasised
-// (at least kMinEmphasisHeight), and at first paint the column in the middle of the hang is
-// "waiting" everywhere but in the hung rank's row (its own code), the column in the middle of
-// the straggler's delay "waiting" everywhere but in the straggler's row.
+// rows: rank 300 reaches every all_reduce 400 ms late, rank 700 never reaches the last. Once the
+// diagnosis arrives with findings on those ranks, their rows are emphasised (at least
+// kMinEmphasisHeight), the overview is sized again so that no pixel row is left empty under the
+// rows, and the column in the middle of the hang is "waiting" everywhere but in the hung rank's
+// row (its own code), the column in the middle of the straggler's delay "waiting" everywhere but
+// in the straggler's row.
 void TestRankOverview::thousandRanksAt1280x800()
 {
     constexpr int kRanks = 1024, kLate = 300, kHung = 700;
@@ -484,21 +594,20 @@ void TestRankOverview::thousandRanksAt1280x800()
 
     TimelinePanel panel;
     QVERIFY(showAt1280x800(panel, session));
-    panel.view()->setMarkers(
-        {{hangStep,
-          hangStep + kStepNs + kHangNs,
-          {kHung},
-          QColor(190, 30, 45),
-          QStringLiteral("F1 hang")},
-         {start, hangStep, {kLate}, QColor(200, 150, 20), QStringLiteral("F2 straggler")}});
+    AnalysisResult diagnosis;
+    diagnosis.findings = {
+        finding("F1", FindingKind::Hang, {kHung}, hangStep, hangStep + kStepNs + kHangNs),
+        finding("F2", FindingKind::Straggler, {kLate}, start, hangStep)};
+    panel.setDiagnosis(diagnosis);
     QApplication::processEvents();
     RankOverviewCanvas* canvas = panel.rankOverview()->canvas();
     TimelineView* view = panel.view();
+    QCOMPARE(view->markers().size(), 2);
     const QImage image = canvas->grab().toImage();
     panel.grab().save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/rankoverview_1024_1280x800.png"));
     const RankOverviewLayout& layout = canvas->layout();
     QVERIFY(layout.ranksPerRow() > 1); // the other ranks share pixel rows
-    QVERIFY(layout.rowsBottom() <= canvas->height());
+    QCOMPARE(layout.rowsBottom(), canvas->height());
     const auto rowSpan = [&](int rank) {
         const int row = layout.rowOfRank(rank);
         return std::pair(layout.rowTop(row), layout.rowTop(row) + layout.rowHeight(row));
@@ -527,6 +636,74 @@ void TestRankOverview::thousandRanksAt1280x800()
     panel.resize(1920, 1080);
     QApplication::processEvents();
     panel.grab().save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/rankoverview_1024_1920x1080.png"));
+}
+
+// tests/data/mixed_jobs with one job shown: find looks in that job's lanes only. Truth: every
+// store event whose name holds the text, in the lanes of the files whose raw JSON states the
+// job's world size. Each hit stepped to is on screen (in a laid-out lane, inside the view's time
+// range); showing the other job finds that job's events.
+void TestRankOverview::findLooksInTheShownJobOnly()
+{
+    const QString dir = QStringLiteral(RANKSCOPE_TEST_DATA "/mixed_jobs");
+    std::map<QString, int> worldOfFile;
+    for (const QString& name : QDir(dir).entryList({QStringLiteral("*.json.gz")}))
+        worldOfFile[name] = nlohmann::json::parse(inflate(dir + QLatin1Char('/') + name))
+                                .at("distributedInfo")
+                                .at("world_size")
+                                .get<int>();
+    const SessionPtr session = readSession(dir);
+    const std::vector<Lane>& lanes = session->events.lanes;
+    const auto worldOfLane = [&](std::size_t l) {
+        const QString file = session->folder.sources()[lanes[l].sourceIndex].relativePath.section(
+            QLatin1Char('/'), -1);
+        return worldOfFile.count(file) ? worldOfFile[file] : -1;
+    };
+    const QString text = QStringLiteral("cudalaunchkernel");
+    std::map<int, std::set<std::pair<int, std::int64_t>>> expected; // world -> (lane, event)
+    for (std::size_t l = 0; l < lanes.size(); ++l)
+        for (std::size_t i = 0; i < lanes[l].size(); ++i) {
+            const std::string_view name = session->events.strings.view(lanes[l].nameId[i]);
+            if (QString::fromUtf8(name.data(), qsizetype(name.size()))
+                    .contains(text, Qt::CaseInsensitive))
+                expected[worldOfLane(l)].insert({int(l), std::int64_t(i)});
+        }
+    QVERIFY(!expected[128].empty() && !expected[2].empty());
+
+    TimelinePanel panel;
+    QVERIFY(showAt1280x800(panel, session));
+    TimelineView* view = panel.view();
+    QComboBox* jobs = panel.jobBox();
+    for (int item = 1; item <= 2; ++item) {
+        jobs->setCurrentIndex(item);
+        const int world = jobs->itemText(item).contains(QStringLiteral(" of 128")) ? 128 : 2;
+        if (item == 1) {
+            panel.showFindBar();
+            panel.findEdit()->setText(text);
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(!view->isFinding(), 30000);
+        std::set<std::pair<int, std::int64_t>> found;
+        for (const TimelineEventRef& hit : view->findHits())
+            found.insert({hit.lane, hit.event});
+        QCOMPARE(found, expected[world]);
+        // The status says where find looked.
+        const QString where = QStringLiteral(" in job %1 ").arg(item);
+        bool said = false;
+        for (const QLabel* label : panel.findChildren<QLabel*>())
+            said = said || label->text().contains(where);
+        QVERIFY(said);
+        // The first, second and last hits are on screen when stepped to.
+        for (const bool next : {true, true, false, false}) {
+            next ? view->findNext() : view->findPrevious();
+            const TimelineEventRef ref = view->selected();
+            QCOMPARE(worldOfLane(std::size_t(ref.lane)), world);
+            QVERIFY(view->yForLane(ref.lane) >= 0 || view->layout().firstRowOfLane(ref.lane) >= 0);
+            const Lane& lane = lanes[std::size_t(ref.lane)];
+            const std::int64_t t =
+                view->displayTimeNs(lane.rank, lane.startNs[std::size_t(ref.event)]);
+            QVERIFY(t >= view->zoom().visibleStartNs() && t <= view->zoom().visibleEndNs());
+        }
+        QCOMPARE(view->currentFindHit(), view->findHitCount() - 1);
+    }
 }
 
 QTEST_MAIN(TestRankOverview)

@@ -1,5 +1,6 @@
 #include "views/charts/collectivechart.h"
 
+#include "model/zoomstate.h"
 #include "views/charts/chartstyle.h"
 #include "views/timeline/timelinecolors.h"
 
@@ -23,12 +24,6 @@ namespace rankscope {
 namespace {
 
 const QColor kDurationColor(225, 100, 50);
-
-QString formatNs(std::int64_t ns)
-{
-    const ChartUnit u = ChartData::unitFor(ns);
-    return QStringLiteral("%1 %2").arg(double(ns) / u.nsPerUnit, 0, 'f', 2).arg(u.name);
-}
 
 } // namespace
 
@@ -81,7 +76,7 @@ void CollectiveChart::reloadChoices()
         const QSignalBlocker quiet(m_choice);
         m_choice->clear();
         for (const CollectiveBars& b : m_choices)
-            m_choice->addItem(tr("%1 — %2").arg(b.title, formatNs(b.spanNs)));
+            m_choice->addItem(tr("%1 — %2").arg(b.title, ZoomState::formatDuration(b.spanNs)));
     }
     m_choice->setEnabled(!m_choices.empty());
     if (!m_choices.empty()) {
@@ -137,7 +132,8 @@ void CollectiveChart::showCollective(int group, int index)
     }
     m_hasSelectedEntry = true;
     m_choices.insert(m_choices.begin(), bars);
-    m_choice->insertItem(0, tr("%1 — %2 (selected)").arg(bars.title, formatNs(bars.spanNs)));
+    m_choice->insertItem(
+        0, tr("%1 — %2 (selected)").arg(bars.title, ZoomState::formatDuration(bars.spanNs)));
     m_choice->setCurrentIndex(0);
     m_choice->setEnabled(true);
     showChoice(0);
@@ -186,15 +182,16 @@ void CollectiveChart::plot(const CollectiveBars& bars)
         if (bars.records[i] < 0) missing << QString::number(bars.ranks[i]);
     // A rank that never arrived is the one the others wait for; the latest arrival among the
     // rest matters only after it.
-    QString note = missing.isEmpty()
-                       ? tr("%1 from the first rank's arrival to the last exit; rank %2 arrived "
-                            "last.")
-                             .arg(formatNs(bars.spanNs))
-                             .arg(bars.lastArrivingRank)
-                       : tr("Rank(s) %1 never arrived (no record of it); the others spent up to "
-                            "%2 in it. Of those that arrived, rank %3 was last.")
-                             .arg(missing.join(QStringLiteral(", ")), formatNs(bars.spanNs))
-                             .arg(bars.lastArrivingRank);
+    QString note =
+        missing.isEmpty()
+            ? tr("%1 from the first rank's arrival to the last exit; rank %2 arrived "
+                 "last.")
+                  .arg(ZoomState::formatDuration(bars.spanNs))
+                  .arg(bars.lastArrivingRank)
+            : tr("Rank(s) %1 never arrived (no record of it); the others spent up to "
+                 "%2 in it. Of those that arrived, rank %3 was last.")
+                  .arg(missing.join(QStringLiteral(", ")), ZoomState::formatDuration(bars.spanNs))
+                  .arg(bars.lastArrivingRank);
     // On raw timestamps the arrivals mix the ranks' clocks: say so, as the timeline does.
     note += bars.clock.aligned ? tr(" Times on aligned clocks.")
                                : tr(" Times are raw timestamps: the arrival order includes the "

@@ -68,6 +68,13 @@ void RankOverviewCanvas::setHighlightedRank(int rank)
     invalidate();
 }
 
+void RankOverviewCanvas::setFindings(std::vector<char> crashed, std::vector<int> marked)
+{
+    m_crashed = std::move(crashed);
+    m_layout.setEmphasised(std::move(marked));
+    invalidate();
+}
+
 void RankOverviewCanvas::invalidate()
 {
     ++m_version;
@@ -94,11 +101,11 @@ QImage RankOverviewCanvas::renderWhole(const ZoomState& zoom, int trackLeft) con
     if (!m_activity) return {};
     RankOverviewLayout layout;
     layout.setRanks(m_layout.ranks());
-    layout.setEmphasised(markedRanks());
+    layout.setEmphasised(m_layout.emphasised());
     const int ranks = int(m_layout.ranks().size());
     constexpr int kRowsPx = 400; // rows shorter than the tallest when the ranks are many
-    layout.setHeight(RankOverviewLayout::preferredHeight(
-        ranks, RankOverviewLayout::kMarkStripHeight + std::max(ranks, kRowsPx)));
+    layout.setHeight(
+        layout.fittedHeight(RankOverviewLayout::kMarkStripHeight + std::max(ranks, kRowsPx)));
     layout.setTrackLeft(trackLeft);
     RankOverviewFrame frame = currentFrame();
     frame.zoom = zoom;
@@ -115,16 +122,7 @@ RankOverviewFrame RankOverviewCanvas::currentFrame() const
     frame.activity = m_activity.get();
     frame.zoom = m_view->zoom();
     frame.clock = m_view->clock();
-    // From the diagnosis, which may arrive after the activity (it is set on this thread).
-    if (const SessionPtr s = m_view->session())
-        for (const Finding& f : s->analysis.findings)
-            if (f.kind == FindingKind::Crash)
-                for (int rank : f.ranks) {
-                    if (rank < 0) continue;
-                    if (frame.crashed.size() <= std::size_t(rank))
-                        frame.crashed.resize(std::size_t(rank) + 1, 0);
-                    frame.crashed[std::size_t(rank)] = 1;
-                }
+    frame.crashed = m_crashed;
     frame.markers = m_view->markers();
     if (!m_view->useClockOffsets()) {
         const QHash<int, qint64> offsets = m_view->clockOffsets();
@@ -147,20 +145,10 @@ void RankOverviewCanvas::resizeEvent(QResizeEvent* event)
     m_layout.setHeight(height());
 }
 
-std::vector<int> RankOverviewCanvas::markedRanks() const
-{
-    std::vector<int> ranks;
-    for (const TimelineMarker& m : m_view->markers())
-        ranks.insert(ranks.end(), m.ranks.begin(), m.ranks.end());
-    return ranks;
-}
-
 void RankOverviewCanvas::paintEvent(QPaintEvent*)
 {
     const ZoomState& zoom = m_view->zoom();
     m_layout.setTrackLeft(trackLeft());
-    // The findings' ranks get taller rows where rows are thin.
-    if (m_layout.setEmphasised(markedRanks())) ++m_version;
     const CacheKey key{zoom.visibleStartNs(), zoom.visibleEndNs(), zoom.widthPx(), size(),
                        m_version};
     if (!(key == m_key) || m_image.size() != size()) {
@@ -442,12 +430,29 @@ void RankOverview::setSession(SessionPtr session)
     m_canvas->setArrivals({});
     m_canvas->setHighlightedRank(-1);
     m_canvas->setRanks({});
+    m_canvas->setFindings({}, {});
     if (!m_session) return;
     const SessionPtr s = m_session;
     m_watcher.setFuture(QtConcurrent::run([s] {
         return std::make_shared<const RankActivity>(
             RankActivity::build(s->events, LaneJobs::of(*s)));
     }));
+}
+
+void RankOverview::setDiagnosis(const AnalysisResult& analysis, const QList<TimelineMarker>& marks)
+{
+    std::vector<char> crashed;
+    for (const Finding& f : analysis.findings)
+        if (f.kind == FindingKind::Crash)
+            for (int rank : f.ranks) {
+                if (rank < 0) continue;
+                if (crashed.size() <= std::size_t(rank)) crashed.resize(std::size_t(rank) + 1, 0);
+                crashed[std::size_t(rank)] = 1;
+            }
+    std::vector<int> marked;
+    for (const TimelineMarker& m : marks)
+        marked.insert(marked.end(), m.ranks.begin(), m.ranks.end());
+    m_canvas->setFindings(std::move(crashed), std::move(marked));
 }
 
 void RankOverview::setOrder(Order order)
@@ -487,10 +492,10 @@ int RankOverview::preferredHeight(int maxPx) const
     const int header = std::max(m_orderBox->sizeHint().height(),
                                 m_header->hasHeightForWidth() ? m_header->heightForWidth(width())
                                                               : m_header->sizeHint().height());
-    const int ranks = m_activity  ? int(m_canvas->layout().ranks().size())
-                      : m_session ? int(m_session->folder.ranks().size())
-                                  : 1;
-    return header + RankOverviewLayout::preferredHeight(ranks, std::max(0, maxPx - header));
+    const int rowsPx = std::max(0, maxPx - header);
+    if (m_activity) return header + m_canvas->layout().fittedHeight(rowsPx);
+    return header + RankOverviewLayout::preferredHeight(
+                        m_session ? int(m_session->folder.ranks().size()) : 1, rowsPx);
 }
 
 void RankOverview::selectionChanged()

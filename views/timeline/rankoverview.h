@@ -33,6 +33,10 @@ public:
     void setRanks(std::vector<int> ranks);
     void setArrivals(std::vector<std::pair<int, std::int64_t>> arrivals);
     void setHighlightedRank(int rank);
+    // What the diagnosis says of the rows' ranks (of the analysed job): `crashed` by rank, the
+    // ranks that crashed; `marked` the ranks the findings' marks name, whose rows are emphasised
+    // where rows are thin. Both empty until the diagnosis arrives.
+    void setFindings(std::vector<char> crashed, std::vector<int> marked);
     // The brushed ranks in display order; empty when none is (every rank is shown below).
     const std::vector<int>& selectedRanks() const { return m_selected; }
     void setSelectedRanks(std::vector<int> ranks);
@@ -61,8 +65,6 @@ protected:
 private:
     enum class Brush { None, Time, Ranks };
     RankOverviewFrame currentFrame() const;
-    // The ranks the findings' marks name (the layout emphasises them).
-    std::vector<int> markedRanks() const;
     // What a drag from the press to `pos` brushes: ranks from the rank numbers or when mostly
     // vertical, time otherwise; None while it is still a click.
     Brush brushTo(QPoint pos) const;
@@ -71,6 +73,7 @@ private:
     TimelineView* m_view;
     ActivityPtr m_activity;
     std::vector<std::pair<int, std::int64_t>> m_arrivals;
+    std::vector<char> m_crashed; // by rank
     int m_highlightedRank = -1;
     RankOverviewLayout m_layout;
     RankOverviewPainter m_painter;
@@ -101,7 +104,12 @@ public:
     explicit RankOverview(TimelineView* view, QWidget* parent = nullptr);
     ~RankOverview() override;
 
+    // A new session: its activity is computed in a worker; the findings are the diagnosis'.
     void setSession(SessionPtr session);
+    // The diagnosis of the session arrived, the view's markers made of it (`marks`): the rows of
+    // the ranks it says crashed are drawn so, those its marks name emphasised. Called once per
+    // session, on this thread.
+    void setDiagnosis(const AnalysisResult& analysis, const QList<TimelineMarker>& marks);
     void setOrder(Order order);
     // Where the folder mixes jobs: only `job`'s rows (-1: a row per job and rank, the analysed
     // job's first).
@@ -114,7 +122,8 @@ public:
     QComboBox* orderBox() const { return m_orderBox; }
     // Clears the rank brush; shown while ranks are brushed.
     QPushButton* showAllButton() const { return m_showAll; }
-    // Height that shows every rank at the largest row height, capped at `maxPx`.
+    // Height that shows every rank at the largest row height, capped at `maxPx`, with no empty
+    // pixel row under the rows (the emphasised rows taken into account).
     int preferredHeight(int maxPx) const;
 
 Q_SIGNALS:

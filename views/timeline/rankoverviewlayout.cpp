@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace rankscope {
 
@@ -159,16 +160,28 @@ std::vector<int> RankOverviewLayout::ranksInRows(int rowA, int rowB) const
     return {m_ranks.begin() + a.first, m_ranks.begin() + b.first + b.count};
 }
 
+int RankOverviewLayout::fittedHeight(int maxPx) const
+{
+    // Laid out at a height, the rows may end above its bottom (256 ranks in 318 px are 256
+    // rows of 1 px; emphasised rows leave the others a whole number of ranks a pixel row). Laid
+    // out again at their bottom they end there or above: shrink until they fill the height.
+    RankOverviewLayout fit = *this;
+    int heightPx = maxPx;
+    for (;;) {
+        fit.setHeight(heightPx);
+        const int bottom = fit.rowsBottom();
+        if (bottom >= heightPx) return heightPx;
+        heightPx = bottom;
+    }
+}
+
 int RankOverviewLayout::preferredHeight(int rankCount, int maxPx)
 {
-    // The rows' own height at the row height `maxPx` allows, so that no strip is left empty
-    // under them (256 ranks in 318 px are 256 rows of 1 px).
-    const int n = std::max(1, rankCount);
-    const int avail = maxPx - kMarkStripHeight;
-    if (avail <= 0) return maxPx;
-    if (n <= avail) return kMarkStripHeight + n * std::min(kMaxRowHeight, avail / n);
-    const int perRow = (n + avail - 1) / avail;
-    return kMarkStripHeight + (n + perRow - 1) / perRow;
+    std::vector<int> ranks(static_cast<std::size_t>(std::max(1, rankCount)));
+    std::iota(ranks.begin(), ranks.end(), 0);
+    RankOverviewLayout layout;
+    layout.setRanks(std::move(ranks));
+    return layout.fittedHeight(maxPx);
 }
 
 int RankOverviewLayout::xForTime(const ZoomState& zoom, std::int64_t displayNs) const

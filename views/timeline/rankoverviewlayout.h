@@ -55,7 +55,12 @@ public:
     // Every rank of the rows from `rowA` to `rowB` (either order, clamped to the rows), in
     // display order: what a brush across rows selects.
     std::vector<int> ranksInRows(int rowA, int rowB) const;
-    // Height of the strip and the rows at the largest row height that fits `maxPx`.
+    const std::vector<int>& emphasised() const { return m_emphasised; }
+    // The height, at most `maxPx`, whose rows (these ranks, these emphasised) end at its bottom:
+    // the strip and the rows at the largest row height that fits, no pixel row left empty under
+    // them (the emphasised rows taken into account).
+    int fittedHeight(int maxPx) const;
+    // fittedHeight of `rankCount` ranks, none emphasised.
     static int preferredHeight(int rankCount, int maxPx);
 
     int xForTime(const ZoomState& zoom, std::int64_t displayNs) const;

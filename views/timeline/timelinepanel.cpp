@@ -3,6 +3,7 @@
 #include "model/export/exportpath.h"
 #include "views/charts/collectivechart.h"
 #include "views/charts/rankbreakdownchart.h"
+#include "views/findings/findingsmodel.h"
 #include "views/timeline/rankoverview.h"
 #include "views/timeline/timelineview.h"
 
@@ -207,7 +208,8 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     splitter->addWidget(m_view);
     splitter->addWidget(m_bottom);
     splitter->setChildrenCollapsible(false);
-    splitter->setStretchFactor(0, 1);
+    // The overview keeps the height sizeOverview gave its rows: a taller window goes to the lanes.
+    splitter->setStretchFactor(0, 0);
     splitter->setStretchFactor(1, 3);
     splitter->setStretchFactor(2, 1);
     // The timeline gets most of the height; the charts about what their bars need.
@@ -278,6 +280,9 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
 
 void TimelinePanel::setSession(SessionPtr session)
 {
+    // The previous folder's diagnosis no longer applies; this one's comes with setDiagnosis.
+    m_view->setMarkers({});
+    m_view->setClockOffsets({});
     m_view->setSession(session);
     m_overview->setSession(session);
     {
@@ -315,6 +320,16 @@ void TimelinePanel::setSession(SessionPtr session)
     m_collective->setClock(m_view->clock());
     m_collective->setSession(std::move(session));
     m_collective->setHighlight(-1, -1);
+}
+
+void TimelinePanel::setDiagnosis(const AnalysisResult& analysis)
+{
+    const QList<TimelineMarker> marks = FindingsModel::timelineMarkers(analysis);
+    m_view->setClockOffsets(FindingsModel::timelineOffsets(analysis.clock));
+    m_view->setMarkers(marks);
+    m_overview->setDiagnosis(analysis, marks);
+    m_overviewSized = false;
+    sizeOverview();
 }
 
 void TimelinePanel::showJob(int job)
@@ -407,19 +422,25 @@ void TimelinePanel::showFindBar()
 
 void TimelinePanel::updateFindStatus(int count, int current)
 {
+    QString status;
     if (m_find->text().isEmpty())
-        m_findStatus->clear();
+        status.clear();
     else if (m_view->isFinding() && count == 0)
-        m_findStatus->setText(tr("searching…"));
+        status = tr("searching…");
     else if (m_view->isFinding()) // the hits so far; more are coming
-        m_findStatus->setText(current < 0 ? tr("%1 hits, searching…").arg(count)
-                                          : tr("%1 of %2, searching…").arg(current + 1).arg(count));
+        status = current < 0 ? tr("%1 hits, searching…").arg(count)
+                             : tr("%1 of %2, searching…").arg(current + 1).arg(count);
     else if (count == 0)
-        m_findStatus->setText(tr("no match"));
+        status = tr("no match");
     else if (current < 0)
-        m_findStatus->setText(tr("%n hit(s)", nullptr, count));
+        status = tr("%n hit(s)", nullptr, count);
     else
-        m_findStatus->setText(tr("%1 of %2").arg(current + 1).arg(count));
+        status = tr("%1 of %2").arg(current + 1).arg(count);
+    // One job of several shown: find looks in its lanes only (TimelineView::setFindText).
+    const LaneJobs& jobs = m_view->layout().laneJobs();
+    if (!status.isEmpty() && jobs.mixed() && jobs.shown >= 0)
+        status += tr(" in job %1 (the job selector shows the others)").arg(jobs.shown + 1);
+    m_findStatus->setText(status);
 }
 
 } // namespace rankscope

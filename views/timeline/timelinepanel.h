@@ -66,6 +66,10 @@ public:
     static QList<TimelineBinding> bindings();
 
     void setSession(SessionPtr session);
+    // The session's diagnosis arrived (once per session, after setSession): the view's clock
+    // offsets and the findings' markers, the rank overview's crashed and emphasised rows, and the
+    // overview sized again for its emphasised rows.
+    void setDiagnosis(const AnalysisResult& analysis);
     TimelineView* view() const { return m_view; }
     RankOverview* rankOverview() const { return m_overview; }
     QLineEdit* findEdit() const { return m_find; }

@@ -229,6 +229,13 @@ void TimelineView::setShownJob(int job)
     relayout();
     updateTraceRange(); // fits the job's range
     contentChanged();
+    // Find looks in the lanes shown: the other job's hits go, the job's are searched.
+    if (!m_findText.isEmpty()) {
+        m_search->clear();
+        m_currentHit = -1;
+        m_search->search(m_session, m_findText, clock(), findLanes());
+        Q_EMIT findHitsChanged(findHitCount(), m_currentHit);
+    }
 }
 
 void TimelineView::setRankFilter(const QList<int>& ranks)
@@ -910,13 +917,25 @@ void TimelineView::setFindText(const QString& text)
         contentChanged();
     }
     if (m_session && !text.isEmpty()) {
-        m_search->search(m_session, text, clock());
+        m_search->search(m_session, text, clock(), findLanes());
     } else {
         m_search->clear();
         m_currentHit = -1;
         contentChanged();
     }
     Q_EMIT findHitsChanged(findHitCount(), m_currentHit);
+}
+
+std::vector<char> TimelineView::findLanes() const
+{
+    // One job shown of several: a hit in another job's lanes would be off this time scale and
+    // in no row, so those lanes are not searched.
+    const LaneJobs& jobs = m_layout.laneJobs();
+    if (!m_session || !jobs.mixed() || jobs.shown < 0) return {};
+    std::vector<char> lanes(m_session->events.lanes.size());
+    for (std::size_t l = 0; l < lanes.size(); ++l)
+        lanes[l] = jobs.isShown(int(l));
+    return lanes;
 }
 
 std::vector<TimelineEventRef> TimelineView::findHits() const

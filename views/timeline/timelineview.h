@@ -116,7 +116,8 @@ public:
 
     // Finds the events named like `text` in a worker (EventSearch); the hits arrive in batches,
     // earliest first, each announced by findHitsChanged; the previous ones stay shown until the
-    // first batch. Next and previous step through the hits found so far.
+    // first batch. Next and previous step through the hits found so far. Where the folder mixes
+    // jobs and one is shown, only its lanes are searched (showing another job searches again).
     void setFindText(const QString& text);
     // A find is waiting for the typing to pause or running (more hits may come).
     bool isFinding() const { return m_search->isBusy(); }
@@ -201,6 +202,9 @@ private:
     void contentChanged();
     // Selects and reveals find hit m_currentHit.
     void showCurrentHit();
+    // The lanes find searches, as EventSearch takes them: those of the job shown when the folder
+    // mixes jobs and one is shown (empty: every lane).
+    std::vector<char> findLanes() const;
     void rangeMaybeChanged(std::int64_t oldStart, std::int64_t oldEnd);
     int scrollY() const;
     const Row* rowAt(int viewportY) const;
