@@ -70,8 +70,10 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
         QStringLiteral("N"));
     const QCommandLineOption maxLogBytes(
         QStringLiteral("max-log-bytes"),
-        QStringLiteral("Read at most SIZE bytes of each log (default %1; suffix K, M or G).")
-            .arg(sizeText(defaults.bytesPerFile)),
+        QStringLiteral("Read at most SIZE bytes of the folder's logs (default %1 a log, %2 in "
+                       "all; suffix K, M or G); a log over it is read up to it and marked "
+                       "truncated.")
+            .arg(sizeText(defaults.bytesPerFile), sizeText(defaults.bytesPerLoad)),
         QStringLiteral("SIZE"));
     const QCommandLineOption maxTraceEvents(
         QStringLiteral("max-trace-events"),
@@ -150,7 +152,8 @@ int runAnalyzeCommand(const QStringList& arguments, QTextStream& out, QTextStrea
     const std::pair<const QCommandLineOption*, std::function<void(qint64)>> budgets[] = {
         {&maxLogLines,
          [&](qint64 n) { options.logBudget.linesPerFile = options.logBudget.linesPerLoad = n; }},
-        {&maxLogBytes, [&](qint64 n) { options.logBudget.bytesPerFile = n; }},
+        {&maxLogBytes,
+         [&](qint64 n) { options.logBudget.bytesPerFile = options.logBudget.bytesPerLoad = n; }},
         {&maxTraceEvents,
          [&](qint64 n) {
              options.traceBudget.maxEvents = options.traceBudget.maxEventsPerLoad = n;

@@ -1544,7 +1544,13 @@ LogReader::Result LogReader::readOpened(QFile& file, const QString& sourcePath, 
                                         const Control& control)
 {
     Result r;
-    const qint64 maxBytes = std::max<qint64>(0, control.budget.bytesPerFile);
+    // The file's bytes (at most its own budget) are taken from the load's byte budget before they
+    // are read; what the load has no room for is cut like a file over its own budget.
+    const qint64 perFile = std::max<qint64>(0, control.budget.bytesPerFile);
+    const qint64 wanted = std::min(perFile, std::max<qint64>(file.size(), 0));
+    const qint64 granted = takeFromLoad(control.bytesLoaded, control.budget.bytesPerLoad, wanted);
+    const bool loadCut = granted < wanted;
+    const qint64 maxBytes = loadCut ? granted : perFile;
     bool cancelled = false, cut = false;
     std::shared_ptr<MappedFile> mapped =
         copyToMemory(file.handle(), maxBytes, control.cancel, &cancelled, &cut);
@@ -1580,8 +1586,13 @@ LogReader::Result LogReader::readOpened(QFile& file, const QString& sourcePath, 
     if (cut && !r.cancelled) {
         r.truncated = true;
         r.limit = LoadLimit::LogBytes;
-        r.message +=
-            QStringLiteral("; read the first %1 bytes (the budget of a log file)").arg(maxBytes);
+        r.message += loadCut
+                         ? QStringLiteral("; read the first %1 bytes (what was left of the "
+                                          "budget of %2 log bytes a load)")
+                               .arg(maxBytes)
+                               .arg(control.budget.bytesPerLoad)
+                         : QStringLiteral("; read the first %1 bytes (the budget of a log file)")
+                               .arg(maxBytes);
     }
     return r;
 }

@@ -36,6 +36,9 @@ public:
     // budget keeps what fit, and the result says what was cut.
     struct Budget {
         qint64 bytesPerFile = qint64(4) << 30;
+        // A log's bytes are held whole (the lines index into them), so the load's logs together
+        // get a byte budget too: many large logs cannot add up past the desktop's memory.
+        qint64 bytesPerLoad = qint64(8) << 30;
         qint64 linesPerFile = 200'000'000;
         qint64 linesPerLoad = 400'000'000;
         // Distinct rank tags of a combined log; lines tagged with a rank past the budget stay, tag
@@ -45,15 +48,16 @@ public:
     };
 
     // For loads that run beside others: `cancel` is polled and `progressBytes` advanced (by the
-    // bytes indexed so far, the file size in the end) once per kPollBytes. `linesLoaded` and
-    // `rankTagsLoaded`, when given, are shared by the files of one load and hold the per-load
-    // budgets.
+    // bytes indexed so far, the file size in the end) once per kPollBytes. `linesLoaded`,
+    // `rankTagsLoaded` and `bytesLoaded`, when given, are shared by the files of one load and hold
+    // the per-load budgets.
     struct Control {
         const std::atomic<bool>* cancel = nullptr;
         std::atomic<std::int64_t>* progressBytes = nullptr;
         Budget budget;
         std::atomic<std::int64_t>* linesLoaded = nullptr;
         std::atomic<std::int64_t>* rankTagsLoaded = nullptr;
+        std::atomic<std::int64_t>* bytesLoaded = nullptr;
     };
 
     // A per-rank log: one stream with `rank` (may be empty). A combined log (`splitByTag`):

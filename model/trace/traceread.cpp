@@ -102,7 +102,8 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
     std::vector<LogReader::Result> logs(todo.size());
     const auto done = std::make_unique<std::atomic<std::int64_t>[]>(todo.size());
     std::atomic<bool> cancel{false};
-    std::atomic<std::int64_t> logLines{0}, logRankTags{0}; // the logs' per-load budgets
+    std::atomic<std::int64_t> logLines{0}, logRankTags{0},
+        logBytes{0}; // the logs' per-load budgets
     // The Kineto sources read here share the load's trace budgets (events, decompressed bytes).
     const KinetoReader::Budget& traceBudget = options.traceBudget;
     const auto shared = [&](std::size_t k) {
@@ -130,6 +131,7 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
             control.budget = options.logBudget;
             control.linesLoaded = &logLines;
             control.rankTagsLoaded = &logRankTags;
+            control.bytesLoaded = &logBytes;
             logs[k] = LogReader::readSource(s, todo[k], s.kind == SourceKind::LauncherLog, control);
         }
     };

@@ -40,6 +40,7 @@ private Q_SLOTS:
     void lineBudgets();
     void rankTagBudgets();
     void byteBudgetOfAFile();
+    void byteBudgetOfALoad();
     void ansiColoursKeptForDisplay();
     void linesOutliveTheFile();
     void largeFileReadWholeAndCut();
@@ -700,6 +701,54 @@ void TestLogReader::byteBudgetOfAFile()
     QCOMPARE(log.lineCount(), 10); // 9 whole lines and the head of the tenth
     QCOMPARE(log.lineBytes(8).toByteArray(), QByteArray("line 0008"));
     QCOMPARE(log.lineBytes(9).toByteArray(), QByteArray("line "));
+}
+
+// Files of one load share its byte budget: three logs of 1,000 bytes under a budget of 2,500 keep
+// 2,500 bytes in all, whatever order they are read in, and the one cut says it was the load's.
+void TestLogReader::byteBudgetOfALoad()
+{
+    QTemporaryDir dir;
+    QByteArray bytes;
+    for (int i = 0; i < 100; ++i)
+        bytes += "line " + QByteArray::number(i).rightJustified(4, '0') + "\n"; // 10 bytes
+    std::atomic<std::int64_t> loaded{0};
+    LogReader::Control control;
+    control.budget.bytesPerLoad = 2500;
+    control.bytesLoaded = &loaded;
+    int lines = 0, truncated = 0;
+    for (int rank = 0; rank < 3; ++rank) {
+        const QString name = QStringLiteral("rank%1.log").arg(rank);
+        QFile f(dir.filePath(name));
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size());
+        f.close();
+        const LogReader::Result r =
+            LogReader::readFile(dir.filePath(name), name, rank, rank, false, control);
+        QVERIFY(r.ok);
+        lines += r.streams.front().lineCount();
+        if (r.truncated) {
+            ++truncated;
+            QCOMPARE(r.limit, LoadLimit::LogBytes);
+            QVERIFY2(r.message.contains(QLatin1String("read the first 500 bytes")) &&
+                         r.message.contains(QLatin1String("2500 log bytes a load")),
+                     qPrintable(r.message));
+        }
+    }
+    QCOMPARE(truncated, 1);
+    QCOMPARE(lines, 250); // 2,500 bytes of 10-byte lines
+    QCOMPARE(qint64(loaded.load()), qint64(2500));
+
+    // With the budget spent, a further log keeps nothing and says why.
+    QFile f(dir.filePath(QStringLiteral("rank3.log")));
+    QVERIFY(f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size());
+    f.close();
+    const LogReader::Result none =
+        LogReader::readFile(dir.filePath(QStringLiteral("rank3.log")), QStringLiteral("rank3.log"),
+                            3, 3, false, control);
+    QVERIFY(none.ok && none.truncated);
+    int kept = 0;
+    for (const RankLog& log : none.streams)
+        kept += log.lineCount();
+    QCOMPARE(kept, 0);
 }
 
 // The lines a read returned stay what the file held when read, whatever happens to the file

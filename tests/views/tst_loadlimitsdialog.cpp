@@ -56,6 +56,7 @@ void TestLoadLimitsDialog::fieldsShowTheBudgets()
     QCOMPARE(unit(dialog, "traceEventsLoad")->value(), 150.0);
     QCOMPARE(unit(dialog, "decompressedLoad")->value(), 64.0);
     QCOMPARE(spin(dialog, "dumpEntriesLoad")->value(), 1'000'000);
+    QCOMPARE(unit(dialog, "logBytesLoad")->value(), 8.0);
     // Unedited, the budgets come back as they went in.
     const ReadOptions same = dialog.limits();
     QCOMPARE(same.logBudget.rankTagsPerFile, LogReader::Budget().rankTagsPerFile);
@@ -67,6 +68,7 @@ void TestLoadLimitsDialog::fieldsShowTheBudgets()
     QCOMPARE(same.traceBudget.maxInflatedBytesPerLoad,
              KinetoReader::Budget().maxInflatedBytesPerLoad);
     QCOMPARE(same.dumpBudget.maxEntriesPerLoad, FlightRecorderReader::Budget().maxEntriesPerLoad);
+    QCOMPARE(same.logBudget.bytesPerLoad, LogReader::Budget().bytesPerLoad);
 }
 
 // Edited as a user would, the budgets reach limits(); saved, a new session reads them back, and
@@ -82,10 +84,12 @@ void TestLoadLimitsDialog::editedBudgetsAreKept()
     unit(dialog, "traceEventsLoad")->setValue(0.5);
     unit(dialog, "decompressedLoad")->setValue(2);
     spin(dialog, "dumpEntriesLoad")->setValue(9000);
+    unit(dialog, "logBytesLoad")->setValue(3);
     const ReadOptions edited = dialog.limits();
     QCOMPARE(edited.traceBudget.maxEventsPerLoad, std::int64_t(500'000));
     QCOMPARE(edited.traceBudget.maxInflatedBytesPerLoad, std::int64_t(2) << 30);
     QCOMPARE(edited.dumpBudget.maxEntriesPerLoad, std::int64_t(9000));
+    QCOMPARE(edited.logBudget.bytesPerLoad, qint64(3) << 30);
     QCOMPARE(edited.logBudget.rankTagsPerFile, 12);
     QCOMPARE(edited.logBudget.rankTagsPerLoad, 30);
     QCOMPARE(edited.dumpBudget.maxEntries, std::int64_t(2500));
@@ -104,6 +108,7 @@ void TestLoadLimitsDialog::editedBudgetsAreKept()
     QCOMPARE(saved.traceBudget.maxEventsPerLoad, std::int64_t(500'000));
     QCOMPARE(saved.traceBudget.maxInflatedBytesPerLoad, std::int64_t(2) << 30);
     QCOMPARE(saved.dumpBudget.maxEntriesPerLoad, std::int64_t(9000));
+    QCOMPARE(saved.logBudget.bytesPerLoad, qint64(3) << 30);
     // A dialog opened on them shows them.
     const LoadLimitsDialog again{saved};
     QCOMPARE(spin(again, "rankTagsFile")->value(), 12);

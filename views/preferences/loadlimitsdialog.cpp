@@ -25,6 +25,7 @@ const QString kDecompressed = QStringLiteral("loadLimits/decompressedBytes");
 const QString kDecompressedLoad = QStringLiteral("loadLimits/decompressedBytesPerLoad");
 const QString kInflation = QStringLiteral("loadLimits/inflationRatio");
 const QString kLogBytes = QStringLiteral("loadLimits/logBytes");
+const QString kLogBytesLoad = QStringLiteral("loadLimits/logBytesPerLoad");
 const QString kLogLinesFile = QStringLiteral("loadLimits/logLinesPerFile");
 const QString kLogLinesLoad = QStringLiteral("loadLimits/logLinesPerLoad");
 const QString kRankTagsFile = QStringLiteral("loadLimits/rankTagsPerFile");
@@ -77,6 +78,7 @@ LoadLimitsDialog::LoadLimitsDialog(const ReadOptions& current, QWidget* parent)
       m_decompressedLoad(unitField(QStringLiteral("decompressedLoad"), tr(" GiB"), 1 << 20)),
       m_inflation(new QSpinBox),
       m_logBytes(unitField(QStringLiteral("logBytes"), tr(" GiB"), 1 << 20)),
+      m_logBytesLoad(unitField(QStringLiteral("logBytesLoad"), tr(" GiB"), 1 << 20)),
       m_logLinesFile(unitField(QStringLiteral("logLinesFile"), tr(" M lines"), 1e6)),
       m_logLinesLoad(unitField(QStringLiteral("logLinesLoad"), tr(" M lines"), 1e6)),
       m_rankTagsFile(countField(QStringLiteral("rankTagsFile"), tr(" tags"), 1 << 24)),
@@ -101,6 +103,7 @@ LoadLimitsDialog::LoadLimitsDialog(const ReadOptions& current, QWidget* parent)
                      .arg(KinetoReader::Budget().inflationRatioFloor >> 20),
                  m_inflation);
     form->addRow(tr("Bytes per log file:"), m_logBytes);
+    form->addRow(tr("Log bytes per load:"), m_logBytesLoad);
     form->addRow(tr("Log lines per file:"), m_logLinesFile);
     form->addRow(tr("Log lines per load:"), m_logLinesLoad);
     form->addRow(tr("Rank tags per launcher log:"), m_rankTagsFile);
@@ -141,6 +144,7 @@ void LoadLimitsDialog::setFields(const ReadOptions& options)
     m_inflation->setValue(
         int(std::min<std::int64_t>(options.traceBudget.maxInflationRatio, m_inflation->maximum())));
     m_logBytes->setValue(double(options.logBudget.bytesPerFile) / kGiB);
+    m_logBytesLoad->setValue(double(options.logBudget.bytesPerLoad) / kGiB);
     m_logLinesFile->setValue(double(options.logBudget.linesPerFile) / kMillion);
     m_logLinesLoad->setValue(double(options.logBudget.linesPerLoad) / kMillion);
     m_rankTagsFile->setValue(options.logBudget.rankTagsPerFile);
@@ -161,6 +165,7 @@ ReadOptions LoadLimitsDialog::limits() const
     options.traceBudget.maxInflatedBytesPerLoad = units(m_decompressedLoad, kGiB);
     options.traceBudget.maxInflationRatio = m_inflation->value();
     options.logBudget.bytesPerFile = units(m_logBytes, kGiB);
+    options.logBudget.bytesPerLoad = units(m_logBytesLoad, kGiB);
     options.logBudget.linesPerFile = units(m_logLinesFile, kMillion);
     options.logBudget.linesPerLoad = units(m_logLinesLoad, kMillion);
     options.logBudget.rankTagsPerFile = m_rankTagsFile->value();
@@ -187,6 +192,7 @@ ReadOptions LoadLimitsDialog::saved()
     const qint64 ratio = settings.value(kInflation).toLongLong(&ok);
     if (ok && ratio >= 0) trace.maxInflationRatio = ratio;
     log.bytesPerFile = savedValue(settings, kLogBytes, log.bytesPerFile);
+    log.bytesPerLoad = savedValue(settings, kLogBytesLoad, log.bytesPerLoad);
     log.linesPerFile = savedValue(settings, kLogLinesFile, log.linesPerFile);
     log.linesPerLoad = savedValue(settings, kLogLinesLoad, log.linesPerLoad);
     log.rankTagsPerFile = int(std::min<std::int64_t>(
@@ -209,6 +215,7 @@ void LoadLimitsDialog::save(const ReadOptions& options)
     settings.setValue(kDecompressedLoad, qint64(options.traceBudget.maxInflatedBytesPerLoad));
     settings.setValue(kInflation, qint64(options.traceBudget.maxInflationRatio));
     settings.setValue(kLogBytes, qint64(options.logBudget.bytesPerFile));
+    settings.setValue(kLogBytesLoad, qint64(options.logBudget.bytesPerLoad));
     settings.setValue(kLogLinesFile, qint64(options.logBudget.linesPerFile));
     settings.setValue(kLogLinesLoad, qint64(options.logBudget.linesPerLoad));
     settings.setValue(kRankTagsFile, qint64(options.logBudget.rankTagsPerFile));

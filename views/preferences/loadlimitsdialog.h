@@ -38,6 +38,7 @@ private:
     QDoubleSpinBox* m_decompressedLoad; // GiB
     QSpinBox* m_inflation;              // times; 0: no limit
     QDoubleSpinBox* m_logBytes;         // GiB
+    QDoubleSpinBox* m_logBytesLoad;     // GiB
     QDoubleSpinBox* m_logLinesFile;     // millions
     QDoubleSpinBox* m_logLinesLoad;     // millions
     QSpinBox* m_rankTagsFile;
