@@ -376,6 +376,16 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
             const std::size_t n = ctx.steps.stepsOf(r).size();
             if (n > 0 && (l.step < 0 || int(n) - 1 < l.step)) l.step = int(n) - 1;
         }
+        // A rank that left no trace (killed before it could export one): its peers' traces end
+        // in the step they lost it in, the ranks its evidence cites as failing after it.
+        if (l.step < 0)
+            for (const Evidence& e : l.evidence) {
+                if (e.rank < 0 ||
+                    std::find(l.ranks.begin(), l.ranks.end(), e.rank) != l.ranks.end())
+                    continue;
+                const std::size_t n = ctx.steps.stepsOf(e.rank).size();
+                if (n > 0 && (l.step < 0 || int(n) - 1 < l.step)) l.step = int(n) - 1;
+            }
         // DDP raises its reducer error at the start of the step after the one whose reduction
         // did not finish ("... in the prior iteration ..."): that earlier step is the fault's.
         const bool prior = std::any_of(l.evidence.begin(), l.evidence.end(), [](const Evidence& e) {

@@ -266,8 +266,14 @@ void opMismatch(const AnalysisContext& ctx, const CollectiveGroup& g, std::size_
     // different kinds that completed exchanged mismatched data instead: PyTorch's Flight
     // Recorder analyzer calls it a collective type mismatch.
     const bool atFrontier = k + 1 == g.collectives.size();
+    // A trace exported as its rank died closes the span of the call it failed in: held for a
+    // hang's length in the group's last collective, it was a wait that ended in the failure.
+    const std::int64_t typical = medianExecNs(ctx, g, k);
+    const bool failedWaiting =
+        atFrontier && facts.maxHeldNs >= std::max(kMinHangNs, kHangFactor * typical);
     const bool leftWaiting =
-        facts.anyOpen || std::any_of(row.records.begin(), row.records.end(), [&](std::int32_t i) {
+        facts.anyOpen || failedWaiting ||
+        std::any_of(row.records.begin(), row.records.end(), [&](std::int32_t i) {
             return i >= 0 && ctx.store.collectives[std::size_t(i)].stateUnknown;
         });
     const bool desync = atFrontier && leftWaiting;

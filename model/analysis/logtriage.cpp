@@ -25,6 +25,20 @@ bool isPeerFailure(const std::string& symptom)
     return symptom == symptoms::kCommunicationError || symptom == symptoms::kHang;
 }
 
+// Signatures of a rank saying its peer closed or reset the connection: what a rank sees of
+// another's death or exit, never a failure of its own, whatever else matches the same line.
+bool isPeerLossSignature(const std::string& signature)
+{
+    return signature == "gloo.pair-closed" || signature == "nccl.peer-closed";
+}
+
+using LineKey = std::pair<std::string, int>;
+
+LineKey keyOf(const Evidence& e)
+{
+    return {e.path, e.line};
+}
+
 // Two signatures can match one line; cite it once.
 bool cites(const std::vector<Evidence>& list, const Evidence& e)
 {
@@ -149,16 +163,29 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
         const bool linedAfter = e.path == c.path && e.line > c.line;
         if (timedAfter || linedAfter) e.cascade = true;
     }
-    std::set<int> waiting;
-    for (const Evidence& e : items)
-        if (!e.cascade && isWaiting(e.symptom) && e.rank >= 0) {
+    std::set<int> waiting, lostPeer;
+    std::set<LineKey> waitLines, peerLossLines;
+    for (const Evidence& e : items) {
+        if (isWaiting(e.symptom)) waitLines.insert(keyOf(e));
+        if (isPeerLossSignature(e.signature)) peerLossLines.insert(keyOf(e));
+        if (e.cascade || e.rank < 0) continue;
+        if (isPeerLossSignature(e.signature)) lostPeer.insert(e.rank);
+        if (isWaiting(e.symptom)) {
             waiting.insert(e.rank);
             res.waitingEvidence.push_back(e.cited());
         }
+    }
+    const auto losesPeer = [&](const Evidence& e) { return peerLossLines.count(keyOf(e)) > 0; };
+    // A failure of the rank's own: neither a wait nor a peer gone.
+    const auto ownFailure = [&](const Evidence& e) {
+        return !losesPeer(e) && !waitLines.count(keyOf(e));
+    };
     res.waitingRanks.assign(waiting.begin(), waiting.end());
+    // A rank that lost its peer was inside a collective too (the peer it waited for went away
+    // first): it is no more the rank that never arrived than one that timed out.
     if (!waiting.empty())
         for (int r : worldRanks)
-            if (!waiting.count(r)) res.silentRanks.push_back(r);
+            if (!waiting.count(r) && !lostPeer.count(r)) res.silentRanks.push_back(r);
 
     // Roots: non-cascade failures that are not just waits. Each rank's first one counts.
     std::vector<const Evidence*> roots;
@@ -173,11 +200,15 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
     // A peer's connection error stamped just before a rank's own fatal failure follows from
     // that failure: stamps of unstamped traceback lines are only lower bounds, so a peer can
     // look a little earlier than the rank that died.
+    // A rank that lost its peer next to a rank that failed on its own (a gloo enforce, an
+    // abort) saw that failure, whichever symptom both lines share.
     const Evidence* chosen = roots.front();
-    if (isPeerFailure(chosen->symptom) && chosen->timeNs >= 0)
+    if ((isPeerFailure(chosen->symptom) || losesPeer(*chosen)) && chosen->timeNs >= 0)
         for (const Evidence* o : roots)
-            if (o->fatal && o->rank != chosen->rank && !isPeerFailure(o->symptom) &&
-                o->timeNs >= 0 && o->timeNs - chosen->timeNs <= kPeerSlackNs) {
+            if (o->rank != chosen->rank && o->timeNs >= 0 &&
+                o->timeNs - chosen->timeNs <= kPeerSlackNs &&
+                ((o->fatal && !isPeerFailure(o->symptom)) ||
+                 (losesPeer(*chosen) && ownFailure(*o)))) {
                 chosen = o;
                 break;
             }
@@ -198,7 +229,9 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
         const Evidence& o = *roots[i];
         const bool close =
             root.timeNs >= 0 && o.timeNs >= 0 && o.timeNs - root.timeNs <= kSymmetricWindowNs;
-        if (o.symptom == root.symptom && o.rank >= 0 && (close || root.timeNs < 0))
+        // A rank that lost its peer did not fail the way a rank failing on its own did.
+        const bool sawTheRoot = losesPeer(o) && !losesPeer(root);
+        if (o.symptom == root.symptom && !sawTheRoot && o.rank >= 0 && (close || root.timeNs < 0))
             blamed.push_back(o.rank);
         else
             alsoFailed.push_back(&o);
