@@ -373,8 +373,15 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     for (Finding& l : fromLogs) {
         if (l.severity != Severity::Error || l.ranks.empty() || l.step >= 0) continue;
         for (int r : l.ranks) {
+            // A member a witnessed mismatch names but cites only as failing after it went on.
+            const bool onlyAfter =
+                std::any_of(l.evidence.begin(), l.evidence.end(),
+                            [r](const Evidence& e) { return e.rank == r; }) &&
+                std::all_of(l.evidence.begin(), l.evidence.end(), [r](const Evidence& e) {
+                    return e.rank != r || e.text.ends_with(LogTriage::kConsequenceMark);
+                });
             const std::size_t n = ctx.steps.stepsOf(r).size();
-            if (n > 0 && (l.step < 0 || int(n) - 1 < l.step)) l.step = int(n) - 1;
+            if (!onlyAfter && n > 0 && (l.step < 0 || int(n) - 1 < l.step)) l.step = int(n) - 1;
         }
         // A rank that left no trace (killed before it could export one): its peers' traces end
         // in the step they lost it in, the ranks its evidence cites as failing after it.

@@ -5,7 +5,6 @@
 #include "model/kb/taxonomy.h"
 
 #include <algorithm>
-#include <climits>
 
 namespace rankscope {
 
@@ -67,48 +66,6 @@ void add(std::vector<std::string>& conditions, const std::string& c)
 {
     if (std::find(conditions.begin(), conditions.end(), c) == conditions.end())
         conditions.push_back(c);
-}
-
-// Seconds a trace's collective ran (its execution span), -1 when its source does not say.
-std::int64_t ranNs(const CollectiveRecord& c)
-{
-    return c.stateUnknown || c.execStartNs < 0 || c.execEndNs < c.execStartNs
-               ? -1
-               : c.execEndNs - c.execStartNs;
-}
-
-// The blamed ranks' last collective of the group is one every other member got through in a
-// fraction of the time the blamed ranks were held in it (a hang's length): they did not stop
-// before the collective the others wait in, they were stuck inside the one before it, paired
-// differently from the others (another root or peer).
-bool stuckWhereOthersPassed(const Finding& f, const EventStore& store, const CollectiveGroup& g)
-{
-    constexpr std::int64_t kStuckNs = 1'000'000'000;
-    constexpr std::int64_t kFactor = 20;
-    if (f.ranks.empty() || f.ranks.size() >= g.members.size()) return false;
-    std::size_t last = g.collectives.size();
-    for (int r : f.ranks) {
-        const int slot = g.slotOf(r);
-        if (slot < 0) return false;
-        std::size_t k = g.collectives.size();
-        while (k > 0 && g.collectives[k - 1].records[std::size_t(slot)] < 0)
-            --k;
-        if (k == 0 || (last != g.collectives.size() && last != k - 1)) return false;
-        last = k - 1;
-    }
-    const MatchedCollective& row = g.collectives[last];
-    std::int64_t shortestHeld = INT64_MAX, longestPassed = 0;
-    for (std::size_t slot = 0; slot < g.members.size(); ++slot) {
-        const std::int32_t i = row.records[slot];
-        if (i < 0) return false;
-        const std::int64_t ran = ranNs(store.collectives[std::size_t(i)]);
-        if (ran < 0) return false;
-        if (blames(f, g.members[slot]))
-            shortestHeld = std::min(shortestHeld, ran);
-        else
-            longestPassed = std::max(longestPassed, ran);
-    }
-    return shortestHeld >= std::max(kStuckNs, kFactor * longestPassed);
 }
 
 // What the collective of a trace finding shows: who has no record of it, what differs, whether
@@ -173,7 +130,6 @@ void traceConditions(Finding& f, const EventStore& store,
         inBarrier = inBarrier && op.find("barrier") != std::string_view::npos;
     }
     if (inBarrier) add(f.conditions, "waits_in_barrier");
-    if (stuckWhereOthersPassed(f, store, *g)) add(f.conditions, "stuck_where_others_passed");
     std::size_t blamedSteps = 0, otherSteps = 0;
     for (int r : g->members) {
         std::size_t& n = blames(f, r) ? blamedSteps : otherSteps;

@@ -32,6 +32,13 @@ bool isPeerLossSignature(const std::string& signature)
     return signature == "gloo.pair-closed" || signature == "nccl.peer-closed";
 }
 
+// Signatures of a rank saying a peer's message has another size than its own call posted: the
+// rank that reports it witnessed the mismatch, and the line does not name whose call deviates.
+bool isWitnessedMismatchSignature(const std::string& signature)
+{
+    return signature == "gloo.message-size" || signature == "nccl.collective-mismatch";
+}
+
 using LineKey = std::pair<std::string, int>;
 
 LineKey keyOf(const Evidence& e)
@@ -266,14 +273,27 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
                               "cannot tell which rank's call deviates: compare the shapes";
         }
     }
-    f.ranks = blamed;
+    // The ranks that reported a mismatch a peer's message showed them only witnessed it: any
+    // member's call may be the one of another size, so the finding names them all.
+    const bool witnessed = f.kind == FindingKind::CollectiveMismatch && fingerprintNote.empty() &&
+                           isWitnessedMismatchSignature(root.signature) && worldRanks.size() > 1;
+    if (witnessed) {
+        fingerprintNote = "; " + formatRanks(blamed) +
+                          " received a message of another size than its own call posted, so the "
+                          "ranks passed different sizes or dtypes to one collective; the line "
+                          "does not say whose call deviates: compare what each rank passes";
+        f.conditions.push_back("message_size_mismatch");
+    }
+    f.ranks = witnessed ? worldRanks : blamed;
     const bool known =
         !root.signature.empty() && root.signature != SymptomClassifier::kUncaughtExceptionSignature;
     if (known) f.conditions.push_back("signature:" + root.signature);
     if (root.fatal && !known) f.conditions.push_back("unknown_exception");
     if (f.detail.empty()) f.detail = shortText(root.text);
     const std::string who = blamed.empty() ? std::string("the launcher") : formatRanks(blamed);
-    f.summary = (blamed.size() > 1 ? who + " failed the same way: " : who + " failed first: ") +
+    f.summary = (witnessed           ? who + " reported: "
+                 : blamed.size() > 1 ? who + " failed the same way: "
+                                     : who + " failed first: ") +
                 shortText(root.text) + fingerprintNote;
 
     // The root's own lines, then the consequences on other ranks.
@@ -294,7 +314,7 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
         if (e.rank >= 0) cascaded.insert(e.rank);
         if (f.evidence.size() < 16 && !cites(f.evidence, e)) {
             Evidence ev = e.cited();
-            ev.text += "  [consequence]";
+            ev.text += kConsequenceMark;
             f.evidence.push_back(ev);
         }
     }

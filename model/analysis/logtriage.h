@@ -24,6 +24,10 @@ public:
     // `worldRanks` are all ranks of the job (those with no log line count as silent).
     static Result triage(std::vector<Evidence> items, const std::vector<int>& worldRanks);
 
+    // Appended to the text of a root finding's evidence lines that are consequences on other
+    // ranks; the lines without it are the failing ranks' own.
+    static constexpr const char* kConsequenceMark = "  [consequence]";
+
     // The finding kind for a root line of this symptom.
     static FindingKind kindOf(const Evidence& e);
     // Symptoms that mean "this rank waited for a peer", not "this rank failed".
