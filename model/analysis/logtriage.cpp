@@ -149,6 +149,7 @@ FindingKind LogTriage::kindOf(const Evidence& e)
 {
     if (e.symptom.rfind("communication-setup/", 0) == 0) return FindingKind::SetupFailure;
     if (e.symptom == symptoms::kTensorMismatch) return FindingKind::CollectiveMismatch;
+    if (isWaiting(e.symptom)) return FindingKind::Hang; // it died waiting: a timeout, no crash
     if (e.fatal) return FindingKind::Crash;
     return FindingKind::LogSymptom;
 }
@@ -188,17 +189,20 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
         return !losesPeer(e) && !waitLines.count(keyOf(e));
     };
     res.waitingRanks.assign(waiting.begin(), waiting.end());
+    res.lostPeerRanks.assign(lostPeer.begin(), lostPeer.end());
     // A rank that lost its peer was inside a collective too (the peer it waited for went away
     // first): it is no more the rank that never arrived than one that timed out.
     if (!waiting.empty())
         for (int r : worldRanks)
             if (!waiting.count(r) && !lostPeer.count(r)) res.silentRanks.push_back(r);
 
-    // Roots: non-cascade failures that are not just waits. Each rank's first one counts.
+    // Roots: non-cascade failures that are not just waits, and the waits a rank died of (its
+    // line read as a wait, whatever else matches it). Each rank's first one counts.
     std::vector<const Evidence*> roots;
     std::set<int> seen;
     for (const Evidence& e : items) {
-        if (e.cascade || isWaiting(e.symptom)) continue;
+        if (e.cascade || (isWaiting(e.symptom) ? !e.fatal : waitLines.count(keyOf(e)) > 0))
+            continue;
         if (e.rank >= 0 && !seen.insert(e.rank).second) continue;
         roots.push_back(&e);
     }
@@ -216,6 +220,14 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
                 o->timeNs - chosen->timeNs <= kPeerSlackNs &&
                 ((o->fatal && !isPeerFailure(o->symptom)) ||
                  (losesPeer(*chosen) && ownFailure(*o)))) {
+                chosen = o;
+                break;
+            }
+    // A lost peer is what a rank sees of another's failure or teardown; a rank that died waiting
+    // for a peer that never answered is nearer the cause, however its lines are stamped.
+    if (losesPeer(*chosen))
+        for (const Evidence* o : roots)
+            if (!losesPeer(*o) && isWaiting(o->symptom)) {
                 chosen = o;
                 break;
             }

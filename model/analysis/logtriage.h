@@ -20,6 +20,8 @@ public:
         std::vector<Evidence> waitingEvidence;
         // Ranks that did not report waiting although others did, when that is a proper subset.
         std::vector<int> silentRanks;
+        // Ranks whose logs say a peer closed or reset the connection (not in a teardown).
+        std::vector<int> lostPeerRanks;
     };
     // `worldRanks` are all ranks of the job (those with no log line count as silent).
     static Result triage(std::vector<Evidence> items, const std::vector<int>& worldRanks);

@@ -201,6 +201,13 @@ void addElasticErrors(const TraceRead& read, std::vector<Evidence>& out)
     for (const ElasticError& e : read.errors)
         if (e.origin != ElasticError::Origin::ErrorFile) ordered.push_back(&e);
     const QList<SourceFile> sources = read.folder.sources();
+    std::map<int, std::int64_t> lastStamped;
+    for (const RankLog* log : rankLogStreams(read.logs)) {
+        if (!log->rank || log->lineCount() == 0) continue;
+        const int last = log->lineCount() - 1;
+        const std::int64_t t = timesOf(*log, {last}).at(last);
+        if (t >= 0) lastStamped[*log->rank] = std::max(lastStamped[*log->rank], t);
+    }
     for (const ElasticError* e : ordered) {
         if (!e->rank || explained.count(*e->rank)) continue;
         if (e->sourceIndex < 0 || e->sourceIndex >= sources.size()) continue;
@@ -219,10 +226,15 @@ void addElasticErrors(const TraceRead& read, std::vector<Evidence>& out)
         ev.fatal = true;
         // A rank that was already being torn down died of the teardown.
         ev.cascade = cascading.count(*e->rank) > 0;
-        // The box's time has whole seconds only: a lower bound, as an unstamped traceback's is.
+        // The box's time is when the launcher noticed the death (up to its monitor interval
+        // later), so a rank's own log dates it better: it died after its last stamped line, the
+        // lower bound an unstamped traceback line gets too.
         const std::int64_t seconds =
             e->timestampS >= 0 ? e->timestampS : launcherEntrySeconds(e->time);
         ev.timeNs = seconds >= 0 ? seconds * 1'000'000'000 : -1;
+        if (e->origin != ElasticError::Origin::ErrorFile)
+            if (const auto last = lastStamped.find(*e->rank); last != lastStamped.end())
+                ev.timeNs = last->second;
         out.push_back(std::move(ev));
         explained.insert(*e->rank);
     }
