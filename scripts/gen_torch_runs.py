@@ -63,6 +63,56 @@ SCENARIOS = {
         "at --fault-step the faulty rank's inputs hold a NaN, and the training loop's own check "
         "raises ValueError('loss is nan')",
     ),
+    "rank_killed": (
+        "sigkill",
+        "at --fault-step the faulty rank is killed with SIGKILL after its forward pass (as the "
+        "OOM killer does): no traceback, no error file, exitcode -9",
+    ),
+    "early_exit": (
+        "early_return",
+        "the faulty rank returns from training after --fault-step steps and exits 0, skipping "
+        "the final barrier; the others go on to the next step's gradient all_reduce",
+    ),
+    "collective_type": (
+        "other_op",
+        "at --fault-step the faulty rank calls --other-op on the loss tensor where the others "
+        "call all_reduce",
+    ),
+    "dtype_mismatch": (
+        "float64",
+        "at --fault-step the faulty rank all_reduces a float64 loss tensor where the others use "
+        "float32",
+    ),
+    "broadcast_src": (
+        "broadcast_src",
+        "every step broadcasts a tensor from rank 0; at --fault-step the faulty rank names "
+        "another src",
+    ),
+    "subgroup_hang": (
+        "subgroup_stall",
+        "every step all_reduces in a dist.new_group of every rank but one that is not faulty; at "
+        "--fault-step the faulty rank blocks before that subgroup all_reduce",
+    ),
+    "p2p_deadlock": (
+        "recv_first",
+        "at --fault-step the faulty rank and the next rank exchange a tensor and both call "
+        "dist.recv first, so neither sends",
+    ),
+    "hook_exception": (
+        "hook_raises",
+        "at --fault-step a gradient hook on the faulty rank raises RuntimeError inside "
+        "loss.backward()",
+    ),
+    "loader_stall": (
+        "loader_stall",
+        "the batches come from a torch.utils.data.DataLoader; at --fault-step the faulty rank's "
+        "Dataset.__getitem__ blocks, inside the DataLoader's next() before any collective",
+    ),
+    "wrong_world_init": (
+        "init_world_plus_one",
+        "the faulty rank passes world_size = --world + 1 to init_process_group, the others "
+        "--world",
+    ),
 }
 
 
@@ -126,7 +176,12 @@ def worker(a):
                  os.environ["MASTER_PORT"], os.environ["WORLD_SIZE"])
         import datetime
 
-        dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=a.pg_timeout))
+        init_args = {}
+        if a.mode == "init_world_plus_one":
+            init_args = {"rank": rank, "world_size": world + 1 if faulty else world}
+            log.info("init_process_group(world_size=%d)", init_args["world_size"])
+        dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=a.pg_timeout),
+                                **init_args)
         log.info("joined the process group")
 
         torch.manual_seed(a.seed)
@@ -137,6 +192,21 @@ def worker(a):
             body = torch.nn.Sequential(*layers)
             model.forward = body.forward
         ddp = DDP(model, find_unused_parameters=False)
+        if a.mode == "hook_raises" and faulty:
+            hook_state = {"step": 0}
+
+            def check_grad(grad):
+                if hook_state["step"] == a.fault_step:
+                    raise RuntimeError("gradient check failed: norm %.3f above the clip limit"
+                                       % float(grad.norm()))
+                return grad
+
+            model[0].weight.register_hook(check_grad)
+        # The subgroup leaves out the highest rank that is not faulty (every rank creates it).
+        left_out = max(r for r in range(world) if r != a.faulty_rank)
+        subgroup = None
+        if a.mode == "subgroup_stall":
+            subgroup = dist.new_group(ranks=[r for r in range(world) if r != left_out])
         opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
 
         gen = torch.Generator().manual_seed(a.seed * 1000 + rank)
@@ -146,6 +216,20 @@ def worker(a):
         x = torch.randn(batches * 16, 32, generator=gen)
         y = torch.randn(batches * 16, 8, generator=gen)
         print("rank %d: %d samples in %d batches" % (rank, x.shape[0], batches), flush=True)
+
+        class Samples(torch.utils.data.Dataset):
+            def __len__(self):
+                return x.shape[0]
+
+            def __getitem__(self, i):
+                if a.mode == "loader_stall" and faulty and i == a.fault_step * 16:
+                    log.info("reading sample %d", i)
+                    deadline = time.time() + 120
+                    while not stop["signal"] and time.time() < deadline:
+                        time.sleep(0.05)
+                return x[i], y[i]
+
+        loader = iter(torch.utils.data.DataLoader(Samples(), batch_size=16))
 
         def export(prof):
             if a.trace_naming == "tensorboard":
@@ -170,30 +254,77 @@ def worker(a):
                     while not stop["signal"] and time.time() < deadline:
                         time.sleep(0.05)
                     break
-                lo = step * 16
-                idx = torch.arange(lo, lo + 16)
-                if a.mode == "bad_index" and faulty and step == a.fault_step:
-                    idx = idx + x.shape[0]
-                xb, yb = x[idx], y[idx]
+                if a.mode == "early_return" and faulty and step == a.fault_step:
+                    log.info("stopping after %d steps", step)
+                    break
+                if a.mode == "loader_stall":
+                    xb, yb = next(loader)
+                    if stop["signal"]:
+                        break
+                else:
+                    lo = step * 16
+                    idx = torch.arange(lo, lo + 16)
+                    if a.mode == "bad_index" and faulty and step == a.fault_step:
+                        idx = idx + x.shape[0]
+                    xb, yb = x[idx], y[idx]
                 if a.mode == "nan_loss" and faulty and step == a.fault_step:
                     xb = xb.clone()
                     xb[0, 0] = float("nan")
                 loss = torch.nn.functional.mse_loss(ddp(xb), yb)
                 if not torch.isfinite(loss):
                     raise ValueError("loss is nan" if torch.isnan(loss) else "loss is inf")
+                if a.mode == "sigkill" and faulty and step == a.fault_step:
+                    log.info("forward done, loss %.4f", loss.item())
+                    os.kill(os.getpid(), signal.SIGKILL)
+                if a.mode == "hook_raises" and faulty:
+                    hook_state["step"] = step
                 loss.backward()
                 opt.step()
                 opt.zero_grad()
                 stat = torch.tensor([loss.item()])
-                if a.mode == "shape" and faulty and step == a.fault_step:
+                at_fault = faulty and step == a.fault_step
+                if a.mode == "shape" and at_fault:
                     stat = torch.tensor([loss.item(), 0.0])
-                dist.all_reduce(stat)
+                if a.mode == "float64" and at_fault:
+                    stat = stat.double()
+                if a.mode == "recv_first" and step == a.fault_step:
+                    peer = (a.faulty_rank + 1) % world
+                    if rank in (a.faulty_rank, peer):
+                        other = peer if rank == a.faulty_rank else a.faulty_rank
+                        box = torch.zeros(4)
+                        log.info("exchanging with rank %d", other)
+                        dist.recv(box, src=other)
+                        dist.send(box, dst=other)
+                if a.mode == "subgroup_stall" and rank != left_out:
+                    if at_fault:
+                        log.info("waiting for the shard statistics")
+                        deadline = time.time() + 120
+                        while not stop["signal"] and time.time() < deadline:
+                            time.sleep(0.05)
+                        break
+                    dist.all_reduce(torch.ones(3), group=subgroup)
+                if a.mode == "other_op" and at_fault:
+                    if a.other_op == "broadcast":
+                        dist.broadcast(stat, src=0)
+                    else:
+                        dist.all_gather([torch.zeros_like(stat) for _ in range(world)], stat)
+                else:
+                    dist.all_reduce(stat)
+                if a.mode == "broadcast_src":
+                    lr = torch.tensor([0.01 * (step + 1)])
+                    src = 0
+                    if at_fault:
+                        src = 1 if a.faulty_rank == 0 else a.faulty_rank
+                    dist.broadcast(lr, src=src)
                 print("it %d/%d loss=%.4f mean_loss=%.4f" % (step + 1, batches, loss.item(),
                                                             stat[0].item() / world), flush=True)
                 prof.step()
         if stop["signal"]:
             log.warning("got signal %d, exiting", stop["signal"])
             raise SystemExit(128 + stop["signal"])
+        if a.mode == "early_return" and faulty:
+            log.info("training finished")
+            return
         if a.mode == "barrier" and faulty:
             log.info("out of data after %d batches, waiting for the others", batches)
         dist.barrier()
@@ -225,7 +356,7 @@ def run(a):
            "--seed", str(a.seed), "--steps", str(a.steps), "--faulty-rank", str(faulty),
            "--fault-step", str(a.fault_step), "--pg-timeout", str(a.pg_timeout),
            "--delay", str(a.delay), "--trace-naming", a.trace_naming, "--sidecar", sidecar,
-           "--wrong-port", str(wrong_port)]
+           "--wrong-port", str(wrong_port), "--other-op", a.other_op]
     env = dict(os.environ, TORCH_DISTRIBUTED_DEBUG=debug, OMP_NUM_THREADS="1")
     started = time.time()
     with open(os.path.join(out, "launcher.log"), "wb") as launcher_log:
@@ -254,10 +385,14 @@ def run(a):
             info["torchelastic_error_file"] = "rank%d.error.json" % r
         ranks[str(r)] = info
     faulty_ranks = list(range(a.world)) if mode == "never_used" else ([] if faulty < 0 else [faulty])
+    if mode == "recv_first":  # both sides of the exchange wait in recv
+        faulty_ranks = sorted({faulty, (faulty + 1) % a.world})
     if mode == "world_plus_one":
         faulty_ranks = [a.world]  # the rank the job waits for was never launched
     fault_step = a.fault_step if mode in ("stall_before_forward", "bad_index", "shape", "barrier",
-                                         "nan_loss") else None
+                                         "nan_loss", "sigkill", "early_return", "other_op",
+                                         "float64", "broadcast_src", "subgroup_stall",
+                                         "recv_first", "hook_raises", "loader_stall") else None
     if mode == "never_used":
         fault_step = 0
     truth = {
@@ -265,6 +400,7 @@ def run(a):
         "seed": a.seed, "steps": a.steps, "faulty_rank": faulty, "faulty_ranks": faulty_ranks,
         "fault_step": fault_step, "pg_timeout_s": a.pg_timeout, "torch_distributed_debug": debug,
         "injection": injection, "trace_naming": a.trace_naming,
+        "other_op": a.other_op if mode == "other_op" else None,
         "command": " ".join(["TORCH_DISTRIBUTED_DEBUG=" + debug] + cmd).replace(sidecar, "<tmp>/sidecar").replace(logdir, "<tmp>/torchelastic"),
         "observed": {"launcher_exit_code": code, "wall_time_s": round(wall, 2), "ranks": ranks},
         "notes": "trace_start_unix_us is out-of-band (read in the worker); trace timestamps are microseconds relative to it.",
@@ -291,6 +427,7 @@ def main():
     r.add_argument("--pg-timeout", type=float, default=10.0)
     r.add_argument("--delay", type=float, default=0.25)
     r.add_argument("--trace-naming", choices=["plain", "tensorboard"], default="plain")
+    r.add_argument("--other-op", choices=["broadcast", "all_gather"], default="broadcast")
     w = sub.add_parser("_worker")
     w.add_argument("--mode", required=True)
     w.add_argument("--out", required=True)
@@ -303,6 +440,7 @@ def main():
     w.add_argument("--trace-naming", required=True)
     w.add_argument("--sidecar", required=True)
     w.add_argument("--wrong-port", type=int, required=True)
+    w.add_argument("--other-op", required=True)
     a = p.parse_args()
     if a.cmd == "run":
         run(a)

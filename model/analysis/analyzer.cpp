@@ -290,9 +290,8 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     }
 
     // Every rank failing "the same way" with a timeout or a lost connection singles out no
-    // rank: it is what ranks waiting in different collectives see. When the trace names the
-    // ranks that stopped early and they are among the ones that failed waiting, they were
-    // waiting too, elsewhere: a desync (uneven inputs, a barrier the others never reach).
+    // rank: it is what ranks waiting in different collectives see, when the trace names the
+    // ranks that stopped early.
     for (Finding& t : trace) {
         if (!isTraceHang(t) || t.ranks.empty() || t.ranks.size() >= ranks.size()) continue;
         for (Finding& l : fromLogs) {
@@ -302,17 +301,24 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
             l.confidence = 0.4;
             l.summary += " (every rank failed waiting; the trace shows " + formatRanks(t.ranks) +
                          " stopping earlier than the others)";
-            const bool blamedWaited = std::all_of(t.ranks.begin(), t.ranks.end(), [&](int r) {
-                return std::find(l.ranks.begin(), l.ranks.end(), r) != l.ranks.end();
-            });
-            if (t.kind == FindingKind::Hang && blamedWaited) {
-                t.kind = FindingKind::Desync;
-                t.summary += "; " + formatRanks(t.ranks) +
-                             " failed waiting as well, so it waited in another collective than "
-                             "the others (desync)";
-            }
         }
     }
+
+    // The ranks a trace's hang blames failed waiting too (timed out, or lost their peer, in a
+    // collective of their own, as a rank out of batches in its barrier does): they waited in
+    // another collective than the others, a desync.
+    std::set<int> failedWaiting(log.waitingRanks.begin(), log.waitingRanks.end());
+    failedWaiting.insert(log.lostPeerRanks.begin(), log.lostPeerRanks.end());
+    for (Finding& t : trace)
+        if (isTraceHang(t) && t.kind == FindingKind::Hang && !t.ranks.empty() &&
+            t.ranks.size() < ranks.size() &&
+            std::all_of(t.ranks.begin(), t.ranks.end(),
+                        [&](int r) { return failedWaiting.count(r) != 0; })) {
+            t.kind = FindingKind::Desync;
+            t.summary += "; " + formatRanks(t.ranks) +
+                         " failed waiting as well, so it waited in another collective than the "
+                         "others (desync)";
+        }
 
     // A rank that only waited for the one that never arrived is not a root, whatever its log
     // says; a hang caused by a rank's crash is a consequence of the crash.
@@ -373,9 +379,26 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     for (Finding& l : fromLogs) {
         if (l.severity != Severity::Error || l.ranks.empty() || l.step >= 0) continue;
         for (int r : l.ranks) {
+            // A member a witnessed mismatch names but cites only as failing after it went on.
+            const bool onlyAfter =
+                std::any_of(l.evidence.begin(), l.evidence.end(),
+                            [r](const Evidence& e) { return e.rank == r; }) &&
+                std::all_of(l.evidence.begin(), l.evidence.end(), [r](const Evidence& e) {
+                    return e.rank != r || e.text.ends_with(LogTriage::kConsequenceMark);
+                });
             const std::size_t n = ctx.steps.stepsOf(r).size();
-            if (n > 0 && (l.step < 0 || int(n) - 1 < l.step)) l.step = int(n) - 1;
+            if (!onlyAfter && n > 0 && (l.step < 0 || int(n) - 1 < l.step)) l.step = int(n) - 1;
         }
+        // A rank that left no trace (killed before it could export one): its peers' traces end
+        // in the step they lost it in, the ranks its evidence cites as failing after it.
+        if (l.step < 0)
+            for (const Evidence& e : l.evidence) {
+                if (e.rank < 0 ||
+                    std::find(l.ranks.begin(), l.ranks.end(), e.rank) != l.ranks.end())
+                    continue;
+                const std::size_t n = ctx.steps.stepsOf(e.rank).size();
+                if (n > 0 && (l.step < 0 || int(n) - 1 < l.step)) l.step = int(n) - 1;
+            }
         // DDP raises its reducer error at the start of the step after the one whose reduction
         // did not finish ("... in the prior iteration ..."): that earlier step is the fault's.
         const bool prior = std::any_of(l.evidence.begin(), l.evidence.end(), [](const Evidence& e) {

@@ -3,6 +3,7 @@
 #include "model/analysis/symptomids.h"
 
 #include <algorithm>
+#include <climits>
 #include <set>
 
 namespace rankscope {
@@ -133,6 +134,41 @@ Finding base(const CollectiveGroup& g, const MatchedCollective& row, const RowFa
     return f;
 }
 
+// The row of the blamed ranks' last collective of the group when they were held in it for a
+// hang's length while every other member got through it quickly: they did not stop before the
+// collective the others wait in, they were stuck in the one before it, paired differently from
+// the others in it (another root or peer on one rank). SIZE_MAX when not.
+std::size_t stuckWhereOthersPassed(const AnalysisContext& ctx, const CollectiveGroup& g,
+                                   const std::vector<int>& blamed)
+{
+    if (blamed.empty() || blamed.size() >= g.members.size()) return SIZE_MAX;
+    std::size_t last = SIZE_MAX;
+    for (int r : blamed) {
+        const int slot = g.slotOf(r);
+        std::size_t k = g.collectives.size();
+        while (k > 0 && g.collectives[k - 1].records[std::size_t(slot)] < 0)
+            --k;
+        if (k == 0 || (last != SIZE_MAX && last != k - 1)) return SIZE_MAX;
+        last = k - 1;
+    }
+    const MatchedCollective& row = g.collectives[last];
+    std::int64_t shortestHeld = INT64_MAX, longestPassed = 0;
+    for (std::size_t m = 0; m < g.members.size(); ++m) {
+        const std::int32_t i = row.records[m];
+        if (i < 0) return SIZE_MAX;
+        const CollectiveRecord& c = ctx.store.collectives[std::size_t(i)];
+        if (c.stateUnknown) return SIZE_MAX;
+        const bool isBlamed = std::find(blamed.begin(), blamed.end(), g.members[m]) != blamed.end();
+        if (isBlamed)
+            shortestHeld = std::min(shortestHeld, ctx.heldNs(c));
+        else if (c.state != State::Completed)
+            return SIZE_MAX;
+        else
+            longestPassed = std::max(longestPassed, ctx.heldNs(c));
+    }
+    return shortestHeld >= std::max(kMinHangNs, kHangFactor * longestPassed) ? last : SIZE_MAX;
+}
+
 void participation(const AnalysisContext& ctx, const CollectiveGroup& g, std::size_t k,
                    std::vector<Finding>& out)
 {
@@ -154,6 +190,37 @@ void participation(const AnalysisContext& ctx, const CollectiveGroup& g, std::si
     for (const auto& [r, p] : lastPresent)
         if (p == lowest) blamed.push_back(r);
 
+    if (const std::size_t j = stuckWhereOthersPassed(ctx, g, blamed); j != SIZE_MAX) {
+        const MatchedCollective& held = g.collectives[j];
+        const RowFacts heldFacts = factsOf(ctx, g, held);
+        std::vector<int> passed;
+        std::int64_t passedNs = 0;
+        for (std::size_t m = 0; m < g.members.size(); ++m)
+            if (std::find(blamed.begin(), blamed.end(), g.members[m]) == blamed.end()) {
+                passed.push_back(g.members[m]);
+                passedNs = std::max(
+                    passedNs, ctx.heldNs(ctx.store.collectives[std::size_t(held.records[m])]));
+            }
+        const std::string what = (g.byOrdinal ? " collective " : " collective #") +
+                                 std::to_string(held.seq) +
+                                 (g.byOrdinal ? " (in issue order)" : "");
+        Finding f = base(g, held, heldFacts);
+        f.kind = FindingKind::Desync;
+        f.symptom = symptoms::kHang;
+        f.severity = Severity::Error;
+        f.confidence = 0.8;
+        f.ranks = blamed;
+        f.conditions = {"stuck_where_others_passed"};
+        f.summary = formatRanks(blamed) + " were held " + formatDurationNs(heldFacts.maxHeldNs) +
+                    " in " + opName(ctx, held.op) + what + ", which " + formatRanks(passed) +
+                    " got through in " + formatDurationNs(passedNs) + "; they never issued " +
+                    opName(ctx, row.op) + (g.byOrdinal ? " collective " : " collective #") +
+                    std::to_string(row.seq) + ", which the others entered";
+        addRowEvidence(ctx, g, held, f, "");
+        addRowEvidence(ctx, g, row, f, "waiting for " + formatRanks(blamed));
+        out.push_back(std::move(f));
+        return;
+    }
     const bool atFrontier = k + 1 == g.collectives.size();
     // The blamed ranks issued nothing of this group from here on while the others went on:
     // collectives are enqueued asynchronously, so peers run ahead of a rank that stopped (the
@@ -266,8 +333,14 @@ void opMismatch(const AnalysisContext& ctx, const CollectiveGroup& g, std::size_
     // different kinds that completed exchanged mismatched data instead: PyTorch's Flight
     // Recorder analyzer calls it a collective type mismatch.
     const bool atFrontier = k + 1 == g.collectives.size();
+    // A trace exported as its rank died closes the span of the call it failed in: held for a
+    // hang's length in the group's last collective, it was a wait that ended in the failure.
+    const std::int64_t typical = medianExecNs(ctx, g, k);
+    const bool failedWaiting =
+        atFrontier && facts.maxHeldNs >= std::max(kMinHangNs, kHangFactor * typical);
     const bool leftWaiting =
-        facts.anyOpen || std::any_of(row.records.begin(), row.records.end(), [&](std::int32_t i) {
+        facts.anyOpen || failedWaiting ||
+        std::any_of(row.records.begin(), row.records.end(), [&](std::int32_t i) {
             return i >= 0 && ctx.store.collectives[std::size_t(i)].stateUnknown;
         });
     const bool desync = atFrontier && leftWaiting;

@@ -25,6 +25,27 @@ bool isPeerFailure(const std::string& symptom)
     return symptom == symptoms::kCommunicationError || symptom == symptoms::kHang;
 }
 
+// Signatures of a rank saying its peer closed or reset the connection: what a rank sees of
+// another's death or exit, never a failure of its own, whatever else matches the same line.
+bool isPeerLossSignature(const std::string& signature)
+{
+    return signature == "gloo.pair-closed" || signature == "nccl.peer-closed";
+}
+
+// Signatures of a rank saying a peer's message has another size than its own call posted: the
+// rank that reports it witnessed the mismatch, and the line does not name whose call deviates.
+bool isWitnessedMismatchSignature(const std::string& signature)
+{
+    return signature == "gloo.message-size" || signature == "nccl.collective-mismatch";
+}
+
+using LineKey = std::pair<std::string, int>;
+
+LineKey keyOf(const Evidence& e)
+{
+    return {e.path, e.line};
+}
+
 // Two signatures can match one line; cite it once.
 bool cites(const std::vector<Evidence>& list, const Evidence& e)
 {
@@ -128,6 +149,7 @@ FindingKind LogTriage::kindOf(const Evidence& e)
 {
     if (e.symptom.rfind("communication-setup/", 0) == 0) return FindingKind::SetupFailure;
     if (e.symptom == symptoms::kTensorMismatch) return FindingKind::CollectiveMismatch;
+    if (isWaiting(e.symptom)) return FindingKind::Hang; // it died waiting: a timeout, no crash
     if (e.fatal) return FindingKind::Crash;
     return FindingKind::LogSymptom;
 }
@@ -149,22 +171,38 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
         const bool linedAfter = e.path == c.path && e.line > c.line;
         if (timedAfter || linedAfter) e.cascade = true;
     }
-    std::set<int> waiting;
-    for (const Evidence& e : items)
-        if (!e.cascade && isWaiting(e.symptom) && e.rank >= 0) {
+    std::set<int> waiting, lostPeer;
+    std::set<LineKey> waitLines, peerLossLines;
+    for (const Evidence& e : items) {
+        if (isWaiting(e.symptom)) waitLines.insert(keyOf(e));
+        if (isPeerLossSignature(e.signature)) peerLossLines.insert(keyOf(e));
+        if (e.cascade || e.rank < 0) continue;
+        if (isPeerLossSignature(e.signature)) lostPeer.insert(e.rank);
+        if (isWaiting(e.symptom)) {
             waiting.insert(e.rank);
             res.waitingEvidence.push_back(e.cited());
         }
+    }
+    const auto losesPeer = [&](const Evidence& e) { return peerLossLines.count(keyOf(e)) > 0; };
+    // A failure of the rank's own: neither a wait nor a peer gone.
+    const auto ownFailure = [&](const Evidence& e) {
+        return !losesPeer(e) && !waitLines.count(keyOf(e));
+    };
     res.waitingRanks.assign(waiting.begin(), waiting.end());
+    res.lostPeerRanks.assign(lostPeer.begin(), lostPeer.end());
+    // A rank that lost its peer was inside a collective too (the peer it waited for went away
+    // first): it is no more the rank that never arrived than one that timed out.
     if (!waiting.empty())
         for (int r : worldRanks)
-            if (!waiting.count(r)) res.silentRanks.push_back(r);
+            if (!waiting.count(r) && !lostPeer.count(r)) res.silentRanks.push_back(r);
 
-    // Roots: non-cascade failures that are not just waits. Each rank's first one counts.
+    // Roots: non-cascade failures that are not just waits, and the waits a rank died of (its
+    // line read as a wait, whatever else matches it). Each rank's first one counts.
     std::vector<const Evidence*> roots;
     std::set<int> seen;
     for (const Evidence& e : items) {
-        if (e.cascade || isWaiting(e.symptom)) continue;
+        if (e.cascade || (isWaiting(e.symptom) ? !e.fatal : waitLines.count(keyOf(e)) > 0))
+            continue;
         if (e.rank >= 0 && !seen.insert(e.rank).second) continue;
         roots.push_back(&e);
     }
@@ -173,11 +211,23 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
     // A peer's connection error stamped just before a rank's own fatal failure follows from
     // that failure: stamps of unstamped traceback lines are only lower bounds, so a peer can
     // look a little earlier than the rank that died.
+    // A rank that lost its peer next to a rank that failed on its own (a gloo enforce, an
+    // abort) saw that failure, whichever symptom both lines share.
     const Evidence* chosen = roots.front();
-    if (isPeerFailure(chosen->symptom) && chosen->timeNs >= 0)
+    if ((isPeerFailure(chosen->symptom) || losesPeer(*chosen)) && chosen->timeNs >= 0)
         for (const Evidence* o : roots)
-            if (o->fatal && o->rank != chosen->rank && !isPeerFailure(o->symptom) &&
-                o->timeNs >= 0 && o->timeNs - chosen->timeNs <= kPeerSlackNs) {
+            if (o->rank != chosen->rank && o->timeNs >= 0 &&
+                o->timeNs - chosen->timeNs <= kPeerSlackNs &&
+                ((o->fatal && !isPeerFailure(o->symptom)) ||
+                 (losesPeer(*chosen) && ownFailure(*o)))) {
+                chosen = o;
+                break;
+            }
+    // A lost peer is what a rank sees of another's failure or teardown; a rank that died waiting
+    // for a peer that never answered is nearer the cause, however its lines are stamped.
+    if (losesPeer(*chosen))
+        for (const Evidence* o : roots)
+            if (!losesPeer(*o) && isWaiting(o->symptom)) {
                 chosen = o;
                 break;
             }
@@ -198,7 +248,9 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
         const Evidence& o = *roots[i];
         const bool close =
             root.timeNs >= 0 && o.timeNs >= 0 && o.timeNs - root.timeNs <= kSymmetricWindowNs;
-        if (o.symptom == root.symptom && o.rank >= 0 && (close || root.timeNs < 0))
+        // A rank that lost its peer did not fail the way a rank failing on its own did.
+        const bool sawTheRoot = losesPeer(o) && !losesPeer(root);
+        if (o.symptom == root.symptom && !sawTheRoot && o.rank >= 0 && (close || root.timeNs < 0))
             blamed.push_back(o.rank);
         else
             alsoFailed.push_back(&o);
@@ -233,14 +285,27 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
                               "cannot tell which rank's call deviates: compare the shapes";
         }
     }
-    f.ranks = blamed;
+    // The ranks that reported a mismatch a peer's message showed them only witnessed it: any
+    // member's call may be the one of another size, so the finding names them all.
+    const bool witnessed = f.kind == FindingKind::CollectiveMismatch && fingerprintNote.empty() &&
+                           isWitnessedMismatchSignature(root.signature) && worldRanks.size() > 1;
+    if (witnessed) {
+        fingerprintNote = "; " + formatRanks(blamed) +
+                          " received a message of another size than its own call posted, so the "
+                          "ranks passed different sizes or dtypes to one collective; the line "
+                          "does not say whose call deviates: compare what each rank passes";
+        f.conditions.push_back("message_size_mismatch");
+    }
+    f.ranks = witnessed ? worldRanks : blamed;
     const bool known =
         !root.signature.empty() && root.signature != SymptomClassifier::kUncaughtExceptionSignature;
     if (known) f.conditions.push_back("signature:" + root.signature);
     if (root.fatal && !known) f.conditions.push_back("unknown_exception");
     if (f.detail.empty()) f.detail = shortText(root.text);
     const std::string who = blamed.empty() ? std::string("the launcher") : formatRanks(blamed);
-    f.summary = (blamed.size() > 1 ? who + " failed the same way: " : who + " failed first: ") +
+    f.summary = (witnessed           ? who + " reported: "
+                 : blamed.size() > 1 ? who + " failed the same way: "
+                                     : who + " failed first: ") +
                 shortText(root.text) + fingerprintNote;
 
     // The root's own lines, then the consequences on other ranks.
@@ -261,7 +326,7 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
         if (e.rank >= 0) cascaded.insert(e.rank);
         if (f.evidence.size() < 16 && !cites(f.evidence, e)) {
             Evidence ev = e.cited();
-            ev.text += "  [consequence]";
+            ev.text += kConsequenceMark;
             f.evidence.push_back(ev);
         }
     }

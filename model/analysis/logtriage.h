@@ -20,9 +20,15 @@ public:
         std::vector<Evidence> waitingEvidence;
         // Ranks that did not report waiting although others did, when that is a proper subset.
         std::vector<int> silentRanks;
+        // Ranks whose logs say a peer closed or reset the connection (not in a teardown).
+        std::vector<int> lostPeerRanks;
     };
     // `worldRanks` are all ranks of the job (those with no log line count as silent).
     static Result triage(std::vector<Evidence> items, const std::vector<int>& worldRanks);
+
+    // Appended to the text of a root finding's evidence lines that are consequences on other
+    // ranks; the lines without it are the failing ranks' own.
+    static constexpr const char* kConsequenceMark = "  [consequence]";
 
     // The finding kind for a root line of this symptom.
     static FindingKind kindOf(const Evidence& e);

@@ -11,6 +11,7 @@
 #include <QTest>
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <numeric>
 
 using namespace rankscope;
@@ -51,17 +52,45 @@ QString tracesDir()
     return QStringLiteral(RANKSCOPE_TEST_DATA "/traces");
 }
 
-// The finding kind that names each injected fault.
-std::optional<FindingKind> expectedKind(const QString& scenario)
+// The finding kinds that name each injected fault (empty: no error expected, or no fixed kind).
+// Where the sources cannot tell two kinds apart, both are listed: a rank that left the loop is
+// a hang when the others waited long for it and a desync when its exit cut their wait short.
+std::vector<FindingKind> expectedKinds(const QString& scenario)
 {
-    if (scenario == QLatin1String("straggler")) return FindingKind::Straggler;
-    if (scenario == QLatin1String("hang_timeout")) return FindingKind::Hang;
-    if (scenario == QLatin1String("uneven_inputs")) return FindingKind::Desync;
-    if (scenario == QLatin1String("mismatched_collective")) return FindingKind::CollectiveMismatch;
-    if (scenario == QLatin1String("setup_failure")) return FindingKind::SetupFailure;
-    if (scenario == QLatin1String("rank_crash")) return FindingKind::Crash;
-    if (scenario == QLatin1String("nan_loss")) return FindingKind::Crash;
-    return std::nullopt;
+    using K = FindingKind;
+    static const std::map<QString, std::vector<FindingKind>> kinds = {
+        {QStringLiteral("straggler"), {K::Straggler}},
+        {QStringLiteral("hang_timeout"), {K::Hang}},
+        {QStringLiteral("uneven_inputs"), {K::Desync}},
+        {QStringLiteral("mismatched_collective"), {K::CollectiveMismatch}},
+        {QStringLiteral("setup_failure"), {K::SetupFailure}},
+        {QStringLiteral("rank_crash"), {K::Crash}},
+        {QStringLiteral("nan_loss"), {K::Crash}},
+        {QStringLiteral("rank_killed"), {K::Crash}},
+        {QStringLiteral("hook_exception"), {K::Crash}},
+        {QStringLiteral("early_exit"), {K::Hang, K::Desync}},
+        {QStringLiteral("loader_stall"), {K::Hang}},
+        {QStringLiteral("subgroup_hang"), {K::Hang}},
+        {QStringLiteral("p2p_deadlock"), {K::Hang, K::Desync}},
+        // ranks left waiting in different collectives, or every rank completed them
+        {QStringLiteral("collective_type"), {K::Desync, K::CollectiveMismatch}},
+        {QStringLiteral("broadcast_src"), {K::Desync, K::Hang, K::CollectiveMismatch}},
+        {QStringLiteral("dtype_mismatch"), {K::CollectiveMismatch}},
+    };
+    const auto it = kinds.find(scenario);
+    return it == kinds.end() ? std::vector<FindingKind>{} : it->second;
+}
+
+// Scenarios whose sources cannot single out the faulty rank, so the headline must name it among
+// the ranks it cannot tell apart: a message of another size is reported by the rank that
+// received it, not the one whose call deviates (gloo names no sender); a broadcast whose src
+// differs on one rank leaves that rank and the true root waiting in it, and these CPU traces
+// record no root.
+bool culpritAmongOthers(const QString& scenario, int world)
+{
+    return scenario == QLatin1String("dtype_mismatch") ||
+           scenario == QLatin1String("broadcast_src") ||
+           (scenario == QLatin1String("mismatched_collective") && world == 2);
 }
 
 const QString kLeafPrefix = QStringLiteral("training-and-evaluation/");
@@ -73,7 +102,8 @@ struct Expected {
     QString firstFix;
     // Where the evidence cannot tell the fault from its neighbour, the neighbour's fix may come
     // first: a rank out of batches that stops tracing before its final barrier looks like one
-    // that branched out of the loop (uneven_inputs_w3); the fault's own fix is then second.
+    // that branched out of the loop (uneven_inputs_w3), a float64 message like a longer shape;
+    // the fault's own fix is then second.
     QString orFirst = {};
 };
 
@@ -107,6 +137,30 @@ Expected expectedFix(const QString& scenario)
     if (scenario == QLatin1String("unused_parameters"))
         return {kLeafPrefix + QStringLiteral("program-failure/communication-error"),
                 QStringLiteral("fix-distributed-api-usage")};
+    // Killed by SIGKILL with no traceback: the OOM killer's signal, so memory use comes first.
+    if (scenario == QLatin1String("rank_killed"))
+        return {kLeafPrefix + QStringLiteral("program-failure/memory-issue"),
+                QStringLiteral("fix-memory-core-setting"), QStringLiteral("fix-batch-size")};
+    if (scenario == QLatin1String("hook_exception")) // a RuntimeError its own hook raised
+        return {kLeafPrefix + QStringLiteral("program-failure/others"),
+                QStringLiteral("fix-behavior-logic")};
+    // A rank that left its loop early, or stalled in its own code, kept the others waiting; a
+    // rank that ran fewer steps also looks like one out of batches.
+    if (scenario == QLatin1String("early_exit"))
+        return {kLeafPrefix + QStringLiteral("unexpected-performance/hang"),
+                QStringLiteral("fix-behavior-logic"),
+                QStringLiteral("fix-batch-size-data-partition")};
+    if (scenario == QLatin1String("loader_stall") || scenario == QLatin1String("subgroup_hang") ||
+        scenario == QLatin1String("p2p_deadlock"))
+        return {kLeafPrefix + QStringLiteral("unexpected-performance/hang"),
+                QStringLiteral("fix-behavior-logic")};
+    // One rank called another op or named another root: the code path differs between ranks.
+    if (scenario == QLatin1String("collective_type") || scenario == QLatin1String("broadcast_src"))
+        return {kLeafPrefix, QStringLiteral("fix-behavior-logic")};
+    // float64 where the others pass float32: the message sizes differ, as they would for shapes.
+    if (scenario == QLatin1String("dtype_mismatch"))
+        return {kLeafPrefix + QStringLiteral("program-failure/tensor-mismatch"),
+                QStringLiteral("fix-data-type"), QStringLiteral("fix-data-shape")};
     return {};
 }
 
@@ -285,9 +339,10 @@ void TestAnalyzerFixtures::fixture()
             QVERIFY2(false, f->summary.c_str());
         return;
     }
-    const std::optional<FindingKind> kind = expectedKind(scenario);
+    const std::vector<FindingKind> kinds = expectedKinds(scenario);
+    const bool straggler = kinds == std::vector<FindingKind>{FindingKind::Straggler};
     const Finding* top = nullptr;
-    if (kind == FindingKind::Straggler) {
+    if (straggler) {
         // A slow rank fails nothing: no error, and the straggler warning comes first.
         for (const Finding* f : errors)
             QVERIFY2(false, f->summary.c_str());
@@ -298,8 +353,9 @@ void TestAnalyzerFixtures::fixture()
         top = errors.front();
     }
     const std::string what = findingKindName(top->kind) + " " + top->summary;
-    if (kind) QVERIFY2(top->kind == *kind, what.c_str());
-    if (top->kind == FindingKind::CollectiveMismatch && world == 2) {
+    if (!kinds.empty())
+        QVERIFY2(std::find(kinds.begin(), kinds.end(), top->kind) != kinds.end(), what.c_str());
+    if (culpritAmongOthers(scenario, world)) {
         // Two fingerprints that differ cannot say which rank deviates from the majority.
         QVERIFY2(std::includes(top->ranks.begin(), top->ranks.end(), faulty.begin(), faulty.end()),
                  what.c_str());
@@ -308,13 +364,17 @@ void TestAnalyzerFixtures::fixture()
     }
     // The step a finding names is the trace's own: the ProfilerStep#N span the fault's step
     // (counted in the training loop, as ground_truth.json does) is in.
-    if (faultStep >= 0 && kind != FindingKind::Straggler) {
+    if (faultStep >= 0 && !straggler) {
         int expected = -1;
         for (int r : faulty)
             if (expected < 0) expected = profilerStepNumber(path, r, faultStep);
         for (int r = 0; r < world && expected < 0; ++r)
             expected = profilerStepNumber(path, r, faultStep);
-        if (expected >= 0) QCOMPARE(top->step, expected);
+        // Unknown, never wrong, where the finding cannot name the culprit and the rank whose
+        // line it starts from left no trace (it aborted before exporting one).
+        const bool mayBeUnknown = culpritAmongOthers(scenario, world) && !top->evidence.empty() &&
+                                  traceEvents(path, top->evidence.front().rank).isEmpty();
+        if (expected >= 0 && !(mayBeUnknown && top->step < 0)) QCOMPARE(top->step, expected);
     }
     // The fix its evidence calls for comes first, with the reason.
     const Expected fix = expectedFix(scenario);
@@ -434,7 +494,8 @@ void TestAnalyzerFixtures::collectiveDetailsOfRuns()
     const AnalysisResult& res = session->analysis;
     const std::string disagreement = detailsDisagreement(*session, job);
     QVERIFY2(disagreement.empty(), disagreement.c_str());
-    if (scenario != QLatin1String("hang_timeout") && scenario != QLatin1String("uneven_inputs"))
+    if (scenario != QLatin1String("hang_timeout") && scenario != QLatin1String("uneven_inputs") &&
+        scenario != QLatin1String("loader_stall") && scenario != QLatin1String("early_exit"))
         return;
     // The rank that stalled (or ran out of batches) never arrived in the collective the others
     // entered, or waits in its own barrier; every other rank waited for it and did not complete.
