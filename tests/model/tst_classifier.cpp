@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRandomGenerator>
 #include <QSet>
 #include <QTest>
 #include <cmath>
@@ -21,6 +22,7 @@ private Q_SLOTS:
     void frameworkLines();
     void emptyInputHasNoCandidates();
     void everyTextIsRanked();
+    void manyTextsAreRanked();
     void baseRatesFollowTheStudy();
     void rankerParametersAreValidated();
     void statedProbabilitiesAreTheFittedOnes();
@@ -257,6 +259,83 @@ void TestClassifier::rankerParametersAreValidated()
 
 // The ranker's parameters as the product ships them (taxonomy/ranker.json, compiled in), read as
 // plain JSON.
+// The ranked answer's shape, checked on many texts: every text with a non-blank byte gets at
+// least three distinct leaves of the taxonomy, by descending probability in (0, 1], summing to at
+// most 1; a blank text gets none. Real texts are every report of tests/data/classifier (ours and
+// today's frameworks); random ones are byte soup (any byte, invalid UTF-8 included) and word
+// soup from the words the cues and signatures react to, from a fixed seed.
+void TestClassifier::manyTextsAreRanked()
+{
+    QList<QByteArray> texts;
+    const QJsonArray reports = QJsonDocument::fromJson(readData(QStringLiteral("manifest.json")))
+                                   .object()
+                                   .value(QLatin1String("reports"))
+                                   .toArray();
+    for (const QJsonValue& v : reports)
+        texts << readData(v[QLatin1String("file")].toString());
+    for (const QByteArray& line : readData(QStringLiteral("frameworks_eval.tsv")).split('\n'))
+        if (!line.isEmpty() && !line.startsWith('#'))
+            texts << line.split('\t').value(3).replace(" | ", "\n");
+    const qsizetype real = texts.size();
+    QVERIFY(real >= 90);
+
+    QRandomGenerator random(20261204);
+    for (int i = 0; i < 400; ++i) {
+        QByteArray bytes(1 + random.bounded(200), Qt::Uninitialized);
+        for (char& b : bytes)
+            b = char(random.bounded(256));
+        texts << bytes;
+    }
+    const QList<QByteArray> words = {"hang",         "NCCL",
+                                     "timeout",      "horovod",
+                                     "segmentation", "fault",
+                                     "install",      "import",
+                                     "error",        "OOM",
+                                     "GPU",          "rank",
+                                     "mpirun",       "slow",
+                                     "nan",          "loss",
+                                     "checkpoint",   "keras",
+                                     "pytorch",      "\n",
+                                     "Traceback",    "KeyError:",
+                                     "watchdog",     "  ",
+                                     "\t",           "multi_gpu_model",
+                                     "setup",        "epoch"};
+    for (int i = 0; i < 400; ++i) {
+        QByteArray soup;
+        for (int w = random.bounded(1, 30); w > 0; --w)
+            soup += words[random.bounded(int(words.size()))] + ' ';
+        texts << soup;
+    }
+    texts << QByteArray(1, '\0') << QByteArray(" \v\f\r\n") << QByteArray("\xff\xfe");
+
+    const SymptomClassifier& classifier = SymptomClassifier::instance();
+    int ranked = 0;
+    for (qsizetype t = 0; t < texts.size(); ++t) {
+        const QByteArray& text = texts[t];
+        QVERIFY2(t >= real || !text.trimmed().isEmpty(), "a real report is empty");
+        const QList<Candidate> c = classifier.classify(text);
+        const QByteArray what = "text " + QByteArray::number(t) + ": " + text.left(60).toHex();
+        if (text.trimmed().isEmpty()) {
+            QVERIFY2(c.isEmpty(), what.constData());
+            continue;
+        }
+        ++ranked;
+        QVERIFY2(c.size() >= 3, what.constData());
+        QSet<QString> leaves;
+        double sum = 0.0;
+        for (qsizetype i = 0; i < c.size(); ++i) {
+            QVERIFY2(Taxonomy::instance().isLeafId(c[i].symptom), what.constData());
+            leaves.insert(c[i].symptom);
+            QVERIFY2(c[i].probability > 0.0 && c[i].probability <= 1.0, what.constData());
+            if (i > 0) QVERIFY2(c[i].probability <= c[i - 1].probability, what.constData());
+            sum += c[i].probability;
+        }
+        QVERIFY2(leaves.size() == c.size(), what.constData());
+        QVERIFY2(sum <= 1.0 + 1e-9, what.constData());
+    }
+    QVERIFY(ranked > 800);
+}
+
 static QJsonObject shippedRanker()
 {
     QFile f(QStringLiteral(":/taxonomy/ranker.json"));
