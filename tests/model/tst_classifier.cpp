@@ -32,6 +32,7 @@ private Q_SLOTS:
     void classifyLinesUsesCallerOffsets();
     void stageContextMovesHangToSetup();
     void secondaryStageReachesTheTopThree();
+    void crossStageShareFollowsTheSymptom();
     void cuesReadOnlyTheProseWindow();
     void pastedCodeIsNotASymptom();
 };
@@ -249,6 +250,10 @@ void TestClassifier::rankerParametersAreValidated()
     QVERIFY(!RankerParameters::fromJson(R"({"unsure_below": 2})", &p, &error));
     QVERIFY(error.contains(QLatin1String("unsure_below")));
     QVERIFY(!RankerParameters::fromJson("[1", &p, &error));
+    QVERIFY(RankerParameters::fromJson(R"({"cross_stage_share": 0.25})", &p, &error));
+    QCOMPARE(p.crossStageShare, 0.25);
+    QVERIFY(!RankerParameters::fromJson(R"({"cross_stage_share": 1.5})", &p, &error));
+    QVERIFY(error.contains(QLatin1String("cross_stage_share")));
     // The built-in file is what the classifier uses.
     QFile f(QStringLiteral(":/taxonomy/ranker.json"));
     QVERIFY(f.open(QIODevice::ReadOnly));
@@ -529,6 +534,42 @@ void TestClassifier::secondaryStageReachesTheTopThree()
 }
 
 // Prose cues read the first SignatureSet::kProseBytes; log signatures read everything.
+// A hang in a report with training context: each other stage's hang leaf gets exactly the shared
+// part of the hang's evidence, with the hang's evidence line; none without the share. With the
+// shipped parameters both reach the top three beside the hang.
+void TestClassifier::crossStageShareFollowsTheSymptom()
+{
+    const QByteArray text = "Training hangs after the first epoch\n";
+    const QString hang = QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    const QStringList others = {QStringLiteral("communication-setup/hang-and-timeout"),
+                                QStringLiteral("data-and-model-preparation/hang-and-timeout")};
+    RankerParameters ranking = SymptomClassifier::instance().ranking();
+    SymptomClassifier::Options all;
+    all.maxCandidates = 38;
+    for (const double share : {0.0, 0.3}) {
+        ranking.crossStageShare = share;
+        QHash<QString, Candidate> bySymptom;
+        for (const Candidate& c :
+             SymptomClassifier(SignatureSet::builtin(), ranking).classify(text, all))
+            bySymptom.insert(c.symptom, c);
+        const Candidate& h = bySymptom.value(hang);
+        QVERIFY(h.score > 0.3);
+        for (const QString& other : others) {
+            const Candidate& c = bySymptom.value(other);
+            QVERIFY2(std::abs(c.score - share * h.score) < 1e-12, qPrintable(other));
+            QCOMPARE(c.evidence.isEmpty(), share == 0.0);
+            if (share > 0.0) QCOMPARE(c.evidence.first().line, 1);
+        }
+    }
+    QVERIFY(SymptomClassifier::instance().ranking().crossStageShare > 0.0);
+    QStringList top;
+    for (const Candidate& c : SymptomClassifier::instance().classify(text).mid(0, 3))
+        top << c.symptom;
+    QCOMPARE(top.first(), hang);
+    for (const QString& other : others)
+        QVERIFY2(top.contains(other), qPrintable(top.join(QLatin1String(", "))));
+}
+
 void TestClassifier::cuesReadOnlyTheProseWindow()
 {
     QByteArray log(SignatureSet::kProseBytes + 10, 'x');
