@@ -4,7 +4,6 @@
 #include <QCommandLineParser>
 #include <QFile>
 #include <QTextStream>
-#include <cmath>
 #include <nlohmann/json.hpp>
 
 namespace rankscope {
@@ -29,10 +28,16 @@ Json candidateJson(const Candidate& c)
         }
         evidence.push_back(o);
     }
-    const auto rounded = [](double v) { return std::round(v * 1000.0) / 1000.0; };
-    return {{"symptom", c.symptom.toStdString()}, {"probability", rounded(c.probability)},
-            {"score", rounded(c.score)},          {"base_rate", rounded(c.baseRate)},
-            {"stage_hint", rounded(c.stageHint)}, {"evidence", evidence}};
+    // Unrounded (the shortest decimal that reads back as the same double): scripts/ranker.py
+    // recomputes every leaf's logit from base_rate, score and stage_hint, so rounding would tie
+    // leaves the program tells apart; and the tail of a 38-leaf ranking has probabilities far
+    // below 0.001 whose order and sum (1 over all leaves) a reader should be able to check.
+    return {{"symptom", c.symptom.toStdString()},
+            {"probability", c.probability},
+            {"score", c.score},
+            {"base_rate", c.baseRate},
+            {"stage_hint", c.stageHint},
+            {"evidence", evidence}};
 }
 
 } // namespace

@@ -178,8 +178,8 @@ def cross_validate(items, calibration, current, folds, temperature):
     scored = []
     for (leaves, feats, _, _), p in out_of_fold(items, calibration, current, folds):
         prob = probabilities(feats, dict(p, temperature=temperature))
-        # The program's JSON rounds its inputs to 3 decimals: leaves tied here keep the program's
-        # order (a stable sort of the candidates as it listed them).
+        # Leaves tied here keep the program's order (a stable sort of the candidates as it listed
+        # them).
         ranked = sorted(prob, key=lambda leaf: -prob[leaf])
         n += 1
         top1 += ranked[0] in leaves

@@ -123,6 +123,7 @@ bool RankerParameters::fromJson(const QByteArray& json, RankerParameters* out, Q
         !number("temperature", &r.temperature, 0.05, 100.0) ||
         !number("exception_weight", &r.exceptionWeight, 0.0, 0.95) ||
         !number("secondary_stage_share", &r.secondaryStageShare, 0.0, 1.0) ||
+        !number("cross_stage_share", &r.crossStageShare, 0.0, 1.0) ||
         !number("min_candidates", &minCandidates, 1.0, 38.0))
         return false;
     r.minCandidates = int(minCandidates);
@@ -278,6 +279,7 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
         if (!it->hasRoot && it->hasCascade && anyRoot) s *= kCascadeWithRootFactor;
         score[it.key()] = s;
     }
+    const QHash<QString, double> evidenced = score; // before any stage moves it
     // Ranked, a stage whose context is clearly stronger than the symptom's own but does not lead
     // gets a part of the symptom as its own leaf (a hang at DDP's constructor in a multi-node
     // report: setup context leads, preparation context is there too), so that leaf can reach
@@ -321,6 +323,23 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
                 to.hasRoot = to.hasRoot || e.role == SignatureRole::Root;
             }
         }
+    }
+
+    // Ranked, every other stage's leaf for the symptom gets a fixed part of it, context or not.
+    if (options.ranked && m_ranking.crossStageShare > 0.0) {
+        QSet<QString> stages;
+        for (const ContextCue& cue : m_set.stages())
+            stages.insert(cue.target);
+        for (auto it = evidenced.cbegin(); it != evidenced.cend(); ++it)
+            for (const QString& other : std::as_const(stages)) {
+                const QString target = m_set.remap(other, it.key());
+                if (target.isEmpty() || stageOf(it.key()) == other) continue;
+                double& t = score[target];
+                t = 1.0 - (1.0 - t) * (1.0 - it.value() * m_ranking.crossStageShare);
+                Accumulator& to = bySymptom[target];
+                for (const CandidateEvidence& e : std::as_const(bySymptom[it.key()].evidence))
+                    to.evidence.append(e);
+            }
     }
 
     QList<Candidate> out;

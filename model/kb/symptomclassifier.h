@@ -54,6 +54,11 @@ struct RankerParameters {
     // context is clearly stronger than the symptom's own stage but does not lead (0: only the
     // leading stage moves a symptom).
     double secondaryStageShare = 0.0;
+    // Ranked, the part of a symptom's evidence every other stage gets as its own leaf whatever
+    // the report's context says (a hang also counts a little for the setup and preparation
+    // hangs): the study labels the same symptom in different stages from details a text rarely
+    // states, so those leaves should follow the symptom into the top three (0: off).
+    double crossStageShare = 0.0;
     int minCandidates = 3;
     // Parses taxonomy/ranker.json; missing keys keep their defaults. False with *error on
     // malformed JSON or out-of-range values.

@@ -9,6 +9,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 
 // Runs the real binary for `classify` and `issues`: exit codes and documents are the contract.
 class TestCliClassify : public QObject {
@@ -60,6 +61,22 @@ void TestCliClassify::classifyJson()
     QVERIFY(sum <= 1.0 + 1e-3);
     QVERIFY(best[QLatin1String("probability")].toDouble() >=
             doc[QLatin1String("unsure_below")].toDouble());
+    // Every leaf: the probabilities are printed unrounded, so they sum to 1 and the tail (below
+    // 0.001 here) is not cut to a multiple of 0.001.
+    const CliRun all =
+        runCli({QStringLiteral("classify"),
+                QStringLiteral(RANKSCOPE_TEST_DATA "/classifier/ddp-checkpoint-module-prefix.md"),
+                QStringLiteral("--json"), QStringLiteral("--top"), QStringLiteral("100")});
+    const QJsonArray leaves =
+        QJsonDocument::fromJson(all.out).object()[QLatin1String("candidates")].toArray();
+    QVERIFY(leaves.size() >= 30);
+    double total = 0.0;
+    for (const QJsonValue& v : leaves)
+        total += v[QLatin1String("probability")].toDouble();
+    QVERIFY(qAbs(total - 1.0) < 1e-9);
+    const double last = leaves.last()[QLatin1String("probability")].toDouble();
+    QVERIFY(last > 0.0 && last < 0.001);
+    QVERIFY(qAbs(last * 1000.0 - std::round(last * 1000.0)) > 1e-6);
 }
 
 // Nothing in the text is evidence: still a ranked guess, said to be one.

@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRandomGenerator>
 #include <QSet>
 #include <QTest>
 #include <cmath>
@@ -21,6 +22,7 @@ private Q_SLOTS:
     void frameworkLines();
     void emptyInputHasNoCandidates();
     void everyTextIsRanked();
+    void manyTextsAreRanked();
     void baseRatesFollowTheStudy();
     void rankerParametersAreValidated();
     void statedProbabilitiesAreTheFittedOnes();
@@ -30,6 +32,7 @@ private Q_SLOTS:
     void classifyLinesUsesCallerOffsets();
     void stageContextMovesHangToSetup();
     void secondaryStageReachesTheTopThree();
+    void crossStageShareFollowsTheSymptom();
     void cuesReadOnlyTheProseWindow();
     void pastedCodeIsNotASymptom();
 };
@@ -247,6 +250,10 @@ void TestClassifier::rankerParametersAreValidated()
     QVERIFY(!RankerParameters::fromJson(R"({"unsure_below": 2})", &p, &error));
     QVERIFY(error.contains(QLatin1String("unsure_below")));
     QVERIFY(!RankerParameters::fromJson("[1", &p, &error));
+    QVERIFY(RankerParameters::fromJson(R"({"cross_stage_share": 0.25})", &p, &error));
+    QCOMPARE(p.crossStageShare, 0.25);
+    QVERIFY(!RankerParameters::fromJson(R"({"cross_stage_share": 1.5})", &p, &error));
+    QVERIFY(error.contains(QLatin1String("cross_stage_share")));
     // The built-in file is what the classifier uses.
     QFile f(QStringLiteral(":/taxonomy/ranker.json"));
     QVERIFY(f.open(QIODevice::ReadOnly));
@@ -257,6 +264,83 @@ void TestClassifier::rankerParametersAreValidated()
 
 // The ranker's parameters as the product ships them (taxonomy/ranker.json, compiled in), read as
 // plain JSON.
+// The ranked answer's shape, checked on many texts: every text with a non-blank byte gets at
+// least three distinct leaves of the taxonomy, by descending probability in (0, 1], summing to at
+// most 1; a blank text gets none. Real texts are every report of tests/data/classifier (ours and
+// today's frameworks); random ones are byte soup (any byte, invalid UTF-8 included) and word
+// soup from the words the cues and signatures react to, from a fixed seed.
+void TestClassifier::manyTextsAreRanked()
+{
+    QList<QByteArray> texts;
+    const QJsonArray reports = QJsonDocument::fromJson(readData(QStringLiteral("manifest.json")))
+                                   .object()
+                                   .value(QLatin1String("reports"))
+                                   .toArray();
+    for (const QJsonValue& v : reports)
+        texts << readData(v[QLatin1String("file")].toString());
+    for (const QByteArray& line : readData(QStringLiteral("frameworks_eval.tsv")).split('\n'))
+        if (!line.isEmpty() && !line.startsWith('#'))
+            texts << line.split('\t').value(3).replace(" | ", "\n");
+    const qsizetype real = texts.size();
+    QVERIFY(real >= 90);
+
+    QRandomGenerator random(20261204);
+    for (int i = 0; i < 400; ++i) {
+        QByteArray bytes(1 + random.bounded(200), Qt::Uninitialized);
+        for (char& b : bytes)
+            b = char(random.bounded(256));
+        texts << bytes;
+    }
+    const QList<QByteArray> words = {"hang",         "NCCL",
+                                     "timeout",      "horovod",
+                                     "segmentation", "fault",
+                                     "install",      "import",
+                                     "error",        "OOM",
+                                     "GPU",          "rank",
+                                     "mpirun",       "slow",
+                                     "nan",          "loss",
+                                     "checkpoint",   "keras",
+                                     "pytorch",      "\n",
+                                     "Traceback",    "KeyError:",
+                                     "watchdog",     "  ",
+                                     "\t",           "multi_gpu_model",
+                                     "setup",        "epoch"};
+    for (int i = 0; i < 400; ++i) {
+        QByteArray soup;
+        for (int w = random.bounded(1, 30); w > 0; --w)
+            soup += words[random.bounded(int(words.size()))] + ' ';
+        texts << soup;
+    }
+    texts << QByteArray(1, '\0') << QByteArray(" \v\f\r\n") << QByteArray("\xff\xfe");
+
+    const SymptomClassifier& classifier = SymptomClassifier::instance();
+    int ranked = 0;
+    for (qsizetype t = 0; t < texts.size(); ++t) {
+        const QByteArray& text = texts[t];
+        QVERIFY2(t >= real || !text.trimmed().isEmpty(), "a real report is empty");
+        const QList<Candidate> c = classifier.classify(text);
+        const QByteArray what = "text " + QByteArray::number(t) + ": " + text.left(60).toHex();
+        if (text.trimmed().isEmpty()) {
+            QVERIFY2(c.isEmpty(), what.constData());
+            continue;
+        }
+        ++ranked;
+        QVERIFY2(c.size() >= 3, what.constData());
+        QSet<QString> leaves;
+        double sum = 0.0;
+        for (qsizetype i = 0; i < c.size(); ++i) {
+            QVERIFY2(Taxonomy::instance().isLeafId(c[i].symptom), what.constData());
+            leaves.insert(c[i].symptom);
+            QVERIFY2(c[i].probability > 0.0 && c[i].probability <= 1.0, what.constData());
+            if (i > 0) QVERIFY2(c[i].probability <= c[i - 1].probability, what.constData());
+            sum += c[i].probability;
+        }
+        QVERIFY2(leaves.size() == c.size(), what.constData());
+        QVERIFY2(sum <= 1.0 + 1e-9, what.constData());
+    }
+    QVERIFY(ranked > 800);
+}
+
 static QJsonObject shippedRanker()
 {
     QFile f(QStringLiteral(":/taxonomy/ranker.json"));
@@ -450,6 +534,42 @@ void TestClassifier::secondaryStageReachesTheTopThree()
 }
 
 // Prose cues read the first SignatureSet::kProseBytes; log signatures read everything.
+// A hang in a report with training context: each other stage's hang leaf gets exactly the shared
+// part of the hang's evidence, with the hang's evidence line; none without the share. With the
+// shipped parameters both reach the top three beside the hang.
+void TestClassifier::crossStageShareFollowsTheSymptom()
+{
+    const QByteArray text = "Training hangs after the first epoch\n";
+    const QString hang = QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    const QStringList others = {QStringLiteral("communication-setup/hang-and-timeout"),
+                                QStringLiteral("data-and-model-preparation/hang-and-timeout")};
+    RankerParameters ranking = SymptomClassifier::instance().ranking();
+    SymptomClassifier::Options all;
+    all.maxCandidates = 38;
+    for (const double share : {0.0, 0.3}) {
+        ranking.crossStageShare = share;
+        QHash<QString, Candidate> bySymptom;
+        for (const Candidate& c :
+             SymptomClassifier(SignatureSet::builtin(), ranking).classify(text, all))
+            bySymptom.insert(c.symptom, c);
+        const Candidate& h = bySymptom.value(hang);
+        QVERIFY(h.score > 0.3);
+        for (const QString& other : others) {
+            const Candidate& c = bySymptom.value(other);
+            QVERIFY2(std::abs(c.score - share * h.score) < 1e-12, qPrintable(other));
+            QCOMPARE(c.evidence.isEmpty(), share == 0.0);
+            if (share > 0.0) QCOMPARE(c.evidence.first().line, 1);
+        }
+    }
+    QVERIFY(SymptomClassifier::instance().ranking().crossStageShare > 0.0);
+    QStringList top;
+    for (const Candidate& c : SymptomClassifier::instance().classify(text).mid(0, 3))
+        top << c.symptom;
+    QCOMPARE(top.first(), hang);
+    for (const QString& other : others)
+        QVERIFY2(top.contains(other), qPrintable(top.join(QLatin1String(", "))));
+}
+
 void TestClassifier::cuesReadOnlyTheProseWindow()
 {
     QByteArray log(SignatureSet::kProseBytes + 10, 'x');
