@@ -128,6 +128,24 @@ void TestSignatures::adviceIsNotAnError_data()
         << QStringLiteral("- TensorFlow installed from (source or binary): binary");
     QTest::addRow("elastic") << QStringLiteral(
         "To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html");
+    // Warnings of healthy runs under today's launchers that name a hang or a limitation.
+    QTest::addRow("kernel-version") << QStringLiteral(
+        "Detected kernel version 5.4.0, which is below the recommended minimum of 5.5.0; this "
+        "can cause the process to hang. It is recommended to upgrade the kernel to the minimum "
+        "version or higher.");
+    QTest::addRow("barrier-device") << QStringLiteral(
+        "[rank0]:[W ProcessGroupNCCL.cpp:4115] [PG ID 0 PG GUID 0 Rank 0]  using GPU 0 to perform "
+        "barrier as devices used by this process are currently unknown. This can potentially "
+        "cause a hang if this rank to GPU mapping is incorrect.");
+    QTest::addRow("pg-not-destroyed") << QStringLiteral(
+        "[rank0]:[W1205 ProcessGroupNCCL.cpp:1250] Warning: WARNING: process group has NOT been "
+        "destroyed before we destruct ProcessGroupNCCL. This warning can point to a hang.");
+    QTest::addRow("hf-model-type") << QStringLiteral(
+        "You are using a model of type mistral to instantiate a model of type llama. This is not "
+        "supported for all configurations of models and can yield errors.");
+    QTest::addRow("use-cache") << QStringLiteral(
+        "`use_cache=True` is incompatible with gradient checkpointing. Setting "
+        "`use_cache=False`.");
 }
 
 void TestSignatures::adviceIsNotAnError()
