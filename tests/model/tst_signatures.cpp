@@ -42,6 +42,7 @@ private Q_SLOTS:
     void logCorpusMatchesLineByLine();
     void literalIndexMatchesFind();
     void newlinesAreCounted();
+    void leafPagesNameTheirFrameworks();
 };
 
 void TestSignatures::loads()
@@ -358,6 +359,36 @@ void TestSignatures::newlinesAreCounted()
         const QByteArrayView part = QByteArrayView(text).sliced(from);
         QCOMPARE(countNewlines(part), qsizetype(std::count(part.begin(), part.end(), '\n')));
     }
+}
+
+// A leaf's page names the frameworks whose messages lead to it: its own signatures' and, through
+// a stage remap, those of the leaf a stage moves there (a NCCL error in DDP's constructor is the
+// preparation stage's communication error), then generic messages last.
+void TestSignatures::leafPagesNameTheirFrameworks()
+{
+    const SignatureSet& set = SignatureSet::builtin();
+    const QString generic = QLatin1String(SignatureSet::kGenericMessages);
+    // No rule names this leaf: NCCL and PyTorch messages reach it through the preparation stage.
+    const QStringList prep =
+        set.messageFrameworks(QStringLiteral("data-and-model-preparation/communication-error"));
+    QVERIFY2(prep.contains(QStringLiteral("NCCL")) && prep.contains(QStringLiteral("PyTorch")),
+             qPrintable(prep.join(QLatin1String(", "))));
+    // Only the generic AttributeError rule leads here.
+    QCOMPARE(set.messageFrameworks(
+                 QStringLiteral("training-and-evaluation/program-failure/attribute-not-found")),
+             QStringList{generic});
+    const QStringList hang = set.messageFrameworks(
+        QStringLiteral("training-and-evaluation/unexpected-performance/hang"));
+    for (const char* f : {"Horovod", "Megatron-LM", "NCCL", "PyTorch", "TensorFlow"})
+        QVERIFY2(hang.contains(QLatin1String(f)), f);
+    QVERIFY(!hang.contains(generic) || hang.last() == generic);
+    // Every name is a display name, never a rule's lower-case framework key.
+    const QSet<QString> lowerCaseNames{QStringLiteral("accelerate"),
+                                       QStringLiteral("torchrun/elastic")};
+    for (const QString& leaf : leafIds())
+        for (const QString& name : set.messageFrameworks(leaf))
+            QVERIFY2(name == generic || name.at(0).isUpper() || lowerCaseNames.contains(name),
+                     qPrintable(leaf + QLatin1String(": ") + name));
 }
 
 QTEST_GUILESS_MAIN(TestSignatures)
