@@ -4,6 +4,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSet>
 #include <algorithm>
 #include <cstring>
 
@@ -246,16 +247,26 @@ QStringList SignatureSet::messageFrameworks(const QString& symptom) const
         {QStringLiteral("accelerate"), QStringLiteral("accelerate")},
         {QStringLiteral("colossalai"), QStringLiteral("Colossal-AI")},
         {QStringLiteral("nccl"), QStringLiteral("NCCL")}};
+    // The leaves whose signatures can end as `symptom`: itself and those a stage moves to it.
+    QSet<QString> sources{symptom};
+    for (const QHash<QString, QString>& m : m_remap)
+        for (auto it = m.cbegin(); it != m.cend(); ++it)
+            if (it.value() == symptom) sources.insert(it.key());
     QStringList out;
+    bool generic = false;
     for (const Signature& s : m_signatures) {
-        if (s.symptom != symptom || s.role == SignatureRole::Cue) continue;
+        if (!sources.contains(s.symptom) || s.role == SignatureRole::Cue) continue;
         for (const QString& f : s.frameworks) {
-            if (f == QLatin1String("any")) continue;
+            if (f == QLatin1String("any")) {
+                generic = true;
+                continue;
+            }
             const QString name = names.value(f, f);
             if (!out.contains(name)) out << name;
         }
     }
     out.sort(Qt::CaseInsensitive);
+    if (generic) out << QLatin1String(kGenericMessages);
     return out;
 }
 

@@ -53,9 +53,13 @@ public:
     QString remap(const QString& stage, const QString& symptom) const;
     // Every leaf some remap can lead to.
     QStringList remapTargets() const;
-    // The frameworks and libraries whose messages the log signatures of `symptom` recognise
-    // (display names, sorted: "DeepSpeed", "NCCL", "PyTorch"…); prose cues and "any" left out.
+    // The frameworks and libraries whose messages the log signatures recognise as `symptom`,
+    // directly or through a stage remap (a NCCL error in DDP's constructor is the preparation
+    // stage's communication error): display names sorted ("DeepSpeed", "NCCL", "PyTorch"…),
+    // then kGenericMessages when a signature for any framework (a Python or CUDA error) leads
+    // there too. Prose cues are left out.
     QStringList messageFrameworks(const QString& symptom) const;
+    static constexpr const char* kGenericMessages = "any framework (generic Python/CUDA/OS errors)";
 
     // Removes advice text ("run with NCCL_DEBUG=INFO for details", "CUDA_LAUNCH_BLOCKING=1")
     // so that it never counts as the error it mentions.

@@ -42,6 +42,7 @@ private Q_SLOTS:
     void logCorpusMatchesLineByLine();
     void literalIndexMatchesFind();
     void newlinesAreCounted();
+    void leafPagesNameTheirFrameworks();
 };
 
 void TestSignatures::loads()
@@ -128,6 +129,24 @@ void TestSignatures::adviceIsNotAnError_data()
         << QStringLiteral("- TensorFlow installed from (source or binary): binary");
     QTest::addRow("elastic") << QStringLiteral(
         "To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html");
+    // Warnings of healthy runs under today's launchers that name a hang or a limitation.
+    QTest::addRow("kernel-version") << QStringLiteral(
+        "Detected kernel version 5.4.0, which is below the recommended minimum of 5.5.0; this "
+        "can cause the process to hang. It is recommended to upgrade the kernel to the minimum "
+        "version or higher.");
+    QTest::addRow("barrier-device") << QStringLiteral(
+        "[rank0]:[W ProcessGroupNCCL.cpp:4115] [PG ID 0 PG GUID 0 Rank 0]  using GPU 0 to perform "
+        "barrier as devices used by this process are currently unknown. This can potentially "
+        "cause a hang if this rank to GPU mapping is incorrect.");
+    QTest::addRow("pg-not-destroyed") << QStringLiteral(
+        "[rank0]:[W1205 ProcessGroupNCCL.cpp:1250] Warning: WARNING: process group has NOT been "
+        "destroyed before we destruct ProcessGroupNCCL. This warning can point to a hang.");
+    QTest::addRow("hf-model-type") << QStringLiteral(
+        "You are using a model of type mistral to instantiate a model of type llama. This is not "
+        "supported for all configurations of models and can yield errors.");
+    QTest::addRow("use-cache") << QStringLiteral(
+        "`use_cache=True` is incompatible with gradient checkpointing. Setting "
+        "`use_cache=False`.");
 }
 
 void TestSignatures::adviceIsNotAnError()
@@ -340,6 +359,36 @@ void TestSignatures::newlinesAreCounted()
         const QByteArrayView part = QByteArrayView(text).sliced(from);
         QCOMPARE(countNewlines(part), qsizetype(std::count(part.begin(), part.end(), '\n')));
     }
+}
+
+// A leaf's page names the frameworks whose messages lead to it: its own signatures' and, through
+// a stage remap, those of the leaf a stage moves there (a NCCL error in DDP's constructor is the
+// preparation stage's communication error), then generic messages last.
+void TestSignatures::leafPagesNameTheirFrameworks()
+{
+    const SignatureSet& set = SignatureSet::builtin();
+    const QString generic = QLatin1String(SignatureSet::kGenericMessages);
+    // No rule names this leaf: NCCL and PyTorch messages reach it through the preparation stage.
+    const QStringList prep =
+        set.messageFrameworks(QStringLiteral("data-and-model-preparation/communication-error"));
+    QVERIFY2(prep.contains(QStringLiteral("NCCL")) && prep.contains(QStringLiteral("PyTorch")),
+             qPrintable(prep.join(QLatin1String(", "))));
+    // Only the generic AttributeError rule leads here.
+    QCOMPARE(set.messageFrameworks(
+                 QStringLiteral("training-and-evaluation/program-failure/attribute-not-found")),
+             QStringList{generic});
+    const QStringList hang = set.messageFrameworks(
+        QStringLiteral("training-and-evaluation/unexpected-performance/hang"));
+    for (const char* f : {"Horovod", "Megatron-LM", "NCCL", "PyTorch", "TensorFlow"})
+        QVERIFY2(hang.contains(QLatin1String(f)), f);
+    QVERIFY(!hang.contains(generic) || hang.last() == generic);
+    // Every name is a display name, never a rule's lower-case framework key.
+    const QSet<QString> lowerCaseNames{QStringLiteral("accelerate"),
+                                       QStringLiteral("torchrun/elastic")};
+    for (const QString& leaf : leafIds())
+        for (const QString& name : set.messageFrameworks(leaf))
+            QVERIFY2(name == generic || name.at(0).isUpper() || lowerCaseNames.contains(name),
+                     qPrintable(leaf + QLatin1String(": ") + name));
 }
 
 QTEST_GUILESS_MAIN(TestSignatures)
