@@ -10,12 +10,12 @@ namespace rankscope {
 
 // Sorts `v` in place, with no copy of it (a reader sorts millions of flow points while every
 // event column is held, and the copy would set its peak memory): one pass moves each element
-// into its bucket by the top bits of `key(element)` (a std::uint64_t in [lo, hi]; about 8
-// elements a bucket when keys spread over their range), then each bucket is sorted by `less`,
-// which must order by the key first. Linear for spread keys (hashes, event indices), n log n
-// when a skewed key fills one bucket. Not stable: `less` must be a total order on the values
-// (elements it finds equal are then identical), so the result is the same whatever the input
-// order.
+// into its bucket by the top bits of `key(element)` (a std::uint64_t in [lo, hi]), then each
+// bucket is sorted by `less`, which must order by the key first. At most 2,048 buckets, so
+// that the pass writes to few enough places at once to stay in cache, and a bucket of spread
+// keys (hashes, event indices) is small enough to sort in cache. Not stable: `less` must be a
+// total order on the values (elements it finds equal are then identical), so the result is the
+// same whatever the input order.
 template <typename T, typename Key, typename Less>
 void bucketSortInPlace(std::vector<T>& v, Key key, std::uint64_t lo, std::uint64_t hi, Less less)
 {
@@ -24,7 +24,7 @@ void bucketSortInPlace(std::vector<T>& v, Key key, std::uint64_t lo, std::uint64
         std::sort(v.begin(), v.end(), less);
         return;
     }
-    const int bits = std::clamp(int(std::bit_width(n / 8)), 1, 18);
+    const int bits = std::clamp(int(std::bit_width(n / 256)), 1, 11);
     const std::uint64_t range = hi - lo;
     const int shift = std::max(0, int(std::bit_width(range)) - bits);
     const std::size_t buckets = std::size_t(range >> shift) + 1;

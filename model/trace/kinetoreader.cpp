@@ -1170,13 +1170,12 @@ Scan Parser::event(const char*& p, const char* end)
     return Scan::Ok;
 }
 
-// Orders flow points by key, starts first, and totally beyond that (see pairFlows).
-bool flowPointBefore(const FlowPoint& a, const FlowPoint& b)
-{
+// Orders flow points by key, starts first, and totally beyond that (see the pairing in finish).
+constexpr auto flowPointBefore = [](const FlowPoint& a, const FlowPoint& b) {
     if (a.key != b.key) return a.key < b.key;
     return std::tuple{!a.start(), std::uint32_t(a.lane), a.bound(), a.at, a.category} <
            std::tuple{!b.start(), std::uint32_t(b.lane), b.bound(), b.at, b.category};
-}
+};
 
 // Sorts a store's flows by (toLane, toEvent), as flowInto looks them up; several flows into one
 // event by where they come from.
