@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -80,6 +81,25 @@ template <typename T> void reserveColumn(std::vector<T>& v, std::size_t n)
     const std::uintptr_t last = to / kHugePage * kHugePage;
     if (last > first) // advice only: without it the column still works
         madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+#endif
+}
+
+// For a large column consumed from the front while what is built from it grows (a reader's flow
+// points, paired into links): hands the pages wholly inside elements [from, to) back to the
+// kernel, so the two are not held whole at once. Those elements must not be read again (they
+// read as zero bytes); the column stays valid to append to and to free.
+template <typename T> void releaseColumnRange(std::vector<T>& v, std::size_t from, std::size_t to)
+{
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+#ifdef __linux__
+    constexpr std::size_t kHugePage = ColumnAllocator<T>::kHugePage;
+    const auto begin = reinterpret_cast<std::uintptr_t>(v.data() + from);
+    const auto end = reinterpret_cast<std::uintptr_t>(v.data() + to);
+    const std::uintptr_t first = (begin + kHugePage - 1) / kHugePage * kHugePage;
+    const std::uintptr_t last = end / kHugePage * kHugePage;
+    if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+#else
+    (void)v, (void)from, (void)to;
 #endif
 }
 

@@ -1,5 +1,6 @@
 #include "model/trace/kinetoreader.h"
 
+#include "model/store/bucketsort.h"
 #include "model/store/columnallocator.h"
 #include "model/trace/gzipinput.h"
 #include "model/trace/jsonscanner.h"
@@ -1169,11 +1170,55 @@ Scan Parser::event(const char*& p, const char* end)
     return Scan::Ok;
 }
 
+// Orders flow points by key, starts first, and totally beyond that (see the pairing in finish).
+constexpr auto flowPointBefore = [](const FlowPoint& a, const FlowPoint& b) {
+    if (a.key != b.key) return a.key < b.key;
+    return std::tuple{!a.start(), std::uint32_t(a.lane), a.bound(), a.at, a.category} <
+           std::tuple{!b.start(), std::uint32_t(b.lane), b.bound(), b.at, b.category};
+};
+
+// Sorts a store's flows by (toLane, toEvent), as flowInto looks them up; several flows into one
+// event by where they come from.
+void sortFlows(EventStore& store)
+{
+    std::vector<std::uint64_t> laneBase(store.lanes.size() + 1, 0);
+    for (std::size_t l = 0; l < store.lanes.size(); ++l)
+        laneBase[l + 1] = laneBase[l] + store.lanes[l].size();
+    bucketSortInPlace(
+        store.flows,
+        [&laneBase](const FlowLink& f) { return laneBase[std::size_t(f.toLane)] + f.toEvent; }, 0,
+        laneBase.back(),
+        [](const FlowLink& a, const FlowLink& b) {
+            return std::tuple{a.toLane, a.toEvent, a.fromLane, a.fromEvent, a.category} <
+                   std::tuple{b.toLane, b.toEvent, b.fromLane, b.fromEvent, b.category};
+        });
+}
+
 void Parser::finish()
 {
+    // Past the last event the window is not needed: freed before the transients below, which
+    // set the read's peak memory (bench/scan_bench).
+    std::vector<char>().swap(m_buf);
     const std::int64_t base = m_sawBase ? m_baseNs : 0;
     const std::int64_t traceEnd =
         m_maxEndNs == std::numeric_limits<std::int64_t>::min() ? 0 : m_maxEndNs;
+    // Only the launches of the few events with collective args are ever looked up (below): the
+    // others (one for every kernel launch) are dropped before the flows are paired.
+    const bool launches = !m_launches.empty();
+    {
+        std::vector<std::int64_t> wanted;
+        for (const PendingArgs& a : m_args)
+            if (a.args.correlation >= 0) wanted.push_back(a.args.correlation);
+        std::sort(wanted.begin(), wanted.end());
+        std::erase_if(m_launches, [&wanted](const Launch& l) {
+            return !std::binary_search(wanted.begin(), wanted.end(), l.correlation);
+        });
+        m_launches.shrink_to_fit();
+    }
+    // Flows pair by key (below); sorted in place, before the lanes add their depth column.
+    bucketSortInPlace(
+        m_flows, [](const FlowPoint& f) { return f.key; }, 0,
+        std::numeric_limits<std::uint64_t>::max(), flowPointBefore);
     // Final lane order: CPU threads, then GPU streams, each by (pid, tid).
     std::vector<int> order(m_lanes.size());
     std::iota(order.begin(), order.end(), 0);
@@ -1270,12 +1315,19 @@ void Parser::finish()
         m_out.lanes.push_back(std::move(lane));
     }
 
-    // Flows: pair s with f by (id, cat), bind each end to the innermost event at its time.
-    reserveColumn(m_out.flows, m_flows.size() / 2);
-    std::sort(m_flows.begin(), m_flows.end(), [](const FlowPoint& a, const FlowPoint& b) {
-        return std::tuple{a.key, !a.start()} < std::tuple{b.key, !b.start()};
-    });
+    // Flows: pair s with f by (id, cat), bind each end to the innermost event at its time. Of
+    // several points with one key, the first in the order above (a start when there is one)
+    // and the last (an end when there is one) make the flow: of duplicate starts the one on
+    // the lane opened first, at its earliest event; of duplicate ends the last such.
+    reserveColumn(m_out.flows, m_out.flows.size() + m_flows.size() / 2);
+    constexpr std::size_t kReleaseStep = (std::size_t(4) << 20) / sizeof(FlowPoint);
+    std::size_t released = 0; // the points before it are paired and their pages given back
     for (std::size_t i = 0; i < m_flows.size();) {
+        if (i - released >= kReleaseStep) {
+            // From the start: a page that straddled the last bound goes now.
+            releaseColumnRange(m_flows, 0, i);
+            released = i;
+        }
         std::size_t j = i;
         while (j < m_flows.size() && m_flows[j].key == m_flows[i].key)
             ++j;
@@ -1305,9 +1357,8 @@ void Parser::finish()
         }
         i = j;
     }
-    std::sort(m_out.flows.begin(), m_out.flows.end(), [](const FlowLink& a, const FlowLink& b) {
-        return std::pair{a.toLane, a.toEvent} < std::pair{b.toLane, b.toEvent};
-    });
+    std::vector<FlowPoint>().swap(m_flows);
+    sortFlows(m_out);
 
     std::vector<CommEventArgs> args;
     args.reserve(m_args.size());
@@ -1318,7 +1369,7 @@ void Parser::finish()
         args.push_back({fl, inv.empty() ? a.event : inv[std::size_t(a.event)], std::move(a.args)});
     }
     // Comm kernels without an ac2g flow: link them to their launch by correlation id.
-    if (!m_launches.empty()) {
+    if (launches) {
         std::unordered_map<std::int64_t, std::pair<int, std::int64_t>> launchOf;
         for (const Launch& l : m_launches) {
             const int fl = finalIndex[std::size_t(l.lane)];
@@ -1341,10 +1392,7 @@ void Parser::finish()
         }
         if (!added.empty()) {
             m_out.flows.insert(m_out.flows.end(), added.begin(), added.end());
-            std::sort(m_out.flows.begin(), m_out.flows.end(),
-                      [](const FlowLink& a, const FlowLink& b) {
-                          return std::pair{a.toLane, a.toEvent} < std::pair{b.toLane, b.toEvent};
-                      });
+            sortFlows(m_out);
         }
     }
     CollectiveExtractor::extract(m_out, m_opts.rank, std::move(args), m_groups);

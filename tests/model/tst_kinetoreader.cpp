@@ -156,6 +156,7 @@ private Q_SLOTS:
     void eventDetails();
     void gzipDetailsResumeAtCheckpoint();
     void unevenLanesKeepEveryEvent();
+    void duplicateFlowIdsPairByTheRule();
     void normaliseNames_data();
     void normaliseNames();
     void fuzzRegressions_data();
@@ -959,6 +960,86 @@ void TestKinetoReader::unevenLanesKeepEveryEvent()
             }
         }
         QCOMPARE(k, truth.size());
+    }
+}
+
+// Flow points with repeated ids, bound and unbound, against a reference computed here from what
+// was written: of a key's starts the flow takes the first in (unbound before bound, then
+// timestamp or event index) order, of its ends the last; a key with no start or no end, or whose
+// chosen point lies on no event, makes no flow.
+void TestKinetoReader::duplicateFlowIdsPairByTheRule()
+{
+    struct Point {
+        bool bound;
+        std::int64_t at;    // event index when bound, else the timestamp in ns
+        std::int64_t event; // the event it lands on, -1 for none
+    };
+    std::mt19937 rng(22);
+    const int n = 3000, ids = 1000;
+    std::map<int, std::vector<Point>> starts, ends;
+    std::string text = R"({"traceEvents":[)";
+    bool first = true;
+    const auto add = [&](const std::string& object) {
+        text += (first ? "" : ",") + object;
+        first = false;
+    };
+    // Event i of each lane runs [10 i, 10 i + 5] µs; points land inside the lane's last event
+    // (bound), inside an earlier one or in a gap (unbound).
+    const auto point = [&](char ph, int tid, int i, std::map<int, std::vector<Point>>& into) {
+        const int id = int(rng() % ids);
+        const int kind = int(rng() % 10);
+        std::int64_t us = 10 * std::int64_t(i) + 1;
+        Point p{true, i, i};
+        if (kind == 0 && i > 0) {
+            const int j = int(rng() % unsigned(i));
+            us = 10 * std::int64_t(j) + 2;
+            p = {false, us * 1000, j};
+        } else if (kind == 1) {
+            us = 10 * std::int64_t(i) + 7;
+            p = {false, us * 1000, -1};
+        }
+        into[id].push_back(p);
+        add(std::string(R"({"ph":")") + ph + R"(","id":)" + std::to_string(id) +
+            R"(,"cat":"ac2g","name":"ac2g","pid":)" + (tid == 1 ? "1" : "0") + R"(,"tid":)" +
+            std::to_string(tid) + R"(,"ts":)" + std::to_string(us) + "}");
+    };
+    for (int i = 0; i < n; ++i) {
+        const std::string at = R"(,"ts":)" + std::to_string(10 * i) + R"(,"dur":5})";
+        add(R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1)" + at);
+        if (rng() % 4 != 0) point('s', 1, i, starts);
+        add(R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7)" + at);
+        if (rng() % 4 != 0) point('f', 7, i, ends);
+    }
+    text += "]}";
+
+    const auto order = [](const Point& a, const Point& b) {
+        return std::pair{a.bound, a.at} < std::pair{b.bound, b.at};
+    };
+    std::vector<std::pair<std::int64_t, std::int64_t>> expected; // (to event, from event)
+    int duplicates = 0;
+    for (const auto& [id, s] : starts) {
+        const auto e = ends.find(id);
+        if (e == ends.end()) continue;
+        duplicates += s.size() > 1 || e->second.size() > 1;
+        const Point& from = *std::min_element(s.begin(), s.end(), order);
+        const Point& to = *std::max_element(e->second.begin(), e->second.end(), order);
+        if (from.event >= 0 && to.event >= 0) expected.push_back({to.event, from.event});
+    }
+    std::sort(expected.begin(), expected.end());
+    QVERIFY(duplicates > 100);
+
+    const Read r = readText(text);
+    QCOMPARE(int(r.result.status), int(SourceStatus::Ok));
+    QCOMPARE(r.store.lanes.size(), std::size_t(2));
+    QCOMPARE(r.store.lanes[0].kind, LaneKind::CpuThread);
+    QCOMPARE(r.store.lanes[1].kind, LaneKind::GpuStream);
+    QCOMPARE(r.result.flows, std::int64_t(expected.size()));
+    QCOMPARE(r.store.flows.size(), expected.size());
+    for (std::size_t k = 0; k < expected.size(); ++k) {
+        const FlowLink& f = r.store.flows[k];
+        QCOMPARE(f.fromLane, 0);
+        QCOMPARE(f.toLane, 1);
+        QCOMPARE(std::pair(std::int64_t(f.toEvent), std::int64_t(f.fromEvent)), expected[k]);
     }
 }
 
