@@ -1,6 +1,7 @@
 #include "model/digest/digest.h"
 
 #include "model/analysis/sessionanalysis.h"
+#include "model/digest/digeststream.h"
 
 #include <QDataStream>
 #include <QDir>
@@ -62,6 +63,20 @@ template <typename T> void getColumn(QDataStream& s, std::vector<T>& v)
         get(s, x);
 }
 
+} // namespace
+
+void putCollective(QDataStream& s, const CollectiveRecord& c)
+{
+    CollectiveRecord::forEachField(c, [&s](const char*, const auto& field) { put(s, field); });
+}
+
+void getCollective(QDataStream& s, CollectiveRecord& c)
+{
+    CollectiveRecord::forEachField(c, [&s](const char*, auto& field) { get(s, field); });
+}
+
+namespace {
+
 // A store's strings and rank lists with `lanes`, `collectives` and `flows` (the store's own, or
 // a reduction of them).
 void putStore(QDataStream& s, const EventStore& store, const std::vector<Lane>& lanes,
@@ -99,34 +114,8 @@ void putStore(QDataStream& s, const EventStore& store, const std::vector<Lane>& 
         putColumn(s, l.unfinished);
     }
     put(s, collectives.size());
-    for (const CollectiveRecord& c : collectives) {
-        for (const std::int64_t v : {std::int64_t(c.rank),
-                                     std::int64_t(c.op),
-                                     std::int64_t(c.processGroupName),
-                                     std::int64_t(c.processGroupDesc),
-                                     std::int64_t(c.groupRanks),
-                                     std::int64_t(c.groupSize),
-                                     c.seq,
-                                     c.inNelems,
-                                     c.outNelems,
-                                     std::int64_t(c.dtype),
-                                     std::int64_t(c.reduceOp),
-                                     std::int64_t(c.root),
-                                     std::int64_t(c.state),
-                                     std::int64_t(c.seqFromSource),
-                                     std::int64_t(c.coalesced),
-                                     std::int64_t(c.stateUnknown),
-                                     c.issueStartNs,
-                                     c.issueEndNs,
-                                     c.execStartNs,
-                                     c.execEndNs,
-                                     std::int64_t(c.step),
-                                     std::int64_t(c.laneIndex),
-                                     c.eventIndex,
-                                     std::int64_t(c.sourceIndex),
-                                     std::int64_t(c.sourceLine)})
-            put(s, v);
-    }
+    for (const CollectiveRecord& c : collectives)
+        putCollective(s, c);
     put(s, flows.size());
     for (const FlowLink& f : flows) {
         put(s, f.fromLane);
@@ -178,31 +167,7 @@ void getStore(QDataStream& s, EventStore& store)
     store.collectives.reserve(n);
     for (std::size_t k = 0; k < n && s.status() == QDataStream::Ok; ++k) {
         CollectiveRecord c;
-        get(s, c.rank);
-        get(s, c.op);
-        get(s, c.processGroupName);
-        get(s, c.processGroupDesc);
-        get(s, c.groupRanks);
-        get(s, c.groupSize);
-        get(s, c.seq);
-        get(s, c.inNelems);
-        get(s, c.outNelems);
-        get(s, c.dtype);
-        get(s, c.reduceOp);
-        get(s, c.root);
-        get(s, c.state);
-        get(s, c.seqFromSource);
-        get(s, c.coalesced);
-        get(s, c.stateUnknown);
-        get(s, c.issueStartNs);
-        get(s, c.issueEndNs);
-        get(s, c.execStartNs);
-        get(s, c.execEndNs);
-        get(s, c.step);
-        get(s, c.laneIndex);
-        get(s, c.eventIndex);
-        get(s, c.sourceIndex);
-        get(s, c.sourceLine);
+        getCollective(s, c);
         store.collectives.push_back(c);
     }
     get(s, n);
