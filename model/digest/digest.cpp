@@ -7,13 +7,12 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QTemporaryDir>
 #include <algorithm>
 #include <fcntl.h>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -932,16 +931,16 @@ QString write(const QString& path, const TraceFolder& discovered,
     bool ok = true;
     {
         Stmt meta(db.db, "INSERT INTO meta VALUES(?, ?)");
-        QJsonArray warnings;
+        auto warnings = nlohmann::json::array();
         for (const QString& w : discovered.warnings())
-            warnings.append(w);
+            warnings.push_back(w.toStdString());
         const std::pair<const char*, QString> rows[] = {
             {"schema_version", QString::number(kSchemaVersion)},
             {"folder", discovered.path()},
             {"world_size", QString::number(discovered.worldSize())},
             {"stated_world_size", QString::number(discovered.statedWorldSize())},
-            {"folder_warnings",
-             QString::fromUtf8(QJsonDocument(warnings).toJson(QJsonDocument::Compact))},
+            {"folder_warnings", QString::fromStdString(warnings.dump(
+                                    -1, ' ', false, nlohmann::json::error_handler_t::replace))},
             {"lane_share", QString::number(kLaneShare)},
             {"max_lane_bytes", QString::number(kMaxLaneBytes)},
             {"tail_events", QString::number(kTailEvents)},
@@ -1070,8 +1069,11 @@ Opened open(const QString& path)
                         .arg(kSchemaVersion));
     const QString folderPath = meta["folder"];
     QStringList warnings;
-    for (const QJsonValue& w : QJsonDocument::fromJson(meta["folder_warnings"].toUtf8()).array())
-        warnings.append(w.toString());
+    const auto stored =
+        nlohmann::json::parse(meta["folder_warnings"].toStdString(), nullptr, false);
+    if (stored.is_array())
+        for (const nlohmann::json& w : stored)
+            if (w.is_string()) warnings.append(QString::fromStdString(w.get<std::string>()));
 
     // The carried sources are read by the same readers, from a copy on disk.
     QTemporaryDir scratch;

@@ -32,6 +32,7 @@ private Q_SLOTS:
     void skippedSourcesStaySkipped();
     void notADigestFails();
     void collectiveRecordRoundTrips();
+    void folderWarningsSurviveTheDigest();
 };
 
 namespace {
@@ -622,6 +623,27 @@ void TestDigest::collectiveRecordRoundTrips()
     QCOMPARE(read.size(), written.size());
     for (std::size_t i = 0; i < written.size(); ++i)
         QVERIFY2(read[i] == written[i], written[i].first.c_str());
+}
+
+// The folder's warnings come back from the digest as discovery wrote them, quotes and non-ASCII
+// file names included: two traces of rank 0 are one warning naming both.
+void TestDigest::folderWarningsSurviveTheDigest()
+{
+    QTemporaryDir dir;
+    const QString trace =
+        QStringLiteral(RANKSCOPE_TEST_DATA "/traces/hang_timeout_w2/rank0.pt.trace.json");
+    QVERIFY(QFile::copy(trace, dir.filePath(QStringLiteral("rank0.pt.trace.json"))));
+    QVERIFY(
+        QFile::copy(trace, dir.filePath(QStringLiteral("copy \"\u00fc\" rank0.pt.trace.json"))));
+    const QStringList discovered = TraceFolder::discover(dir.path()).warnings();
+    QCOMPARE(discovered.size(), 1);
+    QVERIFY2(discovered.front().contains(QStringLiteral("\u00fc")), qPrintable(discovered.front()));
+    QTemporaryDir out;
+    const QString digest = out.filePath(QStringLiteral("job.rsdigest"));
+    QCOMPARE(Digest::create(dir.path(), digest), QString());
+    const Digest::Opened opened = Digest::open(digest);
+    QCOMPARE(opened.error, QString());
+    QCOMPARE(opened.read.folder.warnings(), discovered);
 }
 
 QTEST_GUILESS_MAIN(TestDigest)
