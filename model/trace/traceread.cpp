@@ -18,12 +18,6 @@ namespace rankscope {
 
 namespace {
 
-bool isLog(SourceKind kind)
-{
-    return kind == SourceKind::Log || kind == SourceKind::NcclLog ||
-           kind == SourceKind::LauncherLog;
-}
-
 // The clock range of one source's events (StatedJob::firstNs/lastNs), unset when it has none.
 StatedJob statedClock(const EventStore& store)
 {
@@ -84,7 +78,7 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
     std::vector<int> todo;
     for (int i = 0; i < int(sources.size()); ++i) {
         const SourceFile& s = sources[i];
-        if (isTraceSource(s.kind) || (isLog(s.kind) && s.status != SourceStatus::Error))
+        if (isTraceSource(s.kind) || (isLogSource(s.kind) && s.status != SourceStatus::Error))
             todo.push_back(i);
     }
     std::vector<std::size_t> order(todo.size());
