@@ -166,31 +166,10 @@ int digestFiles(int argc, char** argv, int first)
                   std::int64_t(f.toEvent), std::int64_t(f.category)})
                 d.value(v);
         for (const CollectiveRecord& c : store.collectives) {
-            for (const std::int64_t v : {std::int64_t(c.rank),
-                                         std::int64_t(c.op),
-                                         std::int64_t(c.processGroupName),
-                                         std::int64_t(c.processGroupDesc),
-                                         std::int64_t(c.groupSize),
-                                         c.seq,
-                                         c.inNelems,
-                                         c.outNelems,
-                                         std::int64_t(c.dtype),
-                                         std::int64_t(c.reduceOp),
-                                         std::int64_t(c.root),
-                                         std::int64_t(c.state),
-                                         std::int64_t(c.seqFromSource),
-                                         std::int64_t(c.coalesced),
-                                         std::int64_t(c.stateUnknown),
-                                         c.issueStartNs,
-                                         c.issueEndNs,
-                                         c.execStartNs,
-                                         c.execEndNs,
-                                         std::int64_t(c.step),
-                                         std::int64_t(c.laneIndex),
-                                         c.eventIndex,
-                                         std::int64_t(c.sourceIndex),
-                                         std::int64_t(c.sourceLine)})
-                d.value(v);
+            // The group's ranks stand for its rank list id (hashed after the other fields).
+            CollectiveRecord::forEachField(c, [&d](std::string_view name, const auto& field) {
+                if (name != "groupRanks") d.value(std::int64_t(field));
+            });
             for (const int rank : store.rankLists.ranks(c.groupRanks))
                 d.value(rank);
         }

@@ -1,18 +1,18 @@
 #include "model/digest/digest.h"
 
 #include "model/analysis/sessionanalysis.h"
+#include "model/digest/digeststream.h"
 
 #include <QDataStream>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QTemporaryDir>
 #include <algorithm>
 #include <fcntl.h>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -62,6 +62,20 @@ template <typename T> void getColumn(QDataStream& s, std::vector<T>& v)
         get(s, x);
 }
 
+} // namespace
+
+void putCollective(QDataStream& s, const CollectiveRecord& c)
+{
+    CollectiveRecord::forEachField(c, [&s](const char*, const auto& field) { put(s, field); });
+}
+
+void getCollective(QDataStream& s, CollectiveRecord& c)
+{
+    CollectiveRecord::forEachField(c, [&s](const char*, auto& field) { get(s, field); });
+}
+
+namespace {
+
 // A store's strings and rank lists with `lanes`, `collectives` and `flows` (the store's own, or
 // a reduction of them).
 void putStore(QDataStream& s, const EventStore& store, const std::vector<Lane>& lanes,
@@ -99,34 +113,8 @@ void putStore(QDataStream& s, const EventStore& store, const std::vector<Lane>& 
         putColumn(s, l.unfinished);
     }
     put(s, collectives.size());
-    for (const CollectiveRecord& c : collectives) {
-        for (const std::int64_t v : {std::int64_t(c.rank),
-                                     std::int64_t(c.op),
-                                     std::int64_t(c.processGroupName),
-                                     std::int64_t(c.processGroupDesc),
-                                     std::int64_t(c.groupRanks),
-                                     std::int64_t(c.groupSize),
-                                     c.seq,
-                                     c.inNelems,
-                                     c.outNelems,
-                                     std::int64_t(c.dtype),
-                                     std::int64_t(c.reduceOp),
-                                     std::int64_t(c.root),
-                                     std::int64_t(c.state),
-                                     std::int64_t(c.seqFromSource),
-                                     std::int64_t(c.coalesced),
-                                     std::int64_t(c.stateUnknown),
-                                     c.issueStartNs,
-                                     c.issueEndNs,
-                                     c.execStartNs,
-                                     c.execEndNs,
-                                     std::int64_t(c.step),
-                                     std::int64_t(c.laneIndex),
-                                     c.eventIndex,
-                                     std::int64_t(c.sourceIndex),
-                                     std::int64_t(c.sourceLine)})
-            put(s, v);
-    }
+    for (const CollectiveRecord& c : collectives)
+        putCollective(s, c);
     put(s, flows.size());
     for (const FlowLink& f : flows) {
         put(s, f.fromLane);
@@ -178,31 +166,7 @@ void getStore(QDataStream& s, EventStore& store)
     store.collectives.reserve(n);
     for (std::size_t k = 0; k < n && s.status() == QDataStream::Ok; ++k) {
         CollectiveRecord c;
-        get(s, c.rank);
-        get(s, c.op);
-        get(s, c.processGroupName);
-        get(s, c.processGroupDesc);
-        get(s, c.groupRanks);
-        get(s, c.groupSize);
-        get(s, c.seq);
-        get(s, c.inNelems);
-        get(s, c.outNelems);
-        get(s, c.dtype);
-        get(s, c.reduceOp);
-        get(s, c.root);
-        get(s, c.state);
-        get(s, c.seqFromSource);
-        get(s, c.coalesced);
-        get(s, c.stateUnknown);
-        get(s, c.issueStartNs);
-        get(s, c.issueEndNs);
-        get(s, c.execStartNs);
-        get(s, c.execEndNs);
-        get(s, c.step);
-        get(s, c.laneIndex);
-        get(s, c.eventIndex);
-        get(s, c.sourceIndex);
-        get(s, c.sourceLine);
+        getCollective(s, c);
         store.collectives.push_back(c);
     }
     get(s, n);
@@ -967,16 +931,16 @@ QString write(const QString& path, const TraceFolder& discovered,
     bool ok = true;
     {
         Stmt meta(db.db, "INSERT INTO meta VALUES(?, ?)");
-        QJsonArray warnings;
+        auto warnings = nlohmann::json::array();
         for (const QString& w : discovered.warnings())
-            warnings.append(w);
+            warnings.push_back(w.toStdString());
         const std::pair<const char*, QString> rows[] = {
             {"schema_version", QString::number(kSchemaVersion)},
             {"folder", discovered.path()},
             {"world_size", QString::number(discovered.worldSize())},
             {"stated_world_size", QString::number(discovered.statedWorldSize())},
-            {"folder_warnings",
-             QString::fromUtf8(QJsonDocument(warnings).toJson(QJsonDocument::Compact))},
+            {"folder_warnings", QString::fromStdString(warnings.dump(
+                                    -1, ' ', false, nlohmann::json::error_handler_t::replace))},
             {"lane_share", QString::number(kLaneShare)},
             {"max_lane_bytes", QString::number(kMaxLaneBytes)},
             {"tail_events", QString::number(kTailEvents)},
@@ -1105,8 +1069,11 @@ Opened open(const QString& path)
                         .arg(kSchemaVersion));
     const QString folderPath = meta["folder"];
     QStringList warnings;
-    for (const QJsonValue& w : QJsonDocument::fromJson(meta["folder_warnings"].toUtf8()).array())
-        warnings.append(w.toString());
+    const auto stored =
+        nlohmann::json::parse(meta["folder_warnings"].toStdString(), nullptr, false);
+    if (stored.is_array())
+        for (const nlohmann::json& w : stored)
+            if (w.is_string()) warnings.append(QString::fromStdString(w.get<std::string>()));
 
     // The carried sources are read by the same readers, from a copy on disk.
     QTemporaryDir scratch;

@@ -93,8 +93,57 @@ struct CollectiveRecord {
     std::int64_t eventIndex = -1; // or the issue when nothing executed
     int sourceIndex = -1;         // the SourceFile it came from (e.g. a Flight Recorder dump)
     int sourceLine = -1;          // 1-based line in that source, for records read from a log
+
+    // Every field above in their order, as f(name, field) on `self` (a record, const or not):
+    // the one list of the fields that the digest writes and reads and scan_bench hashes. A field
+    // added above and not here fails the static_assert below the record.
+    template <typename Self, typename F> static constexpr void forEachField(Self& self, F&& f)
+    {
+        f("rank", self.rank);
+        f("op", self.op);
+        f("processGroupName", self.processGroupName);
+        f("processGroupDesc", self.processGroupDesc);
+        f("groupRanks", self.groupRanks);
+        f("groupSize", self.groupSize);
+        f("seq", self.seq);
+        f("inNelems", self.inNelems);
+        f("outNelems", self.outNelems);
+        f("dtype", self.dtype);
+        f("reduceOp", self.reduceOp);
+        f("root", self.root);
+        f("state", self.state);
+        f("seqFromSource", self.seqFromSource);
+        f("coalesced", self.coalesced);
+        f("stateUnknown", self.stateUnknown);
+        f("issueStartNs", self.issueStartNs);
+        f("issueEndNs", self.issueEndNs);
+        f("execStartNs", self.execStartNs);
+        f("execEndNs", self.execEndNs);
+        f("step", self.step);
+        f("laneIndex", self.laneIndex);
+        f("eventIndex", self.eventIndex);
+        f("sourceIndex", self.sourceIndex);
+        f("sourceLine", self.sourceLine);
+    }
 };
 static_assert(sizeof(CollectiveRecord) == 120, "see the note on field order");
+// forEachField lists each field once and all of them: the listed fields are distinct and their
+// sizes add up to the record's (it has no padding, see the note on field order).
+static_assert(
+    [] {
+        CollectiveRecord c;
+        const void* seen[sizeof(CollectiveRecord)] = {};
+        std::size_t fields = 0, bytes = 0;
+        bool distinct = true;
+        CollectiveRecord::forEachField(c, [&](const char*, const auto& field) {
+            for (std::size_t i = 0; i < fields; ++i)
+                distinct = distinct && seen[i] != &field;
+            seen[fields++] = &field;
+            bytes += sizeof field;
+        });
+        return distinct && bytes == sizeof(CollectiveRecord);
+    }(),
+    "CollectiveRecord::forEachField must list every field of the record once");
 
 // A flow arrow (`s` -> `f`), e.g. a CPU kernel launch to its GPU kernel (cat `ac2g`, id = the
 // CUDA correlation id) or forward to backward (`fwdbwd`). Endpoints are bound to the innermost

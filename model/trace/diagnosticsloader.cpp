@@ -64,7 +64,8 @@ bool readDumps(const QList<SourceFile>& sources, const std::function<bool()>& ca
         if (sources[i].kind == SourceKind::FlightRecorder &&
             sources[i].status != SourceStatus::Error)
             round.push_back(std::size_t(i));
-    LoadShare share({budget.maxEntriesPerLoad}, {budget.maxEntries}, round.size());
+    LoadShare share =
+        LoadShare::even({budget.maxEntriesPerLoad}, {budget.maxEntries}, round.size());
     const auto stoppedByLoad = [&](const DumpRead& d) {
         return d.cut.limit == LoadLimit::DumpEntries && share.isLoadLimit(0);
     };

@@ -1150,16 +1150,16 @@ qint64 countLines(const char* data, qsizetype size)
     return lines;
 }
 
-// Takes up to `wanted` from what is left of a budget shared by the files of one load.
-qint64 takeFromLoad(std::atomic<std::int64_t>* used, qint64 limit, qint64 wanted)
+// Takes up to `wanted` of the load's budget in `unit`; all of it when the read has no load.
+qint64 takeFromLoad(const LogReader::Control& control, LogReader::LoadUnit unit, qint64 wanted)
 {
-    if (!used) return wanted;
-    std::int64_t before = used->load();
-    qint64 take = 0;
-    do {
-        take = std::clamp<qint64>(limit - before, 0, wanted);
-    } while (!used->compare_exchange_weak(before, before + take));
-    return take;
+    return control.load ? control.load->take(std::size_t(unit), wanted) : wanted;
+}
+
+// The load's budget in `unit`, for the message of a read the load cut.
+qint64 perLoad(const LogReader::Control& control, LogReader::LoadUnit unit)
+{
+    return control.load->perLoad(std::size_t(unit));
 }
 
 // A split line: its stream and the length of the rank tag in front of the rank's own text.
@@ -1167,6 +1167,12 @@ constexpr int kTagBits = 8; // tags are read from a line's first 256 bytes and a
 constexpr std::uint32_t kMaxStreams = (1u << (32 - kTagBits)) - 1;
 
 } // namespace
+
+LoadShare LogReader::loadShare(const Budget& budget)
+{
+    // In LoadUnit's order.
+    return LoadShare::firstCome({budget.linesPerLoad, budget.rankTagsPerLoad, budget.bytesPerLoad});
+}
 
 LogReader::Result LogReader::read(const QByteArray& bytes, const QString& sourcePath,
                                   int sourceIndex, std::optional<int> rank, bool splitByTag,
@@ -1191,7 +1197,7 @@ LogReader::Result LogReader::readShared(std::shared_ptr<const QByteArray> shared
     const qint64 lines = countLines(data, size);
     const qint64 perFile =
         std::min<qint64>({lines, budget.linesPerFile, std::numeric_limits<int>::max()});
-    const qint64 granted = takeFromLoad(control.linesLoaded, budget.linesPerLoad, perFile);
+    const qint64 granted = takeFromLoad(control, LoadUnit::Lines, perFile);
     if (granted < lines) {
         result.truncated = true;
         result.limit = LoadLimit::LogLines;
@@ -1200,7 +1206,7 @@ LogReader::Result LogReader::readShared(std::shared_ptr<const QByteArray> shared
                            "log lines a %4)")
                 .arg(granted)
                 .arg(lines)
-                .arg(granted < perFile ? budget.linesPerLoad : budget.linesPerFile)
+                .arg(granted < perFile ? perLoad(control, LoadUnit::Lines) : budget.linesPerFile)
                 .arg(granted < perFile ? QStringLiteral("load") : QStringLiteral("file"));
     }
 
@@ -1214,8 +1220,7 @@ LogReader::Result LogReader::readShared(std::shared_ptr<const QByteArray> shared
     const auto streamOf = [&](std::optional<int> r) -> std::optional<std::size_t> {
         const int key = r.value_or(-1);
         if (const auto it = byRank.find(key); it != byRank.end()) return it->second;
-        if (r && (tags >= tagBudget ||
-                  takeFromLoad(control.rankTagsLoaded, budget.rankTagsPerLoad, 1) == 0))
+        if (r && (tags >= tagBudget || takeFromLoad(control, LoadUnit::RankTags, 1) == 0))
             return std::nullopt;
         if (r) ++tags;
         RankLog log;
@@ -1324,10 +1329,11 @@ LogReader::Result LogReader::readShared(std::shared_ptr<const QByteArray> shared
     if (linesOverTagBudget) {
         result.truncated = true;
         if (result.limit == LoadLimit::None) result.limit = LoadLimit::RankTags;
-        result.message += QStringLiteral("; %1 line(s) tagged with ranks past the budget of %2 "
-                                         "distinct rank tags kept untagged")
-                              .arg(linesOverTagBudget)
-                              .arg(tags < tagBudget ? budget.rankTagsPerLoad : tagBudget);
+        result.message +=
+            QStringLiteral("; %1 line(s) tagged with ranks past the budget of %2 "
+                           "distinct rank tags kept untagged")
+                .arg(linesOverTagBudget)
+                .arg(tags < tagBudget ? perLoad(control, LoadUnit::RankTags) : tagBudget);
     }
     if (longLines)
         result.message += QStringLiteral("; %1 line(s) over %2 KB, only their first %2 KB parsed")
@@ -1548,7 +1554,7 @@ LogReader::Result LogReader::readOpened(QFile& file, const QString& sourcePath, 
     // are read; what the load has no room for is cut like a file over its own budget.
     const qint64 perFile = std::max<qint64>(0, control.budget.bytesPerFile);
     const qint64 wanted = std::min(perFile, std::max<qint64>(file.size(), 0));
-    const qint64 granted = takeFromLoad(control.bytesLoaded, control.budget.bytesPerLoad, wanted);
+    const qint64 granted = takeFromLoad(control, LoadUnit::Bytes, wanted);
     const bool loadCut = granted < wanted;
     const qint64 maxBytes = loadCut ? granted : perFile;
     bool cancelled = false, cut = false;
@@ -1590,7 +1596,7 @@ LogReader::Result LogReader::readOpened(QFile& file, const QString& sourcePath, 
                          ? QStringLiteral("; read the first %1 bytes (what was left of the "
                                           "budget of %2 log bytes a load)")
                                .arg(maxBytes)
-                               .arg(control.budget.bytesPerLoad)
+                               .arg(perLoad(control, LoadUnit::Bytes))
                          : QStringLiteral("; read the first %1 bytes (the budget of a log file)")
                                .arg(maxBytes);
     }

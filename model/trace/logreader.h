@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/trace/loadshare.h"
 #include "model/trace/ranklog.h"
 #include "model/trace/sourcefile.h"
 
@@ -47,17 +48,21 @@ public:
         int rankTagsPerLoad = 16'384;
     };
 
+    // The units of a load's log budgets in their LoadShare (loadShare()).
+    enum class LoadUnit : std::size_t { Lines, RankTags, Bytes };
+    // The per-load budgets of `budget` for the logs of one load to share, first come first
+    // served (LoadSharing says why).
+    static LoadShare loadShare(const Budget& budget);
+
     // For loads that run beside others: `cancel` is polled and `progressBytes` advanced (by the
-    // bytes indexed so far, the file size in the end) once per kPollBytes. `linesLoaded`,
-    // `rankTagsLoaded` and `bytesLoaded`, when given, are shared by the files of one load and hold
-    // the per-load budgets.
+    // bytes indexed so far, the file size in the end) once per kPollBytes. `load`, when given, is
+    // shared by the files of one load (loadShare()) and holds the per-load budgets; without it
+    // only the per-file ones apply.
     struct Control {
         const std::atomic<bool>* cancel = nullptr;
         std::atomic<std::int64_t>* progressBytes = nullptr;
         Budget budget;
-        std::atomic<std::int64_t>* linesLoaded = nullptr;
-        std::atomic<std::int64_t>* rankTagsLoaded = nullptr;
-        std::atomic<std::int64_t>* bytesLoaded = nullptr;
+        LoadShare* load = nullptr;
     };
 
     // A per-rank log: one stream with `rank` (may be empty). A combined log (`splitByTag`):

@@ -126,6 +126,12 @@ bool SourceFile::openForReading(QFile& file, QString* error) const
     return false;
 }
 
+bool isLogSource(SourceKind kind)
+{
+    return kind == SourceKind::NcclLog || kind == SourceKind::LauncherLog ||
+           kind == SourceKind::Log;
+}
+
 QString sourceKindName(SourceKind kind)
 {
     switch (kind) {

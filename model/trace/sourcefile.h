@@ -33,6 +33,8 @@ enum class SourceStatus { Ok, Truncated, Error, Skipped };
 
 QString sourceKindName(SourceKind kind);       // the CLI's spelling: "kineto", "nccl_log", ...
 QString sourceStatusName(SourceStatus status); // "ok", "truncated", "error", "skipped"
+// Whether sources of `kind` are text logs (NcclLog, LauncherLog, Log), read by LogReader.
+bool isLogSource(SourceKind kind);
 
 // The load limit (a ReadOptions budget) that stopped reading a Truncated source: a larger one
 // reads further. None for a source that is complete, or cut short by its own bytes.

@@ -320,8 +320,7 @@ QString TraceFolder::formatProblem(const QString& fileName, bool gzip, SourceKin
                                    const QByteArray& head)
 {
     const QString name = fileName.toLower();
-    const bool log =
-        kind == SourceKind::Log || kind == SourceKind::NcclLog || kind == SourceKind::LauncherLog;
+    const bool log = isLogSource(kind);
     // A compressed file that is not gzip cannot be what its name says, whatever it looks like
     // (a log read from it would be one line of binary); a plain trace under a .gz name is read.
     if (name.endsWith(QLatin1String(".gz")) && !gzip && (kind == SourceKind::Unknown || log))
@@ -527,9 +526,7 @@ std::optional<int> TraceFolder::attributeRank(const QString& fileName, SourceKin
         }
     }
     const bool distributedInfoSeen = kind == SourceKind::Kineto && info.found;
-    const bool text =
-        kind == SourceKind::NcclLog || kind == SourceKind::Log || kind == SourceKind::LauncherLog;
-    if (text) {
+    if (isLogSource(kind)) {
         static const QRegularExpression worldSize(
             QStringLiteral("\\b(?:world_size|WORLD_SIZE)\\s*[=:]\\s*(\\d+)|\\bnranks (\\d+)"));
         auto it = worldSize.globalMatch(QString::fromUtf8(head));
@@ -788,9 +785,7 @@ TraceFolder TraceFolder::discover(const QString& dir, const std::function<bool()
                 source.status = SourceStatus::Skipped;
                 source.message = skippedReason(gzip, head);
             }
-            if (source.kind == SourceKind::Log || source.kind == SourceKind::NcclLog ||
-                source.kind == SourceKind::LauncherLog)
-                head = logTextForAnalysis(head);
+            if (isLogSource(source.kind)) head = logTextForAnalysis(head);
             source.rank = attributeRank(info.fileName(), source.kind, head, tail,
                                         &source.rankEvidence, &source.stated);
             statedWorldSize = std::max(statedWorldSize, source.stated.worldSize);

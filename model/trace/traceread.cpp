@@ -18,12 +18,6 @@ namespace rankscope {
 
 namespace {
 
-bool isLog(SourceKind kind)
-{
-    return kind == SourceKind::Log || kind == SourceKind::NcclLog ||
-           kind == SourceKind::LauncherLog;
-}
-
 // The clock range of one source's events (StatedJob::firstNs/lastNs), unset when it has none.
 StatedJob statedClock(const EventStore& store)
 {
@@ -84,7 +78,7 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
     std::vector<int> todo;
     for (int i = 0; i < int(sources.size()); ++i) {
         const SourceFile& s = sources[i];
-        if (isTraceSource(s.kind) || (isLog(s.kind) && s.status != SourceStatus::Error))
+        if (isTraceSource(s.kind) || (isLogSource(s.kind) && s.status != SourceStatus::Error))
             todo.push_back(i);
     }
     std::vector<std::size_t> order(todo.size());
@@ -102,16 +96,16 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
     std::vector<LogReader::Result> logs(todo.size());
     const auto done = std::make_unique<std::atomic<std::int64_t>[]>(todo.size());
     std::atomic<bool> cancel{false};
-    std::atomic<std::int64_t> logLines{0}, logRankTags{0},
-        logBytes{0}; // the logs' per-load budgets
+    LoadShare logShare = LogReader::loadShare(options.logBudget);
     // The Kineto sources read here share the load's trace budgets (events, decompressed bytes).
     const KinetoReader::Budget& traceBudget = options.traceBudget;
     const auto shared = [&](std::size_t k) {
         return sources[todo[k]].kind == SourceKind::Kineto && !options.givenTrace;
     };
-    LoadShare share({traceBudget.maxEventsPerLoad, traceBudget.maxInflatedBytesPerLoad},
-                    {traceBudget.maxEvents, traceBudget.maxInflatedBytes},
-                    std::size_t(std::count_if(order.begin(), order.end(), shared)));
+    LoadShare share =
+        LoadShare::even({traceBudget.maxEventsPerLoad, traceBudget.maxInflatedBytesPerLoad},
+                        {traceBudget.maxEvents, traceBudget.maxInflatedBytes},
+                        std::size_t(std::count_if(order.begin(), order.end(), shared)));
     const auto readOne = [&](std::size_t k) {
         const SourceFile& s = sources[todo[k]];
         if (isTraceSource(s.kind)) {
@@ -129,9 +123,7 @@ bool readSources(TraceRead& read, const ProgressFn& progress, const CancelFn& ca
             control.cancel = &cancel;
             control.progressBytes = &done[k];
             control.budget = options.logBudget;
-            control.linesLoaded = &logLines;
-            control.rankTagsLoaded = &logRankTags;
-            control.bytesLoaded = &logBytes;
+            control.load = &logShare;
             logs[k] = LogReader::readSource(s, todo[k], s.kind == SourceKind::LauncherLog, control);
         }
     };

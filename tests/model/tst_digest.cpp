@@ -2,6 +2,7 @@
 #include "bench/kinetogen.h"
 #include "model/analysisreport.h"
 #include "model/digest/digest.h"
+#include "model/digest/digeststream.h"
 #include "model/traceloader.h"
 
 #include <QDir>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <set>
 #include <sqlite3.h>
+#include <string>
 #include <tuple>
 
 using namespace rankscope;
@@ -29,6 +31,8 @@ private Q_SLOTS:
     void unreadableTraceIsRecordedNotFatal();
     void skippedSourcesStaySkipped();
     void notADigestFails();
+    void collectiveRecordRoundTrips();
+    void folderWarningsSurviveTheDigest();
 };
 
 namespace {
@@ -556,6 +560,90 @@ void TestDigest::notADigestFails()
     QVERIFY(!s->folder.isValid());
     QVERIFY(s->folder.error().contains(QStringLiteral("broken.rsdigest")));
     QVERIFY(!load(dir.filePath(QStringLiteral("missing.rsdigest")))->folder.isValid());
+}
+
+// Every field of a collective record comes back from the digest as it was: a record with each
+// field set to a value of its own (the bools can only be true), none the default, is written and
+// read back and compared field by field.
+void TestDigest::collectiveRecordRoundTrips()
+{
+    CollectiveRecord c;
+    c.rank = 3;
+    c.op = 4;
+    c.processGroupName = 5;
+    c.processGroupDesc = 6;
+    c.groupRanks = 7;
+    c.groupSize = 8;
+    c.seq = 9'000'000'009;
+    c.inNelems = 10'000'000'010;
+    c.outNelems = 11'000'000'011;
+    c.dtype = 12;
+    c.reduceOp = 13;
+    c.root = 14;
+    c.state = CollectiveRecord::State::Completed;
+    c.seqFromSource = true;
+    c.coalesced = true;
+    c.stateUnknown = true;
+    c.issueStartNs = 15'000'000'015;
+    c.issueEndNs = 16'000'000'016;
+    c.execStartNs = 17'000'000'017;
+    c.execEndNs = 18'000'000'018;
+    c.step = 19;
+    c.laneIndex = 20;
+    c.eventIndex = 21'000'000'021;
+    c.sourceIndex = 22;
+    c.sourceLine = 23;
+    using Fields = std::vector<std::pair<std::string, std::int64_t>>;
+    const auto fields = [](const CollectiveRecord& r) {
+        Fields out;
+        CollectiveRecord::forEachField(r, [&out](const char* name, const auto& field) {
+            out.emplace_back(name, std::int64_t(field));
+        });
+        return out;
+    };
+    const Fields written = fields(c);
+    const Fields defaults = fields(CollectiveRecord());
+    std::set<std::int64_t> values;
+    for (std::size_t i = 0; i < written.size(); ++i) {
+        QVERIFY2(written[i].second != defaults[i].second, written[i].first.c_str());
+        QVERIFY2(values.insert(written[i].second).second || written[i].second == 1,
+                 written[i].first.c_str());
+    }
+
+    QByteArray bytes;
+    QDataStream out(&bytes, QIODevice::WriteOnly);
+    Digest::putCollective(out, c);
+    QCOMPARE(bytes.size(), qsizetype(written.size() * sizeof(qint64)));
+    QDataStream in(bytes);
+    CollectiveRecord back;
+    Digest::getCollective(in, back);
+    QCOMPARE(in.status(), QDataStream::Ok);
+    QVERIFY(in.atEnd());
+    const Fields read = fields(back);
+    QCOMPARE(read.size(), written.size());
+    for (std::size_t i = 0; i < written.size(); ++i)
+        QVERIFY2(read[i] == written[i], written[i].first.c_str());
+}
+
+// The folder's warnings come back from the digest as discovery wrote them, quotes and non-ASCII
+// file names included: two traces of rank 0 are one warning naming both.
+void TestDigest::folderWarningsSurviveTheDigest()
+{
+    QTemporaryDir dir;
+    const QString trace =
+        QStringLiteral(RANKSCOPE_TEST_DATA "/traces/hang_timeout_w2/rank0.pt.trace.json");
+    QVERIFY(QFile::copy(trace, dir.filePath(QStringLiteral("rank0.pt.trace.json"))));
+    QVERIFY(
+        QFile::copy(trace, dir.filePath(QStringLiteral("copy \"\u00fc\" rank0.pt.trace.json"))));
+    const QStringList discovered = TraceFolder::discover(dir.path()).warnings();
+    QCOMPARE(discovered.size(), 1);
+    QVERIFY2(discovered.front().contains(QStringLiteral("\u00fc")), qPrintable(discovered.front()));
+    QTemporaryDir out;
+    const QString digest = out.filePath(QStringLiteral("job.rsdigest"));
+    QCOMPARE(Digest::create(dir.path(), digest), QString());
+    const Digest::Opened opened = Digest::open(digest);
+    QCOMPARE(opened.error, QString());
+    QCOMPARE(opened.read.folder.warnings(), discovered);
 }
 
 QTEST_GUILESS_MAIN(TestDigest)

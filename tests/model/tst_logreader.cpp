@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 using namespace rankscope;
 
@@ -41,6 +42,7 @@ private Q_SLOTS:
     void rankTagBudgets();
     void byteBudgetOfAFile();
     void byteBudgetOfALoad();
+    void loadBudgetTakenOnceAcrossThreads();
     void ansiColoursKeptForDisplay();
     void linesOutliveTheFile();
     void largeFileReadWholeAndCut();
@@ -614,10 +616,10 @@ void TestLogReader::lineBudgets()
     QVERIFY(file.message.contains(QLatin1String("a file")));
 
     // Files of one load share its budget: the second gets what the first left.
-    std::atomic<std::int64_t> loaded{0};
     control.budget.linesPerFile = 100;
     control.budget.linesPerLoad = 7;
-    control.linesLoaded = &loaded;
+    LoadShare load = LogReader::loadShare(control.budget);
+    control.load = &load;
     const LogReader::Result first =
         LogReader::read(five, QStringLiteral("a.log"), 0, 0, false, control);
     QVERIFY(!first.truncated);
@@ -632,7 +634,7 @@ void TestLogReader::lineBudgets()
     QVERIFY2(second.message.contains(QLatin1String("first 2 of 5 lines")),
              qPrintable(second.message));
     QVERIFY(second.message.contains(QLatin1String("a load")));
-    QCOMPARE(qint64(loaded.load()), qint64(7));
+    QCOMPARE(load.used(std::size_t(LogReader::LoadUnit::Lines)), std::int64_t(7));
 }
 
 void TestLogReader::rankTagBudgets()
@@ -665,10 +667,10 @@ void TestLogReader::rankTagBudgets()
     QCOMPARE(untagged->lineBytes(7).toByteArray(), QByteArray("launcher line"));
 
     // A load's tags are shared by its files.
-    std::atomic<std::int64_t> tags{0};
     control.budget.rankTagsPerFile = 100;
     control.budget.rankTagsPerLoad = 12;
-    control.rankTagsLoaded = &tags;
+    LoadShare load = LogReader::loadShare(control.budget);
+    control.load = &load;
     const LogReader::Result a =
         LogReader::read(bytes, QStringLiteral("a.log"), 0, std::nullopt, true, control);
     QVERIFY(!a.truncated);
@@ -678,6 +680,7 @@ void TestLogReader::rankTagBudgets()
     QCOMPARE(std::count_if(b.streams.begin(), b.streams.end(),
                            [](const RankLog& log) { return log.rank.has_value(); }),
              2);
+    QCOMPARE(load.used(std::size_t(LogReader::LoadUnit::RankTags)), std::int64_t(12));
 }
 
 void TestLogReader::byteBudgetOfAFile()
@@ -711,10 +714,10 @@ void TestLogReader::byteBudgetOfALoad()
     QByteArray bytes;
     for (int i = 0; i < 100; ++i)
         bytes += "line " + QByteArray::number(i).rightJustified(4, '0') + "\n"; // 10 bytes
-    std::atomic<std::int64_t> loaded{0};
     LogReader::Control control;
     control.budget.bytesPerLoad = 2500;
-    control.bytesLoaded = &loaded;
+    LoadShare load = LogReader::loadShare(control.budget);
+    control.load = &load;
     int lines = 0, truncated = 0;
     for (int rank = 0; rank < 3; ++rank) {
         const QString name = QStringLiteral("rank%1.log").arg(rank);
@@ -735,7 +738,7 @@ void TestLogReader::byteBudgetOfALoad()
     }
     QCOMPARE(truncated, 1);
     QCOMPARE(lines, 250); // 2,500 bytes of 10-byte lines
-    QCOMPARE(qint64(loaded.load()), qint64(2500));
+    QCOMPARE(load.used(std::size_t(LogReader::LoadUnit::Bytes)), std::int64_t(2500));
 
     // With the budget spent, a further log keeps nothing and says why.
     QFile f(dir.filePath(QStringLiteral("rank3.log")));
@@ -749,6 +752,33 @@ void TestLogReader::byteBudgetOfALoad()
     for (const RankLog& log : none.streams)
         kept += log.lineCount();
     QCOMPARE(kept, 0);
+}
+
+// The logs of a load are read on several workers at once: what they take of the load's budget
+// adds up to the budget exactly, never past it, however their takes interleave.
+void TestLogReader::loadBudgetTakenOnceAcrossThreads()
+{
+    constexpr int kThreads = 8;
+    constexpr int kTakes = 20'000;
+    LogReader::Budget budget;
+    budget.linesPerLoad = 100'003; // less than the 160,000 lines wanted, and no multiple of 8
+    LoadShare load = LogReader::loadShare(budget);
+    const auto lines = std::size_t(LogReader::LoadUnit::Lines);
+    std::int64_t granted[kThreads] = {};
+    std::vector<std::thread> workers;
+    for (int t = 0; t < kThreads; ++t)
+        workers.emplace_back([&, t] {
+            for (int i = 0; i < kTakes; ++i)
+                granted[t] += load.take(lines, 1);
+        });
+    for (std::thread& w : workers)
+        w.join();
+    std::int64_t sum = 0;
+    for (const std::int64_t g : granted)
+        sum += g;
+    QCOMPARE(sum, std::int64_t(100'003));
+    QCOMPARE(load.used(lines), std::int64_t(100'003));
+    QCOMPARE(load.take(lines, 5), std::int64_t(0));
 }
 
 // The lines a read returned stay what the file held when read, whatever happens to the file
