@@ -355,6 +355,17 @@ std::uint64_t mix(std::int64_t a, std::int64_t b)
     return h;
 }
 
+// The parser's window is written by reads before any of it is scanned, so growing it need not
+// zero it first (std::vector's value-initialisation of 8 MB for every source).
+template <typename T> struct UninitializedAllocator : std::allocator<T> {
+    UninitializedAllocator() = default;
+    template <typename U> UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+    template <typename U> struct rebind {
+        using other = UninitializedAllocator<U>;
+    };
+    template <typename U> void construct(U* at) noexcept { ::new (static_cast<void*>(at)) U; }
+};
+
 class Parser {
 public:
     Parser(Stream& in, EventStore& out, const KinetoReader::Options& opts)
@@ -426,7 +437,7 @@ private:
     const KinetoReader::Options& m_opts;
     KinetoReadResult m_result;
 
-    std::vector<char> m_buf;
+    std::vector<char, UninitializedAllocator<char>> m_buf;
     std::size_t m_pos = 0;
     std::size_t m_len = 0;
     std::int64_t m_bufOffset = 0;
