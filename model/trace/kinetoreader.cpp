@@ -399,7 +399,7 @@ private:
     // Numbers name themselves; strings are numbered by textIdNumber.
     std::int64_t idNumber(const IdValue& v) { return v.isString ? textIdNumber(v.text) : v.number; }
     std::int64_t textIdNumber(std::string_view text);
-    int laneOf(const IdValue& pid, const IdValue& tid)
+    [[gnu::always_inline]] int laneOf(const IdValue& pid, const IdValue& tid)
     {
         // Events come in runs on one lane: the last lane answers without a look-up.
         const std::int64_t p = idNumber(pid);
@@ -954,30 +954,37 @@ Scan Parser::event(const char*& p, const char* end)
             }
         }
         first = false;
-        std::string_view key;
         const char* keyAt = p;
         EventKey which = end - p >= 16 ? plainEventKey(p) : EventKey::Other;
         Scan s = Scan::Ok;
         if (which != EventKey::Other) {
             // `"key":` read: the value follows at once or after one space as writers put it.
-            key = std::string_view(keyAt + 1, std::size_t(p - keyAt) - 3);
             p += *p == ' ';
             if (static_cast<unsigned char>(*p) <= ' ') {
                 p = json::skipWs(p, end);
                 if (p >= end) return Scan::NeedMore;
             }
         } else {
+            std::string_view key;
             bool esc = false;
             s = json::scanMemberKey(p, end, key, esc);
             if (s != Scan::Ok) return s;
             if (!esc) which = eventKey(key);
         }
         const char* valueAt = p;
+        // The key as written, for a message (scanned again: only a rejected event needs it).
+        const auto keyText = [keyAt, end] {
+            const char* at = keyAt;
+            std::string_view raw;
+            bool escaped = false;
+            json::scanString(at, end, raw, escaped);
+            return std::string(raw);
+        };
         const auto wantString = [&](std::string_view & out, bool& escOut)
             __attribute__((always_inline))
         {
             if (*p != '"') {
-                fail(valueAt, "event field \"" + std::string(key) + "\" is not a string");
+                fail(valueAt, "event field \"" + keyText() + "\" is not a string");
                 return Scan::Error;
             }
             return json::scanString(p, end, out, escOut);
@@ -985,7 +992,7 @@ Scan Parser::event(const char*& p, const char* end)
         const auto wantNumber = [&](std::string_view & out) __attribute__((always_inline))
         {
             if (*p == '"' || *p == '{' || *p == '[' || *p == 't' || *p == 'f' || *p == 'n') {
-                fail(valueAt, "event field \"" + std::string(key) + "\" is not a number");
+                fail(valueAt, "event field \"" + keyText() + "\" is not a number");
                 return Scan::Error;
             }
             return json::scanNumber(p, end, out);
@@ -1010,7 +1017,7 @@ Scan Parser::event(const char*& p, const char* end)
             std::string_view tok;
             Scan r = wantNumber(tok);
             if (r == Scan::Ok && !json::toInt64(tok, out.number)) {
-                fail(valueAt, "event field \"" + std::string(key) + "\" is out of range");
+                fail(valueAt, "event field \"" + keyText() + "\" is out of range");
                 return Scan::Error;
             }
             return r;
