@@ -273,79 +273,60 @@ CommArgs commArgsFrom(const nlohmann::json& a)
 // The event members the reader keeps.
 enum class EventKey : std::uint8_t { Ph, Name, Cat, Pid, Tid, Ts, Dur, Id, Bp, Args, Other };
 
-// Kineto writes these keys plainly and a colon right after them (`"ts":`), so a key is told
-// apart by one table look-up and one compare of the eight bytes at its opening quote, without
-// scanning it as a string or branching on its letters. The slot is the second and third bytes
-// (the key's first two letters) xor-ed, which sets the ten keys apart.
-struct KeyEntry {
-    std::uint64_t word = 1; // `"key":` as the low bytes of a little-endian word
-    std::uint64_t mask = 0; // its bytes; an empty slot's 0 never yields its word 1
-    std::uint8_t length = 0;
-    EventKey which = EventKey::Other;
-};
-constexpr std::size_t keySlot(std::uint64_t word)
+// Kineto writes these keys plainly, so they are told apart from the bytes at the opening quote
+// (at least 8 readable) without scanning the key as a string: `quotedLength` is the key's
+// length with its quotes. Other for any other key, which is then scanned in full.
+[[gnu::always_inline]] inline EventKey plainEventKey(const char* p, std::size_t& quotedLength)
 {
-    return ((word >> 8) ^ (word >> 16)) & 31;
-}
-constexpr std::uint64_t keyWord(const char* bytes, std::size_t n)
-{
-    std::uint64_t w = 0;
-    for (std::size_t i = 0; i < n; ++i)
-        w |= std::uint64_t(static_cast<unsigned char>(bytes[i])) << (8 * i);
-    return w;
-}
-constexpr std::array<KeyEntry, 32> makeKeyTable()
-{
-    std::array<KeyEntry, 32> table{};
-    const std::pair<std::string_view, EventKey> keys[] = {
-        {"ph", EventKey::Ph},    {"name", EventKey::Name}, {"cat", EventKey::Cat},
-        {"pid", EventKey::Pid},  {"tid", EventKey::Tid},   {"ts", EventKey::Ts},
-        {"dur", EventKey::Dur},  {"id", EventKey::Id},     {"bp", EventKey::Bp},
-        {"args", EventKey::Args}};
-    for (const auto& [key, which] : keys) {
-        char quoted[8] = {'"'};
-        for (std::size_t i = 0; i < key.size(); ++i)
-            quoted[i + 1] = key[i];
-        quoted[key.size() + 1] = '"';
-        quoted[key.size() + 2] = ':';
-        const std::size_t n = key.size() + 3;
-        const std::uint64_t word = keyWord(quoted, n);
-        table[keySlot(word)] = {word,
-                                n == 8 ? ~std::uint64_t(0) : (std::uint64_t(1) << (8 * n)) - 1,
-                                std::uint8_t(n), which};
+    const auto is = [p, &quotedLength](std::string_view quoted) {
+        if (std::memcmp(p, quoted.data(), quoted.size()) != 0) return false;
+        quotedLength = quoted.size();
+        return true;
+    };
+    switch (p[1]) {
+    case 'p':
+        if (is("\"ph\"")) return EventKey::Ph;
+        if (is("\"pid\"")) return EventKey::Pid;
+        break;
+    case 't':
+        if (is("\"ts\"")) return EventKey::Ts;
+        if (is("\"tid\"")) return EventKey::Tid;
+        break;
+    case 'n':
+        if (is("\"name\"")) return EventKey::Name;
+        break;
+    case 'c':
+        if (is("\"cat\"")) return EventKey::Cat;
+        break;
+    case 'd':
+        if (is("\"dur\"")) return EventKey::Dur;
+        break;
+    case 'a':
+        if (is("\"args\"")) return EventKey::Args;
+        break;
+    case 'i':
+        if (is("\"id\"")) return EventKey::Id;
+        break;
+    case 'b':
+        if (is("\"bp\"")) return EventKey::Bp;
+        break;
+    default:
+        break;
     }
-    return table;
-}
-constexpr std::array<KeyEntry, 32> kEventKeys = makeKeyTable();
-static_assert([] {
-    int filled = 0;
-    for (const KeyEntry& e : kEventKeys)
-        filled += e.which != EventKey::Other;
-    return filled == 10; // no two keys share a slot
-}());
-
-// `p` at a member's opening quote with at least 8 bytes readable: the key and `p` past its colon
-// when it is one of Kineto's keys followed by ':'; Other and `p` unchanged for anything else.
-[[gnu::always_inline]] inline EventKey plainEventKey(const char*& p)
-{
-    std::uint64_t word;
-    std::memcpy(&word, p, 8);
-    const KeyEntry& e = kEventKeys[keySlot(word)];
-    if ((word & e.mask) != e.word) return EventKey::Other;
-    p += e.length;
-    return e.which;
+    return EventKey::Other;
 }
 
 // A key scanned in full (no escape in it), through the same table.
 EventKey eventKey(std::string_view key)
 {
-    if (key.size() > 5) return EventKey::Other;
-    char quoted[8] = {'"'};
+    if (key.size() > 4) return EventKey::Other;
+    char quoted[8] = {};
+    quoted[0] = '"';
     std::memcpy(quoted + 1, key.data(), key.size());
     quoted[key.size() + 1] = '"';
-    quoted[key.size() + 2] = ':';
-    const char* at = quoted;
-    return plainEventKey(at);
+    std::size_t length = 0;
+    const EventKey k = plainEventKey(quoted, length);
+    return length == key.size() + 2 ? k : EventKey::Other;
 }
 
 std::uint64_t mix(std::int64_t a, std::int64_t b)
@@ -955,15 +936,13 @@ Scan Parser::event(const char*& p, const char* end)
         }
         first = false;
         const char* keyAt = p;
-        EventKey which = end - p >= 16 ? plainEventKey(p) : EventKey::Other;
+        std::size_t quotedLength = 0;
+        EventKey which = end - p >= 8 ? plainEventKey(p, quotedLength) : EventKey::Other;
         Scan s = Scan::Ok;
         if (which != EventKey::Other) {
-            // `"key":` read: the value follows at once or after one space as writers put it.
-            p += *p == ' ';
-            if (static_cast<unsigned char>(*p) <= ' ') {
-                p = json::skipWs(p, end);
-                if (p >= end) return Scan::NeedMore;
-            }
+            p += quotedLength;
+            s = json::scanColon(p, end);
+            if (s != Scan::Ok) return s;
         } else {
             std::string_view key;
             bool esc = false;
