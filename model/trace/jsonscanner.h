@@ -28,8 +28,7 @@ inline const char* skipWs(const char* p, const char* end)
 }
 
 // `p` at the opening quote. `raw` is the content between the quotes, escapes untouched.
-[[gnu::always_inline]] inline Scan scanString(const char*& p, const char* end,
-                                              std::string_view& raw, bool& escaped)
+inline Scan scanString(const char*& p, const char* end, std::string_view& raw, bool& escaped)
 {
     // 16 bytes at a time (SSE2 is part of x86-64): names of kernels and Python frames run to a
     // hundred bytes, and most strings hold no escape. Inline: it is called for every member key
