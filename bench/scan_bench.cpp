@@ -8,6 +8,8 @@
 // `scan_bench --digest FILE...` reads each file through KinetoReader::readFile and prints a hash
 // of everything the read produced (result fields, string table, lanes with every column, flows,
 // collectives), to check that a change of the reader keeps its output identical.
+// `scan_bench --write FILE --mb MB [--full]` writes one bench/kinetogen file (Lean unless
+// --full), for measuring a single read of it (callgrind over `--digest FILE`).
 #include "bench/kinetogen.h"
 #include "bench/measure.h"
 #include "model/trace/kinetoreader.h"
@@ -189,6 +191,8 @@ int main(int argc, char** argv)
     double mb = 250;
     int runs = 3;
     std::int64_t memoryEvents = 10'000'000;
+    std::string writePath;
+    bool full = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--mb" && i + 1 < argc)
@@ -199,12 +203,21 @@ int main(int argc, char** argv)
             return digestFiles(argc, argv, i + 1);
         else if (a == "--memory-events" && i + 1 < argc)
             memoryEvents = std::stoll(argv[++i]);
+        else if (a == "--write" && i + 1 < argc)
+            writePath = argv[++i];
+        else if (a == "--full")
+            full = true;
         else {
             std::fprintf(stderr,
                          "usage: scan_bench [--mb 250] [--runs 3] [--memory-events 10000000] | "
-                         "--digest FILE...\n");
+                         "--digest FILE... | --write FILE --mb MB [--full]\n");
             return 2;
         }
+    }
+    if (!writePath.empty()) {
+        bench::writeSyntheticKineto(writePath, std::int64_t(mb * 1e6), 0,
+                                    full ? bench::ArgsProfile::Full : bench::ArgsProfile::Lean);
+        return 0;
     }
     const std::string dir =
         (fs::temp_directory_path() / ("rankscope-scan-" + std::to_string(::getpid()))).string();

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #ifdef __SSE2__
@@ -114,33 +116,88 @@ inline bool continuesNumber(char c)
 {
     return isDigit(c) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
 }
+// Eight bytes at `q` (all readable) as digits, for the number fast paths below: `digits` gets
+// each byte's value less '0' (byte k of the number in byte k, little-endian), the result is how
+// many of the leading bytes are decimal digits (0-8). No branch per byte: a number's digits are
+// told apart from what follows by one mask.
+[[gnu::always_inline]] inline int leadingDigits8(const char* q, std::uint64_t& digits)
+{
+    static_assert(std::endian::native == std::endian::little);
+    std::uint64_t v;
+    std::memcpy(&v, q, 8);
+    const std::uint64_t t = v ^ 0x3030303030303030ull; // '0'-'9' become 0-9, nothing else does
+    // A byte is not a digit when its top bit is set or its low seven bits reach 10 (adding 0x76
+    // sets the top bit from 10 up and never carries into the next byte).
+    const std::uint64_t nonDigit =
+        (((t & 0x7F7F7F7F7F7F7F7Full) + 0x7676767676767676ull) | t) & 0x8080808080808080ull;
+    digits = t;
+    return nonDigit == 0 ? 8 : __builtin_ctzll(nonDigit) >> 3;
+}
+// The value of the first `n` (1-8) digits of leadingDigits8's `digits`: pairs, then quads, then
+// the eight combined in three multiplications. The digits are moved to the top bytes, so the
+// zeros shifted in below them are leading zeros.
+[[gnu::always_inline]] inline std::uint64_t digitsValue(std::uint64_t digits, int n)
+{
+    std::uint64_t t = digits << (8 * (8 - n));
+    t = (t * 10 + (t >> 8)) & 0x00FF00FF00FF00FFull;
+    t = (t * 100 + (t >> 16)) & 0x0000FFFF0000FFFFull;
+    return (t * 10000 + (t >> 32)) & 0xFFFFFFFFull;
+}
+inline constexpr std::uint64_t kPow10[9] = {1,      10,      100,      1000,     10000,
+                                            100000, 1000000, 10000000, 100000000};
+// The fast paths load eight bytes at a time up to this far past the number's first byte;
+// closer to the window's end the general path takes the number.
+inline constexpr std::ptrdiff_t kFastNumberReach = 32;
+// Up to 16 leading digits at `q` (at least 17 bytes readable): their value, `q` past them.
+// False when there are none or more than 16 (which the general path takes).
+[[gnu::always_inline]] inline bool scanDigits16(const char*& q, std::uint64_t& value)
+{
+    std::uint64_t digits;
+    int n = leadingDigits8(q, digits);
+    if (n == 0) return false;
+    value = digitsValue(digits, n);
+    q += n;
+    if (n < 8) return true;
+    n = leadingDigits8(q, digits);
+    if (n == 8) {
+        if (isDigit(q[8])) return false;
+    } else if (n == 0) {
+        return true;
+    }
+    value = value * kPow10[n] + digitsValue(digits, n);
+    q += n;
+    return true;
+}
 // The common forms of scanNumber + microsToNanos (`digits[.digits]`, at most 16 integer digits)
-// and of scanNumber + toInt64 (at most 18 digits) in one pass, with the same results: true and
+// and of scanNumber + toInt64 (at most 16 digits) in one pass, with the same results: true and
 // `p` past the number when it has that form and ends inside the window; false, `p` unchanged,
 // for anything else (a sign, an exponent, more digits, the window's end), which the caller
 // takes through the general functions.
-inline bool scanPlainMicros(const char*& p, const char* end, std::int64_t& ns)
+[[gnu::always_inline]] inline bool scanPlainMicros(const char*& p, const char* end,
+                                                   std::int64_t& ns)
 {
+    if (end - p < kFastNumberReach) return false;
     const char* q = p;
-    const char* limit = end - p > 16 ? p + 16 : end;
     std::uint64_t whole = 0;
-    while (q < limit && isDigit(*q))
-        whole = whole * 10 + std::uint64_t(*q++ - '0');
-    if (q == p || q >= end) return false;
+    if (!scanDigits16(q, whole)) return false;
     std::uint64_t frac = 0;
     if (*q == '.') {
-        const char* fracBegin = ++q;
-        while (q < end && isDigit(*q)) {
-            const auto k = q - fracBegin;
-            if (k < 3)
-                frac = frac * 10 + std::uint64_t(*q - '0');
-            else if (k == 3 && *q >= '5')
-                ++frac; // round half away from zero on the first digit below 1 ns
-            ++q;
+        ++q; // at most 17 bytes in: the next eight are inside the reach
+        std::uint64_t digits;
+        int n = leadingDigits8(q, digits);
+        if (n == 0) return false;
+        // The first three fractional digits are the nanoseconds; the fourth rounds them half
+        // away from zero; the rest are below 1 ns.
+        frac = n >= 3
+                   ? (digits & 0xFF) * 100 + ((digits >> 8) & 0xFF) * 10 + ((digits >> 16) & 0xFF)
+                   : digitsValue(digits, n) * kPow10[3 - n];
+        if (n >= 4 && ((digits >> 24) & 0xFF) >= 5) ++frac;
+        q += n;
+        while (n == 8) {
+            if (end - q < 8) return false;
+            n = leadingDigits8(q, digits);
+            q += n;
         }
-        if (q == fracBegin || q >= end) return false;
-        for (auto k = q - fracBegin; k < 3; ++k)
-            frac *= 10;
     }
     constexpr std::uint64_t kMaxWhole = (std::uint64_t(1) << 63) / 1000 - 1;
     if (continuesNumber(*q) || whole > kMaxWhole) return false;
@@ -148,15 +205,20 @@ inline bool scanPlainMicros(const char*& p, const char* end, std::int64_t& ns)
     p = q;
     return true;
 }
-inline bool scanPlainInt(const char*& p, const char* end, std::int64_t& value)
+[[gnu::always_inline]] inline bool scanPlainInt(const char*& p, const char* end,
+                                                std::int64_t& value)
 {
+    if (end - p < kFastNumberReach) return false;
+    // Thread and process ids are often one digit.
+    if (isDigit(p[0]) && !continuesNumber(p[1])) {
+        value = p[0] - '0';
+        ++p;
+        return true;
+    }
     const char* q = p;
-    const char* limit = end - p > 18 ? p + 18 : end;
-    std::int64_t v = 0;
-    while (q < limit && isDigit(*q))
-        v = v * 10 + (*q++ - '0');
-    if (q == p || q >= end || continuesNumber(*q)) return false;
-    value = v;
+    std::uint64_t v = 0;
+    if (!scanDigits16(q, v) || continuesNumber(*q)) return false;
+    value = std::int64_t(v);
     p = q;
     return true;
 }

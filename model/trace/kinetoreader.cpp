@@ -337,6 +337,17 @@ std::uint64_t mix(std::int64_t a, std::int64_t b)
     return h;
 }
 
+// The parser's window is written by reads before any of it is scanned, so growing it need not
+// zero it first (std::vector's value-initialisation of 8 MB for every source).
+template <typename T> struct UninitializedAllocator : std::allocator<T> {
+    UninitializedAllocator() = default;
+    template <typename U> UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+    template <typename U> struct rebind {
+        using other = UninitializedAllocator<U>;
+    };
+    template <typename U> void construct(U* at) noexcept { ::new (static_cast<void*>(at)) U; }
+};
+
 class Parser {
 public:
     Parser(Stream& in, EventStore& out, const KinetoReader::Options& opts)
@@ -370,7 +381,7 @@ private:
     // Numbers name themselves; strings are numbered by textIdNumber.
     std::int64_t idNumber(const IdValue& v) { return v.isString ? textIdNumber(v.text) : v.number; }
     std::int64_t textIdNumber(std::string_view text);
-    int laneOf(const IdValue& pid, const IdValue& tid)
+    [[gnu::always_inline]] int laneOf(const IdValue& pid, const IdValue& tid)
     {
         // Events come in runs on one lane: the last lane answers without a look-up.
         const std::int64_t p = idNumber(pid);
@@ -408,7 +419,7 @@ private:
     const KinetoReader::Options& m_opts;
     KinetoReadResult m_result;
 
-    std::vector<char> m_buf;
+    std::vector<char, UninitializedAllocator<char>> m_buf;
     std::size_t m_pos = 0;
     std::size_t m_len = 0;
     std::int64_t m_bufOffset = 0;
@@ -925,26 +936,35 @@ Scan Parser::event(const char*& p, const char* end)
             }
         }
         first = false;
-        std::string_view key;
+        const char* keyAt = p;
         std::size_t quotedLength = 0;
         EventKey which = end - p >= 8 ? plainEventKey(p, quotedLength) : EventKey::Other;
         Scan s = Scan::Ok;
         if (which != EventKey::Other) {
-            key = std::string_view(p + 1, quotedLength - 2);
             p += quotedLength;
             s = json::scanColon(p, end);
+            if (s != Scan::Ok) return s;
         } else {
+            std::string_view key;
             bool esc = false;
             s = json::scanMemberKey(p, end, key, esc);
+            if (s != Scan::Ok) return s;
             if (!esc) which = eventKey(key);
         }
-        if (s != Scan::Ok) return s;
         const char* valueAt = p;
+        // The key as written, for a message (scanned again: only a rejected event needs it).
+        const auto keyText = [keyAt, end] {
+            const char* at = keyAt;
+            std::string_view raw;
+            bool escaped = false;
+            json::scanString(at, end, raw, escaped);
+            return std::string(raw);
+        };
         const auto wantString = [&](std::string_view & out, bool& escOut)
             __attribute__((always_inline))
         {
             if (*p != '"') {
-                fail(valueAt, "event field \"" + std::string(key) + "\" is not a string");
+                fail(valueAt, "event field \"" + keyText() + "\" is not a string");
                 return Scan::Error;
             }
             return json::scanString(p, end, out, escOut);
@@ -952,7 +972,7 @@ Scan Parser::event(const char*& p, const char* end)
         const auto wantNumber = [&](std::string_view & out) __attribute__((always_inline))
         {
             if (*p == '"' || *p == '{' || *p == '[' || *p == 't' || *p == 'f' || *p == 'n') {
-                fail(valueAt, "event field \"" + std::string(key) + "\" is not a number");
+                fail(valueAt, "event field \"" + keyText() + "\" is not a number");
                 return Scan::Error;
             }
             return json::scanNumber(p, end, out);
@@ -977,7 +997,7 @@ Scan Parser::event(const char*& p, const char* end)
             std::string_view tok;
             Scan r = wantNumber(tok);
             if (r == Scan::Ok && !json::toInt64(tok, out.number)) {
-                fail(valueAt, "event field \"" + std::string(key) + "\" is out of range");
+                fail(valueAt, "event field \"" + keyText() + "\" is out of range");
                 return Scan::Error;
             }
             return r;

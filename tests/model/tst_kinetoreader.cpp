@@ -9,6 +9,7 @@
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cctype>
 #include <fstream>
 #include <malloc.h>
 #include <map>
@@ -142,6 +143,7 @@ private Q_SLOTS:
     void exactTimestamps();
     void exactTimestampsThroughTheReader();
     void layoutsAndNumberFormsReadAlike();
+    void numberFormsEventByEvent();
     void namesAndCategoriesEventByEvent();
     void deviceCategoriesAreDeviceLanes();
     void mtiaTraceHasDeviceLanes();
@@ -596,6 +598,139 @@ void TestKinetoReader::layoutsAndNumberFormsReadAlike()
                 QCOMPARE(k, lane.size());
             }
         }
+}
+
+// Numbers in every form the reader's eight-digits-at-a-time path takes (1-16 integer digits,
+// 0-24 fractional ones, the 4th fractional digit rounding either way, leading zeros, every
+// separator after them) and in the forms it hands to the general path (a sign, an exponent,
+// 17-19 digits, a fraction in an id): each event's start, end, pid and tid against values
+// computed here from the digit strings in integer arithmetic.
+void TestKinetoReader::numberFormsEventByEvent()
+{
+    __extension__ typedef __int128 Wide; // every value and sum below, with room to spare
+    std::mt19937_64 rng(22);
+    const auto digits = [&rng](std::size_t n, bool leadingNonZero) {
+        std::string s;
+        for (std::size_t i = 0; i < n; ++i)
+            s += char('0' + (leadingNonZero && i == 0 ? 1 + rng() % 9 : rng() % 10));
+        return s;
+    };
+    // The value of decimal text (sign, digits, fraction, exponent) times 10^shift, truncated
+    // toward zero or rounded half away from zero on the first digit below 1.
+    const auto decimal = [](const std::string& s, int shift, bool round) {
+        std::size_t i = 0;
+        const bool neg = s[0] == '-';
+        if (neg) ++i;
+        std::string mantissa;
+        int point = 0;
+        while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+            mantissa += s[i++];
+            ++point;
+        }
+        if (i < s.size() && s[i] == '.')
+            for (++i; i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]));)
+                mantissa += s[i++];
+        if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) point += std::stoi(s.substr(i + 1));
+        point += shift;
+        Wide v = 0;
+        for (int k = 0; k < point; ++k)
+            v = v * 10 + (std::size_t(k) < mantissa.size() ? mantissa[std::size_t(k)] - '0' : 0);
+        if (round && point >= 0 && std::size_t(point) < mantissa.size() &&
+            mantissa[std::size_t(point)] >= '5')
+            ++v;
+        return neg ? -v : v;
+    };
+    std::vector<std::string> micros;
+    for (std::size_t whole = 1; whole <= 16; ++whole)
+        for (std::size_t frac : {0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 24}) {
+            // Up to 4.6e15 µs, so that a start plus a duration stays inside int64 ns.
+            std::string w = digits(whole, whole > 1);
+            if (whole == 16) w[0] = char('1' + rng() % 4);
+            std::string f = digits(frac, false);
+            if (frac >= 4) f[3] = char('4' + rng() % 2); // just below and at half a ns
+            micros.push_back(frac ? w + '.' + f : w);
+        }
+    for (const char* handOff : {"0",
+                                "0.0",
+                                "0.0005",
+                                "0.0004999",
+                                "000123.4567",
+                                "-12.5",
+                                "-0.0005",
+                                "-1234567.8915",
+                                "-0",
+                                "1.5e3",
+                                "1.5E+3",
+                                "25e-4",
+                                "2.5e-3",
+                                "123456789e-3",
+                                "7E0",
+                                "0.000001e9",
+                                "00000000000000001234.5678",
+                                "12345678901234567e-3",
+                                "9223372036854775.807",
+                                "9223372036854774.9994",
+                                "1234567890123456.7895"})
+        micros.push_back(handOff);
+    std::vector<std::string> ids;
+    for (std::size_t n = 1; n <= 19; ++n)
+        ids.push_back(n == 19 ? "9" + digits(18, false).replace(0, 1, "0") : digits(n, n > 1));
+    for (const char* handOff : {"-5", "-123456789012", "12.9", "7.0", "1e3", "25E2", "1.5e1",
+                                "-7.5", "0012", "00000000000000000042"})
+        ids.push_back(handOff);
+
+    std::map<std::pair<std::int64_t, std::int64_t>,
+             std::vector<std::pair<std::int64_t, std::int64_t>>>
+        byLane;
+    const std::vector<std::string> seps = {", ", ",", " ,\n", ",\t"};
+    const std::vector<std::string> colons = {": ", ":", " : "};
+    const std::vector<std::string> closers = {"}", " }", "\n}"};
+    std::string text = "{\"traceEvents\": [";
+    std::int64_t events = 0;
+    for (std::size_t i = 0; i < micros.size() * 2; ++i) {
+        const std::string& ts = micros[i % micros.size()];
+        std::string dur = micros[(i * 7 + 3) % micros.size()];
+        const std::string& pid = ids[i % ids.size()];
+        const std::string& tid = ids[(i / ids.size() + i) % ids.size()];
+        const Wide start = decimal(ts, 3, true);
+        Wide durNs = decimal(dur, 3, true);
+        if (start + std::max<Wide>(durNs, 0) > std::numeric_limits<std::int64_t>::max()) {
+            dur = "0";
+            durNs = 0;
+        }
+        const auto p = std::int64_t(decimal(pid, 0, false));
+        const auto t = std::int64_t(decimal(tid, 0, false));
+        byLane[{p, t}].push_back(
+            {std::int64_t(start), std::int64_t(start + std::max<Wide>(durNs, 0))});
+        std::vector<std::pair<std::string, std::string>> members = {
+            {"ph", "\"X\""}, {"name", "\"n\""}, {"pid", pid},
+            {"tid", tid},    {"ts", ts},        {"dur", dur}};
+        std::shuffle(members.begin() + 2, members.end(), rng);
+        text += events++ ? seps[i % seps.size()] : std::string();
+        text += '{';
+        for (std::size_t m = 0; m < members.size(); ++m) {
+            text +=
+                '"' + members[m].first + '"' + colons[(i + m) % colons.size()] + members[m].second;
+            text +=
+                m + 1 < members.size() ? seps[(i + m) % seps.size()] : closers[i % closers.size()];
+        }
+    }
+    text += "]}";
+    const Read r = readText(text);
+    QVERIFY2(r.result.status == SourceStatus::Ok, r.result.message.c_str());
+    QCOMPARE(r.result.events, events);
+    QCOMPARE(r.store.lanes.size(), byLane.size());
+    for (const Lane& lane : r.store.lanes) {
+        const auto it = byLane.find({lane.pid, lane.tid});
+        QVERIFY(it != byLane.end());
+        std::vector<std::pair<std::int64_t, std::int64_t>> stored;
+        for (std::size_t k = 0; k < lane.size(); ++k)
+            stored.push_back({lane.startNs[k], lane.endNs[k]});
+        std::vector<std::pair<std::int64_t, std::int64_t>> expected = it->second;
+        std::sort(stored.begin(), stored.end());
+        std::sort(expected.begin(), expected.end());
+        QCOMPARE(stored, expected);
+    }
 }
 
 // Names of every length up to 70 bytes, plain and with an escape at every position (the string
