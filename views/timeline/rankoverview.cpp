@@ -1,5 +1,6 @@
 #include "views/timeline/rankoverview.h"
 
+#include "model/analysis/collectivedetails.h"
 #include "views/timeline/timelinecolors.h"
 #include "views/timeline/timelineview.h"
 
@@ -332,12 +333,30 @@ bool RankOverviewCanvas::event(QEvent* event)
             }
         }
     }
-    const int row = m_activity->rowOf(key);
-    if (row >= 0 && m_activity->rows()[std::size_t(row)].meanLatenessNs >= 0)
+    // The row's latest rank, as the gutter colours the row.
+    const auto [first, count] = m_layout.ranksOfRow(m_layout.rowAt(pos.y()));
+    int latestKey = -1;
+    std::int64_t latest = -1;
+    for (int j = first; j < first + count; ++j) {
+        const int k = m_layout.ranks()[std::size_t(j)];
+        const std::int64_t excess = RankOverviewPainter::excessLatenessNs(*m_activity, k);
+        if (excess > latest) {
+            latest = excess;
+            latestKey = k;
+        }
+    }
+    if (latestKey >= 0) {
+        const RankActivity::Row& r = m_activity->rows()[std::size_t(m_activity->rowOf(latestKey))];
         text += QLatin1Char('\n') +
-                tr("Arrives at collectives %1 after the first member on average")
-                    .arg(ZoomState::formatDuration(
-                        std::int64_t(m_activity->rows()[std::size_t(row)].meanLatenessNs)));
+                (count > 1 ? tr("Latest of them, rank %1: ").arg(LaneJobs::rankOfKey(latestKey))
+                           : QString()) +
+                tr("arrives at collectives %1 after the first member (median of %2), %3 later "
+                   "than the job's typical rank (%4)")
+                    .arg(ZoomState::formatDuration(r.medianLatenessNs))
+                    .arg(r.latenessSamples)
+                    .arg(ZoomState::formatDuration(latest),
+                         ZoomState::formatDuration(m_activity->typicalLatenessNs(r.job)));
+    }
     QToolTip::showText(static_cast<QHelpEvent*>(event)->globalPos(), text, this);
     return true;
 }
@@ -351,14 +370,19 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
     m_orderBox->addItem(tr("Order: rank"));
     m_orderBox->addItem(tr("Order: latest at collectives first"));
     m_orderBox->setToolTip(tr("Sort the rows by rank, or by how late each rank arrives at "
-                              "collectives on average (a straggler comes first)"));
+                              "collectives, the median over them (a straggler comes first)"));
     QString legend;
     for (int s = 0; s < kRankStateCount; ++s)
         legend += QStringLiteral("<span style=\"color:%1\">&#9632;</span>&nbsp;%2 &nbsp; ")
                       .arg(colors::rankStateColor(RankState(s)).name(),
                            colors::rankStateName(RankState(s)).toHtmlEscaped());
-    legend += QStringLiteral("<span style=\"color:%1\">|</span>&nbsp;%2")
-                  .arg(colors::kArrivalSkew.name(), tr("arrival").toHtmlEscaped());
+    legend += QStringLiteral("<span style=\"color:%1\">|</span>&nbsp;%2 &nbsp; %3")
+                  .arg(colors::kArrivalSkew.name(), tr("arrival").toHtmlEscaped(),
+                       tr("late (beyond the typical rank):").toHtmlEscaped());
+    for (int step = 0; step < colors::kLatenessSteps; ++step)
+        legend += QStringLiteral(" <span style=\"color:%1\">&#9632;</span>&nbsp;%2")
+                      .arg(colors::latenessStepColor(step).name(),
+                           colors::latenessStepName(step).toHtmlEscaped());
     auto* legendLabel = new QLabel(legend, this);
     legendLabel->setObjectName(QStringLiteral("rankOverviewLegend"));
     legendLabel->setTextFormat(Qt::RichText);
@@ -367,6 +391,11 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
         meanings += QStringLiteral("<b>%1</b>: %2<br>")
                         .arg(colors::rankStateName(RankState(s)).toHtmlEscaped(),
                              colors::rankStateDescription(RankState(s)).toHtmlEscaped());
+    meanings += tr("<b>late</b> (the column left of the rows): how much later than the job's "
+                   "typical rank the rank arrives at collectives, the median over every "
+                   "collective it completed with others; a straggler late by milliseconds at "
+                   "each is too thin to see on its row when the whole trace is shown, but not "
+                   "here. Where ranks share a pixel row, the latest of them.");
     legendLabel->setToolTip(meanings);
     legendLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     // On a narrow window (1280 px) the legend takes a second line rather than losing its end.
@@ -473,7 +502,7 @@ void RankOverview::applyOrder()
         if (m_shownJob < 0 || row.job < 0 || row.job == m_shownJob) rows.push_back(&row);
     if (m_order == Order::Lateness)
         std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
-            return a->meanLatenessNs > b->meanLatenessNs;
+            return a->medianLatenessNs > b->medianLatenessNs;
         });
     std::vector<int> ranks;
     for (const RankActivity::Row* row : rows)
@@ -504,11 +533,11 @@ void RankOverview::selectionChanged()
     const LaneJobs& jobs = m_view->layout().laneJobs();
     std::vector<std::pair<int, std::int64_t>> arrivals;
     if (s) {
-        // A rank arrives when its execution starts (it waits from then on), or when it issued
-        // the call where the source shows no execution.
+        // A rank arrives when it enters the call, as the detail view's skew and the details
+        // table have it (collectiveEnterExit).
         for (std::size_t i : m_view->selectedCollectivePeers()) {
             const CollectiveRecord& c = s->events.collectives[i];
-            const std::int64_t t = c.execStartNs >= 0 ? c.execStartNs : c.issueStartNs;
+            const std::int64_t t = collectiveEnterExit(c).first;
             if (t >= 0)
                 arrivals.emplace_back(jobs.overviewKey(jobs.jobOfLane(c.laneIndex), c.rank),
                                       m_view->displayTimeNs(c.rank, t));

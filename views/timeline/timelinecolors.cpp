@@ -132,4 +132,26 @@ QString rankStateName(RankState state)
     return {};
 }
 
+int latenessStep(std::int64_t excessNs)
+{
+    int step = 0;
+    for (std::int64_t bound = 100'000; step + 1 < kLatenessSteps && excessNs >= bound; bound *= 10)
+        ++step;
+    return step;
+}
+
+QColor latenessStepColor(int step)
+{
+    static const QColor steps[kLatenessSteps] = {
+        {214, 214, 224}, {240, 180, 222}, {222, 105, 190}, {180, 25, 140}, {105, 0, 80}};
+    return steps[std::clamp(step, 0, kLatenessSteps - 1)];
+}
+
+QString latenessStepName(int step)
+{
+    if (step <= 0) return QObject::tr("< 0.1 ms");
+    static const char* const bounds[] = {"0.1 ms", "1 ms", "10 ms", "100 ms"};
+    return QObject::tr("≥ %1").arg(QLatin1String(bounds[std::min(step, kLatenessSteps - 1) - 1]));
+}
+
 } // namespace rankscope::timelinecolors

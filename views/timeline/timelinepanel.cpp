@@ -440,6 +440,9 @@ void TimelinePanel::updateFindStatus(int count, int current)
     const LaneJobs& jobs = m_view->layout().laneJobs();
     if (!status.isEmpty() && jobs.mixed() && jobs.shown >= 0)
         status += tr(" in job %1 (the job selector shows the others)").arg(jobs.shown + 1);
+    // Ranks brushed on the overview: find looks in their lanes only.
+    if (const int brushed = int(m_view->rankFilter().size()); !status.isEmpty() && brushed > 0)
+        status += tr(" in the ranks brushed on the overview (%1)").arg(brushed);
     m_findStatus->setText(status);
 }
 

@@ -230,19 +230,27 @@ void TimelineView::setShownJob(int job)
     updateTraceRange(); // fits the job's range
     contentChanged();
     // Find looks in the lanes shown: the other job's hits go, the job's are searched.
-    if (!m_findText.isEmpty()) {
-        m_search->clear();
-        m_currentHit = -1;
-        m_search->search(m_session, m_findText, clock(), findLanes());
-        Q_EMIT findHitsChanged(findHitCount(), m_currentHit);
-    }
+    findInShownLanes();
 }
 
 void TimelineView::setRankFilter(const QList<int>& ranks)
 {
-    m_rankFilter = QSet<int>(ranks.begin(), ranks.end());
+    const QSet<int> filter(ranks.begin(), ranks.end());
+    if (filter == m_rankFilter) return;
+    m_rankFilter = filter;
     relayout();
     contentChanged();
+    // The hidden ranks' hits go; the ranks shown again are searched.
+    findInShownLanes();
+}
+
+void TimelineView::findInShownLanes()
+{
+    if (m_findText.isEmpty()) return;
+    m_search->clear();
+    m_currentHit = -1;
+    m_search->search(m_session, m_findText, clock(), findLanes());
+    Q_EMIT findHitsChanged(findHitCount(), m_currentHit);
 }
 
 void TimelineView::setLaneToggled(int lane, bool toggled)
@@ -725,15 +733,6 @@ void TimelineView::select(TimelineEventRef ref)
     Q_EMIT selectionChanged(ref);
 }
 
-std::pair<std::int64_t, std::int64_t>
-TimelineView::collectiveArrival(const CollectiveRecord& c) const
-{
-    const std::int64_t enter = c.issueStartNs >= 0 ? c.issueStartNs : c.execStartNs;
-    const std::int64_t exit = c.execEndNs >= 0 ? c.execEndNs : c.issueEndNs;
-    return {enter < 0 ? -1 : displayTimeNs(c.rank, enter),
-            exit < 0 ? -1 : displayTimeNs(c.rank, exit)};
-}
-
 QString TimelineView::selectionDetailsHtml() const
 {
     if (m_session && !m_selected.isValid() && m_selectedRank >= 0) {
@@ -928,13 +927,15 @@ void TimelineView::setFindText(const QString& text)
 
 std::vector<char> TimelineView::findLanes() const
 {
-    // One job shown of several: a hit in another job's lanes would be off this time scale and
-    // in no row, so those lanes are not searched.
+    // The lanes the layout shows (a folded rank's included: stepping to a hit unfolds it). With
+    // ranks brushed on the overview or one job shown of several, a hit elsewhere would be in no
+    // row (and off this job's time scale), so those lanes are not searched.
     const LaneJobs& jobs = m_layout.laneJobs();
-    if (!m_session || !jobs.mixed() || jobs.shown < 0) return {};
-    std::vector<char> lanes(m_session->events.lanes.size());
-    for (std::size_t l = 0; l < lanes.size(); ++l)
-        lanes[l] = jobs.isShown(int(l));
+    if (!m_session || (m_rankFilter.isEmpty() && (!jobs.mixed() || jobs.shown < 0))) return {};
+    std::vector<char> lanes(m_session->events.lanes.size(), 0);
+    for (std::size_t r = 0; r < m_layout.ranks().size(); ++r)
+        for (int lane : m_layout.lanesOfRankIndex(r))
+            lanes[std::size_t(lane)] = 1;
     return lanes;
 }
 
@@ -1208,8 +1209,8 @@ void TimelineView::renderOverlay(QPainter& p)
         p.setPen(QPen(colors::kArrivalSkew, 2));
         for (std::size_t i : m_peers) {
             const CollectiveRecord& c = store.collectives[i];
-            const auto [enter, exit] = collectiveArrival(c);
-            if (enter >= 0) {
+            if (const std::int64_t enterNs = collectiveEnterExit(c).first; enterNs >= 0) {
+                const std::int64_t enter = displayTimeNs(c.rank, enterNs);
                 first = std::min(first, enter);
                 last = std::max(last, enter);
             }
