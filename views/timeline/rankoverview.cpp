@@ -376,13 +376,14 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
         legend += QStringLiteral("<span style=\"color:%1\">&#9632;</span>&nbsp;%2 &nbsp; ")
                       .arg(colors::rankStateColor(RankState(s)).name(),
                            colors::rankStateName(RankState(s)).toHtmlEscaped());
-    legend += QStringLiteral("<span style=\"color:%1\">|</span>&nbsp;%2 &nbsp; %3")
-                  .arg(colors::kArrivalSkew.name(), tr("arrival").toHtmlEscaped(),
-                       tr("late (beyond the typical rank):").toHtmlEscaped());
+    legend +=
+        QStringLiteral("<span style=\"color:%1\">|</span>&nbsp;%2 &nbsp; %3")
+            .arg(colors::kArrivalSkew.name(), tr("arrival").toHtmlEscaped(), tr("late,&nbsp;ms:"));
+    // The lateness scale kept on one line.
     for (int step = 0; step < colors::kLatenessSteps; ++step)
-        legend += QStringLiteral(" <span style=\"color:%1\">&#9632;</span>&nbsp;%2")
+        legend += QStringLiteral("&nbsp;<span style=\"color:%1\">&#9632;</span>%2")
                       .arg(colors::latenessStepColor(step).name(),
-                           colors::latenessStepName(step).toHtmlEscaped());
+                           colors::latenessStepLabel(step).toHtmlEscaped());
     auto* legendLabel = new QLabel(legend, this);
     legendLabel->setObjectName(QStringLiteral("rankOverviewLegend"));
     legendLabel->setTextFormat(Qt::RichText);

@@ -40,8 +40,9 @@ public:
     int trackLeft() const { return m_trackLeft; }
     // x of the lateness gutter's left edge; kGutterWidth wide.
     int gutterLeft() const { return m_trackLeft - kGutterRightGap - kGutterWidth; }
-    // Where the rank numbers end (right-aligned), left of the gutter.
-    int numbersRight() const { return gutterLeft() - 3; }
+    // Where the rank numbers end (right-aligned), left of the gutter and of the wedge that
+    // points at a late row (RankOverviewPainter).
+    int numbersRight() const { return gutterLeft() - 9; }
     // The plain rows' height and ranks per row (an emphasised row holds one rank, taller).
     int rowHeight() const { return m_rowHeight; }
     int ranksPerRow() const { return m_ranksPerRow; }

@@ -205,18 +205,18 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
         p.drawPolygon(wedge, 3);
     }
     p.setBrush(Qt::NoBrush);
-    // The numbers of the emphasised rows first, then of the late rows (their latest rank's, in
-    // bold, left of the wedge), then of every `every`-th plain row's where they have room.
+    // The numbers of the late rows first (their latest rank's, in bold), then of the emphasised
+    // rows, then of every `every`-th plain row's where they have room.
     struct Number {
         int row = -1;
         int key = -1; // the rank named; -1: the row's first
         bool late = false;
     };
     std::vector<Number> numbered;
-    for (int row = 0; row < layout.rowCount(); ++row)
-        if (layout.isEmphasised(row)) numbered.push_back({row});
     for (const LateRow& late : m_lateRows)
         numbered.push_back({late.row, late.key, true});
+    for (int row = 0; row < layout.rowCount(); ++row)
+        if (layout.isEmphasised(row)) numbered.push_back({row});
     const int every = std::max(1, (fm.height() + layout.rowHeight() - 1) / layout.rowHeight());
     for (int row = 0; row < layout.rowCount(); row += every)
         if (!layout.isEmphasised(row)) numbered.push_back({row});
@@ -244,8 +244,7 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
         p.setFont(n.late ? bold : small);
         p.setPen(n.late ? colors::latenessStepColor(colors::kLatenessSteps - 1)
                         : QColor(70, 70, 80));
-        const int textRight = n.late ? gutter - 9 : layout.numbersRight();
-        p.drawText(QRect(4, y - fm.height() / 2, textRight - 4, fm.height()),
+        p.drawText(QRect(4, y - fm.height() / 2, layout.numbersRight() - 4, fm.height()),
                    Qt::AlignVCenter | Qt::AlignRight, text);
     }
     p.setFont(small);

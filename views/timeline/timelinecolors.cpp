@@ -147,11 +147,10 @@ QColor latenessStepColor(int step)
     return steps[std::clamp(step, 0, kLatenessSteps - 1)];
 }
 
-QString latenessStepName(int step)
+QString latenessStepLabel(int step)
 {
-    if (step <= 0) return QObject::tr("< 0.1 ms");
-    static const char* const bounds[] = {"0.1 ms", "1 ms", "10 ms", "100 ms"};
-    return QObject::tr("≥ %1").arg(QLatin1String(bounds[std::min(step, kLatenessSteps - 1) - 1]));
+    static const char* const labels[kLatenessSteps] = {"<0.1", "0.1", "1", "10", "100+"};
+    return QLatin1String(labels[std::clamp(step, 0, kLatenessSteps - 1)]);
 }
 
 } // namespace rankscope::timelinecolors

@@ -47,8 +47,8 @@ QString rankStateDescription(RankState state);
 inline constexpr int kLatenessSteps = 5;
 int latenessStep(std::int64_t excessNs);
 QColor latenessStepColor(int step);
-// "< 0.1 ms", "≥ 0.1 ms", ..., "≥ 100 ms"
-QString latenessStepName(int step);
+// The step's bounds in ms for the legend: "<0.1", "0.1", "1", "10", "100+".
+QString latenessStepLabel(int step);
 
 } // namespace timelinecolors
 } // namespace rankscope
