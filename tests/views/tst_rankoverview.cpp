@@ -12,12 +12,14 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
+#include <QHelpEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMouseEvent>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -742,8 +744,14 @@ void TestRankOverview::stragglerAndHungRankAtFirstPaint()
     }
     QCOMPARE(lateRows, QList<int>(layout.rowHeight(lateRow), lateRow));
     QCOMPARE(otherRows, QList<int>{});
-    // A wedge in its colour points at the row from the numbers' side.
+    // A wedge in its colour points at the row from the numbers' side; the row's tooltip names
+    // the straggler among the ranks sharing it.
     QCOMPARE(image.pixelColor(layout.gutterLeft() - 3, layout.yForRank(kLate)), late);
+    const QPoint tipAt(gutterX, layout.yForRank(kLate));
+    QHelpEvent tip(QEvent::ToolTip, tipAt, canvas->mapToGlobal(tipAt));
+    QApplication::sendEvent(canvas, &tip);
+    QVERIFY2(QToolTip::text().contains(QStringLiteral("The latest of them, rank %1,").arg(kLate)),
+             qPrintable(QToolTip::text()));
 
     // In the middle of the hang: every pixel row waits but the hung rank's.
     const std::int64_t arrive = hangStep + kComputeNs;

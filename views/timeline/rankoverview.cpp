@@ -347,12 +347,13 @@ bool RankOverviewCanvas::event(QEvent* event)
     }
     if (latestKey >= 0) {
         const RankActivity::Row& r = m_activity->rows()[std::size_t(m_activity->rowOf(latestKey))];
+        const QString who =
+            count > 1 ? tr("The latest of them, rank %1,").arg(LaneJobs::rankOfKey(latestKey))
+                      : tr("It");
         text += QLatin1Char('\n') +
-                (count > 1 ? tr("Latest of them, rank %1: ").arg(LaneJobs::rankOfKey(latestKey))
-                           : QString()) +
-                tr("arrives at collectives %1 after the first member (median of %2), %3 later "
-                   "than the job's typical rank (%4)")
-                    .arg(ZoomState::formatDuration(r.medianLatenessNs))
+                tr("%1 arrives at collectives %2 after the first member (the median over %3 "
+                   "collectives): %4 later than the job's typical rank (%5)")
+                    .arg(who, ZoomState::formatDuration(r.medianLatenessNs))
                     .arg(r.latenessSamples)
                     .arg(ZoomState::formatDuration(latest),
                          ZoomState::formatDuration(m_activity->typicalLatenessNs(r.job)));
