@@ -880,6 +880,13 @@ void TestRankOverview::findLooksInTheBrushedRanksOnly()
     click(canvas, {x, layout.yForRank(3)});
     click(canvas, {x, layout.yForRank(6)}, Qt::ControlModifier);
     QCOMPARE(ranksWithLanes(*view), (QList<int>{3, 6}));
+    // Before the new search delivers, the earlier hits stay, and find steps over the hidden
+    // ranks' in both directions.
+    QCOMPARE(found(), all);
+    for (int i = 0; i < 2 * int(kRanks); ++i) {
+        i % 2 ? view->findNext() : view->findPrevious();
+        QVERIFY((QList<int>{3, 6}).contains(lanes[std::size_t(view->selected().lane)].rank));
+    }
     QTRY_VERIFY_WITH_TIMEOUT(!view->isFinding(), 30000);
     const Hits brushed = naiveScan({3, 6});
     QVERIFY(!brushed.empty() && brushed.size() < all.size());

@@ -402,11 +402,13 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
     legendLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     // On a narrow window (1280 px) the legend takes a second line rather than losing its end.
     legendLabel->setWordWrap(true);
-    m_showAll = new QPushButton(this);
+    // Its room is kept while it is hidden and its text does not change, so that brushing does
+    // not reflow the legend (a legend a line taller would shrink the rows under the pointer).
+    m_showAll = new QPushButton(tr("Show all ranks"), this);
     m_showAll->setObjectName(QStringLiteral("rankOverviewShowAll"));
-    m_showAll->setToolTip(tr("The lanes below show only the ranks brushed on the overview "
-                             "(click, Shift+click, Ctrl+click or drag down the rank numbers); "
-                             "show every rank again (Esc)"));
+    QSizePolicy keepRoom = m_showAll->sizePolicy();
+    keepRoom.setRetainSizeWhenHidden(true);
+    m_showAll->setSizePolicy(keepRoom);
     m_showAll->hide();
     auto* header = new QHBoxLayout;
     m_header = header;
@@ -441,9 +443,12 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
                         filter << LaneJobs::rankOfKey(key);
                 m_view->setRankFilter(filter);
                 m_showAll->setVisible(!ranks.isEmpty());
-                m_showAll->setText(tr("Show all ranks (%1 of %2 below)")
-                                       .arg(ranks.size())
-                                       .arg(m_canvas->layout().ranks().size()));
+                m_showAll->setToolTip(
+                    tr("The lanes below show only the %1 of %2 ranks brushed on the overview "
+                       "(click, Shift+click, Ctrl+click or drag down the rank numbers); show "
+                       "every rank again (Esc)")
+                        .arg(ranks.size())
+                        .arg(m_canvas->layout().ranks().size()));
             });
     connect(m_showAll, &QPushButton::clicked, m_canvas, [this] { m_canvas->setSelectedRanks({}); });
 }
@@ -502,9 +507,12 @@ void RankOverview::applyOrder()
     std::vector<const RankActivity::Row*> rows;
     for (const RankActivity::Row& row : m_activity->rows())
         if (m_shownJob < 0 || row.job < 0 || row.job == m_shownJob) rows.push_back(&row);
+    // Latest first as the gutter measures it: beyond the typical rank of each row's job, so
+    // that the rows of jobs shown together compare.
     if (m_order == Order::Lateness)
-        std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
-            return a->medianLatenessNs > b->medianLatenessNs;
+        std::stable_sort(rows.begin(), rows.end(), [&](const auto* a, const auto* b) {
+            return RankOverviewPainter::excessLatenessNs(*m_activity, a->key) >
+                   RankOverviewPainter::excessLatenessNs(*m_activity, b->key);
         });
     std::vector<int> ranks;
     for (const RankActivity::Row* row : rows)

@@ -229,7 +229,12 @@ void TimelineView::setShownJob(int job)
     relayout();
     updateTraceRange(); // fits the job's range
     contentChanged();
-    // Find looks in the lanes shown: the other job's hits go, the job's are searched.
+    // Find looks in the lanes shown: the other job's hits go (they are on another time scale),
+    // the job's are searched.
+    if (!m_findText.isEmpty()) {
+        m_search->clear();
+        m_currentHit = -1;
+    }
     findInShownLanes();
 }
 
@@ -240,17 +245,23 @@ void TimelineView::setRankFilter(const QList<int>& ranks)
     m_rankFilter = filter;
     relayout();
     contentChanged();
-    // The hidden ranks' hits go; the ranks shown again are searched.
+    // Searched again in the ranks shown; until that search delivers, the earlier hits stay
+    // and find steps over those of hidden ranks (isHitShown).
     findInShownLanes();
 }
 
 void TimelineView::findInShownLanes()
 {
     if (m_findText.isEmpty()) return;
-    m_search->clear();
-    m_currentHit = -1;
     m_search->search(m_session, m_findText, clock(), findLanes());
     Q_EMIT findHitsChanged(findHitCount(), m_currentHit);
+}
+
+bool TimelineView::isHitShown(int hit) const
+{
+    const EventHit h = m_search->result().hit(std::size_t(hit));
+    return m_layout.rankIndex(m_session->events.lanes[std::size_t(h.lane)].rank) >= 0 &&
+           m_layout.laneJobs().isShown(h.lane);
 }
 
 void TimelineView::setLaneToggled(int lane, bool toggled)
@@ -957,12 +968,17 @@ void TimelineView::findNext()
     const int count = findHitCount();
     if (count == 0) return;
     // While the search runs, the last hit found so far waits for the next batch instead of
-    // wrapping around to the first.
-    if (m_currentHit + 1 < count)
-        ++m_currentHit;
-    else if (!isFinding())
-        m_currentHit = 0;
-    showCurrentHit();
+    // wrapping around to the first. Hits in ranks the brush hides are stepped over.
+    for (int tries = 0; tries < count; ++tries) {
+        if (m_currentHit + 1 < count)
+            ++m_currentHit;
+        else if (!isFinding())
+            m_currentHit = 0;
+        else
+            break;
+        if (isHitShown(m_currentHit)) break;
+    }
+    if (m_currentHit >= 0 && isHitShown(m_currentHit)) showCurrentHit();
 }
 
 void TimelineView::findPrevious()
@@ -970,8 +986,13 @@ void TimelineView::findPrevious()
     if (stepRawHit(false)) return;
     const int count = findHitCount();
     if (count == 0) return;
-    m_currentHit = m_currentHit <= 0 ? count - 1 : m_currentHit - 1;
-    showCurrentHit();
+    for (int tries = 0; tries < count; ++tries) {
+        m_currentHit = m_currentHit <= 0 ? count - 1 : m_currentHit - 1;
+        if (isHitShown(m_currentHit)) {
+            showCurrentHit();
+            return;
+        }
+    }
 }
 
 void TimelineView::showCurrentHit()

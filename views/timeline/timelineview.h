@@ -205,8 +205,10 @@ private:
     // The lanes find searches, as EventSearch takes them: those the layout shows when ranks are
     // brushed or one job of several is shown (empty: every lane).
     std::vector<char> findLanes() const;
-    // Searches again for the find text in findLanes() (they changed), dropping the old hits.
+    // Searches again for the find text in findLanes() (they changed).
     void findInShownLanes();
+    // Find hit `hit` is in a lane the layout shows (its rank not hidden by the brush).
+    bool isHitShown(int hit) const;
     void rangeMaybeChanged(std::int64_t oldStart, std::int64_t oldEnd);
     int scrollY() const;
     const Row* rowAt(int viewportY) const;
