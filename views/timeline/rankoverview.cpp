@@ -402,19 +402,15 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
     legendLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     // On a narrow window (1280 px) the legend takes a second line rather than losing its end.
     legendLabel->setWordWrap(true);
-    // Its room is kept while it is hidden and its text does not change, so that brushing does
-    // not reflow the legend (a legend a line taller would shrink the rows under the pointer).
+    // Not in the header: shown there, it would reflow the legend and move the rows under the
+    // pointer between a click and a Shift+click. The Timeline tab puts it in its toolbar.
     m_showAll = new QPushButton(tr("Show all ranks"), this);
     m_showAll->setObjectName(QStringLiteral("rankOverviewShowAll"));
-    QSizePolicy keepRoom = m_showAll->sizePolicy();
-    keepRoom.setRetainSizeWhenHidden(true);
-    m_showAll->setSizePolicy(keepRoom);
     m_showAll->hide();
     auto* header = new QHBoxLayout;
     m_header = header;
     header->setContentsMargins(4, 0, 4, 0);
     header->addWidget(m_orderBox);
-    header->addWidget(m_showAll);
     header->addWidget(legendLabel, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);

@@ -202,6 +202,9 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
 
     m_overview = new RankOverview(m_view, this);
     m_overview->setObjectName(QStringLiteral("rankOverview"));
+    // Beside the export button: the key hints beside it give it their room (they elide), so
+    // nothing moves vertically when ranks are brushed.
+    toolbar->insertWidget(toolbar->indexOf(m_keyHints), m_overview->showAllButton());
     auto* splitter = new QSplitter(Qt::Vertical, this);
     m_splitter = splitter;
     splitter->addWidget(m_overview);
