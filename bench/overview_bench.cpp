@@ -1,6 +1,7 @@
 // The rank overview on a large synthetic job: 1,024 ranks x 10,000 collectives (default), one
 // rank 6 ms late at every collective and one that never reaches the last one (the others wait
-// 600 s in it). Times RankActivity::build, then frames of RankOverviewPainter at several zoom
+// 600 s in it). Times RankActivity::build (and prints the ranks the lateness gutter shows 1 ms or
+// more late), then frames of RankOverviewPainter (gutter included) at several zoom
 // levels, 1 px a rank, 1,700 px of track; then find over every event of the store: the batches of
 // searchEventsInBatches on this thread (time to the first batch and to the last), then the same
 // through EventSearch, the worker the Timeline uses, with a 1 ms timer on this (the GUI) thread
@@ -85,6 +86,17 @@ int main(int argc, char** argv)
     std::printf("RankActivity::build: %.0f ms wall, %.0f ms CPU, %zu state changes, %zu pyramid "
                 "runs, %.1f MB\n",
                 msSince(t0), buildCpuMs, changes, runs, double(activity.memoryBytes()) / 1e6);
+
+    // What the lateness gutter shows: the ranks whose median lateness at collectives is 1 ms or
+    // more beyond the typical rank's (the straggler alone in this job).
+    std::printf("lateness gutter: typical rank %.2f ms; 1 ms or more beyond it:",
+                double(activity.typicalLatenessNs(-1)) / 1e6);
+    for (const RankActivity::Row& row : activity.rows())
+        if (const std::int64_t ns = RankOverviewPainter::excessLatenessNs(activity, row.key);
+            ns >= 1'000'000)
+            std::printf(" rank %d (%.2f ms over %d collectives)", row.rank, double(ns) / 1e6,
+                        row.latenessSamples);
+    std::printf("\n");
 
     RankOverviewLayout layout;
     std::vector<int> order(static_cast<std::size_t>(ranks));

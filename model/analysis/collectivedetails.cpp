@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 namespace rankscope {
 
@@ -28,8 +29,7 @@ CollectiveRankRow recordRow(const TraceRead& read, std::size_t index)
     row.dtype = std::string(store.strings.view(c.dtype));
     row.inNelems = c.inNelems;
     row.outNelems = c.outNelems;
-    row.enterNs = c.issueStartNs >= 0 ? c.issueStartNs : c.execStartNs;
-    row.exitNs = c.execEndNs >= 0 ? c.execEndNs : c.issueEndNs;
+    std::tie(row.enterNs, row.exitNs) = collectiveEnterExit(c);
     row.state = c.state == State::Completed ? CollectiveRankState::Completed
                 : c.state == State::Started ? CollectiveRankState::Started
                                             : CollectiveRankState::Issued;
@@ -69,6 +69,12 @@ const Finding* waitFinding(const AnalysisResult& analysis, const CollectiveGroup
 }
 
 } // namespace
+
+std::pair<std::int64_t, std::int64_t> collectiveEnterExit(const CollectiveRecord& c)
+{
+    return {c.issueStartNs >= 0 ? c.issueStartNs : c.execStartNs,
+            c.execEndNs >= 0 ? c.execEndNs : c.issueEndNs};
+}
 
 const char* collectiveRankStateName(CollectiveRankState state)
 {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rankscope {
@@ -46,6 +47,10 @@ struct CollectiveRankRow {
     // rank left instead ("no file at all", "only a log").
     std::string note;
 };
+
+// When a member entered a collective (its issue on the CPU, else its execution) and left it (the
+// execution's end, else the issue's), on the rank's own clock; -1 where the record has none.
+std::pair<std::int64_t, std::int64_t> collectiveEnterExit(const CollectiveRecord& c);
 
 // Every member of a collective's group, each with its own op, size, dtype, times and state.
 struct CollectiveDetails {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -269,6 +270,15 @@ void buildPyramid(RankActivity::Row& row)
     }
 }
 
+// The upper middle value of `v` (reordered), -1 when empty.
+std::int64_t median(std::vector<std::int64_t>& v)
+{
+    if (v.empty()) return -1;
+    const auto mid = v.begin() + std::ptrdiff_t(v.size() / 2);
+    std::nth_element(v.begin(), mid, v.end());
+    return *mid;
+}
+
 bool isCompute(EventCategory c)
 {
     return c == EventCategory::Kernel || c == EventCategory::Memcpy || c == EventCategory::Memset;
@@ -373,8 +383,7 @@ RankActivity RankActivity::build(const EventStore& store, const LaneJobs& jobs)
                     byState[0].push_back(span);
             }
         }
-        double lateSum = 0;
-        int lateCount = 0;
+        std::vector<std::int64_t> lateness; // per completed collective shared with others
         for (std::uint32_t i : recordsOf[std::size_t(rank)]) {
             const CollectiveRecord& c = store.collectives[i];
             first = std::min(first, c.execStartNs);
@@ -399,8 +408,7 @@ RankActivity RankActivity::build(const EventStore& store, const LaneJobs& jobs)
             const std::int64_t d = c.execEndNs - c.execStartNs;
             if (d > s->second.minNs)
                 byState[3].emplace_back(c.execStartNs, c.execStartNs + d - s->second.minNs);
-            lateSum += double(s->second.maxNs - d);
-            ++lateCount;
+            lateness.push_back(s->second.maxNs - d);
         }
         if (last < 0) return;
         // A span as long as the rank's whole trace is the recording itself (the profiler's
@@ -409,7 +417,8 @@ RankActivity RankActivity::build(const EventStore& store, const LaneJobs& jobs)
                       [&](const Interval& i) { return i.first <= first && i.second >= last; });
         row.firstNs = first;
         row.lastNs = last;
-        row.meanLatenessNs = lateCount > 0 ? lateSum / lateCount : -1;
+        row.medianLatenessNs = median(lateness);
+        row.latenessSamples = int(lateness.size());
         for (Intervals& v : byState)
             unite(v);
         partition(row, byState);
@@ -418,9 +427,21 @@ RankActivity RankActivity::build(const EventStore& store, const LaneJobs& jobs)
         buildPyramid(row);
     });
     activity.m_keys = std::move(keys);
-    for (const Row& row : activity.m_rows)
+    std::map<int, std::vector<std::int64_t>> latenessOfJob;
+    for (const Row& row : activity.m_rows) {
         activity.m_traceEndNs = std::max(activity.m_traceEndNs, row.lastNs);
+        if (row.medianLatenessNs >= 0) latenessOfJob[row.job].push_back(row.medianLatenessNs);
+    }
+    for (auto& [job, lateness] : latenessOfJob)
+        activity.m_typicalLatenessNs.emplace_back(job, median(lateness));
     return activity;
+}
+
+std::int64_t RankActivity::typicalLatenessNs(int job) const
+{
+    for (const auto& [j, ns] : m_typicalLatenessNs)
+        if (j == job) return ns;
+    return 0;
 }
 
 int RankActivity::rowOf(int key) const

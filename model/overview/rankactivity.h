@@ -49,9 +49,11 @@ public:
         // Level k has buckets of baseNs << k from firstNs; the coarsest has one bucket.
         std::int64_t baseNs = 1;
         std::vector<Level> levels;
-        // Mean over the completed collectives it shared with others of how long after the
-        // first member the rank arrived; -1 when there was none.
-        double meanLatenessNs = -1;
+        // How long after the first member the rank arrived at the completed collectives it
+        // shared with others: the median over them (the upper middle value of an even count),
+        // -1 when there was none, and how many there were.
+        std::int64_t medianLatenessNs = -1;
+        int latenessSamples = 0;
     };
 
     // Reads the store's lanes and collective records; ranks in parallel. Where `jobs` says the
@@ -64,6 +66,9 @@ public:
     // it has no events.
     int rowOf(int key) const;
     std::int64_t traceEndNs() const { return m_traceEndNs; } // latest event end, raw clocks
+    // The median of medianLatenessNs over the rows of `job` (Row::job) that have one: how late
+    // the job's typical rank arrives, what a straggler's lateness stands out from. 0 when none.
+    std::int64_t typicalLatenessNs(int job) const;
 
     // The state of each of `width` pixels of row `row`, pixel x covering
     // [t0Ns + x * nsPerPx, t0Ns + (x + 1) * nsPerPx) on the rank's own clock: the state at the
@@ -89,6 +94,7 @@ private:
     std::vector<Row> m_rows;
     std::vector<int> m_keys; // rows' keys, ascending
     std::int64_t m_traceEndNs = 0;
+    std::vector<std::pair<int, std::int64_t>> m_typicalLatenessNs; // (job, ns)
 };
 
 } // namespace rankscope

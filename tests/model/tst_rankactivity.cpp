@@ -9,6 +9,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
+#include <map>
 #include <set>
 
 using namespace rankscope;
@@ -197,16 +198,42 @@ void TestRankActivity::completedWithoutEveryMemberIsWaiting()
     QVERIFY(holds(raster(b, 0, 0, 10, 10, 110), 0, 10, RankState::Waiting));
 }
 
-// Rank 2 reaches every collective 3 ms after the others: 3 ms late on average, the others 0.
+// Rank 2 reaches every collective 3 ms after the others, every arrival jittered by up to 0.4 ms.
+// Truth from the records' execution starts (one true clock here): per collective, each member's
+// start minus the earliest; per rank, the upper middle of those; the typical rank's, the upper
+// middle of the ranks'.
 void TestRankActivity::lateness()
 {
-    test::SyntheticJob job(4, true, true);
+    constexpr int kRanks = 5;
+    test::SyntheticJob job(kRanks, true, true);
     job.setArrivalDelay(2, 3'000'000);
-    for (int s = 0; s < 5; ++s)
-        job.step(test::uniform(4, 1'000'000), {"all_reduce", "all_gather"});
-    const RankActivity a = RankActivity::build(job.finish());
-    for (const RankActivity::Row& row : a.rows())
-        QCOMPARE(row.meanLatenessNs, row.rank == 2 ? 3e6 : 0.0);
+    job.setArrivalJitter(400'000, 7);
+    for (int s = 0; s < 7; ++s)
+        job.step(test::uniform(kRanks, 1'000'000), {"all_reduce", "all_gather"});
+    const EventStore& store = job.finish();
+    std::map<std::pair<StringId, std::int64_t>, std::int64_t> firstStart;
+    for (const CollectiveRecord& c : store.collectives) {
+        auto [it, fresh] = firstStart.try_emplace({c.processGroupName, c.seq}, c.execStartNs);
+        if (!fresh) it->second = std::min(it->second, c.execStartNs);
+    }
+    std::map<int, std::vector<std::int64_t>> lateOf;
+    for (const CollectiveRecord& c : store.collectives)
+        lateOf[c.rank].push_back(c.execStartNs - firstStart.at({c.processGroupName, c.seq}));
+    const auto upperMiddle = [](std::vector<std::int64_t> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    std::vector<std::int64_t> medians;
+    const RankActivity a = RankActivity::build(store);
+    QCOMPARE(int(a.rows().size()), kRanks);
+    for (const RankActivity::Row& row : a.rows()) {
+        QCOMPARE(row.latenessSamples, int(lateOf[row.rank].size()));
+        QCOMPARE(row.medianLatenessNs, upperMiddle(lateOf[row.rank]));
+        medians.push_back(row.medianLatenessNs);
+    }
+    QVERIFY(a.rows()[2].medianLatenessNs > 3'000'000 - 400'000);
+    QCOMPARE(a.typicalLatenessNs(-1), upperMiddle(medians));
+    QVERIFY(a.typicalLatenessNs(-1) < 400'000);
 }
 
 // Gloo ranks have no GPU lane: their CPU ops are what computing means; an annotation with no op

@@ -12,12 +12,14 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
+#include <QHelpEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMouseEvent>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -145,6 +147,7 @@ private Q_SLOTS:
     void layoutFollowsTheOrder();
     void fittedHeightLeavesNoRowEmpty_data();
     void fittedHeightLeavesNoRowEmpty();
+    void rowsTileWithoutGapOrOverlap();
     void crashedRankDrawnOnceTheDiagnosisArrives();
     void hungRankStandsOut_data();
     void hungRankStandsOut();
@@ -152,7 +155,9 @@ private Q_SLOTS:
     void brushingRanksFiltersTheLanes();
     void mixedJobsEachOnItsOwnTimeScale();
     void thousandRanksAt1280x800();
+    void stragglerAndHungRankAtFirstPaint();
     void findLooksInTheShownJobOnly();
+    void findLooksInTheBrushedRanksOnly();
 };
 
 void TestRankOverview::layoutRowsAndHitTesting_data()
@@ -261,6 +266,56 @@ void TestRankOverview::fittedHeightLeavesNoRowEmpty()
         QCOMPARE(layout.ranksOfRow(row).second, 1);
         QVERIFY(layout.rowHeight(row) >= RankOverviewLayout::kMinEmphasisHeight);
     }
+}
+
+// For many rank counts, heights and emphasised sets: the rows start under the marks strip and each
+// begins where the one above ends (no pixel row between them, none shared), they hold every rank
+// once in order, end within the height, and y maps back to the row holding it. Their states fill
+// them whole except in uniform rows at least kGapMinRowHeight tall, which keep a 1-px gap; never
+// in a fisheye, where a gap under the emphasised rows alone read as a white line across them.
+void TestRankOverview::rowsTileWithoutGapOrOverlap()
+{
+    for (const int ranks : {1, 2, 3, 7, 8, 31, 100, 255, 256, 257, 700, 1000, 1024, 4096})
+        for (int height = kStrip + 1; height <= kStrip + 1100; height += height < 200 ? 7 : 61)
+            for (const std::vector<int>& marked : std::vector<std::vector<int>>{
+                     {}, {ranks / 2}, {0, ranks - 1}, {1, ranks / 3, (2 * ranks) / 3}}) {
+                std::vector<int> order(static_cast<std::size_t>(ranks));
+                std::iota(order.begin(), order.end(), 0);
+                RankOverviewLayout layout;
+                layout.setRanks(order);
+                layout.setEmphasised(marked);
+                layout.setHeight(height);
+                const QByteArray where = QByteArray::number(ranks) + " ranks in " +
+                                         QByteArray::number(height) + " px, " +
+                                         QByteArray::number(qsizetype(marked.size())) + " marked";
+                bool anyEmphasised = false;
+                int next = 0;
+                for (int row = 0; row < layout.rowCount(); ++row) {
+                    QVERIFY2(layout.rowHeight(row) >= 1, where);
+                    QVERIFY2(layout.rowTop(row + 1) == layout.rowTop(row) + layout.rowHeight(row),
+                             where);
+                    const auto [first, count] = layout.ranksOfRow(row);
+                    QVERIFY2(first == next && count >= 1, where);
+                    next = first + count;
+                    anyEmphasised = anyEmphasised || layout.isEmphasised(row);
+                }
+                QVERIFY2(next == ranks, where);
+                QVERIFY2(layout.rowTop(0) == kStrip && layout.rowsBottom() <= height, where);
+                for (int row = 0; row < layout.rowCount(); ++row) {
+                    const bool gapped = !anyEmphasised && layout.rowHeight(row) >=
+                                                              RankOverviewLayout::kGapMinRowHeight;
+                    QVERIFY2(layout.rowFillHeight(row) == layout.rowHeight(row) - (gapped ? 1 : 0),
+                             where);
+                    for (int y = layout.rowTop(row); y < layout.rowTop(row + 1); ++y)
+                        QVERIFY2(layout.rowAt(y) == row, where);
+                }
+                QVERIFY2(layout.rowAt(kStrip - 1) == -1 && layout.rowAt(layout.rowsBottom()) == -1,
+                         where);
+                for (int r = 0; r < ranks; r += std::max(1, ranks / 50)) {
+                    const int row = layout.rowOfRank(r);
+                    QVERIFY2(layout.rowAt(layout.yForRank(r)) == row, where);
+                }
+            }
 }
 
 // 8 ranks, rank 5 hung: the others' traces end while it runs on. A finding says rank 2
@@ -402,8 +457,10 @@ void TestRankOverview::eightRanksAt1280x800()
     QCOMPARE(view->zoom().visibleStartNs(), t1);
     QCOMPARE(view->zoom().visibleEndNs(), t2);
 
-    // The first all_reduce selected on rank 0: a tick at each rank's arrival, rank 5's
-    // kDelayNs after the others (every rank computes kComputeNs first).
+    // The first all_reduce selected on rank 0: a tick at each rank's arrival, where it entered
+    // the call (the builder issues it 30 us before it runs), rank 5's kDelayNs after the
+    // others (every rank computes kComputeNs first).
+    constexpr std::int64_t kIssueLeadNs = 30'000;
     const CollectiveRecord& c0 = session->events.collectives.front();
     QCOMPARE(c0.rank, 0);
     view->setVisibleRange(start + kComputeNs - 200'000, start + kComputeNs + 800'000);
@@ -413,7 +470,8 @@ void TestRankOverview::eightRanksAt1280x800()
     image = canvas->grab().toImage();
     image.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/rankoverview_wavefront.png"));
     for (int r = 0; r < kRanks; ++r) {
-        const std::int64_t arrival = start + kComputeNs + (r == kLate ? kDelayNs : 0);
+        const std::int64_t arrival =
+            start + kComputeNs - kIssueLeadNs + (r == kLate ? kDelayNs : 0);
         QCOMPARE(image.pixelColor(xOf(*canvas, *view, arrival), layout.yForRank(r)),
                  timelinecolors::kArrivalSkew);
     }
@@ -614,18 +672,18 @@ void TestRankOverview::thousandRanksAt1280x800()
     };
     for (int rank : {kHung, kLate})
         QVERIFY(layout.rowHeight(layout.rowOfRank(rank)) >= RankOverviewLayout::kMinEmphasisHeight);
-    // The pixel rows at `x` that are neither "waiting" nor the gap under a tall row: all inside
-    // `rank`'s row, in `state`, at least two of them.
+    // The pixel rows at `x` that are not "waiting": every pixel row of `rank`'s row, in
+    // `state` (no gap line under the emphasised row), and no other.
     const auto onlyRowDiffers = [&](int x, int rank, RankState state) {
         const auto [top, bottom] = rowSpan(rank);
         int count = 0;
         for (int y = kStrip; y < layout.rowsBottom(); ++y) {
             const QColor c = image.pixelColor(x, y);
-            if (c == stateColor(RankState::Waiting) || c == QColor(255, 255, 255)) continue;
+            if (c == stateColor(RankState::Waiting)) continue;
             if (y < top || y >= bottom || c != stateColor(state)) return false;
             ++count;
         }
-        return count >= 2;
+        return count == bottom - top;
     };
     // The others arrive kStepNs into a step and wait for the straggler kDelayNs.
     QVERIFY(onlyRowDiffers(xOf(*canvas, *view, start + kStepNs + kDelayNs / 2), kLate,
@@ -636,6 +694,74 @@ void TestRankOverview::thousandRanksAt1280x800()
     panel.resize(1920, 1080);
     QApplication::processEvents();
     panel.grab().save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/rankoverview_1024_1920x1080.png"));
+}
+
+// 1,024 ranks, 20 steps of 10 all_reduces; rank 300 reaches every one kDelayNs (3 ms) late, every
+// arrival jittered by up to 0.2 ms; rank 700 never reaches the last all_reduce (the others wait
+// 10 s). At first paint (no diagnosis: nothing emphasised, several ranks a pixel row) the
+// straggler's lateness is under a pixel on its row, but the lateness gutter shows it: its pixel
+// row is the one of the 1-10 ms step, every other row in the "under 0.1 ms" step (truth from the
+// job's parameters: 3 ms +- 0.2 ms beyond the typical rank, the others within 0.2 ms). In the
+// middle of the hang the one row that is not "waiting" is the hung rank's.
+void TestRankOverview::stragglerAndHungRankAtFirstPaint()
+{
+    constexpr int kRanks = 1024, kLate = 300, kHung = 700;
+    constexpr std::int64_t kDelayNs = 3'000'000, kJitterNs = 200'000;
+    test::SyntheticJob job(kRanks, true, true);
+    job.setMembersInRecords(false);
+    job.setArrivalDelay(kLate, kDelayNs);
+    job.setArrivalJitter(kJitterNs, 11);
+    for (int s = 0; s < 20; ++s)
+        job.step(test::uniform(kRanks, kComputeNs), std::vector<std::string>(10, "all_reduce"),
+                 300'000);
+    const std::int64_t hangStep = job.nowNs();
+    job.step(test::uniform(kRanks, kComputeNs), {"all_reduce"}, 300'000, {kHung}, kHangNs);
+    const SessionPtr session = sessionOf(job);
+
+    TimelinePanel panel;
+    QVERIFY(showAt1280x800(panel, session));
+    RankOverviewCanvas* canvas = panel.rankOverview()->canvas();
+    TimelineView* view = panel.view();
+    const QImage image = canvas->grab().toImage();
+    image.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/rankoverview_straggler_first_paint.png"));
+    const RankOverviewLayout& layout = canvas->layout();
+    QVERIFY(layout.emphasised().empty());
+    QVERIFY(layout.ranksPerRow() > 1);
+    // The premise: the straggler's delay is under a pixel of the whole trace.
+    QVERIFY(double(kDelayNs) < view->zoom().nsPerPx());
+
+    const int gutterX = layout.gutterLeft() + RankOverviewLayout::kGutterWidth / 2;
+    const QColor late = timelinecolors::latenessStepColor(2);   // 1-10 ms
+    const QColor onTime = timelinecolors::latenessStepColor(0); // under 0.1 ms
+    const int lateRow = layout.rowOfRank(kLate);
+    QList<int> lateRows, otherRows;
+    for (int y = kStrip; y < layout.rowsBottom(); ++y) {
+        const QColor c = image.pixelColor(gutterX, y);
+        if (c == late)
+            lateRows << layout.rowAt(y);
+        else if (c != onTime)
+            otherRows << layout.rowAt(y);
+    }
+    QCOMPARE(lateRows, QList<int>(layout.rowHeight(lateRow), lateRow));
+    QCOMPARE(otherRows, QList<int>{});
+    // A wedge in its colour points at the row from the numbers' side; the row's tooltip names
+    // the straggler among the ranks sharing it.
+    QCOMPARE(image.pixelColor(layout.gutterLeft() - 3, layout.yForRank(kLate)), late);
+    const QPoint tipAt(gutterX, layout.yForRank(kLate));
+    QHelpEvent tip(QEvent::ToolTip, tipAt, canvas->mapToGlobal(tipAt));
+    QApplication::sendEvent(canvas, &tip);
+    QVERIFY2(QToolTip::text().contains(QStringLiteral("The latest of them, rank %1,").arg(kLate)),
+             qPrintable(QToolTip::text()));
+
+    // In the middle of the hang: every pixel row waits but the hung rank's.
+    const std::int64_t arrive = hangStep + kComputeNs;
+    const int x = xOf(*canvas, *view, arrive + kHangNs / 2);
+    QList<int> notWaiting;
+    for (int y = kStrip; y < layout.rowsBottom(); ++y)
+        if (image.pixelColor(x, y) != stateColor(RankState::Waiting)) notWaiting << layout.rowAt(y);
+    const int hungRow = layout.rowOfRank(kHung);
+    QCOMPARE(notWaiting, QList<int>(layout.rowHeight(hungRow), hungRow));
+    QCOMPARE(image.pixelColor(x, layout.yForRank(kHung)), stateColor(RankState::HostBusy));
 }
 
 // tests/data/mixed_jobs with one job shown: find looks in that job's lanes only. Truth: every
@@ -704,6 +830,82 @@ void TestRankOverview::findLooksInTheShownJobOnly()
         }
         QCOMPARE(view->currentFindHit(), view->findHitCount() - 1);
     }
+}
+
+// With ranks brushed on the overview, find offers hits in their lanes only: the hits equal a
+// naive scan of the brushed ranks' lanes (event names holding the text in any case), searched
+// again when the brush changes while find is open; every hit stepped to is in a laid-out lane of
+// a brushed rank. The brush cleared, every rank's hits come back.
+void TestRankOverview::findLooksInTheBrushedRanksOnly()
+{
+    constexpr int kRanks = 8;
+    test::SyntheticJob job(kRanks, true, true);
+    runJob(job, 3, -1);
+    const SessionPtr session = sessionOf(job);
+    const std::vector<Lane>& lanes = session->events.lanes;
+    const QString text = QStringLiteral("MM"); // aten::mm and volta_sgemm
+    using Hits = std::set<std::pair<int, std::int64_t>>;
+    const auto naiveScan = [&](const QList<int>& ranks) {
+        Hits hits;
+        for (std::size_t l = 0; l < lanes.size(); ++l) {
+            if (!ranks.isEmpty() && !ranks.contains(lanes[l].rank)) continue;
+            for (std::size_t i = 0; i < lanes[l].size(); ++i) {
+                const std::string_view name = session->events.strings.view(lanes[l].nameId[i]);
+                if (QString::fromUtf8(name.data(), qsizetype(name.size()))
+                        .contains(text, Qt::CaseInsensitive))
+                    hits.insert({int(l), std::int64_t(i)});
+            }
+        }
+        return hits;
+    };
+
+    TimelinePanel panel;
+    QVERIFY(showAt1280x800(panel, session));
+    RankOverviewCanvas* canvas = panel.rankOverview()->canvas();
+    TimelineView* view = panel.view();
+    const RankOverviewLayout& layout = canvas->layout();
+    const auto found = [&] {
+        Hits hits;
+        for (const TimelineEventRef& hit : view->findHits())
+            hits.insert({hit.lane, hit.event});
+        return hits;
+    };
+    panel.showFindBar();
+    panel.findEdit()->setText(text);
+    QTRY_VERIFY_WITH_TIMEOUT(!view->isFinding(), 30000);
+    const Hits all = naiveScan({});
+    QCOMPARE(found(), all);
+
+    const int x = layout.trackLeft() + 100;
+    click(canvas, {x, layout.yForRank(3)});
+    click(canvas, {x, layout.yForRank(6)}, Qt::ControlModifier);
+    QCOMPARE(ranksWithLanes(*view), (QList<int>{3, 6}));
+    // Before the new search delivers, the earlier hits stay, and find steps over the hidden
+    // ranks' in both directions.
+    QCOMPARE(found(), all);
+    for (int i = 0; i < 2 * int(kRanks); ++i) {
+        i % 2 ? view->findNext() : view->findPrevious();
+        QVERIFY((QList<int>{3, 6}).contains(lanes[std::size_t(view->selected().lane)].rank));
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(!view->isFinding(), 30000);
+    const Hits brushed = naiveScan({3, 6});
+    QVERIFY(!brushed.empty() && brushed.size() < all.size());
+    QCOMPARE(found(), brushed);
+    for (int i = 0; i < view->findHitCount(); ++i) {
+        view->findNext();
+        const TimelineEventRef ref = view->selected();
+        QVERIFY((QList<int>{3, 6}).contains(lanes[std::size_t(ref.lane)].rank));
+        QVERIFY(view->yForLane(ref.lane) >= 0 || view->layout().firstRowOfLane(ref.lane) >= 0);
+    }
+    bool said = false;
+    for (const QLabel* label : panel.findChildren<QLabel*>())
+        said = said || label->text().contains(QStringLiteral("ranks brushed on the overview (2)"));
+    QVERIFY(said);
+
+    canvas->setFocus();
+    QTest::keyClick(canvas, Qt::Key_Escape);
+    QTRY_VERIFY_WITH_TIMEOUT(!view->isFinding(), 30000);
+    QCOMPARE(found(), all);
 }
 
 QTEST_MAIN(TestRankOverview)

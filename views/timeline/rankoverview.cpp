@@ -1,5 +1,6 @@
 #include "views/timeline/rankoverview.h"
 
+#include "model/analysis/collectivedetails.h"
 #include "views/timeline/timelinecolors.h"
 #include "views/timeline/timelineview.h"
 
@@ -332,12 +333,31 @@ bool RankOverviewCanvas::event(QEvent* event)
             }
         }
     }
-    const int row = m_activity->rowOf(key);
-    if (row >= 0 && m_activity->rows()[std::size_t(row)].meanLatenessNs >= 0)
+    // The row's latest rank, as the gutter colours the row.
+    const auto [first, count] = m_layout.ranksOfRow(m_layout.rowAt(pos.y()));
+    int latestKey = -1;
+    std::int64_t latest = -1;
+    for (int j = first; j < first + count; ++j) {
+        const int k = m_layout.ranks()[std::size_t(j)];
+        const std::int64_t excess = RankOverviewPainter::excessLatenessNs(*m_activity, k);
+        if (excess > latest) {
+            latest = excess;
+            latestKey = k;
+        }
+    }
+    if (latestKey >= 0) {
+        const RankActivity::Row& r = m_activity->rows()[std::size_t(m_activity->rowOf(latestKey))];
+        const QString who =
+            count > 1 ? tr("The latest of them, rank %1,").arg(LaneJobs::rankOfKey(latestKey))
+                      : tr("It");
         text += QLatin1Char('\n') +
-                tr("Arrives at collectives %1 after the first member on average")
-                    .arg(ZoomState::formatDuration(
-                        std::int64_t(m_activity->rows()[std::size_t(row)].meanLatenessNs)));
+                tr("%1 arrives at collectives %2 after the first member (the median over %3 "
+                   "collectives): %4 later than the job's typical rank (%5)")
+                    .arg(who, ZoomState::formatDuration(r.medianLatenessNs))
+                    .arg(r.latenessSamples)
+                    .arg(ZoomState::formatDuration(latest),
+                         ZoomState::formatDuration(m_activity->typicalLatenessNs(r.job)));
+    }
     QToolTip::showText(static_cast<QHelpEvent*>(event)->globalPos(), text, this);
     return true;
 }
@@ -351,14 +371,20 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
     m_orderBox->addItem(tr("Order: rank"));
     m_orderBox->addItem(tr("Order: latest at collectives first"));
     m_orderBox->setToolTip(tr("Sort the rows by rank, or by how late each rank arrives at "
-                              "collectives on average (a straggler comes first)"));
+                              "collectives, the median over them (a straggler comes first)"));
     QString legend;
     for (int s = 0; s < kRankStateCount; ++s)
         legend += QStringLiteral("<span style=\"color:%1\">&#9632;</span>&nbsp;%2 &nbsp; ")
                       .arg(colors::rankStateColor(RankState(s)).name(),
                            colors::rankStateName(RankState(s)).toHtmlEscaped());
-    legend += QStringLiteral("<span style=\"color:%1\">|</span>&nbsp;%2")
-                  .arg(colors::kArrivalSkew.name(), tr("arrival").toHtmlEscaped());
+    legend +=
+        QStringLiteral("<span style=\"color:%1\">|</span>&nbsp;%2 &nbsp; %3")
+            .arg(colors::kArrivalSkew.name(), tr("arrival").toHtmlEscaped(), tr("late,&nbsp;ms:"));
+    // The lateness scale kept on one line.
+    for (int step = 0; step < colors::kLatenessSteps; ++step)
+        legend += QStringLiteral("&nbsp;<span style=\"color:%1\">&#9632;</span>%2")
+                      .arg(colors::latenessStepColor(step).name(),
+                           colors::latenessStepLabel(step).toHtmlEscaped());
     auto* legendLabel = new QLabel(legend, this);
     legendLabel->setObjectName(QStringLiteral("rankOverviewLegend"));
     legendLabel->setTextFormat(Qt::RichText);
@@ -367,21 +393,24 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
         meanings += QStringLiteral("<b>%1</b>: %2<br>")
                         .arg(colors::rankStateName(RankState(s)).toHtmlEscaped(),
                              colors::rankStateDescription(RankState(s)).toHtmlEscaped());
+    meanings += tr("<b>late</b> (the column left of the rows): how much later than the job's "
+                   "typical rank the rank arrives at collectives, the median over every "
+                   "collective it completed with others; a straggler late by milliseconds at "
+                   "each is too thin to see on its row when the whole trace is shown, but not "
+                   "here. Where ranks share a pixel row, the latest of them.");
     legendLabel->setToolTip(meanings);
     legendLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     // On a narrow window (1280 px) the legend takes a second line rather than losing its end.
     legendLabel->setWordWrap(true);
-    m_showAll = new QPushButton(this);
+    // Not in the header: shown there, it would reflow the legend and move the rows under the
+    // pointer between a click and a Shift+click. The Timeline tab puts it in its toolbar.
+    m_showAll = new QPushButton(tr("Show all ranks"), this);
     m_showAll->setObjectName(QStringLiteral("rankOverviewShowAll"));
-    m_showAll->setToolTip(tr("The lanes below show only the ranks brushed on the overview "
-                             "(click, Shift+click, Ctrl+click or drag down the rank numbers); "
-                             "show every rank again (Esc)"));
     m_showAll->hide();
     auto* header = new QHBoxLayout;
     m_header = header;
     header->setContentsMargins(4, 0, 4, 0);
     header->addWidget(m_orderBox);
-    header->addWidget(m_showAll);
     header->addWidget(legendLabel, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -410,9 +439,12 @@ RankOverview::RankOverview(TimelineView* view, QWidget* parent)
                         filter << LaneJobs::rankOfKey(key);
                 m_view->setRankFilter(filter);
                 m_showAll->setVisible(!ranks.isEmpty());
-                m_showAll->setText(tr("Show all ranks (%1 of %2 below)")
-                                       .arg(ranks.size())
-                                       .arg(m_canvas->layout().ranks().size()));
+                m_showAll->setToolTip(
+                    tr("The lanes below show only the %1 of %2 ranks brushed on the overview "
+                       "(click, Shift+click, Ctrl+click or drag down the rank numbers); show "
+                       "every rank again (Esc)")
+                        .arg(ranks.size())
+                        .arg(m_canvas->layout().ranks().size()));
             });
     connect(m_showAll, &QPushButton::clicked, m_canvas, [this] { m_canvas->setSelectedRanks({}); });
 }
@@ -471,9 +503,12 @@ void RankOverview::applyOrder()
     std::vector<const RankActivity::Row*> rows;
     for (const RankActivity::Row& row : m_activity->rows())
         if (m_shownJob < 0 || row.job < 0 || row.job == m_shownJob) rows.push_back(&row);
+    // Latest first as the gutter measures it: beyond the typical rank of each row's job, so
+    // that the rows of jobs shown together compare.
     if (m_order == Order::Lateness)
-        std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
-            return a->meanLatenessNs > b->meanLatenessNs;
+        std::stable_sort(rows.begin(), rows.end(), [&](const auto* a, const auto* b) {
+            return RankOverviewPainter::excessLatenessNs(*m_activity, a->key) >
+                   RankOverviewPainter::excessLatenessNs(*m_activity, b->key);
         });
     std::vector<int> ranks;
     for (const RankActivity::Row* row : rows)
@@ -504,11 +539,11 @@ void RankOverview::selectionChanged()
     const LaneJobs& jobs = m_view->layout().laneJobs();
     std::vector<std::pair<int, std::int64_t>> arrivals;
     if (s) {
-        // A rank arrives when its execution starts (it waits from then on), or when it issued
-        // the call where the source shows no execution.
+        // A rank arrives when it enters the call, as the detail view's skew and the details
+        // table have it (collectiveEnterExit).
         for (std::size_t i : m_view->selectedCollectivePeers()) {
             const CollectiveRecord& c = s->events.collectives[i];
-            const std::int64_t t = c.execStartNs >= 0 ? c.execStartNs : c.issueStartNs;
+            const std::int64_t t = collectiveEnterExit(c).first;
             if (t >= 0)
                 arrivals.emplace_back(jobs.overviewKey(jobs.jobOfLane(c.laneIndex), c.rank),
                                       m_view->displayTimeNs(c.rank, t));

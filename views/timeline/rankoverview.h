@@ -120,7 +120,8 @@ public:
     ActivityPtr activity() const { return m_activity; }
     RankOverviewCanvas* canvas() const { return m_canvas; }
     QComboBox* orderBox() const { return m_orderBox; }
-    // Clears the rank brush; shown while ranks are brushed.
+    // Clears the rank brush; shown while ranks are brushed. In no layout of the overview's:
+    // whoever shows the overview places it (the Timeline tab, in its toolbar).
     QPushButton* showAllButton() const { return m_showAll; }
     // Height that shows every rank at the largest row height, capped at `maxPx`, with no empty
     // pixel row under the rows (the emphasised rows taken into account).

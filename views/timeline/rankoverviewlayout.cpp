@@ -78,6 +78,7 @@ void RankOverviewLayout::update()
     } else {
         std::fill(marked.begin(), marked.end(), 0);
     }
+    m_gapped = emphasisH == 0 && m_rowHeight >= kGapMinRowHeight;
     int top = kMarkStripHeight;
     for (int i = 0; i < n;) {
         RowSpan row;
@@ -101,6 +102,12 @@ void RankOverviewLayout::update()
 int RankOverviewLayout::rowHeight(int row) const
 {
     return row >= 0 && row < rowCount() ? m_rows[std::size_t(row)].height : m_rowHeight;
+}
+
+int RankOverviewLayout::rowFillHeight(int row) const
+{
+    const int h = rowHeight(row);
+    return m_gapped ? h - 1 : h;
 }
 
 bool RankOverviewLayout::isEmphasised(int row) const

@@ -21,6 +21,12 @@ public:
     static constexpr int kMaxRowHeight = 18;
     static constexpr int kMinEmphasisHeight = 3;
     static constexpr int kMaxEmphasisHeight = 8;
+    static constexpr int kGapMinRowHeight = 4;
+    // The label column's right end holds, from the tracks leftwards, the selected rank's tab
+    // (2-6 px left of them), the findings' tabs (7-12 px) and the lateness gutter; the rank
+    // numbers end left of the gutter.
+    static constexpr int kGutterWidth = 8;
+    static constexpr int kGutterRightGap = 14; // from the gutter's right edge to the tracks
 
     // `ranks` in display order; `heightPx` the whole area, marks strip included.
     void setRanks(std::vector<int> ranks);
@@ -32,10 +38,20 @@ public:
 
     const std::vector<int>& ranks() const { return m_ranks; }
     int trackLeft() const { return m_trackLeft; }
+    // x of the lateness gutter's left edge; kGutterWidth wide.
+    int gutterLeft() const { return m_trackLeft - kGutterRightGap - kGutterWidth; }
+    // Where the rank numbers end (right-aligned), left of the gutter and of the wedge that
+    // points at a late row (RankOverviewPainter).
+    int numbersRight() const { return gutterLeft() - 9; }
     // The plain rows' height and ranks per row (an emphasised row holds one rank, taller).
     int rowHeight() const { return m_rowHeight; }
     int ranksPerRow() const { return m_ranksPerRow; }
     int rowHeight(int row) const;
+    // The pixel rows of `row` its states fill, from its top: all of them, but where every row is
+    // a plain one at least kGapMinRowHeight tall, the last is left as a gap so that neighbouring
+    // ranks stay apart. A fisheye (emphasised rows among thin ones) has no gaps: a gap under the
+    // emphasised rows alone would read as a line across the tracks, not as a rank's edge.
+    int rowFillHeight(int row) const;
     bool isEmphasised(int row) const;
     int rowCount() const { return int(m_rows.size()); }
     // Top of `row`; rowTop(rowCount()) is the rows' bottom.
@@ -81,6 +97,7 @@ private:
     int m_heightPx = 0;
     int m_rowHeight = 1;
     int m_ranksPerRow = 1;
+    bool m_gapped = false; // rowFillHeight leaves a gap under each row
     int m_trackLeft = 0;
 };
 

@@ -44,7 +44,10 @@ void RankOverviewPainter::paint(QImage& image, const RankOverviewLayout& layout,
         QPainter p(&image);
         p.fillRect(0, 0, layout.trackLeft(), image.height(), colors::kLabelColumn);
     }
-    if (frame.activity) paintStates(image, layout, frame);
+    if (frame.activity) {
+        paintStates(image, layout, frame);
+        paintGutter(image, layout, frame);
+    }
     paintMarks(image, layout, frame, font);
 }
 
@@ -122,8 +125,7 @@ void RankOverviewPainter::paintStates(QImage& image, const RankOverviewLayout& l
         }
         const int top = layout.rowTop(row);
         const int rowH = layout.rowHeight(row);
-        // Rows of 4 px and more keep a 1 px gap so that neighbouring ranks stay apart.
-        const int fillH = rowH >= 4 ? rowH - 1 : rowH;
+        const int fillH = layout.rowFillHeight(row);
         for (int y = top; y < top + rowH && y < image.height(); ++y) {
             auto* scan = reinterpret_cast<QRgb*>(image.scanLine(y)) + layout.trackLeft();
             if (y < top + fillH)
@@ -132,6 +134,42 @@ void RankOverviewPainter::paintStates(QImage& image, const RankOverviewLayout& l
                 std::fill(scan, scan + width, kRowGap.rgb());
         }
     }
+}
+
+std::int64_t RankOverviewPainter::excessLatenessNs(const RankActivity& activity, int key)
+{
+    const int row = activity.rowOf(key);
+    if (row < 0) return -1;
+    const RankActivity::Row& r = activity.rows()[std::size_t(row)];
+    if (r.medianLatenessNs < 0) return -1;
+    return std::max<std::int64_t>(0, r.medianLatenessNs - activity.typicalLatenessNs(r.job));
+}
+
+void RankOverviewPainter::paintGutter(QImage& image, const RankOverviewLayout& layout,
+                                      const RankOverviewFrame& frame)
+{
+    const int x = layout.gutterLeft();
+    if (x < 0) return;
+    const std::vector<int>& ranks = layout.ranks();
+    QPainter p(&image);
+    for (int row = 0; row < layout.rowCount(); ++row) {
+        const auto [first, count] = layout.ranksOfRow(row);
+        LateRow late{row, -1, -1};
+        for (int j = first; j < first + count; ++j) {
+            const int key = ranks[std::size_t(j)];
+            if (const std::int64_t ns = excessLatenessNs(*frame.activity, key); ns > late.excessNs)
+                late = {row, key, ns};
+        }
+        if (late.key < 0) continue; // no collective shared: the label column shows through
+        const int step = colors::latenessStep(late.excessNs);
+        p.fillRect(QRect(x, layout.rowTop(row), RankOverviewLayout::kGutterWidth,
+                         layout.rowFillHeight(row)),
+                   colors::latenessStepColor(step));
+        if (step >= kLabelledLatenessStep) m_lateRows.push_back(late);
+    }
+    std::sort(m_lateRows.begin(), m_lateRows.end(),
+              [](const LateRow& a, const LateRow& b) { return a.excessNs > b.excessNs; });
+    if (m_lateRows.size() > kMaxLateLabels) m_lateRows.resize(kMaxLateLabels);
 }
 
 void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& layout,
@@ -152,17 +190,41 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
     // Rank numbers in the label column, as many as fit without overlapping, left of the
     // findings' tabs.
     p.setPen(QColor(70, 70, 80));
-    p.drawText(QRect(4, 0, left - 8, strip), Qt::AlignVCenter | Qt::AlignLeft,
+    p.drawText(QRect(4, 0, layout.numbersRight() - 4, strip), Qt::AlignVCenter | Qt::AlignLeft,
                QObject::tr("Ranks (%1)").arg(layout.ranks().size()));
-    // The emphasised rows' numbers first, then every `every`-th plain row's where it has room.
-    std::vector<int> numbered;
+    // The gutter's heading: "late" over the column.
+    p.drawText(QRect(layout.gutterLeft() - 6, 0, RankOverviewLayout::kGutterWidth + 12, strip),
+               Qt::AlignCenter, QObject::tr("late"));
+    // The late rows' markers: a wedge left of the gutter in the row's lateness colour.
+    const int gutter = layout.gutterLeft();
+    for (const LateRow& late : m_lateRows) {
+        const int y = layout.rowTop(late.row) + rowH(late.row) / 2;
+        p.setBrush(colors::latenessStepColor(colors::latenessStep(late.excessNs)));
+        p.setPen(Qt::NoPen);
+        const QPoint wedge[] = {{gutter - 7, y - 4}, {gutter - 1, y}, {gutter - 7, y + 4}};
+        p.drawPolygon(wedge, 3);
+    }
+    p.setBrush(Qt::NoBrush);
+    // The numbers of the late rows first (their latest rank's, in bold), then of the emphasised
+    // rows, then of every `every`-th plain row's where they have room.
+    struct Number {
+        int row = -1;
+        int key = -1; // the rank named; -1: the row's first
+        bool late = false;
+    };
+    std::vector<Number> numbered;
+    for (const LateRow& late : m_lateRows)
+        numbered.push_back({late.row, late.key, true});
     for (int row = 0; row < layout.rowCount(); ++row)
-        if (layout.isEmphasised(row)) numbered.push_back(row);
+        if (layout.isEmphasised(row)) numbered.push_back({row});
     const int every = std::max(1, (fm.height() + layout.rowHeight() - 1) / layout.rowHeight());
     for (int row = 0; row < layout.rowCount(); row += every)
-        if (!layout.isEmphasised(row)) numbered.push_back(row);
+        if (!layout.isEmphasised(row)) numbered.push_back({row});
     std::vector<std::pair<int, int>> taken; // [top, bottom) of the numbers drawn
-    for (const int row : numbered) {
+    QFont bold = small;
+    bold.setBold(true);
+    for (const Number& n : numbered) {
+        const int row = n.row;
         const int y = layout.rowTop(row) + rowH(row) / 2;
         const int top = y - fm.height() / 2, bottom = top + fm.height();
         if (std::any_of(taken.begin(), taken.end(),
@@ -171,17 +233,21 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
         taken.emplace_back(top, bottom);
         const auto [first, count] = layout.ranksOfRow(row);
         const std::vector<int>& ranks = layout.ranks();
-        const int key = ranks[std::size_t(first)];
+        const int key = n.key >= 0 ? n.key : ranks[std::size_t(first)];
         QString text = QString::number(LaneJobs::rankOfKey(key));
         if (frame.labelJobs) {
             const int job = key >= LaneJobs::kJobKeyStride ? key / LaneJobs::kJobKeyStride - 1
                                                            : frame.analysedJob;
             text = QStringLiteral("j%1·%2").arg(job + 1).arg(text);
         }
-        if (count > 1) text += QStringLiteral("…");
-        p.drawText(QRect(4, y - fm.height() / 2, left - 18, fm.height()),
+        if (count > 1 && n.key < 0) text += QStringLiteral("…");
+        p.setFont(n.late ? bold : small);
+        p.setPen(n.late ? colors::latenessStepColor(colors::kLatenessSteps - 1)
+                        : QColor(70, 70, 80));
+        p.drawText(QRect(4, y - fm.height() / 2, layout.numbersRight() - 4, fm.height()),
                    Qt::AlignVCenter | Qt::AlignRight, text);
     }
+    p.setFont(small);
     // Brushed ranks: a tab at the left edge; the rows not brushed are washed out.
     if (!frame.selected.empty()) {
         const auto isSelected = [&](int row) {

@@ -38,15 +38,34 @@ public:
                const QFont& font);
     // The state drawn for ranks()[index] at track pixel x of the last paint; Idle when unknown.
     RankState stateAt(int index, int x) const;
+    // How much later than its job's typical rank `key`'s row arrives at collectives (median);
+    // -1 when it shared none.
+    static std::int64_t excessLatenessNs(const RankActivity& activity, int key);
 
 private:
     void paintStates(QImage& image, const RankOverviewLayout& layout,
+                     const RankOverviewFrame& frame);
+    // The lateness gutter: each row coloured by the latest of its ranks (latenessStep of its
+    // median lateness beyond its job's typical rank), so that a straggler sharing a pixel row
+    // is not averaged away. Fills m_lateRows.
+    void paintGutter(QImage& image, const RankOverviewLayout& layout,
                      const RankOverviewFrame& frame);
     void paintMarks(QImage& image, const RankOverviewLayout& layout, const RankOverviewFrame& frame,
                     const QFont& font);
 
     std::vector<RankState> m_states; // ranks() order x width
     int m_width = 0;
+    // The rows late by kLabelledLatenessStep or more, latest first, at most kMaxLateLabels: a
+    // marker beside the gutter and the late rank's number, so that a straggler in a 1-px row
+    // among 1,024 is found at a glance. `key` is the row's latest rank.
+    struct LateRow {
+        int row = -1;
+        int key = -1;
+        std::int64_t excessNs = 0;
+    };
+    static constexpr int kLabelledLatenessStep = 2; // 1 ms and more
+    static constexpr std::size_t kMaxLateLabels = 8;
+    std::vector<LateRow> m_lateRows;
 };
 
 } // namespace rankscope

@@ -132,4 +132,25 @@ QString rankStateName(RankState state)
     return {};
 }
 
+int latenessStep(std::int64_t excessNs)
+{
+    int step = 0;
+    for (std::int64_t bound = 100'000; step + 1 < kLatenessSteps && excessNs >= bound; bound *= 10)
+        ++step;
+    return step;
+}
+
+QColor latenessStepColor(int step)
+{
+    static const QColor steps[kLatenessSteps] = {
+        {214, 214, 224}, {240, 180, 222}, {222, 105, 190}, {180, 25, 140}, {105, 0, 80}};
+    return steps[std::clamp(step, 0, kLatenessSteps - 1)];
+}
+
+QString latenessStepLabel(int step)
+{
+    static const char* const labels[kLatenessSteps] = {"<0.1", "0.1", "1", "10", "100+"};
+    return QLatin1String(labels[std::clamp(step, 0, kLatenessSteps - 1)]);
+}
+
 } // namespace rankscope::timelinecolors

@@ -39,5 +39,16 @@ QString rankStateName(RankState state);
 // One sentence of what the state means, for the legend's tooltip.
 QString rankStateDescription(RankState state);
 
+// The rank overview's lateness gutter: how much later than the job's typical rank a rank arrives
+// at collectives (the median over them, RankActivity), in decades from 0.1 ms: step 0 (under
+// 0.1 ms) pale grey, then ever deeper magenta, the arrival wavefront's hue. A straggler late by a
+// few milliseconds at every collective is invisible on its row at whole-trace zoom (sub-pixel)
+// but reads here at any zoom.
+inline constexpr int kLatenessSteps = 5;
+int latenessStep(std::int64_t excessNs);
+QColor latenessStepColor(int step);
+// The step's bounds in ms for the legend: "<0.1", "0.1", "1", "10", "100+".
+QString latenessStepLabel(int step);
+
 } // namespace timelinecolors
 } // namespace rankscope

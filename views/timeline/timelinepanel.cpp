@@ -202,6 +202,9 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
 
     m_overview = new RankOverview(m_view, this);
     m_overview->setObjectName(QStringLiteral("rankOverview"));
+    // Beside the export button: the key hints beside it give it their room (they elide), so
+    // nothing moves vertically when ranks are brushed.
+    toolbar->insertWidget(toolbar->indexOf(m_keyHints), m_overview->showAllButton());
     auto* splitter = new QSplitter(Qt::Vertical, this);
     m_splitter = splitter;
     splitter->addWidget(m_overview);
@@ -440,6 +443,9 @@ void TimelinePanel::updateFindStatus(int count, int current)
     const LaneJobs& jobs = m_view->layout().laneJobs();
     if (!status.isEmpty() && jobs.mixed() && jobs.shown >= 0)
         status += tr(" in job %1 (the job selector shows the others)").arg(jobs.shown + 1);
+    // Ranks brushed on the overview: find looks in their lanes only.
+    if (const int brushed = int(m_view->rankFilter().size()); !status.isEmpty() && brushed > 0)
+        status += tr(" in the ranks brushed on the overview (%1)").arg(brushed);
     m_findStatus->setText(status);
 }
 

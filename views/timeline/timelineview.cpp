@@ -229,20 +229,39 @@ void TimelineView::setShownJob(int job)
     relayout();
     updateTraceRange(); // fits the job's range
     contentChanged();
-    // Find looks in the lanes shown: the other job's hits go, the job's are searched.
+    // Find looks in the lanes shown: the other job's hits go (they are on another time scale),
+    // the job's are searched.
     if (!m_findText.isEmpty()) {
         m_search->clear();
         m_currentHit = -1;
-        m_search->search(m_session, m_findText, clock(), findLanes());
-        Q_EMIT findHitsChanged(findHitCount(), m_currentHit);
     }
+    findInShownLanes();
 }
 
 void TimelineView::setRankFilter(const QList<int>& ranks)
 {
-    m_rankFilter = QSet<int>(ranks.begin(), ranks.end());
+    const QSet<int> filter(ranks.begin(), ranks.end());
+    if (filter == m_rankFilter) return;
+    m_rankFilter = filter;
     relayout();
     contentChanged();
+    // Searched again in the ranks shown; until that search delivers, the earlier hits stay
+    // and find steps over those of hidden ranks (isHitShown).
+    findInShownLanes();
+}
+
+void TimelineView::findInShownLanes()
+{
+    if (m_findText.isEmpty()) return;
+    m_search->search(m_session, m_findText, clock(), findLanes());
+    Q_EMIT findHitsChanged(findHitCount(), m_currentHit);
+}
+
+bool TimelineView::isHitShown(int hit) const
+{
+    const EventHit h = m_search->result().hit(std::size_t(hit));
+    return m_layout.rankIndex(m_session->events.lanes[std::size_t(h.lane)].rank) >= 0 &&
+           m_layout.laneJobs().isShown(h.lane);
 }
 
 void TimelineView::setLaneToggled(int lane, bool toggled)
@@ -725,15 +744,6 @@ void TimelineView::select(TimelineEventRef ref)
     Q_EMIT selectionChanged(ref);
 }
 
-std::pair<std::int64_t, std::int64_t>
-TimelineView::collectiveArrival(const CollectiveRecord& c) const
-{
-    const std::int64_t enter = c.issueStartNs >= 0 ? c.issueStartNs : c.execStartNs;
-    const std::int64_t exit = c.execEndNs >= 0 ? c.execEndNs : c.issueEndNs;
-    return {enter < 0 ? -1 : displayTimeNs(c.rank, enter),
-            exit < 0 ? -1 : displayTimeNs(c.rank, exit)};
-}
-
 QString TimelineView::selectionDetailsHtml() const
 {
     if (m_session && !m_selected.isValid() && m_selectedRank >= 0) {
@@ -928,13 +938,15 @@ void TimelineView::setFindText(const QString& text)
 
 std::vector<char> TimelineView::findLanes() const
 {
-    // One job shown of several: a hit in another job's lanes would be off this time scale and
-    // in no row, so those lanes are not searched.
+    // The lanes the layout shows (a folded rank's included: stepping to a hit unfolds it). With
+    // ranks brushed on the overview or one job shown of several, a hit elsewhere would be in no
+    // row (and off this job's time scale), so those lanes are not searched.
     const LaneJobs& jobs = m_layout.laneJobs();
-    if (!m_session || !jobs.mixed() || jobs.shown < 0) return {};
-    std::vector<char> lanes(m_session->events.lanes.size());
-    for (std::size_t l = 0; l < lanes.size(); ++l)
-        lanes[l] = jobs.isShown(int(l));
+    if (!m_session || (m_rankFilter.isEmpty() && (!jobs.mixed() || jobs.shown < 0))) return {};
+    std::vector<char> lanes(m_session->events.lanes.size(), 0);
+    for (std::size_t r = 0; r < m_layout.ranks().size(); ++r)
+        for (int lane : m_layout.lanesOfRankIndex(r))
+            lanes[std::size_t(lane)] = 1;
     return lanes;
 }
 
@@ -956,12 +968,17 @@ void TimelineView::findNext()
     const int count = findHitCount();
     if (count == 0) return;
     // While the search runs, the last hit found so far waits for the next batch instead of
-    // wrapping around to the first.
-    if (m_currentHit + 1 < count)
-        ++m_currentHit;
-    else if (!isFinding())
-        m_currentHit = 0;
-    showCurrentHit();
+    // wrapping around to the first. Hits in ranks the brush hides are stepped over.
+    for (int tries = 0; tries < count; ++tries) {
+        if (m_currentHit + 1 < count)
+            ++m_currentHit;
+        else if (!isFinding())
+            m_currentHit = 0;
+        else
+            break;
+        if (isHitShown(m_currentHit)) break;
+    }
+    if (m_currentHit >= 0 && isHitShown(m_currentHit)) showCurrentHit();
 }
 
 void TimelineView::findPrevious()
@@ -969,8 +986,13 @@ void TimelineView::findPrevious()
     if (stepRawHit(false)) return;
     const int count = findHitCount();
     if (count == 0) return;
-    m_currentHit = m_currentHit <= 0 ? count - 1 : m_currentHit - 1;
-    showCurrentHit();
+    for (int tries = 0; tries < count; ++tries) {
+        m_currentHit = m_currentHit <= 0 ? count - 1 : m_currentHit - 1;
+        if (isHitShown(m_currentHit)) {
+            showCurrentHit();
+            return;
+        }
+    }
 }
 
 void TimelineView::showCurrentHit()
@@ -1208,8 +1230,8 @@ void TimelineView::renderOverlay(QPainter& p)
         p.setPen(QPen(colors::kArrivalSkew, 2));
         for (std::size_t i : m_peers) {
             const CollectiveRecord& c = store.collectives[i];
-            const auto [enter, exit] = collectiveArrival(c);
-            if (enter >= 0) {
+            if (const std::int64_t enterNs = collectiveEnterExit(c).first; enterNs >= 0) {
+                const std::int64_t enter = displayTimeNs(c.rank, enterNs);
                 first = std::min(first, enter);
                 last = std::max(last, enter);
             }

@@ -202,9 +202,13 @@ private:
     void contentChanged();
     // Selects and reveals find hit m_currentHit.
     void showCurrentHit();
-    // The lanes find searches, as EventSearch takes them: those of the job shown when the folder
-    // mixes jobs and one is shown (empty: every lane).
+    // The lanes find searches, as EventSearch takes them: those the layout shows when ranks are
+    // brushed or one job of several is shown (empty: every lane).
     std::vector<char> findLanes() const;
+    // Searches again for the find text in findLanes() (they changed).
+    void findInShownLanes();
+    // Find hit `hit` is in a lane the layout shows (its rank not hidden by the brush).
+    bool isHitShown(int hit) const;
     void rangeMaybeChanged(std::int64_t oldStart, std::int64_t oldEnd);
     int scrollY() const;
     const Row* rowAt(int viewportY) const;
@@ -219,7 +223,6 @@ private:
     void renderOverlay(QPainter& p);
     void ensureVisible(TimelineEventRef ref);
     void fitSelectionOrAll();
-    std::pair<std::int64_t, std::int64_t> collectiveArrival(const CollectiveRecord& c) const;
 
     SessionPtr m_session;
     ZoomState m_zoom;
