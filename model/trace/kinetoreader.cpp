@@ -1218,7 +1218,7 @@ void Parser::finish()
 {
     // Past the last event the window is not needed: freed before the transients below, which
     // set the read's peak memory (bench/scan_bench).
-    std::vector<char>().swap(m_buf);
+    decltype(m_buf)().swap(m_buf);
     const std::int64_t base = m_sawBase ? m_baseNs : 0;
     const std::int64_t traceEnd =
         m_maxEndNs == std::numeric_limits<std::int64_t>::min() ? 0 : m_maxEndNs;
