@@ -35,6 +35,9 @@ private Q_SLOTS:
     void crossStageShareFollowsTheSymptom();
     void cuesReadOnlyTheProseWindow();
     void pastedCodeIsNotASymptom();
+    void proseAndStageRules_data();
+    void proseAndStageRules();
+    void checkpointCueSkipsBenignLines();
 };
 
 static QByteArray readData(const QString& rel)
@@ -589,6 +592,87 @@ void TestClassifier::pastedCodeIsNotASymptom()
     QVERIFY(!code.isEmpty());
     for (const Candidate& c : SymptomClassifier::instance().classify(code))
         QVERIFY2(c.score < 0.3, qPrintable(c.symptom));
+}
+
+// Sentences and lines we wrote for the cues and stage rules of how reports of today's frameworks
+// are labelled: the first candidate of the ranked classification.
+void TestClassifier::proseAndStageRules_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("expected");
+    QTest::addRow("poor-throughput")
+        << QByteArray("poor throughput with tensor parallel size 4 "
+                      "on 8 GPUs\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/"
+                          "low-efficiency");
+    QTest::addRow("loss-changes-with")
+        << QByteArray("the loss changes with the number of GPUs although the global batch is "
+                      "fixed\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/"
+                          "unexpected-intermediate-result");
+    QTest::addRow("gradients-do-not-reach")
+        << QByteArray("gradients do not reach the embedding layer when it is wrapped by FSDP\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/"
+                          "unexpected-intermediate-result");
+    QTest::addRow("load-state") << QByteArray("accelerator.load_state fails after resuming on 4 "
+                                              "GPUs\n")
+                                << QStringLiteral("training-and-evaluation/program-failure/"
+                                                  "checkpoint-unfunctioning");
+    QTest::addRow("nccl-init-hang") << QByteArray("all ranks hang at NCCL init with 8 H100s\n")
+                                    << QStringLiteral("communication-setup/hang-and-timeout");
+    QTest::addRow("before-process-group")
+        << QByteArray("the job is stuck before the process group is initialized on 16 GPUs\n")
+        << QStringLiteral("communication-setup/hang-and-timeout");
+    // An NCCL error raised inside DDP's constructor: the model is being prepared, not trained.
+    QTest::addRow("ddp-constructor")
+        << QByteArray("Traceback (most recent call last):\n"
+                      "  File \"/opt/venv/lib/python3.10/site-packages/torch/nn/parallel/"
+                      "distributed.py\", line 798, in __init__\n"
+                      "    _verify_params_across_processes(self.process_group, parameters)\n"
+                      "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/"
+                      "distributed/c10d/NCCLUtils.hpp:219, unhandled system error\n")
+        << QStringLiteral("data-and-model-preparation/communication-error");
+    // Two nodes, but the timed-out collective is the 1822nd: the run hung mid-training.
+    QTest::addRow("midrun-watchdog-two-nodes")
+        << QByteArray("Fine-tuning on two nodes stops after three hours\n"
+                      "[rank5]:[E ProcessGroupNCCL.cpp:607] [Rank 5] Watchdog caught collective "
+                      "operation timeout: WorkNCCL(SeqNum=1822, OpType=ALLREDUCE, NumelIn=1, "
+                      "NumelOut=1, Timeout(ms)=600000) ran for 600021 milliseconds before timing "
+                      "out.\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+}
+
+void TestClassifier::proseAndStageRules()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QString, expected);
+    const QList<Candidate> ranked = SymptomClassifier::instance().classify(text);
+    QVERIFY(ranked.size() >= 3);
+    QCOMPARE(ranked.first().symptom, expected);
+    QVERIFY(!ranked.first().evidence.isEmpty());
+}
+
+// A model's shards loading and activation checkpointing's warning are not checkpoint failures;
+// a failing save is.
+void TestClassifier::checkpointCueSkipsBenignLines()
+{
+    const QString checkpoint =
+        QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning");
+    const auto checkpointScore = [&](const QByteArray& text) {
+        SymptomClassifier::Options all;
+        all.maxCandidates = 38;
+        for (const Candidate& c : SymptomClassifier::instance().classify(text, all))
+            if (c.symptom == checkpoint) return c.score;
+        return -1.0;
+    };
+    QCOMPARE(checkpointScore("Loading checkpoint shards: 100%|##########| 2/2 [00:03<00:00, "
+                             "1.52s/it]\n"),
+             0.0);
+    QCOMPARE(checkpointScore("/opt/venv/lib/python3.10/site-packages/torch/utils/checkpoint.py:"
+                             "464: UserWarning: torch.utils.checkpoint: the use_reentrant "
+                             "parameter should be passed explicitly.\n"),
+             0.0);
+    QVERIFY(checkpointScore("saving a ZeRO-3 fine-tuned model sometimes fails\n") > 0.3);
 }
 
 QTEST_GUILESS_MAIN(TestClassifier)

@@ -37,6 +37,8 @@ private Q_SLOTS:
     void everyRule();
     void adviceIsNotAnError_data();
     void adviceIsNotAnError();
+    void linesNameTheirLeaf_data();
+    void linesNameTheirLeaf();
     void badDataIsReported();
     void lineOffsetsAreHonoured();
     void logCorpusMatchesLineByLine();
@@ -156,6 +158,63 @@ void TestSignatures::adviceIsNotAnError()
     // the ranking is the base rates alone.
     for (const Candidate& c : SymptomClassifier::instance().classify(line.toUtf8()))
         QVERIFY2(c.evidence.isEmpty() && c.score == 0.0, qPrintable(c.symptom));
+}
+
+void TestSignatures::linesNameTheirLeaf_data()
+{
+    QTest::addColumn<QString>("line");
+    QTest::addColumn<QString>("rule");
+    QTest::addColumn<QString>("leaf");
+    const QString hang = QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    // Horovod's stall inspector names each waiting op with the ranks that did (not) submit it.
+    QTest::addRow("horovod-op-missing")
+        << QStringLiteral("HorovodAllreduce_DistributedAdamOptimizer_Allreduce_conv2d_kernel_0 "
+                          "[missing ranks: 1, 3]")
+        << QStringLiteral("horovod.stalled-op") << hang;
+    QTest::addRow("horovod-op-ready")
+        << QStringLiteral("HorovodBroadcast_dense_bias_0 [ready ranks: 0, 2]")
+        << QStringLiteral("horovod.stalled-op") << hang;
+    QTest::addRow("horovod-stall-warning")
+        << QStringLiteral("[2025-03-02 11:20:05.114530: W horovod/common/stall_inspector.cc:107] "
+                          "One or more tensors were submitted to be reduced, gathered or "
+                          "broadcasted by subset of ranks and are waiting for remainder of ranks "
+                          "for more than 60 seconds.")
+        << QStringLiteral("horovod.stall") << hang;
+    // The study files a C++ allocation failure under out of memory, not memory issue.
+    QTest::addRow("bad-alloc")
+        << QStringLiteral("terminate called after throwing an instance of 'std::bad_alloc'")
+        << QStringLiteral("host.bad-alloc")
+        << QStringLiteral("training-and-evaluation/program-failure/out-of-memory");
+    QTest::addRow("bad-alloc-what")
+        << QStringLiteral("  what():  std::bad_alloc") << QStringLiteral("host.bad-alloc")
+        << QStringLiteral("training-and-evaluation/program-failure/out-of-memory");
+    QTest::addRow("python-memory-error")
+        << QStringLiteral("MemoryError: Unable to allocate 12.0 GiB for an array")
+        << QStringLiteral("host.memory-error")
+        << QStringLiteral("training-and-evaluation/program-failure/memory-issue");
+    QTest::addRow("horovod-op-done")
+        << QStringLiteral("HorovodAllreduce_dense_kernel_0 done on ranks 0, 1") << QString()
+        << QString();
+}
+
+// A log line alone: the first leaf with evidence, and the rule that gave it (none: no evidence).
+void TestSignatures::linesNameTheirLeaf()
+{
+    QFETCH(QString, line);
+    QFETCH(QString, rule);
+    QFETCH(QString, leaf);
+    SymptomClassifier::Options logOnly;
+    logOnly.useCues = false;
+    logOnly.ranked = false;
+    const QList<Candidate> found = SymptomClassifier::instance().classify(line.toUtf8(), logOnly);
+    if (leaf.isEmpty()) {
+        QVERIFY(found.isEmpty());
+        return;
+    }
+    QVERIFY(!found.isEmpty());
+    QCOMPARE(found.first().symptom, leaf);
+    QVERIFY(!found.first().evidence.isEmpty());
+    QCOMPARE(found.first().evidence.first().signature, rule);
 }
 
 void TestSignatures::badDataIsReported()
