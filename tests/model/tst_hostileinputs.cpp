@@ -349,6 +349,24 @@ void TestHostileInputs::loadBudgetsAreSharedOut()
         return std::int64_t(-1);
     };
 
+    // A file that needs no more than its share is read whole; one that needs more keeps exactly
+    // its share and says which budget and flag cut it.
+    const auto checkShare = [](const SourceFile* s, std::int64_t kept, int need, std::int64_t share,
+                               LoadLimit limit, const QString& flag, QLatin1String message) {
+        QVERIFY(s);
+        if (need <= share) {
+            QCOMPARE(s->status, SourceStatus::Ok);
+            QCOMPARE(s->limit, LoadLimit::None);
+            QCOMPARE(kept, std::int64_t(need));
+            return;
+        }
+        QCOMPARE(s->status, SourceStatus::Truncated);
+        QCOMPARE(s->limit, limit);
+        QCOMPARE(loadLimitFlag(s->limit), flag);
+        QVERIFY2(s->message.contains(message), qPrintable(s->message));
+        QCOMPARE(kept, share);
+    };
+
     // Events: 150 for the load. Dumps: 45 entries for the load.
     ReadOptions options;
     options.traceBudget.maxEventsPerLoad = 150;
@@ -362,45 +380,24 @@ void TestHostileInputs::loadBudgetsAreSharedOut()
         const TraceRead read = readFolder(dir.path(), {}, {}, options);
         std::int64_t events = 0;
         for (const auto& [rank, need] : traceEvents) {
-            const SourceFile* s = sourceNamed(read, traceName(rank));
-            QVERIFY(s);
             const std::int64_t kept = read.events.eventCountOfRank(rank);
             events += kept;
-            if (need <= eventShare) {
-                QCOMPARE(s->status, SourceStatus::Ok);
-                QCOMPARE(s->limit, LoadLimit::None);
-                QCOMPARE(kept, std::int64_t(need));
-                continue;
-            }
-            QCOMPARE(s->status, SourceStatus::Truncated);
-            QCOMPARE(s->limit, LoadLimit::TraceEventsPerLoad);
-            QCOMPARE(loadLimitFlag(s->limit), QStringLiteral("--max-trace-events"));
-            QVERIFY2(s->message.contains(QLatin1String(
-                         "its share of the load's budget of 150 trace events: 50 for each of the "
-                         "2 trace files")),
-                     qPrintable(s->message));
-            QCOMPARE(kept, eventShare);
+            checkShare(sourceNamed(read, traceName(rank)), kept, need, eventShare,
+                       LoadLimit::TraceEventsPerLoad, QStringLiteral("--max-trace-events"),
+                       QLatin1String("its share of the load's budget of 150 trace events: 50 for "
+                                     "each of the 2 trace files"));
+            if (QTest::currentTestFailed()) return;
         }
         QVERIFY(events <= 150);
         std::int64_t entries = 0;
         for (const auto& [rank, need] : dumpEntries) {
-            const SourceFile* s = sourceNamed(read, dumpName(rank));
-            QVERIFY(s);
             const std::int64_t kept = entriesOf(read, rank);
             entries += kept;
-            if (need <= entryShare) {
-                QCOMPARE(s->status, SourceStatus::Ok);
-                QCOMPARE(kept, std::int64_t(need));
-                continue;
-            }
-            QCOMPARE(s->status, SourceStatus::Truncated);
-            QCOMPARE(s->limit, LoadLimit::DumpEntriesPerLoad);
-            QCOMPARE(loadLimitFlag(s->limit), QStringLiteral("--max-dump-entries"));
-            QVERIFY2(s->message.contains(QLatin1String(
-                         "its share of the load's budget of 45 Flight Recorder entries: 20 for "
-                         "each of the 1 dumps")),
-                     qPrintable(s->message));
-            QCOMPARE(kept, entryShare);
+            checkShare(sourceNamed(read, dumpName(rank)), kept, need, entryShare,
+                       LoadLimit::DumpEntriesPerLoad, QStringLiteral("--max-dump-entries"),
+                       QLatin1String("its share of the load's budget of 45 Flight Recorder "
+                                     "entries: 20 for each of the 1 dumps"));
+            if (QTest::currentTestFailed()) return;
         }
         QVERIFY(entries <= 45);
         QCOMPARE(sourceNamed(read, QStringLiteral("rank0.log"))->status, SourceStatus::Ok);
