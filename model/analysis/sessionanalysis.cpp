@@ -7,8 +7,6 @@
 #include "model/trace/traceread.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
@@ -164,23 +162,6 @@ void classifyStream(const RankLog& log, const QList<SignatureHit>& hits,
     out.push_back(std::move(e));
 }
 
-// Seconds since the epoch of a ChildFailedError entry's `time` ("2026-12-02_13:41:44", printed
-// in the launcher's local time, as the ranks' log timestamps are and read the same way), or -1.
-std::int64_t launcherEntrySeconds(const std::string& time)
-{
-    int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
-    char sep = 0;
-    if (std::sscanf(time.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d", &y, &mo, &d, &sep, &h, &mi, &s) !=
-            7 ||
-        (sep != '_' && sep != ' ' && sep != 'T'))
-        return -1;
-    const std::chrono::year_month_day day{std::chrono::year{y}, std::chrono::month(unsigned(mo)),
-                                          std::chrono::day(unsigned(d))};
-    if (!day.ok() || h > 23 || mi > 59 || s > 60) return -1;
-    return std::chrono::sys_days{day}.time_since_epoch() / std::chrono::seconds(1) + h * 3600 +
-           mi * 60 + s;
-}
-
 // What torchelastic recorded of a rank's death (its error file, or its entry in torchrun's
 // ChildFailedError box) is the only record of it when the rank's own log is missing or stops
 // before the traceback. A rank whose log already shows how it died is not cited twice.
@@ -229,8 +210,7 @@ void addElasticErrors(const TraceRead& read, std::vector<Evidence>& out)
         // The box's time is when the launcher noticed the death (up to its monitor interval
         // later), so a rank's own log dates it better: it died after its last stamped line, the
         // lower bound an unstamped traceback line gets too.
-        const std::int64_t seconds =
-            e->timestampS >= 0 ? e->timestampS : launcherEntrySeconds(e->time);
+        const std::int64_t seconds = e->timestampS;
         ev.timeNs = seconds >= 0 ? seconds * 1'000'000'000 : -1;
         if (e->origin != ElasticError::Origin::ErrorFile)
             if (const auto last = lastStamped.find(*e->rank); last != lastStamped.end())

@@ -1,11 +1,30 @@
 #include "model/trace/elasticerrorreader.h"
 
 #include <QRegularExpression>
+#include <chrono>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 namespace rankscope {
 
 namespace {
+
+// Seconds since the epoch of a ChildFailedError entry's `time` ("2026-12-02_13:41:44", printed
+// in the launcher's local time, as the ranks' log timestamps are and read the same way), or -1.
+std::int64_t launcherEntrySeconds(const std::string& time)
+{
+    int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
+    char sep = 0;
+    if (std::sscanf(time.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d", &y, &mo, &d, &sep, &h, &mi, &s) !=
+            7 ||
+        (sep != '_' && sep != ' ' && sep != 'T'))
+        return -1;
+    const std::chrono::year_month_day day{std::chrono::year{y}, std::chrono::month(unsigned(mo)),
+                                          std::chrono::day(unsigned(d))};
+    if (!day.ok() || h > 23 || mi > 59 || s > 60) return -1;
+    return std::chrono::sys_days{day}.time_since_epoch() / std::chrono::seconds(1) + h * 3600 +
+           mi * 60 + s;
+}
 
 void splitException(const std::string& text, ElasticError& e)
 {
@@ -126,9 +145,10 @@ std::vector<ElasticError> ElasticErrorReader::readLauncherLog(const RankLog& lau
             inTraceback = false;
             const QString key = f.captured(1);
             const QString value = f.captured(2).trimmed();
-            if (key == QLatin1String("time"))
+            if (key == QLatin1String("time")) {
                 current->time = value.toStdString();
-            else if (key == QLatin1String("host"))
+                current->timestampS = launcherEntrySeconds(current->time);
+            } else if (key == QLatin1String("host"))
                 current->host = value.toStdString();
             else if (key == QLatin1String("error_file")) {
                 if (value != QLatin1String("<N/A>")) current->errorFile = value.toStdString();

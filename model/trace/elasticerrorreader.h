@@ -21,11 +21,11 @@ struct ElasticError {
     int lastLine = -1;
     std::optional<int> rank;
     std::optional<int> localRank;
-    std::string exceptionType; // "IndexError"; empty when only a signal or exit code is known
-    std::string message;       // the text after "<ExcType>: "
-    std::string traceback;     // py_callstack, or the entry's traceback text
-    std::int64_t timestampS = -1;
-    std::string time; // launcher entries: "2026-12-02_13:41:44" as printed
+    std::string exceptionType;    // "IndexError"; empty when only a signal or exit code is known
+    std::string message;          // the text after "<ExcType>: "
+    std::string traceback;        // py_callstack, or the entry's traceback text
+    std::int64_t timestampS = -1; // seconds since the epoch; launcher entries: from `time`
+    std::string time;             // launcher entries: "2026-12-02_13:41:44" as printed
     std::string host;
     std::optional<int> exitCode;
     std::optional<int> pid;

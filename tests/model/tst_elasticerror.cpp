@@ -3,6 +3,7 @@
 #include "model/tracesession.h"
 #include "tests/support/findings.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
@@ -136,6 +137,13 @@ void TestElasticError::launcherBox()
         QVERIFY(e.pid.has_value());
         QVERIFY(QString::fromStdString(e.errorFile).endsWith(QLatin1String("error.json")));
         QVERIFY(!e.time.empty());
+        // The box's time, read as the reader's seconds (its local time taken as UTC, as the
+        // ranks' log stamps are), computed here by Qt from the text.
+        QDateTime boxTime = QDateTime::fromString(QString::fromStdString(e.time),
+                                                  QStringLiteral("yyyy-MM-dd_HH:mm:ss"));
+        boxTime.setTimeSpec(Qt::UTC);
+        QVERIFY(boxTime.isValid());
+        QCOMPARE(e.timestampS, boxTime.toSecsSinceEpoch());
         QCOMPARE(e.sourceIndex, 2);
         QVERIFY(launcher->lineText(e.line).startsWith(QLatin1Char('[')));
         // The box repeats the rank's exception; it must agree with what the rank exited with.
