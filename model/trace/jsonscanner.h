@@ -65,7 +65,7 @@ inline Scan scanString(const char*& p, const char* end, std::string_view& raw, b
 }
 // `p` after an object member's key: scans the colon and leaves `p` at the value (whitespace
 // skipped).
-inline Scan scanColon(const char*& p, const char* end)
+[[gnu::always_inline]] inline Scan scanColon(const char*& p, const char* end)
 {
     // Writers put ':' or ": " there; anything else takes the general path.
     if (end - p >= 3 && *p == ':') {
@@ -112,7 +112,7 @@ inline bool isDigit(char c)
     return static_cast<unsigned char>(c - '0') < 10;
 }
 // A byte that may continue a number (scanNumber's set).
-inline bool continuesNumber(char c)
+[[gnu::always_inline]] inline bool continuesNumber(char c)
 {
     return isDigit(c) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
 }

@@ -317,6 +317,19 @@ enum class EventKey : std::uint8_t { Ph, Name, Cat, Pid, Tid, Ts, Dur, Id, Bp, A
     return EventKey::Other;
 }
 
+// `q` (8 bytes readable) starts with `quoted`, a key with its quotes: one compare of a word.
+template <std::size_t N>
+[[gnu::always_inline]] inline bool startsWithKey(const char* q, const char (&quoted)[N])
+{
+    static_assert(N >= 2 && N - 1 <= 8);
+    std::uint64_t have = 0, want = 0;
+    std::memcpy(&have, q, 8);
+    std::memcpy(&want, quoted, N - 1);
+    constexpr std::uint64_t mask =
+        N - 1 == 8 ? ~std::uint64_t(0) : (std::uint64_t(1) << (8 * (N - 1))) - 1;
+    return (have & mask) == want;
+}
+
 // A key scanned in full (no escape in it), through the same table.
 EventKey eventKey(std::string_view key)
 {
@@ -920,89 +933,62 @@ Scan Parser::event(const char*& p, const char* end)
     bool tsIsScanned = false, durIsScanned = false;
     const char* argsBegin = nullptr;
     const char* argsEnd = nullptr;
-    bool first = true;
-    for (;;) {
-        if (first || !json::nextMemberPlain(p, end)) {
-            p = json::skipWs(p, end);
-            if (p >= end) return Scan::NeedMore;
-            if (*p == '}') {
-                ++p;
-                break;
-            }
-            if (!first) {
-                if (*p != ',') return Scan::Error;
-                p = json::skipWs(p + 1, end);
-                if (p >= end) return Scan::NeedMore;
-            }
+    const char* keyAt = p;
+    const char* valueAt = p;
+    // The key as written, for a message (scanned again: only a rejected event needs it).
+    const auto keyText = [&keyAt, end] {
+        const char* at = keyAt;
+        std::string_view raw;
+        bool escaped = false;
+        json::scanString(at, end, raw, escaped);
+        return std::string(raw);
+    };
+    const auto wantString = [&](std::string_view & out, bool& escOut) __attribute__((always_inline))
+    {
+        if (*p != '"') {
+            fail(valueAt, "event field \"" + keyText() + "\" is not a string");
+            return Scan::Error;
         }
-        first = false;
-        const char* keyAt = p;
-        std::size_t quotedLength = 0;
-        EventKey which = end - p >= 8 ? plainEventKey(p, quotedLength) : EventKey::Other;
-        Scan s = Scan::Ok;
-        if (which != EventKey::Other) {
-            p += quotedLength;
-            s = json::scanColon(p, end);
-            if (s != Scan::Ok) return s;
-        } else {
-            std::string_view key;
-            bool esc = false;
-            s = json::scanMemberKey(p, end, key, esc);
-            if (s != Scan::Ok) return s;
-            if (!esc) which = eventKey(key);
+        return json::scanString(p, end, out, escOut);
+    };
+    const auto wantNumber = [&](std::string_view & out) __attribute__((always_inline))
+    {
+        if (*p == '"' || *p == '{' || *p == '[' || *p == 't' || *p == 'f' || *p == 'n') {
+            fail(valueAt, "event field \"" + keyText() + "\" is not a number");
+            return Scan::Error;
         }
-        const char* valueAt = p;
-        // The key as written, for a message (scanned again: only a rejected event needs it).
-        const auto keyText = [keyAt, end] {
-            const char* at = keyAt;
-            std::string_view raw;
-            bool escaped = false;
-            json::scanString(at, end, raw, escaped);
-            return std::string(raw);
-        };
-        const auto wantString = [&](std::string_view & out, bool& escOut)
-            __attribute__((always_inline))
-        {
-            if (*p != '"') {
-                fail(valueAt, "event field \"" + keyText() + "\" is not a string");
-                return Scan::Error;
-            }
-            return json::scanString(p, end, out, escOut);
-        };
-        const auto wantNumber = [&](std::string_view & out) __attribute__((always_inline))
-        {
-            if (*p == '"' || *p == '{' || *p == '[' || *p == 't' || *p == 'f' || *p == 'n') {
-                fail(valueAt, "event field \"" + keyText() + "\" is not a number");
-                return Scan::Error;
-            }
-            return json::scanNumber(p, end, out);
-        };
-        const auto wantMicros = [&](std::string_view & out, std::int64_t & ns, bool& scanned)
-            __attribute__((always_inline))
-        {
-            scanned = json::scanPlainMicros(p, end, ns);
-            if (!scanned) return wantNumber(out);
-            out = std::string_view(valueAt, std::size_t(p - valueAt));
-            return Scan::Ok;
-        };
-        const auto wantId = [&](IdValue & out) __attribute__((always_inline))
-        {
-            out.present = true;
-            if (*p == '"') {
-                out.isString = true;
-                bool e = false;
-                return json::scanString(p, end, out.text, e);
-            }
-            if (json::scanPlainInt(p, end, out.number)) return Scan::Ok;
-            std::string_view tok;
-            Scan r = wantNumber(tok);
-            if (r == Scan::Ok && !json::toInt64(tok, out.number)) {
-                fail(valueAt, "event field \"" + keyText() + "\" is out of range");
-                return Scan::Error;
-            }
-            return r;
-        };
+        return json::scanNumber(p, end, out);
+    };
+    const auto wantMicros = [&](std::string_view & out, std::int64_t & ns, bool& scanned)
+        __attribute__((always_inline))
+    {
+        scanned = json::scanPlainMicros(p, end, ns);
+        if (!scanned) return wantNumber(out);
+        out = std::string_view(valueAt, std::size_t(p - valueAt));
+        return Scan::Ok;
+    };
+    const auto wantId = [&](IdValue & out) __attribute__((always_inline))
+    {
+        out.present = true;
+        if (*p == '"') {
+            out.isString = true;
+            bool e = false;
+            return json::scanString(p, end, out.text, e);
+        }
+        if (json::scanPlainInt(p, end, out.number)) return Scan::Ok;
+        std::string_view tok;
+        Scan r = wantNumber(tok);
+        if (r == Scan::Ok && !json::toInt64(tok, out.number)) {
+            fail(valueAt, "event field \"" + keyText() + "\" is out of range");
+            return Scan::Error;
+        }
+        return r;
+    };
+    // Reads the value of the member `which` (p at the value), as the key says.
+    const auto value = [&](EventKey which) __attribute__((always_inline))
+    {
         bool dummy = false;
+        Scan s = Scan::Ok;
         switch (which) {
         case EventKey::Ph:
             // Almost always one plain letter.
@@ -1058,6 +1044,81 @@ Scan Parser::event(const char*& p, const char* end)
             s = json::skipValue(p, end);
             break;
         }
+        return s;
+    };
+    // Kineto writes the members of an event in one order: "ph", "cat", "name", "pid", "tid",
+    // "ts", "dur", "args" (a flow: "ph", "id", "pid", "tid", "ts", "cat", "name", "bp"). They
+    // are read in that order first, each key compared where it is expected, so that no member
+    // takes the dispatch on its key below: an indirect jump the CPU mispredicts at every member
+    // (BENCHMARKS.md). The first member out of that order, and all after it, take the general
+    // loop, which reads them the same way.
+    Scan s = Scan::Ok;
+    bool first = true;
+    const auto inOrder = [&]<std::size_t N>(const char(&quotedKey)[N], EventKey which)
+        __attribute__((always_inline))
+    {
+        const char* q = p;
+        if (end - q < 16) return false;
+        if (!first) {
+            if (*q != ',') return false;
+            ++q;
+        }
+        q += *q == ' ';
+        if (static_cast<unsigned char>(*q) <= ' ') q = json::skipWs(q, end);
+        if (end - q < 8 || !startsWithKey(q, quotedKey)) return false;
+        first = false;
+        keyAt = q;
+        p = q + (N - 1);
+        s = json::scanColon(p, end);
+        if (s != Scan::Ok) return false;
+        valueAt = p;
+        s = value(which);
+        return s == Scan::Ok;
+    };
+    if (inOrder("\"ph\"", EventKey::Ph)) {
+        if (ph == 's' || ph == 'f')
+            inOrder("\"id\"", EventKey::Id) && inOrder("\"pid\"", EventKey::Pid) &&
+                inOrder("\"tid\"", EventKey::Tid) && inOrder("\"ts\"", EventKey::Ts) &&
+                inOrder("\"cat\"", EventKey::Cat) && inOrder("\"name\"", EventKey::Name) &&
+                inOrder("\"bp\"", EventKey::Bp);
+        else
+            inOrder("\"cat\"", EventKey::Cat) && inOrder("\"name\"", EventKey::Name) &&
+                inOrder("\"pid\"", EventKey::Pid) && inOrder("\"tid\"", EventKey::Tid) &&
+                inOrder("\"ts\"", EventKey::Ts) && inOrder("\"dur\"", EventKey::Dur) &&
+                inOrder("\"args\"", EventKey::Args);
+    }
+    if (s != Scan::Ok) return s;
+    for (;;) {
+        if (first || !json::nextMemberPlain(p, end)) {
+            p = json::skipWs(p, end);
+            if (p >= end) return Scan::NeedMore;
+            if (*p == '}') {
+                ++p;
+                break;
+            }
+            if (!first) {
+                if (*p != ',') return Scan::Error;
+                p = json::skipWs(p + 1, end);
+                if (p >= end) return Scan::NeedMore;
+            }
+        }
+        first = false;
+        keyAt = p;
+        std::size_t quotedLength = 0;
+        EventKey which = end - p >= 8 ? plainEventKey(p, quotedLength) : EventKey::Other;
+        if (which != EventKey::Other) {
+            p += quotedLength;
+            s = json::scanColon(p, end);
+            if (s != Scan::Ok) return s;
+        } else {
+            std::string_view key;
+            bool esc = false;
+            s = json::scanMemberKey(p, end, key, esc);
+            if (s != Scan::Ok) return s;
+            if (!esc) which = eventKey(key);
+        }
+        valueAt = p;
+        s = value(which);
         if (s != Scan::Ok) return s;
     }
     m_state = State::EventsNext;
