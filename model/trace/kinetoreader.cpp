@@ -396,11 +396,13 @@ private:
     std::int64_t textIdNumber(std::string_view text);
     [[gnu::always_inline]] int laneOf(const IdValue& pid, const IdValue& tid)
     {
-        // Events come in runs on one lane: the last lane answers without a look-up.
+        // A trace alternates between a few lanes (a CPU thread and the streams its kernels run
+        // on): the recent ones answer from a small table without a look-up in the map.
         const std::int64_t p = idNumber(pid);
         const std::int64_t t = tid.present ? idNumber(tid) : 0;
         const std::uint64_t key = mix(p, t);
-        return m_lastLane >= 0 && key == m_lastLaneKey ? m_lastLane : laneFor(key, p, t, tid);
+        const RecentLane& r = m_recentLanes[recentLaneSlot(key)];
+        return r.lane >= 0 && r.key == key ? r.lane : laneFor(key, p, t, tid);
     }
     int laneFor(std::uint64_t key, std::int64_t p, std::int64_t t, const IdValue& tid);
     // A "cat" seen recently and what it says (bounded: a trace may hold any number of them).
@@ -454,8 +456,17 @@ private:
     std::unordered_map<std::uint64_t, int> m_laneIndex; // hash of (pid, tid) -> lane
     std::unordered_map<std::string, std::int64_t, TextHash, std::equal_to<>> m_stringIds;
     std::int64_t m_nextSyntheticId = -1;
-    std::uint64_t m_lastLaneKey = 0;
-    int m_lastLane = -1;
+    struct RecentLane {
+        std::uint64_t key = 0;
+        int lane = -1; // -1: unused
+    };
+    static constexpr int kRecentLaneBits = 4;
+    // mix() leaves the streams of one device apart only in its low bits.
+    static std::size_t recentLaneSlot(std::uint64_t key)
+    {
+        return std::size_t((key * 0x9E3779B97F4A7C15ull) >> (64 - kRecentLaneBits));
+    }
+    std::array<RecentLane, std::size_t(1) << kRecentLaneBits> m_recentLanes{};
     std::unordered_map<std::int64_t, std::string> m_processNames;
     std::unordered_map<std::int64_t, std::string> m_processLabels; // "GPU 0", "CPU"
     std::unordered_map<std::uint64_t, std::string> m_threadNames;
@@ -825,9 +836,8 @@ int Parser::laneFor(std::uint64_t key, std::int64_t p, std::int64_t t, const IdV
         if (tid.isString) b.label = std::string(tid.text);
         m_lanes.push_back(std::move(b));
     }
-    m_lastLaneKey = key;
-    m_lastLane = it->second;
-    return m_lastLane;
+    m_recentLanes[recentLaneSlot(key)] = {key, it->second};
+    return it->second;
 }
 
 Parser::CategorySlot& Parser::categorySlot(std::string_view cat)
