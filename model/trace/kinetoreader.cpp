@@ -317,17 +317,57 @@ enum class EventKey : std::uint8_t { Ph, Name, Cat, Pid, Tid, Ts, Dur, Id, Bp, A
     return EventKey::Other;
 }
 
-// `q` (8 bytes readable) starts with `quoted`, a key with its quotes: one compare of a word.
-template <std::size_t N>
-[[gnu::always_inline]] inline bool startsWithKey(const char* q, const char (&quoted)[N])
+// A member key of Kineto's order as words to compare the text with: the key with its quotes
+// (`"cat"`), and the key with the separator and colon that writers put around it (`, "cat": `).
+struct OrderedKey {
+    std::uint64_t quoted = 0;
+    std::uint64_t quotedMask = 0;
+    std::size_t quotedLength = 0;
+    std::uint64_t separatedHead = 0; // the first 8 bytes of `, "cat": `
+    std::uint64_t separatedTail = 0; // the rest (at most 8), under separatedTailMask
+    std::uint64_t separatedTailMask = 0;
+    std::size_t separatedLength = 0;
+};
+
+template <std::size_t N> consteval OrderedKey orderedKey(const char (&quoted)[N])
 {
-    static_assert(N >= 2 && N - 1 <= 8);
-    std::uint64_t have = 0, want = 0;
-    std::memcpy(&have, q, 8);
-    std::memcpy(&want, quoted, N - 1);
-    constexpr std::uint64_t mask =
-        N - 1 == 8 ? ~std::uint64_t(0) : (std::uint64_t(1) << (8 * (N - 1))) - 1;
-    return (have & mask) == want;
+    static_assert(N - 1 >= 4 && N - 1 <= 6);
+    char separated[16] = {',', ' '};
+    std::size_t n = 2;
+    for (std::size_t i = 0; i + 1 < N; ++i)
+        separated[n++] = quoted[i];
+    separated[n++] = ':';
+    separated[n++] = ' ';
+    OrderedKey k;
+    k.quotedLength = N - 1;
+    k.separatedLength = n;
+    for (std::size_t i = 0; i < N - 1; ++i) {
+        k.quoted |= std::uint64_t(static_cast<unsigned char>(quoted[i])) << (8 * i);
+        k.quotedMask |= std::uint64_t(0xFF) << (8 * i);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t byte = static_cast<unsigned char>(separated[i]);
+        if (i < 8) {
+            k.separatedHead |= byte << (8 * i);
+        } else {
+            k.separatedTail |= byte << (8 * (i - 8));
+            k.separatedTailMask |= std::uint64_t(0xFF) << (8 * (i - 8));
+        }
+    }
+    return k;
+}
+
+constexpr OrderedKey kPhKey = orderedKey("\"ph\""), kCatKey = orderedKey("\"cat\""),
+                     kNameKey = orderedKey("\"name\""), kPidKey = orderedKey("\"pid\""),
+                     kTidKey = orderedKey("\"tid\""), kTsKey = orderedKey("\"ts\""),
+                     kDurKey = orderedKey("\"dur\""), kArgsKey = orderedKey("\"args\""),
+                     kIdKey = orderedKey("\"id\""), kBpKey = orderedKey("\"bp\"");
+
+[[gnu::always_inline]] inline std::uint64_t word(const char* q)
+{
+    std::uint64_t w;
+    std::memcpy(&w, q, 8);
+    return w;
 }
 
 // A key scanned in full (no escape in it), through the same table.
@@ -1064,38 +1104,50 @@ Scan Parser::event(const char*& p, const char* end)
     // loop, which reads them the same way.
     Scan s = Scan::Ok;
     bool first = true;
-    const auto inOrder = [&]<std::size_t N>(const char(&quotedKey)[N], EventKey which)
-        __attribute__((always_inline))
+    const auto inOrder = [&](const OrderedKey& key, EventKey which) __attribute__((always_inline))
     {
         const char* q = p;
         if (end - q < 16) return false;
-        if (!first) {
-            if (*q != ',') return false;
-            ++q;
+        if (!first && (word(q) == key.separatedHead &&
+                       (word(q + 8) & key.separatedTailMask) == key.separatedTail)) {
+            // `, "cat": ` in one compare; anything else is taken apart below.
+            keyAt = q + 2;
+            p = q + key.separatedLength;
+            if (static_cast<unsigned char>(*p) <= ' ') {
+                p = json::skipWs(p, end);
+                if (p >= end) {
+                    s = Scan::NeedMore;
+                    return false;
+                }
+            }
+        } else {
+            if (!first) {
+                if (*q != ',') return false;
+                ++q;
+            }
+            q = json::skipWs(q, end);
+            if (end - q < 8 || (word(q) & key.quotedMask) != key.quoted) return false;
+            keyAt = q;
+            p = q + key.quotedLength;
+            s = json::scanColon(p, end);
+            if (s != Scan::Ok) return false;
         }
-        q += *q == ' ';
-        if (static_cast<unsigned char>(*q) <= ' ') q = json::skipWs(q, end);
-        if (end - q < 8 || !startsWithKey(q, quotedKey)) return false;
         first = false;
-        keyAt = q;
-        p = q + (N - 1);
-        s = json::scanColon(p, end);
-        if (s != Scan::Ok) return false;
         valueAt = p;
         s = value(which);
         return s == Scan::Ok;
     };
-    if (inOrder("\"ph\"", EventKey::Ph)) {
+    if (inOrder(kPhKey, EventKey::Ph)) {
         if (ph == 's' || ph == 'f')
-            inOrder("\"id\"", EventKey::Id) && inOrder("\"pid\"", EventKey::Pid) &&
-                inOrder("\"tid\"", EventKey::Tid) && inOrder("\"ts\"", EventKey::Ts) &&
-                inOrder("\"cat\"", EventKey::Cat) && inOrder("\"name\"", EventKey::Name) &&
-                inOrder("\"bp\"", EventKey::Bp);
+            inOrder(kIdKey, EventKey::Id) && inOrder(kPidKey, EventKey::Pid) &&
+                inOrder(kTidKey, EventKey::Tid) && inOrder(kTsKey, EventKey::Ts) &&
+                inOrder(kCatKey, EventKey::Cat) && inOrder(kNameKey, EventKey::Name) &&
+                inOrder(kBpKey, EventKey::Bp);
         else
-            inOrder("\"cat\"", EventKey::Cat) && inOrder("\"name\"", EventKey::Name) &&
-                inOrder("\"pid\"", EventKey::Pid) && inOrder("\"tid\"", EventKey::Tid) &&
-                inOrder("\"ts\"", EventKey::Ts) && inOrder("\"dur\"", EventKey::Dur) &&
-                inOrder("\"args\"", EventKey::Args);
+            inOrder(kCatKey, EventKey::Cat) && inOrder(kNameKey, EventKey::Name) &&
+                inOrder(kPidKey, EventKey::Pid) && inOrder(kTidKey, EventKey::Tid) &&
+                inOrder(kTsKey, EventKey::Ts) && inOrder(kDurKey, EventKey::Dur) &&
+                inOrder(kArgsKey, EventKey::Args);
     }
     if (s != Scan::Ok) return s;
     for (;;) {
