@@ -14,7 +14,9 @@ std::string us(std::int64_t ns)
 
 } // namespace
 
-KinetoWriter::KinetoWriter(const std::string& path) : m_f(std::fopen(path.c_str(), "wb")) {}
+KinetoWriter::KinetoWriter(const std::string& path, bool pytorchLayout)
+    : m_f(std::fopen(path.c_str(), "wb")), m_pytorchLayout(pytorchLayout)
+{}
 
 KinetoWriter::~KinetoWriter()
 {
@@ -39,17 +41,23 @@ void KinetoWriter::event(const std::string& body)
 void KinetoWriter::x(const char* cat, const std::string& name, int pid, int tid, std::int64_t ts,
                      std::int64_t dur, const std::string& args)
 {
-    event("{\"ph\": \"X\", \"cat\": \"" + std::string(cat) + "\", \"name\": \"" + name +
-          "\", \"pid\": " + std::to_string(pid) + ", \"tid\": " + std::to_string(tid) +
-          ", \"ts\": " + us(ts) + ", \"dur\": " + us(dur) +
-          (args.empty() ? "}" : ", \"args\": {" + args + "}}"));
+    const char* line = m_pytorchLayout ? ",\n    " : ", ";
+    event(std::string(m_pytorchLayout ? "{\n    " : "{") + "\"ph\": \"X\", \"cat\": \"" + cat +
+          "\", \"name\": \"" + name + "\", \"pid\": " + std::to_string(pid) + ", \"tid\": " +
+          std::to_string(tid) + line + "\"ts\": " + us(ts) + ", \"dur\": " + us(dur) +
+          (args.empty()      ? ""
+           : m_pytorchLayout ? ",\n    \"args\": {\n      " + args + "\n    }"
+                             : ", \"args\": {" + args + "}") +
+          (m_pytorchLayout ? "\n  }" : "}"));
 }
 
 void KinetoWriter::flow(char ph, std::int64_t id, int pid, int tid, std::int64_t ts)
 {
-    event("{\"ph\": \"" + std::string(1, ph) + "\", \"id\": " + std::to_string(id) + ", \"pid\": " +
-          std::to_string(pid) + ", \"tid\": " + std::to_string(tid) + ", \"ts\": " + us(ts) +
-          ", \"cat\": \"ac2g\", \"name\": \"ac2g\"" + (ph == 'f' ? ", \"bp\": \"e\"}" : "}"));
+    event(std::string(m_pytorchLayout ? "{\n    " : "{") + "\"ph\": \"" + ph +
+          "\", \"id\": " + std::to_string(id) + ", \"pid\": " + std::to_string(pid) +
+          ", \"tid\": " + std::to_string(tid) + ", \"ts\": " + us(ts) +
+          (m_pytorchLayout ? ",\n    " : ", ") + "\"cat\": \"ac2g\", \"name\": \"ac2g\"" +
+          (ph == 'f' ? ", \"bp\": \"e\"" : "") + (m_pytorchLayout ? "\n  }" : "}"));
 }
 
 void KinetoWriter::flush()
@@ -61,17 +69,21 @@ void KinetoWriter::flush()
 std::int64_t writeSyntheticKineto(const std::string& path, std::int64_t targetBytes, int rank,
                                   ArgsProfile profile)
 {
-    const bool full = profile == ArgsProfile::Full;
-    KinetoWriter w(path);
+    // PyTorch writes the args of Full but the shapes, the same kernels and more CPU ops.
+    const bool pytorch = profile == ArgsProfile::PyTorch;
+    const bool full = profile == ArgsProfile::Full || pytorch;
+    KinetoWriter w(path, pytorch);
     if (!w.ok()) return -1;
     const int pid = 4000 + rank;
     w.raw("{\n  \"schemaVersion\": 1,\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": " +
           std::to_string(rank) +
           ", \"world_size\": 8, \"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", "
-          "\"pg_desc\": \"default_pg\", \"pg_size\": 8, \"ranks\": [0,1,2,3,4,5,6,7]}]},\n"
-          "  \"baseTimeNanoseconds\": 1700000000000000000,\n  \"traceEvents\": [\n");
+          "\"pg_desc\": \"default_pg\", \"pg_size\": 8, \"ranks\": [0,1,2,3,4,5,6,7]}]},\n" +
+          (pytorch ? "" : "  \"baseTimeNanoseconds\": 1700000000000000000,\n") +
+          "  \"traceEvents\": [\n");
     std::int64_t events = 0;
-    std::int64_t t = 1'000'000;
+    // PyTorch's timestamps are microseconds since the epoch.
+    std::int64_t t = pytorch ? 1'712'195'495'000'000'000 : 1'000'000;
     std::int64_t corr = 1;
     std::int64_t ext = 1;
     // The stored events: flows are not.
@@ -99,15 +111,37 @@ std::int64_t writeSyntheticKineto(const std::string& path, std::int64_t targetBy
         for (int i = 0; i < 400; ++i) {
             const char* op = ops[i % 8];
             const std::string e = std::to_string(ext++);
-            x("python_function", "torch/nn/modules/module.py(1501): _call_impl", pid, pid, t, 4000,
-              full ? "\"Python id\": " + std::to_string(i) + ", \"Python parent id\": 1"
-                   : std::string());
+            if (!pytorch) {
+                x("python_function", "torch/nn/modules/module.py(1501): _call_impl", pid, pid, t,
+                  4000,
+                  full ? "\"Python id\": " + std::to_string(i) + ", \"Python parent id\": 1"
+                       : std::string());
+            } else {
+                // The op's dispatch: views of its weight.
+                x("cpu_op", "aten::t", pid, pid, t + 20, 60,
+                  "\"External id\": " + std::to_string(ext++) +
+                      ", \"Ev Idx\": " + std::to_string(i));
+                x("cpu_op", "aten::transpose", pid, pid, t + 30, 40,
+                  "\"External id\": " + std::to_string(ext++) +
+                      ", \"Ev Idx\": " + std::to_string(i));
+            }
             x("cpu_op", op, pid, pid, t + 100, 3500,
-              full ? "\"External id\": " + e +
-                         ", \"Record function id\": 0, \"Input Dims\": [[32, 1024], [1024]], "
-                         "\"Input type\": [\"float\", \"float\"], \"Sequence number\": " +
-                         std::to_string(i)
-                   : std::string());
+              pytorch ? "\"External id\": " + e +
+                            ", \"Record function id\": 0, \"Ev Idx\": " + std::to_string(i)
+              : full ? "\"External id\": " + e +
+                           ", \"Record function id\": 0, \"Input Dims\": [[32, 1024], [1024]], "
+                           "\"Input type\": [\"float\", \"float\"], \"Sequence number\": " +
+                           std::to_string(i)
+                     : std::string());
+            if (pytorch) {
+                // The runtime's checks before the launch.
+                x("cuda_runtime", "cudaStreamIsCapturing", pid, pid, t + 1900, 20,
+                  "\"External id\": " + e +
+                      ", \"cbid\": 317, \"correlation\": " + std::to_string(corr++));
+                x("cuda_runtime", "cudaGetDevice", pid, pid, t + 1950, 10,
+                  "\"External id\": " + e +
+                      ", \"cbid\": 17, \"correlation\": " + std::to_string(corr++));
+            }
             const std::int64_t c = corr++;
             x("cuda_runtime", "cudaLaunchKernel", pid, pid, t + 2000, 800,
               full ? "\"cbid\": 211, \"correlation\": " + std::to_string(c) +
@@ -123,8 +157,8 @@ std::int64_t writeSyntheticKineto(const std::string& path, std::int64_t targetBy
                 ", \"registers per thread\": 128, \"shared memory\": 49152, \"blocks per SM\": "
                 "1.185185, \"warps per SM\": 9.481481, \"grid\": [128, 1, 1], \"block\": [256, "
                 "1, 1], \"est. achieved occupancy %\": 15";
-            x("kernel", full ? kernels[i % 3] : shortKernels[i % 3], 0, stream, kt, 2500,
-              full ? kernelArgs : "\"correlation\": " + std::to_string(c));
+            x("kernel", full && !pytorch ? kernels[i % 3] : shortKernels[i % 3], 0, stream, kt,
+              2500, full ? kernelArgs : "\"correlation\": " + std::to_string(c));
             w.flow('f', c, 0, stream, kt);
             if (i % 50 == 0)
                 x("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 0, 7, kt + 2600, 400,

@@ -10,7 +10,9 @@ namespace rankscope::bench {
 // then each event one object a line ("X" spans, ac2g flows), buffered and flushed by 1 MB.
 class KinetoWriter {
 public:
-    explicit KinetoWriter(const std::string& path);
+    // `pytorchLayout`: each event over three or four indented lines, as PyTorch's profiler
+    // writes it; else one line an event.
+    explicit KinetoWriter(const std::string& path, bool pytorchLayout = false);
     ~KinetoWriter();
     KinetoWriter(const KinetoWriter&) = delete;
     KinetoWriter& operator=(const KinetoWriter&) = delete;
@@ -28,6 +30,7 @@ private:
     void event(const std::string& body);
     void flush();
     std::FILE* m_f;
+    bool m_pytorchLayout;
     std::string m_buf;
     std::int64_t m_bytes = 0;
     std::int64_t m_events = 0;
@@ -39,8 +42,12 @@ private:
 // record_param_comms args copied on). Returns the number of stored events it wrote.
 // Full writes the args PyTorch 2.x writes with shapes recorded (about 340 bytes of text per
 // stored event, flows included); Lean keeps only the args the reader uses and short kernel names
-// (about 200 bytes).
-enum class ArgsProfile { Full, Lean };
+// (about 200 bytes). PyTorch writes what PyTorch 2.x's profiler writes without shapes, the way it
+// writes it: each event over three or four indented lines, timestamps in microseconds since the
+// epoch (16 integer digits), the args it puts on CPU ops, runtime calls and kernels, and two
+// more CPU ops and two more runtime calls for each kernel launch (about 225 bytes per trace
+// event, flows included, as the real trace tests/data/kineto-real-hta/ns_resolution_trace holds).
+enum class ArgsProfile { Full, Lean, PyTorch };
 std::int64_t writeSyntheticKineto(const std::string& path, std::int64_t targetBytes, int rank,
                                   ArgsProfile profile = ArgsProfile::Full);
 

@@ -1,15 +1,15 @@
 // Trace-parsing benchmark: the Kineto reader's hot path on one thread, from memory, so that
-// neither the disk nor gzip is timed (bench/ingest_bench reads files). For bench/kinetogen's two
-// profiles, Lean (about 200 bytes of text per stored event, 133 per trace event) and Full (334 and
-// 223), it prints MB, trace events and stored events per CPU-second of KinetoReader::readBytes,
-// best of --runs. First it reads a generated Lean file of about --memory-events stored events
-// through KinetoReader::readFile (the streaming window, as the app reads) and prints the
-// resident bytes per stored event after reading and at the peak.
+// neither the disk nor gzip is timed (bench/ingest_bench reads files). For bench/kinetogen's
+// three profiles, Lean (about 200 bytes of text per stored event, 134 per trace event), Full (335
+// and 224) and PyTorch (PyTorch's own layout and args), it prints MB, trace events and stored
+// events per CPU-second of KinetoReader::readBytes, best of --runs. First it reads a generated Lean
+// file of about --memory-events stored events through KinetoReader::readFile (the streaming window,
+// as the app reads) and prints the resident bytes per stored event after reading and at the peak.
 // `scan_bench --digest FILE...` reads each file through KinetoReader::readFile and prints a hash
 // of everything the read produced (result fields, string table, lanes with every column, flows,
 // collectives), to check that a change of the reader keeps its output identical.
-// `scan_bench --write FILE --mb MB [--full]` writes one bench/kinetogen file (Lean unless
-// --full), for measuring a single read of it (callgrind over `--digest FILE`).
+// `scan_bench --write FILE --mb MB [--full | --pytorch]` writes one bench/kinetogen file (Lean
+// unless told), for measuring a single read of it (callgrind over `--digest FILE`).
 #include "bench/kinetogen.h"
 #include "bench/measure.h"
 #include "model/trace/kinetoreader.h"
@@ -28,13 +28,26 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Every object kinetogen writes into traceEvents starts with its "ph".
+// Every object kinetogen writes into traceEvents has one "ph", and nothing else has.
 std::int64_t traceObjects(const std::string& text)
 {
     std::int64_t n = 0;
-    for (std::size_t at = 0; (at = text.find("{\"ph\"", at)) != std::string::npos; ++at)
+    for (std::size_t at = 0; (at = text.find("\"ph\":", at)) != std::string::npos; ++at)
         ++n;
     return n;
+}
+
+const char* profileName(bench::ArgsProfile profile)
+{
+    switch (profile) {
+    case bench::ArgsProfile::Lean:
+        return "lean";
+    case bench::ArgsProfile::Full:
+        return "full";
+    case bench::ArgsProfile::PyTorch:
+        return "pytorch";
+    }
+    return "";
 }
 
 std::string slurp(const std::string& path)
@@ -57,9 +70,9 @@ void throughput(const std::string& dir, bench::ArgsProfile profile, double mb, i
     }
     std::printf("%s: %.0f MB, %lld trace events (%.0f bytes each), %lld stored events (%.0f bytes "
                 "of text each)\n",
-                profile == bench::ArgsProfile::Lean ? "lean" : "full", double(text.size()) / 1e6,
-                static_cast<long long>(objects), double(text.size()) / double(objects),
-                static_cast<long long>(stored), double(text.size()) / double(stored));
+                profileName(profile), double(text.size()) / 1e6, static_cast<long long>(objects),
+                double(text.size()) / double(objects), static_cast<long long>(stored),
+                double(text.size()) / double(stored));
     double best = 1e300;
     KinetoReadResult result;
     for (int r = 0; r < runs; ++r) {
@@ -192,7 +205,7 @@ int main(int argc, char** argv)
     int runs = 3;
     std::int64_t memoryEvents = 10'000'000;
     std::string writePath;
-    bool full = false;
+    bench::ArgsProfile writeProfile = bench::ArgsProfile::Lean;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--mb" && i + 1 < argc)
@@ -206,17 +219,18 @@ int main(int argc, char** argv)
         else if (a == "--write" && i + 1 < argc)
             writePath = argv[++i];
         else if (a == "--full")
-            full = true;
+            writeProfile = bench::ArgsProfile::Full;
+        else if (a == "--pytorch")
+            writeProfile = bench::ArgsProfile::PyTorch;
         else {
             std::fprintf(stderr,
                          "usage: scan_bench [--mb 250] [--runs 3] [--memory-events 10000000] | "
-                         "--digest FILE... | --write FILE --mb MB [--full]\n");
+                         "--digest FILE... | --write FILE --mb MB [--full | --pytorch]\n");
             return 2;
         }
     }
     if (!writePath.empty()) {
-        bench::writeSyntheticKineto(writePath, std::int64_t(mb * 1e6), 0,
-                                    full ? bench::ArgsProfile::Full : bench::ArgsProfile::Lean);
+        bench::writeSyntheticKineto(writePath, std::int64_t(mb * 1e6), 0, writeProfile);
         return 0;
     }
     const std::string dir =
@@ -226,6 +240,7 @@ int main(int argc, char** argv)
     if (memoryEvents > 0) residentBytes(dir, memoryEvents);
     throughput(dir, bench::ArgsProfile::Lean, mb, runs);
     throughput(dir, bench::ArgsProfile::Full, mb, runs);
+    throughput(dir, bench::ArgsProfile::PyTorch, mb, runs);
     fs::remove_all(dir);
     return 0;
 }
