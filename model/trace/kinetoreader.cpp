@@ -424,6 +424,7 @@ private:
     bool refill();
     Scan step(const char*& p, const char* end);
     Scan rootMember(const char*& p, const char* end);
+    Scan events(const char*& p, const char* end);
     Scan event(const char*& p, const char* end);
     bool fail(const char* at, std::string what);
     std::int64_t offsetOf(const char* at) const
@@ -730,7 +731,7 @@ Scan Parser::step(const char*& p, const char* end)
             fail(p, "traceEvents holds something other than an event object");
             return Scan::Error;
         }
-        return event(p, end);
+        return events(p, end);
     case State::EventsNext:
         if (*p == ']') {
             ++p;
@@ -746,7 +747,7 @@ Scan Parser::step(const char*& p, const char* end)
         m_pos = std::size_t(p - m_buf.data());
         if (const char* next = json::skipWs(p, end); next < end && *next == '{') {
             p = next;
-            return event(p, end);
+            return events(p, end);
         }
         return Scan::Ok;
     case State::Done:
@@ -967,6 +968,28 @@ void Parser::reserveFor(LaneBuild& b)
     reserveColumn(b.lane.nameId, n);
     reserveColumn(b.lane.category, n);
     reserveColumn(b.lane.sourceOffset, n);
+}
+
+Scan Parser::events(const char*& p, const char* end)
+{
+    // `p` at an event's '{'. The events after it are read here as long as a comma and a '{'
+    // follow, as step() would read them, without a step of the state machine for each: the
+    // position after each comma is where a refill restarts.
+    for (;;) {
+        const Scan s = event(p, end);
+        if (s != Scan::Ok) return s;
+        const char* q = json::skipWs(p, end);
+        if (q >= end || *q != ',') return Scan::Ok;
+        ++q;
+        m_state = State::EventsAny;
+        m_pos = std::size_t(q - m_buf.data());
+        const char* next = json::skipWs(q, end);
+        if (next >= end || *next != '{') {
+            p = q;
+            return Scan::Ok;
+        }
+        p = next;
+    }
 }
 
 Scan Parser::event(const char*& p, const char* end)
