@@ -143,6 +143,7 @@ private Q_SLOTS:
     void exactTimestamps();
     void exactTimestampsThroughTheReader();
     void layoutsAndNumberFormsReadAlike();
+    void memberOrdersReadAlike();
     void numberFormsEventByEvent();
     void namesAndCategoriesEventByEvent();
     void deviceCategoriesAreDeviceLanes();
@@ -598,6 +599,99 @@ void TestKinetoReader::layoutsAndNumberFormsReadAlike()
                 QCOMPARE(k, lane.size());
             }
         }
+}
+
+// Events in Kineto's own member order (which the reader reads member by member where it expects
+// each key, in one compare when spaced as Kineto spaces them), in PyTorch's multi-line layout,
+// with other spacing, with the members shuffled, with an unknown member or with a repeated one
+// (the last wins) anywhere: each event's lane, start, end, name and category against the values
+// it was written from.
+void TestKinetoReader::memberOrdersReadAlike()
+{
+    struct Ev {
+        int kind; // an index into `kinds`
+        std::string name;
+        int pid, tid;
+        std::int64_t ts, dur; // ns
+    };
+    const std::vector<std::pair<std::string, EventCategory>> kinds = {
+        {"cpu_op", EventCategory::CpuOp},
+        {"cuda_runtime", EventCategory::Runtime},
+        {"kernel", EventCategory::Kernel},
+        {"user_annotation", EventCategory::UserAnnotation}};
+    std::mt19937_64 rng(33);
+    std::vector<Ev> evs;
+    std::int64_t t = 1712195495519689047;
+    for (int i = 0; i < 400; ++i) {
+        t += 1000 + std::int64_t(rng() % 100000);
+        const int kind = int(rng() % kinds.size());
+        const bool gpu = kinds[std::size_t(kind)].second == EventCategory::Kernel;
+        evs.push_back({kind, "op" + std::to_string(rng() % 9), gpu ? 0 : 11,
+                       gpu ? 7 + int(rng() % 2) * 7 : 12, t, std::int64_t(rng() % 5000000)});
+    }
+    const auto micros = [](std::int64_t ns) {
+        return std::to_string(ns / 1000) + '.' + std::to_string(1000 + ns % 1000).substr(1);
+    };
+    for (int layout = 0; layout < 6; ++layout) {
+        std::string text = "{\"traceEvents\": [";
+        for (std::size_t i = 0; i < evs.size(); ++i) {
+            const Ev& e = evs[i];
+            std::vector<std::pair<std::string, std::string>> members = {
+                {"ph", "\"X\""},
+                {"cat", '"' + kinds[std::size_t(e.kind)].first + '"'},
+                {"name", '"' + e.name + '"'},
+                {"pid", std::to_string(e.pid)},
+                {"tid", std::to_string(e.tid)},
+                {"ts", micros(e.ts)},
+                {"dur", micros(e.dur)},
+                {"args", "{\"correlation\": " + std::to_string(i) + ", \"x\": [\"}\"]}"}};
+            if (layout == 3) std::shuffle(members.begin(), members.end(), rng);
+            if (layout == 4)
+                members.insert(members.begin() + std::ptrdiff_t(rng() % (members.size() + 1)),
+                               {"ext", "[1, {\"cat\": \"kernel\"}]"});
+            if (layout == 5) {
+                // A decoy of one member, written before it.
+                const std::size_t real = rng() % members.size();
+                const std::string decoy = members[real].first == "ph"     ? "\"B\""
+                                          : members[real].first == "cat"  ? "\"kernel\""
+                                          : members[real].first == "name" ? "\"decoy\""
+                                          : members[real].first == "args" ? "{}"
+                                                                          : "99";
+                members.insert(members.begin() + std::ptrdiff_t(rng() % (real + 1)),
+                               {members[real].first, decoy});
+            }
+            text += i ? ",\n  {" : "\n  {";
+            for (std::size_t m = 0; m < members.size(); ++m) {
+                const std::string& key = members[m].first;
+                if (layout == 1) // PyTorch's lines: ph..tid, ts and dur, args
+                    text += m == 0 ? "\n    " : key == "ts" || key == "args" ? ",\n    " : ", ";
+                else if (layout == 2)
+                    text += m == 0 ? " " : " ,  ";
+                else if (m > 0)
+                    text += ", ";
+                text += '"' + key + '"' + (layout == 2 ? " :  " : ": ") + members[m].second;
+            }
+            text += layout == 1 ? "\n  }" : "}";
+        }
+        text += "\n]}";
+        const Read r = readText(text);
+        QCOMPARE(int(r.result.status), int(SourceStatus::Ok));
+        QCOMPARE(r.result.events, std::int64_t(evs.size()));
+        QCOMPARE(r.store.lanes.size(), std::size_t(3));
+        for (const Lane& lane : r.store.lanes) {
+            std::size_t k = 0;
+            for (const Ev& e : evs) {
+                if (e.pid != lane.pid || e.tid != lane.tid) continue;
+                QVERIFY(k < lane.size());
+                QCOMPARE(lane.startNs[k], e.ts);
+                QCOMPARE(lane.endNs[k], e.ts + e.dur);
+                QVERIFY(r.store.strings.view(lane.nameId[k]) == e.name);
+                QCOMPARE(lane.category[k], kinds[std::size_t(e.kind)].second);
+                ++k;
+            }
+            QCOMPARE(k, lane.size());
+        }
+    }
 }
 
 // Numbers in every form the reader's eight-digits-at-a-time path takes (1-16 integer digits,
