@@ -14,6 +14,7 @@
 #include <malloc.h>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -75,6 +76,36 @@ Read readText(const std::string& text)
     Read r;
     r.result = KinetoReader::readBytes(text, r.store, {});
     return r;
+}
+
+// An event as a test wrote it: its lane, its start and end in ns, its name and, where the test
+// checks it, its category.
+struct WrittenEvent {
+    std::int64_t pid, tid, startNs, endNs;
+    std::string name;
+    std::optional<EventCategory> category;
+};
+
+// `r` read every event of `written` (in time order within each lane) and nothing else, into
+// `lanes` lanes.
+void compareLanes(const Read& r, const std::vector<WrittenEvent>& written, std::size_t lanes)
+{
+    QCOMPARE(int(r.result.status), int(SourceStatus::Ok));
+    QCOMPARE(r.result.events, std::int64_t(written.size()));
+    QCOMPARE(r.store.lanes.size(), lanes);
+    for (const Lane& lane : r.store.lanes) {
+        std::size_t k = 0;
+        for (const WrittenEvent& e : written) {
+            if (e.pid != lane.pid || e.tid != lane.tid) continue;
+            QVERIFY(k < lane.size());
+            QCOMPARE(lane.startNs[k], e.startNs);
+            QCOMPARE(lane.endNs[k], e.endNs);
+            QVERIFY(r.store.strings.view(lane.nameId[k]) == e.name);
+            if (e.category) QCOMPARE(lane.category[k], *e.category);
+            ++k;
+        }
+        QCOMPARE(k, lane.size());
+    }
 }
 
 std::vector<const CollectiveRecord*> ofOp(const EventStore& s, const char* op)
@@ -580,24 +611,13 @@ void TestKinetoReader::layoutsAndNumberFormsReadAlike()
                 member("dur", micros(e.dur, form), true);
             }
             text += "]}";
-            const Read r = readText(text);
-            QCOMPARE(int(r.result.status), int(SourceStatus::Ok));
-            QCOMPARE(r.result.events, std::int64_t(evs.size()));
-            QCOMPARE(r.store.lanes.size(), std::size_t(3));
-            for (const Lane& lane : r.store.lanes) {
-                std::size_t k = 0;
-                for (const Ev& e : evs) {
-                    if (e.tid != lane.tid) continue;
-                    QVERIFY(k < lane.size());
-                    QCOMPARE(lane.pid, std::int64_t(1));
-                    const std::int64_t rounded = form == 2 ? 1 : 0;
-                    QCOMPARE(lane.startNs[k], e.ts + rounded);
-                    QCOMPARE(lane.endNs[k], e.ts + rounded + e.dur + rounded);
-                    QVERIFY(r.store.strings.view(lane.nameId[k]) == e.name);
-                    ++k;
-                }
-                QCOMPARE(k, lane.size());
-            }
+            std::vector<WrittenEvent> written;
+            const std::int64_t rounded = form == 2 ? 1 : 0;
+            for (const Ev& e : evs)
+                written.push_back({1, e.tid, e.ts + rounded, e.ts + rounded + e.dur + rounded,
+                                   e.name, std::nullopt});
+            compareLanes(readText(text), written, 3);
+            if (QTest::currentTestFailed()) return;
         }
 }
 
@@ -674,23 +694,12 @@ void TestKinetoReader::memberOrdersReadAlike()
             text += layout == 1 ? "\n  }" : "}";
         }
         text += "\n]}";
-        const Read r = readText(text);
-        QCOMPARE(int(r.result.status), int(SourceStatus::Ok));
-        QCOMPARE(r.result.events, std::int64_t(evs.size()));
-        QCOMPARE(r.store.lanes.size(), std::size_t(3));
-        for (const Lane& lane : r.store.lanes) {
-            std::size_t k = 0;
-            for (const Ev& e : evs) {
-                if (e.pid != lane.pid || e.tid != lane.tid) continue;
-                QVERIFY(k < lane.size());
-                QCOMPARE(lane.startNs[k], e.ts);
-                QCOMPARE(lane.endNs[k], e.ts + e.dur);
-                QVERIFY(r.store.strings.view(lane.nameId[k]) == e.name);
-                QCOMPARE(lane.category[k], kinds[std::size_t(e.kind)].second);
-                ++k;
-            }
-            QCOMPARE(k, lane.size());
-        }
+        std::vector<WrittenEvent> written;
+        for (const Ev& e : evs)
+            written.push_back(
+                {e.pid, e.tid, e.ts, e.ts + e.dur, e.name, kinds[std::size_t(e.kind)].second});
+        compareLanes(readText(text), written, 3);
+        if (QTest::currentTestFailed()) return;
     }
 }
 
