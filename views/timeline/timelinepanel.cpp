@@ -418,8 +418,9 @@ void TimelinePanel::fitBottomPane()
     m_splitter->setSizes(sizes);
 }
 
-void TimelinePanel::bottomPaneDragged()
+void TimelinePanel::bottomPaneDragged(int, int handle)
 {
+    if (handle != m_splitter->indexOf(m_bottom)) return; // the overview's handle
     const int height = m_splitter->sizes()[2];
     // Dragged down onto its tab row: folded. Dragged open: unfolded, and that height kept for
     // the next time it unfolds.

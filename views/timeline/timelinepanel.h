@@ -117,8 +117,9 @@ private:
     int bottomPaneHeight() const;
     // The pane under the lanes given bottomPaneHeight(), the lanes the rest.
     void fitBottomPane();
-    // The user dragged a handle of the splitter: the pane's fold and height follow.
-    void bottomPaneDragged();
+    // The user dragged a handle of the splitter: the pane's fold and height follow the one above
+    // the pane.
+    void bottomPaneDragged(int position, int handle);
 
     static constexpr qint32 kStateVersion = 1;
 
