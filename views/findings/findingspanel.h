@@ -61,6 +61,9 @@ Q_SIGNALS:
 
 private:
     void refreshDetail();
+    // The findings and the ranked symptoms as tall as their rows (a few, then they scroll), the
+    // finding's detail the rest of the height.
+    void fitSplit();
     void refreshSymptoms();
     bool openFix(const QString& patternId);
 
