@@ -13,6 +13,7 @@
 #include <QListView>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
@@ -238,6 +239,12 @@ void TestFindingsPanel::rowsFitAndTheFindingGetsTheRest()
         symptoms->count() * symptoms->sizeHintForRow(0) + 2 * symptoms->frameWidth();
     QVERIFY2(symptoms->height() >= symptomRows && symptoms->height() <= symptomRows + 4,
              qPrintable(QStringLiteral("%1 for %2").arg(symptoms->height()).arg(symptomRows)));
+    // Narrower than the findings' columns: the scroll bar under the rows does not hide one.
+    fx.panel.resize(300, 720);
+    QTRY_VERIFY(table->horizontalScrollBar()->isVisible());
+    QTRY_COMPARE(table->viewport()->height(),
+                 findings * table->verticalHeader()->defaultSectionSize());
+    fx.panel.resize(430, 720);
     // The summary at its tallest, the evidence list under it taller than its rows need.
     QCOMPARE(fx.panel.summaryView()->height(), fx.panel.summaryView()->maximumHeight());
     QListWidget* evidence = fx.panel.evidenceList();

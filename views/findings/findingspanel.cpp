@@ -13,12 +13,14 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableView>
 #include <QTextBrowser>
 #include <QUrl>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <utility>
 
 namespace rankscope {
 
@@ -122,6 +124,10 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent), m_model(new Fin
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_split);
 
+    // The columns wider than a narrow dock: the scroll bar under the rows takes a row's height.
+    connect(m_table->horizontalScrollBar(), &QScrollBar::rangeChanged, this, [this](int, int max) {
+        if (std::exchange(m_tableScrolls, max > 0) != (max > 0)) fitSplit();
+    });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this] { refreshDetail(); });
     connect(m_evidenceButton, &QPushButton::clicked, this, &FindingsPanel::showEvidence);
@@ -154,7 +160,8 @@ void FindingsPanel::fitSplit()
     const int table =
         m_table->horizontalHeader()->sizeHint().height() +
         std::clamp(m_model->rowCount(), 2, 6) * m_table->verticalHeader()->defaultSectionSize() +
-        2 * m_table->frameWidth();
+        2 * m_table->frameWidth() +
+        (m_tableScrolls ? m_table->horizontalScrollBar()->sizeHint().height() : 0);
     const int symptomRow =
         m_symptoms->count() > 0 ? m_symptoms->sizeHintForRow(0) : fontMetrics().height() + 2;
     // A scroll area's own minimum is taller than one row.

@@ -75,6 +75,7 @@ private:
     WalkthroughPanel* m_walkthrough = nullptr;
 
     QSplitter* m_split = nullptr;
+    bool m_tableScrolls = false; // the findings' columns are wider than the table
     QTableView* m_table = nullptr;
     QTextBrowser* m_summary = nullptr;
     QListWidget* m_evidence = nullptr;
