@@ -852,6 +852,10 @@ private Q_SLOTS:
         QVERIFY2(panel.breakdownChart()->height() >= 12 * line,
                  qPrintable(QString::number(panel.breakdownChart()->height())));
         QVERIFY(pane->isSummaryShown());
+        // A selection made and cleared there leaves the chart shown.
+        view->select(hit);
+        QTest::keyClick(view, Qt::Key_Escape);
+        QVERIFY(pane->isExpanded());
 
         // The user drags the pane's handle down a little: that height is kept for the next
         // unfolding.

@@ -14,8 +14,9 @@ class SummaryLine;
 // tab row shows, with the details' text on one line beside the tabs, so that the lanes get the
 // height while there is nothing to read. It unfolds when something is selected, when a tab is
 // clicked or raised, and by its button (Ctrl+Shift+D); it folds again when the selection is
-// cleared. A fold or unfold the user chose holds until the selection comes or goes. The panel
-// around it gives it collapsedHeight() folded, and its own choice of height unfolded.
+// cleared on the details' tab. A fold or unfold the user chose holds until the selection comes or
+// goes. The panel around it gives it collapsedHeight() folded, and its own choice of height
+// unfolded.
 class DetailsTabs : public QTabWidget {
     Q_OBJECT
 public:
@@ -23,7 +24,11 @@ public:
 
     // A page, which folding squeezes to nothing (its own minimum height would hold the pane open).
     void addPage(QWidget* page, const QString& label);
-    bool isExpanded() const { return m_userExpanded.value_or(m_hasSelection); }
+    // Unless the user chose: unfolded while something is selected or a chart is raised.
+    bool isExpanded() const
+    {
+        return m_userExpanded.value_or(m_hasSelection || currentIndex() > 0);
+    }
     // Whether the timeline has a selection: the pane follows it unless the user chose otherwise.
     void setHasSelection(bool hasSelection);
     // The user's choice (the button, a tab, the splitter's handle).
