@@ -338,6 +338,11 @@ void TimelinePanel::setDiagnosis(const AnalysisResult& analysis)
     m_overview->setDiagnosis(analysis, marks);
     m_overviewSized = false;
     sizeOverview();
+    // The loader sets the diagnosis into the session the charts and the details were given
+    // before it arrived: they read it again.
+    m_breakdown->setSession(m_view->session());
+    m_collective->setSession(m_view->session());
+    selectionChanged();
 }
 
 void TimelinePanel::showJob(int job)
