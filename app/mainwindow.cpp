@@ -166,6 +166,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_walkthrough->restoreState(
         settings.value(QStringLiteral("mainWindow/walkthrough")).toByteArray());
     m_issues->restoreState(settings.value(QStringLiteral("mainWindow/issues")).toByteArray());
+    m_timeline->restoreState(settings.value(QStringLiteral("mainWindow/timeline")).toByteArray());
 }
 
 QSize MainWindow::firstRunSize(QSize availableScreen)
@@ -1017,6 +1018,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     settings.setValue(QStringLiteral("mainWindow/taxonomy"), m_taxonomy->saveState());
     settings.setValue(QStringLiteral("mainWindow/walkthrough"), m_walkthrough->saveState());
     settings.setValue(QStringLiteral("mainWindow/issues"), m_issues->saveState());
+    settings.setValue(QStringLiteral("mainWindow/timeline"), m_timeline->saveState());
     m_walkthrough->flush();
     saveNotes();
     QMainWindow::closeEvent(event);

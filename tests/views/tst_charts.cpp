@@ -274,6 +274,22 @@ private Q_SLOTS:
                  qPrintable(chart.note()->text()));
     }
 
+    // As the main window shows a folder: the timeline and its charts as soon as it is read, the
+    // diagnosis set into the same session when it arrives. The charts then show it.
+    void chartsShowTheDiagnosisWhenItArrives()
+    {
+        TimelinePanel panel;
+        const auto s = analysedSession();
+        const AnalysisResult analysis = s->analysis;
+        s->analysis = {};
+        panel.setSession(s);
+        QVERIFY(panel.breakdownChart()->bars().ranks.isEmpty());
+        s->analysis = analysis;
+        panel.setDiagnosis(s->analysis);
+        QCOMPARE(panel.breakdownChart()->bars().ranks.size(), qsizetype(4));
+        QVERIFY(panel.collectiveChart()->bars().group >= 0);
+    }
+
     void clickOnBreakdownBarSelectsRank()
     {
         TimelinePanel panel;

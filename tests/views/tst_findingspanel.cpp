@@ -8,10 +8,12 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QHeaderView>
 #include <QLabel>
 #include <QListView>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
@@ -69,6 +71,7 @@ private Q_SLOTS:
     void showOnTimelineShowsTheFindingsRange();
     void fixItOpensAFixPatternOfTheFinding();
     void symptomsAreListedWithScores();
+    void rowsFitAndTheFindingGetsTheRest();
     void markersAndOffsetsFollowTheAnalysis();
     void factFindingsSayTheyHaveNoSymptom();
     void saysWhenTheDiagnosisIsNotThere();
@@ -213,6 +216,39 @@ void TestFindingsPanel::symptomsAreListedWithScores()
     const QString first = fx.panel.symptomList()->item(0)->text();
     QVERIFY(first.contains(QString::number(symptoms.front().score, 'f', 2)));
     QVERIFY(first.contains(FindingsModel::symptomName(symptoms.front().symptom)));
+}
+
+// In the dock of a 1280x800 window (about 430 x 720): the findings and the ranked symptoms are as
+// tall as their rows, every row shown; the finding's detail has the rest.
+void TestFindingsPanel::rowsFitAndTheFindingGetsTheRest()
+{
+    Fixture fx;
+    fx.panel.resize(430, 720);
+    QVERIFY(QTest::qWaitForWindowExposed(&fx.panel));
+    QTableView* table = fx.panel.table();
+    const int findings = fx.panel.model()->rowCount();
+    QCOMPARE(findings, 2);
+    const int tableRows = table->horizontalHeader()->height() +
+                          findings * table->verticalHeader()->defaultSectionSize() +
+                          2 * table->frameWidth();
+    QTRY_VERIFY2(table->height() >= tableRows && table->height() <= tableRows + 4,
+                 qPrintable(QStringLiteral("%1 for %2").arg(table->height()).arg(tableRows)));
+    QListWidget* symptoms = fx.panel.symptomList();
+    QVERIFY(symptoms->count() >= 1 && symptoms->count() <= 4);
+    const int symptomRows =
+        symptoms->count() * symptoms->sizeHintForRow(0) + 2 * symptoms->frameWidth();
+    QVERIFY2(symptoms->height() >= symptomRows && symptoms->height() <= symptomRows + 4,
+             qPrintable(QStringLiteral("%1 for %2").arg(symptoms->height()).arg(symptomRows)));
+    // Narrower than the findings' columns: the scroll bar under the rows does not hide one.
+    fx.panel.resize(300, 720);
+    QTRY_VERIFY(table->horizontalScrollBar()->isVisible());
+    QTRY_COMPARE(table->viewport()->height(),
+                 findings * table->verticalHeader()->defaultSectionSize());
+    fx.panel.resize(430, 720);
+    // The summary at its tallest, the evidence list under it taller than its rows need.
+    QCOMPARE(fx.panel.summaryView()->height(), fx.panel.summaryView()->maximumHeight());
+    QListWidget* evidence = fx.panel.evidenceList();
+    QVERIFY(evidence->height() > evidence->count() * evidence->sizeHintForRow(0));
 }
 
 void TestFindingsPanel::markersAndOffsetsFollowTheAnalysis()

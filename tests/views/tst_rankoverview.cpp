@@ -475,6 +475,34 @@ void TestRankOverview::eightRanksAt1280x800()
         QCOMPARE(image.pixelColor(xOf(*canvas, *view, arrival), layout.yForRank(r)),
                  timelinecolors::kArrivalSkew);
     }
+
+    // A finding labelled in the strip where the skew's badge would go, just after the last
+    // arrival: the badge goes beside the label, not over it.
+    const std::int64_t lastArrival = start + kComputeNs - kIssueLeadNs + kDelayNs;
+    const std::int64_t markStartNs = lastArrival - 100'000;
+    const QString label = QStringLiteral("F1 hang");
+    view->setMarkers({{markStartNs, lastArrival + 600'000, {}, QColor(200, 30, 30), label}});
+    canvas->invalidate();
+    QApplication::processEvents();
+    image = canvas->grab().toImage();
+    QFont small = canvas->font();
+    small.setPixelSize(9); // the strip's labels' font
+    const int labelFrom = xOf(*canvas, *view, markStartNs) + 2;
+    const int labelTo = labelFrom + QFontMetrics(small).horizontalAdvance(label);
+    // The badge's columns: its fill is the only skew colour on the strip's top pixel row.
+    int badgeFrom = -1, badgeTo = -1;
+    for (int px = 0; px < image.width(); ++px)
+        if (image.pixelColor(px, 0) == timelinecolors::kArrivalSkew) {
+            if (badgeFrom < 0) badgeFrom = px;
+            badgeTo = px;
+        }
+    QVERIFY2(badgeFrom >= 0, "no skew badge in the strip");
+    QVERIFY2(badgeTo < labelFrom || badgeFrom >= labelTo,
+             qPrintable(QStringLiteral("badge %1-%2, label %3-%4")
+                            .arg(badgeFrom)
+                            .arg(badgeTo)
+                            .arg(labelFrom)
+                            .arg(labelTo)));
 }
 
 // Ranks brushed on the overview are exactly the ranks whose lanes the detail view lays out:

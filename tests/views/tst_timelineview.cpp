@@ -4,6 +4,7 @@
 #include "model/traceloader.h"
 #include "model/tracesession.h"
 #include "tests/support/syntheticsession.h"
+#include "views/charts/rankbreakdownchart.h"
 #include "views/timeline/rankoverview.h"
 #include "views/timeline/timelinecolors.h"
 #include "views/timeline/timelinepanel.h"
@@ -14,6 +15,8 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QSplitter>
+#include <QTabBar>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QTextCursor>
@@ -744,6 +747,150 @@ private Q_SLOTS:
         QVERIFY(png.height() >= panel.view()->wholeTimelineSize().height());
         QString error;
         QVERIFY(!panel.exportPng(dir.filePath(QStringLiteral("no/such/dir.png")), &error));
+    }
+
+    // The Timeline tab of a 1280x800 window (docks beside it, menu, tabs and status bar around
+    // it): with nothing selected the pane under the lanes is its tab row, with the pane's text on
+    // one line beside the tabs, and the lanes get the height. A click on an event unfolds it with
+    // the event's details, Esc folds it; the keyboard reaches it by its toggle's shortcut and the
+    // tabs; a height the user drags it to is kept, across sessions too.
+    void detailsPaneFoldsWhileNothingIsSelected()
+    {
+        auto session = synthetic::makeSession({8, 2, 1, 200, 20'000'000, 8, 120'000, 5});
+        TimelinePanel panel;
+        panel.resize(840, 700);
+        panel.setSession(session);
+        panel.show();
+        panel.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&panel));
+        DetailsTabs* pane = panel.bottomTabs();
+        TimelineView* view = panel.view();
+        QTabBar* tabs = pane->tabBar();
+        const int line = panel.fontMetrics().height();
+        const auto laneRows = [&] {
+            return (view->viewport()->height() - TimelineView::kHeaderHeight) /
+                   TimelineView::kRowHeight;
+        };
+        QVERIFY(!pane->isExpanded());
+        // The lanes: all the height but the tool row, the rank overview and the pane's tab row.
+        QVERIFY2(laneRows() >= 24, qPrintable(QString::number(laneRows())));
+        QVERIFY2(pane->height() <= tabs->height() + 6, qPrintable(QString::number(pane->height())));
+        QVERIFY(pane->isSummaryShown());
+        QVERIFY2(pane->summary().startsWith(QStringLiteral("Click an event to see its details")),
+                 qPrintable(pane->summary()));
+        QVERIFY(pane->summary().contains(QStringLiteral("8 rank(s), 24 lane(s)")));
+        // Every tab whole, the summary and the toggle beside them, not over them.
+        QCOMPARE(tabs->count(), 3);
+        for (int i = 0; i < tabs->count(); ++i)
+            QVERIFY(tabs->rect().contains(tabs->tabRect(i)));
+        QVERIFY(pane->cornerWidget()->isVisible());
+        QVERIFY(pane->cornerWidget()->geometry().left() >= tabs->geometry().right());
+        QVERIFY(pane->cornerWidget()->geometry().right() <= pane->width());
+        // A taller window: the height goes to the lanes, the pane stays its tab row.
+        const int rowsBefore = laneRows(), folded = pane->height();
+        panel.resize(840, 760);
+        QTRY_VERIFY(laneRows() >= rowsBefore + 3);
+        QCOMPARE(pane->height(), folded);
+        panel.resize(840, 700);
+        QTRY_COMPARE(laneRows(), rowsBefore);
+
+        // A click on an event of the lowest lane in view, which the unfolding pane would cover.
+        QPoint at;
+        int clickedLane = -1;
+        for (int l = int(session->events.lanes.size()) - 1; l >= 0 && at.isNull(); --l) {
+            const int y = view->yForLane(l);
+            if (y < 0 || y + TimelineView::kRowHeight / 2 > view->viewport()->height()) continue;
+            for (int x = TimelineView::kLabelWidth + 1; x < view->viewport()->width(); ++x)
+                if (view->hitTest({x, y}).lane == l) {
+                    at = {x, y};
+                    clickedLane = l;
+                    break;
+                }
+        }
+        QVERIFY(!at.isNull());
+        QVERIFY(at.y() > view->viewport()->height() / 2);
+        const Lane& lane = session->events.lanes[std::size_t(clickedLane)];
+        const TimelineEventRef hit = view->hitTest(at);
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(view->selected(), hit);
+        // Scrolled up into what is left of the lanes.
+        const int hitY = view->yForLane(hit.lane, lane.depth[std::size_t(hit.event)]);
+        QVERIFY2(hitY >= TimelineView::kHeaderHeight &&
+                     hitY + TimelineView::kRowHeight / 2 <= view->viewport()->height(),
+                 qPrintable(QStringLiteral("%1 of %2").arg(hitY).arg(view->viewport()->height())));
+        const QString name =
+            QString::fromUtf8(session->events.strings.view(lane.nameId[std::size_t(hit.event)]));
+        QVERIFY(pane->isExpanded());
+        QVERIFY(panel.details()->isVisible());
+        QVERIFY(panel.details()->toPlainText().startsWith(name));
+        QVERIFY2(panel.details()->height() >= 4 * line,
+                 qPrintable(QString::number(panel.details()->height())));
+        QVERIFY(!pane->isSummaryShown()); // the details say it in full
+        QVERIFY(laneRows() >= 8);
+
+        // Esc clears the selection: folded, the summary back on the tab row.
+        QTest::keyClick(view, Qt::Key_Escape);
+        QVERIFY(!view->selected().isValid());
+        QVERIFY(!pane->isExpanded());
+        QTRY_VERIFY(pane->height() <= tabs->height() + 6);
+        QVERIFY(pane->summary().startsWith(QStringLiteral("Click an event")));
+        view->verticalScrollBar()->setValue(0); // `at` on the same event again
+
+        // From the keyboard: the toggle's shortcut, then a tab raised by Ctrl+Tab.
+        // (A button's shortcut clicks it as it animates the press: a moment later.)
+        QTest::keyClick(view, Qt::Key_D, Qt::ControlModifier | Qt::ShiftModifier);
+        QTRY_VERIFY(pane->isExpanded());
+        QVERIFY(panel.details()->height() >= 4 * line);
+        QTest::keyClick(view, Qt::Key_D, Qt::ControlModifier | Qt::ShiftModifier);
+        QTRY_VERIFY(!pane->isExpanded());
+        pane->setFocus();
+        QTest::keyClick(pane, Qt::Key_Tab, Qt::ControlModifier);
+        QCOMPARE(pane->currentWidget(), panel.breakdownChart());
+        QVERIFY(pane->isExpanded());
+        // The chart has room for its bars, and the summary (the details' text) shows beside
+        // the tabs.
+        QVERIFY2(panel.breakdownChart()->height() >= 12 * line,
+                 qPrintable(QString::number(panel.breakdownChart()->height())));
+        QVERIFY(pane->isSummaryShown());
+        // A selection made and cleared there leaves the chart shown.
+        view->select(hit);
+        QTest::keyClick(view, Qt::Key_Escape);
+        QVERIFY(pane->isExpanded());
+
+        // The user drags the pane's handle down a little: that height is kept for the next
+        // unfolding.
+        auto* splitter = qobject_cast<QSplitter*>(pane->parentWidget());
+        QVERIFY(splitter);
+        QSplitterHandle* handle = splitter->handle(splitter->indexOf(pane));
+        const int dragged = pane->height() - 60;
+        const QPoint grip = handle->rect().center();
+        QTest::mousePress(handle, Qt::LeftButton, {}, grip);
+        QTest::mouseMove(handle, grip + QPoint(0, 60));
+        QTest::mouseRelease(handle, Qt::LeftButton, {}, grip + QPoint(0, 60));
+        QCOMPARE(pane->height(), dragged);
+        pane->setCurrentIndex(0);
+        QTest::keyClick(view, Qt::Key_D, Qt::ControlModifier | Qt::ShiftModifier);
+        QTRY_VERIFY(!pane->isExpanded());
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, at);
+        QVERIFY(pane->isExpanded());
+        QCOMPARE(pane->height(), dragged);
+        // ... and a new panel (the next run) restores it.
+        const QByteArray state = panel.saveState();
+        TimelinePanel next;
+        next.resize(840, 700);
+        next.restoreState(state);
+        next.setSession(session);
+        next.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&next));
+        QVERIFY(!next.bottomTabs()->isExpanded());
+        next.view()->select(hit);
+        QCOMPARE(next.bottomTabs()->height(), dragged);
+        // Dragged down onto its tab row: folded.
+        QTest::mousePress(handle, Qt::LeftButton, {}, grip);
+        QTest::mouseMove(handle, grip + QPoint(0, dragged));
+        QTest::mouseRelease(handle, Qt::LeftButton, {}, grip + QPoint(0, dragged));
+        QVERIFY(!pane->isExpanded());
+        QVERIFY(pane->height() <= tabs->height() + 6);
     }
 
     // Exported, the whole timeline whatever is in view: zoomed into the first 2 % and brushed to

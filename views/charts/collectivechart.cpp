@@ -41,7 +41,6 @@ CollectiveChart::CollectiveChart(QWidget* parent) : QWidget(parent)
     m_chartView = new QChartView(m_chart, this);
     m_chartView->setObjectName(QStringLiteral("collectiveChart"));
     m_chartView->setRenderHint(QPainter::Antialiasing);
-    m_chartView->setMinimumHeight(fontMetrics().height() * 13);
     auto* top = new QHBoxLayout;
     top->setContentsMargins(6, 4, 6, 2);
     top->addWidget(new QLabel(tr("Collective:"), this));

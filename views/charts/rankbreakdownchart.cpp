@@ -47,7 +47,6 @@ RankBreakdownChart::RankBreakdownChart(QWidget* parent) : QWidget(parent)
     m_chartView = new QChartView(m_chart, this);
     m_chartView->setObjectName(QStringLiteral("breakdownChart"));
     m_chartView->setRenderHint(QPainter::Antialiasing);
-    m_chartView->setMinimumHeight(fontMetrics().height() * 13);
     auto* top = new QHBoxLayout;
     top->setContentsMargins(6, 4, 6, 4);
     top->addWidget(m_scopeChoice, 0, Qt::AlignTop);

@@ -13,11 +13,14 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableView>
 #include <QTextBrowser>
 #include <QUrl>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <utility>
 
 namespace rankscope {
 
@@ -72,7 +75,7 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent), m_model(new Fin
     m_summary->setOpenLinks(false);
     m_summary->setFrameShape(QFrame::NoFrame);
     m_summary->setMinimumHeight(fontMetrics().height() * 4);
-    m_summary->setMaximumHeight(fontMetrics().height() * 8);
+    m_summary->setMaximumHeight(fontMetrics().height() * 12);
     m_evidence = new QListWidget(detail);
     m_evidence->setObjectName(QStringLiteral("evidenceList"));
     m_evidence->setWordWrap(false);
@@ -112,14 +115,19 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent), m_model(new Fin
     m_split->addWidget(m_table);
     m_split->addWidget(detail);
     m_split->addWidget(symptoms);
-    m_split->setStretchFactor(0, 1);
-    m_split->setStretchFactor(1, 3);
-    m_split->setStretchFactor(2, 1);
+    // A taller dock goes to the finding's detail (fitSplit sizes the other two).
+    m_split->setStretchFactor(0, 0);
+    m_split->setStretchFactor(1, 1);
+    m_split->setStretchFactor(2, 0);
     m_split->setChildrenCollapsible(false);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_split);
 
+    // The columns wider than a narrow dock: the scroll bar under the rows takes a row's height.
+    connect(m_table->horizontalScrollBar(), &QScrollBar::rangeChanged, this, [this](int, int max) {
+        if (std::exchange(m_tableScrolls, max > 0) != (max > 0)) fitSplit();
+    });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this] { refreshDetail(); });
     connect(m_evidenceButton, &QPushButton::clicked, this, &FindingsPanel::showEvidence);
@@ -143,6 +151,28 @@ void FindingsPanel::setSession(SessionPtr session, Diagnosis state)
         selectFinding(0);
     else
         refreshDetail();
+    fitSplit();
+}
+
+void FindingsPanel::fitSplit()
+{
+    // Empty rows under two findings took the height the finding's summary scrolled for.
+    const int table =
+        m_table->horizontalHeader()->sizeHint().height() +
+        std::clamp(m_model->rowCount(), 2, 6) * m_table->verticalHeader()->defaultSectionSize() +
+        2 * m_table->frameWidth() +
+        (m_tableScrolls ? m_table->horizontalScrollBar()->sizeHint().height() : 0);
+    const int symptomRow =
+        m_symptoms->count() > 0 ? m_symptoms->sizeHintForRow(0) : fontMetrics().height() + 2;
+    // A scroll area's own minimum is taller than one row.
+    m_symptoms->setMinimumHeight(symptomRow + 2 * m_symptoms->frameWidth());
+    QWidget* symptoms = m_split->widget(2);
+    const int symptomsHeight =
+        symptoms->layout()->itemAt(0)->sizeHint().height() + symptoms->layout()->spacing() +
+        std::clamp(m_symptoms->count(), 1, 4) * symptomRow + 2 * m_symptoms->frameWidth();
+    const QList<int> sizes = m_split->sizes();
+    const int total = std::max(sizes[0] + sizes[1] + sizes[2], height());
+    m_split->setSizes({table, std::max(0, total - table - symptomsHeight), symptomsHeight});
 }
 
 void FindingsPanel::setTargets(LogViewer* logViewer, TimelineView* timeline,

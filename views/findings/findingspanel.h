@@ -61,6 +61,9 @@ Q_SIGNALS:
 
 private:
     void refreshDetail();
+    // The findings and the ranked symptoms as tall as their rows (a few, then they scroll), the
+    // finding's detail the rest of the height.
+    void fitSplit();
     void refreshSymptoms();
     bool openFix(const QString& patternId);
 
@@ -72,6 +75,7 @@ private:
     WalkthroughPanel* m_walkthrough = nullptr;
 
     QSplitter* m_split = nullptr;
+    bool m_tableScrolls = false; // the findings' columns are wider than the table
     QTableView* m_table = nullptr;
     QTextBrowser* m_summary = nullptr;
     QListWidget* m_evidence = nullptr;

@@ -7,7 +7,9 @@
 #include <QPainter>
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <map>
+#include <optional>
 
 namespace rankscope {
 
@@ -342,9 +344,27 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
         p.fillRect(QRect(a, strip - 3, std::max(1, b - a + 1), 3), colors::kArrivalSkew);
         const QString text =
             QObject::tr("arrival skew %1").arg(ZoomState::formatDuration(lastNs - firstNs));
-        const int tx = std::clamp(b + 4, left, std::max(left, right - fm.horizontalAdvance(text)));
-        p.setPen(colors::kArrivalSkew.darker(130));
-        p.drawText(QRect(tx, 0, right - tx, strip), Qt::AlignVCenter | Qt::AlignLeft, text);
+        // A badge after the last arrival, or as near it as the findings' labels leave room
+        // for (drawn over one, both were unreadable); left out where none does (the ruler's
+        // badge and the details say it too).
+        const int w = fm.horizontalAdvance(text) + 6;
+        const int wanted = std::clamp(b + 4, left, std::max(left, right - w));
+        std::vector<int> candidates{wanted};
+        for (const auto& [from, to] : labelled)
+            candidates.insert(candidates.end(), {to, from - w});
+        std::optional<int> tx;
+        for (int x : candidates) {
+            const bool free = x >= left && x + w <= right &&
+                              std::none_of(labelled.begin(), labelled.end(), [&](const auto& l) {
+                                  return x < l.second && l.first < x + w;
+                              });
+            if (free && (!tx || std::abs(x - wanted) < std::abs(*tx - wanted))) tx = x;
+        }
+        if (tx) {
+            p.fillRect(QRect(*tx, 0, w, strip - 3), colors::kArrivalSkew);
+            p.setPen(colors::textColorOn(colors::kArrivalSkew));
+            p.drawText(QRect(*tx, 0, w, strip - 2), Qt::AlignCenter, text);
+        }
     }
     p.fillRect(QRect(left - 1, strip, 1, rowsBottom - strip), QColor(200, 200, 210));
 }

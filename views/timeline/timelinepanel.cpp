@@ -4,11 +4,13 @@
 #include "views/charts/collectivechart.h"
 #include "views/charts/rankbreakdownchart.h"
 #include "views/findings/findingsmodel.h"
+#include "views/timeline/detailstabs.h"
 #include "views/timeline/rankoverview.h"
 #include "views/timeline/timelineview.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDataStream>
 #include <QDateTime>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -19,7 +21,6 @@
 #include <QPainter>
 #include <QPushButton>
 #include <QSplitter>
-#include <QTabWidget>
 #include <QTextBrowser>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -187,18 +188,17 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
 
     m_details = new QTextBrowser(this);
     m_details->setObjectName(QStringLiteral("timelineDetails"));
-    m_details->setHtml(m_view->selectionDetailsHtml());
 
     m_breakdown = new RankBreakdownChart(this);
     m_breakdown->setObjectName(QStringLiteral("rankBreakdownChart"));
     m_collective = new CollectiveChart(this);
     m_collective->setObjectName(QStringLiteral("collectiveChart"));
-    m_bottom = new QTabWidget(this);
+    m_bottom = new DetailsTabs(this);
     m_bottom->setObjectName(QStringLiteral("timelineBottomTabs"));
-    m_bottom->setDocumentMode(true);
-    m_bottom->addTab(m_details, tr("Details"));
-    m_bottom->addTab(m_breakdown, tr("Time per rank"));
-    m_bottom->addTab(m_collective, tr("Collective by rank"));
+    m_bottom->addPage(m_details, tr("Details"));
+    m_bottom->addPage(m_breakdown, tr("Time per rank"));
+    m_bottom->addPage(m_collective, tr("Collective by rank"));
+    showDetails();
 
     m_overview = new RankOverview(m_view, this);
     m_overview->setObjectName(QStringLiteral("rankOverview"));
@@ -211,13 +211,19 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     splitter->addWidget(m_view);
     splitter->addWidget(m_bottom);
     splitter->setChildrenCollapsible(false);
-    // The overview keeps the height sizeOverview gave its rows: a taller window goes to the lanes.
+    // The overview keeps the height sizeOverview gave its rows and the pane under the lanes the
+    // height fitBottomPane gave it: a taller window goes to the lanes.
     splitter->setStretchFactor(0, 0);
-    splitter->setStretchFactor(1, 3);
-    splitter->setStretchFactor(2, 1);
-    // The timeline gets most of the height; the charts about what their bars need.
+    splitter->setStretchFactor(1, 1);
+    splitter->setStretchFactor(2, 0);
     splitter->setSizes(
-        {fontMetrics().height() * 6, fontMetrics().height() * 50, fontMetrics().height() * 18});
+        {fontMetrics().height() * 6, fontMetrics().height() * 50, m_bottom->collapsedHeight()});
+    connect(m_bottom, &DetailsTabs::expandedChanged, this, &TimelinePanel::fitBottomPane);
+    connect(m_bottom, &QTabWidget::currentChanged, this, [this] {
+        // A chart raised in an unfolded pane of the details' height: the chart's height.
+        if (m_bottom->isExpanded() && m_bottomHeight == 0) fitBottomPane();
+    });
+    connect(splitter, &QSplitter::splitterMoved, this, &TimelinePanel::bottomPaneDragged);
     connect(m_overview, &RankOverview::activityReady, this, [this] {
         m_overviewSized = false;
         sizeOverview();
@@ -257,10 +263,9 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     connect(m_find, &QLineEdit::textChanged, m_view, &TimelineView::setFindText);
     connect(m_view, &TimelineView::findHitsChanged, this, &TimelinePanel::updateFindStatus);
     connect(m_view, &TimelineView::selectionChanged, this, &TimelinePanel::selectionChanged);
-    connect(m_view, &TimelineView::detailsRead, this,
-            [this] { m_details->setHtml(m_view->selectionDetailsHtml()); });
+    connect(m_view, &TimelineView::detailsRead, this, &TimelinePanel::showDetails);
     connect(m_view, &TimelineView::clockChanged, this, [this] {
-        m_details->setHtml(m_view->selectionDetailsHtml());
+        showDetails();
         m_collective->setClock(m_view->clock());
         m_breakdown->setVisibleWindow(m_view->zoom().visibleStartNs(),
                                       m_view->zoom().visibleEndNs(), m_view->clock());
@@ -315,7 +320,7 @@ void TimelinePanel::setSession(SessionPtr session)
         }
         showJob(jobs.mixed() ? jobs.analysed : -1);
     }
-    m_details->setHtml(m_view->selectionDetailsHtml());
+    showDetails();
     m_breakdown->setSession(session);
     m_breakdown->setVisibleWindow(m_view->zoom().visibleStartNs(), m_view->zoom().visibleEndNs(),
                                   m_view->clock());
@@ -333,6 +338,11 @@ void TimelinePanel::setDiagnosis(const AnalysisResult& analysis)
     m_overview->setDiagnosis(analysis, marks);
     m_overviewSized = false;
     sizeOverview();
+    // The loader sets the diagnosis into the session the charts and the details were given
+    // before it arrived: they read it again.
+    m_breakdown->setSession(m_view->session());
+    m_collective->setSession(m_view->session());
+    selectionChanged();
 }
 
 void TimelinePanel::showJob(int job)
@@ -350,11 +360,10 @@ void TimelinePanel::showJob(int job)
 void TimelinePanel::sizeOverview()
 {
     // Every rank in the overview, up to 18 px a row, within 40 % of the tab's height; the
-    // details and charts below at most a quarter (or what their charts need at least), the
-    // lanes the rest. A session loaded while the tab is hidden is sized when the tab first gets
-    // its size.
+    // details and charts below their own height (folded: their tab row), the lanes the rest. A
+    // session loaded while the tab is hidden is sized when the tab first gets its size.
     const QList<int> old = m_splitter->sizes();
-    const int bottom = std::min(old[2], m_splitter->height() / 4);
+    const int bottom = bottomPaneHeight();
     const int total = old[0] + old[1] + old[2] - bottom;
     const int least = fontMetrics().height() * 8;
     if (m_overviewSized || !isVisible() || total < 2 * least) return;
@@ -377,9 +386,78 @@ void TimelinePanel::showEvent(QShowEvent* event)
     QTimer::singleShot(0, this, &TimelinePanel::sizeOverview);
 }
 
-void TimelinePanel::selectionChanged()
+void TimelinePanel::showDetails()
 {
     m_details->setHtml(m_view->selectionDetailsHtml());
+    m_bottom->setSummaryFrom(*m_details->document());
+    m_bottom->setHasSelection(m_view->selected().isValid() || m_view->selectedRank() >= 0);
+}
+
+int TimelinePanel::bottomPaneHeight() const
+{
+    if (!m_bottom->isExpanded()) return m_bottom->collapsedHeight();
+    if (m_bottomHeight > 0) return m_bottomHeight;
+    // Not sized by the user yet: the details' text as it wraps now, or what a chart's bars need,
+    // within 40 % of the tab.
+    const int line = fontMetrics().height();
+    const int wanted = m_bottom->currentWidget() == m_details
+                           ? m_bottom->collapsedHeight() +
+                                 int(m_details->document()->size().height()) +
+                                 2 * m_details->frameWidth() + line
+                           : line * 18;
+    const int least = m_bottom->collapsedHeight() + 4 * line;
+    return std::clamp(wanted, least, std::max(least, m_splitter->height() * 2 / 5));
+}
+
+void TimelinePanel::fitBottomPane()
+{
+    QList<int> sizes = m_splitter->sizes();
+    const int room = sizes[1] + sizes[2];
+    // Before the first layout sizeOverview places the pane.
+    if (!isVisible() || room <= 0) return;
+    const int collapsed = m_bottom->collapsedHeight();
+    const int bottom = std::clamp(bottomPaneHeight(), collapsed,
+                                  std::max(collapsed, room - m_view->minimumHeight()));
+    sizes[1] = room - bottom;
+    sizes[2] = bottom;
+    m_splitter->setSizes(sizes);
+}
+
+void TimelinePanel::bottomPaneDragged(int, int handle)
+{
+    if (handle != m_splitter->indexOf(m_bottom)) return; // the overview's handle
+    const int height = m_splitter->sizes()[2];
+    // Dragged down onto its tab row: folded. Dragged open: unfolded, and that height kept for
+    // the next time it unfolds.
+    if (height <= m_bottom->collapsedHeight() + fontMetrics().height()) {
+        if (m_bottom->isExpanded()) m_bottom->setUserExpanded(false);
+        return;
+    }
+    m_bottomHeight = height;
+    if (!m_bottom->isExpanded()) m_bottom->setUserExpanded(true);
+}
+
+QByteArray TimelinePanel::saveState() const
+{
+    QByteArray state;
+    QDataStream out(&state, QIODevice::WriteOnly);
+    out << qint32(kStateVersion) << qint32(m_bottomHeight);
+    return state;
+}
+
+void TimelinePanel::restoreState(const QByteArray& state)
+{
+    QDataStream in(state);
+    qint32 version = 0, bottomHeight = 0;
+    in >> version >> bottomHeight;
+    if (in.status() != QDataStream::Ok || version != kStateVersion || bottomHeight < 0) return;
+    m_bottomHeight = bottomHeight;
+    fitBottomPane();
+}
+
+void TimelinePanel::selectionChanged()
+{
+    showDetails();
     const TimelineEventRef ref = m_view->selected();
     const SessionPtr s = m_view->session();
     const int rank =

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/tracesession.h"
+#include "views/timeline/detailstabs.h"
 
 #include <QImage>
 #include <QWidget>
@@ -10,7 +11,6 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QSplitter;
-class QTabWidget;
 class QTextBrowser;
 class QToolButton;
 
@@ -79,7 +79,9 @@ public:
     void showJob(int job); // -1: every job
     KeyHintLabel* keyHints() const { return m_keyHints; }
     QTextBrowser* details() const { return m_details; }
-    QTabWidget* bottomTabs() const { return m_bottom; }
+    // The details and the charts under the lanes, folded to their tab row while nothing is
+    // selected.
+    DetailsTabs* bottomTabs() const { return m_bottom; }
     RankBreakdownChart* breakdownChart() const { return m_breakdown; }
     CollectiveChart* collectiveChart() const { return m_collective; }
     // Raises the time-per-rank chart under the view.
@@ -91,6 +93,10 @@ public:
     bool exportSvg(const QString& path, QString* error = nullptr);
     // Ctrl+F: the main window's Find action calls this while the Timeline tab is current.
     void showFindBar();
+    // What the user chose that outlives the session: the height they dragged the pane under
+    // the lanes to (the main window keeps it in its settings).
+    QByteArray saveState() const;
+    void restoreState(const QByteArray& state);
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -103,6 +109,19 @@ private:
     void updateFindStatus(int count, int current);
     // Details of the new selection, and its bars highlighted in the charts.
     void selectionChanged();
+    // The selection's details in the pane under the lanes and on its tab row, and the pane
+    // unfolded while there is a selection.
+    void showDetails();
+    // The height the pane under the lanes wants: its tab row folded; unfolded, the height the
+    // user dragged it to, else what the page shown needs.
+    int bottomPaneHeight() const;
+    // The pane under the lanes given bottomPaneHeight(), the lanes the rest.
+    void fitBottomPane();
+    // The user dragged a handle of the splitter: the pane's fold and height follow the one above
+    // the pane.
+    void bottomPaneDragged(int position, int handle);
+
+    static constexpr qint32 kStateVersion = 1;
 
     TimelineView* m_view = nullptr;
     RankOverview* m_overview = nullptr;
@@ -115,7 +134,8 @@ private:
     QComboBox* m_jobBox = nullptr;
     KeyHintLabel* m_keyHints = nullptr;
     QTextBrowser* m_details = nullptr;
-    QTabWidget* m_bottom = nullptr;
+    DetailsTabs* m_bottom = nullptr;
+    int m_bottomHeight = 0; // dragged by the user; 0 until then
     RankBreakdownChart* m_breakdown = nullptr;
     CollectiveChart* m_collective = nullptr;
 };

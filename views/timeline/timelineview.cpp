@@ -1333,6 +1333,16 @@ void TimelineView::resizeEvent(QResizeEvent* event)
     m_zoom.setWidthPx(trackWidth());
     m_zoom.setVisibleRange(s, e);
     updateScrollBar();
+    // Made shorter (the details pane unfolding under the lanes on a click): the selected event,
+    // in view before, is scrolled up into view again.
+    const int shorter = event->oldSize().height() - event->size().height();
+    if (shorter <= 0 || !m_selected.isValid()) return;
+    const QRectF selected = eventRect(m_selected);
+    const int bottom = int(std::ceil(selected.bottom()));
+    const int height = viewport()->height();
+    if (selected.isValid() && selected.top() >= kHeaderHeight && bottom > height &&
+        bottom <= height + shorter)
+        verticalScrollBar()->setValue(verticalScrollBar()->value() + bottom - height + 2);
 }
 
 void TimelineView::scrollContentsBy(int, int)
