@@ -172,11 +172,13 @@ def fit(items, calibration, current, folds):
     return p, best[0]
 
 
-def cross_validate(items, calibration, current, folds, temperature):
-    """Out-of-fold top-1 / top-3 and reliability of the calibration rows."""
+def cross_validate(items, calibration, current, folds, temperature, source_of):
+    """Out-of-fold top-1 / top-3 and reliability of the calibration rows, in all and per
+    labelled file (source_of: link -> file)."""
     n = top1 = top3 = 0
     scored = []
-    for (leaves, feats, _, _), p in out_of_fold(items, calibration, current, folds):
+    per_source = {}
+    for (leaves, feats, _, link), p in out_of_fold(items, calibration, current, folds):
         prob = probabilities(feats, dict(p, temperature=temperature))
         # Leaves tied here keep the program's order (a stable sort of the candidates as it listed
         # them).
@@ -184,10 +186,17 @@ def cross_validate(items, calibration, current, folds, temperature):
         n += 1
         top1 += ranked[0] in leaves
         top3 += any(leaf in ranked[:3] for leaf in leaves)
+        counts = per_source.setdefault(source_of[link], [0, 0, 0])
+        counts[0] += 1
+        counts[1] += ranked[0] in leaves
+        counts[2] += any(leaf in ranked[:3] for leaf in leaves)
         scored.append((prob[ranked[0]], ranked[0] in leaves))
     print("%d-fold cross-validation on %d calibration rows: top-1 %.1f %% (%d), top-3 %.1f %% "
           "(%d) at temperature %.2f" % (folds, n, 100.0 * top1 / n, top1, 100.0 * top3 / n, top3,
                                         temperature))
+    for source, (count, right1, right3) in sorted(per_source.items()):
+        print("  %s: %d rows, top-1 %.1f %% (%d), top-3 %.1f %% (%d)" % (
+            source, count, 100.0 * right1 / count, right1, 100.0 * right3 / count, right3))
     print("  reliability (first candidate): bin, reports, mean stated, right")
     for name, count, stated, right in reliability(scored):
         print("  | %s | %d | %.2f | %.0f %% |" % (name, count, stated, 100.0 * right))
@@ -287,7 +296,8 @@ def main():
     if not calibration:
         sys.exit("no calibration rows (split %s)" % args.calibrate)
     if args.action == "cv":
-        cross_validate(items, calibration, current, args.folds, current.get("temperature", 1.0))
+        cross_validate(items, calibration, current, args.folds, current.get("temperature", 1.0),
+                       {link: source for split, link, _, _, source in train if split in calibrate})
         return 0
     fitted, (mean_loglik, top1) = fit(items, calibration, current, args.folds)
     print("fitted on %d reports (%s): weighted mean log-likelihood %.3f; temperature %.2f and "

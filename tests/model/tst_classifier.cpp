@@ -38,6 +38,7 @@ private Q_SLOTS:
     void proseAndStageRules_data();
     void proseAndStageRules();
     void checkpointCueSkipsBenignLines();
+    void environmentTemplateIsNotPackageContext();
 };
 
 static QByteArray readData(const QString& rel)
@@ -640,6 +641,61 @@ void TestClassifier::proseAndStageRules_data()
                       "NumelOut=1, Timeout(ms)=600000) ran for 600021 milliseconds before timing "
                       "out.\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    // The module named between "import" and the failure.
+    QTest::addRow("import-module-fails")
+        << QByteArray("import horovod.torch fails after building horovod with NCCL\n")
+        << QStringLiteral("package-build-and-import/import-error");
+    QTest::addRow("blocks-at-call")
+        << QByteArray("every rank blocks at loss.backward() after 200 iterations\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    QTest::addRow("takes-a-long-time")
+        << QByteArray("each epoch takes a very long time with 4 GPUs compared with one\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency");
+    QTest::addRow("timeline-empty")
+        << QByteArray("the horovod timeline file is empty after the run\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/"
+                          "unexpected-intermediate-result");
+    QTest::addRow("gpus-to-ranks")
+        << QByteArray("the example cannot map GPUs to MPI ranks with mpirun on one host\n")
+        << QStringLiteral("training-and-evaluation/program-failure/device-error");
+    QTest::addRow("world-size-gives")
+        << QByteArray("hvd.size() gives 1 in every process under mpirun -np 4\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/"
+                          "unexpected-parallelization");
+    // A hang before training starts is a set-up hang.
+    QTest::addRow("never-starts-training")
+        << QByteArray("the benchmark never starts training with two processes on one host\n")
+        << QStringLiteral("communication-setup/hang-and-timeout");
+    QTest::addRow("tensor-rank") << QByteArray("RuntimeError: 'weight' must be 2-D\n")
+                                 << QStringLiteral(
+                                        "training-and-evaluation/program-failure/tensor-mismatch");
+}
+
+// The environment templates of today's reports (PyTorch's collect_env, DeepSpeed's ds_report)
+// name compilers, build tools and ops in every report; they are not package build context, a
+// failing import or build is.
+void TestClassifier::environmentTemplateIsNotPackageContext()
+{
+    const QString install =
+        QStringLiteral("package-build-and-import/installation-and-build-failure");
+    const auto packageHint = [&](const QByteArray& text) {
+        SymptomClassifier::Options all;
+        all.maxCandidates = 38;
+        for (const Candidate& c : SymptomClassifier::instance().classify(text, all))
+            if (c.symptom == install) return c.stageHint;
+        return -1.0;
+    };
+    const QByteArray environment = "Training hangs at the first step\n"
+                                   "Is debug build: False\n"
+                                   "CUDA used to build PyTorch: 11.8\n"
+                                   "GCC version: (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0\n"
+                                   "CMake version: version 3.27.7\n"
+                                   "JIT compiled ops requires ninja\n"
+                                   "ninja .................. [OKAY]\n"
+                                   "nvcc version ..................... 11.8\n";
+    QCOMPARE(packageHint(environment), 0.0);
+    QVERIFY(packageHint(environment + "ImportError: libcudart.so.11.0: cannot open shared "
+                                      "object file\n") >= 0.5);
 }
 
 void TestClassifier::proseAndStageRules()
