@@ -340,12 +340,25 @@ std::int64_t reduce(const std::vector<const EventStore*>& stores,
     return resolution;
 }
 
+// The fields of a rank's breakdown that the digest holds as qint64s, in their order, as
+// f(name, field) on `b` (const or not); its largest gaps follow them.
+template <typename Breakdown, typename F> void forEachBreakdownField(Breakdown& b, F&& f)
+{
+    f("rank", b.rank);
+    f("sourceIndex", b.sourceIndex);
+    f("gpu", b.gpu);
+    f("windowStartNs", b.windowStartNs);
+    f("windowEndNs", b.windowEndNs);
+    f("computeNs", b.computeNs);
+    f("commNs", b.commNs);
+    f("memNs", b.memNs);
+    f("overlapNs", b.overlapNs);
+    f("idleNs", b.idleNs);
+}
+
 void putBreakdown(QDataStream& s, const RankTimeBreakdown& b)
 {
-    for (const std::int64_t v :
-         {std::int64_t(b.rank), std::int64_t(b.sourceIndex), std::int64_t(b.gpu), b.windowStartNs,
-          b.windowEndNs, b.computeNs, b.commNs, b.memNs, b.overlapNs, b.idleNs})
-        put(s, v);
+    forEachBreakdownField(b, [&s](const char*, const auto& field) { put(s, field); });
     put(s, b.largestGaps.size());
     for (const IdleGap& g : b.largestGaps) {
         put(s, g.startNs);
@@ -356,16 +369,7 @@ void putBreakdown(QDataStream& s, const RankTimeBreakdown& b)
 RankTimeBreakdown getBreakdown(QDataStream& s)
 {
     RankTimeBreakdown b;
-    get(s, b.rank);
-    get(s, b.sourceIndex);
-    get(s, b.gpu);
-    get(s, b.windowStartNs);
-    get(s, b.windowEndNs);
-    get(s, b.computeNs);
-    get(s, b.commNs);
-    get(s, b.memNs);
-    get(s, b.overlapNs);
-    get(s, b.idleNs);
+    forEachBreakdownField(b, [&s](const char*, auto& field) { get(s, field); });
     std::size_t n = 0;
     get(s, n);
     for (std::size_t i = 0; i < n && s.status() == QDataStream::Ok; ++i) {
@@ -587,20 +591,13 @@ Window placeWindow(const WindowAsk& ask, const std::vector<const EventStore*>& s
 
 void putWindow(QDataStream& s, const Window& w)
 {
-    for (const std::int64_t v : {std::int64_t(w.finding), std::int64_t(w.rank), w.startNs, w.endNs,
-                                 w.events, std::int64_t(w.narrowed)})
-        put(s, v);
+    Window::forEachField(w, [&s](const char*, const auto& field) { put(s, field); });
 }
 
 Window getWindow(QDataStream& s)
 {
     Window w;
-    get(s, w.finding);
-    get(s, w.rank);
-    get(s, w.startNs);
-    get(s, w.endNs);
-    get(s, w.events);
-    get(s, w.narrowed);
+    Window::forEachField(w, [&s](const char*, auto& field) { get(s, field); });
     return w;
 }
 
