@@ -150,11 +150,6 @@ json taxonomyJson(const Taxonomy& t)
             {"check_facts", facts}};
 }
 
-QString percent(double share)
-{
-    return QString::number(share * 100, 'f', 1) + QLatin1Char('%');
-}
-
 void printOutline(const Taxonomy& t, QTextStream& out)
 {
     out << "Fault taxonomy (" << t.rowCount() << " fault rows, " << t.linkCount()
@@ -162,8 +157,8 @@ void printOutline(const Taxonomy& t, QTextStream& out)
     for (const TaxonomyNode& n : t.nodes()) {
         const int depth = static_cast<int>(n.id.count(QLatin1Char('/')));
         out << QString(2 + depth * 2, QLatin1Char(' ')) << n.name << "  [" << n.id << "]  "
-            << n.issueCount << " (" << percent(n.studyShare) << ", " << percent(n.distributedShare)
-            << " distributed-specific)\n";
+            << n.issueCount << " (" << shareText(n.studyShare) << ", "
+            << shareText(n.distributedShare) << " distributed-specific)\n";
     }
     out << "\nFix patterns (rows; * = has a walkthrough: rankscope taxonomy --walkthrough ID)\n";
     for (const FixPattern& p : t.fixPatterns())
@@ -198,8 +193,8 @@ void printNode(const Taxonomy& t, const TaxonomyNode& n, QTextStream& out)
 {
     const NodeDescription& d = n.description;
     out << n.name << "  [" << n.id << "]\n" << d.summary << "\n\n";
-    out << n.issueCount << " fault rows (" << percent(n.studyShare) << " of the study), "
-        << n.linkCount << " issues, " << percent(n.distributedShare)
+    out << n.issueCount << " fault rows (" << shareText(n.studyShare) << " of the study), "
+        << n.linkCount << " issues, " << shareText(n.distributedShare)
         << " distributed-specific\nReported on:";
     for (const KeyCount& f : n.frameworks)
         out << " " << f.key << " " << f.count << ";";

@@ -21,6 +21,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <type_traits>
 #include <unistd.h>
 
 using namespace rankscope;
@@ -158,28 +159,23 @@ int digestFiles(int argc, char** argv, int first)
         for (std::size_t s = 0; s < store.strings.size(); ++s)
             d.text(store.strings.view(StringId(s)));
         for (const Lane& l : store.lanes) {
-            d.value(l.rank);
-            d.value(l.kind);
-            d.value(l.pid);
-            d.value(l.tid);
-            d.text(l.name);
-            d.text(l.processLabel);
-            d.text(l.threadName);
+            Lane::forEachHeaderField(
+                [&d](const char*, const auto& field) {
+                    if constexpr (std::is_same_v<std::decay_t<decltype(field)>, std::string>)
+                        d.text(field);
+                    else
+                        d.value(field);
+                },
+                l);
             d.column(l.startNs);
             d.column(l.endNs);
-            d.column(l.nameId);
-            d.column(l.category);
-            d.column(l.depth);
-            d.column(l.sourceOffset);
-            d.value(l.sourceIndex);
-            d.value(l.maxDepth);
+            Lane::forEachEventColumn([&d](const char*, const auto& column) { d.column(column); },
+                                     l);
             d.column(l.unfinished);
         }
         for (const FlowLink& f : store.flows)
-            for (const std::int64_t v :
-                 {std::int64_t(f.fromLane), std::int64_t(f.toLane), std::int64_t(f.fromEvent),
-                  std::int64_t(f.toEvent), std::int64_t(f.category)})
-                d.value(v);
+            FlowLink::forEachField(
+                f, [&d](const char*, const auto& field) { d.value(std::int64_t(field)); });
         for (const CollectiveRecord& c : store.collectives) {
             // The group's ranks stand for its rank list id (hashed after the other fields).
             CollectiveRecord::forEachField(c, [&d](std::string_view name, const auto& field) {

@@ -1,9 +1,9 @@
 #include "model/analysis/analysiscontext.h"
 
 #include "model/store/parallelfor.h"
+#include "model/zoomstate.h"
 
 #include <algorithm>
-#include <cstdio>
 
 namespace rankscope {
 
@@ -132,15 +132,13 @@ Evidence AnalysisContext::evidenceOf(std::int32_t recordIndex, const std::string
 
 std::string formatDurationNs(std::int64_t ns)
 {
-    char buf[32];
-    const double abs = double(ns < 0 ? -ns : ns);
-    if (abs >= 1e9)
-        std::snprintf(buf, sizeof buf, "%.2f s", double(ns) / 1e9);
-    else if (abs >= 1e6)
-        std::snprintf(buf, sizeof buf, "%.1f ms", double(ns) / 1e6);
-    else
-        std::snprintf(buf, sizeof buf, "%.0f us", double(ns) / 1e3);
-    return buf;
+    // Findings keep a fixed precision per unit (10.02 s, 841.9 ms, 900 µs) so that the
+    // durations of ranks a few ms apart read apart.
+    const std::int64_t mag = ns < 0 ? -ns : ns;
+    const std::int64_t resolution = mag >= 1'000'000'000 ? 10'000'000
+                                    : mag >= 1'000'000   ? 100'000
+                                                         : 1'000;
+    return ZoomState::formatNs(ns, resolution).toStdString();
 }
 
 std::string formatRanks(const std::vector<int>& ranks)

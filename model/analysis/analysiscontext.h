@@ -40,6 +40,8 @@ struct AnalysisContext {
     void placeOnTraces(std::vector<Finding>& findings) const;
 };
 
+// A duration in a finding's text, by the views' formatter (ZoomState::formatNs) at a precision
+// fixed per unit: hundredths of a second, tenths of a millisecond, whole microseconds.
 std::string formatDurationNs(std::int64_t ns);
 std::string formatRanks(const std::vector<int>& ranks);
 

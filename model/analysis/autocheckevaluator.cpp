@@ -502,6 +502,19 @@ bool failOnFindings(AutoCheckResult& r, const Facts& facts, const std::set<Findi
     return r.outcome == AutoCheckOutcome::Failed;
 }
 
+// A check whose fact some ranks lack (`without`; or there are no ranks) stays unknown with
+// `summary`, naming the ranks and why the fact is absent (`fact` "absent on" ranks "(why)");
+// true when it does.
+bool unknownWithout(AutoCheckResult& r, const Facts& facts, const std::vector<int>& without,
+                    const QString& fact, const QString& why, const QString& summary)
+{
+    if (!facts.ranks.empty() && without.empty()) return false;
+    if (!without.empty())
+        r.missing << QStringLiteral("%1 absent on %2 (%3)").arg(fact, rankList(without), why);
+    r.summary = summary;
+    return true;
+}
+
 AutoCheckResult sameCollectiveSequence(const Facts& facts)
 {
     AutoCheckResult r;
@@ -510,15 +523,11 @@ AutoCheckResult sameCollectiveSequence(const Facts& facts)
     std::vector<int> without;
     for (int rank : facts.ranks)
         if (facts.session.events.collectiveCountOfRank(rank) == 0) without.push_back(rank);
-    if (facts.ranks.empty() || !without.empty()) {
-        if (!without.empty())
-            r.missing << QStringLiteral("rank.collectives.seq absent on %1 (no trace or Flight "
-                                        "Recorder collective)")
-                             .arg(rankList(without));
-        r.summary = QStringLiteral("The collectives cannot be compared: not every rank recorded "
-                                   "them.");
+    if (unknownWithout(r, facts, without, QStringLiteral("rank.collectives.seq"),
+                       QStringLiteral("no trace or Flight Recorder collective"),
+                       QStringLiteral("The collectives cannot be compared: not every rank "
+                                      "recorded them.")))
         return r;
-    }
     r.outcome = AutoCheckOutcome::Passed;
     r.summary = QStringLiteral("%1 collectives matched across %2 ranks without an op, size, "
                                "dtype or order mismatch.")
@@ -587,15 +596,11 @@ AutoCheckResult noStragglerRank(const Facts& facts)
         else
             samples = std::max(samples, it->second.samples);
     }
-    if (facts.ranks.empty() || !without.empty()) {
-        if (!without.empty())
-            r.missing << QStringLiteral("rank.collectives.arrival absent on %1 (no completed "
-                                        "collective matched with another rank's)")
-                             .arg(rankList(without));
-        r.summary = QStringLiteral("Arrival times at the collectives are not known on every "
-                                   "rank, so who the others wait for cannot be told.");
+    if (unknownWithout(r, facts, without, QStringLiteral("rank.collectives.arrival"),
+                       QStringLiteral("no completed collective matched with another rank's"),
+                       QStringLiteral("Arrival times at the collectives are not known on every "
+                                      "rank, so who the others wait for cannot be told.")))
         return r;
-    }
     r.outcome = AutoCheckOutcome::Passed;
     r.summary = QStringLiteral("No rank arrives last at the collectives more often than chance "
                                "(up to %1 collectives compared per rank, after clock alignment).")

@@ -128,7 +128,8 @@ void checkRetired(const std::vector<FlightRecorderDump>& dumps,
             f.evidence.push_back(dumpEvidence(
                 d, paths,
                 "record_id " + std::to_string(e.recordId) + ": " + e.profilingName + " #" +
-                    std::to_string(seq) + " retired in state " + e.state +
+                    std::to_string(seq) + " retired in state " +
+                    FlightRecorderEntry::stateName(e.state) +
                     (e.timeoutMs >= 0 ? " (timeout " + std::to_string(e.timeoutMs) + " ms)" : "")));
             break; // a rank's later entries wait behind its first timed-out one
         }

@@ -46,6 +46,14 @@ std::string getString(QDataStream& s)
     s >> b;
     return b.toStdString();
 }
+void put(QDataStream& s, const std::string& v)
+{
+    putString(s, v);
+}
+void get(QDataStream& s, std::string& v)
+{
+    v = getString(s);
+}
 template <typename T> void putColumn(QDataStream& s, const std::vector<T>& v)
 {
     put(s, v.size());
@@ -74,6 +82,44 @@ void getCollective(QDataStream& s, CollectiveRecord& c)
     CollectiveRecord::forEachField(c, [&s](const char*, auto& field) { get(s, field); });
 }
 
+void putLane(QDataStream& s, const Lane& l)
+{
+    Lane::forEachHeaderField([&s](const char*, const auto& field) { put(s, field); }, l);
+    // Starts as deltas and ends as durations: both compress well.
+    std::vector<std::int64_t> delta(l.size()), duration(l.size());
+    for (std::size_t i = 0; i < l.size(); ++i) {
+        delta[i] = l.startNs[i] - (i ? l.startNs[i - 1] : 0);
+        duration[i] = l.endNs[i] - l.startNs[i];
+    }
+    putColumn(s, delta);
+    putColumn(s, duration);
+    Lane::forEachEventColumn([&s](const char*, const auto& column) { putColumn(s, column); }, l);
+    putColumn(s, l.unfinished);
+}
+
+void getLane(QDataStream& s, Lane& l)
+{
+    Lane::forEachHeaderField([&s](const char*, auto& field) { get(s, field); }, l);
+    getColumn(s, l.startNs);
+    getColumn(s, l.endNs);
+    for (std::size_t i = 0; i < l.startNs.size() && i < l.endNs.size(); ++i) {
+        l.startNs[i] += i ? l.startNs[i - 1] : 0;
+        l.endNs[i] += l.startNs[i];
+    }
+    Lane::forEachEventColumn([&s](const char*, auto& column) { getColumn(s, column); }, l);
+    getColumn(s, l.unfinished);
+}
+
+void putFlow(QDataStream& s, const FlowLink& f)
+{
+    FlowLink::forEachField(f, [&s](const char*, const auto& field) { put(s, field); });
+}
+
+void getFlow(QDataStream& s, FlowLink& f)
+{
+    FlowLink::forEachField(f, [&s](const char*, auto& field) { get(s, field); });
+}
+
 namespace {
 
 // A store's strings and rank lists with `lanes`, `collectives` and `flows` (the store's own, or
@@ -88,41 +134,14 @@ void putStore(QDataStream& s, const EventStore& store, const std::vector<Lane>& 
     for (std::size_t i = 1; i < store.rankLists.size(); ++i)
         putColumn(s, store.rankLists.ranks(RankListId(i)));
     put(s, lanes.size());
-    for (const Lane& l : lanes) {
-        put(s, l.rank);
-        put(s, l.kind);
-        put(s, l.pid);
-        put(s, l.tid);
-        putString(s, l.name);
-        putString(s, l.processLabel);
-        putString(s, l.threadName);
-        put(s, l.sourceIndex);
-        put(s, l.maxDepth);
-        // Starts as deltas and ends as durations: both compress well.
-        std::vector<std::int64_t> delta(l.size()), duration(l.size());
-        for (std::size_t i = 0; i < l.size(); ++i) {
-            delta[i] = l.startNs[i] - (i ? l.startNs[i - 1] : 0);
-            duration[i] = l.endNs[i] - l.startNs[i];
-        }
-        putColumn(s, delta);
-        putColumn(s, duration);
-        putColumn(s, l.nameId);
-        putColumn(s, l.category);
-        putColumn(s, l.depth);
-        putColumn(s, l.sourceOffset);
-        putColumn(s, l.unfinished);
-    }
+    for (const Lane& l : lanes)
+        putLane(s, l);
     put(s, collectives.size());
     for (const CollectiveRecord& c : collectives)
         putCollective(s, c);
     put(s, flows.size());
-    for (const FlowLink& f : flows) {
-        put(s, f.fromLane);
-        put(s, f.toLane);
-        put(s, f.fromEvent);
-        put(s, f.toEvent);
-        put(s, f.category);
-    }
+    for (const FlowLink& f : flows)
+        putFlow(s, f);
 }
 
 void getStore(QDataStream& s, EventStore& store)
@@ -140,26 +159,7 @@ void getStore(QDataStream& s, EventStore& store)
     get(s, n);
     for (std::size_t k = 0; k < n && s.status() == QDataStream::Ok; ++k) {
         Lane l;
-        get(s, l.rank);
-        get(s, l.kind);
-        get(s, l.pid);
-        get(s, l.tid);
-        l.name = getString(s);
-        l.processLabel = getString(s);
-        l.threadName = getString(s);
-        get(s, l.sourceIndex);
-        get(s, l.maxDepth);
-        getColumn(s, l.startNs);
-        getColumn(s, l.endNs);
-        for (std::size_t i = 0; i < l.startNs.size() && i < l.endNs.size(); ++i) {
-            l.startNs[i] += i ? l.startNs[i - 1] : 0;
-            l.endNs[i] += l.startNs[i];
-        }
-        getColumn(s, l.nameId);
-        getColumn(s, l.category);
-        getColumn(s, l.depth);
-        getColumn(s, l.sourceOffset);
-        getColumn(s, l.unfinished);
+        getLane(s, l);
         store.lanes.push_back(std::move(l));
     }
     get(s, n);
@@ -172,11 +172,7 @@ void getStore(QDataStream& s, EventStore& store)
     get(s, n);
     for (std::size_t k = 0; k < n && s.status() == QDataStream::Ok; ++k) {
         FlowLink f;
-        get(s, f.fromLane);
-        get(s, f.toLane);
-        get(s, f.fromEvent);
-        get(s, f.toEvent);
-        get(s, f.category);
+        getFlow(s, f);
         store.flows.push_back(f);
     }
 }
@@ -266,24 +262,16 @@ std::vector<char> mustKeep(const EventStore& store, const Lane& lane)
 Lane subset(const Lane& lane, const std::vector<char>& keep, std::vector<std::int64_t>& newIndex)
 {
     Lane out;
-    out.rank = lane.rank;
-    out.kind = lane.kind;
-    out.pid = lane.pid;
-    out.tid = lane.tid;
-    out.name = lane.name;
-    out.processLabel = lane.processLabel;
-    out.threadName = lane.threadName;
-    out.sourceIndex = lane.sourceIndex;
+    Lane::forEachHeaderField([](const char*, auto& to, const auto& from) { to = from; }, out, lane);
+    out.maxDepth = 0; // of the events kept
     newIndex.assign(lane.size(), -1);
     for (std::size_t i = 0; i < lane.size(); ++i) {
         if (!keep[i]) continue;
         newIndex[i] = std::int64_t(out.size());
         out.startNs.push_back(lane.startNs[i]);
         out.endNs.push_back(lane.endNs[i]);
-        out.nameId.push_back(lane.nameId[i]);
-        out.category.push_back(lane.category[i]);
-        out.depth.push_back(lane.depth[i]);
-        out.sourceOffset.push_back(lane.sourceOffset[i]);
+        Lane::forEachEventColumn(
+            [i](const char*, auto& to, const auto& from) { to.push_back(from[i]); }, out, lane);
         out.maxDepth = std::max(out.maxDepth, lane.depth[i]);
     }
     for (const std::int64_t i : lane.unfinished)
@@ -352,12 +340,25 @@ std::int64_t reduce(const std::vector<const EventStore*>& stores,
     return resolution;
 }
 
+// The fields of a rank's breakdown that the digest holds as qint64s, in their order, as
+// f(name, field) on `b` (const or not); its largest gaps follow them.
+template <typename Breakdown, typename F> void forEachBreakdownField(Breakdown& b, F&& f)
+{
+    f("rank", b.rank);
+    f("sourceIndex", b.sourceIndex);
+    f("gpu", b.gpu);
+    f("windowStartNs", b.windowStartNs);
+    f("windowEndNs", b.windowEndNs);
+    f("computeNs", b.computeNs);
+    f("commNs", b.commNs);
+    f("memNs", b.memNs);
+    f("overlapNs", b.overlapNs);
+    f("idleNs", b.idleNs);
+}
+
 void putBreakdown(QDataStream& s, const RankTimeBreakdown& b)
 {
-    for (const std::int64_t v :
-         {std::int64_t(b.rank), std::int64_t(b.sourceIndex), std::int64_t(b.gpu), b.windowStartNs,
-          b.windowEndNs, b.computeNs, b.commNs, b.memNs, b.overlapNs, b.idleNs})
-        put(s, v);
+    forEachBreakdownField(b, [&s](const char*, const auto& field) { put(s, field); });
     put(s, b.largestGaps.size());
     for (const IdleGap& g : b.largestGaps) {
         put(s, g.startNs);
@@ -368,16 +369,7 @@ void putBreakdown(QDataStream& s, const RankTimeBreakdown& b)
 RankTimeBreakdown getBreakdown(QDataStream& s)
 {
     RankTimeBreakdown b;
-    get(s, b.rank);
-    get(s, b.sourceIndex);
-    get(s, b.gpu);
-    get(s, b.windowStartNs);
-    get(s, b.windowEndNs);
-    get(s, b.computeNs);
-    get(s, b.commNs);
-    get(s, b.memNs);
-    get(s, b.overlapNs);
-    get(s, b.idleNs);
+    forEachBreakdownField(b, [&s](const char*, auto& field) { get(s, field); });
     std::size_t n = 0;
     get(s, n);
     for (std::size_t i = 0; i < n && s.status() == QDataStream::Ok; ++i) {
@@ -599,20 +591,13 @@ Window placeWindow(const WindowAsk& ask, const std::vector<const EventStore*>& s
 
 void putWindow(QDataStream& s, const Window& w)
 {
-    for (const std::int64_t v : {std::int64_t(w.finding), std::int64_t(w.rank), w.startNs, w.endNs,
-                                 w.events, std::int64_t(w.narrowed)})
-        put(s, v);
+    Window::forEachField(w, [&s](const char*, const auto& field) { put(s, field); });
 }
 
 Window getWindow(QDataStream& s)
 {
     Window w;
-    get(s, w.finding);
-    get(s, w.rank);
-    get(s, w.startNs);
-    get(s, w.endNs);
-    get(s, w.events);
-    get(s, w.narrowed);
+    Window::forEachField(w, [&s](const char*, auto& field) { get(s, field); });
     return w;
 }
 

@@ -18,6 +18,18 @@ struct Window {
     std::int64_t events = 0; // the trace's events in it
     bool narrowed = false;   // the cap narrowed it around the finding's start
     bool operator==(const Window&) const = default;
+
+    // Every field above in their order, as f(name, field) on `self` (a window, const or not):
+    // the one list of the fields that the digest writes and reads.
+    template <typename Self, typename F> static constexpr void forEachField(Self& self, F&& f)
+    {
+        f("finding", self.finding);
+        f("rank", self.rank);
+        f("startNs", self.startNs);
+        f("endNs", self.endNs);
+        f("events", self.events);
+        f("narrowed", self.narrowed);
+    }
 };
 
 // How one rank's lanes were reduced: events of depth <= 1 no longer than `resolutionNs` were left

@@ -99,6 +99,11 @@ QStringList Taxonomy::frameworksOfSource(const QString& source)
     return out;
 }
 
+QString shareText(double share)
+{
+    return QStringLiteral("%1 %").arg(100.0 * share, 0, 'f', 1);
+}
+
 const Taxonomy& Taxonomy::instance()
 {
     static const Taxonomy taxonomy =

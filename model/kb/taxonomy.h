@@ -25,6 +25,9 @@ struct NodeDescription {
     QStringList seeAlso;  // the neighbour node ids `distinguish` refers to
 };
 
+// A share (0.209) as the taxonomy browser, its tree and the CLI print it: "20.9 %".
+QString shareText(double share);
+
 struct TaxonomyNode {
     enum class Kind { Stage, Inner, Leaf };
     Kind kind = Kind::Leaf;

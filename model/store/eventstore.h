@@ -55,6 +55,34 @@ struct Lane {
     bool isUnfinished(std::int64_t event) const;
 
     std::size_t size() const { return startNs.size(); }
+
+    // The fields of the lane itself (not of its events), as f(name, field of each lane) on one
+    // or more lanes, const or not (two to copy one from the other): the one list of them that
+    // the digest writes, reads and copies into a subset and scan_bench hashes.
+    template <typename F, typename... Lanes>
+    static constexpr void forEachHeaderField(F&& f, Lanes&... lanes)
+    {
+        f("rank", lanes.rank...);
+        f("kind", lanes.kind...);
+        f("pid", lanes.pid...);
+        f("tid", lanes.tid...);
+        f("name", lanes.name...);
+        f("processLabel", lanes.processLabel...);
+        f("threadName", lanes.threadName...);
+        f("sourceIndex", lanes.sourceIndex...);
+        f("maxDepth", lanes.maxDepth...);
+    }
+    // Likewise the columns of one value per event besides the times (startNs, endNs), which
+    // every user handles apart (the digest writes them as deltas). With these two lists, the
+    // times and `unfinished`, a lane is whole: tst_digest's laneRoundTrips binds every field.
+    template <typename F, typename... Lanes>
+    static constexpr void forEachEventColumn(F&& f, Lanes&... lanes)
+    {
+        f("nameId", lanes.nameId...);
+        f("category", lanes.category...);
+        f("depth", lanes.depth...);
+        f("sourceOffset", lanes.sourceOffset...);
+    }
 };
 
 // A collective operation as one record, whatever the source (Kineto record_param_comms,
@@ -127,23 +155,25 @@ struct CollectiveRecord {
     }
 };
 static_assert(sizeof(CollectiveRecord) == 120, "see the note on field order");
-// forEachField lists each field once and all of them: the listed fields are distinct and their
-// sizes add up to the record's (it has no padding, see the note on field order).
-static_assert(
-    [] {
-        CollectiveRecord c;
-        const void* seen[sizeof(CollectiveRecord)] = {};
-        std::size_t fields = 0, bytes = 0;
-        bool distinct = true;
-        CollectiveRecord::forEachField(c, [&](const char*, const auto& field) {
-            for (std::size_t i = 0; i < fields; ++i)
-                distinct = distinct && seen[i] != &field;
-            seen[fields++] = &field;
-            bytes += sizeof field;
-        });
-        return distinct && bytes == sizeof(CollectiveRecord);
-    }(),
-    "CollectiveRecord::forEachField must list every field of the record once");
+
+// Whether T::forEachField lists each field of T once and all of them: the listed fields are
+// distinct and their sizes add up to T's (T has no padding).
+template <typename T> constexpr bool listsEachFieldOnce()
+{
+    T t;
+    const void* seen[sizeof(T)] = {};
+    std::size_t fields = 0, bytes = 0;
+    bool distinct = true;
+    T::forEachField(t, [&](const char*, const auto& field) {
+        for (std::size_t i = 0; i < fields; ++i)
+            distinct = distinct && seen[i] != &field;
+        seen[fields++] = &field;
+        bytes += sizeof field;
+    });
+    return distinct && bytes == sizeof(T);
+}
+static_assert(listsEachFieldOnce<CollectiveRecord>(),
+              "CollectiveRecord::forEachField must list every field of the record once");
 
 // A flow arrow (`s` -> `f`), e.g. a CPU kernel launch to its GPU kernel (cat `ac2g`, id = the
 // CUDA correlation id) or forward to backward (`fwdbwd`). Endpoints are bound to the innermost
@@ -155,7 +185,21 @@ struct FlowLink {
     std::uint32_t fromEvent = 0; // event index within the lane
     std::uint32_t toEvent = 0;
     StringId category = 0;
+
+    // Every field above in their order, as f(name, field) on `self` (a flow, const or not): the
+    // one list of the fields that the digest writes and reads and scan_bench hashes.
+    template <typename Self, typename F> static constexpr void forEachField(Self& self, F&& f)
+    {
+        f("fromLane", self.fromLane);
+        f("toLane", self.toLane);
+        f("fromEvent", self.fromEvent);
+        f("toEvent", self.toEvent);
+        f("category", self.category);
+    }
 };
+static_assert(sizeof(FlowLink) == 20, "flows are counted in millions");
+static_assert(listsEachFieldOnce<FlowLink>(),
+              "FlowLink::forEachField must list every field of the flow once");
 
 // All events of a session. Built by the readers, then immutable and shared.
 struct EventStore {

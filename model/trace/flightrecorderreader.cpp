@@ -108,11 +108,28 @@ void parseProfilingName(FlightRecorderEntry& e)
     e.op = (space < 0 ? rest : rest.left(space)).toStdString();
 }
 
+FlightRecorderEntry::State entryStateOf(const std::string& text)
+{
+    using State = FlightRecorderEntry::State;
+    return text == "completed"   ? State::Completed
+           : text == "started"   ? State::Started
+           : text == "scheduled" ? State::Scheduled
+                                 : State::Unknown;
+}
+
+// An entry in an unknown state is taken as issued: it was recorded, nothing says it ran.
 CollectiveRecord::State stateOf(const FlightRecorderEntry& e)
 {
-    return e.state == "completed" ? CollectiveRecord::State::Completed
-           : e.state == "started" ? CollectiveRecord::State::Started
-                                  : CollectiveRecord::State::Issued;
+    switch (e.state) {
+    case FlightRecorderEntry::State::Completed:
+        return CollectiveRecord::State::Completed;
+    case FlightRecorderEntry::State::Started:
+        return CollectiveRecord::State::Started;
+    case FlightRecorderEntry::State::Scheduled:
+    case FlightRecorderEntry::State::Unknown:
+        break;
+    }
+    return CollectiveRecord::State::Issued;
 }
 
 bool parseEntry(const json& j, FlightRecorderEntry& e)
@@ -134,7 +151,7 @@ bool parseEntry(const json& j, FlightRecorderEntry& e)
     e.outputSizes = sizesOf(j, "output_sizes");
     e.inputDtypes = stringsOf(j, "input_dtypes");
     e.outputDtypes = stringsOf(j, "output_dtypes");
-    e.state = stringOf(j, "state");
+    e.state = entryStateOf(stringOf(j, "state"));
     e.timeCreatedNs = timeOf(j, "time_created_ns");
     e.timeStartedNs = timeOf(j, "time_discovered_started_ns");
     e.timeCompletedNs = timeOf(j, "time_discovered_completed_ns");
@@ -165,6 +182,21 @@ bool namesCoalescing(const std::string& op)
 }
 
 } // namespace
+
+const char* FlightRecorderEntry::stateName(State state)
+{
+    switch (state) {
+    case State::Scheduled:
+        return "scheduled";
+    case State::Started:
+        return "started";
+    case State::Completed:
+        return "completed";
+    case State::Unknown:
+        break;
+    }
+    return "unknown";
+}
 
 std::optional<int> FlightRecorderReader::rankFromFileName(const QString& fileName)
 {

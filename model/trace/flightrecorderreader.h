@@ -29,7 +29,9 @@ struct FlightRecorderEntry {
     std::vector<std::vector<std::int64_t>> outputSizes;
     std::vector<std::string> inputDtypes;
     std::vector<std::string> outputDtypes;
-    std::string state; // scheduled | started | completed
+    // torch writes "scheduled", "started" or "completed"; any other text is Unknown.
+    enum class State : std::uint8_t { Unknown, Scheduled, Started, Completed };
+    State state = State::Unknown;
     std::int64_t timeCreatedNs = -1;
     std::int64_t timeStartedNs = -1; // time_discovered_started_ns; -1 when unknown (JSON's 0)
     std::int64_t timeCompletedNs = -1;
@@ -47,7 +49,9 @@ struct FlightRecorderEntry {
     };
     std::vector<Frame> frames;
 
-    bool timedOut() const { return retired && state != "completed"; }
+    bool timedOut() const { return retired && state != State::Completed; }
+    // The state as torch writes it ("unknown" for text it does not write).
+    static const char* stateName(State state);
 };
 
 // One collective of a rank as its peers see it: a single entry, or a coalescing block. torch

@@ -25,6 +25,11 @@ namespace rankscope {
 
 namespace {
 
+#ifdef __linux__
+// A transparent huge page on x86-64 (and arm64 with 4 KB base pages): 2 MB.
+constexpr std::size_t kHugePage = std::size_t(2) << 20;
+#endif
+
 bool isDigit(char c)
 {
     return c >= '0' && c <= '9';
@@ -391,9 +396,8 @@ std::string_view parenBody(std::string_view s, std::size_t open)
 void adviseHugePages(void* data, std::size_t size)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    constexpr std::uintptr_t kHuge = 2u << 20;
-    const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-    const auto end = (reinterpret_cast<std::uintptr_t>(data) + size) & ~(kHuge - 1);
+    const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHugePage - 1) & ~(kHugePage - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(data) + size) & ~(kHugePage - 1);
     if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 #else
     (void)data;
@@ -1398,7 +1402,6 @@ struct MappedFile {
 };
 
 #ifdef __linux__
-constexpr std::size_t kHugePage = std::size_t(2) << 20;
 // Files from this size on are read into huge pages: the last one is at most 2 MB, partly unused.
 constexpr qint64 kHugeReadBytes = qint64(16) << 20;
 

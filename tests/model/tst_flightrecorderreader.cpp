@@ -21,6 +21,8 @@ private Q_SLOTS:
     void dumps_data();
     void dumps();
     void collectiveRecords();
+    void statesAsWritten_data();
+    void statesAsWritten();
     void badDumps_data();
     void badDumps();
     void rankFromFileName_data();
@@ -89,7 +91,7 @@ void TestFlightRecorderReader::dumps()
     QCOMPARE(first.op, std::string("all_reduce"));
     QCOMPARE(first.inputSizes, (std::vector<std::vector<std::int64_t>>{{6792}}));
     QCOMPARE(first.inputDtypes, (std::vector<std::string>{"Float"}));
-    QCOMPARE(first.state, std::string("completed"));
+    QCOMPARE(first.state, FlightRecorderEntry::State::Completed);
     QVERIFY(first.timeCompletedNs > first.timeStartedNs);
     QCOMPARE(first.timeoutMs, std::int64_t(600000));
     QCOMPARE(first.frames.empty(), !frames);
@@ -132,6 +134,51 @@ void TestFlightRecorderReader::collectiveRecords()
     QCOMPARE(c.state, CollectiveRecord::State::Started);
     QCOMPARE(c.sourceIndex, 7);
     QCOMPARE(store.collectives[3].seq, std::int64_t(1)); // p2p: its p2p_seq_id
+}
+
+// Each state text torch writes is its own state, any other text (a typo, a case change, none)
+// is unknown; the matcher takes an unknown entry as issued, since nothing says it ran.
+void TestFlightRecorderReader::statesAsWritten_data()
+{
+    using S = FlightRecorderEntry::State;
+    using C = CollectiveRecord::State;
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<S>("state");
+    QTest::addColumn<QByteArray>("name");
+    QTest::addColumn<C>("record");
+    QTest::newRow("scheduled") << QByteArray("\"scheduled\"") << S::Scheduled
+                               << QByteArray("scheduled") << C::Issued;
+    QTest::newRow("started") << QByteArray("\"started\"") << S::Started << QByteArray("started")
+                             << C::Started;
+    QTest::newRow("completed") << QByteArray("\"completed\"") << S::Completed
+                               << QByteArray("completed") << C::Completed;
+    QTest::newRow("typo") << QByteArray("\"compleetd\"") << S::Unknown << QByteArray("unknown")
+                          << C::Issued;
+    QTest::newRow("upper case") << QByteArray("\"COMPLETED\"") << S::Unknown
+                                << QByteArray("unknown") << C::Issued;
+    QTest::newRow("null") << QByteArray("null") << S::Unknown << QByteArray("unknown") << C::Issued;
+}
+
+void TestFlightRecorderReader::statesAsWritten()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(FlightRecorderEntry::State, state);
+    QFETCH(QByteArray, name);
+    QFETCH(CollectiveRecord::State, record);
+    const QByteArray json =
+        R"({"version": "2.5", "entries": [{"record_id": 1, "pg_id": 0, "process_group": ["0", "")"
+        R"(], "collective_seq_id": 1, "profiling_name": "nccl:all_reduce", "state": )" +
+        text + "}]}";
+    QString error;
+    auto dump = FlightRecorderReader::read(json, QStringLiteral("rank_0"), &error);
+    QVERIFY2(dump, qPrintable(error));
+    QCOMPARE(dump->entries.size(), std::size_t(1));
+    QCOMPARE(dump->entries[0].state, state);
+    QCOMPARE(QByteArray(FlightRecorderEntry::stateName(state)), name);
+    EventStore store;
+    FlightRecorderReader::appendCollectives(*dump, store);
+    QCOMPARE(store.collectives.size(), std::size_t(1));
+    QCOMPARE(store.collectives[0].state, record);
 }
 
 void TestFlightRecorderReader::badDumps_data()
@@ -332,10 +379,10 @@ void TestFlightRecorderReader::scenarios()
     QCOMPARE(qint64(top.seq), seq);
     QVERIFY2(QString::fromStdString(top.summary).contains(says), top.summary.c_str());
     // An entry the dump holds as started or scheduled waited for no measured time: its
-    // evidence says what the dump recorded, never "not completed after 0 us".
+    // evidence says what the dump recorded, never "not completed after 0 µs" (in any unit).
     for (const Finding& f : findings)
         for (const Evidence& e : f.evidence)
-            QVERIFY2(e.text.find("after 0 us") == std::string::npos, e.text.c_str());
+            QVERIFY2(e.text.find("not completed after 0 ") == std::string::npos, e.text.c_str());
     if (kind.startsWith(QLatin1String("p2p_unpaired"))) {
         const auto unpaired =
             std::find_if(top.evidence.begin(), top.evidence.end(), [](const Evidence& e) {
@@ -442,7 +489,7 @@ void TestFlightRecorderReader::sharedSeqWithoutEndEntryIsNoBlock()
         e.collectiveSeqId = seq;
         e.inputSizes = {{4}};
         e.outputSizes = {{4}};
-        e.state = "completed";
+        e.state = FlightRecorderEntry::State::Completed;
         dump.entries.push_back(e);
     };
     add("all_reduce", 7); // three collectives under one seq, then the seq moves on: no block

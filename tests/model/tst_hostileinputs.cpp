@@ -239,7 +239,7 @@ void TestHostileInputs::largePickleDumpStopsWhileDecoding()
         const FlightRecorderEntry& e = small->entries[i];
         QCOMPARE(e.recordId, std::int64_t(i + 1));
         QCOMPARE(e.collectiveSeqId, std::int64_t(i + 1));
-        QCOMPARE(e.state, std::string("completed"));
+        QCOMPARE(e.state, FlightRecorderEntry::State::Completed);
         QVERIFY(e.retired);
         QCOMPARE(e.frames.size(), std::size_t(1));
         QCOMPARE(e.frames.front().line, int((i + 1) % 1000));

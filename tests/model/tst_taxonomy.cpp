@@ -197,13 +197,15 @@ void TestTaxonomy::stageCounts_data()
     QTest::addColumn<QString>("id");
     QTest::addColumn<int>("rows");
     QTest::addColumn<int>("leaves");
-    QTest::addRow("communication setup") << QStringLiteral("communication-setup") << 133 << 3;
+    QTest::addColumn<QString>("share"); // rows / 637, worked out by hand
+    QTest::addRow("communication setup")
+        << QStringLiteral("communication-setup") << 133 << 3 << QStringLiteral("20.9 %");
     QTest::addRow("data & model preparation")
-        << QStringLiteral("data-and-model-preparation") << 57 << 14;
+        << QStringLiteral("data-and-model-preparation") << 57 << 14 << QStringLiteral("8.9 %");
     QTest::addRow("package build & import")
-        << QStringLiteral("package-build-and-import") << 82 << 2;
+        << QStringLiteral("package-build-and-import") << 82 << 2 << QStringLiteral("12.9 %");
     QTest::addRow("training & evaluation")
-        << QStringLiteral("training-and-evaluation") << 365 << 19;
+        << QStringLiteral("training-and-evaluation") << 365 << 19 << QStringLiteral("57.3 %");
 }
 
 void TestTaxonomy::stageCounts()
@@ -211,6 +213,7 @@ void TestTaxonomy::stageCounts()
     QFETCH(QString, id);
     QFETCH(int, rows);
     QFETCH(int, leaves);
+    QFETCH(QString, share);
     const Taxonomy& t = Taxonomy::instance();
     const TaxonomyNode* n = t.node(id);
     QVERIFY(n);
@@ -221,6 +224,7 @@ void TestTaxonomy::stageCounts()
         leafCount += leaf.startsWith(id + QLatin1Char('/'));
     QCOMPARE(leafCount, leaves);
     QCOMPARE(n->studyShare, double(rows) / 637);
+    QCOMPARE(shareText(n->studyShare), share);
 }
 
 void TestTaxonomy::nodeIdsAndTree()

@@ -1,3 +1,4 @@
+#include "model/analysis/analysiscontext.h"
 #include "model/zoomstate.h"
 
 #include <QtTest>
@@ -161,6 +162,26 @@ private Q_SLOTS:
         QFETCH(qint64, ns);
         QFETCH(QString, text);
         QCOMPARE(ZoomState::formatDuration(ns), text);
+    }
+
+    // A finding's duration by the same formatter, at a precision fixed per unit (hundredths of
+    // a second, tenths of a millisecond, whole microseconds), so ranks 10 ms apart read apart.
+    void formatsFindingDurations_data()
+    {
+        QTest::addColumn<qint64>("ns");
+        QTest::addColumn<QString>("text");
+        QTest::addRow("s") << qint64(10'020'000'000) << QStringLiteral("10.02 s");
+        QTest::addRow("ms") << qint64(841'900'000) << QStringLiteral("841.9 ms");
+        QTest::addRow("us") << qint64(900'000) << QStringLiteral("900 \u00b5s");
+        QTest::addRow("below a microsecond") << qint64(400) << QStringLiteral("0 \u00b5s");
+        QTest::addRow("negative") << qint64(-1'500'000) << QStringLiteral("-1.5 ms");
+        QTest::addRow("minutes") << qint64(123'460'000'000) << QStringLiteral("2 min 3.46 s");
+    }
+    void formatsFindingDurations()
+    {
+        QFETCH(qint64, ns);
+        QFETCH(QString, text);
+        QCOMPARE(QString::fromStdString(formatDurationNs(ns)), text);
     }
 };
 

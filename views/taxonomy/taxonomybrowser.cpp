@@ -41,11 +41,6 @@ QString esc(const QString& s)
     return s.toHtmlEscaped();
 }
 
-QString percent(double share)
-{
-    return QStringLiteral("%1 %").arg(100.0 * share, 0, 'f', 1);
-}
-
 QSet<QString> stems(const QString& text)
 {
     static const QSet<QString> stop{QStringLiteral("other"), QStringLiteral("usage"),
@@ -223,7 +218,7 @@ void TaxonomyBrowser::showNode(const TaxonomyNode* node)
                "links</p>")
                 .arg(kindName(node->kind))
                 .arg(node->issueCount)
-                .arg(percent(node->studyShare), percent(node->distributedShare))
+                .arg(shareText(node->studyShare), shareText(node->distributedShare))
                 .arg(node->linkCount);
     if (!d.summary.isEmpty()) html += QStringLiteral("<p>%1</p>").arg(esc(d.summary));
     if (!d.symptoms.isEmpty()) html += tr("<h3>What you see</h3><p>%1</p>").arg(esc(d.symptoms));
@@ -258,7 +253,7 @@ void TaxonomyBrowser::showNode(const TaxonomyNode* node)
                                    "<td align=\"right\">%3</td><td>%4</td></tr>")
                         .arg(esc(p ? p->name : kc.key))
                         .arg(kc.count)
-                        .arg(percent(node->issueCount ? double(kc.count) / node->issueCount : 0))
+                        .arg(shareText(node->issueCount ? double(kc.count) / node->issueCount : 0))
                         .arg(link);
         }
         html += QStringLiteral("</table>");
@@ -321,7 +316,7 @@ void TaxonomyBrowser::fillChart(const TaxonomyNode* node)
         const KeyCount& kc = node->fixPatterns[size_t(i)];
         const FixPattern* p = t.fixPattern(kc.key);
         const QString share = QStringLiteral(" (%1)").arg(
-            percent(node->issueCount ? double(kc.count) / node->issueCount : 0));
+            shareText(node->issueCount ? double(kc.count) / node->issueCount : 0));
         const int room =
             std::max(budget - labelFont.horizontalAdvance(share), labelFont.averageCharWidth() * 8);
         const QString name = p ? p->name : kc.key;

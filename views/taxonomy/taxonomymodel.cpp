@@ -91,7 +91,7 @@ QVariant TaxonomyModel::data(const QModelIndex& index, int role) const
         case IssuesColumn:
             return n->issueCount;
         case ShareColumn:
-            return QStringLiteral("%1 %").arg(100.0 * n->studyShare, 0, 'f', 1);
+            return shareText(n->studyShare);
         }
         break;
     case Qt::ToolTipRole:
