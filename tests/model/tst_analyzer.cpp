@@ -1,5 +1,6 @@
 #include "model/analysis/analyzer.h"
 #include "model/analysis/jobsplit.h"
+#include "model/analysis/logtriage.h"
 #include "model/analysis/symptomids.h"
 #include "model/analysisreport.h"
 #include "model/kb/taxonomy.h"
@@ -353,6 +354,7 @@ private Q_SLOTS:
     void noCulpritWithoutItsEvidence();
     void missingRanksAreOneDecision_data();
     void missingRanksAreOneDecision();
+    void witnessIsTheSignaturesNotItsId();
 };
 
 void TestAnalyzer::emittedIdsAreInTheTaxonomy()
@@ -1476,6 +1478,48 @@ void TestAnalyzer::missingRanksAreOneDecision()
     QCOMPARE(present->outcome, AutoCheckOutcome::Failed);
     QVERIFY2(present->summary.contains(QString::fromStdString(named)),
              qPrintable(present->summary));
+}
+
+// What a log line witnessed of a peer is its signature's typed witness (signatures.json), not
+// its id: a signature no code names reads the same as the built-in ones.
+void TestAnalyzer::witnessIsTheSignaturesNotItsId()
+{
+    const auto witnessed = [](int rank, const char* text, const char* symptom,
+                              SignatureWitness witness) {
+        Evidence e = line(rank, 20, text, symptom, kWall + rank * 1'000'000, true);
+        e.signature = "site.unknown-to-code";
+        e.witness = witness;
+        return e;
+    };
+    // Rank 1 failed on its own; rank 0 only saw its connection close, earlier by its stamp.
+    const char* closed = "RuntimeError: link to peer 1 went away";
+    std::vector<Evidence> lost = {
+        witnessed(0, closed, symptoms::kCommunicationError, SignatureWitness::PeerFailure),
+        witnessed(1, "RuntimeError: boom", kIterationFailure, SignatureWitness::None)};
+    // Its line is not the one it died with, and comes a second after its peer's.
+    lost[1].fatal = false;
+    lost[1].timeNs = lost[0].timeNs + kS;
+    const LogTriage::Result peer = LogTriage::triage(lost, {0, 1});
+    QCOMPARE(peer.lostPeerRanks, std::vector<int>{0});
+    QVERIFY(!peer.findings.empty());
+    QCOMPARE(peer.findings.front().ranks, std::vector<int>{1});
+    // The same lines without the witness: rank 0's line is a failure of its own, and first.
+    lost[0].witness = SignatureWitness::None;
+    const LogTriage::Result own = LogTriage::triage(lost, {0, 1});
+    QVERIFY(own.lostPeerRanks.empty());
+    QCOMPARE(own.findings.front().ranks, std::vector<int>{0});
+
+    // A message of another size that one rank received: the line does not say whose call
+    // deviates, so every rank of the job is named.
+    std::vector<Evidence> size = {witnessed(1, "RuntimeError: message of 8 bytes, 4 posted",
+                                            symptoms::kTensorMismatch,
+                                            SignatureWitness::CollectiveMismatch)};
+    const LogTriage::Result mismatch = LogTriage::triage(size, {0, 1, 2});
+    QCOMPARE(mismatch.findings.front().ranks, (std::vector<int>{0, 1, 2}));
+    const auto& c = mismatch.findings.front().conditions;
+    QVERIFY(std::find(c.begin(), c.end(), "message_size_mismatch") != c.end());
+    size[0].witness = SignatureWitness::None;
+    QCOMPARE(LogTriage::triage(size, {0, 1, 2}).findings.front().ranks, std::vector<int>{1});
 }
 
 QTEST_GUILESS_MAIN(TestAnalyzer)
