@@ -187,11 +187,13 @@ RankFacts RankFacts::build(const std::vector<RankLog>& allLogs, const QList<Sour
         }
         if (s.rank && (s.kind == SourceKind::Kineto || s.kind == SourceKind::HorovodTimeline))
             facts.traces.emplace(*s.rank, s.relativePath); // keeps each rank's first
-        if (tracesWorldSize == 0)
+        if (s.kind == SourceKind::Kineto || s.kind == SourceKind::HorovodTimeline)
             facts.tracesWorldSize = std::max(facts.tracesWorldSize, s.stated.worldSize);
+        else
+            facts.statedWorldSize = std::max(facts.statedWorldSize, s.stated.worldSize);
     }
     if (tracesWorldSize > 0) facts.tracesWorldSize = tracesWorldSize;
-    facts.statedWorldSize = facts.tracesWorldSize;
+    facts.statedWorldSize = std::max(facts.statedWorldSize, facts.tracesWorldSize);
     for (const RankLog& log : allLogs)
         facts.statedWorldSize = std::max(facts.statedWorldSize, log.worldSize.value_or(0));
     for (const RankLog* log : rankLogStreams(allLogs))
@@ -220,7 +222,15 @@ RankFacts RankFacts::build(const std::vector<RankLog>& allLogs, const QList<Sour
     };
     facts.masterAddr = environment("master_addr");
     facts.masterPort = environment("master_port");
-    facts.worldSize = environment("world_size");
+    // A rank's world size is the last one it states: a program's own
+    // init_process_group(world_size=) follows the WORLD_SIZE it was launched with, and is the size
+    // it tried to join with.
+    for (const auto& [rank, streams] : facts.logs)
+        for (const RankLog* log : streams)
+            for (const LogFact* f : log->factsOfKind(LogFactKind::Environment))
+                for (const auto& [k, v] : f->fields())
+                    if (!v.empty() && lower(k) == "world_size")
+                        facts.worldSize[rank] = {v, lineEvidence(*log, f->line)};
     const auto component = [&](const char* name) {
         return facts.first(LogFactKind::Version, [name](const LogFact& f) {
             return f.value("component") == name ? f.value("version") : std::string();
@@ -286,6 +296,7 @@ RankFacts RankFacts::build(const std::vector<RankLog>& allLogs, const QList<Sour
                                   : std::string();
     });
     facts.presence = facts.decidePresence();
+    if (ranksByValue(facts.worldSize).size() > 1) facts.statedWorldSize = facts.presence.worldSize;
     return facts;
 }
 
@@ -366,7 +377,26 @@ RankPresence RankFacts::decidePresence() const
                 p.worldSizeSource = fact.source;
             }
     };
-    consider(worldSize, "WORLD_SIZE");
+    // Ranks that disagree on their WORLD_SIZE (ConfigCheck names the odd ones) do not make the
+    // job as large as the largest of them: it is the one most of them state, none on a tie.
+    std::map<std::string, std::vector<int>> byValue = ranksByValue(worldSize);
+    if (byValue.size() > 1) {
+        std::size_t most = 0, tied = 0;
+        for (const auto& [value, ranks] : byValue)
+            if (ranks.size() > most) {
+                most = ranks.size();
+                tied = 1;
+            } else if (ranks.size() == most) {
+                ++tied;
+            }
+        for (auto it = byValue.begin(); it != byValue.end();)
+            it = it->second.size() == most && tied == 1 ? std::next(it) : byValue.erase(it);
+    }
+    PerRank agreed;
+    for (const auto& [value, ranks] : byValue)
+        for (int r : ranks)
+            agreed.emplace(r, worldSize.at(r));
+    consider(agreed, "WORLD_SIZE");
     consider(communicatorSize, "NCCL nranks");
     if (tracesWorldSize > p.worldSize) {
         p.worldSize = tracesWorldSize;
@@ -394,7 +424,7 @@ RankFacts RankFacts::of(const TraceRead& read, const JobSplit& jobs,
 {
     const QList<SourceFile>& all = read.folder.sources();
     if (!jobs.mixed()) {
-        RankFacts facts = build(read.logs, all, read.folder.statedWorldSize());
+        RankFacts facts = build(read.logs, all);
         facts.addEvents(read.events);
         facts.addErrors(read.errors, all);
         return facts;
