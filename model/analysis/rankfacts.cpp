@@ -222,6 +222,7 @@ RankFacts RankFacts::build(const std::vector<RankLog>& allLogs, const QList<Sour
     };
     facts.masterAddr = environment("master_addr");
     facts.masterPort = environment("master_port");
+    facts.launchWorldSize = environment("world_size");
     // A rank's world size is the last one it states: a program's own
     // init_process_group(world_size=) follows the WORLD_SIZE it was launched with, and is the size
     // it tried to join with.
@@ -378,24 +379,12 @@ RankPresence RankFacts::decidePresence() const
             }
     };
     // Ranks that disagree on their WORLD_SIZE (ConfigCheck names the odd ones) do not make the
-    // job as large as the largest of them: it is the one most of them state, none on a tie.
-    std::map<std::string, std::vector<int>> byValue = ranksByValue(worldSize);
-    if (byValue.size() > 1) {
-        std::size_t most = 0, tied = 0;
-        for (const auto& [value, ranks] : byValue)
-            if (ranks.size() > most) {
-                most = ranks.size();
-                tied = 1;
-            } else if (ranks.size() == most) {
-                ++tied;
-            }
-        for (auto it = byValue.begin(); it != byValue.end();)
-            it = it->second.size() == most && tied == 1 ? std::next(it) : byValue.erase(it);
-    }
+    // job as large as the largest of them: it is the size they were meant to have, if any.
     PerRank agreed;
-    for (const auto& [value, ranks] : byValue)
-        for (int r : ranks)
-            agreed.emplace(r, worldSize.at(r));
+    const std::string intended = intendedWorldSize();
+    for (const auto& [rank, fact] : worldSize)
+        if (ranksByValue(worldSize).size() == 1 || fact.value == intended)
+            agreed.emplace(rank, fact);
     consider(agreed, "WORLD_SIZE");
     consider(communicatorSize, "NCCL nranks");
     if (tracesWorldSize > p.worldSize) {
@@ -417,6 +406,24 @@ RankPresence RankFacts::decidePresence() const
                      p.worldSizeStatedAs == "WORLD_SIZE" && p.worldSize > 0 &&
                      p.worldSize <= 9'999'999; // more ranks than any job has is a typo
     return p;
+}
+
+std::string RankFacts::intendedWorldSize() const
+{
+    const std::map<std::string, std::vector<int>> last = ranksByValue(worldSize);
+    if (last.size() < 2) return {};
+    const std::map<std::string, std::vector<int>> launched = ranksByValue(launchWorldSize);
+    if (launched.size() == 1 && last.count(launched.begin()->first)) return launched.begin()->first;
+    std::size_t most = 0;
+    std::string value;
+    for (const auto& [v, ranks] : last)
+        if (ranks.size() > most) {
+            most = ranks.size();
+            value = v;
+        } else if (ranks.size() == most) {
+            value.clear(); // a tie so far
+        }
+    return value;
 }
 
 RankFacts RankFacts::of(const TraceRead& read, const JobSplit& jobs,

@@ -99,6 +99,7 @@ struct RankFacts {
     PerRank masterAddr;  // MASTER_ADDR, master_addr=, master=host:port
     PerRank masterPort;
     PerRank worldSize;        // WORLD_SIZE / world_size= as the rank states it last
+    PerRank launchWorldSize;  // the first the rank states: what it was launched with
     PerRank communicatorSize; // the largest NCCL communicator (nranks) the rank joined
     PerRank ncclNetwork;      // "Socket eth0", "IB mlx5_0,mlx5_1" (the first NET/ line)
     PerRank lastLogStep;      // the last step line of the rank's log
@@ -139,6 +140,10 @@ struct RankFacts {
     void addErrors(const std::vector<ElasticError>& errors, const QList<SourceFile>& sources);
     // The decision of RankPresence over these facts.
     RankPresence decidePresence() const;
+    // The world size the ranks were meant to have when their last statements disagree: the one
+    // every rank was launched with (when they all state one and some rank kept it), else the
+    // one most ranks state; empty on a tie, or when they agree.
+    std::string intendedWorldSize() const;
 
     bool hasLog(int rank) const { return logs.count(rank) > 0; }
     std::vector<int> ranksWithout(const PerRank& values) const;
