@@ -431,7 +431,15 @@ RankFacts RankFacts::of(const TraceRead& read, const JobSplit& jobs,
 {
     const QList<SourceFile>& all = read.folder.sources();
     if (!jobs.mixed()) {
-        RankFacts facts = build(read.logs, all);
+        // The sources' own statements; a digest restores only the folder's figure, which then
+        // stands for its traces' (a folder without traces has its logs', read again here).
+        const bool sourcesState = std::any_of(
+            all.begin(), all.end(), [](const SourceFile& s) { return s.stated.worldSize > 0; });
+        const bool traced = std::any_of(all.begin(), all.end(), [](const SourceFile& s) {
+            return s.kind == SourceKind::Kineto || s.kind == SourceKind::HorovodTimeline;
+        });
+        RankFacts facts =
+            build(read.logs, all, sourcesState || !traced ? 0 : read.folder.statedWorldSize());
         facts.addEvents(read.events);
         facts.addErrors(read.errors, all);
         return facts;
