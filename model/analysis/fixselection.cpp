@@ -161,17 +161,29 @@ constexpr std::int64_t kHangFactor = 20;
 std::vector<int> waitingToReceive(const AnalysisContext& ctx, const std::vector<int>& ranks)
 {
     if (ranks.size() < 2) return {};
+    const auto traced = [&ctx](const CollectiveRecord& c) {
+        return c.laneIndex >= 0 && !c.stateUnknown && ctx.beginNs(c) >= 0;
+    };
     std::map<int, const CollectiveRecord*> last; // each rank's last traced record
-    std::vector<std::int64_t> others;            // how long every other record held its rank
+    const CollectiveRecord** slot = nullptr;     // a rank's records mostly follow one another
+    int slotRank = -1;
     for (const CollectiveRecord& c : ctx.store.collectives) {
-        if (c.laneIndex < 0 || c.stateUnknown || ctx.beginNs(c) < 0) continue;
-        const CollectiveRecord*& l = last[c.rank];
-        if (l && ctx.beginNs(*l) >= ctx.beginNs(c)) {
-            others.push_back(ctx.heldNs(c));
-            continue;
+        if (!traced(c)) continue;
+        if (!slot || c.rank != slotRank) {
+            slot = &last[c.rank];
+            slotRank = c.rank;
         }
-        if (l) others.push_back(ctx.heldNs(*l));
-        l = &c;
+        if (!*slot || ctx.beginNs(**slot) < ctx.beginNs(c)) *slot = &c;
+    }
+    if (last.size() < ranks.size()) return {};
+    // How long the other records held their ranks: a sample is enough for a typical duration
+    // on large jobs, and a median over it ignores the few last ones it may hold.
+    constexpr std::size_t kSample = 4096;
+    const std::size_t stride = std::max<std::size_t>(1, ctx.store.collectives.size() / kSample);
+    std::vector<std::int64_t> others;
+    for (std::size_t i = 0; i < ctx.store.collectives.size(); i += stride) {
+        const CollectiveRecord& c = ctx.store.collectives[i];
+        if (traced(c) && last.at(c.rank) != &c) others.push_back(ctx.heldNs(c));
     }
     std::int64_t typical = 0;
     if (!others.empty()) {
@@ -201,7 +213,12 @@ void chooseFixes(std::vector<Finding>& findings, const AnalysisContext& ctx,
     if (findings.empty()) return;
     const Taxonomy& taxonomy = Taxonomy::instance();
     const FixRuleBook& rules = FixRuleBook::builtin();
-    const std::vector<int> receiving = waitingToReceive(ctx, ranks);
+    // Read from the traces only when a finding could take it.
+    const bool waitFound = std::any_of(findings.begin(), findings.end(), [](const Finding& f) {
+        return f.kind == FindingKind::Hang || f.kind == FindingKind::Desync;
+    });
+    const std::vector<int> receiving =
+        waitFound ? waitingToReceive(ctx, ranks) : std::vector<int>{};
     for (Finding& f : findings) {
         std::string where;
         traceConditions(f, ctx.store, groups, ctx.steps, where);
