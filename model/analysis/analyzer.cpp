@@ -410,7 +410,7 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     res.findings = std::move(fromLogs);
     res.findings.insert(res.findings.end(), trace.begin(), trace.end());
     ctx.placeOnTraces(res.findings);
-    chooseFixes(res.findings, store, res.groups, ctx.steps);
+    chooseFixes(res.findings, ctx, res.groups, ranks);
     std::stable_sort(res.findings.begin(), res.findings.end(),
                      [](const Finding& a, const Finding& b) {
                          if (a.severity != b.severity) return a.severity < b.severity;

@@ -111,13 +111,21 @@ std::vector<Finding> ConfigCheck::check(const RankFacts& facts)
         // get. Without it and without a majority, the ranks that could not connect to the
         // address they were given are the odd ones (the store is where the others got through;
         // under torchrun it is the agent's, not rank 0's).
-        bool byLauncher = false, byConnect = false;
+        // Ranks that disagree on their world size: the one they were meant to have (the one they
+        // were all launched with, which the odd ranks overrode) is the reference.
+        bool byLauncher = false, byConnect = false, byLaunch = false;
         const auto stated = facts.launcherEnvironment.find(s.key);
+        const std::string intended =
+            s.values == &RankFacts::worldSize ? facts.intendedWorldSize() : std::string();
         if (s.rendezvous && stated != facts.launcherEnvironment.end() &&
             stated->second.size() == 1 && ranksOf.count(*stated->second.begin())) {
             common = ranksOf.find(*stated->second.begin());
             tie = false;
             byLauncher = true;
+        } else if (!intended.empty() && (tie || intended != common->first)) {
+            common = ranksOf.find(intended);
+            tie = false;
+            byLaunch = true;
         } else if (tie && std::string_view(s.key).starts_with("master_")) {
             std::vector<std::map<std::string, std::vector<int>>::iterator> reached;
             for (auto v = ranksOf.begin(); v != ranksOf.end(); ++v)
@@ -161,6 +169,7 @@ std::vector<Finding> ConfigCheck::check(const RankFacts& facts)
         }
         if (byLauncher) f.summary += " (the value the launcher states)";
         if (byConnect) f.summary += " (and only they failed to connect to it)";
+        if (byLaunch) f.summary += " (the value every rank was launched with)";
         for (const auto& [value, ranks] : ranksOf)
             f.detail += (f.detail.empty() ? std::string(s.label) + " " : std::string("; ")) +
                         value + " on " + formatRanks(ranks);
@@ -170,7 +179,8 @@ std::vector<Finding> ConfigCheck::check(const RankFacts& facts)
             f.evidence.push_back(values.at(r).source);
         if (!tie) {
             Evidence e = values.at(common->second.front()).source;
-            e.text += "  [the majority's value]";
+            e.text += byLaunch ? "  [the value the ranks were launched with]"
+                               : "  [the majority's value]";
             f.evidence.push_back(std::move(e));
         }
         out.push_back(std::move(f));

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "model/kb/signaturewitness.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -54,6 +56,7 @@ struct Evidence {
     // the process died with (the exception line of the final traceback, a fatal signal).
     std::string symptom;
     std::string signature;
+    SignatureWitness witness = SignatureWitness::None; // the signature's, as signatures.json says
     bool cascade = false;
     bool fatal = false;
 

@@ -5,6 +5,9 @@
 #include "model/kb/taxonomy.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
+#include <string_view>
 
 namespace rankscope {
 
@@ -144,18 +147,84 @@ void traceConditions(Finding& f, const EventStore& store,
     if (f.detail.empty()) f.detail = row->detail;
 }
 
+// A wait counts as a hang's length when it dwarfs the job's other collectives, one second at
+// least (as HangDetector counts it).
+constexpr std::int64_t kMinHangNs = 1'000'000'000;
+constexpr std::int64_t kHangFactor = 20;
+
+// The ranks of `ranks` (every one of them, or none) whose traces end inside a receive that held
+// them for a hang's length while no rank's ends inside a send: a recv on every rank, or one
+// broadcast or scatter that holds every rank (its root's sends complete as its peers receive
+// them, so none of the ranks acted as the root the others waited for). Nobody was sending:
+// the ranks disagree on who sends, as a src or peer computed differently on one rank, or every
+// rank calling recv before its send, makes them.
+std::vector<int> waitingToReceive(const AnalysisContext& ctx, const std::vector<int>& ranks)
+{
+    if (ranks.size() < 2) return {};
+    const auto traced = [&ctx](const CollectiveRecord& c) {
+        return c.laneIndex >= 0 && !c.stateUnknown && ctx.beginNs(c) >= 0;
+    };
+    std::map<int, const CollectiveRecord*> last; // each rank's last traced record
+    const CollectiveRecord** slot = nullptr;     // a rank's records mostly follow one another
+    int slotRank = -1;
+    for (const CollectiveRecord& c : ctx.store.collectives) {
+        if (!traced(c)) continue;
+        if (!slot || c.rank != slotRank) {
+            slot = &last[c.rank];
+            slotRank = c.rank;
+        }
+        if (!*slot || ctx.beginNs(**slot) < ctx.beginNs(c)) *slot = &c;
+    }
+    if (last.size() < ranks.size()) return {};
+    // How long the other records held their ranks: a sample is enough for a typical duration
+    // on large jobs, and a median over it ignores the few last ones it may hold.
+    constexpr std::size_t kSample = 4096;
+    const std::size_t stride = std::max<std::size_t>(1, ctx.store.collectives.size() / kSample);
+    std::vector<std::int64_t> others;
+    for (std::size_t i = 0; i < ctx.store.collectives.size(); i += stride) {
+        const CollectiveRecord& c = ctx.store.collectives[i];
+        if (traced(c) && last.at(c.rank) != &c) others.push_back(ctx.heldNs(c));
+    }
+    std::int64_t typical = 0;
+    if (!others.empty()) {
+        std::nth_element(others.begin(), others.begin() + std::ptrdiff_t(others.size() / 2),
+                         others.end());
+        typical = others[others.size() / 2];
+    }
+    const std::int64_t hang = std::max(kMinHangNs, kHangFactor * typical);
+    std::set<std::string_view> ops;
+    for (int r : ranks) {
+        const auto it = last.find(r);
+        if (it == last.end() || ctx.heldNs(*it->second) < hang) return {};
+        ops.insert(ctx.store.strings.view(it->second->op));
+    }
+    const bool allRecv = ops == std::set<std::string_view>{"recv"};
+    const bool oneToMany =
+        ops.size() == 1 && (*ops.begin() == "broadcast" || *ops.begin() == "scatter");
+    return allRecv || oneToMany ? ranks : std::vector<int>{};
+}
+
 } // namespace
 
-void chooseFixes(std::vector<Finding>& findings, const EventStore& store,
-                 const std::vector<CollectiveGroup>& groups, const StepTimeline& steps)
+void chooseFixes(std::vector<Finding>& findings, const AnalysisContext& ctx,
+                 const std::vector<CollectiveGroup>& groups, const std::vector<int>& ranks)
 {
     // The knowledge base is parsed at its first use: only when there is a finding to advise on.
     if (findings.empty()) return;
     const Taxonomy& taxonomy = Taxonomy::instance();
     const FixRuleBook& rules = FixRuleBook::builtin();
+    // Read from the traces only when a finding could take it.
+    const bool waitFound = std::any_of(findings.begin(), findings.end(), [](const Finding& f) {
+        return f.kind == FindingKind::Hang || f.kind == FindingKind::Desync;
+    });
+    const std::vector<int> receiving =
+        waitFound ? waitingToReceive(ctx, ranks) : std::vector<int>{};
     for (Finding& f : findings) {
         std::string where;
-        traceConditions(f, store, groups, steps, where);
+        traceConditions(f, ctx.store, groups, ctx.steps, where);
+        if (!receiving.empty() && (f.kind == FindingKind::Hang || f.kind == FindingKind::Desync) &&
+            (f.ranks.empty() || f.ranks == receiving))
+            add(f.conditions, "nobody_sends");
         QStringList conditions;
         for (const std::string& c : f.conditions)
             conditions << QString::fromStdString(c);

@@ -25,20 +25,6 @@ bool isPeerFailure(const std::string& symptom)
     return symptom == symptoms::kCommunicationError || symptom == symptoms::kHang;
 }
 
-// Signatures of a rank saying its peer closed or reset the connection: what a rank sees of
-// another's death or exit, never a failure of its own, whatever else matches the same line.
-bool isPeerLossSignature(const std::string& signature)
-{
-    return signature == "gloo.pair-closed" || signature == "nccl.peer-closed";
-}
-
-// Signatures of a rank saying a peer's message has another size than its own call posted: the
-// rank that reports it witnessed the mismatch, and the line does not name whose call deviates.
-bool isWitnessedMismatchSignature(const std::string& signature)
-{
-    return signature == "gloo.message-size" || signature == "nccl.collective-mismatch";
-}
-
 using LineKey = std::pair<std::string, int>;
 
 LineKey keyOf(const Evidence& e)
@@ -175,9 +161,9 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
     std::set<LineKey> waitLines, peerLossLines;
     for (const Evidence& e : items) {
         if (isWaiting(e.symptom)) waitLines.insert(keyOf(e));
-        if (isPeerLossSignature(e.signature)) peerLossLines.insert(keyOf(e));
+        if (e.witness == SignatureWitness::PeerFailure) peerLossLines.insert(keyOf(e));
         if (e.cascade || e.rank < 0) continue;
-        if (isPeerLossSignature(e.signature)) lostPeer.insert(e.rank);
+        if (e.witness == SignatureWitness::PeerFailure) lostPeer.insert(e.rank);
         if (isWaiting(e.symptom)) {
             waiting.insert(e.rank);
             res.waitingEvidence.push_back(e.cited());
@@ -288,7 +274,8 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
     // The ranks that reported a mismatch a peer's message showed them only witnessed it: any
     // member's call may be the one of another size, so the finding names them all.
     const bool witnessed = f.kind == FindingKind::CollectiveMismatch && fingerprintNote.empty() &&
-                           isWitnessedMismatchSignature(root.signature) && worldRanks.size() > 1;
+                           root.witness == SignatureWitness::CollectiveMismatch &&
+                           worldRanks.size() > 1;
     if (witnessed) {
         fingerprintNote = "; " + formatRanks(blamed) +
                           " received a message of another size than its own call posted, so the "

@@ -187,11 +187,13 @@ RankFacts RankFacts::build(const std::vector<RankLog>& allLogs, const QList<Sour
         }
         if (s.rank && (s.kind == SourceKind::Kineto || s.kind == SourceKind::HorovodTimeline))
             facts.traces.emplace(*s.rank, s.relativePath); // keeps each rank's first
-        if (tracesWorldSize == 0)
+        if (s.kind == SourceKind::Kineto || s.kind == SourceKind::HorovodTimeline)
             facts.tracesWorldSize = std::max(facts.tracesWorldSize, s.stated.worldSize);
+        else
+            facts.statedWorldSize = std::max(facts.statedWorldSize, s.stated.worldSize);
     }
     if (tracesWorldSize > 0) facts.tracesWorldSize = tracesWorldSize;
-    facts.statedWorldSize = facts.tracesWorldSize;
+    facts.statedWorldSize = std::max(facts.statedWorldSize, facts.tracesWorldSize);
     for (const RankLog& log : allLogs)
         facts.statedWorldSize = std::max(facts.statedWorldSize, log.worldSize.value_or(0));
     for (const RankLog* log : rankLogStreams(allLogs))
@@ -220,7 +222,16 @@ RankFacts RankFacts::build(const std::vector<RankLog>& allLogs, const QList<Sour
     };
     facts.masterAddr = environment("master_addr");
     facts.masterPort = environment("master_port");
-    facts.worldSize = environment("world_size");
+    facts.launchWorldSize = environment("world_size");
+    // A rank's world size is the last one it states: a program's own
+    // init_process_group(world_size=) follows the WORLD_SIZE it was launched with, and is the size
+    // it tried to join with.
+    for (const auto& [rank, streams] : facts.logs)
+        for (const RankLog* log : streams)
+            for (const LogFact* f : log->factsOfKind(LogFactKind::Environment))
+                for (const auto& [k, v] : f->fields())
+                    if (!v.empty() && lower(k) == "world_size")
+                        facts.worldSize[rank] = {v, lineEvidence(*log, f->line)};
     const auto component = [&](const char* name) {
         return facts.first(LogFactKind::Version, [name](const LogFact& f) {
             return f.value("component") == name ? f.value("version") : std::string();
@@ -286,6 +297,7 @@ RankFacts RankFacts::build(const std::vector<RankLog>& allLogs, const QList<Sour
                                   : std::string();
     });
     facts.presence = facts.decidePresence();
+    if (ranksByValue(facts.worldSize).size() > 1) facts.statedWorldSize = facts.presence.worldSize;
     return facts;
 }
 
@@ -366,7 +378,14 @@ RankPresence RankFacts::decidePresence() const
                 p.worldSizeSource = fact.source;
             }
     };
-    consider(worldSize, "WORLD_SIZE");
+    // Ranks that disagree on their WORLD_SIZE (ConfigCheck names the odd ones) do not make the
+    // job as large as the largest of them: it is the size they were meant to have, if any.
+    PerRank agreed;
+    const std::string intended = intendedWorldSize();
+    for (const auto& [rank, fact] : worldSize)
+        if (ranksByValue(worldSize).size() == 1 || fact.value == intended)
+            agreed.emplace(rank, fact);
+    consider(agreed, "WORLD_SIZE");
     consider(communicatorSize, "NCCL nranks");
     if (tracesWorldSize > p.worldSize) {
         p.worldSize = tracesWorldSize;
@@ -389,12 +408,38 @@ RankPresence RankFacts::decidePresence() const
     return p;
 }
 
+std::string RankFacts::intendedWorldSize() const
+{
+    const std::map<std::string, std::vector<int>> last = ranksByValue(worldSize);
+    if (last.size() < 2) return {};
+    const std::map<std::string, std::vector<int>> launched = ranksByValue(launchWorldSize);
+    if (launched.size() == 1 && last.count(launched.begin()->first)) return launched.begin()->first;
+    std::size_t most = 0;
+    std::string value;
+    for (const auto& [v, ranks] : last)
+        if (ranks.size() > most) {
+            most = ranks.size();
+            value = v;
+        } else if (ranks.size() == most) {
+            value.clear(); // a tie so far
+        }
+    return value;
+}
+
 RankFacts RankFacts::of(const TraceRead& read, const JobSplit& jobs,
                         const EventStore* analysedEvents)
 {
     const QList<SourceFile>& all = read.folder.sources();
     if (!jobs.mixed()) {
-        RankFacts facts = build(read.logs, all, read.folder.statedWorldSize());
+        // The sources' own statements; a digest restores only the folder's figure, which then
+        // stands for its traces' (a folder without traces has its logs', read again here).
+        const bool sourcesState = std::any_of(
+            all.begin(), all.end(), [](const SourceFile& s) { return s.stated.worldSize > 0; });
+        const bool traced = std::any_of(all.begin(), all.end(), [](const SourceFile& s) {
+            return s.kind == SourceKind::Kineto || s.kind == SourceKind::HorovodTimeline;
+        });
+        RankFacts facts =
+            build(read.logs, all, sourcesState || !traced ? 0 : read.folder.statedWorldSize());
         facts.addEvents(read.events);
         facts.addErrors(read.errors, all);
         return facts;

@@ -59,8 +59,9 @@ std::string describeRankFiles(unsigned files);
 constexpr unsigned kRecordsCollectives = kTraceFile | kDumpFile | kCollectiveLog | kOtherFile;
 
 // The one decision on which ranks the job has and which it lacks: the world size its files state
-// (the largest of the ranks' WORLD_SIZE, their NCCL communicators and the traces'
-// distributedInfo.world_size, with where it is stated), the ranks process groups list as
+// (the largest of the ranks' WORLD_SIZE, the one most ranks state when they disagree, their NCCL
+// communicators and the traces' distributedInfo.world_size, with where it is stated), the ranks
+// process groups list as
 // members, and what each rank left. The Analyzer's missing-ranks warning, ConfigCheck's
 // never-started finding and the all_ranks_present auto-check all read it (RankFacts::presence).
 struct RankPresence {
@@ -97,7 +98,8 @@ struct RankFacts {
     PerRank cudaVersion; // as printed; else the CUDA build NCCL names (+cudaX)
     PerRank masterAddr;  // MASTER_ADDR, master_addr=, master=host:port
     PerRank masterPort;
-    PerRank worldSize;        // WORLD_SIZE / world_size= as the rank states it
+    PerRank worldSize;        // WORLD_SIZE / world_size= as the rank states it last
+    PerRank launchWorldSize;  // the first the rank states: what it was launched with
     PerRank communicatorSize; // the largest NCCL communicator (nranks) the rank joined
     PerRank ncclNetwork;      // "Socket eth0", "IB mlx5_0,mlx5_1" (the first NET/ line)
     PerRank lastLogStep;      // the last step line of the rank's log
@@ -115,8 +117,9 @@ struct RankFacts {
     // "Rendezvous complete ... master_port=".
     std::map<std::string, std::set<std::string>> launcherEnvironment;
     // The job's world size as its files state it: its traces' distributedInfo.world_size and
-    // the logs' WORLD_SIZE / nranks, the largest; 0 when none does. `tracesWorldSize` is the
-    // traces' alone.
+    // the logs' WORLD_SIZE / nranks, the largest; 0 when none does. When the ranks disagree on
+    // their WORLD_SIZE it is the presence's (RankPresence::worldSize), not the largest any rank
+    // states. `tracesWorldSize` is the traces' alone.
     int statedWorldSize = 0;
     int tracesWorldSize = 0;
 
@@ -137,6 +140,10 @@ struct RankFacts {
     void addErrors(const std::vector<ElasticError>& errors, const QList<SourceFile>& sources);
     // The decision of RankPresence over these facts.
     RankPresence decidePresence() const;
+    // The world size the ranks were meant to have when their last statements disagree: the one
+    // every rank was launched with (when they all state one and some rank kept it), else the
+    // one most ranks state; empty on a tie, or when they agree.
+    std::string intendedWorldSize() const;
 
     bool hasLog(int rank) const { return logs.count(rank) > 0; }
     std::vector<int> ranksWithout(const PerRank& values) const;

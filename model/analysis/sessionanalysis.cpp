@@ -10,17 +10,16 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <tuple>
 
 namespace rankscope {
 
 namespace {
 
-// The symptom of a failure's text, and the signature that says so: the first classifier
-// candidate that has a root cause (an exception no signature knows is the classifier's catch-all
-// program failure, as `rankscope classify` names it). A failure with no exception line (an exit
-// code, a signal) is that catch-all too.
-std::pair<std::string, std::string> symptomOf(const QByteArray& text)
+// Gives `out` the symptom of a failure's text, the signature that says so and that signature's
+// witness: the first classifier candidate that has a root cause (an exception no signature knows
+// is the classifier's catch-all program failure, as `rankscope classify` names it). A failure
+// with no exception line (an exit code, a signal) is that catch-all too.
+void classifyFailure(const QByteArray& text, Evidence& out)
 {
     SymptomClassifier::Options options;
     options.useCues = false;
@@ -28,9 +27,14 @@ std::pair<std::string, std::string> symptomOf(const QByteArray& text)
     for (const Candidate& c : SymptomClassifier::instance().classify(text, options))
         if (c.hasRoot)
             for (const CandidateEvidence& e : c.evidence)
-                if (e.role == SignatureRole::Root)
-                    return {c.symptom.toStdString(), e.signature.toStdString()};
-    return {SymptomClassifier::kUncaughtExceptionLeaf, {}};
+                if (e.role == SignatureRole::Root) {
+                    out.symptom = c.symptom.toStdString();
+                    out.signature = e.signature.toStdString();
+                    for (const Signature& s : SignatureSet::builtin().signatures())
+                        if (s.id == e.signature) out.witness = s.witness;
+                    return;
+                }
+    out.symptom = SymptomClassifier::kUncaughtExceptionLeaf;
 }
 
 // A Python traceback quotes the program's source under each frame ('  File "x", line N, in f'
@@ -130,6 +134,7 @@ void classifyStream(const RankLog& log, const QList<SignatureHit>& hits,
         e.text = hit.text.toStdString();
         e.symptom = rule.symptom.toStdString();
         e.signature = rule.id.toStdString();
+        e.witness = rule.witness;
         e.cascade = rule.role == SignatureRole::Cascade;
         e.fatal = fatalLines.count(i) > 0;
         e.timeNs = timeOf(i);
@@ -156,7 +161,7 @@ void classifyStream(const RankLog& log, const QList<SignatureHit>& hits,
     e.path = log.sourcePath.toStdString();
     e.line = log.lineNumber(died.lastLine);
     e.text = died.text();
-    std::tie(e.symptom, e.signature) = symptomOf(text);
+    classifyFailure(text, e);
     e.fatal = true;
     e.timeNs = timeOf(died.lastLine);
     out.push_back(std::move(e));
@@ -202,8 +207,7 @@ void addElasticErrors(const TraceRead& read, std::vector<Evidence>& out)
         ev.path = sources.at(e->sourceIndex).relativePath.toStdString();
         ev.line = e->origin == ElasticError::Origin::ErrorFile ? 1 : e->line;
         ev.text = text.substr(0, text.find('\n'));
-        std::tie(ev.symptom, ev.signature) =
-            symptomOf(QByteArray::fromStdString(e->traceback + "\n" + text));
+        classifyFailure(QByteArray::fromStdString(e->traceback + "\n" + text), ev);
         ev.fatal = true;
         // A rank that was already being torn down died of the teardown.
         ev.cascade = cascading.count(*e->rank) > 0;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "model/kb/signaturewitness.h"
+
 #include <QByteArray>
 #include <QList>
 #include <QRegularExpression>
@@ -22,10 +24,11 @@ struct Signature {
     QString symptom;              // a taxonomy leaf id
     double weight = 0.0;          // 0..1, how strongly one hit implies the symptom
     SignatureRole role = SignatureRole::Root;
-    QStringList frameworks; // "any" or pytorch/horovod/tensorflow/keras
-    QStringList fields;     // the regex's named groups, extracted into each hit
-    QString positive;       // a line the rule must match (checked by the tests)
-    QString negative;       // a near miss it must not match
+    SignatureWitness witness = SignatureWitness::None; // "witness": what a root line saw of a peer
+    QStringList frameworks;                            // "any" or pytorch/horovod/tensorflow/keras
+    QStringList fields; // the regex's named groups, extracted into each hit
+    QString positive;   // a line the rule must match (checked by the tests)
+    QString negative;   // a near miss it must not match
 };
 
 QString signatureRoleName(SignatureRole role);

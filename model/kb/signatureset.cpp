@@ -155,6 +155,15 @@ SignatureSet SignatureSet::fromJson(const QByteArray& signaturesJson, const QByt
             s.role = isCue ? SignatureRole::Cue
                            : (role == QLatin1String("cascade") ? SignatureRole::Cascade
                                                                : SignatureRole::Root);
+            const QString witness = o.value(QLatin1String("witness")).toString();
+            if (witness == QLatin1String("peer_failure"))
+                s.witness = SignatureWitness::PeerFailure;
+            else if (witness == QLatin1String("collective_mismatch"))
+                s.witness = SignatureWitness::CollectiveMismatch;
+            else if (!witness.isEmpty()) {
+                *error = QStringLiteral("rule '%1': unknown witness '%2'").arg(s.id, witness);
+                return false;
+            }
             for (const QJsonValue& f : o.value(QLatin1String("frameworks")).toArray())
                 s.frameworks.append(f.toString());
             if (s.frameworks.isEmpty()) s.frameworks.append(QStringLiteral("any"));

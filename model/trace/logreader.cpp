@@ -938,7 +938,9 @@ private:
             if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
                 value = value.substr(1, value.size() - 2);
             const std::string_view key = line.substr(k, eq - k);
-            known |= isEnvironmentKey(key) || key.starts_with("NCCL_") || key.starts_with("TORCH_");
+            // world_size= alone is a world size too (a program's init_process_group call).
+            known |= isEnvironmentKey(key) || key.starts_with("NCCL_") ||
+                     key.starts_with("TORCH_") || key == "world_size";
             f.emplace_back(std::string(key), utf8(value));
         }
         if (f.size() < 2 && !known) return;

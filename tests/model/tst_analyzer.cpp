@@ -1,5 +1,6 @@
 #include "model/analysis/analyzer.h"
 #include "model/analysis/jobsplit.h"
+#include "model/analysis/logtriage.h"
 #include "model/analysis/symptomids.h"
 #include "model/analysisreport.h"
 #include "model/kb/taxonomy.h"
@@ -353,6 +354,9 @@ private Q_SLOTS:
     void noCulpritWithoutItsEvidence();
     void missingRanksAreOneDecision_data();
     void missingRanksAreOneDecision();
+    void witnessIsTheSignaturesNotItsId();
+    void everyRankWaitingToReceiveIsNoLinkFailure_data();
+    void everyRankWaitingToReceiveIsNoLinkFailure();
 };
 
 void TestAnalyzer::emittedIdsAreInTheTaxonomy()
@@ -1476,6 +1480,102 @@ void TestAnalyzer::missingRanksAreOneDecision()
     QCOMPARE(present->outcome, AutoCheckOutcome::Failed);
     QVERIFY2(present->summary.contains(QString::fromStdString(named)),
              qPrintable(present->summary));
+}
+
+// What a log line witnessed of a peer is its signature's typed witness (signatures.json), not
+// its id: a signature no code names reads the same as the built-in ones.
+void TestAnalyzer::witnessIsTheSignaturesNotItsId()
+{
+    const auto witnessed = [](int rank, const char* text, const char* symptom,
+                              SignatureWitness witness) {
+        Evidence e = line(rank, 20, text, symptom, kWall + rank * 1'000'000, true);
+        e.signature = "site.unknown-to-code";
+        e.witness = witness;
+        return e;
+    };
+    // Rank 1 failed on its own; rank 0 only saw its connection close, earlier by its stamp.
+    const char* closed = "RuntimeError: link to peer 1 went away";
+    std::vector<Evidence> lost = {
+        witnessed(0, closed, symptoms::kCommunicationError, SignatureWitness::PeerFailure),
+        witnessed(1, "RuntimeError: boom", kIterationFailure, SignatureWitness::None)};
+    // Its line is not the one it died with, and comes a second after its peer's.
+    lost[1].fatal = false;
+    lost[1].timeNs = lost[0].timeNs + kS;
+    const LogTriage::Result peer = LogTriage::triage(lost, {0, 1});
+    QCOMPARE(peer.lostPeerRanks, std::vector<int>{0});
+    QVERIFY(!peer.findings.empty());
+    QCOMPARE(peer.findings.front().ranks, std::vector<int>{1});
+    // The same lines without the witness: rank 0's line is a failure of its own, and first.
+    lost[0].witness = SignatureWitness::None;
+    const LogTriage::Result own = LogTriage::triage(lost, {0, 1});
+    QVERIFY(own.lostPeerRanks.empty());
+    QCOMPARE(own.findings.front().ranks, std::vector<int>{0});
+
+    // A message of another size that one rank received: the line does not say whose call
+    // deviates, so every rank of the job is named.
+    std::vector<Evidence> size = {witnessed(1, "RuntimeError: message of 8 bytes, 4 posted",
+                                            symptoms::kTensorMismatch,
+                                            SignatureWitness::CollectiveMismatch)};
+    const LogTriage::Result mismatch = LogTriage::triage(size, {0, 1, 2});
+    QCOMPARE(mismatch.findings.front().ranks, (std::vector<int>{0, 1, 2}));
+    const auto& c = mismatch.findings.front().conditions;
+    QVERIFY(std::find(c.begin(), c.end(), "message_size_mismatch") != c.end());
+    size[0].witness = SignatureWitness::None;
+    QCOMPARE(LogTriage::triage(size, {0, 1, 2}).findings.front().ranks, std::vector<int>{1});
+}
+
+// Every rank's trace ends in a receive that held it for the timeout (a recv on each, or one
+// broadcast that holds them all) and none in a send: nobody sent, so the ranks disagree on who
+// sends, and the code comes before the link. A rank in a send, or an all_reduce that holds every
+// rank, says no such thing.
+void TestAnalyzer::everyRankWaitingToReceiveIsNoLinkFailure_data()
+{
+    QTest::addColumn<int>("world");
+    QTest::addColumn<QString>("firstOp"); // rank 0's last op
+    QTest::addColumn<QString>("op");      // the other ranks'
+    QTest::addColumn<bool>("nobodySends");
+    QTest::newRow("recv on both ranks") << 2 << "recv"
+                                        << "recv" << true;
+    QTest::newRow("one broadcast holds every rank") << 3 << "broadcast"
+                                                    << "broadcast" << true;
+    QTest::newRow("a rank is sending") << 2 << "send"
+                                       << "recv" << false;
+    QTest::newRow("one all_reduce holds every rank") << 3 << "all_reduce"
+                                                     << "all_reduce" << false;
+}
+
+void TestAnalyzer::everyRankWaitingToReceiveIsNoLinkFailure()
+{
+    QFETCH(int, world);
+    QFETCH(QString, firstOp);
+    QFETCH(QString, op);
+    QFETCH(bool, nobodySends);
+    Scenario s(world);
+    std::mt19937 rng(5);
+    steps(s.job, 4, rng);
+    const std::int64_t t = s.job.nowNs();
+    for (int r = 0; r < world; ++r) {
+        const std::int64_t at = t + 1'000'000 + r * 100'000;
+        s.job.collective(r, (r == 0 ? firstOp : op).toStdString(), at, at + 50'000, t + 10 * kS,
+                         CollectiveRecord::State::Completed, 4);
+        s.logs.push_back(line(r, 40,
+                              "RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:81] Timed "
+                              "out waiting 10000ms for recv operation to complete",
+                              symptoms::kHang, kWall + 10 * kS + r * 1'000'000, true));
+    }
+    const AnalysisResult res = run(s);
+    QVERIFY(!res.findings.empty());
+    const Finding& top = res.findings.front();
+    QVERIFY2(top.kind == FindingKind::Hang || top.kind == FindingKind::Desync, top.summary.c_str());
+    for (const Finding& f : res.findings) {
+        const bool says = std::find(f.conditions.begin(), f.conditions.end(), "nobody_sends") !=
+                          f.conditions.end();
+        QVERIFY2(!says || nobodySends, f.summary.c_str());
+    }
+    const bool topSays = std::find(top.conditions.begin(), top.conditions.end(), "nobody_sends") !=
+                         top.conditions.end();
+    QCOMPARE(topSays, nobodySends);
+    if (nobodySends) QCOMPARE(top.fixPatterns.front(), std::string("fix-behavior-logic"));
 }
 
 QTEST_GUILESS_MAIN(TestAnalyzer)

@@ -76,6 +76,8 @@ std::vector<FindingKind> expectedKinds(const QString& scenario)
         {QStringLiteral("collective_type"), {K::Desync, K::CollectiveMismatch}},
         {QStringLiteral("broadcast_src"), {K::Desync, K::Hang, K::CollectiveMismatch}},
         {QStringLiteral("dtype_mismatch"), {K::CollectiveMismatch}},
+        // ranks that disagree on the world size never form the group
+        {QStringLiteral("wrong_world_init"), {K::SetupFailure, K::ConfigMismatch}},
     };
     const auto it = kinds.find(scenario);
     return it == kinds.end() ? std::vector<FindingKind>{} : it->second;
@@ -128,6 +130,12 @@ Expected expectedFix(const QString& scenario)
                 QStringLiteral("fix-communication-configuration")};
     if (scenario == QLatin1String("world_size_mismatch")) // fewer processes than WORLD_SIZE
         return {QStringLiteral("communication-setup/"), QStringLiteral("fix-command-line")};
+    // One rank passes another world size to init_process_group than the others: the
+    // communication configuration (the setup stage's usual fix), or the command line giving it.
+    if (scenario == QLatin1String("wrong_world_init"))
+        return {QStringLiteral("communication-setup/"),
+                QStringLiteral("fix-communication-configuration"),
+                QStringLiteral("fix-command-line")};
     if (scenario == QLatin1String("rank_crash")) // an IndexError in its own code
         return {kLeafPrefix + QStringLiteral("program-failure/others"),
                 QStringLiteral("fix-behavior-logic")};
@@ -398,6 +406,13 @@ void TestAnalyzerFixtures::fixture()
         QVERIFY2(top->summary.rfind(stated, 0) == 0, what.c_str());
         QVERIFY2(top->summary.find("never started") != std::string::npos, what.c_str());
         QVERIFY2(top->fixReason.find(stated) != std::string::npos, top->fixReason.c_str());
+    }
+    // The job is as large as the ranks launched say, not the one rank's larger claim: no rank
+    // beyond them reads as missing.
+    if (scenario == QLatin1String("wrong_world_init")) {
+        QCOMPARE(res.statedWorldSize, world);
+        for (const Finding& f : res.findings)
+            QVERIFY2(f.kind != FindingKind::MissingRanks, f.summary.c_str());
     }
     // Every finding with a step on a traced rank can be shown on the timeline.
     for (const Finding& f : res.findings) {

@@ -7,7 +7,11 @@
 
 #include <QRegularExpression>
 #include <QTest>
+#include <algorithm>
 #include <cstring>
+#include <map>
+
+Q_DECLARE_METATYPE(std::vector<int>)
 
 using namespace rankscope;
 
@@ -22,6 +26,8 @@ private Q_SLOTS:
     void splitLauncherLinesAreNotCountedTwice();
     void launcherValueIsTheReference();
     void worldSizeNamesRanksNeverLaunched();
+    void worldSizeGivenToInitOutranksTheLaunchers_data();
+    void worldSizeGivenToInitOutranksTheLaunchers();
     void ncclBuildSuffixIsNotAVersion();
     void factsAreReadFromTheLines();
     void configCheckAndAutoCheckAgree_data();
@@ -184,6 +190,60 @@ void TestConfigCheck::worldSizeNamesRanksNeverLaunched()
     QVERIFY(!trained.presence.neverStarted);
     QCOMPARE(trained.presence.absent, (std::vector<RankRange>{{2, 2}}));
     QVERIFY(ConfigCheck::check(trained).empty());
+}
+
+// A rank's world size is the last it states: its program's init_process_group(world_size=N)
+// after the WORLD_SIZE it was launched with. The job is meant to have the size every rank was
+// launched with when some rank kept it, else the one most ranks state (none on a tie), never
+// the largest statement: no rank is missing for it. The ranks that state another are the odd ones.
+void TestConfigCheck::worldSizeGivenToInitOutranksTheLaunchers_data()
+{
+    QTest::addColumn<std::vector<int>>("given"); // what each rank passes to init
+    QTest::addColumn<int>("launched");           // the WORLD_SIZE every rank is launched with
+    QTest::newRow("one rank one more") << std::vector<int>{3, 4, 3} << 3;
+    QTest::newRow("one rank one fewer") << std::vector<int>{3, 3, 2} << 3;
+    QTest::newRow("two ranks, one overrides") << std::vector<int>{2, 3} << 2;
+    QTest::newRow("launched with neither, most ranks") << std::vector<int>{4, 4, 5} << 3;
+    QTest::newRow("launched with neither, a tie") << std::vector<int>{4, 5} << 2;
+}
+
+void TestConfigCheck::worldSizeGivenToInitOutranksTheLaunchers()
+{
+    QFETCH(std::vector<int>, given);
+    QFETCH(int, launched);
+    std::vector<RankLog> logs;
+    std::map<int, std::vector<int>> ranksOf;
+    for (int r = 0; r < int(given.size()); ++r) {
+        const QByteArray init = "2026-01-01 10:00:00.002 INFO job: init_process_group(world_size=" +
+                                QByteArray::number(given[std::size_t(r)]) + ")\n";
+        logs.push_back(logOf(r, start("29500", "2.1.0", QByteArray::number(launched)) + init));
+        ranksOf[given[std::size_t(r)]].push_back(r);
+    }
+    const RankFacts facts = RankFacts::build(logs);
+    for (int r = 0; r < int(given.size()); ++r) {
+        QCOMPARE(facts.worldSize.at(r).value, std::to_string(given[std::size_t(r)]));
+        QCOMPARE(facts.worldSize.at(r).source.line, 3);
+    }
+    int intended = ranksOf.count(launched) ? launched : 0;
+    std::size_t most = 0;
+    for (const auto& [value, ranks] : ranksOf)
+        most = std::max(most, ranks.size());
+    if (!intended && std::count_if(ranksOf.begin(), ranksOf.end(),
+                                   [most](const auto& v) { return v.second.size() == most; }) == 1)
+        for (const auto& [value, ranks] : ranksOf)
+            if (ranks.size() == most) intended = value;
+    QCOMPARE(facts.presence.worldSize, intended);
+    QCOMPARE(facts.statedWorldSize, intended);
+    QCOMPARE(rankCount(facts.presence.absent),
+             std::int64_t(std::max(0, intended - int(given.size()))));
+    const std::vector<Finding> found = ConfigCheck::check(facts);
+    QVERIFY(!found.empty());
+    QCOMPARE(found.front().conditions, std::vector<std::string>{"world_size_mismatch"});
+    std::vector<int> odd;
+    for (const auto& [value, ranks] : ranksOf)
+        if (value != intended) odd.insert(odd.end(), ranks.begin(), ranks.end());
+    std::sort(odd.begin(), odd.end());
+    QCOMPARE(found.front().ranks, odd);
 }
 
 void TestConfigCheck::ncclBuildSuffixIsNotAVersion()

@@ -40,6 +40,7 @@ private Q_SLOTS:
     void linesNameTheirLeaf_data();
     void linesNameTheirLeaf();
     void badDataIsReported();
+    void witnessIsReadFromTheData();
     void lineOffsetsAreHonoured();
     void logCorpusMatchesLineByLine();
     void literalIndexMatchesFind();
@@ -227,6 +228,40 @@ void TestSignatures::badDataIsReported()
         R"({"signatures":[{"id":"x","pattern":"(","symptom":"a/b","literals":["("]}]})";
     QVERIFY(SignatureSet::fromJson(bad, "{}", &error).isEmpty());
     QVERIFY2(error.contains(QLatin1String("'x'")), qPrintable(error));
+}
+
+// Each rule's "witness" in taxonomy/signatures.json, read here as plain JSON, is the loaded
+// rule's typed witness; a witness the loader does not know is an error that names the rule.
+void TestSignatures::witnessIsReadFromTheData()
+{
+    QFile file(QStringLiteral(":/taxonomy/signatures.json"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonArray rules = QJsonDocument::fromJson(file.readAll())
+                                 .object()
+                                 .value(QLatin1String("signatures"))
+                                 .toArray();
+    // The log signatures come first, in file order; the cues follow them.
+    const QList<Signature>& loaded = SignatureSet::builtin().signatures();
+    QVERIFY(loaded.size() >= rules.size());
+    int peer = 0, mismatch = 0;
+    for (qsizetype i = 0; i < rules.size(); ++i) {
+        const QString witness = rules[i].toObject().value(QLatin1String("witness")).toString();
+        const SignatureWitness expected =
+            witness == QLatin1String("peer_failure")          ? SignatureWitness::PeerFailure
+            : witness == QLatin1String("collective_mismatch") ? SignatureWitness::CollectiveMismatch
+                                                              : SignatureWitness::None;
+        QCOMPARE(loaded[i].id, rules[i].toObject().value(QLatin1String("id")).toString());
+        QVERIFY2(loaded[i].witness == expected, qPrintable(loaded[i].id));
+        peer += expected == SignatureWitness::PeerFailure;
+        mismatch += expected == SignatureWitness::CollectiveMismatch;
+    }
+    QVERIFY(peer >= 2 && mismatch >= 2);
+    QString error;
+    const QByteArray bad = R"({"signatures":[{"id":"y","pattern":"a","symptom":"a/b",)"
+                           R"("literals":["a"],"witness":"bystander"}]})";
+    QVERIFY(SignatureSet::fromJson(bad, "{}", &error).isEmpty());
+    QVERIFY2(error.contains(QLatin1String("'y'")) && error.contains(QLatin1String("bystander")),
+             qPrintable(error));
 }
 
 void TestSignatures::lineOffsetsAreHonoured()
