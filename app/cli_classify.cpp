@@ -1,5 +1,6 @@
 #include "app/cli.h"
 #include "model/kb/symptomclassifier.h"
+#include "model/kb/taxonomy.h"
 
 #include <QCommandLineParser>
 #include <QFile>
@@ -106,9 +107,9 @@ int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStre
         return Cli::Success;
     }
     if (unsure)
-        out << QStringLiteral("Unsure: the best candidate is below %1 %; the list is a ranked "
+        out << QStringLiteral("Unsure: the best candidate is below %1; the list is a ranked "
                               "guess from weak evidence and the study's base rates.\n")
-                   .arg(classifier.ranking().unsureBelow * 100.0, 0, 'f', 0);
+                   .arg(probabilityText(classifier.ranking().unsureBelow));
     out << QStringLiteral("%1  %2  %3\n")
                .arg(QStringLiteral("prob"), -6)
                .arg(QStringLiteral("evid"), -6)
@@ -118,8 +119,8 @@ int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStre
                    .arg(c.probability, -6, 'f', 3)
                    .arg(c.score, -6, 'f', 3)
                    .arg(c.symptom);
-        out << QStringLiteral("        base rate %1 %%2\n")
-                   .arg(c.baseRate * 100.0, 0, 'f', 1)
+        out << QStringLiteral("        base rate %1%2\n")
+                   .arg(shareText(c.baseRate))
                    .arg(c.stageHint > 0.0
                             ? QStringLiteral(", stage hint %1").arg(c.stageHint, 0, 'f', 2)
                             : QString());

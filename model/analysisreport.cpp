@@ -62,6 +62,11 @@ QString AnalysisReport::symptomText(const Finding& f)
                              : q(f.symptom);
 }
 
+QString AnalysisReport::wholeMicros(std::int64_t ns)
+{
+    return QString::number(double(ns) / 1000.0, 'f', 0);
+}
+
 namespace {
 
 QString findingsText(const AnalysisResult& result)
@@ -82,8 +87,7 @@ QString findingsText(const AnalysisResult& result)
         for (const Evidence& e : f.evidence) {
             ts << "     - " << q(e.path);
             if (e.line >= 0) ts << ':' << e.line;
-            if (e.timeNs >= 0)
-                ts << " @" << QString::number(double(e.timeNs) / 1000.0, 'f', 0) << "us";
+            if (e.timeNs >= 0) ts << " @" << AnalysisReport::wholeMicros(e.timeNs) << "us";
             ts << "  " << q(e.text) << '\n';
         }
         if (!f.fixPatterns.empty()) {
@@ -301,8 +305,8 @@ QString AnalysisReport::toMarkdown(const TraceRead& read, const AnalysisResult& 
         if (f.seq >= 0) ts << "- Sequence: " << f.seq << '\n';
         if (f.step >= 0) ts << "- Step: " << f.step << '\n';
         if (f.startNs >= 0)
-            ts << "- Time: " << QString::number(double(f.startNs) / 1000.0, 'f', 0) << " – "
-               << QString::number(double(f.endNs) / 1000.0, 'f', 0) << " µs (aligned)\n";
+            ts << "- Time: " << AnalysisReport::wholeMicros(f.startNs) << " – "
+               << AnalysisReport::wholeMicros(f.endNs) << " µs (aligned)\n";
         if (!f.fixPatterns.empty()) {
             QStringList fixes;
             for (const std::string& p : f.fixPatterns)
@@ -317,8 +321,7 @@ QString AnalysisReport::toMarkdown(const TraceRead& read, const AnalysisResult& 
                 if (e.line >= 0)
                     where = QStringLiteral("line %1").arg(e.line);
                 else if (e.timeNs >= 0)
-                    where =
-                        QString::number(double(e.timeNs) / 1000.0, 'f', 0) + QStringLiteral(" µs");
+                    where = AnalysisReport::wholeMicros(e.timeNs) + QStringLiteral(" µs");
                 ts << "| `" << md(e.path) << "` | " << where << " | " << md(e.text) << " |\n";
             }
         }

@@ -24,6 +24,9 @@ public:
     // that could not be paired, a dump format the reader does not know) what stands in its
     // place: "none (a fact about what the folder holds, not a fault)".
     static QString symptomText(const Finding& f);
+    // A position on the traces' aligned time axis as the readable forms print it: whole
+    // microseconds, the number alone ("1234568" for 1234567891 ns); each form adds its unit.
+    static QString wholeMicros(std::int64_t ns);
 
     // The job's world size as the folder shows it. Only a source states it
     // (distributedInfo.world_size, a Horovod timeline, WORLD_SIZE / world_size= / nranks in a

@@ -2,6 +2,7 @@
 
 #include "model/analysis/analysiscontext.h"
 #include "model/analysis/symptomids.h"
+#include "model/kb/taxonomy.h"
 #include "model/store/parallelfor.h"
 
 #include <algorithm>
@@ -227,7 +228,8 @@ std::vector<Finding> TimeBreakdown::idleFindings(const std::vector<RankTimeBreak
     std::vector<double> sorted = idle;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted[sorted.size() / 2];
-    auto pct = [](double x) { return std::to_string(int(std::lround(100.0 * x))) + "%"; };
+    // An idle fraction is a share of the traced window, printed as every share is ("62.5 %").
+    auto pct = [](double x) { return shareText(x).toStdString(); };
     for (const auto& b : breakdown) {
         // A file of no rank is measured but names nobody to blame.
         if (!b.gpu || b.windowNs() <= 0 || b.rank < 0) continue;

@@ -104,6 +104,11 @@ QString shareText(double share)
     return QStringLiteral("%1 %").arg(100.0 * share, 0, 'f', 1);
 }
 
+QString probabilityText(double probability)
+{
+    return QStringLiteral("%1 %").arg(100.0 * probability, 0, 'f', 0);
+}
+
 const Taxonomy& Taxonomy::instance()
 {
     static const Taxonomy taxonomy =

@@ -27,6 +27,11 @@ struct NodeDescription {
 
 // A share (0.209) as the taxonomy browser, its tree and the CLI print it: "20.9 %".
 QString shareText(double share);
+// A classifier's probability (0.42) as the Issues tab and `rankscope classify` print it: "42 %".
+// Whole percent, unlike shareText: a share counts the study's rows, while a probability is the
+// ranker's calibrated guess from a few cues, and a tenth of a percent would claim a precision
+// it does not have.
+QString probabilityText(double probability);
 
 struct TaxonomyNode {
     enum class Kind { Stage, Inner, Leaf };

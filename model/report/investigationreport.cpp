@@ -28,7 +28,7 @@ QString cell(QString s)
 
 QString micros(qint64 ns)
 {
-    return QString::number(double(ns) / 1000.0, 'f', 0) + QStringLiteral(" µs");
+    return AnalysisReport::wholeMicros(ns) + QStringLiteral(" µs");
 }
 
 const AutoCheckResult* resultOf(const TraceSession& session, const QString& id)

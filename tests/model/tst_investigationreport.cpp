@@ -21,6 +21,7 @@ private Q_SLOTS:
     void writesByExtension();
     void markdownHtml_data();
     void markdownHtml();
+    void wholeMicros();
 
 private:
     QTemporaryDir m_db;
@@ -75,7 +76,8 @@ void TestInvestigationReport::markdownHasEverything()
     QVERIFY(md.contains(QStringLiteral("| 3 | %1 | Skipped |").arg(w->steps[2].title)));
     QVERIFY(md.contains(QStringLiteral("MASTER_PORT 41349 \\| same on all")));
     QVERIFY(md.contains(QStringLiteral("rank 1 stalls at step 3")));
-    QVERIFY(md.contains(QStringLiteral("the stall")));
+    // The bookmark from 1,000,000 to 5,000,000 ns, in whole microseconds.
+    QVERIFY(md.contains(QStringLiteral("| the stall | 1000 µs | 5000 µs |")));
     // Auto-checks with their outcome, and the steps they pre-fill.
     for (const AutoCheckResult& r : m_session->autoChecks)
         QVERIFY(md.contains(
@@ -153,6 +155,15 @@ void TestInvestigationReport::markdownHtml()
     QFETCH(QString, markdown);
     QFETCH(QString, html);
     QCOMPARE(MarkdownHtml::render(markdown), html);
+}
+
+// Trace positions print rounded to the nearest microsecond, the number alone.
+void TestInvestigationReport::wholeMicros()
+{
+    QCOMPARE(AnalysisReport::wholeMicros(0), QStringLiteral("0"));
+    QCOMPARE(AnalysisReport::wholeMicros(1'499), QStringLiteral("1"));
+    QCOMPARE(AnalysisReport::wholeMicros(1'501), QStringLiteral("2"));
+    QCOMPARE(AnalysisReport::wholeMicros(1'234'567'891), QStringLiteral("1234568"));
 }
 
 QTEST_GUILESS_MAIN(TestInvestigationReport)

@@ -25,6 +25,7 @@ private Q_SLOTS:
     void studyTotals();
     void stageCounts_data();
     void stageCounts();
+    void probabilityIsWholePercent();
     void nodeIdsAndTree();
     void countsRollUp();
     void fixPatternTotals();
@@ -225,6 +226,16 @@ void TestTaxonomy::stageCounts()
     QCOMPARE(leafCount, leaves);
     QCOMPARE(n->studyShare, double(rows) / 637);
     QCOMPARE(shareText(n->studyShare), share);
+}
+
+// A probability prints to the whole percent where a share keeps its tenth.
+void TestTaxonomy::probabilityIsWholePercent()
+{
+    QCOMPARE(probabilityText(0.2), QStringLiteral("20 %"));
+    QCOMPARE(probabilityText(0.426), QStringLiteral("43 %"));
+    QCOMPARE(probabilityText(0.004), QStringLiteral("0 %"));
+    QCOMPARE(probabilityText(1.0), QStringLiteral("100 %"));
+    QCOMPARE(shareText(0.426), QStringLiteral("42.6 %"));
 }
 
 void TestTaxonomy::nodeIdsAndTree()

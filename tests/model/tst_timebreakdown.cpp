@@ -4,6 +4,10 @@
 #include "tests/support/syntheticjob.h"
 
 #include <QTest>
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
 
 using namespace rankscope;
 using namespace rankscope::test;
@@ -133,6 +137,23 @@ void TestTimeBreakdown::idleGpuRankIsFlagged()
     QCOMPARE(findings.size(), std::size_t(1));
     QCOMPARE(findings[0].kind, FindingKind::IdleGpu);
     QCOMPARE(findings[0].ranks, std::vector<int>{3});
+    // The idle shares to a tenth of a percent, from the idle and window times; the median of
+    // four is the third smallest.
+    const auto share = [](const RankTimeBreakdown& b) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.1f %%",
+                      100.0 * double(b.idleNs) / double(b.windowNs()));
+        return std::string(text);
+    };
+    std::vector<const RankTimeBreakdown*> byIdle;
+    for (const RankTimeBreakdown& b : bd)
+        byIdle.push_back(&b);
+    std::sort(byIdle.begin(), byIdle.end(), [](const auto* a, const auto* b) {
+        return a->idleNs * b->windowNs() < b->idleNs * a->windowNs();
+    });
+    const std::string expected = "rank 3's GPU is idle " + share(bd[3]) +
+                                 " of the time (median rank " + share(*byIdle[2]) + ")";
+    QVERIFY2(findings[0].summary.rfind(expected, 0) == 0, findings[0].summary.c_str());
 }
 
 void TestTimeBreakdown::busyGpusAreNotFlagged()

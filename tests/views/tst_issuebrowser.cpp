@@ -27,6 +27,7 @@
 #include <QTest>
 #include <QTextBrowser>
 #include <QTreeView>
+#include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -718,15 +719,24 @@ void TestIssueBrowser::classifyBoxRanksTheKnownSymptom()
     QVERIFY(m->rowCount() >= 3); // always a ranking
     QVERIFY(m->index(0, 0).data(ClassificationModel::ScoreRole).toDouble() > 0);
     QVERIFY(browser.classifyButton()->isEnabled());
+    // Probabilities in whole percent, worked out here from the model's raw figure.
+    const auto percent = [](double p) { return QString::number(std::lround(100.0 * p)); };
+    const double best = m->index(0, 0).data(ClassificationModel::ScoreRole).toDouble();
+    QCOMPARE(m->index(0, ClassificationModel::ScoreColumn).data().toString(),
+             percent(best) + QStringLiteral(" %"));
     if (symptom.isEmpty()) {
-        QVERIFY2(browser.classificationVerdict()->text().startsWith(QLatin1String("Unsure")),
+        QVERIFY2(browser.classificationVerdict()->text().startsWith(
+                     QStringLiteral("Unsure: no candidate reaches %1 %.")
+                         .arg(percent(SymptomClassifier::instance().ranking().unsureBelow))),
                  qPrintable(browser.classificationVerdict()->text()));
         QCOMPARE(m->rowCount(m->index(0, 0)), 0); // no line is evidence
         return;
     }
     QCOMPARE(m->index(0, 0).data(ClassificationModel::SymptomIdRole).toString(), symptom);
     QVERIFY(m->rowCount(m->index(0, 0)) > 0); // the evidence lines
-    QVERIFY(browser.classificationVerdict()->text().startsWith(QLatin1String("Most likely")));
+    QCOMPARE(browser.classificationVerdict()->text(),
+             QStringLiteral("Most likely %1 (%2 %).")
+                 .arg(IssueTableModel::leafLabel(symptom), percent(best)));
     QSignalSpy node(&browser, &IssueBrowser::nodeRequested);
     Q_EMIT browser.classificationView()->activated(m->index(0, 0));
     QCOMPARE(node.size(), 1);

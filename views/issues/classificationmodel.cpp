@@ -1,5 +1,6 @@
 #include "views/issues/classificationmodel.h"
 
+#include "model/kb/taxonomy.h"
 #include "views/issues/issuetablemodel.h"
 
 namespace rankscope {
@@ -66,17 +67,17 @@ QVariant ClassificationModel::data(const QModelIndex& index, int role) const
         case SymptomColumn:
             return IssueTableModel::leafLabel(c.symptom);
         case ScoreColumn:
-            return QStringLiteral("%1 %").arg(c.probability * 100.0, 0, 'f', 0);
+            return probabilityText(c.probability);
         case EvidenceColumn:
-            return c.evidence.isEmpty() ? tr("no matching line: study base rate %1 %")
-                                              .arg(c.baseRate * 100.0, 0, 'f', 1)
-                                        : c.evidence.first().text.trimmed();
+            return c.evidence.isEmpty()
+                       ? tr("no matching line: study base rate %1").arg(shareText(c.baseRate))
+                       : c.evidence.first().text.trimmed();
         }
     }
     if (role == Qt::ToolTipRole)
-        return tr("%1\nevidence %2, base rate %3 %, stage hint %4")
-            .arg(c.symptom, QString::number(c.score, 'f', 2),
-                 QString::number(c.baseRate * 100.0, 'f', 1), QString::number(c.stageHint, 'f', 2));
+        return tr("%1\nevidence %2, base rate %3, stage hint %4")
+            .arg(c.symptom, QString::number(c.score, 'f', 2), shareText(c.baseRate),
+                 QString::number(c.stageHint, 'f', 2));
     return {};
 }
 

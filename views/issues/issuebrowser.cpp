@@ -257,12 +257,12 @@ IssueBrowser::IssueBrowser(QWidget* parent)
         m_classifyVerdict->setText(
             ranked.isEmpty() ? QString()
             : classifier.isUnsure(ranked)
-                ? tr("Unsure: no candidate reaches %1 %. The ranking below is a guess from weak "
+                ? tr("Unsure: no candidate reaches %1. The ranking below is a guess from weak "
                      "evidence and the study's base rates.")
-                      .arg(classifier.ranking().unsureBelow * 100.0, 0, 'f', 0)
-                : tr("Most likely %1 (%2 %).")
-                      .arg(IssueTableModel::leafLabel(ranked.first().symptom))
-                      .arg(ranked.first().probability * 100.0, 0, 'f', 0));
+                      .arg(probabilityText(classifier.ranking().unsureBelow))
+                : tr("Most likely %1 (%2).")
+                      .arg(IssueTableModel::leafLabel(ranked.first().symptom),
+                           probabilityText(ranked.first().probability)));
         m_classificationView->expandToDepth(-1);
         if (m_classification->rowCount() > 0)
             m_classificationView->expand(m_classification->index(0, 0));
@@ -587,8 +587,7 @@ void IssueBrowser::showIssue(qint64 id)
                    "(not a study label).</p><ol>");
         for (const IssueCandidate& c : r.candidates)
             html += QStringLiteral("<li>%1 <small>(%2)</small></li>")
-                        .arg(nodeLink(c.symptom),
-                             QStringLiteral("%1 %").arg(c.score * 100.0, 0, 'f', 0));
+                        .arg(nodeLink(c.symptom), probabilityText(c.score));
         html += QStringLiteral("</ol>");
     }
     if (!r.snippet.isEmpty())
