@@ -1252,7 +1252,18 @@ void TimelineView::renderOverlay(QPainter& p)
             const QString text = tr("arrival skew %1").arg(ZoomState::formatDuration(last - first));
             const QFontMetrics fm(font());
             const int tw = fm.horizontalAdvance(text) + 10;
-            const QRect box(std::clamp(x1 + 4, m_labelWidth, std::max(m_labelWidth, w - tw)),
+            // Beside the ruler's tick labels rather than over them, as near the first arrival
+            // as they leave room for; over them only where they leave none.
+            const int wanted = std::clamp(x1 + 4, m_labelWidth, std::max(m_labelWidth, w - tw));
+            std::vector<std::pair<int, int>> tickLabels;
+            for (const TimelinePainter::RulerTick& tick :
+                 TimelinePainter::rulerTicks(frame(), w, fm))
+                if (!tick.label.isEmpty()) {
+                    const auto [from, to] = TimelinePainter::rulerLabelSpan(tick, fm);
+                    tickLabels.emplace_back(from - 2, to + 2);
+                }
+            const QRect box(TimelinePainter::nearestFreeX(wanted, tw, m_labelWidth, w, tickLabels)
+                                .value_or(wanted),
                             kOverviewHeight + 1, tw, kRulerHeight - 3);
             p.setClipRect(m_labelWidth, kOverviewHeight, w - m_labelWidth, kRulerHeight);
             p.fillRect(box, colors::kArrivalSkew);
