@@ -1249,12 +1249,10 @@ void TimelineView::renderOverlay(QPainter& p)
             p.fillRect(QRect(x2, kHeaderHeight, 1, h), colors::kArrivalSkew);
             // In the ruler, as a measured span's length is: over the tracks it hid the top
             // lane's events once the view was scrolled.
-            const QString text = tr("arrival skew %1").arg(ZoomState::formatDuration(last - first));
             const QFontMetrics fm(font());
-            const int tw = fm.horizontalAdvance(text) + 10;
             // Beside the ruler's tick labels rather than over them, as near the first arrival
-            // as they leave room for; over them only where they leave none.
-            const int wanted = std::clamp(x1 + 4, m_labelWidth, std::max(m_labelWidth, w - tw));
+            // as they leave room for: the skew's length alone where the ticks are too close for
+            // the whole title (the details name it), over them only where even that has none.
             std::vector<std::pair<int, int>> tickLabels;
             for (const TimelinePainter::RulerTick& tick :
                  TimelinePainter::rulerTicks(frame(), w, fm))
@@ -1262,9 +1260,20 @@ void TimelineView::renderOverlay(QPainter& p)
                     const auto [from, to] = TimelinePainter::rulerLabelSpan(tick, fm);
                     tickLabels.emplace_back(from - 2, to + 2);
                 }
-            const QRect box(TimelinePainter::nearestFreeX(wanted, tw, m_labelWidth, w, tickLabels)
-                                .value_or(wanted),
-                            kOverviewHeight + 1, tw, kRulerHeight - 3);
+            const QString skew = ZoomState::formatDuration(last - first);
+            QString text = tr("arrival skew %1").arg(skew);
+            QRect box;
+            for (const QString& candidate : {text, skew}) {
+                const int tw = fm.horizontalAdvance(candidate) + 10;
+                const int wanted = std::clamp(x1 + 4, m_labelWidth, std::max(m_labelWidth, w - tw));
+                const std::optional<int> free =
+                    TimelinePainter::nearestFreeX(wanted, tw, m_labelWidth, w, tickLabels);
+                if (free || box.isNull()) {
+                    text = candidate;
+                    box = QRect(free.value_or(wanted), kOverviewHeight + 1, tw, kRulerHeight - 3);
+                }
+                if (free) break;
+            }
             p.setClipRect(m_labelWidth, kOverviewHeight, w - m_labelWidth, kRulerHeight);
             p.fillRect(box, colors::kArrivalSkew);
             p.setPen(Qt::white);
