@@ -765,13 +765,13 @@ QString TimelineView::selectionDetailsHtml() const
     }
     if (!m_session) return tr("<i>Open a trace folder to see its events here.</i>");
     if (!m_selected.isValid()) {
-        // Nothing picked yet: say what there is to pick instead of leaving the pane blank.
+        // Nothing picked yet: say what there is to pick instead of leaving the pane blank. The
+        // counts first: the folded pane's one line keeps its head.
         const EventStore& store = m_session->events;
-        return tr("<p><i>Click an event to see its details; click a collective to compare its "
-                  "ranks.</i></p><p>%1 rank(s), %2 lane(s), %3 event(s), %4 collective "
-                  "record(s). <b>Time per rank</b> breaks each rank's time down (whole run or "
-                  "the visible window); <b>Collective by rank</b> shows the slowest "
-                  "collectives.</p>")
+        return tr("<p>%1 rank(s), %2 lane(s), %3 event(s), %4 collective record(s).</p><p><i>Click "
+                  "an event to see its details; click a collective to compare its ranks.</i> "
+                  "<b>Time per rank</b> breaks each rank's time down (whole run or the visible "
+                  "window); <b>Collective by rank</b> shows the slowest collectives.</p>")
             .arg(m_layout.ranks().size())
             .arg(store.lanes.size())
             .arg(store.eventCount())
