@@ -285,6 +285,16 @@ void TestIssueBrowser::headersFitTheirColumns()
         QVERIFY2(header->sectionSize(c) >= fm.horizontalAdvance(title) + 3 * fm.averageCharWidth(),
                  qPrintable(title));
     }
+    // The classifier's ranking beside it: "Probability" whole, not "Probab".
+    const auto* ranking = browser.findChild<QTreeView*>(QStringLiteral("classificationView"));
+    QVERIFY(ranking);
+    const QFontMetrics rankingFont = ranking->header()->fontMetrics();
+    for (int c = 0; c < ClassificationModel::ColumnCount - 1; ++c) {
+        const QString title = ranking->model()->headerData(c, Qt::Horizontal).toString();
+        QVERIFY2(ranking->header()->sectionSize(c) >=
+                     rankingFont.horizontalAdvance(title) + 3 * rankingFont.averageCharWidth(),
+                 qPrintable(title));
+    }
     const QFontMetrics cells = browser.table()->fontMetrics();
     for (const char* ref : {"tensorflow #12345", "keras-team/keras #1234"})
         QVERIFY2(browser.table()->columnWidth(IssueTableModel::IssueColumn) >=

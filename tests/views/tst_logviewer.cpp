@@ -43,6 +43,8 @@ private Q_SLOTS:
     void unknownPathOrLineIsRefused();
     void citedLinesAreReadableAndApartFromTheSelection_data();
     void citedLinesAreReadableAndApartFromTheSelection();
+    void everyLineIsWholeWhereverTheLongestIs_data();
+    void everyLineIsWholeWhereverTheLongestIs();
 };
 
 void TestLogViewer::linesModelPassesTheTester()
@@ -153,6 +155,46 @@ void TestLogViewer::citedLinesAreReadableAndApartFromTheSelection()
     QVERIFY2(contrast(cited, text) >= 4.5, qPrintable(cited.name()));
     QVERIFY2(contrast(cited, base) >= 1.15, qPrintable(cited.name()));
     QVERIFY2(contrast(cited, highlight) >= 1.3, qPrintable(cited.name()));
+}
+
+void TestLogViewer::everyLineIsWholeWhereverTheLongestIs_data()
+{
+    QTest::addColumn<QString>("folder");
+    // Logs whose first line is far shorter than their longest (a launcher's banner, a job's
+    // greeting before its traceback's paths).
+    QTest::addRow("rank_crash_w4") << QStringLiteral(RANKSCOPE_TEST_DATA "/traces/rank_crash_w4");
+    QTest::addRow("hang_timeout") << QStringLiteral(RANKSCOPE_EXAMPLES "/hang_timeout");
+}
+
+void TestLogViewer::everyLineIsWholeWhereverTheLongestIs()
+{
+    QFETCH(QString, folder);
+    const SessionPtr s = loadSession(folder);
+    QVERIFY(s && !s->logs.empty());
+    LogViewer viewer;
+    viewer.resize(400, 300);
+    viewer.setSession(s);
+    viewer.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&viewer));
+    auto* view = viewer.findChild<QListView*>(QStringLiteral("logLines"));
+    QVERIFY(view);
+    for (const RankLog& log : s->logs) {
+        QVERIFY(viewer.openAt(log.sourcePath, log.lineNumber(0), log.rank.value_or(-1)));
+        QCoreApplication::processEvents();
+        const int digits = int(QString::number(log.lineNumber(log.lineCount() - 1)).size());
+        for (int row = 0; row < log.lineCount(); ++row) {
+            const QModelIndex index = view->model()->index(row, 0);
+            const QVariant font = index.data(Qt::FontRole);
+            const QFontMetrics fm(font.isValid() ? font.value<QFont>() : view->font());
+            // The line number, two spaces, then the text as the file holds it.
+            const QString shown = QStringLiteral("%1  %2")
+                                      .arg(log.lineNumber(row), digits)
+                                      .arg(QString::fromUtf8(log.lineBytes(row)));
+            QVERIFY2(view->visualRect(index).width() >= fm.horizontalAdvance(shown),
+                     qPrintable(log.sourcePath + QLatin1Char(':') +
+                                QString::number(log.lineNumber(row))));
+        }
+    }
 }
 
 QTEST_MAIN(TestLogViewer)

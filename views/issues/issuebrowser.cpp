@@ -77,6 +77,15 @@ QString originName(const QString& origin)
     return IssueBrowser::tr("imported by you");
 }
 
+// A column never narrower than its header's title beside the sort arrow.
+int widthShowingTitle(const QHeaderView* header, int section, int wanted)
+{
+    const QFontMetrics fm = header->fontMetrics();
+    return std::max(wanted, fm.horizontalAdvance(
+                                header->model()->headerData(section, Qt::Horizontal).toString()) +
+                                4 * fm.averageCharWidth());
+}
+
 } // namespace
 
 IssueBrowser::IssueBrowser(QWidget* parent)
@@ -174,13 +183,9 @@ IssueBrowser::IssueBrowser(QWidget* parent)
     m_table->horizontalHeader()->setHighlightSections(false);
     const int ch = fontMetrics().averageCharWidth();
     const int widths[IssueTableModel::ColumnCount] = {22, 11, 13, 14, 22, 22, 11, 40};
-    // Never narrower than the header's title beside its sort arrow.
-    const QFontMetrics headerFont = m_table->horizontalHeader()->fontMetrics();
     for (int c = 0; c < IssueTableModel::ColumnCount; ++c)
-        m_table->setColumnWidth(
-            c, std::max(widths[c] * ch, headerFont.horizontalAdvance(
-                                            m_model->headerData(c, Qt::Horizontal).toString()) +
-                                            4 * headerFont.averageCharWidth()));
+        m_table->setColumnWidth(c,
+                                widthShowingTitle(m_table->horizontalHeader(), c, widths[c] * ch));
     // The study's longest references whole: the issue number at their end tells rows apart.
     m_table->setColumnWidth(
         IssueTableModel::IssueColumn,
@@ -241,7 +246,10 @@ IssueBrowser::IssueBrowser(QWidget* parent)
     m_classificationView->setModel(m_classification);
     m_classificationView->setUniformRowHeights(true);
     m_classificationView->setColumnWidth(ClassificationModel::SymptomColumn, ch * 30);
-    m_classificationView->setColumnWidth(ClassificationModel::ScoreColumn, ch * 7);
+    m_classificationView->setColumnWidth(ClassificationModel::ScoreColumn,
+                                         widthShowingTitle(m_classificationView->header(),
+                                                           ClassificationModel::ScoreColumn,
+                                                           ch * 7));
     m_classificationView->setToolTip(tr("Double-click a symptom to open it in the Taxonomy tab"));
     connect(m_classificationView, &QTreeView::activated, this, [this](const QModelIndex& index) {
         const QString id = index.data(ClassificationModel::SymptomIdRole).toString();

@@ -16,8 +16,16 @@ void LogLinesModel::setLog(const RankLog* log, QSet<int> citedLineNumbers)
     m_log = log;
     m_cited = std::move(citedLineNumbers);
     m_numberWidth = 1;
-    if (m_log && m_log->lineCount() > 0)
+    m_widestRow = -1;
+    if (m_log && m_log->lineCount() > 0) {
         m_numberWidth = int(QString::number(m_log->lineNumber(m_log->lineCount() - 1)).size());
+        qsizetype widest = -1;
+        for (int i = 0, n = std::min(m_log->lineCount(), kWidestRowScanLines); i < n; ++i)
+            if (const qsizetype bytes = m_log->lineBytes(i).size(); bytes > widest) {
+                widest = bytes;
+                m_widestRow = i;
+            }
+    }
     endResetModel();
 }
 

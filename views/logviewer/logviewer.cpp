@@ -9,11 +9,29 @@
 #include <QLabel>
 #include <QListView>
 #include <QPushButton>
+#include <QStyledItemDelegate>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <climits>
 
 namespace rankscope {
+
+namespace {
+
+// The lines are of uniform height, so the view asks the size of its first row alone and would
+// cut every longer line to the first's width; the widest line gives the width instead.
+class WidestLineDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        const auto* lines = static_cast<const LogLinesModel*>(index.model());
+        const int widest = lines->widestRow();
+        return QStyledItemDelegate::sizeHint(option, widest >= 0 ? lines->index(widest) : index);
+    }
+};
+
+} // namespace
 
 LogViewer::LogViewer(QWidget* parent) : QWidget(parent), m_model(new LogLinesModel(this))
 {
@@ -33,6 +51,7 @@ LogViewer::LogViewer(QWidget* parent) : QWidget(parent), m_model(new LogLinesMod
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_view->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    m_view->setItemDelegate(new WidestLineDelegate(m_view));
 
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_logBox, 1);

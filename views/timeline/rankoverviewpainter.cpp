@@ -2,6 +2,7 @@
 
 #include "model/store/parallelfor.h"
 #include "views/timeline/timelinecolors.h"
+#include "views/timeline/timelinepainter.h"
 
 #include <QFontMetrics>
 #include <QPainter>
@@ -349,17 +350,8 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
         // badge and the details say it too).
         const int w = fm.horizontalAdvance(text) + 6;
         const int wanted = std::clamp(b + 4, left, std::max(left, right - w));
-        std::vector<int> candidates{wanted};
-        for (const auto& [from, to] : labelled)
-            candidates.insert(candidates.end(), {to, from - w});
-        std::optional<int> tx;
-        for (int x : candidates) {
-            const bool free = x >= left && x + w <= right &&
-                              std::none_of(labelled.begin(), labelled.end(), [&](const auto& l) {
-                                  return x < l.second && l.first < x + w;
-                              });
-            if (free && (!tx || std::abs(x - wanted) < std::abs(*tx - wanted))) tx = x;
-        }
+        const std::optional<int> tx =
+            TimelinePainter::nearestFreeX(wanted, w, left, right, labelled);
         if (tx) {
             p.fillRect(QRect(*tx, 0, w, strip - 3), colors::kArrivalSkew);
             p.setPen(colors::textColorOn(colors::kArrivalSkew));

@@ -40,6 +40,7 @@ struct TimelineRectSink {
 namespace {
 
 constexpr int kRulerLabelMax = 120; // px: wider than any tick label ("999.999 ms")
+constexpr int kRulerLabelGap = 3;   // px from a tick's mark to its label
 
 QString qstr(std::string_view v)
 {
@@ -504,28 +505,61 @@ void TimelinePainter::paintRuler(QPainter& p, const TimelineFrame& frame, int w)
     const int labelW = frame.labelWidth;
     const int rulerH = TimelineFrame::kRulerHeight;
     const int y0 = TimelineFrame::kOverviewHeight;
-    const ZoomState& zoom = frame.zoom;
     p.fillRect(labelW, y0, w - labelW, rulerH, QColor(244, 244, 248));
     p.fillRect(0, y0 + rulerH - 1, w, 1, QColor(190, 190, 200));
     p.setPen(QColor(90, 90, 100));
     p.drawText(QRect(6, y0, labelW - 8, rulerH), Qt::AlignVCenter,
                tr("Time, %1").arg(frame.clock.name()));
+    p.setPen(QColor(60, 60, 70));
+    for (const RulerTick& tick : rulerTicks(frame, w, p.fontMetrics())) {
+        p.drawLine(tick.x, y0 + rulerH - 7, tick.x, y0 + rulerH - 1);
+        p.drawText(QRect(tick.x + kRulerLabelGap, y0, kRulerLabelMax, rulerH - 4),
+                   Qt::AlignVCenter | Qt::AlignLeft, tick.label);
+    }
+}
+
+std::vector<TimelinePainter::RulerTick> TimelinePainter::rulerTicks(const TimelineFrame& frame,
+                                                                    int w, const QFontMetrics& fm)
+{
+    const ZoomState& zoom = frame.zoom;
     const std::int64_t step = ZoomState::tickStepNs(zoom.nsPerPx(), 90);
     const std::int64_t origin = zoom.traceStartNs();
     const std::int64_t firstTick = (zoom.visibleStartNs() - origin) / step * step + origin;
-    p.setPen(QColor(60, 60, 70));
-    const QFontMetrics fm = p.fontMetrics();
+    std::vector<RulerTick> ticks;
     for (std::int64_t t = firstTick; t <= zoom.visibleEndNs(); t += step) {
         if (t < zoom.visibleStartNs()) continue;
         const int x = frame.xForTime(t);
-        p.drawLine(x, y0 + rulerH - 7, x, y0 + rulerH - 1);
         // A tick near the right edge keeps its mark but not a label cut in half. Measured only
         // there: a text width per tick cost 3-4 ms a frame (bench/timeline_bench).
-        const QString label = ZoomState::formatNs(t - origin, step);
-        if (x + 3 + kRulerLabelMax > w && x + 3 + fm.horizontalAdvance(label) > w) continue;
-        p.drawText(QRect(x + 3, y0, kRulerLabelMax, rulerH - 4), Qt::AlignVCenter | Qt::AlignLeft,
-                   label);
+        QString label = ZoomState::formatNs(t - origin, step);
+        if (x + kRulerLabelGap + kRulerLabelMax > w &&
+            x + kRulerLabelGap + fm.horizontalAdvance(label) > w)
+            label.clear();
+        ticks.push_back({x, std::move(label)});
     }
+    return ticks;
+}
+
+std::pair<int, int> TimelinePainter::rulerLabelSpan(const RulerTick& tick, const QFontMetrics& fm)
+{
+    return {tick.x + kRulerLabelGap, tick.x + kRulerLabelGap + fm.horizontalAdvance(tick.label)};
+}
+
+std::optional<int> TimelinePainter::nearestFreeX(int wanted, int boxW, int left, int right,
+                                                 const std::vector<std::pair<int, int>>& taken)
+{
+    std::vector<int> candidates{wanted};
+    for (const auto& [from, to] : taken)
+        candidates.insert(candidates.end(), {to, from - boxW});
+    std::optional<int> best;
+    for (int x : candidates) {
+        const bool free = x >= left && x + boxW <= right &&
+                          std::none_of(taken.begin(), taken.end(), [&](const auto& t) {
+                              return x < t.second && t.first < x + boxW;
+                          });
+        if (free && (!best || std::abs(x - wanted) < std::abs(*best - wanted))) best = x;
+    }
+    return best;
 }
 
 } // namespace rankscope

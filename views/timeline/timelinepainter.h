@@ -10,6 +10,7 @@
 #include <QHash>
 #include <QList>
 #include <QString>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -100,6 +101,21 @@ public:
     static std::pair<int, int> markerXRange(const TimelineFrame& frame, const TimelineMarker& m,
                                             int rank, bool withLabel, int width,
                                             const QFontMetrics& fm);
+
+    // The ruler's ticks at their picture x, each with the label drawn right of its mark (empty
+    // where the label would be cut by the right edge).
+    struct RulerTick {
+        int x = 0;
+        QString label;
+    };
+    static std::vector<RulerTick> rulerTicks(const TimelineFrame& frame, int width,
+                                             const QFontMetrics& fm);
+    // Picture x range [first, second) a tick's label takes on the ruler.
+    static std::pair<int, int> rulerLabelSpan(const RulerTick& tick, const QFontMetrics& fm);
+    // The x nearest `wanted` where a box `boxW` wide lies in [left, right) over none of `taken`
+    // ([from, to) ranges); tried at `wanted` and beside each taken range. Empty: nowhere.
+    static std::optional<int> nearestFreeX(int wanted, int boxW, int left, int right,
+                                           const std::vector<std::pair<int, int>>& taken);
 
 private:
     void paintLane(QPainter& p, const TimelineRectSink& sink, const TimelineFrame& frame, int lane,

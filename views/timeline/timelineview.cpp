@@ -765,13 +765,13 @@ QString TimelineView::selectionDetailsHtml() const
     }
     if (!m_session) return tr("<i>Open a trace folder to see its events here.</i>");
     if (!m_selected.isValid()) {
-        // Nothing picked yet: say what there is to pick instead of leaving the pane blank.
+        // Nothing picked yet: say what there is to pick instead of leaving the pane blank. The
+        // counts first: the folded pane's one line keeps its head.
         const EventStore& store = m_session->events;
-        return tr("<p><i>Click an event to see its details; click a collective to compare its "
-                  "ranks.</i></p><p>%1 rank(s), %2 lane(s), %3 event(s), %4 collective "
-                  "record(s). <b>Time per rank</b> breaks each rank's time down (whole run or "
-                  "the visible window); <b>Collective by rank</b> shows the slowest "
-                  "collectives.</p>")
+        return tr("<p>%1 rank(s), %2 lane(s), %3 event(s), %4 collective record(s).</p><p><i>Click "
+                  "an event to see its details; click a collective to compare its ranks.</i> "
+                  "<b>Time per rank</b> breaks each rank's time down (whole run or the visible "
+                  "window); <b>Collective by rank</b> shows the slowest collectives.</p>")
             .arg(m_layout.ranks().size())
             .arg(store.lanes.size())
             .arg(store.eventCount())
@@ -1249,11 +1249,31 @@ void TimelineView::renderOverlay(QPainter& p)
             p.fillRect(QRect(x2, kHeaderHeight, 1, h), colors::kArrivalSkew);
             // In the ruler, as a measured span's length is: over the tracks it hid the top
             // lane's events once the view was scrolled.
-            const QString text = tr("arrival skew %1").arg(ZoomState::formatDuration(last - first));
             const QFontMetrics fm(font());
-            const int tw = fm.horizontalAdvance(text) + 10;
-            const QRect box(std::clamp(x1 + 4, m_labelWidth, std::max(m_labelWidth, w - tw)),
-                            kOverviewHeight + 1, tw, kRulerHeight - 3);
+            // Beside the ruler's tick labels rather than over them, as near the first arrival
+            // as they leave room for: the skew's length alone where the ticks are too close for
+            // the whole title (the details name it), over them only where even that has none.
+            std::vector<std::pair<int, int>> tickLabels;
+            for (const TimelinePainter::RulerTick& tick :
+                 TimelinePainter::rulerTicks(frame(), w, fm))
+                if (!tick.label.isEmpty()) {
+                    const auto [from, to] = TimelinePainter::rulerLabelSpan(tick, fm);
+                    tickLabels.emplace_back(from - 2, to + 2);
+                }
+            const QString skew = ZoomState::formatDuration(last - first);
+            QString text = tr("arrival skew %1").arg(skew);
+            QRect box;
+            for (const QString& candidate : {text, skew}) {
+                const int tw = fm.horizontalAdvance(candidate) + 10;
+                const int wanted = std::clamp(x1 + 4, m_labelWidth, std::max(m_labelWidth, w - tw));
+                const std::optional<int> free =
+                    TimelinePainter::nearestFreeX(wanted, tw, m_labelWidth, w, tickLabels);
+                if (free || box.isNull()) {
+                    text = candidate;
+                    box = QRect(free.value_or(wanted), kOverviewHeight + 1, tw, kRulerHeight - 3);
+                }
+                if (free) break;
+            }
             p.setClipRect(m_labelWidth, kOverviewHeight, w - m_labelWidth, kRulerHeight);
             p.fillRect(box, colors::kArrivalSkew);
             p.setPen(Qt::white);
