@@ -1,6 +1,7 @@
 #include "model/analysis/fixselection.h"
 
 #include "model/analysis/analysiscontext.h"
+#include "model/analysis/hangdetector.h"
 #include "model/kb/fixrules.h"
 #include "model/kb/taxonomy.h"
 
@@ -147,11 +148,6 @@ void traceConditions(Finding& f, const EventStore& store,
     if (f.detail.empty()) f.detail = row->detail;
 }
 
-// A wait counts as a hang's length when it dwarfs the job's other collectives, one second at
-// least (as HangDetector counts it).
-constexpr std::int64_t kMinHangNs = 1'000'000'000;
-constexpr std::int64_t kHangFactor = 20;
-
 // The ranks of `ranks` (every one of them, or none) whose traces end inside a receive that held
 // them for a hang's length while no rank's ends inside a send: a recv on every rank, or one
 // broadcast or scatter that holds every rank (its root's sends complete as its peers receive
@@ -191,7 +187,7 @@ std::vector<int> waitingToReceive(const AnalysisContext& ctx, const std::vector<
                          others.end());
         typical = others[others.size() / 2];
     }
-    const std::int64_t hang = std::max(kMinHangNs, kHangFactor * typical);
+    const std::int64_t hang = hangLengthNs(typical);
     std::set<std::string_view> ops;
     for (int r : ranks) {
         const auto it = last.find(r);

@@ -8,14 +8,16 @@
 
 namespace rankscope {
 
+std::int64_t hangLengthNs(std::int64_t typicalNs)
+{
+    constexpr std::int64_t kMinHangNs = 1'000'000'000;
+    constexpr std::int64_t kHangFactor = 20;
+    return std::max(kMinHangNs, kHangFactor * typicalNs);
+}
+
 namespace {
 
 using State = CollectiveRecord::State;
-
-// A wait counts as a hang when it dwarfs the group's normal collective time; one second is the
-// floor so that scheduling noise in tiny runs never qualifies.
-constexpr std::int64_t kMinHangNs = 1'000'000'000;
-constexpr std::int64_t kHangFactor = 20;
 
 // The typical execution time of the group's collectives other than row `except`, the one being
 // judged: a hang in the first collective must not be its own yardstick.
@@ -166,7 +168,7 @@ std::size_t stuckWhereOthersPassed(const AnalysisContext& ctx, const CollectiveG
         else
             longestPassed = std::max(longestPassed, ctx.heldNs(c));
     }
-    return shortestHeld >= std::max(kMinHangNs, kHangFactor * longestPassed) ? last : SIZE_MAX;
+    return shortestHeld >= hangLengthNs(longestPassed) ? last : SIZE_MAX;
 }
 
 void participation(const AnalysisContext& ctx, const CollectiveGroup& g, std::size_t k,
@@ -228,7 +230,7 @@ void participation(const AnalysisContext& ctx, const CollectiveGroup& g, std::si
     // record the source lost.
     const bool stopped = lowest == k;
     const std::int64_t typical = medianExecNs(ctx, g, k);
-    const bool longWait = facts.maxHeldNs >= std::max(kMinHangNs, kHangFactor * typical);
+    const bool longWait = facts.maxHeldNs >= hangLengthNs(typical);
     Finding f = base(g, row, facts);
     f.ranks = blamed;
     f.symptom = symptoms::kHang;
@@ -336,8 +338,7 @@ void opMismatch(const AnalysisContext& ctx, const CollectiveGroup& g, std::size_
     // A trace exported as its rank died closes the span of the call it failed in: held for a
     // hang's length in the group's last collective, it was a wait that ended in the failure.
     const std::int64_t typical = medianExecNs(ctx, g, k);
-    const bool failedWaiting =
-        atFrontier && facts.maxHeldNs >= std::max(kMinHangNs, kHangFactor * typical);
+    const bool failedWaiting = atFrontier && facts.maxHeldNs >= hangLengthNs(typical);
     const bool leftWaiting =
         facts.anyOpen || failedWaiting ||
         std::any_of(row.records.begin(), row.records.end(), [&](std::int32_t i) {
@@ -424,7 +425,7 @@ void stuckEverywhere(const AnalysisContext& ctx, const CollectiveGroup& g,
         if (i >= 0 && ctx.store.collectives[std::size_t(i)].state == State::Completed)
             earlierCompleted = true;
     const std::int64_t typical = medianExecNs(ctx, g, g.collectives.size() - 1);
-    const bool longWait = facts.maxHeldNs >= std::max(kMinHangNs, kHangFactor * typical);
+    const bool longWait = facts.maxHeldNs >= hangLengthNs(typical);
     if (!(noneCompleted && earlierCompleted) && !longWait) return;
     Finding f = base(g, row, facts);
     f.kind = FindingKind::Hang;

@@ -8,6 +8,10 @@
 
 namespace rankscope {
 
+// How long a wait must be to count as a hang: it dwarfs the typical collective time (20 times),
+// and one second is the floor so that scheduling noise in tiny runs never qualifies.
+std::int64_t hangLengthNs(std::int64_t typicalNs);
+
 // How far one rank got in one group (sequence numbers; -1 = none).
 struct RankProgress {
     int rank = -1;

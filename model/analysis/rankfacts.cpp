@@ -382,9 +382,9 @@ RankPresence RankFacts::decidePresence() const
     // job as large as the largest of them: it is the size they were meant to have, if any.
     PerRank agreed;
     const std::string intended = intendedWorldSize();
+    const bool disagree = ranksByValue(worldSize).size() > 1;
     for (const auto& [rank, fact] : worldSize)
-        if (ranksByValue(worldSize).size() == 1 || fact.value == intended)
-            agreed.emplace(rank, fact);
+        if (!disagree || fact.value == intended) agreed.emplace(rank, fact);
     consider(agreed, "WORLD_SIZE");
     consider(communicatorSize, "NCCL nranks");
     if (tracesWorldSize > p.worldSize) {
