@@ -8,6 +8,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListView>
@@ -18,6 +19,7 @@
 #include <QTableView>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTextDocument>
 #include <algorithm>
 
 using namespace rankscope;
@@ -68,6 +70,7 @@ private Q_SLOTS:
     void errorsComeFirst();
     void listsAHangBlamingRankOne();
     void evidenceOpensTheLogViewerAtTheCitedLine();
+    void logsShowTheSelectedFindingsLinesWithoutEvidence();
     void showOnTimelineShowsTheFindingsRange();
     void fixItOpensAFixPatternOfTheFinding();
     void symptomsAreListedWithScores();
@@ -144,6 +147,51 @@ void TestFindingsPanel::evidenceOpensTheLogViewerAtTheCitedLine()
         fx.logViewer.lineView()->viewport()->rect()));
 }
 
+// A finding's cited lines are highlighted in whichever log the Logs tab shows as soon as the
+// finding is selected: Evidence need not be pressed first, and another finding's lines go.
+// What is cited is read from the finding's evidence and the log's own line numbers.
+void TestFindingsPanel::logsShowTheSelectedFindingsLinesWithoutEvidence()
+{
+    Fixture fx;
+    const std::vector<RankLog>& logs = hangSession()->logs;
+    QCOMPARE(fx.logViewer.logBox()->count(), int(logs.size()));
+    int citingLogs = 0;
+    for (int row = 0; row < fx.panel.model()->rowCount(); ++row) {
+        fx.panel.selectFinding(row);
+        const Finding* f = fx.panel.currentFinding();
+        for (int i = 0; i < int(logs.size()); ++i) {
+            const RankLog& log = logs[std::size_t(i)];
+            QList<int> expected;
+            for (const Evidence& e : f->evidence)
+                if (e.line > 0 && QString::fromStdString(e.path) == log.sourcePath &&
+                    (e.rank < 0 || !log.rank || *log.rank == e.rank) && !expected.contains(e.line))
+                    expected << e.line;
+            std::sort(expected.begin(), expected.end());
+            Q_EMIT fx.logViewer.logBox()->activated(i); // as if picked in the list
+            QCOMPARE(fx.logViewer.currentLog(), &log);
+            QCOMPARE(fx.logViewer.citedLineNumbers(), expected);
+            for (int n : expected)
+                QVERIFY(fx.logViewer.isHighlighted(n));
+            // The list marks the logs that hold cited lines.
+            QCOMPARE(fx.logViewer.logBox()->itemText(i).contains(QStringLiteral("cited")),
+                     !expected.isEmpty());
+            citingLogs += expected.isEmpty() ? 0 : 1;
+        }
+    }
+    QVERIFY2(citingLogs >= 2, "the example's findings cite fewer than two logs");
+    // The log shown when a finding is selected shows its lines too, without a click.
+    fx.panel.selectFinding(hangRow(*fx.panel.model()));
+    const Finding* hang = fx.panel.currentFinding();
+    const auto cited = std::find_if(hang->evidence.begin(), hang->evidence.end(),
+                                    [](const Evidence& e) { return e.line > 0; });
+    QVERIFY(cited != hang->evidence.end());
+    QVERIFY(fx.logViewer.openAt(QString::fromStdString(cited->path), 1, cited->rank));
+    fx.panel.selectFinding(hangRow(*fx.panel.model()) == 0 ? 1 : 0);
+    fx.panel.selectFinding(hangRow(*fx.panel.model()));
+    QVERIFY(fx.logViewer.isHighlighted(cited->line));
+    QCOMPARE(fx.logViewer.currentLineNumber(), 1); // the reader's place is kept
+}
+
 void TestFindingsPanel::showOnTimelineShowsTheFindingsRange()
 {
     Fixture fx;
@@ -218,8 +266,8 @@ void TestFindingsPanel::symptomsAreListedWithScores()
     QVERIFY(first.contains(FindingsModel::symptomName(symptoms.front().symptom)));
 }
 
-// In the dock of a 1280x800 window (about 430 x 720): the findings and the ranked symptoms are as
-// tall as their rows, every row shown; the finding's detail has the rest.
+// In the dock of a 1280x800 window (about 430 x 720): the findings, their evidence and the ranked
+// symptoms are as tall as their rows, every row shown; the finding's summary has the rest.
 void TestFindingsPanel::rowsFitAndTheFindingGetsTheRest()
 {
     Fixture fx;
@@ -244,11 +292,33 @@ void TestFindingsPanel::rowsFitAndTheFindingGetsTheRest()
     QTRY_VERIFY(table->horizontalScrollBar()->isVisible());
     QTRY_COMPARE(table->viewport()->height(),
                  findings * table->verticalHeader()->defaultSectionSize());
-    fx.panel.resize(430, 720);
-    // The summary at its tallest, the evidence list under it taller than its rows need.
-    QCOMPARE(fx.panel.summaryView()->height(), fx.panel.summaryView()->maximumHeight());
-    QListWidget* evidence = fx.panel.evidenceList();
-    QVERIFY(evidence->height() > evidence->count() * evidence->sizeHintForRow(0));
+    // The evidence list as tall as its rows (and the scroll bar under lines wider than it), no
+    // empty rows under them; the finding's summary and fix links have the rest, unscrolled.
+    for (const int width : {430, 300}) {
+        fx.panel.resize(width, 720);
+        for (int row = 0; row < findings; ++row) {
+            fx.panel.selectFinding(row);
+            QListWidget* evidence = fx.panel.evidenceList();
+            QVERIFY(evidence->count() >= 1 && evidence->count() <= 6);
+            QCoreApplication::processEvents();
+            const QScrollBar* bar = evidence->horizontalScrollBar();
+            const int evidenceRows = evidence->count() * evidence->sizeHintForRow(0) +
+                                     2 * evidence->frameWidth() +
+                                     (bar->isVisible() ? bar->height() : 0);
+            QTRY_VERIFY2(evidence->height() >= evidenceRows &&
+                             evidence->height() <= evidenceRows + 4,
+                         qPrintable(QStringLiteral("%1 for %2 at %3 px")
+                                        .arg(evidence->height())
+                                        .arg(evidenceRows)
+                                        .arg(width)));
+            const QTextBrowser* summary = fx.panel.summaryView();
+            QVERIFY2(summary->verticalScrollBar()->maximum() == 0,
+                     qPrintable(QStringLiteral("%1 px of %2 at %3 px")
+                                    .arg(summary->height())
+                                    .arg(summary->document()->size().height())
+                                    .arg(width)));
+        }
+    }
 }
 
 void TestFindingsPanel::markersAndOffsetsFollowTheAnalysis()

@@ -58,6 +58,9 @@ void TestLogViewer::linesModelPassesTheTester()
     QCOMPARE(model.rowCount(), log.lineCount());
     QVERIFY(model.index(0).data().toString().endsWith(log.lineText(0)));
     QVERIFY(model.index(0).data(LogLinesModel::CitedRole).toBool());
+    model.setCited({log.lineNumber(1)});
+    QVERIFY(!model.index(0).data(LogLinesModel::CitedRole).toBool());
+    QVERIFY(model.index(1).data(LogLinesModel::CitedRole).toBool());
     model.setLog(nullptr, {});
     QCOMPARE(model.rowCount(), 0);
 }

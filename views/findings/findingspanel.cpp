@@ -75,14 +75,14 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent), m_model(new Fin
     m_summary->setOpenLinks(false);
     m_summary->setFrameShape(QFrame::NoFrame);
     m_summary->setMinimumHeight(fontMetrics().height() * 4);
-    m_summary->setMaximumHeight(fontMetrics().height() * 12);
+    m_summary->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     m_evidence = new QListWidget(detail);
     m_evidence->setObjectName(QStringLiteral("evidenceList"));
     m_evidence->setWordWrap(false);
     m_evidence->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
-    // The list takes what the wrapped summary and fix links leave, so they are never clipped.
-    m_evidence->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
-    m_evidence->setMinimumHeight(fontMetrics().height() * 3);
+    // As tall as its rows (fitEvidence), shorter only when the dock is: a finding cites a few
+    // lines, and the wrapped summary and fix links have the rest of the height.
+    m_evidence->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Maximum);
     m_evidenceButton = new QPushButton(tr("Evidence"), detail);
     m_evidenceButton->setObjectName(QStringLiteral("evidenceButton"));
     m_evidenceButton->setToolTip(tr("Open the log viewer at the cited line"));
@@ -98,9 +98,9 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent), m_model(new Fin
     buttons->addStretch(1);
     auto* detailLayout = new QVBoxLayout(detail);
     detailLayout->setContentsMargins(0, 0, 0, 0);
-    detailLayout->addWidget(m_summary);
+    detailLayout->addWidget(m_summary, 1);
     detailLayout->addWidget(new QLabel(tr("<b>Evidence</b>"), detail));
-    detailLayout->addWidget(m_evidence, 1);
+    detailLayout->addWidget(m_evidence);
     detailLayout->addLayout(buttons);
 
     auto* symptoms = new QWidget(this);
@@ -128,6 +128,9 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent), m_model(new Fin
     connect(m_table->horizontalScrollBar(), &QScrollBar::rangeChanged, this, [this](int, int max) {
         if (std::exchange(m_tableScrolls, max > 0) != (max > 0)) fitSplit();
     });
+    // Lines wider than the list: the scroll bar under them takes a row's height.
+    connect(m_evidence->horizontalScrollBar(), &QScrollBar::rangeChanged, this,
+            [this] { fitEvidence(); });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this] { refreshDetail(); });
     connect(m_evidenceButton, &QPushButton::clicked, this, &FindingsPanel::showEvidence);
@@ -175,6 +178,18 @@ void FindingsPanel::fitSplit()
     m_split->setSizes({table, std::max(0, total - table - symptomsHeight), symptomsHeight});
 }
 
+void FindingsPanel::fitEvidence()
+{
+    const int row =
+        m_evidence->count() > 0 ? m_evidence->sizeHintForRow(0) : fontMetrics().height() + 2;
+    const int rows = std::clamp(m_evidence->count(), 1, kEvidenceRowsShown);
+    const QScrollBar* bar = m_evidence->horizontalScrollBar();
+    const int height = rows * row + 2 * m_evidence->frameWidth() +
+                       (bar->maximum() > 0 ? bar->sizeHint().height() : 0);
+    m_evidence->setMinimumHeight(std::min(height, 2 * row + 2 * m_evidence->frameWidth()));
+    m_evidence->setMaximumHeight(height);
+}
+
 void FindingsPanel::setTargets(LogViewer* logViewer, TimelineView* timeline,
                                WalkthroughPanel* walkthrough)
 {
@@ -213,7 +228,6 @@ bool FindingsPanel::showEvidence()
     for (const Evidence& e : f->evidence)
         if (!target && e.line > 0) target = &e;
     if (!target) return false;
-    m_logViewer->setCitations(f->evidence);
     if (!m_logViewer->openAt(QString::fromStdString(target->path), target->line, target->rank))
         return false;
     Q_EMIT logViewerShown();
@@ -247,6 +261,9 @@ bool FindingsPanel::openFix(const QString& patternId)
 void FindingsPanel::refreshDetail()
 {
     const Finding* f = currentFinding();
+    // The one place the log viewer learns what is cited: the Logs tab shows the selected
+    // finding's lines whether it is opened by Evidence or on its own.
+    if (m_logViewer) m_logViewer->setCitations(f ? f->evidence : std::vector<Evidence>{});
     m_evidence->clear();
     if (!f) {
         const std::string unread = m_session ? nothingReadableReason(*m_session) : std::string();
@@ -263,6 +280,7 @@ void FindingsPanel::refreshDetail()
         m_evidenceButton->setEnabled(false);
         m_timelineButton->setEnabled(false);
         m_fixButton->setEnabled(false);
+        fitEvidence();
         return;
     }
     QString head = QStringLiteral("<b>%1 · %2</b>")
@@ -283,6 +301,7 @@ void FindingsPanel::refreshDetail()
         item->setToolTip(QString::fromStdString(e.text));
         hasLogLine = hasLogLine || e.line > 0;
     }
+    fitEvidence();
     m_evidenceButton->setEnabled(m_logViewer && hasLogLine);
     m_evidenceButton->setToolTip(hasLogLine ? tr("Open the log viewer at the cited line")
                                             : tr("This finding cites no log line"));

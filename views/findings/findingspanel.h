@@ -64,6 +64,9 @@ private:
     // The findings and the ranked symptoms as tall as their rows (a few, then they scroll), the
     // finding's detail the rest of the height.
     void fitSplit();
+    // The evidence list as tall as its rows, up to kEvidenceRowsShown (then it scrolls).
+    void fitEvidence();
+    static constexpr int kEvidenceRowsShown = 10;
     void refreshSymptoms();
     bool openFix(const QString& patternId);
 

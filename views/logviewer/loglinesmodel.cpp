@@ -29,6 +29,13 @@ void LogLinesModel::setLog(const RankLog* log, QSet<int> citedLineNumbers)
     endResetModel();
 }
 
+void LogLinesModel::setCited(QSet<int> citedLineNumbers)
+{
+    m_cited = std::move(citedLineNumbers);
+    if (rowCount() > 0)
+        Q_EMIT dataChanged(index(0), index(rowCount() - 1), {Qt::BackgroundRole, CitedRole});
+}
+
 int LogLinesModel::rowCount(const QModelIndex& parent) const
 {
     return parent.isValid() || !m_log ? 0 : m_log->lineCount();

@@ -22,6 +22,8 @@ public:
 
     // The log must outlive the model or be replaced first (the session keeps it).
     void setLog(const RankLog* log, QSet<int> citedLineNumbers);
+    // Other cited lines in the same log: no reset, so the view keeps its place.
+    void setCited(QSet<int> citedLineNumbers);
     const RankLog* log() const { return m_log; }
     bool isCited(int lineNumber) const { return m_cited.contains(lineNumber); }
     // The row of the longest line in bytes among the first kWidestRowScanLines: a view of uniform

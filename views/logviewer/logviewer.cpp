@@ -75,13 +75,13 @@ void LogViewer::setSession(SessionPtr session)
 {
     m_session = std::move(session);
     m_citations.clear();
+    m_logsWithCitations = false;
     m_logIndex = -1;
     m_model->setLog(nullptr, {});
     m_logBox->clear();
     if (m_session)
-        for (const RankLog& log : m_session->logs)
-            m_logBox->addItem(log.rank ? tr("rank %1: %2").arg(*log.rank).arg(log.sourcePath)
-                                       : log.sourcePath);
+        for (int i = 0; i < int(m_session->logs.size()); ++i)
+            m_logBox->addItem(logTitle(i));
     if (m_session && !m_session->logs.empty()) showLog(0);
     updateStatus();
 }
@@ -91,7 +91,37 @@ void LogViewer::setCitations(const std::vector<Evidence>& evidence)
     m_citations.clear();
     for (const Evidence& e : evidence)
         if (e.line > 0) m_citations.push_back(e);
+    m_logsWithCitations = false;
+    if (m_session)
+        for (int i = 0; i < int(m_session->logs.size()); ++i) {
+            // The logs with cited lines say so in the list, so the cited log is found from any.
+            const qsizetype cited = citedRowsOf(m_session->logs[std::size_t(i)]).size();
+            m_logsWithCitations = m_logsWithCitations || cited > 0;
+            m_logBox->setItemText(i, cited > 0
+                                         ? tr("%1 (%n cited)", nullptr, int(cited)).arg(logTitle(i))
+                                         : logTitle(i));
+        }
     if (m_logIndex >= 0) showLog(m_logIndex);
+}
+
+QString LogViewer::logTitle(int logIndex) const
+{
+    const RankLog& log = m_session->logs[std::size_t(logIndex)];
+    return log.rank ? tr("rank %1: %2").arg(*log.rank).arg(log.sourcePath) : log.sourcePath;
+}
+
+QList<int> LogViewer::citedRowsOf(const RankLog& log) const
+{
+    QList<int> rows;
+    for (const Evidence& e : m_citations) {
+        if (QString::fromStdString(e.path) != log.sourcePath) continue;
+        // A combined log is split per rank; a citation names the rank it was read from.
+        if (e.rank >= 0 && log.rank && *log.rank != e.rank) continue;
+        if (const int row = log.indexOfLineNumber(e.line); row >= 0) rows.append(row);
+    }
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    return rows;
 }
 
 bool LogViewer::openAt(const QString& path, int line, int rank)
@@ -157,26 +187,15 @@ void LogViewer::showLog(int logIndex)
 {
     if (!m_session || logIndex < 0 || logIndex >= int(m_session->logs.size())) return;
     const RankLog& log = m_session->logs[std::size_t(logIndex)];
+    m_citedRows = citedRowsOf(log);
     QSet<int> cited;
-    m_citedRows.clear();
-    for (const Evidence& e : m_citations) {
-        if (QString::fromStdString(e.path) != log.sourcePath) continue;
-        // A combined log is split per rank; a citation names the rank it was read from.
-        if (e.rank >= 0 && log.rank && *log.rank != e.rank) continue;
-        const int row = log.indexOfLineNumber(e.line);
-        if (row < 0) continue;
-        cited.insert(e.line);
-        m_citedRows.append(row);
-    }
-    std::sort(m_citedRows.begin(), m_citedRows.end());
-    m_citedRows.erase(std::unique(m_citedRows.begin(), m_citedRows.end()), m_citedRows.end());
+    for (int row : m_citedRows)
+        cited.insert(log.lineNumber(row));
     if (logIndex != m_logIndex || m_model->log() != &log) {
         m_logIndex = logIndex;
         m_model->setLog(&log, std::move(cited));
     } else {
-        const int row = m_view->currentIndex().row();
-        m_model->setLog(&log, std::move(cited));
-        if (row >= 0) m_view->setCurrentIndex(m_model->index(row));
+        m_model->setCited(std::move(cited));
     }
     m_logBox->setCurrentIndex(logIndex);
     updateStatus();
@@ -200,6 +219,8 @@ void LogViewer::updateStatus()
     m_next->setEnabled(!m_citedRows.isEmpty() && m_citedRows.last() > row);
     if (!m_session || m_session->logs.empty())
         m_status->setText(tr("No logs in this folder"));
+    else if (m_citedRows.isEmpty() && m_logsWithCitations)
+        m_status->setText(tr("No cited lines here: see the logs marked \"cited\""));
     else if (m_citedRows.isEmpty())
         m_status->setText(tr("No cited lines in this log"));
     else if (at < int(m_citedRows.size()))

@@ -22,7 +22,8 @@ public:
     explicit LogViewer(QWidget* parent = nullptr);
 
     void setSession(SessionPtr session);
-    // The lines to highlight (log evidence; trace-event evidence is ignored).
+    // The lines to highlight (log evidence; trace-event evidence is ignored), in the log shown
+    // and in any shown later; the logs list marks the logs that have some.
     void setCitations(const std::vector<Evidence>& evidence);
     // Shows the log of `path` (folder-relative, as the evidence cites it; `rank` picks among the
     // rank streams split from one combined log, -1 for any) scrolled to source line `line`.
@@ -44,11 +45,14 @@ public Q_SLOTS:
 
 private:
     void showLog(int logIndex);
+    QString logTitle(int logIndex) const;
+    QList<int> citedRowsOf(const RankLog& log) const; // ascending, distinct
     void goToRow(int row);
     void updateStatus();
 
     SessionPtr m_session;
     std::vector<Evidence> m_citations;
+    bool m_logsWithCitations = false; // some log of the session has cited lines
     int m_logIndex = -1;
     QList<int> m_citedRows; // rows of the cited lines in the shown log, ascending
     LogLinesModel* m_model = nullptr;
