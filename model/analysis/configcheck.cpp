@@ -88,6 +88,36 @@ std::optional<Finding> unlaunchedRanks(const RankFacts& facts)
     return f;
 }
 
+// What `ranks`, which state the world size `size` last, did as their lines show it: launched
+// with WORLD_SIZE N (their first statement, on another line naming WORLD_SIZE), and passed
+// `size` to init_process_group (their last statement is that call). What no line shows is not
+// said: a size read from one line is just the size they use.
+std::string worldSizeStory(const RankFacts& facts, const std::vector<int>& ranks,
+                           const std::string& size)
+{
+    std::string launched;
+    bool sameLaunch = true, init = true;
+    for (int r : ranks) {
+        const Evidence& last = facts.worldSize.at(r).source;
+        init = init && last.text.find("init_process_group") != std::string::npos;
+        const auto first = facts.launchWorldSize.find(r);
+        const bool fromEnvironment =
+            first != facts.launchWorldSize.end() && first->second.source.line != last.line &&
+            first->second.source.text.find("WORLD_SIZE") != std::string::npos;
+        sameLaunch =
+            sameLaunch && fromEnvironment && (launched.empty() || launched == first->second.value);
+        if (fromEnvironment) launched = first->second.value;
+    }
+    const bool many = ranks.size() > 1;
+    const std::string who = formatRanks(ranks);
+    const std::string passed = "passed world_size=" + size + " to init_process_group";
+    if (sameLaunch)
+        return who + (many ? " were" : " was") + " launched with WORLD_SIZE " + launched +
+               (init ? " and " + passed : " and later stated world size " + size);
+    if (init) return who + " " + passed;
+    return who + (many ? " use" : " uses") + " WORLD_SIZE " + size;
+}
+
 } // namespace
 
 std::vector<Finding> ConfigCheck::check(const RankFacts& facts)
@@ -144,6 +174,16 @@ std::vector<Finding> ConfigCheck::check(const RankFacts& facts)
         f.severity = s.rendezvous ? Severity::Error : Severity::Warning;
         f.confidence = tie ? 0.6 : byConnect ? 0.85 : 0.95;
         f.conditions = {s.condition};
+        // A world size some rank passed to init_process_group is not its WORLD_SIZE.
+        const std::string label =
+            s.values == &RankFacts::worldSize &&
+                    std::any_of(values.begin(), values.end(),
+                                [](const auto& v) {
+                                    return v.second.source.text.find("WORLD_SIZE") ==
+                                           std::string::npos;
+                                })
+                ? std::string("world size")
+                : std::string(s.label);
         std::string listed;
         for (const auto& [value, ranks] : ranksOf) {
             if (!tie && value == common->first) continue;
@@ -153,8 +193,22 @@ std::vector<Finding> ConfigCheck::check(const RankFacts& facts)
         }
         std::sort(f.ranks.begin(), f.ranks.end());
         if (tie) {
-            f.summary = "the ranks disagree on " + std::string(s.label) + " (" + listed +
-                        ") and no value has a majority";
+            f.summary =
+                "the ranks disagree on " + label + " (" + listed + ") and no value has a majority";
+        } else if (ranksOf.size() == 2 && s.values == &RankFacts::worldSize) {
+            // Not "uses WORLD_SIZE 4" for a rank launched with 3 that passed 4 to init.
+            const auto& odd = std::next(ranksOf.begin()) == common ? *ranksOf.begin()
+                                                                   : *std::next(ranksOf.begin());
+            const bool commonInit =
+                std::all_of(common->second.begin(), common->second.end(), [&](int r) {
+                    return values.at(r).source.text.find("init_process_group") != std::string::npos;
+                });
+            f.summary = worldSizeStory(facts, odd.second, odd.first) + ", where " +
+                        formatRanks(common->second) +
+                        (commonInit                  ? " passed "
+                         : common->second.size() > 1 ? " use "
+                                                     : " uses ") +
+                        common->first;
         } else if (ranksOf.size() == 2) {
             const std::string& odd = std::next(ranksOf.begin())->first == common->first
                                          ? ranksOf.begin()->first
@@ -163,16 +217,15 @@ std::vector<Finding> ConfigCheck::check(const RankFacts& facts)
                         " " + odd + " where " + formatRanks(common->second) +
                         (common->second.size() > 1 ? " use " : " uses ") + common->first;
         } else {
-            f.summary = "ranks differ in " + std::string(s.label) + ": " + listed +
-                        "; the majority (" + formatRanks(common->second) + ") uses " +
-                        common->first;
+            f.summary = "ranks differ in " + label + ": " + listed + "; the majority (" +
+                        formatRanks(common->second) + ") uses " + common->first;
         }
         if (byLauncher) f.summary += " (the value the launcher states)";
         if (byConnect) f.summary += " (and only they failed to connect to it)";
         if (byLaunch) f.summary += " (the value every rank was launched with)";
         for (const auto& [value, ranks] : ranksOf)
-            f.detail += (f.detail.empty() ? std::string(s.label) + " " : std::string("; ")) +
-                        value + " on " + formatRanks(ranks);
+            f.detail += (f.detail.empty() ? label + " " : std::string("; ")) + value + " on " +
+                        formatRanks(ranks);
         f.summary += s.rendezvous ? ": those ranks cannot join the same process group"
                                   : ": the ranks run different builds";
         for (int r : f.ranks)

@@ -410,6 +410,15 @@ void TestAnalyzerFixtures::fixture()
     // The job is as large as the ranks launched say, not the one rank's larger claim: no rank
     // beyond them reads as missing.
     if (scenario == QLatin1String("wrong_world_init")) {
+        // The headline says what the faulty rank did: launched with the job's size like every
+        // rank, it passed one more to init_process_group (ground_truth.json's injection).
+        QCOMPARE(truth.value(QStringLiteral("mode")).toString(),
+                 QStringLiteral("init_world_plus_one"));
+        const std::string did = " launched with WORLD_SIZE " + std::to_string(world) +
+                                " and passed world_size=" + std::to_string(world + 1) +
+                                " to init_process_group";
+        QVERIFY2(top->summary.find(did) != std::string::npos, what.c_str());
+        QVERIFY2(top->summary.find("uses WORLD_SIZE") == std::string::npos, what.c_str());
         QCOMPARE(res.statedWorldSize, world);
         for (const Finding& f : res.findings)
             QVERIFY2(f.kind != FindingKind::MissingRanks, f.summary.c_str());

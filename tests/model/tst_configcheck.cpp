@@ -28,6 +28,8 @@ private Q_SLOTS:
     void worldSizeNamesRanksNeverLaunched();
     void worldSizeGivenToInitOutranksTheLaunchers_data();
     void worldSizeGivenToInitOutranksTheLaunchers();
+    void worldSizeHeadlineSaysWhatTheLogsShow_data();
+    void worldSizeHeadlineSaysWhatTheLogsShow();
     void ncclBuildSuffixIsNotAVersion();
     void factsAreReadFromTheLines();
     void configCheckAndAutoCheckAgree_data();
@@ -244,6 +246,67 @@ void TestConfigCheck::worldSizeGivenToInitOutranksTheLaunchers()
         if (value != intended) odd.insert(odd.end(), ranks.begin(), ranks.end());
     std::sort(odd.begin(), odd.end());
     QCOMPARE(found.front().ranks, odd);
+}
+
+// The headline says what each rank's lines show: the WORLD_SIZE it was launched with and the size
+// it passed to init_process_group, each only where a line states it (0: no such line).
+void TestConfigCheck::worldSizeHeadlineSaysWhatTheLogsShow_data()
+{
+    QTest::addColumn<std::vector<int>>("launched"); // WORLD_SIZE= in the rank's environment line
+    QTest::addColumn<std::vector<int>>("given");    // init_process_group(world_size=) after it
+    QTest::addColumn<QString>("headline");
+    QTest::addColumn<QString>("why"); // the finding's detail, which its fix reason quotes
+    QTest::newRow("wrong_world_init_w3: one rank passes one more")
+        << std::vector<int>{3, 3, 3} << std::vector<int>{3, 4, 3}
+        << QStringLiteral("rank 1 was launched with WORLD_SIZE 3 and passed world_size=4 to "
+                          "init_process_group, where ranks 0, 2 passed 3")
+        << QStringLiteral("world size 3 on ranks 0, 2; 4 on rank 1");
+    QTest::newRow("two ranks pass one more")
+        << std::vector<int>{4, 4, 4, 4, 4} << std::vector<int>{4, 5, 5, 4, 4}
+        << QStringLiteral("ranks 1, 2 were launched with WORLD_SIZE 4 and passed world_size=5 "
+                          "to init_process_group, where ranks 0, 3, 4 passed 4")
+        << QStringLiteral("world size 4 on ranks 0, 3, 4; 5 on ranks 1, 2");
+    QTest::newRow("launched apart, no init line")
+        << std::vector<int>{3, 4, 3} << std::vector<int>{0, 0, 0}
+        << QStringLiteral("rank 1 uses WORLD_SIZE 4, where ranks 0, 2 use 3")
+        << QStringLiteral("WORLD_SIZE 3 on ranks 0, 2; 4 on rank 1");
+    QTest::newRow("init lines only")
+        << std::vector<int>{0, 0, 0} << std::vector<int>{2, 2, 3}
+        << QStringLiteral("rank 2 passed world_size=3 to init_process_group, where ranks 0, 1 "
+                          "passed 2")
+        << QStringLiteral("world size 2 on ranks 0, 1; 3 on rank 2");
+    QTest::newRow("launched apart, one passes what it was launched with")
+        << std::vector<int>{3, 3, 4} << std::vector<int>{3, 3, 4}
+        << QStringLiteral("rank 2 was launched with WORLD_SIZE 4 and passed world_size=4 to "
+                          "init_process_group, where ranks 0, 1 passed 3")
+        << QStringLiteral("world size 3 on ranks 0, 1; 4 on rank 2");
+}
+
+void TestConfigCheck::worldSizeHeadlineSaysWhatTheLogsShow()
+{
+    QFETCH(std::vector<int>, launched);
+    QFETCH(std::vector<int>, given);
+    QFETCH(QString, headline);
+    QFETCH(QString, why);
+    std::vector<RankLog> logs;
+    for (int r = 0; r < int(given.size()); ++r) {
+        QByteArray text =
+            "2026-01-01 10:00:00.000 INFO job: MASTER_ADDR=10.0.0.1 MASTER_PORT=29500";
+        if (launched[std::size_t(r)] > 0)
+            text += " WORLD_SIZE=" + QByteArray::number(launched[std::size_t(r)]);
+        text += "\n";
+        if (given[std::size_t(r)] > 0)
+            text += "2026-01-01 10:00:00.002 INFO job: init_process_group(world_size=" +
+                    QByteArray::number(given[std::size_t(r)]) + ")\n";
+        logs.push_back(logOf(r, text));
+    }
+    const std::vector<Finding> found = ConfigCheck::check(RankFacts::build(logs));
+    const auto f = std::find_if(found.begin(), found.end(), [](const Finding& x) {
+        return x.conditions == std::vector<std::string>{"world_size_mismatch"};
+    });
+    QVERIFY(f != found.end());
+    QVERIFY2(QString::fromStdString(f->summary).startsWith(headline), f->summary.c_str());
+    QCOMPARE(QString::fromStdString(f->detail), why);
 }
 
 void TestConfigCheck::ncclBuildSuffixIsNotAVersion()
