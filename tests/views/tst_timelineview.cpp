@@ -7,6 +7,7 @@
 #include "views/charts/rankbreakdownchart.h"
 #include "views/timeline/rankoverview.h"
 #include "views/timeline/timelinecolors.h"
+#include "views/timeline/timelinelayout.h"
 #include "views/timeline/timelinepanel.h"
 #include "views/timeline/timelineview.h"
 
@@ -26,6 +27,7 @@
 #include <QThread>
 #include <QtTest>
 #include <atomic>
+#include <climits>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -271,6 +273,60 @@ private Q_SLOTS:
         QCOMPARE(clicked.size(), 2);
         QCOMPARE(clicked[1][1].toString(), QStringLiteral("F1"));
         QVERIFY(!view.selected().isValid());
+    }
+
+    // Two findings on one rank at one time (rank_crash_w4: rank 0's crash and its hang, 1 µs apart
+    // at 1280 px): their labels in the rank's header are side by side, each readable, and a click
+    // on either selects its own finding.
+    void markerLabelsAtOneTimeDoNotCoverEachOther()
+    {
+        TimelineView view;
+        const QColor red(230, 0, 0), blue(0, 60, 230);
+        view.setMarkers(
+            {{600'000, 601'000, {1}, red, QStringLiteral("F1 crash"), QStringLiteral("F1")},
+             {599'000, 600'000, {1}, blue, QStringLiteral("F2 hang"), QStringLiteral("F2")}});
+        showView(view, pixelSession(), {800, 300});
+        const QImage img = view.viewport()->grab().toImage();
+        QVERIFY(img.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/timeline_marker_labels.png")));
+        // Rank 1's header: between rank 0's last lane and rank 1's first, where a marker is hit.
+        const int lineX = view.xForTime(600'000);
+        int headerY = -1;
+        for (int y = view.yForLane(1) + 1; y < view.yForLane(2) && headerY < 0; ++y)
+            if (view.markerAt({lineX + 3, y}) >= 0) headerY = y;
+        QVERIFY(headerY > 0);
+        // The x extent of each label's text: pixels of its hue, saturated (not the pale band
+        // behind), off the markers' 2 px lines.
+        const auto textExtent = [&](const QColor& c) {
+            int first = INT_MAX, last = -1;
+            for (int y = headerY; y < headerY + TimelineLayout::kRankHeaderHeight; ++y)
+                for (int x = view.xForTime(599'000) + 2; x < img.width(); ++x) {
+                    if (x <= lineX + 2) continue;
+                    const QColor px = img.pixelColor(x, y);
+                    const int dh = std::abs(px.hsvHue() - c.hsvHue());
+                    if (px.hsvSaturation() > 110 && std::min(dh, 360 - dh) <= 20) {
+                        first = std::min(first, x);
+                        last = std::max(last, x);
+                    }
+                }
+            return std::pair{first, last};
+        };
+        const auto [redFirst, redLast] = textExtent(red);
+        const auto [blueFirst, blueLast] = textExtent(blue);
+        QVERIFY2(redLast > redFirst && blueLast > blueFirst, "a label is not drawn");
+        QVERIFY2(redLast < blueFirst || blueLast < redFirst,
+                 qPrintable(QStringLiteral("F1 text at %1-%2, F2 at %3-%4")
+                                .arg(redFirst)
+                                .arg(redLast)
+                                .arg(blueFirst)
+                                .arg(blueLast)));
+        // Each wide enough for its text, and a click on it is its finding's.
+        QVERIFY(redLast - redFirst >=
+                view.fontMetrics().horizontalAdvance(QStringLiteral("F1 crash")) / 2);
+        QVERIFY(blueLast - blueFirst >=
+                view.fontMetrics().horizontalAdvance(QStringLiteral("F2 hang")) / 2);
+        const int textY = headerY + TimelineLayout::kRankHeaderHeight / 2;
+        QCOMPARE(view.markerAt({(redFirst + redLast) / 2, textY}), 0);
+        QCOMPARE(view.markerAt({(blueFirst + blueLast) / 2, textY}), 1);
     }
 
     void zoomedOutUsesTheLevelOfDetail()

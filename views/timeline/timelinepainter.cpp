@@ -123,14 +123,36 @@ QColor TimelinePainter::laneBackground(const TimelineLayout& layout, int lane)
 }
 
 std::pair<int, int> TimelinePainter::markerXRange(const TimelineFrame& frame,
-                                                  const TimelineMarker& m, int rank, bool withLabel,
-                                                  int width, const QFontMetrics& fm)
+                                                  const TimelineMarker& m, int rank, int width)
 {
     const std::int64_t shift = frame.clock.aligned ? 0 : -frame.offsetOf(rank);
     const int x1 = std::max(frame.labelWidth, frame.xForTime(m.startNs + shift));
-    int x2 = std::min(width, std::max(frame.xForTime(m.endNs + shift), x1 + 2));
-    if (withLabel) x2 = std::min(width, std::max(x2, x1 + 8 + fm.horizontalAdvance(m.label)));
+    const int x2 = std::min(width, std::max(frame.xForTime(m.endNs + shift), x1 + 2));
     return {x1, x2};
+}
+
+std::vector<TimelinePainter::MarkerLabel> TimelinePainter::markerLabels(const TimelineFrame& frame,
+                                                                        int rank, int width,
+                                                                        const QFontMetrics& fm)
+{
+    std::vector<MarkerLabel> labels;
+    for (int i = 0; i < int(frame.markers.size()); ++i) {
+        const TimelineMarker& m = frame.markers[i];
+        if (!m.ranks.isEmpty() && !m.ranks.contains(rank)) continue;
+        const auto [x1, x2] = markerXRange(frame, m, rank, width);
+        if (x2 <= frame.labelWidth || x1 >= width) continue;
+        labels.push_back({i, x1, x1 + 8 + fm.horizontalAdvance(m.label)});
+    }
+    std::stable_sort(labels.begin(), labels.end(),
+                     [](const MarkerLabel& a, const MarkerLabel& b) { return a.x1 < b.x1; });
+    int free = 0;
+    for (MarkerLabel& l : labels) {
+        const int shift = std::max(0, free - l.x1);
+        l.x1 += shift;
+        l.x2 += shift;
+        free = l.x2;
+    }
+    return labels;
 }
 
 void TimelinePainter::paint(QPainter& p, QSize size, const TimelineFrame& frame, QImage* direct)
@@ -230,11 +252,11 @@ void TimelinePainter::paint(QPainter& p, QSize size, const TimelineFrame& frame,
         paintLaneName(p, layout, lane, laneTop, labelW);
         it = jt;
     }
-    // Findings, over their ranks' groups.
+    // Findings, over their ranks' groups; their labels over all of them.
     for (const TimelineMarker& m : frame.markers) {
         for (int rank : layout.ranks()) {
             if (!m.ranks.isEmpty() && !m.ranks.contains(rank)) continue;
-            const auto [x1, x2] = markerXRange(frame, m, rank, false, w, fm);
+            const auto [x1, x2] = markerXRange(frame, m, rank, w);
             if (x2 <= labelW || x1 >= w) continue;
             const auto [top, bottom] = layout.rankContentRange(rank);
             const int yt = frame.viewY(top), yb = frame.viewY(bottom);
@@ -242,9 +264,16 @@ void TimelinePainter::paint(QPainter& p, QSize size, const TimelineFrame& frame,
             fill.setAlpha(60);
             p.fillRect(QRect(x1, yt, x2 - x1, yb - yt), fill);
             p.fillRect(QRect(x1, yt, 2, yb - yt), m.color);
+        }
+    }
+    for (int rank : layout.ranks()) {
+        if (frame.markers.isEmpty()) break;
+        const int yt = frame.viewY(layout.rankContentRange(rank).first);
+        for (const MarkerLabel& l : markerLabels(frame, rank, w, fm)) {
+            const TimelineMarker& m = frame.markers[l.marker];
             p.setPen(m.color.darker(150));
             p.drawText(
-                QRect(x1 + 4, yt, std::max(0, w - x1 - 4), TimelineLayout::kRankHeaderHeight),
+                QRect(l.x1 + 4, yt, std::max(0, w - l.x1 - 4), TimelineLayout::kRankHeaderHeight),
                 Qt::AlignVCenter, m.label);
         }
     }

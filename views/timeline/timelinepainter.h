@@ -96,11 +96,20 @@ public:
     // rect per pixel column and row).
     void paint(QPainter& p, QSize size, const TimelineFrame& frame, QImage* direct = nullptr);
 
-    // Picture x range of marker `m` over `rank`'s group (label included when `withLabel`),
-    // clipped to the track of a `width` px picture.
+    // Picture x range of marker `m` over `rank`'s group, clipped to the track of a `width` px
+    // picture.
     static std::pair<int, int> markerXRange(const TimelineFrame& frame, const TimelineMarker& m,
-                                            int rank, bool withLabel, int width,
-                                            const QFontMetrics& fm);
+                                            int rank, int width);
+    // The markers' labels in `rank`'s header row, left to right: each at its marker, or just
+    // after the label before it where that one reaches there (two findings at one time), so no
+    // label covers another. `x1`..`x2` is the label's box (text and a margin each side).
+    struct MarkerLabel {
+        int marker = -1; // index into frame.markers
+        int x1 = 0;
+        int x2 = 0;
+    };
+    static std::vector<MarkerLabel> markerLabels(const TimelineFrame& frame, int rank, int width,
+                                                 const QFontMetrics& fm);
 
     // The ruler's ticks at their picture x, each with the label drawn right of its mark (empty
     // where the label would be cut by the right edge).

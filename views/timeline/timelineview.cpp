@@ -1033,13 +1033,17 @@ int TimelineView::markerAt(QPoint pos) const
     if (!row) return -1;
     const bool header = row->kind == TimelineLayout::RowKind::RankHeader;
     if (!header && hitTest(pos).isValid()) return -1;
-    // The last drawn marker is on top.
     const TimelineFrame f = frame();
+    // In the rank's header a label is its marker's, wherever it was moved to.
+    if (header)
+        for (const TimelinePainter::MarkerLabel& l :
+             TimelinePainter::markerLabels(f, row->rank, viewport()->width(), fontMetrics()))
+            if (pos.x() >= l.x1 && pos.x() < l.x2) return l.marker;
+    // The last drawn marker is on top.
     for (int i = int(m_markers.size()) - 1; i >= 0; --i) {
         const TimelineMarker& m = m_markers[i];
         if (!m.ranks.isEmpty() && !m.ranks.contains(row->rank)) continue;
-        const auto [x1, x2] = TimelinePainter::markerXRange(f, m, row->rank, header,
-                                                            viewport()->width(), fontMetrics());
+        const auto [x1, x2] = TimelinePainter::markerXRange(f, m, row->rank, viewport()->width());
         if (x2 > m_labelWidth && pos.x() >= x1 && pos.x() < x2) return i;
     }
     return -1;
