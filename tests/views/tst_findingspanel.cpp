@@ -21,6 +21,7 @@
 #include <QTextBrowser>
 #include <QTextDocument>
 #include <algorithm>
+#include <cmath>
 
 using namespace rankscope;
 
@@ -311,14 +312,32 @@ void TestFindingsPanel::rowsFitAndTheFindingGetsTheRest()
                                         .arg(evidence->height())
                                         .arg(evidenceRows)
                                         .arg(width)));
+            // The summary as tall as its text, neither scrolled nor padded, and the evidence
+            // right under it: the height neither needs is left below the buttons.
             const QTextBrowser* summary = fx.panel.summaryView();
-            QVERIFY2(summary->verticalScrollBar()->maximum() == 0,
-                     qPrintable(QStringLiteral("%1 px of %2 at %3 px")
-                                    .arg(summary->height())
-                                    .arg(summary->document()->size().height())
-                                    .arg(width)));
+            const auto text = [summary] {
+                return int(std::ceil(summary->document()->size().height()));
+            };
+            QTRY_VERIFY2(summary->verticalScrollBar()->maximum() == 0 &&
+                             summary->height() <= std::max(summary->minimumHeight(), text() + 2),
+                         qPrintable(QStringLiteral("%1 px for %2 at %3 px")
+                                        .arg(summary->height())
+                                        .arg(text())
+                                        .arg(width)));
+            const int gap = evidence->y() - summary->geometry().bottom();
+            QVERIFY2(gap <= 2 * fx.panel.fontMetrics().height() + 16,
+                     qPrintable(QString::number(gap)));
+            QVERIFY(fx.panel.evidenceButton()->y() > evidence->geometry().bottom());
         }
     }
+    // A dock too short for the summary: it scrolls, and the buttons under the evidence stay.
+    fx.panel.resize(430, 330);
+    fx.panel.selectFinding(0);
+    const QTextBrowser* summary = fx.panel.summaryView();
+    QTRY_VERIFY(summary->verticalScrollBar()->maximum() > 0);
+    QVERIFY(summary->height() >= summary->minimumHeight());
+    const QWidget* detail = summary->parentWidget();
+    QVERIFY(fx.panel.evidenceButton()->geometry().bottom() < detail->height());
 }
 
 void TestFindingsPanel::markersAndOffsetsFollowTheAnalysis()

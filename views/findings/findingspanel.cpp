@@ -7,6 +7,7 @@
 #include "views/timeline/timelineview.h"
 #include "views/walkthrough/walkthroughpanel.h"
 
+#include <QAbstractTextDocumentLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -17,9 +18,12 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QTextDocument>
 #include <QUrl>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
+#include <memory>
 #include <utility>
 
 namespace rankscope {
@@ -75,13 +79,17 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent), m_model(new Fin
     m_summary->setOpenLinks(false);
     m_summary->setFrameShape(QFrame::NoFrame);
     m_summary->setMinimumHeight(fontMetrics().height() * 4);
-    m_summary->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+    // As tall as its text (fitSummary): the evidence follows it, and what neither needs is
+    // left under the buttons, not inside either.
+    connect(m_summary->document()->documentLayout(),
+            &QAbstractTextDocumentLayout::documentSizeChanged, this, [this] { fitSummary(); });
+    m_summary->installEventFilter(this);
     m_evidence = new QListWidget(detail);
     m_evidence->setObjectName(QStringLiteral("evidenceList"));
     m_evidence->setWordWrap(false);
     m_evidence->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     // As tall as its rows (fitEvidence), shorter only when the dock is: a finding cites a few
-    // lines, and the wrapped summary and fix links have the rest of the height.
+    // lines.
     m_evidence->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Maximum);
     m_evidenceButton = new QPushButton(tr("Evidence"), detail);
     m_evidenceButton->setObjectName(QStringLiteral("evidenceButton"));
@@ -102,6 +110,7 @@ FindingsPanel::FindingsPanel(QWidget* parent) : QWidget(parent), m_model(new Fin
     detailLayout->addWidget(new QLabel(tr("<b>Evidence</b>"), detail));
     detailLayout->addWidget(m_evidence);
     detailLayout->addLayout(buttons);
+    detailLayout->addStretch(1);
 
     auto* symptoms = new QWidget(this);
     m_symptoms = new QListWidget(symptoms);
@@ -176,6 +185,26 @@ void FindingsPanel::fitSplit()
     const QList<int> sizes = m_split->sizes();
     const int total = std::max(sizes[0] + sizes[1] + sizes[2], height());
     m_split->setSizes({table, std::max(0, total - table - symptomsHeight), symptomsHeight});
+}
+
+bool FindingsPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_summary && event->type() == QEvent::Resize) fitSummary();
+    return QWidget::eventFilter(watched, event);
+}
+
+void FindingsPanel::fitSummary()
+{
+    // The text's height at the whole width: laid out beside a scroll bar it is taller, and the
+    // height fitted to that would drop the scroll bar and fit again, back and forth.
+    const QMargins margins = m_summary->contentsMargins();
+    const std::unique_ptr<QTextDocument> text(m_summary->document()->clone());
+    text->setTextWidth(m_summary->width() - margins.left() - margins.right());
+    const int height = int(std::ceil(text->size().height())) + margins.top() + margins.bottom();
+    m_summary->setMaximumHeight(std::max(height, m_summary->minimumHeight()));
+    // Where it fits, no scroll bar: one shown in a box that fits the text would stay.
+    m_summary->setVerticalScrollBarPolicy(m_summary->height() >= height ? Qt::ScrollBarAlwaysOff
+                                                                        : Qt::ScrollBarAsNeeded);
 }
 
 void FindingsPanel::fitEvidence()

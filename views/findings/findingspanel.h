@@ -59,11 +59,16 @@ Q_SIGNALS:
     void timelineShown();
     void walkthroughShown();
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override; // the summary's resizes
+
 private:
     void refreshDetail();
     // The findings and the ranked symptoms as tall as their rows (a few, then they scroll), the
     // finding's detail the rest of the height.
     void fitSplit();
+    // The summary as tall as its text (at least four lines; a shorter dock scrolls it).
+    void fitSummary();
     // The evidence list as tall as its rows, up to kEvidenceRowsShown (then it scrolls).
     void fitEvidence();
     static constexpr int kEvidenceRowsShown = 10;
