@@ -8,6 +8,7 @@
 #include "views/timeline/rankoverview.h"
 #include "views/timeline/timelinecolors.h"
 #include "views/timeline/timelinelayout.h"
+#include "views/timeline/timelinepainter.h"
 #include "views/timeline/timelinepanel.h"
 #include "views/timeline/timelineview.h"
 
@@ -1185,6 +1186,53 @@ private Q_SLOTS:
         panel.resize(row->sizeHint().width() + 600, 500);
         QTRY_COMPARE(row->shownText(),
                      row->toolTip().replace(QLatin1Char('\n'), QStringLiteral(" · ")));
+    }
+
+    // A folder of logs only, or of Flight Recorder dumps only, has no trace events: the pane says
+    // so and where its content is, with no ruler over nothing and no overview that would show
+    // every rank idle.
+    void aFolderWithoutTraceEventsSaysWhereItsContentIs_data()
+    {
+        QTest::addColumn<QString>("folder");
+        QTest::addColumn<QString>("pointsTo");
+        QTest::newRow("logs only")
+            << QStringLiteral(RANKSCOPE_TEST_DATA "/traces/wrong_world_init_w3")
+            << QStringLiteral("Logs tab");
+        QTest::newRow("dumps only")
+            << QStringLiteral(RANKSCOPE_TEST_DATA "/fr_scenarios/dtype_json")
+            << QStringLiteral("Collective by rank");
+    }
+
+    void aFolderWithoutTraceEventsSaysWhereItsContentIs()
+    {
+        QFETCH(QString, folder);
+        QFETCH(QString, pointsTo);
+        const SessionPtr session = loadSession(folder);
+        QVERIFY(session && !session->folder.sources().isEmpty());
+        QVERIFY(session->events.lanes.empty());
+        QVERIFY(!session->logs.empty() || !session->dumps.empty());
+        QVERIFY(TimelinePainter::noEventsText(*session).contains(pointsTo));
+        TimelinePanel panel;
+        panel.resize(840, 600);
+        panel.setSession(session);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QVERIFY(!panel.rankOverview()->isVisible());
+        // Text across the middle of the lanes' pane, nothing drawn along the ruler's band.
+        const QImage img = panel.view()->viewport()->grab().toImage();
+        QVERIFY(img.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/timeline_no_events.png")));
+        const auto darkIn = [&img](int y0, int y1) {
+            int dark = 0;
+            for (int y = std::max(0, y0); y < std::min(img.height(), y1); ++y)
+                for (int x = 0; x < img.width(); ++x)
+                    dark += img.pixelColor(x, y).value() < 128 ? 1 : 0;
+            return dark;
+        };
+        const int middle = img.height() / 2;
+        QVERIFY(darkIn(middle - 30, middle + 30) > 50);
+        QCOMPARE(darkIn(TimelineView::kHeaderHeight - TimelineFrame::kRulerHeight,
+                        TimelineView::kHeaderHeight),
+                 0);
     }
 
     void screenshotOfASyntheticSession()

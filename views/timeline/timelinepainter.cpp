@@ -122,6 +122,17 @@ QColor TimelinePainter::laneBackground(const TimelineLayout& layout, int lane)
     return layout.laneOrdinal(lane) % 2 ? colors::kBackgroundOdd : colors::kBackgroundEven;
 }
 
+QString TimelinePainter::noEventsText(const TraceSession& session)
+{
+    QStringList lines{tr("No profiler trace in this folder, so no timeline to draw.")};
+    if (!session.dumps.empty())
+        lines << tr("Its %n Flight Recorder dump(s) record the collectives: \"Collective by rank\" "
+                    "below shows them, rank by rank.",
+                    nullptr, int(session.dumps.size()));
+    if (!session.logs.empty()) lines << tr("Its logs are on the Logs tab.");
+    return lines.join(QLatin1Char('\n'));
+}
+
 std::pair<int, int> TimelinePainter::markerXRange(const TimelineFrame& frame,
                                                   const TimelineMarker& m, int rank, int width)
 {
@@ -165,6 +176,14 @@ void TimelinePainter::paint(QPainter& p, QSize size, const TimelineFrame& frame,
     if (!m_session || !frame.layout) {
         p.fillRect(0, 0, w, headerH, colors::kLabelColumn);
         p.drawText(QRect(0, 0, w, h), Qt::AlignCenter, tr("No trace loaded"));
+        return;
+    }
+    if (m_session->events.lanes.empty()) {
+        // No ruler over nothing: say why the pane is empty and where the folder's content is.
+        p.fillRect(0, 0, w, headerH, colors::kLabelColumn);
+        p.setPen(QColor(60, 60, 70));
+        p.drawText(QRect(24, 0, std::max(0, w - 48), h), Qt::AlignCenter | Qt::TextWordWrap,
+                   noEventsText(*m_session));
         return;
     }
     const TimelineLayout& layout = *frame.layout;

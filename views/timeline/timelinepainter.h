@@ -85,6 +85,9 @@ public:
     void setSession(const TraceSession* session);
     QRgb nameColor(StringId id) const { return m_nameColors[std::size_t(id)]; }
     static QColor laneBackground(const TimelineLayout& layout, int lane);
+    // What the pane says for a session with no trace events (only logs or dumps): why it is
+    // empty and where the folder's content is shown instead.
+    static QString noEventsText(const TraceSession& session);
     // The colour of each name of `strings` as the painter gives it (the category of its first
     // event in `store` picks the hue family).
     static std::vector<QRgb> nameColors(const EventStore& store);

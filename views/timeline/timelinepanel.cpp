@@ -293,6 +293,8 @@ void TimelinePanel::setSession(SessionPtr session)
     m_view->setClockOffsets({});
     m_view->setSession(session);
     m_overview->setSession(session);
+    // Its rows would show every rank idle where no trace says what the ranks did.
+    m_overview->setVisible(!session || !session->events.lanes.empty());
     {
         // One job at a time where the folder mixes them, the analysed one first.
         const QSignalBlocker quiet(m_jobBox);
