@@ -152,6 +152,7 @@ private Q_SLOTS:
     void hungRankStandsOut_data();
     void hungRankStandsOut();
     void eightRanksAt1280x800();
+    void laterFindingsBarLeavesTheLabelBeforeIt();
     void brushingRanksFiltersTheLanes();
     void mixedJobsEachOnItsOwnTimeScale();
     void thousandRanksAt1280x800();
@@ -503,6 +504,47 @@ void TestRankOverview::eightRanksAt1280x800()
                             .arg(badgeTo)
                             .arg(labelFrom)
                             .arg(labelTo)));
+}
+
+// hook_exception_w6 at 1280x800: rank 4's crash (F1, an instant) and its hang (F2, from the same
+// time to the end) share the strip. F1 comes first and keeps its label; F2's bar, drawn after
+// it, once covered that label, so the strip named neither.
+void TestRankOverview::laterFindingsBarLeavesTheLabelBeforeIt()
+{
+    test::SyntheticJob job(4, true, true);
+    const std::int64_t start = job.nowNs();
+    runJob(job, 6, -1);
+    const SessionPtr session = sessionOf(job);
+    TimelinePanel panel;
+    QVERIFY(showAt1280x800(panel, session));
+    RankOverviewCanvas* canvas = panel.rankOverview()->canvas();
+    TimelineView* view = panel.view();
+    const std::int64_t atNs = start + (job.nowNs() - start) / 3;
+    const QColor crash(200, 30, 30), hang(240, 170, 40);
+    const QString label = QStringLiteral("F1 crash");
+    view->setMarkers(
+        {{atNs, atNs, {2}, crash, label, QStringLiteral("F1")},
+         {atNs, job.nowNs(), {2}, hang, QStringLiteral("F2 hang"), QStringLiteral("F2")}});
+    canvas->invalidate();
+    QApplication::processEvents();
+    const QImage image = canvas->grab().toImage();
+    image.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/rankoverview_crash_and_hang.png"));
+    QFont small = canvas->font();
+    small.setPixelSize(9); // the strip's labels' font
+    const int labelFrom = xOf(*canvas, *view, atNs) + 2;
+    const int labelTo = labelFrom + QFontMetrics(small).horizontalAdvance(label);
+    // Where F1's text is, the strip is not all bars: the text is drawn, in neither bar's colour.
+    const auto near = [](const QColor& a, const QColor& b) {
+        return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) +
+                   std::abs(a.blue() - b.blue()) <
+               60;
+    };
+    int text = 0;
+    for (int y = 1; y < kStrip - 1; ++y)
+        for (int x = labelFrom; x < labelTo; ++x)
+            text +=
+                near(image.pixelColor(x, y), hang) || near(image.pixelColor(x, y), crash) ? 0 : 1;
+    QVERIFY2(text >= 10, qPrintable(QString::number(text)));
 }
 
 // Ranks brushed on the overview are exactly the ranks whose lanes the detail view lays out:

@@ -286,8 +286,10 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
     // rank's row the edges of the range and a tab in the label column.
     p.setClipRect(QRect(0, 0, image.width(), image.height()));
     // The strip's labels so far, [from, to) in x: a label that would overlap one of them is
-    // left out (the markers come most important first), its bar and edges stay.
+    // left out (the markers come most important first), its bar and edges stay. They are drawn
+    // once every bar is, so a later finding's bar does not cover an earlier one's label.
     std::vector<std::pair<int, int>> labelled;
+    std::vector<std::pair<const TimelineMarker*, QRect>> labels; // the text's box, its bar's x
     for (const TimelineMarker& m : frame.markers) {
         const bool allRanks = m.ranks.isEmpty();
         const int refRank = allRanks ? -1 : m.ranks.first();
@@ -303,10 +305,7 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
             });
             if (room > textW && free) {
                 labelled.emplace_back(x1 + 2, x1 + 2 + textW + 4);
-                p.setPen(colors::textColorOn(m.color));
-                if (x2 - x1 < fm.horizontalAdvance(m.label) + 4) p.setPen(m.color.darker(160));
-                p.drawText(QRect(x1 + 2, 0, room, strip), Qt::AlignVCenter | Qt::AlignLeft,
-                           m.label);
+                labels.emplace_back(&m, QRect(x1, 1, std::max(2, x2 - x1), strip - 2));
             }
         }
         const auto edges = [&](int top, int bottom, qint64 shift) {
@@ -326,6 +325,16 @@ void RankOverviewPainter::paintMarks(QImage& image, const RankOverviewLayout& la
             p.fillRect(QRect(left - 12, top, 5, std::max(rowH(row), 2)), m.color);
             edges(top, top + rowH(row), frame.markerShiftNs.value(rank, 0));
         }
+    }
+    for (const auto& [m, bar] : labels) {
+        const int textW = fm.horizontalAdvance(m->label);
+        if (bar.width() < textW + 4) {
+            // Wider than its bar: on a tag of the bar's colour, over whatever is beside it.
+            p.fillRect(QRect(bar.left(), bar.top(), textW + 4, bar.height()), m->color);
+        }
+        p.setPen(colors::textColorOn(m->color));
+        p.drawText(QRect(bar.left() + 2, 0, right - bar.left() - 2, strip),
+                   Qt::AlignVCenter | Qt::AlignLeft, m->label);
     }
 
     // The selected collective's arrival wavefront: a tick where each member arrived.
