@@ -38,6 +38,7 @@ private Q_SLOTS:
     void fixItOpensTheMostUsedWalkthroughOfASymptom();
     void autoChecksPrefillSteps();
     void narrowPanelShowsEveryStep();
+    void stepKeepsItsRoomBesideALongCheck();
     void screenshot();
 };
 
@@ -269,6 +270,36 @@ void TestWalkthroughPanel::autoChecksPrefillSteps()
 
 // In a dock as narrow as the main window gives it on first run, the step titles wrap; every
 // step is still in view when the checklist opens.
+// The dock of a 1280x800 window (about 430 x 720), "Fix it" on rank_crash_w4's crash: the first
+// step's auto-check passed with several lines of evidence. The step's instructions keep the
+// larger part of the pane (they were squeezed to four lines under the check) and the check's
+// text is all there, scrolling in its box.
+void TestWalkthroughPanel::stepKeepsItsRoomBesideALongCheck()
+{
+    const SessionPtr session =
+        loadSession(QStringLiteral(RANKSCOPE_TEST_DATA "/traces/rank_crash_w4"));
+    QVERIFY(session && !session->analysis.findings.empty());
+    WalkthroughPanel panel;
+    panel.resize(430, 720);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.setAutoCheckResults(session->autoChecks);
+    QVERIFY(panel.openForFinding(session->analysis.findings.front()));
+    QCoreApplication::processEvents();
+    QLabel* check = panel.autoCheckLabel();
+    QVERIFY(check->isVisible());
+    QVERIFY(check->text().contains(QLatin1String("Passed")));
+    auto* step = panel.findChild<QTextBrowser*>(QStringLiteral("walkthroughStep"));
+    QVERIFY(step);
+    const int lines = step->fontMetrics().lineSpacing();
+    QVERIFY2(
+        step->height() >= 8 * lines && step->height() > check->parentWidget()->height(),
+        qPrintable(QStringLiteral("%1 px, check %2 px").arg(step->height()).arg(check->height())));
+    // The check's box holds every line of it: shown whole, or scrolled within the box.
+    QCOMPARE(check->height(),
+             std::max(check->heightForWidth(check->width()), check->parentWidget()->height()));
+}
+
 void TestWalkthroughPanel::narrowPanelShowsEveryStep()
 {
     WalkthroughPanel panel;

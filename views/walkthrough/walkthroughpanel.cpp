@@ -16,6 +16,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QTextBrowser>
@@ -108,7 +109,16 @@ WalkthroughPanel::WalkthroughPanel(QWidget* parent) : QWidget(parent)
     m_autoCheck->setObjectName(QStringLiteral("walkthroughAutoCheck"));
     m_autoCheck->setWordWrap(true);
     m_autoCheck->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_autoCheck->setFrameShape(QFrame::StyledPanel);
+    m_autoCheck->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    // A check's evidence runs to many lines: they scroll in a few lines' height (fitAutoCheck)
+    // and the step's instructions keep the pane, instead of being squeezed to a few lines.
+    m_autoCheckArea = new QScrollArea(this);
+    m_autoCheckArea->setObjectName(QStringLiteral("walkthroughAutoCheckArea"));
+    m_autoCheckArea->setWidget(m_autoCheck);
+    m_autoCheckArea->setWidgetResizable(true);
+    m_autoCheckArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_autoCheckArea->setFrameShape(QFrame::StyledPanel);
+    m_autoCheckArea->installEventFilter(this);
 
     m_statusGroup = new QButtonGroup(this);
     auto* statusRow = new QHBoxLayout;
@@ -142,7 +152,7 @@ WalkthroughPanel::WalkthroughPanel(QWidget* parent) : QWidget(parent)
     auto* stepLayout = new QVBoxLayout(stepPane);
     stepLayout->setContentsMargins(0, 0, 0, 0);
     stepLayout->addWidget(m_detail, 3);
-    stepLayout->addWidget(m_autoCheck);
+    stepLayout->addWidget(m_autoCheckArea);
     stepLayout->addLayout(statusRow);
     stepLayout->addWidget(new QLabel(tr("Note:"), this));
     stepLayout->addWidget(m_note, 1);
@@ -579,7 +589,7 @@ void WalkthroughPanel::refreshStep()
               : tr("Pick a fix pattern, or use “Walkthrough” on a symptom in the Taxonomy tab."));
         m_detail->clear();
         m_note->clear();
-        m_autoCheck->hide();
+        m_autoCheckArea->hide();
         m_updating = false;
         return;
     }
@@ -613,7 +623,7 @@ void WalkthroughPanel::refreshStep()
     m_detail->setHtml(html);
 
     if (s.autoCheck.isEmpty()) {
-        m_autoCheck->hide();
+        m_autoCheckArea->hide();
     } else {
         const AutoCheck* check = Taxonomy::instance().autoCheck(s.autoCheck);
         QString text = tr("<b>Auto-check</b> <code>%1</code>: %2<br>")
@@ -636,7 +646,8 @@ void WalkthroughPanel::refreshStep()
                             .arg(esc(r.evidence));
         }
         m_autoCheck->setText(text);
-        m_autoCheck->show();
+        m_autoCheckArea->show();
+        fitAutoCheck();
     }
     const StepState st = m_state.value(m_step);
     statusButton(stepStatus(m_step))->setChecked(true);
@@ -657,6 +668,20 @@ QByteArray WalkthroughPanel::saveState() const
     QDataStream s(&out, QIODevice::WriteOnly);
     s << m_split->saveState();
     return out;
+}
+
+void WalkthroughPanel::fitAutoCheck()
+{
+    const int frame = 2 * m_autoCheckArea->frameWidth();
+    const int text = m_autoCheck->heightForWidth(m_autoCheckArea->width() - frame);
+    m_autoCheckArea->setFixedHeight(std::min(text, fontMetrics().lineSpacing() * kAutoCheckLines) +
+                                    frame);
+}
+
+bool WalkthroughPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_autoCheckArea && event->type() == QEvent::Resize) fitAutoCheck();
+    return QWidget::eventFilter(watched, event);
 }
 
 void WalkthroughPanel::showEvent(QShowEvent* event)

@@ -17,6 +17,7 @@ class QListWidget;
 class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
+class QScrollArea;
 class QSplitter;
 class QTextBrowser;
 class QTimer;
@@ -107,6 +108,7 @@ Q_SIGNALS:
 
 protected:
     void showEvent(QShowEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override; // the auto-check's resizes
 
 private:
     struct CheckResult {
@@ -123,6 +125,9 @@ private:
     void refreshList();
     void fitStepList();
     void refreshStep();
+    // The auto-check's box as tall as its text, up to kAutoCheckLines (then it scrolls).
+    void fitAutoCheck();
+    static constexpr int kAutoCheckLines = 7;
     void refreshProgress();
     void showAlternatives();
     bool open(const QString& patternId, const QString& symptomId);
@@ -152,6 +157,7 @@ private:
     QListWidget* m_steps = nullptr;
     QTextBrowser* m_detail = nullptr;
     QLabel* m_autoCheck = nullptr;
+    QScrollArea* m_autoCheckArea = nullptr; // holds m_autoCheck
     QButtonGroup* m_statusGroup = nullptr;
     QPlainTextEdit* m_note = nullptr;
     QPushButton* m_prev = nullptr;
