@@ -79,6 +79,7 @@ private Q_SLOTS:
     void markersAndOffsetsFollowTheAnalysis();
     void factFindingsSayTheyHaveNoSymptom();
     void saysWhenTheDiagnosisIsNotThere();
+    void emptyListsAreShortBeforeAFolderIsOpened();
 };
 
 void TestFindingsPanel::modelPassesTheTester()
@@ -389,6 +390,24 @@ void TestFindingsPanel::saysWhenTheDiagnosisIsNotThere()
     QVERIFY(panel.summaryView()->toPlainText().contains(QLatin1String("cancelled")));
     panel.setSession(read);
     QVERIFY(panel.summaryView()->toPlainText().startsWith(QLatin1String("No errors")));
+}
+
+// The dock on the start page of a 1280x800 window: no folder yet, so the findings and the ranked
+// symptoms are a row or two tall, not thirds of the dock of empty white.
+void TestFindingsPanel::emptyListsAreShortBeforeAFolderIsOpened()
+{
+    FindingsPanel panel;
+    panel.resize(430, 720);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    const QTableView* table = panel.table();
+    const int twoRows = table->horizontalHeader()->height() +
+                        2 * table->verticalHeader()->defaultSectionSize() + 2 * table->frameWidth();
+    QTRY_VERIFY2(table->height() <= twoRows + 4, qPrintable(QString::number(table->height())));
+    const QListWidget* symptoms = panel.symptomList();
+    const int oneRow = panel.fontMetrics().height() + 2 + 2 * symptoms->frameWidth();
+    QVERIFY2(symptoms->height() <= oneRow + 4, qPrintable(QString::number(symptoms->height())));
+    QVERIFY(panel.summaryView()->toPlainText().contains(QStringLiteral("Open a trace folder")));
 }
 
 QTEST_MAIN(TestFindingsPanel)

@@ -187,6 +187,15 @@ void FindingsPanel::fitSplit()
     m_split->setSizes({table, std::max(0, total - table - symptomsHeight), symptomsHeight});
 }
 
+void FindingsPanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    // Before a folder is opened the lists are empty: as tall as a row or two, not the
+    // splitter's even thirds of empty white. From the first folder on, setSession fits them
+    // and a split the user dragged stays.
+    if (!m_session) fitSplit();
+}
+
 bool FindingsPanel::eventFilter(QObject* watched, QEvent* event)
 {
     if (watched == m_summary && event->type() == QEvent::Resize) fitSummary();

@@ -60,6 +60,7 @@ Q_SIGNALS:
     void walkthroughShown();
 
 protected:
+    void resizeEvent(QResizeEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override; // the summary's resizes
 
 private:
