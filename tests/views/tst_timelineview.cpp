@@ -1218,6 +1218,11 @@ private Q_SLOTS:
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         QVERIFY(!panel.rankOverview()->isVisible());
+        // The details pane under it says the same, not to click an event.
+        const auto* details = panel.findChild<QTextBrowser*>(QStringLiteral("timelineDetails"));
+        QVERIFY(details);
+        QVERIFY(details->toPlainText().contains(QStringLiteral("No profiler trace")));
+        QVERIFY(!details->toPlainText().contains(QStringLiteral("Click an event")));
         // Text across the middle of the lanes' pane, nothing drawn along the ruler's band.
         const QImage img = panel.view()->viewport()->grab().toImage();
         QVERIFY(img.save(QStringLiteral(RANKSCOPE_TEST_OUTPUT "/timeline_no_events.png")));

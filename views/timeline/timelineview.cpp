@@ -768,6 +768,12 @@ QString TimelineView::selectionDetailsHtml() const
         // Nothing picked yet: say what there is to pick instead of leaving the pane blank. The
         // counts first: the folded pane's one line keeps its head.
         const EventStore& store = m_session->events;
+        // Nothing to click: what the lanes' pane says instead.
+        if (store.lanes.empty())
+            return QStringLiteral("<p>%1</p>")
+                .arg(TimelinePainter::noEventsText(*m_session)
+                         .toHtmlEscaped()
+                         .replace(QLatin1Char('\n'), QStringLiteral("<br>")));
         return tr("<p>%1 rank(s), %2 lane(s), %3 event(s), %4 collective record(s).</p><p><i>Click "
                   "an event to see its details; click a collective to compare its ranks.</i> "
                   "<b>Time per rank</b> breaks each rank's time down (whole run or the visible "
