@@ -70,7 +70,8 @@ void FolderOverview::setSession(const SessionPtr& session, const QString& diagno
     QList<SourceFile> skipped;
     for (const SourceFile& f : folder.sources())
         if (f.status == SourceStatus::Skipped) skipped.append(f);
-    html += tr("<p>%1 ranks found (world size %2), %3 files%4, %5.</p>")
+    // Not in parentheses: the world size can carry its own ("unknown (at least 4)").
+    html += tr("<p>%1 ranks found, world size %2, %3 files%4, %5.</p>")
                 .arg(folder.ranks().size())
                 .arg(AnalysisReport::worldSize(*session, session->analysis).text())
                 .arg(folder.sources().size())

@@ -1324,6 +1324,17 @@ void TestMainWindow::skippedFilesAreGreyedOnTheOverview()
     QVERIFY(overview);
     const QString page = overview->toPlainText();
     QVERIFY2(page.contains(QLatin1String("3 files (1 skipped, not read)")), qPrintable(page));
+    // The line of counts reads plainly: no parentheses inside parentheses, where the world size
+    // is unknown (a log states none) and the files have their own.
+    const QString counts =
+        page.mid(page.indexOf(QLatin1String("ranks found"))).section(QLatin1Char('\n'), 0, 0);
+    QVERIFY2(counts.contains(QLatin1String("world size unknown (at least 1)")), qPrintable(counts));
+    int depth = 0, deepest = 0;
+    for (const QChar c : counts) {
+        depth += c == QLatin1Char('(') ? 1 : c == QLatin1Char(')') ? -1 : 0;
+        deepest = std::max(deepest, depth);
+    }
+    QVERIFY2(deepest == 1 && depth == 0, qPrintable(counts));
     const int skipped = page.indexOf(QLatin1String("Skipped (not read)"));
     const int problems = page.indexOf(QLatin1String("Problems"));
     const int unattributed = page.indexOf(QLatin1String("Not attributed to a rank"));
