@@ -191,7 +191,7 @@ Field fieldShape(QByteArrayView body)
     }
     if (item.isEmpty() || !(isWordChar(item[0]) || item[0] == '-')) return Field::None;
     // ds_report's dotted leaders ("cpu_adam ........ [NO] ....... [OKAY]").
-    if (const qsizetype dots = item.indexOf("....."); dots > 0 && dots <= 60) {
+    if (const qsizetype dots = item.indexOf("...."); dots > 0 && dots <= 60) {
         qsizetype end = dots;
         while (end < item.size() && item[end] == '.')
             ++end;
@@ -215,7 +215,7 @@ Field fieldShape(QByteArrayView body)
         const QByteArrayView value = trim(item.sliced(colon + 1));
         int keyLower = 0, keyOther = 0;
         countWords(key, &keyLower, &keyOther);
-        if (keyLower + keyOther > 6 || key.contains('[') || key.contains('"') ||
+        if (keyLower + keyOther > 8 || key.contains('[') || key.contains('"') ||
             key.contains("://"))
             return Field::None;
         const QByteArray keyText = key.toByteArray().toLower();
@@ -241,30 +241,14 @@ Field fieldShape(QByteArrayView body)
     return Field::None;
 }
 
-// Python source (statements, calls, block headers) or a shell command.
-bool codeShaped(QByteArrayView body, bool inFence)
+// A shell command: a launcher or package tool and its arguments, a prompt, or environment
+// assignments before a command ("NCCL_DEBUG=INFO torchrun ...").
+bool commandShaped(QByteArrayView body)
 {
-    for (const char* keyword : {"import", "def", "class", "raise", "assert", "return", "export",
-                                "sudo", "lambda", "yield", "await"})
-        if (startsWithWord(body, keyword) && body.size() > qsizetype(strlen(keyword)))
-            return keyword[0] != 'r' || inFence || body.contains('(');
-    if (body.startsWith("from ") && body.contains(" import ")) return true;
-    if (body.startsWith(">>> ") || body.startsWith("$ ") || body.startsWith("#!")) return true;
-    if (body.startsWith('@')) { // a decorator, not a mention ("@user I see ...")
-        qsizetype i = 1;
-        while (i < body.size() && (isWordChar(body[i]) || body[i] == '.'))
-            ++i;
-        if (i > 1 && (i == body.size() || body[i] == '(')) return true;
-    }
-    // Block headers end with a colon ("for batch in loader:", "with torch.no_grad():").
-    for (const char* keyword :
-         {"for", "if", "elif", "else", "with", "while", "try", "except", "finally", "async"})
-        if (startsWithWord(body, keyword) && body.endsWith(':')) return true;
-    // Shell commands: a launcher or package tool and its arguments, or environment assignments
-    // before a command ("NCCL_DEBUG=INFO torchrun ...").
-    for (const char* tool :
-         {"python", "python3", "torchrun", "deepspeed", "accelerate", "mpirun", "mpiexec",
-          "horovodrun", "srun", "sbatch", "pip", "pip3", "conda", "docker", "nvidia-smi", "git"})
+    if (body.startsWith("$ ") || body.startsWith("#!")) return true;
+    for (const char* tool : {"python", "python3", "torchrun", "deepspeed", "accelerate", "mpirun",
+                             "mpiexec", "horovodrun", "srun", "sbatch", "pip", "pip3", "conda",
+                             "docker", "nvidia-smi", "git", "export", "sudo"})
         if (startsWithWord(body, tool) && body.size() > qsizetype(strlen(tool)) &&
             body[qsizetype(strlen(tool))] == ' ')
             return true;
@@ -275,9 +259,30 @@ bool codeShaped(QByteArrayView body, bool inFence)
         const qsizetype space = body.indexOf(' ', i);
         if (space > 0 && space + 1 < body.size()) return true;
     }
+    return false;
+}
 
+// Python source: statements, calls, block headers.
+bool sourceShaped(QByteArrayView body, bool inFence)
+{
+    for (const char* keyword :
+         {"import", "def", "class", "raise", "assert", "return", "lambda", "yield", "await"})
+        if (startsWithWord(body, keyword) && body.size() > qsizetype(strlen(keyword)))
+            return keyword[0] != 'r' || inFence || body.contains('(');
+    if (body.startsWith("from ") && body.contains(" import ")) return true;
+    if (body.startsWith(">>> ")) return true;
+    if (body.startsWith('@')) { // a decorator, not a mention ("@user I see ...")
+        qsizetype i = 1;
+        while (i < body.size() && (isWordChar(body[i]) || body[i] == '.'))
+            ++i;
+        if (i > 1 && (i == body.size() || body[i] == '(')) return true;
+    }
+    // Block headers end with a colon ("for batch in loader:", "with torch.no_grad():").
+    for (const char* keyword :
+         {"for", "if", "elif", "else", "with", "while", "try", "except", "finally", "async"})
+        if (startsWithWord(body, keyword) && body.endsWith(':')) return true;
     // An assignment ("model = DDP(model)", "x=torch.randn(3)") or a call alone on its line.
-    i = 0;
+    qsizetype i = 0;
     while (i < body.size() && (isWordChar(body[i]) || body[i] == '.'))
         ++i;
     if (i == 0 || isDigit(body[0])) return false;
@@ -326,6 +331,7 @@ QList<ReportLine> reportLineKinds(QByteArrayView text, const QList<qsizetype>& l
     std::vector<qsizetype> block(size_t(count), -1);
     std::vector<BlockCount> blocks;
     bool inFence = false, inComment = false, continued = false, titleSeen = false;
+    bool afterFrame = false;
     for (qsizetype n = 0; n < count; ++n) {
         const qsizetype end = n + 1 < lineStarts.size() ? lineStarts[n + 1] : text.size();
         const QByteArrayView line = trim(text.sliced(lineStarts[n], end - lineStarts[n]));
@@ -365,8 +371,15 @@ QList<ReportLine> reportLineKinds(QByteArrayView text, const QList<qsizetype>& l
         // A shell command goes on after a line that ends with a backslash.
         const bool continues = body.endsWith('\\');
         if (continued) {
-            kind = ReportLine::Code;
+            kind = ReportLine::Command;
             continued = continues;
+            continue;
+        }
+        // The source line a traceback quotes under a frame is where the program failed: output.
+        const bool quotedByTraceback = afterFrame;
+        afterFrame = body.startsWith("File \"") && body.contains("\", line ");
+        if (quotedByTraceback) {
+            if (inFence) kind = ReportLine::Output;
             continue;
         }
         if (isScaffold(body, inFence, lower)) {
@@ -381,9 +394,13 @@ QList<ReportLine> reportLineKinds(QByteArrayView text, const QList<qsizetype>& l
             kind = ReportLine::Environment;
             continue;
         }
-        if (codeShaped(body, inFence)) {
-            kind = ReportLine::Code;
+        if (commandShaped(body)) {
+            kind = ReportLine::Command;
             continued = continues;
+            continue;
+        }
+        if (sourceShaped(body, inFence)) {
+            kind = ReportLine::Code;
             continue;
         }
         fields[n] = field;

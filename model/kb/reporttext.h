@@ -17,7 +17,8 @@ enum class ReportLine : std::uint8_t {
     Output,      // program output inside a code block: log lines, tracebacks, error messages
     Scaffold,    // template scaffolding: headings, checkboxes, instructions, HTML comments, fences
     Environment, // version and environment dumps, package lists, config key-value blocks
-    Code,        // source code and shell commands
+    Code,        // source code
+    Command,     // shell commands ("torchrun --nnodes 2 ...", "pip install ...")
 };
 
 // The kind of each of the first `lineLimit` lines of `text` (lineStarts: the byte offset where
@@ -26,17 +27,18 @@ enum class ReportLine : std::uint8_t {
 QList<ReportLine> reportLineKinds(QByteArrayView text, const QList<qsizetype>& lineStarts,
                                   qsizetype lineLimit);
 
-// Whether prose cues and stage context read a line of this kind.
+// Whether prose cues read a line of this kind. Not code or commands: every reproduction names
+// from_pretrained, init_process_group, NCCL_SOCKET_IFNAME or pip install, whatever went wrong.
 constexpr bool readsAsProse(ReportLine kind)
 {
     return kind == ReportLine::Prose || kind == ReportLine::Output;
 }
 
-// Whether stage context reads a line of this kind: code too ("init_process_group(" says the
-// report is about the setup), but not a template's or a dump's words.
+// Whether stage context reads a line of this kind: a command too (how many hosts a launcher
+// joins is how the job was set up), not the source every reproduction script shares.
 constexpr bool readsAsContext(ReportLine kind)
 {
-    return kind != ReportLine::Scaffold && kind != ReportLine::Environment;
+    return readsAsProse(kind) || kind == ReportLine::Command;
 }
 
 } // namespace rankscope
