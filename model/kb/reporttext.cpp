@@ -124,7 +124,8 @@ constexpr std::array<const char*, 15> kTemplatePhrases = {
     "you can collect",
 };
 
-// Keys of "key: value" lines where a reporter states what happened, never a dump's field.
+// Stems of the words in keys of "key: value" lines where a reporter states what happened
+// ("Expected behavior:", "Error:"), never a dump's field ("Is debug build:" is one).
 constexpr std::array<const char*, 20> kReportKeys = {
     "behavio", "describe", "problem", "issue",   "bug",   "question", "result",
     "observ",  "actual",   "expect",  "symptom", "note",  "update",   "edit",
@@ -219,7 +220,9 @@ Field fieldShape(QByteArrayView body)
             key.contains("://"))
             return Field::None;
         const QByteArray keyText = key.toByteArray().toLower();
-        if (containsAny(keyText, kReportKeys)) return Field::None;
+        for (const QByteArray& word : keyText.split(' '))
+            for (const char* stem : kReportKeys)
+                if (word.startsWith(stem)) return Field::None;
         if (keyText.contains("version") && !value.isEmpty()) return Field::Strong;
         int valueLower = 0, valueOther = 0;
         countWords(value, &valueLower, &valueOther);
