@@ -1,5 +1,7 @@
 #include "model/kb/reporttext.h"
 
+#include "model/kb/literalindex.h"
+
 #include <QByteArray>
 #include <algorithm>
 #include <array>
@@ -132,14 +134,27 @@ constexpr std::array<const char*, 20> kReportKeys = {
     "error",   "warn",     "fail",    "except",  "trace", "fatal",
 };
 
-bool containsAny(QByteArrayView lower, const auto& phrases)
+// The lines, among the first `count`, that hold template wording (kTemplatePhrases, any case):
+// one Aho-Corasick pass over them, not a search per phrase and line.
+std::vector<qsizetype> templateWordingLines(QByteArrayView text, const QList<qsizetype>& starts,
+                                            qsizetype count)
 {
-    for (const char* p : phrases)
-        if (lower.contains(QByteArrayView(p))) return true;
-    return false;
+    static const LiteralIndex index = [] {
+        QList<QByteArray> phrases;
+        for (const char* p : kTemplatePhrases)
+            phrases << QByteArray(p);
+        return LiteralIndex({phrases}, true);
+    }();
+    const LineSource lines{starts.size(), [&](qsizetype i) {
+                               const qsizetype end =
+                                   i + 1 < starts.size() ? starts[i + 1] : text.size();
+                               return text.sliced(starts[i], end - starts[i]);
+                           }};
+    return index.candidateLines(lines, count).front();
 }
 
-bool isScaffold(QByteArrayView body, bool inFence, const QByteArray& lower)
+// `templateWording`: the line holds one of kTemplatePhrases.
+bool isScaffold(QByteArrayView body, bool inFence, bool templateWording)
 {
     if (!inFence) {
         // A Markdown heading ("### System Info") or a bold label alone ("**To Reproduce**").
@@ -164,7 +179,7 @@ bool isScaffold(QByteArrayView body, bool inFence, const QByteArray& lower)
         if (body.startsWith('<') && body.size() > 1 && (isLower(body[1]) || body[1] == '/'))
             return true;
     }
-    return !inFence && containsAny(lower, kTemplatePhrases);
+    return !inFence && templateWording;
 }
 
 enum class Field { None, Weak, Strong };
@@ -199,10 +214,15 @@ Field fieldShape(QByteArrayView body)
         if (end < item.size() && (isSpace(item[end]) || item[end] == '[')) return Field::Strong;
     }
     // A pinned package ("numpy==1.24.3", "torch>=2.1").
-    for (const char* op : {"==", ">=", "<=", "~="})
-        if (const qsizetype at = item.indexOf(op);
-            at > 0 && !item.first(at).contains(' ') && isVersion(item.sliced(at + 2)))
+    if (const qsizetype equals = item.indexOf('='); equals > 0 && equals + 1 < item.size()) {
+        const qsizetype op =
+            item[equals + 1] == '=' ? equals
+            : (item[equals - 1] == '>' || item[equals - 1] == '<' || item[equals - 1] == '~')
+                ? equals - 1
+                : -1;
+        if (op > 0 && !item.first(op).contains(' ') && isVersion(item.sliced(op + 2)))
             return Field::Strong;
+    }
 
     // "key: value" (or "key:" heading a group of fields).
     qsizetype colon = -1;
@@ -335,6 +355,8 @@ QList<ReportLine> reportLineKinds(QByteArrayView text, const QList<qsizetype>& l
     std::vector<BlockCount> blocks;
     bool inFence = false, inComment = false, continued = false, titleSeen = false;
     bool afterFrame = false;
+    const std::vector<qsizetype> templateLines = templateWordingLines(text, lineStarts, count);
+    auto nextTemplateLine = templateLines.begin();
     for (qsizetype n = 0; n < count; ++n) {
         const qsizetype end = n + 1 < lineStarts.size() ? lineStarts[n + 1] : text.size();
         const QByteArrayView line = trim(text.sliced(lineStarts[n], end - lineStarts[n]));
@@ -370,7 +392,6 @@ QList<ReportLine> reportLineKinds(QByteArrayView text, const QList<qsizetype>& l
             block[n] = qsizetype(blocks.size()) - 1;
             ++blocks.back().lines;
         }
-        const QByteArray lower = body.toByteArray().toLower();
         // A shell command goes on after a line that ends with a backslash.
         const bool continues = body.endsWith('\\');
         if (continued) {
@@ -385,7 +406,11 @@ QList<ReportLine> reportLineKinds(QByteArrayView text, const QList<qsizetype>& l
             if (inFence) kind = ReportLine::Output;
             continue;
         }
-        if (isScaffold(body, inFence, lower)) {
+        while (nextTemplateLine != templateLines.end() && *nextTemplateLine < n)
+            ++nextTemplateLine;
+        const bool templateWording =
+            nextTemplateLine != templateLines.end() && *nextTemplateLine == n;
+        if (isScaffold(body, inFence, templateWording)) {
             kind = ReportLine::Scaffold;
             continue;
         }
