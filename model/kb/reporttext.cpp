@@ -108,8 +108,9 @@ bool isVersion(QByteArrayView token)
 // Template wording that survives when the reporter answers around it: instructions and example
 // placeholders of GitHub's default bug report and of the common deep-learning projects' issue
 // forms, none of them a reporter's own words about the failure.
-constexpr std::array<const char*, 15> kTemplatePhrases = {
-    "e.g.",
+constexpr std::array<const char*, 16> kTemplatePhrases = {
+    "[e.g", // an example placeholder ("[e.g. Ubuntu 22.04]", "(e.g., two nodes)")
+    "(e.g",
     "a clear and concise description",
     "steps to reproduce the behavio",
     "if applicable",
