@@ -238,7 +238,7 @@ Field fieldShape(QByteArrayView body)
         int keyLower = 0, keyOther = 0;
         countWords(key, &keyLower, &keyOther);
         if (keyLower + keyOther > 8 || key.contains('[') || key.contains('"') ||
-            key.contains("://"))
+            key.contains('|') || key.contains("://"))
             return Field::None;
         const QByteArray keyText = key.toByteArray().toLower();
         for (const QByteArray& word : keyText.split(' '))
@@ -446,7 +446,7 @@ QList<ReportLine> reportLineKinds(QByteArrayView text, const QList<qsizetype>& l
         if (fields[n] != Field::Weak) continue;
         if (block[n] >= 0) {
             const BlockCount& b = blocks[size_t(block[n])];
-            dump[n] = 2 * b.fields >= b.lines;
+            dump[n] = 2 * b.fields > b.lines;
             continue;
         }
         qsizetype before = n - 1, after = n + 1;

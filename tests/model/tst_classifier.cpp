@@ -807,6 +807,10 @@ void TestClassifier::reportLineKindsOfATemplate()
         {"RuntimeError: NCCL communicator was aborted", K::Output},
         {"loss: 2.31 at step 10", K::Output},
         {"```", K::Scaffold},
+        {"```", K::Scaffold}, // a log's "|"-separated progress lines are output, not fields
+        {"iteration 20/ 100 | consumed samples: 2560 | lm loss: 2.871E+00", K::Output},
+        {"iteration 30/ 100 | consumed samples: 3840 | lm loss: NaN", K::Output},
+        {"```", K::Scaffold},
         {"Versions:", K::Prose}, // a label alone is no dump
         {"It hangs: see below", K::Prose},
     };
