@@ -193,8 +193,9 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
     const QList<SignatureHit> hits = m_set.scan(text, starts, options.useCues);
     if (hits.isEmpty() && (!options.ranked || text.trimmed().isEmpty())) return {};
 
-    // Prose cues and stage context read the reporter's words and the program's output, not a
-    // pasted report's template scaffolding, environment dumps or code (reporttext.h).
+    // Prose cues read the reporter's words and the program's output, not a pasted report's
+    // template scaffolding, environment dumps, code or commands; stage context also reads
+    // commands (reporttext.h).
     const QList<ReportLine> lineKinds =
         options.useCues ? reportLineKinds(text, starts,
                                           std::lower_bound(starts.begin(), starts.end(),
