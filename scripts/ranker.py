@@ -11,6 +11,7 @@ the program itself and never re-implements the signatures or cues.
   scripts/ranker.py fit  LABELLED... [--rankscope build/bin/rankscope] [--split S] [--write]
   scripts/ranker.py cv   LABELLED... [--rankscope build/bin/rankscope] [--folds 5]
   scripts/ranker.py eval LABELLED... [--rankscope build/bin/rankscope] [--split dev]
+  (each also takes --raw DIR [--summaries])
 
 Fitting has two steps. The weights (evidence_scale, stage_scale, prior_weight) maximise the
 log-likelihood of the right leaf over the fitting rows, every labelled file weighing the same in
@@ -34,6 +35,13 @@ gave the report, and ranking any of them counts as right): bench/data/tosem23_de
 issues we read, "train" and held-out "dev"), tests/data/classifier/frameworks_eval.tsv (our
 reports for today's frameworks); or tests/data/classifier/manifest.json (our own reports,
 split "own").
+
+Our labelled rows hold our own short summaries of the reports, while users paste a report's raw
+first post (title, template headings, environment dumps, code, logs). With --raw DIR, a row whose
+link https://github.com/OWNER/REPO/issues/N has a file DIR/OWNER_REPO_N.txt is ranked from that
+file's text instead of its summary, and rows without one are left out (every action prints how
+many rows were raw); --summaries keeps the same rows but ranks their summaries, so that
+summaries and raw posts of the same reports can be compared.
 """
 
 import argparse
@@ -80,6 +88,31 @@ def read_labelled(path):
             split, link, leaf, text = line.split("\t", 3)
             rows.append((split, link, tuple(leaf.split("|")), text.replace(" | ", "\n"), source))
     return rows
+
+
+def raw_file(folder, link):
+    """DIR/OWNER_REPO_N.txt for a GitHub issue link, or None for any other link."""
+    parts = link.rstrip("/").split("/")
+    if len(parts) < 7 or parts[2] != "github.com" or parts[5] not in ("issues", "pull"):
+        return None
+    return os.path.join(folder, "%s_%s_%s.txt" % (parts[3], parts[4], parts[6]))
+
+
+def with_raw_text(rows, folder, keep_summaries):
+    """The rows that have a raw first post in `folder`, each with that text as its text (with
+    keep_summaries, its summary)."""
+    out = []
+    for split, link, leaves, text, source in rows:
+        path = raw_file(folder, link)
+        if path and os.path.isfile(path):
+            if not keep_summaries:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    text = f.read()
+            out.append((split, link, leaves, text, source))
+    print("raw: %d of %d rows have a raw first post in %s, ranked from %s; the %d others left "
+          "out" % (len(out), len(rows), folder, "their summaries" if keep_summaries else "it",
+                   len(rows) - len(out)))
+    return out
 
 
 def features(rankscope, text):
@@ -260,9 +293,18 @@ def main():
     parser.add_argument("--folds", type=int, default=5,
                         help="fit, cv: folds of the calibration rows (1: no cross-validation)")
     parser.add_argument("--write", action="store_true", help="fit: write taxonomy/ranker.json")
+    parser.add_argument("--raw", metavar="DIR",
+                        help="rank each row's raw first post DIR/OWNER_REPO_N.txt instead of its "
+                        "summary; rows without one are left out")
+    parser.add_argument("--summaries", action="store_true",
+                        help="with --raw: the same rows, ranked from their summaries")
     args = parser.parse_args()
 
     rows = [r for path in args.labelled for r in read_labelled(path)]
+    if args.summaries and not args.raw:
+        sys.exit("--summaries compares with --raw DIR; give both")
+    if args.raw:
+        rows = with_raw_text(rows, args.raw, args.summaries)
     if args.action == "eval":
         splits = [args.split] if args.split else sorted({r[0] for r in rows})
         for split in splits:
@@ -305,9 +347,10 @@ def main():
               len(items), ", ".join("%s %d" % kv for kv in sorted(per_source.items())),
               mean_loglik, fitted["temperature"], fitted["unsure_below"], len(calibration),
               args.calibrate))
-    fitted["fitted_on"] = "%d reports of %s (%s, each file weighing the same); temperature and " \
-        "unsure_below on the %d '%s' rows, out of %d folds" % (
-            len(items), ", ".join(os.path.relpath(p, ROOT) for p in args.labelled),
+    fitted["fitted_on"] = "%d %sreports of %s (%s, each file weighing the same); temperature " \
+        "and unsure_below on the %d '%s' rows, out of %d folds" % (
+            len(items), "raw first posts of the " if args.raw else "",
+            ", ".join(os.path.relpath(p, ROOT) for p in args.labelled),
             "split " + args.split if args.split else "every split but dev", len(calibration),
             args.calibrate, args.folds)
     text = json.dumps(fitted, indent=1) + "\n"

@@ -1,5 +1,6 @@
 #include "model/kb/symptomclassifier.h"
 
+#include "model/kb/reporttext.h"
 #include "model/kb/taxonomy.h"
 
 #include <QFile>
@@ -192,12 +193,26 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
     const QList<SignatureHit> hits = m_set.scan(text, starts, options.useCues);
     if (hits.isEmpty() && (!options.ranked || text.trimmed().isEmpty())) return {};
 
+    // Prose cues read the reporter's words and the program's output, not a pasted report's
+    // template scaffolding, environment dumps, code or commands; stage context also reads
+    // commands (reporttext.h).
+    const QList<ReportLine> lineKinds =
+        options.useCues ? reportLineKinds(text, starts,
+                                          std::lower_bound(starts.begin(), starts.end(),
+                                                           SignatureSet::kProseBytes) -
+                                              starts.begin())
+                        : QList<ReportLine>{};
+    const auto readsProse = [&](qsizetype line) {
+        return line >= lineKinds.size() || readsAsProse(lineKinds[line]);
+    };
+
     QSet<QString> frameworks;
     QHash<QString, double> stageMiss; // stage -> product of (1 - w) over its context lines
     if (options.useCues) {
         for (const ContextHit& c : m_set.scanContext(text, starts, m_set.frameworks()))
             frameworks.insert(m_set.frameworks()[c.cue].target);
         for (const ContextHit& c : m_set.scanContext(text, starts, m_set.stages())) {
+            if (c.line < lineKinds.size() && !readsAsContext(lineKinds[c.line])) continue;
             const ContextCue& cue = m_set.stages()[c.cue];
             stageMiss[cue.target] = stageMiss.value(cue.target, 1.0) * (1.0 - cue.weight);
         }
@@ -241,7 +256,8 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
         // A message a log signature knows is read as that message; the prose words inside it
         // ("timed out" in a teardown line, "hang" in a watchdog's advice) are not a second
         // opinion.
-        if (s.role == SignatureRole::Cue && logLines.contains(h.line)) continue;
+        if (s.role == SignatureRole::Cue && (logLines.contains(h.line) || !readsProse(h.line)))
+            continue;
         double w = s.weight;
         if (s.role == SignatureRole::Cascade)
             w *= kCascadeFactor * (anyRoot ? kCascadeWithRootFactor : 1.0);

@@ -1,3 +1,4 @@
+#include "model/kb/reporttext.h"
 #include "model/kb/symptomclassifier.h"
 #include "model/kb/taxonomy.h"
 
@@ -39,6 +40,12 @@ private Q_SLOTS:
     void proseAndStageRules();
     void checkpointCueSkipsBenignLines();
     void environmentTemplateIsNotPackageContext();
+    // Raw first posts: template scaffolding, environment dumps, code (model/kb/reporttext).
+    void reportLineKindsOfATemplate();
+    void acceleratePromptDumpIsNotEvidence();
+    void templatePlaceholdersAreNotTheSetup();
+    void checklistQuestionsAreNotSymptoms();
+    void reproductionCodeIsNotTheStage();
 };
 
 static QByteArray readData(const QString& rel)
@@ -729,6 +736,198 @@ void TestClassifier::checkpointCueSkipsBenignLines()
                              "parameter should be passed explicitly.\n"),
              0.0);
     QVERIFY(checkpointScore("saving a ZeRO-3 fine-tuned model sometimes fails\n") > 0.3);
+}
+
+// Raw first posts, written by us in the shape of today's issue templates. `lines` joins them;
+// the 1-based numbers of the lines that are not the reporter's words are known from how the
+// text is built, not from the program.
+namespace {
+
+struct Report {
+    QByteArray text;
+    QSet<qsizetype> notProse; // 1-based line numbers of scaffolding, dumps and code
+    qsizetype lines = 0;
+    void add(const char* line, bool prose = true)
+    {
+        text += line;
+        text += '\n';
+        if (!prose) notProse.insert(lines + 1);
+        ++lines;
+    }
+};
+
+QList<Candidate> rankAll(const QByteArray& text)
+{
+    SymptomClassifier::Options all;
+    all.maxCandidates = 38;
+    return SymptomClassifier::instance().classify(text, all);
+}
+
+// The evidence lines of every candidate that fall on lines that are not the reporter's words.
+QStringList evidenceOn(const QList<Candidate>& ranked, const QSet<qsizetype>& lines)
+{
+    QStringList out;
+    for (const Candidate& c : ranked)
+        for (const CandidateEvidence& e : c.evidence)
+            if (lines.contains(e.line))
+                out << QStringLiteral("%1 line %2 (%3)")
+                           .arg(c.symptom)
+                           .arg(e.line)
+                           .arg(e.signature);
+    return out;
+}
+
+} // namespace
+
+void TestClassifier::reportLineKindsOfATemplate()
+{
+    using K = ReportLine;
+    const QList<std::pair<QByteArray, K>> lines = {
+        {"### Training is slow on two nodes", K::Prose}, // the title, whatever its markup
+        {"", K::Prose},
+        {"### System Info", K::Scaffold},
+        {"- [x] My own modified scripts", K::Scaffold},
+        {"<!-- Paste the output of the environment command below -->", K::Scaffold},
+        {"```", K::Scaffold},
+        {"PyTorch version: 2.3.0+cu121", K::Environment},
+        {"Is debug build: False", K::Environment},
+        {"GPU 0: NVIDIA H100 80GB HBM3", K::Environment},
+        {"[pip3] torch==2.3.0", K::Environment},
+        {"```", K::Scaffold},
+        {"Each step takes 3 s with 16 ranks.", K::Prose},
+        {"- OS: [e.g. Ubuntu 22.04]", K::Scaffold},
+        {"NCCL_DEBUG=INFO torchrun --nnodes 2 --nproc-per-node 8 train.py \\", K::Command},
+        {"    --config cfg.yaml", K::Command},
+        {"```python", K::Scaffold},
+        {"model = AutoModel.from_pretrained(path)", K::Code},
+        {"# the second node waits here", K::Prose},
+        {"Traceback (most recent call last):", K::Output},
+        {"  File \"train.py\", line 12, in <module>", K::Output},
+        {"    trainer.train()", K::Output},
+        {"RuntimeError: NCCL communicator was aborted", K::Output},
+        {"loss: 2.31 at step 10", K::Output},
+        {"```", K::Scaffold},
+        {"```", K::Scaffold}, // a log's "|"-separated progress lines are output, not fields
+        {"iteration 20/ 100 | consumed samples: 2560 | lm loss: 2.871E+00", K::Output},
+        {"iteration 30/ 100 | consumed samples: 3840 | lm loss: NaN", K::Output},
+        {"```", K::Scaffold},
+        {"Versions:", K::Prose}, // a label alone is no dump
+        {"It hangs: see below", K::Prose},
+    };
+    QByteArray text;
+    for (const auto& [line, kind] : lines)
+        text += line + '\n';
+    const QList<qsizetype> starts = SignatureSet::lineStartsOf(text);
+    const QList<ReportLine> kinds = reportLineKinds(text, starts, starts.size());
+    QCOMPARE(kinds.size(), lines.size());
+    for (qsizetype i = 0; i < lines.size(); ++i)
+        QVERIFY2(kinds[i] == lines[i].second,
+                 qPrintable(QStringLiteral("line %1 '%2': kind %3, expected %4")
+                                .arg(i + 1)
+                                .arg(QString::fromUtf8(lines[i].first))
+                                .arg(int(kinds[i]))
+                                .arg(int(lines[i].second))));
+    // Only the lines before the limit are read.
+    QCOMPARE(reportLineKinds(text, starts, 3).size(), 3);
+}
+
+// An `accelerate env` dump (system RAM, NCCL in the package list, a timeout in the config) under
+// a report of a slow run: the dump is no evidence, the slow run leads.
+void TestClassifier::acceleratePromptDumpIsNotEvidence()
+{
+    Report r;
+    r.add("Multi-GPU run with accelerate is slow");
+    r.add("");
+    r.add("### System Info", false);
+    r.add("```Shell", false);
+    for (const char* line :
+         {"- `Accelerate` version: 0.27.2", "- Platform: Linux-5.15.0-94-generic-x86_64",
+          "- Python version: 3.10.12", "- PyTorch version (GPU?): 2.2.1+cu121 (True)",
+          "- System RAM: 503.71 GB", "- GPU type: NVIDIA H100 80GB HBM3",
+          "- `Accelerate` default config:", "\t- compute_environment: LOCAL_MACHINE",
+          "\t- distributed_type: MULTI_GPU", "\t- num_machines: 2", "\t- nccl_timeout: 1800",
+          "[pip3] nvidia-nccl-cu12==2.19.3", "```"})
+        r.add(line, false);
+    r.add("");
+    r.add("### Reproduction", false);
+    r.add("Each step takes 2.3 s on 16 GPUs and 0.6 s on one.");
+    const QList<Candidate> ranked = rankAll(r.text);
+    QCOMPARE(ranked.first().symptom,
+             QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency"));
+    const QStringList onDump = evidenceOn(ranked, r.notProse);
+    QVERIFY2(onDump.isEmpty(), qPrintable(onDump.join(QLatin1String("; "))));
+}
+
+// A template's example placeholders ("[e.g. two nodes with 8 GPUs each]") and a ds_report under
+// a hang in training: the placeholders do not make it a set-up hang, the dump is no evidence.
+void TestClassifier::templatePlaceholdersAreNotTheSetup()
+{
+    Report r;
+    r.add("ZeRO-3 fine-tuning hangs after the first optimizer step");
+    r.add("");
+    r.add("**Describe the bug**", false);
+    r.add("All ranks hang after the first optimizer step; GPU utilisation drops to 0 %.");
+    r.add("");
+    r.add("**ds_report output**", false);
+    for (const char* line :
+         {"```", "async_io ............... [NO] ....... [OKAY]",
+          "cpu_adam ............... [YES] ...... [OKAY]",
+          "torch version .................... 2.2.0", "nvcc version ..................... 12.1",
+          "shared memory (/dev/shm) size .... 64.00 GB", "```", "**System info:**",
+          " - OS: [e.g. Ubuntu 22.04]", " - GPU count and types [e.g. two nodes with 8 GPUs each]",
+          " - Interconnect [e.g. InfiniBand between the nodes]"})
+        r.add(line, false);
+    const QList<Candidate> ranked = rankAll(r.text);
+    QCOMPARE(ranked.first().symptom,
+             QStringLiteral("training-and-evaluation/unexpected-performance/hang"));
+    const QStringList onTemplate = evidenceOn(ranked, r.notProse);
+    QVERIFY2(onTemplate.isEmpty(), qPrintable(onTemplate.join(QLatin1String("; "))));
+}
+
+// A template's checklist asks about hangs, timeouts and NCCL errors in every report; the report
+// is about accuracy.
+void TestClassifier::checklistQuestionsAreNotSymptoms()
+{
+    Report r;
+    r.add("Accuracy with 4 workers is lower than with one worker");
+    r.add("");
+    r.add("**Environment:**", false);
+    for (const char* line :
+         {"1. Framework: PyTorch", "2. Framework version: 2.1.0", "3. Horovod version: 0.28.1",
+          "4. NCCL version: 2.18.3", "", "**Checklist:**",
+          "1. Did you search issues for a hang or a timeout like this one? Yes",
+          "2. Did you read the troubleshooting guide on NCCL errors? Yes", ""})
+        r.add(line, false);
+    r.add("**Bug report:**", false);
+    r.add("After 10 epochs the validation accuracy is 71 % with 4 workers and 78 % with one.");
+    const QList<Candidate> ranked = rankAll(r.text);
+    QVERIFY(ranked.first().symptom !=
+            QLatin1String("training-and-evaluation/unexpected-performance/hang"));
+    const QStringList onChecklist = evidenceOn(ranked, r.notProse);
+    QVERIFY2(onChecklist.isEmpty(), qPrintable(onChecklist.join(QLatin1String("; "))));
+}
+
+// Every reproduction script loads a pretrained model and builds a trainer; that code does not
+// put a slow training run in the model preparation stage.
+void TestClassifier::reproductionCodeIsNotTheStage()
+{
+    Report r;
+    r.add("Trainer with accelerate is slower on 8 GPUs than on 1");
+    r.add("");
+    r.add("### Reproduction", false);
+    for (const char* line :
+         {"```python", "model = AutoModelForCausalLM.from_pretrained(\"gpt2\")",
+          "args = TrainingArguments(output_dir=\"out\", per_device_train_batch_size=8)",
+          "trainer = Trainer(model=model, args=args, train_dataset=ds)", "trainer.train()", "```"})
+        r.add(line, false);
+    r.add("");
+    r.add("### Expected behavior", false);
+    r.add("8 GPUs should give close to 8x the samples/s of one GPU, but throughput is the same.");
+    const QList<Candidate> ranked = rankAll(r.text);
+    QCOMPARE(ranked.first().symptom,
+             QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency"));
+    const QStringList onCode = evidenceOn(ranked, r.notProse);
+    QVERIFY2(onCode.isEmpty(), qPrintable(onCode.join(QLatin1String("; "))));
 }
 
 QTEST_GUILESS_MAIN(TestClassifier)
