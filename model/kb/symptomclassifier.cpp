@@ -195,6 +195,8 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
     QSet<QString> frameworks;
     QHash<QString, double> stageMiss; // stage -> product of (1 - w) over its context lines
     QHash<QString, double> frameMiss; // frame -> product of (1 - w) over its cues, each once
+    // (frame, the first line of one of its cues): shown as the context of the frame's leaves.
+    QList<std::pair<QString, CandidateEvidence>> frameLines;
     if (options.useCues) {
         for (const ContextHit& c : m_set.scanContext(text, starts, m_set.frameworks()))
             frameworks.insert(m_set.frameworks()[c.cue].target);
@@ -209,6 +211,18 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
                 framesSeen.insert(c.cue);
                 const ContextCue& cue = m_set.frames()[c.cue];
                 frameMiss[cue.target] = frameMiss.value(cue.target, 1.0) * (1.0 - cue.weight);
+                const qsizetype end = c.line + 1 < starts.size() ? starts[c.line + 1] : text.size();
+                frameLines.append(
+                    {cue.target,
+                     CandidateEvidence{
+                         c.line + 1,
+                         QString::fromUtf8(text.sliced(starts[c.line], end - starts[c.line]))
+                             .trimmed()
+                             .left(kEvidenceChars),
+                         cue.id,
+                         SignatureRole::Cue,
+                         cue.weight,
+                         {}}});
             }
     }
     if (frameworks.contains(QStringLiteral("keras")))
@@ -371,6 +385,12 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
                 seen.insert(e.signature);
                 kept.append(e);
             }
+        // Then the frame lines that fit the leaf, which explain its context hint (a leaf with
+        // no evidence of its own ranks by them and its base rate).
+        if (options.ranked)
+            for (const auto& [frame, line] : std::as_const(frameLines))
+                if (kept.size() < options.maxEvidence && m_set.frameLeaves(frame).contains(symptom))
+                    kept.append(line);
         c.evidence = kept;
         out.append(c);
     };
