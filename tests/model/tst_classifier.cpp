@@ -41,6 +41,7 @@ private Q_SLOTS:
     void environmentTemplateIsNotPackageContext();
     void frameCuesMatchTheirExamples();
     void contextHintIsStagePlusFrames();
+    void environmentTemplateStatesNoFrame();
     void weakEvidenceTopThreeFollowsTheComplaint_data();
     void weakEvidenceTopThreeFollowsTheComplaint();
 };
@@ -843,6 +844,41 @@ void TestClassifier::contextHintIsStagePlusFrames()
         const double stage =
             c.symptom.startsWith(QLatin1String("communication-setup/")) ? setupWeight : 0.0;
         QVERIFY2(qAbs(c.stageHint - (stage + 1.0 - miss)) < 1e-12, qPrintable(c.symptom));
+    }
+}
+
+// The environment templates and progress logs pasted into reports (DeepSpeed's ds_report,
+// PyTorch's collect_env, Megatron's iteration lines) print paths, JIT notes and timings in every
+// report: they say nothing about what the reporter did or saw.
+void TestClassifier::environmentTemplateStatesNoFrame()
+{
+    const QByteArray pasted =
+        "DeepSpeed C++/CUDA extension op report\n"
+        "NOTE: Ops not installed will be just-in-time (JIT) compiled at runtime if needed.\n"
+        "fused_adam ............. [NO] ....... [OKAY]\n"
+        "torch install path ............... ['/opt/conda/lib/python3.11/site-packages/torch']\n"
+        "deepspeed install path ........... ['/opt/conda/lib/python3.11/site-packages/deepspeed']\n"
+        "Is debug build: False\n"
+        "CUDA used to build PyTorch: 12.4\n"
+        "Python platform: Linux-5.15.0-x86_64-with-glibc2.35\n"
+        " iteration      120/  500000 | consumed samples:        15360 | elapsed time per "
+        "iteration (ms): 1834.2 | learning rate: 2.999E-04 |\n";
+    const QStringList frames = {QStringLiteral("did-environment"), QStringLiteral("did-graph"),
+                                QStringLiteral("saw-slow")};
+    for (const ContextHit& h :
+         SignatureSet::builtin().scanContext(pasted, {}, SignatureSet::builtin().frames()))
+        QVERIFY2(!frames.contains(SignatureSet::builtin().frames()[h.cue].id),
+                 qPrintable(SignatureSet::builtin().frames()[h.cue].id));
+    // The same frames do read a reporter's sentence.
+    for (const QByteArray& said :
+         {QByteArray("LD_LIBRARY_PATH is not exported to the remote ranks\n"),
+          QByteArray("the step runs inside tf.function and fails\n"),
+          QByteArray("the iteration time doubles with a second node\n")}) {
+        bool found = false;
+        for (const ContextHit& h :
+             SignatureSet::builtin().scanContext(said, {}, SignatureSet::builtin().frames()))
+            found = found || frames.contains(SignatureSet::builtin().frames()[h.cue].id);
+        QVERIFY2(found, said.constData());
     }
 }
 
