@@ -848,8 +848,9 @@ void TestClassifier::contextHintIsStagePlusFrames()
 }
 
 // The environment templates and progress logs pasted into reports (DeepSpeed's ds_report,
-// PyTorch's collect_env, Megatron's iteration lines) print paths, JIT notes and timings in every
-// report: they say nothing about what the reporter did or saw.
+// PyTorch's collect_env, Megatron's iteration lines and launch arguments, a model's shards
+// loading) print paths, JIT notes, timings and checkpoint options in every report: they say
+// nothing about what the reporter did or saw.
 void TestClassifier::environmentTemplateStatesNoFrame()
 {
     const QByteArray pasted =
@@ -862,9 +863,12 @@ void TestClassifier::environmentTemplateStatesNoFrame()
         "CUDA used to build PyTorch: 12.4\n"
         "Python platform: Linux-5.15.0-x86_64-with-glibc2.35\n"
         " iteration      120/  500000 | consumed samples:        15360 | elapsed time per "
-        "iteration (ms): 1834.2 | learning rate: 2.999E-04 |\n";
+        "iteration (ms): 1834.2 | learning rate: 2.999E-04 |\n"
+        "torchrun --nproc_per_node 8 pretrain_gpt.py --save /data/gpt/ckpt --load "
+        "/data/gpt/ckpt --save-interval 1000\n"
+        "Loading checkpoint shards: 100%|##########| 4/4 [00:09<00:00,  2.31s/it]\n";
     const QStringList frames = {QStringLiteral("did-environment"), QStringLiteral("did-graph"),
-                                QStringLiteral("saw-slow")};
+                                QStringLiteral("saw-slow"), QStringLiteral("did-checkpoint")};
     for (const ContextHit& h :
          SignatureSet::builtin().scanContext(pasted, {}, SignatureSet::builtin().frames()))
         QVERIFY2(!frames.contains(SignatureSet::builtin().frames()[h.cue].id),
@@ -873,7 +877,8 @@ void TestClassifier::environmentTemplateStatesNoFrame()
     for (const QByteArray& said :
          {QByteArray("LD_LIBRARY_PATH is not exported to the remote ranks\n"),
           QByteArray("the step runs inside tf.function and fails\n"),
-          QByteArray("the iteration time doubles with a second node\n")}) {
+          QByteArray("the iteration time doubles with a second node\n"),
+          QByteArray("the ckpt we wrote cannot be read back\n")}) {
         bool found = false;
         for (const ContextHit& h :
              SignatureSet::builtin().scanContext(said, {}, SignatureSet::builtin().frames()))
