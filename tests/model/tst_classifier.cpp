@@ -684,6 +684,10 @@ void TestClassifier::proseAndStageRules_data()
     QTest::addRow("never-starts-training")
         << QByteArray("the benchmark never starts training with two processes on one host\n")
         << QStringLiteral("communication-setup/hang-and-timeout");
+    // Freezing layers is a way of training, not a hang.
+    QTest::addRow("freezing-layers")
+        << QByteArray("after freezing the encoder layers each step is twice as slow on 8 GPUs\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency");
     QTest::addRow("tensor-rank") << QByteArray("RuntimeError: 'weight' must be 2-D\n")
                                  << QStringLiteral(
                                         "training-and-evaluation/program-failure/tensor-mismatch");
