@@ -75,7 +75,7 @@ struct RankerParameters {
 //   logit = (priorWeight * log(base rate | frameworks) + evidenceScale * evidence
 //            + stageScale * context hint) / temperature
 // where a leaf's context hint is the confidence of its stage plus that of the frames it fits:
-// what the prose says the reporter did (saved a checkpoint, launched on two nodes) and saw (a
+// what the prose says the reporter did (saved a checkpoint, read the data) and saw (a
 // hang, a slowdown, different values), data in taxonomy/cues.json ("frames", "frame_leaves").
 // It turns the logits into probabilities (softmax), so any non-empty text gets at least
 // minCandidates candidates; below unsureBelow the top one is a guess (isUnsure()). The
