@@ -187,15 +187,27 @@ SignatureSet SignatureSet::fromJson(const QByteArray& signaturesJson, const QByt
     if (!parseContext(cues.value(QLatin1String("stages")).toArray(), QStringLiteral("stage"),
                       set.m_stages, error) ||
         !parseContext(cues.value(QLatin1String("frameworks")).toArray(),
-                      QStringLiteral("framework"), set.m_frameworks, error))
+                      QStringLiteral("framework"), set.m_frameworks, error) ||
+        !parseContext(cues.value(QLatin1String("frames")).toArray(), QStringLiteral("frame"),
+                      set.m_frames, error))
         return {};
+    const QJsonObject frameLeaves = cues.value(QLatin1String("frame_leaves")).toObject();
+    for (auto it = frameLeaves.begin(); it != frameLeaves.end(); ++it)
+        for (const QJsonValue& leaf : it.value().toArray())
+            set.m_frameLeaves[it.key()].append(leaf.toString());
+    for (const ContextCue& c : std::as_const(set.m_frames))
+        if (set.m_frameLeaves.value(c.target).isEmpty()) {
+            *error = QStringLiteral("frame cue '%1': frame '%2' has no leaves in frame_leaves")
+                         .arg(c.id, c.target);
+            return {};
+        }
     const QJsonObject remap = cues.value(QLatin1String("stage_remap")).toObject();
     for (auto it = remap.begin(); it != remap.end(); ++it) {
         const QJsonObject m = it.value().toObject();
         for (auto jt = m.begin(); jt != m.end(); ++jt)
             set.m_remap[it.key()].insert(jt.key(), jt.value().toString());
     }
-    QList<QList<QByteArray>> exact, folded, stages, frameworks;
+    QList<QList<QByteArray>> exact, folded, stages, frameworks, frames;
     for (int r = 0; r < set.m_signatures.size(); ++r) {
         const Signature& s = set.m_signatures[r];
         (s.caseInsensitive ? folded : exact).append(s.literals);
@@ -205,10 +217,13 @@ SignatureSet SignatureSet::fromJson(const QByteArray& signaturesJson, const QByt
         stages.append(c.literals);
     for (const ContextCue& c : std::as_const(set.m_frameworks))
         frameworks.append(c.literals);
+    for (const ContextCue& c : std::as_const(set.m_frames))
+        frames.append(c.literals);
     set.m_signatureIndex = LiteralIndex(exact, false);
     set.m_cueIndex = LiteralIndex(folded, true);
     set.m_stageIndex = LiteralIndex(stages, true);
     set.m_frameworkIndex = LiteralIndex(frameworks, true);
+    set.m_frameIndex = LiteralIndex(frames, true);
     return set;
 }
 
@@ -342,7 +357,9 @@ QList<ContextHit> SignatureSet::scanContext(QByteArrayView text, const QList<qsi
                                             const QList<ContextCue>& cues) const
 {
     const QList<qsizetype> starts = lineStarts.isEmpty() ? lineStartsOf(text) : lineStarts;
-    const LiteralIndex& index = &cues == &m_stages ? m_stageIndex : m_frameworkIndex;
+    const LiteralIndex& index = &cues == &m_stages   ? m_stageIndex
+                                : &cues == &m_frames ? m_frameIndex
+                                                     : m_frameworkIndex;
     const LineSource lines = linesOf(text, starts);
     const std::vector<std::vector<qsizetype>> candidates =
         index.candidateLines(lines, linesBefore(starts, kProseBytes));

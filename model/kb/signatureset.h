@@ -10,10 +10,11 @@
 namespace rankscope {
 
 // A prose cue that tells which stage of the study a report is about (setup, preparation,
-// training), or which framework it uses; both only re-weight signature and cue hits.
+// training), which framework it uses, or a frame of what the reporter did or saw (saved a
+// checkpoint; it is slower); all three only re-weight, they never name a leaf on their own.
 struct ContextCue {
     QString id;
-    QString target; // a stage slug or a framework name
+    QString target; // a stage slug, a framework name or a frame name
     QString name;   // a framework cue's display name ("DeepSpeed"); empty for a stage cue
     QRegularExpression regex;
     QList<QByteArray> literals; // lower-case
@@ -46,6 +47,9 @@ public:
     const QList<Signature>& signatures() const { return m_signatures; }
     const QList<ContextCue>& stages() const { return m_stages; }
     const QList<ContextCue>& frameworks() const { return m_frameworks; }
+    // Frames: what the report says was done or seen, each consistent with a few leaves.
+    const QList<ContextCue>& frames() const { return m_frames; }
+    QStringList frameLeaves(const QString& frame) const { return m_frameLeaves.value(frame); }
     bool isEmpty() const { return m_signatures.isEmpty(); }
 
     // The leaf a symptom stands for when the report is about `stage` (e.g. a hang during
@@ -86,10 +90,12 @@ private:
     QList<Signature> m_signatures;
     QList<ContextCue> m_stages;
     QList<ContextCue> m_frameworks;
+    QList<ContextCue> m_frames;
+    QHash<QString, QStringList> m_frameLeaves;       // frame -> the leaves it is consistent with
     QRegularExpression m_advice;                     // all advice patterns as one alternation
     QHash<QString, QHash<QString, QString>> m_remap; // stage -> symptom -> symptom
-    // Literal indexes: log signatures (exact case), cues, stage cues, framework cues.
-    LiteralIndex m_signatureIndex, m_cueIndex, m_stageIndex, m_frameworkIndex;
+    // Literal indexes: log signatures (exact case), cues, stage, framework and frame cues.
+    LiteralIndex m_signatureIndex, m_cueIndex, m_stageIndex, m_frameworkIndex, m_frameIndex;
     QList<int> m_signatureRules, m_cueRules; // index position -> rule in m_signatures
 };
 

@@ -208,6 +208,9 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
 
     QSet<QString> frameworks;
     QHash<QString, double> stageMiss; // stage -> product of (1 - w) over its context lines
+    QHash<QString, double> frameMiss; // frame -> product of (1 - w) over its cues, each once
+    // (frame, the first line of one of its cues): shown as the context of the frame's leaves.
+    QList<std::pair<QString, CandidateEvidence>> frameLines;
     if (options.useCues) {
         for (const ContextHit& c : m_set.scanContext(text, starts, m_set.frameworks()))
             frameworks.insert(m_set.frameworks()[c.cue].target);
@@ -216,6 +219,26 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
             const ContextCue& cue = m_set.stages()[c.cue];
             stageMiss[cue.target] = stageMiss.value(cue.target, 1.0) * (1.0 - cue.weight);
         }
+        // A frame is said or not: a phrase repeated over the lines of a log says it no more.
+        QSet<int> framesSeen;
+        for (const ContextHit& c : m_set.scanContext(text, starts, m_set.frames()))
+            if (!framesSeen.contains(c.cue)) {
+                framesSeen.insert(c.cue);
+                const ContextCue& cue = m_set.frames()[c.cue];
+                frameMiss[cue.target] = frameMiss.value(cue.target, 1.0) * (1.0 - cue.weight);
+                const qsizetype end = c.line + 1 < starts.size() ? starts[c.line + 1] : text.size();
+                frameLines.append(
+                    {cue.target,
+                     CandidateEvidence{
+                         c.line + 1,
+                         QString::fromUtf8(text.sliced(starts[c.line], end - starts[c.line]))
+                             .trimmed()
+                             .left(kEvidenceChars),
+                         cue.id,
+                         SignatureRole::Cue,
+                         cue.weight,
+                         {}}});
+            }
     }
     if (frameworks.contains(QStringLiteral("keras")))
         frameworks.insert(QStringLiteral("tensorflow"));
@@ -378,6 +401,12 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
                 seen.insert(e.signature);
                 kept.append(e);
             }
+        // Then the frame lines that fit the leaf, which explain its context hint (a leaf with
+        // no evidence of its own ranks by them and its base rate).
+        if (options.ranked)
+            for (const auto& [frame, line] : std::as_const(frameLines))
+                if (kept.size() < options.maxEvidence && m_set.frameLeaves(frame).contains(symptom))
+                    kept.append(line);
         c.evidence = kept;
         out.append(c);
     };
@@ -393,18 +422,27 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
         return out;
     }
 
-    // Every leaf competes: base rate, evidence and stage hint as logits, then a softmax.
+    // Every leaf competes: base rate, evidence and context hint as logits, then a softmax. A
+    // leaf's context hint is its stage's confidence plus that of the frames (what the reporter
+    // did, what they saw) it is consistent with, so that with no evidence the leaves that fit
+    // the stage and the complaint lead, not the study's most common ones.
     const Taxonomy& taxonomy = Taxonomy::instance();
-    QHash<QString, double> stageHint;
-    for (auto it = stageMiss.begin(); it != stageMiss.end(); ++it)
-        stageHint[it.key()] = 1.0 - it.value();
+    QHash<QString, double> contextHint;
+    for (const QString& leaf : taxonomy.leaves())
+        contextHint[leaf] = 1.0 - stageMiss.value(stageOf(leaf), 1.0);
+    QHash<QString, double> frameLeafMiss; // leaf -> product of (1 - c) over its frames
+    for (auto it = frameMiss.cbegin(); it != frameMiss.cend(); ++it)
+        for (const QString& leaf : m_set.frameLeaves(it.key()))
+            frameLeafMiss[leaf] = frameLeafMiss.value(leaf, 1.0) * it.value();
+    for (auto it = frameLeafMiss.cbegin(); it != frameLeafMiss.cend(); ++it)
+        contextHint[it.key()] += 1.0 - it.value();
     QList<std::pair<QString, double>> logits;
     double maxLogit = -1e300;
     for (const QString& leaf : taxonomy.leaves()) {
         const double base = std::max(baseRate(leaf, frameworks), 1e-6);
         const double logit =
             (m_ranking.priorWeight * std::log(base) + m_ranking.evidenceScale * score.value(leaf) +
-             m_ranking.stageScale * stageHint.value(stageOf(leaf))) /
+             m_ranking.stageScale * contextHint.value(leaf)) /
             m_ranking.temperature;
         logits.append({leaf, logit});
         maxLogit = std::max(maxLogit, logit);
@@ -417,7 +455,7 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
         Candidate& c = out.last();
         c.probability = std::exp(logit - maxLogit) / sum;
         c.baseRate = baseRate(leaf, frameworks);
-        c.stageHint = stageHint.value(stageOf(leaf));
+        c.stageHint = contextHint.value(leaf);
     }
     std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
         if (a.probability != b.probability) return a.probability > b.probability;

@@ -25,7 +25,8 @@ struct Candidate {
     double score = 0.0; // 0..1, the strength of the evidence alone (0 when there is none)
     // Ranked classification only: the calibrated probability that this is the report's leaf
     // (candidates of one text sum to at most 1), the study's base rate it started from (given
-    // the report's frameworks) and the confidence of the stage hint for the leaf's stage.
+    // the report's frameworks) and the context hint: the confidence of the leaf's stage plus
+    // that of the frames (what was done, what was seen) the leaf is consistent with.
     double probability = 0.0;
     double baseRate = 0.0;
     double stageHint = 0.0;
@@ -72,8 +73,11 @@ struct RankerParameters {
 //
 // A ranked classification (the default) then scores every leaf of the taxonomy as
 //   logit = (priorWeight * log(base rate | frameworks) + evidenceScale * evidence
-//            + stageScale * stage hint) / temperature
-// and turns the logits into probabilities (softmax), so any non-empty text gets at least
+//            + stageScale * context hint) / temperature
+// where a leaf's context hint is the confidence of its stage plus that of the frames it fits:
+// what the prose says the reporter did (saved a checkpoint, read the data) and saw (a
+// hang, a slowdown, different values), data in taxonomy/cues.json ("frames", "frame_leaves").
+// It turns the logits into probabilities (softmax), so any non-empty text gets at least
 // minCandidates candidates; below unsureBelow the top one is a guess (isUnsure()). The
 // parameters are data (taxonomy/ranker.json), fitted by scripts/ranker.py from labelled reports.
 // Unranked (log analysis) returns only leaves with evidence, by evidence score.
