@@ -219,10 +219,11 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
             const ContextCue& cue = m_set.stages()[c.cue];
             stageMiss[cue.target] = stageMiss.value(cue.target, 1.0) * (1.0 - cue.weight);
         }
-        // A frame is said or not: a phrase repeated over the lines of a log says it no more.
+        // A frame is what the reporter says was done or seen: read where prose cues read. It is
+        // said or not: a phrase repeated over the lines of a log says it no more.
         QSet<int> framesSeen;
         for (const ContextHit& c : m_set.scanContext(text, starts, m_set.frames()))
-            if (!framesSeen.contains(c.cue)) {
+            if (readsProse(c.line) && !framesSeen.contains(c.cue)) {
                 framesSeen.insert(c.cue);
                 const ContextCue& cue = m_set.frames()[c.cue];
                 frameMiss[cue.target] = frameMiss.value(cue.target, 1.0) * (1.0 - cue.weight);
