@@ -59,11 +59,11 @@ LEAVES = 38
 
 GRID = {
     "evidence_scale": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0],
-    "stage_scale": [0.0, 0.5, 1.0, 1.5, 2.0, 3.0],
+    "stage_scale": [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0],
     "prior_weight": [0.0, 0.25, 0.5, 0.75, 1.0, 1.5],
 }
 TEMPERATURE_GRID = [x / 20.0 for x in range(10, 121)]  # 0.5 .. 6.0
-UNSURE_GRID = [x / 100.0 for x in range(10, 81, 5)]
+UNSURE_GRID = [x / 100.0 for x in range(5, 81, 5)]
 RELIABILITY_BINS = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0001]
 
 
