@@ -122,7 +122,7 @@ int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStre
         out << QStringLiteral("        base rate %1%2\n")
                    .arg(shareText(c.baseRate))
                    .arg(c.stageHint > 0.0
-                            ? QStringLiteral(", stage hint %1").arg(c.stageHint, 0, 'f', 2)
+                            ? QStringLiteral(", context hint %1").arg(c.stageHint, 0, 'f', 2)
                             : QString());
         for (const CandidateEvidence& e : c.evidence)
             out << QStringLiteral("        line %1 [%2 %3] %4\n")

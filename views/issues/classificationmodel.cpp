@@ -75,7 +75,7 @@ QVariant ClassificationModel::data(const QModelIndex& index, int role) const
         }
     }
     if (role == Qt::ToolTipRole)
-        return tr("%1\nevidence %2, base rate %3, stage hint %4")
+        return tr("%1\nevidence %2, base rate %3, context hint %4")
             .arg(c.symptom, QString::number(c.score, 'f', 2), shareText(c.baseRate),
                  QString::number(c.stageHint, 'f', 2));
     return {};
