@@ -168,6 +168,8 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
 
     FlightRecorderChecks::Result fr = FlightRecorderChecks::check(dumps, sourcePaths);
     AnalysisContext ctx(store, std::move(sourcePaths));
+    for (const auto& [rank, files] : presence->files)
+        if (files & kCutTrace) ctx.cutTraces.insert(rank);
     // Collectives are compared on the ranks whose files record them: a rank that left only a
     // log is no member that "never issued" anything.
     res.groups = CollectiveMatcher::match(store, presence->with(kRecordsCollectives), &ctx.steps);
