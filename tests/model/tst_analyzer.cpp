@@ -357,6 +357,8 @@ private Q_SLOTS:
     void witnessIsTheSignaturesNotItsId();
     void everyRankWaitingToReceiveIsNoLinkFailure_data();
     void everyRankWaitingToReceiveIsNoLinkFailure();
+    void cutTraceIsNoCulprit_data();
+    void cutTraceIsNoCulprit();
 };
 
 void TestAnalyzer::emittedIdsAreInTheTaxonomy()
@@ -1576,6 +1578,70 @@ void TestAnalyzer::everyRankWaitingToReceiveIsNoLinkFailure()
                          top.conditions.end();
     QCOMPARE(topSays, nobodySends);
     if (nobodySends) QCOMPARE(top.fixPatterns.front(), std::string("fix-behavior-logic"));
+}
+
+void TestAnalyzer::cutTraceIsNoCulprit_data()
+{
+    QTest::addColumn<QString>("run");
+    QTest::addColumn<int>("cutRank");
+    // The cut rank is the faulty one (it never arrived) and one that is not (its peer crashed).
+    QTest::newRow("hang_timeout, rank 1 cut") << QStringLiteral("traces/hang_timeout") << 1;
+    QTest::newRow("rank_crash, rank 0 cut") << QStringLiteral("traces/rank_crash") << 0;
+}
+
+// A real run with one rank's trace cut in half (a copy interrupted mid-file): that trace records
+// nothing after the cut, which is not the rank stopping there. No trace finding blames the cut
+// rank or points at a collective before the one the uncut ranks issued last (the count of
+// c10d:: ops in their raw files); one that blames a rank blames the run's faulty ranks as its
+// ground_truth.json states them.
+void TestAnalyzer::cutTraceIsNoCulprit()
+{
+    QFETCH(QString, run);
+    QFETCH(int, cutRank);
+    const QString from = QStringLiteral(RANKSCOPE_TEST_DATA "/") + run;
+    QFile truthFile(from + QStringLiteral("/ground_truth.json"));
+    QVERIFY(truthFile.open(QIODevice::ReadOnly));
+    const nlohmann::json truth = nlohmann::json::parse(truthFile.readAll().toStdString());
+    const std::vector<int> faulty = truth["faulty_ranks"].get<std::vector<int>>();
+    const int world = truth["world_size"].get<int>();
+
+    QTemporaryDir dir;
+    std::int64_t frontier = 0;
+    for (const QString& name : QDir(from).entryList(QDir::Files)) {
+        if (name == QStringLiteral("ground_truth.json")) continue;
+        QFile in(from + QStringLiteral("/") + name);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QByteArray bytes = in.readAll();
+        const QString cutName = QStringLiteral("rank%1.pt.trace.json").arg(cutRank);
+        if (name == cutName) {
+            bytes.truncate(bytes.size() / 2);
+        } else if (name.endsWith(QStringLiteral(".pt.trace.json"))) {
+            std::int64_t ops = 0;
+            for (const auto& e : nlohmann::json::parse(bytes.toStdString()))
+                if (e["name"].get<std::string>().rfind("c10d::", 0) == 0) ++ops;
+            frontier = std::max(frontier, ops);
+        }
+        QFile out(dir.filePath(name));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        QCOMPARE(out.write(bytes), bytes.size());
+    }
+    QVERIFY(frontier > 0);
+
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    bool cutSeen = false;
+    for (const SourceFile& s : session->folder.sources())
+        if (s.rank == cutRank && s.kind == SourceKind::Kineto)
+            cutSeen = s.status == SourceStatus::Truncated;
+    QVERIFY(cutSeen);
+    QCOMPARE(session->analysis.presence.present().size(), std::size_t(world));
+    for (const Finding& f : session->analysis.findings) {
+        if (!isFault(f) || f.seq < 0) continue; // a collective of the traces
+        QVERIFY2(f.seq == frontier, f.summary.c_str());
+        QVERIFY2(std::find(f.ranks.begin(), f.ranks.end(), cutRank) == f.ranks.end(),
+                 f.summary.c_str());
+        QVERIFY2(f.ranks.empty() || f.ranks == faulty, f.summary.c_str());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestAnalyzer)
