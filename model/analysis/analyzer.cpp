@@ -85,7 +85,8 @@ std::string recordKind(const EventStore& store, const CollectiveGroup& g)
     return "trace or Flight Recorder dump";
 }
 
-// The ranks of each group that recorded none of its collectives, and what they left instead.
+// The ranks of each group that recorded none of its collectives, and what they left instead;
+// and the job's ranks that left nothing.
 void markUnrecorded(std::vector<CollectiveGroup>& groups, const EventStore& store,
                     const RankPresence& p)
 {
@@ -96,6 +97,10 @@ void markUnrecorded(std::vector<CollectiveGroup>& groups, const EventStore& stor
         else
             for (int r : p.present())
                 if (!p.left(r, kRecordsCollectives)) unrecorded.push_back(r);
+        // The job's ranks that left no file at all are in no group's members (nothing lists
+        // them): they are as uncompared as the members that recorded nothing.
+        const bool absentUncompared = !g.membersFromSource && !p.absent.empty() && !p.neverStarted;
+        if (absentUncompared) g.unrecordedWhy = formatRankRanges(p.absent) + " left no file at all";
         if (unrecorded.empty()) continue;
         std::map<unsigned, std::vector<int>> byFiles;
         for (int r : unrecorded) {
@@ -121,7 +126,7 @@ void notComparable(Finding& f, const std::vector<CollectiveGroup>& groups,
                    const std::vector<Finding>& trace, const std::vector<Finding>& dumps)
 {
     const auto g = std::find_if(groups.begin(), groups.end(), [&](const CollectiveGroup& g) {
-        return g.name == f.processGroup && !g.unrecorded.empty();
+        return g.name == f.processGroup && !g.unrecordedWhy.empty();
     });
     if (g == groups.end()) return;
     const auto explains = [&](const Finding& t) {

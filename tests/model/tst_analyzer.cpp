@@ -359,6 +359,7 @@ private Q_SLOTS:
     void everyRankWaitingToReceiveIsNoLinkFailure();
     void cutTraceIsNoCulprit_data();
     void cutTraceIsNoCulprit();
+    void hangWithARankThatLeftNothing();
 };
 
 void TestAnalyzer::emittedIdsAreInTheTaxonomy()
@@ -1642,6 +1643,35 @@ void TestAnalyzer::cutTraceIsNoCulprit()
                  f.summary.c_str());
         QVERIFY2(f.ranks.empty() || f.ranks == faulty, f.summary.c_str());
     }
+}
+
+// The real hang_timeout run without any file of rank 1, the rank that never arrived (its trace,
+// its log, and the launcher log that carries its lines): the others' trace shows them waiting
+// in their last collective, which nothing can pin on a rank that left nothing, and which no
+// finding may call a hang with "no rank missing".
+void TestAnalyzer::hangWithARankThatLeftNothing()
+{
+    const QString from = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/hang_timeout");
+    QFile truthFile(from + QStringLiteral("/ground_truth.json"));
+    QVERIFY(truthFile.open(QIODevice::ReadOnly));
+    const nlohmann::json truth = nlohmann::json::parse(truthFile.readAll().toStdString());
+    QCOMPARE(truth["faulty_ranks"].get<std::vector<int>>(), std::vector<int>{1});
+    QTemporaryDir dir;
+    for (const QString& name : QDir(from).entryList(QDir::Files))
+        if (name.startsWith(QStringLiteral("rank0.")) || name.startsWith(QStringLiteral("rank2.")))
+            QVERIFY(QFile::copy(from + QStringLiteral("/") + name, dir.filePath(name)));
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    QCOMPARE(session->analysis.presence.present(), (std::vector<int>{0, 2}));
+    int traceHangs = 0;
+    for (const Finding& f : session->analysis.findings) {
+        if (!isFault(f) || f.seq < 0) continue; // a collective of the traces
+        ++traceHangs;
+        QVERIFY2(f.ranks.empty(), f.summary.c_str());
+        QVERIFY2(f.conditions == std::vector<std::string>{"peer_unrecorded"}, f.summary.c_str());
+        QVERIFY2(f.detail.find("rank 1") != std::string::npos, f.detail.c_str());
+    }
+    QCOMPARE(traceHangs, 1);
 }
 
 QTEST_GUILESS_MAIN(TestAnalyzer)
