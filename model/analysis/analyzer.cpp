@@ -143,6 +143,22 @@ void notComparable(Finding& f, const std::vector<CollectiveGroup>& groups,
         "; " + g->unrecordedWhy + ": cannot compare, so which rank kept them waiting is unknown";
 }
 
+// Whether the traces of `ranks` (each a member of some group) show each of them completing the
+// last collective of every group it is in: with no hang in the traces, the waiting the logs
+// report is outside what the traces hold, so the traces cannot back a rank as never arriving.
+bool tracesShowAllCompleted(const std::vector<GroupProgress>& progress,
+                            const std::vector<int>& ranks)
+{
+    std::set<int> seen;
+    for (const GroupProgress& g : progress)
+        for (const RankProgress& r : g.ranks) {
+            if (std::find(ranks.begin(), ranks.end(), r.rank) == ranks.end()) continue;
+            if (g.wavefront < 0 || r.lastCompleted != g.wavefront) return false;
+            seen.insert(r.rank);
+        }
+    return seen.size() == ranks.size();
+}
+
 } // namespace
 
 AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> sourcePaths,
@@ -258,6 +274,7 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     std::set<int> rootRanks;
     for (const Finding& f : fromLogs)
         if (f.severity == Severity::Error) rootRanks.insert(f.ranks.begin(), f.ranks.end());
+    const bool anyTraceHang = std::any_of(trace.begin(), trace.end(), isTraceHang);
     if (!traceHang && !log.waitingRanks.empty()) {
         const bool explained =
             !rootRanks.empty() && std::all_of(log.silentRanks.begin(), log.silentRanks.end(),
@@ -277,7 +294,17 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
                     : "; " + formatRanks(log.silentRanks) +
                           " reported no such timeout: the likely rank that never arrived";
             f.evidence = log.waitingEvidence;
-            if (!log.silentRanks.empty()) {
+            std::vector<int> logged = log.waitingRanks;
+            logged.insert(logged.end(), log.silentRanks.begin(), log.silentRanks.end());
+            std::sort(logged.begin(), logged.end());
+            if (!log.silentRanks.empty() && !anyTraceHang &&
+                tracesShowAllCompleted(hang.progress, logged)) {
+                f.severity = Severity::Warning;
+                f.confidence = 0.3;
+                f.summary += "; but the traces show " + formatRanks(logged) +
+                             " completing every collective they record, so that wait is not in "
+                             "them and they do not confirm it";
+            } else if (!log.silentRanks.empty()) {
                 f.conditions = {"silent_ranks"};
                 // Their timeouts are what waiting for the silent ranks looks like, not a root.
                 const std::set<int> waiting(log.waitingRanks.begin(), log.waitingRanks.end());

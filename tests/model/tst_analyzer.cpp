@@ -360,6 +360,7 @@ private Q_SLOTS:
     void cutTraceIsNoCulprit_data();
     void cutTraceIsNoCulprit();
     void hangWithARankThatLeftNothing();
+    void logTimeoutTheTracesDoNotShow();
 };
 
 void TestAnalyzer::emittedIdsAreInTheTaxonomy()
@@ -1672,6 +1673,53 @@ void TestAnalyzer::hangWithARankThatLeftNothing()
         QVERIFY2(f.detail.find("rank 1") != std::string::npos, f.detail.c_str());
     }
     QCOMPARE(traceHangs, 1);
+}
+
+// The real healthy run with rank 1's log replaced by one NCCL watchdog timeout line: the traces
+// (each rank's raw file has as many gloo:* spans as c10d:: ops, the same count on both ranks)
+// show both ranks completing every collective, so the log's wait is not in them; no finding
+// may then call rank 0, whose log says it finished, a rank that never arrived, as an error.
+void TestAnalyzer::logTimeoutTheTracesDoNotShow()
+{
+    const QString from = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/healthy");
+    QFile truthFile(from + QStringLiteral("/ground_truth.json"));
+    QVERIFY(truthFile.open(QIODevice::ReadOnly));
+    const nlohmann::json truth = nlohmann::json::parse(truthFile.readAll().toStdString());
+    QVERIFY(truth["faulty_ranks"].empty());
+    std::set<std::pair<int, int>> counts; // per rank: c10d ops, gloo spans
+    QTemporaryDir dir;
+    for (const QString& name : QDir(from).entryList(QDir::Files)) {
+        if (name == QStringLiteral("ground_truth.json") || name == QStringLiteral("rank1.log") ||
+            name == QStringLiteral("launcher.log"))
+            continue;
+        QVERIFY(QFile::copy(from + QStringLiteral("/") + name, dir.filePath(name)));
+        if (!name.endsWith(QStringLiteral(".pt.trace.json"))) continue;
+        QFile in(from + QStringLiteral("/") + name);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        int ops = 0, spans = 0;
+        for (const auto& e : nlohmann::json::parse(in.readAll().toStdString())) {
+            const std::string n = e["name"].get<std::string>();
+            ops += n.rfind("c10d::", 0) == 0;
+            spans += n.rfind("gloo:", 0) == 0;
+        }
+        QVERIFY(ops > 0);
+        counts.insert({ops, spans});
+    }
+    QCOMPARE(counts.size(), std::size_t(1));
+    QCOMPARE(counts.begin()->first, counts.begin()->second);
+    QFile log(dir.filePath(QStringLiteral("rank1.log")));
+    QVERIFY(log.open(QIODevice::WriteOnly));
+    log.write(
+        "[rank1]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 1] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=1, OpType=BROADCAST, "
+        "NumelIn=131072000, NumelOut=131072000, Timeout(ms)=600000) ran for 600081 "
+        "milliseconds before timing out.\n");
+    log.close();
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    for (const Finding& f : session->analysis.findings)
+        QVERIFY2(f.severity != Severity::Error || f.ranks.empty() || f.ranks == std::vector<int>{1},
+                 f.summary.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestAnalyzer)
