@@ -389,6 +389,22 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
                      findingKindName(root->kind) + ")";
     }
 
+    // A collective mismatch the logs witness (the DETAIL fingerprint check raises on every rank)
+    // is why every rank's last collective never completed: the trace's stuck collective is its
+    // evidence, not a hang of its own that would point at the network.
+    const auto witnessed = std::find_if(fromLogs.begin(), fromLogs.end(), [](const Finding& l) {
+        return l.severity == Severity::Error && l.kind == FindingKind::CollectiveMismatch;
+    });
+    if (witnessed != fromLogs.end())
+        std::erase_if(trace, [&](const Finding& t) {
+            if (t.kind != FindingKind::Hang || !t.ranks.empty() || !t.conditions.empty() ||
+                t.seq < 0)
+                return false;
+            for (const Evidence& e : t.evidence)
+                if (witnessed->evidence.size() < 24) witnessed->evidence.push_back(e);
+            return true;
+        });
+
     // A rendezvous setting some ranks got wrong is why the setup failed: the failure is theirs.
     for (Finding& c : config) {
         const auto setup = std::find_if(fromLogs.begin(), fromLogs.end(), [](const Finding& l) {

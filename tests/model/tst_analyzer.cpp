@@ -361,6 +361,7 @@ private Q_SLOTS:
     void cutTraceIsNoCulprit();
     void hangWithARankThatLeftNothing();
     void logTimeoutTheTracesDoNotShow();
+    void witnessedMismatchExplainsTheStuckCollective();
 };
 
 void TestAnalyzer::emittedIdsAreInTheTaxonomy()
@@ -1720,6 +1721,52 @@ void TestAnalyzer::logTimeoutTheTracesDoNotShow()
     for (const Finding& f : session->analysis.findings)
         QVERIFY2(f.severity != Severity::Error || f.ranks.empty() || f.ranks == std::vector<int>{1},
                  f.summary.c_str());
+}
+
+// The real mismatched_collective run (TORCH_DISTRIBUTED_DEBUG=DETAIL): each raw trace ends in a
+// c10d:: op with no gloo:all_reduce after it (one c10d::allreduce_ more than gloo:all_reduce
+// spans), because the fingerprint check both logs report raised before it ran. That stuck
+// collective is the mismatch's evidence, not a hang of its own pointing at the network.
+void TestAnalyzer::witnessedMismatchExplainsTheStuckCollective()
+{
+    const QString from = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/mismatched_collective");
+    std::set<std::int64_t> lastOps;
+    for (const QString& name : QDir(from).entryList({QStringLiteral("*.pt.trace.json")})) {
+        QFile in(from + QStringLiteral("/") + name);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        std::int64_t ops = 0, allreduces = 0, spans = 0;
+        for (const auto& e : nlohmann::json::parse(in.readAll().toStdString())) {
+            const std::string n = e["name"].get<std::string>();
+            ops += n.rfind("c10d::", 0) == 0;
+            allreduces += n == "c10d::allreduce_";
+            spans += n == "gloo:all_reduce";
+        }
+        QCOMPARE(allreduces, spans + 1);
+        lastOps.insert(ops);
+    }
+    QCOMPARE(lastOps.size(), std::size_t(1));
+    QTemporaryDir dir;
+    for (const QString& name : QDir(from).entryList(QDir::Files))
+        if (name != QStringLiteral("ground_truth.json"))
+            QVERIFY(QFile::copy(from + QStringLiteral("/") + name, dir.filePath(name)));
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    int mismatches = 0;
+    for (const Finding& f : session->analysis.findings) {
+        QVERIFY2(f.kind != FindingKind::Hang, f.summary.c_str());
+        if (f.kind != FindingKind::CollectiveMismatch) continue;
+        ++mismatches;
+        int traceEvidence = 0;
+        for (const Evidence& e : f.evidence)
+            if (QString::fromStdString(e.path).endsWith(QStringLiteral(".pt.trace.json"))) {
+                ++traceEvidence;
+                QVERIFY2(e.text.find("#" + std::to_string(*lastOps.begin()) + " ") !=
+                             std::string::npos,
+                         e.text.c_str());
+            }
+        QCOMPARE(traceEvidence, 2);
+    }
+    QCOMPARE(mismatches, 1);
 }
 
 QTEST_GUILESS_MAIN(TestAnalyzer)
