@@ -5,6 +5,7 @@
 #include "model/analysis/steptimeline.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct AnalysisContext {
     StepTimeline steps;
     std::map<int, std::int64_t> rankStartNs; // own clock
     std::map<int, std::int64_t> rankEndNs;
+    // Ranks whose trace was cut short (a truncated file, or one read up to a budget): their
+    // records end at the cut, which says nothing of where the rank itself stopped.
+    std::set<int> cutTraces;
 
     std::string pathOfLane(int laneIndex) const;
     // A trace event as evidence: where it is, when, and what it shows.

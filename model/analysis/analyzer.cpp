@@ -85,7 +85,8 @@ std::string recordKind(const EventStore& store, const CollectiveGroup& g)
     return "trace or Flight Recorder dump";
 }
 
-// The ranks of each group that recorded none of its collectives, and what they left instead.
+// The ranks of each group that recorded none of its collectives, and what they left instead;
+// and the job's ranks that left nothing.
 void markUnrecorded(std::vector<CollectiveGroup>& groups, const EventStore& store,
                     const RankPresence& p)
 {
@@ -96,6 +97,10 @@ void markUnrecorded(std::vector<CollectiveGroup>& groups, const EventStore& stor
         else
             for (int r : p.present())
                 if (!p.left(r, kRecordsCollectives)) unrecorded.push_back(r);
+        // The job's ranks that left no file at all are in no group's members (nothing lists
+        // them): they are as uncompared as the members that recorded nothing.
+        const bool absentUncompared = !g.membersFromSource && !p.absent.empty() && !p.neverStarted;
+        if (absentUncompared) g.unrecordedWhy = formatRankRanges(p.absent) + " left no file at all";
         if (unrecorded.empty()) continue;
         std::map<unsigned, std::vector<int>> byFiles;
         for (int r : unrecorded) {
@@ -121,7 +126,7 @@ void notComparable(Finding& f, const std::vector<CollectiveGroup>& groups,
                    const std::vector<Finding>& trace, const std::vector<Finding>& dumps)
 {
     const auto g = std::find_if(groups.begin(), groups.end(), [&](const CollectiveGroup& g) {
-        return g.name == f.processGroup && !g.unrecorded.empty();
+        return g.name == f.processGroup && !g.unrecordedWhy.empty();
     });
     if (g == groups.end()) return;
     const auto explains = [&](const Finding& t) {
@@ -136,6 +141,22 @@ void notComparable(Finding& f, const std::vector<CollectiveGroup>& groups,
     f.detail = g->unrecordedWhy;
     f.summary +=
         "; " + g->unrecordedWhy + ": cannot compare, so which rank kept them waiting is unknown";
+}
+
+// Whether the traces of `ranks` (each a member of some group) show each of them completing the
+// last collective of every group it is in: with no hang in the traces, the waiting the logs
+// report is outside what the traces hold, so the traces cannot back a rank as never arriving.
+bool tracesShowAllCompleted(const std::vector<GroupProgress>& progress,
+                            const std::vector<int>& ranks)
+{
+    std::set<int> seen;
+    for (const GroupProgress& g : progress)
+        for (const RankProgress& r : g.ranks) {
+            if (std::find(ranks.begin(), ranks.end(), r.rank) == ranks.end()) continue;
+            if (g.wavefront < 0 || r.lastCompleted != g.wavefront) return false;
+            seen.insert(r.rank);
+        }
+    return seen.size() == ranks.size();
 }
 
 } // namespace
@@ -168,6 +189,8 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
 
     FlightRecorderChecks::Result fr = FlightRecorderChecks::check(dumps, sourcePaths);
     AnalysisContext ctx(store, std::move(sourcePaths));
+    for (const auto& [rank, files] : presence->files)
+        if (files & kCutTrace) ctx.cutTraces.insert(rank);
     // Collectives are compared on the ranks whose files record them: a rank that left only a
     // log is no member that "never issued" anything.
     res.groups = CollectiveMatcher::match(store, presence->with(kRecordsCollectives), &ctx.steps);
@@ -251,6 +274,7 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
     std::set<int> rootRanks;
     for (const Finding& f : fromLogs)
         if (f.severity == Severity::Error) rootRanks.insert(f.ranks.begin(), f.ranks.end());
+    const bool anyTraceHang = std::any_of(trace.begin(), trace.end(), isTraceHang);
     if (!traceHang && !log.waitingRanks.empty()) {
         const bool explained =
             !rootRanks.empty() && std::all_of(log.silentRanks.begin(), log.silentRanks.end(),
@@ -270,7 +294,17 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
                     : "; " + formatRanks(log.silentRanks) +
                           " reported no such timeout: the likely rank that never arrived";
             f.evidence = log.waitingEvidence;
-            if (!log.silentRanks.empty()) {
+            std::vector<int> logged = log.waitingRanks;
+            logged.insert(logged.end(), log.silentRanks.begin(), log.silentRanks.end());
+            std::sort(logged.begin(), logged.end());
+            if (!log.silentRanks.empty() && !anyTraceHang &&
+                tracesShowAllCompleted(hang.progress, logged)) {
+                f.severity = Severity::Warning;
+                f.confidence = 0.3;
+                f.summary += "; but the traces show " + formatRanks(logged) +
+                             " completing every collective they record, so that wait is not in "
+                             "them and they do not confirm it";
+            } else if (!log.silentRanks.empty()) {
                 f.conditions = {"silent_ranks"};
                 // Their timeouts are what waiting for the silent ranks looks like, not a root.
                 const std::set<int> waiting(log.waitingRanks.begin(), log.waitingRanks.end());
@@ -354,6 +388,22 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
         t.summary += "; consistent with " + formatRanks(root->ranks) + " failing (" +
                      findingKindName(root->kind) + ")";
     }
+
+    // A collective mismatch the logs witness (the DETAIL fingerprint check raises on every rank)
+    // is why every rank's last collective never completed: the trace's stuck collective is its
+    // evidence, not a hang of its own that would point at the network.
+    const auto witnessed = std::find_if(fromLogs.begin(), fromLogs.end(), [](const Finding& l) {
+        return l.severity == Severity::Error && l.kind == FindingKind::CollectiveMismatch;
+    });
+    if (witnessed != fromLogs.end())
+        std::erase_if(trace, [&](const Finding& t) {
+            if (t.kind != FindingKind::Hang || !t.ranks.empty() || !t.conditions.empty() ||
+                t.seq < 0)
+                return false;
+            for (const Evidence& e : t.evidence)
+                if (witnessed->evidence.size() < 24) witnessed->evidence.push_back(e);
+            return true;
+        });
 
     // A rendezvous setting some ranks got wrong is why the setup failed: the failure is theirs.
     for (Finding& c : config) {

@@ -232,8 +232,12 @@ std::vector<Finding> ConfigCheck::check(const RankFacts& facts)
             f.evidence.push_back(values.at(r).source);
         if (!tie) {
             Evidence e = values.at(common->second.front()).source;
-            e.text += byLaunch ? "  [the value the ranks were launched with]"
-                               : "  [the majority's value]";
+            // Said as the reference was chosen: with two ranks, one against one, no value has a
+            // majority.
+            e.text += byLaunch     ? "  [the value the ranks were launched with]"
+                      : byLauncher ? "  [the value the launcher states]"
+                      : byConnect  ? "  [the value no rank failed to connect to]"
+                                   : "  [the majority's value]";
             f.evidence.push_back(std::move(e));
         }
         out.push_back(std::move(f));

@@ -171,14 +171,15 @@ std::size_t stuckWhereOthersPassed(const AnalysisContext& ctx, const CollectiveG
     return shortestHeld >= hangLengthNs(longestPassed) ? last : SIZE_MAX;
 }
 
+// `culprits`: the ranks of row `k` that did not issue it, less those whose trace was cut before it.
 void participation(const AnalysisContext& ctx, const CollectiveGroup& g, std::size_t k,
-                   std::vector<Finding>& out)
+                   const std::vector<int>& culprits, std::vector<Finding>& out)
 {
     const MatchedCollective& row = g.collectives[k];
     const RowFacts facts = factsOf(ctx, g, row);
     // Blame the ranks with the least progress; others missing here got further elsewhere.
     std::map<int, std::size_t> lastPresent;
-    for (int r : row.culprits) {
+    for (int r : culprits) {
         const int slot = g.slotOf(r);
         std::size_t p = g.collectives.size();
         while (p > 0 && g.collectives[p - 1].records[std::size_t(slot)] < 0)
@@ -405,9 +406,10 @@ void contentMismatch(const AnalysisContext& ctx, const CollectiveGroup& g, std::
 }
 
 // Every member issued the last collective and none finished it, after earlier ones finished:
-// the peers or the network, or a mismatch the trace cannot show (no sizes).
+// the peers or the network, or a mismatch the trace cannot show (no sizes). `uncomparedWhy`
+// says which ranks' records cannot be compared with the others' and why (none when empty).
 void stuckEverywhere(const AnalysisContext& ctx, const CollectiveGroup& g,
-                     std::vector<Finding>& out)
+                     const std::string& uncomparedWhy, std::vector<Finding>& out)
 {
     if (g.collectives.size() < 2) return;
     const MatchedCollective& row = g.collectives.back();
@@ -435,13 +437,13 @@ void stuckEverywhere(const AnalysisContext& ctx, const CollectiveGroup& g,
     const std::string what = opName(ctx, row.op) + " #" + std::to_string(row.seq) + " and " +
                              (longWait ? "waited " + formatDurationNs(facts.maxHeldNs) + " in it"
                                        : std::string("none completed it"));
-    if (!g.unrecorded.empty()) {
-        // The ranks that recorded nothing of the group may be the ones that never issued it:
-        // nothing can say, so this blames nobody and says what is missing.
-        f.summary = formatRanks(facts.present) + " issued " + what + "; " + g.unrecordedWhy +
+    if (!uncomparedWhy.empty()) {
+        // The ranks that recorded nothing of the group (or nothing after a cut) may be the ones
+        // that never issued it: nothing can say, so this blames nobody and says what is missing.
+        f.summary = formatRanks(facts.present) + " issued " + what + "; " + uncomparedWhy +
                     ": cannot compare, so which rank kept them waiting is unknown";
         f.conditions = {"peer_unrecorded"};
-        f.detail = g.unrecordedWhy;
+        f.detail = uncomparedWhy;
     } else {
         f.summary = "every rank issued " + what +
                     ": no rank is missing, so suspect a mismatch the trace cannot show, a dead "
@@ -449,6 +451,50 @@ void stuckEverywhere(const AnalysisContext& ctx, const CollectiveGroup& g,
     }
     addRowEvidence(ctx, g, row, f, "");
     out.push_back(std::move(f));
+}
+
+// A rank whose trace was cut short records nothing after the cut, whether it went on or not:
+// the rows after its last record are compared on the other ranks only.
+struct Cut {
+    std::size_t firstMismatch = SIZE_MAX; // the first row that still mismatches, SIZE_MAX if none
+    std::vector<int> culprits;            // its culprits, less the ranks cut before it
+    std::string why;                      // the cut ranks, for people (empty: none cut)
+};
+
+Cut cutOf(const AnalysisContext& ctx, const CollectiveGroup& g)
+{
+    Cut cut;
+    std::map<int, std::size_t> endOf; // cut member -> the row after its last record
+    for (std::size_t m = 0; m < g.members.size(); ++m) {
+        if (!ctx.cutTraces.count(g.members[m])) continue;
+        std::size_t end = g.collectives.size();
+        while (end > 0 && g.collectives[end - 1].records[m] < 0)
+            --end;
+        if (end == g.collectives.size()) continue;
+        endOf[g.members[m]] = end;
+        if (!cut.why.empty()) cut.why += "; ";
+        cut.why +=
+            "the trace of rank " + std::to_string(g.members[m]) + " is cut short " +
+            (end == 0 ? std::string("before its first collective")
+                      : "after its collective #" + std::to_string(g.collectives[end - 1].seq));
+    }
+    for (std::size_t k = std::size_t(g.firstMismatch); k < g.collectives.size(); ++k) {
+        const MatchedCollective& row = g.collectives[k];
+        if (row.mismatch == MismatchKind::None) continue;
+        std::vector<int> culprits;
+        for (int r : row.culprits) {
+            const auto it = endOf.find(r);
+            if (row.mismatch != MismatchKind::Participation || it == endOf.end() || k < it->second)
+                culprits.push_back(r);
+        }
+        if (culprits.empty()) continue;
+        cut.firstMismatch = k;
+        cut.culprits = std::move(culprits);
+        break;
+    }
+    if (!g.unrecordedWhy.empty())
+        cut.why = g.unrecordedWhy + (cut.why.empty() ? "" : "; " + cut.why);
+    return cut;
 }
 
 // A group whose collectives could not be paired across ranks: say so, so that finding nothing
@@ -510,14 +556,20 @@ HangDetector::Result HangDetector::detect(const AnalysisContext& ctx,
                     "not checked)";
         };
         if (g.firstMismatch < 0) {
-            stuckEverywhere(ctx, g, res.findings);
+            stuckEverywhere(ctx, g, g.unrecordedWhy, res.findings);
             noteWindow();
             continue;
         }
-        const std::size_t k = std::size_t(g.firstMismatch);
+        const Cut cut = cutOf(ctx, g);
+        const std::size_t k = cut.firstMismatch;
+        if (k == SIZE_MAX) {
+            stuckEverywhere(ctx, g, cut.why, res.findings);
+            noteWindow();
+            continue;
+        }
         switch (g.collectives[k].mismatch) {
         case MismatchKind::Participation:
-            participation(ctx, g, k, res.findings);
+            participation(ctx, g, k, cut.culprits, res.findings);
             break;
         case MismatchKind::OpType:
             opMismatch(ctx, g, k, res.findings);

@@ -43,7 +43,7 @@ unsigned fileOf(const SourceFile& s)
     switch (s.kind) {
     case SourceKind::Kineto:
     case SourceKind::HorovodTimeline:
-        return kTraceFile;
+        return s.status == SourceStatus::Truncated ? kTraceFile | kCutTrace : kTraceFile;
     case SourceKind::FlightRecorder:
         return kDumpFile;
     case SourceKind::ElasticError:

@@ -51,6 +51,7 @@ enum RankFile : unsigned {
     kCollectiveLog = 16u, // log lines that record collectives (NCCL COLL lines)
     kOtherFile = 32u,     // a file of a kind the caller did not say (Analyzer::run without facts)
     kUnreadFile = 64u,    // a file of the rank that could not be read, or is of no kind read
+    kCutTrace = 128u,     // with kTraceFile: the trace was cut short and records up to the cut
 };
 // "a trace", "a log and an error file": what `files` holds, for people.
 std::string describeRankFiles(unsigned files);

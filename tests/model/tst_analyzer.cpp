@@ -357,6 +357,11 @@ private Q_SLOTS:
     void witnessIsTheSignaturesNotItsId();
     void everyRankWaitingToReceiveIsNoLinkFailure_data();
     void everyRankWaitingToReceiveIsNoLinkFailure();
+    void cutTraceIsNoCulprit_data();
+    void cutTraceIsNoCulprit();
+    void hangWithARankThatLeftNothing();
+    void logTimeoutTheTracesDoNotShow();
+    void witnessedMismatchExplainsTheStuckCollective();
 };
 
 void TestAnalyzer::emittedIdsAreInTheTaxonomy()
@@ -1576,6 +1581,192 @@ void TestAnalyzer::everyRankWaitingToReceiveIsNoLinkFailure()
                          top.conditions.end();
     QCOMPARE(topSays, nobodySends);
     if (nobodySends) QCOMPARE(top.fixPatterns.front(), std::string("fix-behavior-logic"));
+}
+
+void TestAnalyzer::cutTraceIsNoCulprit_data()
+{
+    QTest::addColumn<QString>("run");
+    QTest::addColumn<int>("cutRank");
+    // The cut rank is the faulty one (it never arrived) and one that is not (its peer crashed).
+    QTest::newRow("hang_timeout, rank 1 cut") << QStringLiteral("traces/hang_timeout") << 1;
+    QTest::newRow("rank_crash, rank 0 cut") << QStringLiteral("traces/rank_crash") << 0;
+}
+
+// A real run with one rank's trace cut in half (a copy interrupted mid-file): that trace records
+// nothing after the cut, which is not the rank stopping there. No trace finding blames the cut
+// rank or points at a collective before the one the uncut ranks issued last (the count of
+// c10d:: ops in their raw files); one that blames a rank blames the run's faulty ranks as its
+// ground_truth.json states them.
+void TestAnalyzer::cutTraceIsNoCulprit()
+{
+    QFETCH(QString, run);
+    QFETCH(int, cutRank);
+    const QString from = QStringLiteral(RANKSCOPE_TEST_DATA "/") + run;
+    QFile truthFile(from + QStringLiteral("/ground_truth.json"));
+    QVERIFY(truthFile.open(QIODevice::ReadOnly));
+    const nlohmann::json truth = nlohmann::json::parse(truthFile.readAll().toStdString());
+    const std::vector<int> faulty = truth["faulty_ranks"].get<std::vector<int>>();
+    const int world = truth["world_size"].get<int>();
+
+    QTemporaryDir dir;
+    std::int64_t frontier = 0;
+    for (const QString& name : QDir(from).entryList(QDir::Files)) {
+        if (name == QStringLiteral("ground_truth.json")) continue;
+        QFile in(from + QStringLiteral("/") + name);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QByteArray bytes = in.readAll();
+        const QString cutName = QStringLiteral("rank%1.pt.trace.json").arg(cutRank);
+        if (name == cutName) {
+            bytes.truncate(bytes.size() / 2);
+        } else if (name.endsWith(QStringLiteral(".pt.trace.json"))) {
+            std::int64_t ops = 0;
+            for (const auto& e : nlohmann::json::parse(bytes.toStdString()))
+                if (e["name"].get<std::string>().rfind("c10d::", 0) == 0) ++ops;
+            frontier = std::max(frontier, ops);
+        }
+        QFile out(dir.filePath(name));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        QCOMPARE(out.write(bytes), bytes.size());
+    }
+    QVERIFY(frontier > 0);
+
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    bool cutSeen = false;
+    for (const SourceFile& s : session->folder.sources())
+        if (s.rank == cutRank && s.kind == SourceKind::Kineto)
+            cutSeen = s.status == SourceStatus::Truncated;
+    QVERIFY(cutSeen);
+    QCOMPARE(session->analysis.presence.present().size(), std::size_t(world));
+    for (const Finding& f : session->analysis.findings) {
+        if (!isFault(f) || f.seq < 0) continue; // a collective of the traces
+        QVERIFY2(f.seq == frontier, f.summary.c_str());
+        QVERIFY2(std::find(f.ranks.begin(), f.ranks.end(), cutRank) == f.ranks.end(),
+                 f.summary.c_str());
+        QVERIFY2(f.ranks.empty() || f.ranks == faulty, f.summary.c_str());
+    }
+}
+
+// The real hang_timeout run without any file of rank 1, the rank that never arrived (its trace,
+// its log, and the launcher log that carries its lines): the others' trace shows them waiting
+// in their last collective, which nothing can pin on a rank that left nothing, and which no
+// finding may call a hang with "no rank missing".
+void TestAnalyzer::hangWithARankThatLeftNothing()
+{
+    const QString from = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/hang_timeout");
+    QFile truthFile(from + QStringLiteral("/ground_truth.json"));
+    QVERIFY(truthFile.open(QIODevice::ReadOnly));
+    const nlohmann::json truth = nlohmann::json::parse(truthFile.readAll().toStdString());
+    QCOMPARE(truth["faulty_ranks"].get<std::vector<int>>(), std::vector<int>{1});
+    QTemporaryDir dir;
+    for (const QString& name : QDir(from).entryList(QDir::Files))
+        if (name.startsWith(QStringLiteral("rank0.")) || name.startsWith(QStringLiteral("rank2.")))
+            QVERIFY(QFile::copy(from + QStringLiteral("/") + name, dir.filePath(name)));
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    QCOMPARE(session->analysis.presence.present(), (std::vector<int>{0, 2}));
+    int traceHangs = 0;
+    for (const Finding& f : session->analysis.findings) {
+        if (!isFault(f) || f.seq < 0) continue; // a collective of the traces
+        ++traceHangs;
+        QVERIFY2(f.ranks.empty(), f.summary.c_str());
+        QVERIFY2(f.conditions == std::vector<std::string>{"peer_unrecorded"}, f.summary.c_str());
+        QVERIFY2(f.detail.find("rank 1") != std::string::npos, f.detail.c_str());
+    }
+    QCOMPARE(traceHangs, 1);
+}
+
+// The real healthy run with rank 1's log replaced by one NCCL watchdog timeout line: the traces
+// (each rank's raw file has as many gloo:* spans as c10d:: ops, the same count on both ranks)
+// show both ranks completing every collective, so the log's wait is not in them; no finding
+// may then call rank 0, whose log says it finished, a rank that never arrived, as an error.
+void TestAnalyzer::logTimeoutTheTracesDoNotShow()
+{
+    const QString from = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/healthy");
+    QFile truthFile(from + QStringLiteral("/ground_truth.json"));
+    QVERIFY(truthFile.open(QIODevice::ReadOnly));
+    const nlohmann::json truth = nlohmann::json::parse(truthFile.readAll().toStdString());
+    QVERIFY(truth["faulty_ranks"].empty());
+    std::set<std::pair<int, int>> counts; // per rank: c10d ops, gloo spans
+    QTemporaryDir dir;
+    for (const QString& name : QDir(from).entryList(QDir::Files)) {
+        if (name == QStringLiteral("ground_truth.json") || name == QStringLiteral("rank1.log") ||
+            name == QStringLiteral("launcher.log"))
+            continue;
+        QVERIFY(QFile::copy(from + QStringLiteral("/") + name, dir.filePath(name)));
+        if (!name.endsWith(QStringLiteral(".pt.trace.json"))) continue;
+        QFile in(from + QStringLiteral("/") + name);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        int ops = 0, spans = 0;
+        for (const auto& e : nlohmann::json::parse(in.readAll().toStdString())) {
+            const std::string n = e["name"].get<std::string>();
+            ops += n.rfind("c10d::", 0) == 0;
+            spans += n.rfind("gloo:", 0) == 0;
+        }
+        QVERIFY(ops > 0);
+        counts.insert({ops, spans});
+    }
+    QCOMPARE(counts.size(), std::size_t(1));
+    QCOMPARE(counts.begin()->first, counts.begin()->second);
+    QFile log(dir.filePath(QStringLiteral("rank1.log")));
+    QVERIFY(log.open(QIODevice::WriteOnly));
+    log.write(
+        "[rank1]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 1] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=1, OpType=BROADCAST, "
+        "NumelIn=131072000, NumelOut=131072000, Timeout(ms)=600000) ran for 600081 "
+        "milliseconds before timing out.\n");
+    log.close();
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    for (const Finding& f : session->analysis.findings)
+        QVERIFY2(f.severity != Severity::Error || f.ranks.empty() || f.ranks == std::vector<int>{1},
+                 f.summary.c_str());
+}
+
+// The real mismatched_collective run (TORCH_DISTRIBUTED_DEBUG=DETAIL): each raw trace ends in a
+// c10d:: op with no gloo:all_reduce after it (one c10d::allreduce_ more than gloo:all_reduce
+// spans), because the fingerprint check both logs report raised before it ran. That stuck
+// collective is the mismatch's evidence, not a hang of its own pointing at the network.
+void TestAnalyzer::witnessedMismatchExplainsTheStuckCollective()
+{
+    const QString from = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/mismatched_collective");
+    std::set<std::int64_t> lastOps;
+    for (const QString& name : QDir(from).entryList({QStringLiteral("*.pt.trace.json")})) {
+        QFile in(from + QStringLiteral("/") + name);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        std::int64_t ops = 0, allreduces = 0, spans = 0;
+        for (const auto& e : nlohmann::json::parse(in.readAll().toStdString())) {
+            const std::string n = e["name"].get<std::string>();
+            ops += n.rfind("c10d::", 0) == 0;
+            allreduces += n == "c10d::allreduce_";
+            spans += n == "gloo:all_reduce";
+        }
+        QCOMPARE(allreduces, spans + 1);
+        lastOps.insert(ops);
+    }
+    QCOMPARE(lastOps.size(), std::size_t(1));
+    QTemporaryDir dir;
+    for (const QString& name : QDir(from).entryList(QDir::Files))
+        if (name != QStringLiteral("ground_truth.json"))
+            QVERIFY(QFile::copy(from + QStringLiteral("/") + name, dir.filePath(name)));
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    int mismatches = 0;
+    for (const Finding& f : session->analysis.findings) {
+        QVERIFY2(f.kind != FindingKind::Hang, f.summary.c_str());
+        if (f.kind != FindingKind::CollectiveMismatch) continue;
+        ++mismatches;
+        int traceEvidence = 0;
+        for (const Evidence& e : f.evidence)
+            if (QString::fromStdString(e.path).endsWith(QStringLiteral(".pt.trace.json"))) {
+                ++traceEvidence;
+                QVERIFY2(e.text.find("#" + std::to_string(*lastOps.begin()) + " ") !=
+                             std::string::npos,
+                         e.text.c_str());
+            }
+        QCOMPARE(traceEvidence, 2);
+    }
+    QCOMPARE(mismatches, 1);
 }
 
 QTEST_GUILESS_MAIN(TestAnalyzer)

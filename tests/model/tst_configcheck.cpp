@@ -107,6 +107,11 @@ void TestConfigCheck::tieOnMasterBlamesTheRankThatCouldNotConnect()
         QCOMPARE(found.size(), std::size_t(1));
         QCOMPARE(found.front().ranks, std::vector<int>{wrong});
         QVERIFY(found.front().confidence < 0.95);
+        // One rank against one: the other's value is cited as the one reached, not as a
+        // majority's.
+        const Evidence& reference = found.front().evidence.back();
+        QCOMPARE(reference.rank, 1 - wrong);
+        QVERIFY2(reference.text.find("majority") == std::string::npos, reference.text.c_str());
     }
     // Without such a line no rank can be told: both are named.
     std::vector<RankLog> logs;
