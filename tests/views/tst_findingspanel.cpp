@@ -72,6 +72,7 @@ private Q_SLOTS:
     void listsAHangBlamingRankOne();
     void evidenceOpensTheLogViewerAtTheCitedLine();
     void logsShowTheSelectedFindingsLinesWithoutEvidence();
+    void logsOpenTheCitedLogUntilOneIsPicked();
     void showOnTimelineShowsTheFindingsRange();
     void fixItOpensAFixPatternOfTheFinding();
     void symptomsAreListedWithScores();
@@ -192,6 +193,56 @@ void TestFindingsPanel::logsShowTheSelectedFindingsLinesWithoutEvidence()
     fx.panel.selectFinding(hangRow(*fx.panel.model()));
     QVERIFY(fx.logViewer.isHighlighted(cited->line));
     QCOMPARE(fx.logViewer.currentLineNumber(), 1); // the reader's place is kept
+}
+
+// Until a log is picked in the list, selecting a finding shows the first log holding its cited
+// lines at the first of them (subgroup_hang_w4's hang cites rank 3's log, not rank 0's, which
+// opens first); a picked log stays whichever finding is selected. The cited log is found here
+// from the evidence and the logs' own paths and line numbers.
+void TestFindingsPanel::logsOpenTheCitedLogUntilOneIsPicked()
+{
+    const SessionPtr s =
+        loadSession(QStringLiteral(RANKSCOPE_TEST_DATA "/traces/subgroup_hang_w4"));
+    QVERIFY(s && s->logs.size() >= 2);
+    FindingsPanel panel;
+    LogViewer logViewer;
+    panel.setTargets(&logViewer, nullptr, nullptr);
+    panel.setSession(s);
+    logViewer.resize(800, 500);
+    logViewer.show();
+    const auto firstCitingLog = [&](const Finding& f) {
+        for (int i = 0; i < int(s->logs.size()); ++i) {
+            const RankLog& log = s->logs[std::size_t(i)];
+            int first = -1;
+            for (const Evidence& e : f.evidence)
+                if (e.line > 0 && QString::fromStdString(e.path) == log.sourcePath &&
+                    (e.rank < 0 || !log.rank || *log.rank == e.rank) &&
+                    log.indexOfLineNumber(e.line) >= 0 && (first < 0 || e.line < first))
+                    first = e.line;
+            if (first > 0) return std::pair{i, first};
+        }
+        return std::pair{-1, -1};
+    };
+    int pastTheFirstLog = -1; // a finding whose cited log is not the one opened first
+    for (int row = 0; row < panel.model()->rowCount(); ++row) {
+        logViewer.setSession(s); // nothing picked, the first log shown
+        panel.selectFinding(row);
+        const auto [logIndex, line] = firstCitingLog(*panel.currentFinding());
+        QCOMPARE(logViewer.currentLog(), &s->logs[std::size_t(std::max(logIndex, 0))]);
+        if (logIndex < 0) continue;
+        QCOMPARE(logViewer.currentLineNumber(), line);
+        QVERIFY(logViewer.isHighlighted(line));
+        if (logIndex > 0) pastTheFirstLog = row;
+    }
+    QVERIFY2(pastTheFirstLog >= 0, "no finding cites a log other than the first");
+    // Picked in the list, the first log stays when the finding citing another is selected.
+    logViewer.setSession(s);
+    Q_EMIT logViewer.logBox()->activated(0);
+    panel.selectFinding(pastTheFirstLog);
+    QCOMPARE(logViewer.currentLog(), &s->logs.front());
+    QVERIFY(logViewer.logBox()
+                ->itemText(firstCitingLog(*panel.currentFinding()).first)
+                .contains(QStringLiteral("cited")));
 }
 
 void TestFindingsPanel::showOnTimelineShowsTheFindingsRange()

@@ -67,7 +67,10 @@ LogViewer::LogViewer(QWidget* parent) : QWidget(parent), m_model(new LogLinesMod
     connect(m_next, &QPushButton::clicked, this, &LogViewer::nextCited);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this] { updateStatus(); });
-    connect(m_logBox, &QComboBox::activated, this, [this](int i) { showLog(i); });
+    connect(m_logBox, &QComboBox::activated, this, [this](int i) {
+        m_logPicked = true;
+        showLog(i);
+    });
     updateStatus();
 }
 
@@ -76,6 +79,7 @@ void LogViewer::setSession(SessionPtr session)
     m_session = std::move(session);
     m_citations.clear();
     m_logsWithCitations = false;
+    m_logPicked = false;
     m_logIndex = -1;
     m_model->setLog(nullptr, {});
     m_logBox->clear();
@@ -92,16 +96,26 @@ void LogViewer::setCitations(const std::vector<Evidence>& evidence)
     for (const Evidence& e : evidence)
         if (e.line > 0) m_citations.push_back(e);
     m_logsWithCitations = false;
+    int firstCitingLog = -1;
+    bool shownCites = false;
     if (m_session)
         for (int i = 0; i < int(m_session->logs.size()); ++i) {
             // The logs with cited lines say so in the list, so the cited log is found from any.
             const qsizetype cited = citedRowsOf(m_session->logs[std::size_t(i)]).size();
             m_logsWithCitations = m_logsWithCitations || cited > 0;
+            if (cited > 0 && firstCitingLog < 0) firstCitingLog = i;
+            shownCites = shownCites || (cited > 0 && i == m_logIndex);
             m_logBox->setItemText(i, cited > 0
                                          ? tr("%1 (%n cited)", nullptr, int(cited)).arg(logTitle(i))
                                          : logTitle(i));
         }
-    if (m_logIndex >= 0) showLog(m_logIndex);
+    // A log the reader picked, or one that holds cited lines, stays.
+    if (!m_logPicked && !shownCites && firstCitingLog >= 0)
+        showLog(firstCitingLog);
+    else if (m_logIndex >= 0)
+        showLog(m_logIndex);
+    // Where the reader has no place yet (a log just shown), the first cited line is it.
+    if (!m_citedRows.isEmpty() && !m_view->currentIndex().isValid()) goToRow(m_citedRows.first());
 }
 
 QString LogViewer::logTitle(int logIndex) const
