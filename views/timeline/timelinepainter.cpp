@@ -1,5 +1,6 @@
 #include "views/timeline/timelinepainter.h"
 
+#include "views/counttext.h"
 #include "views/timeline/timelinecolors.h"
 
 #include <QFontMetrics>
@@ -249,7 +250,9 @@ void TimelinePainter::paint(QPainter& p, QSize size, const TimelineFrame& frame,
                 std::size_t(std::find(ranks.begin(), ranks.end(), rank) - ranks.begin());
             QString title = (collapsed ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) +
                             layout.rankTitle(rank);
-            if (collapsed) title += tr("  (%1 lanes)").arg(layout.lanesOfRankIndex(r).size());
+            if (collapsed)
+                title += tr("  (%1)").arg(
+                    countText(layout.lanesOfRankIndex(r).size(), tr("%1 lane"), tr("%1 lanes")));
             p.drawText(QRect(6, yv, labelW - 8, it->height), Qt::AlignVCenter, title);
             const QString banner = frame.banners.value(rank);
             if (!banner.isEmpty()) {

@@ -4,6 +4,7 @@
 #include "model/analysis/collectivedetails.h"
 #include "model/digest/digest.h"
 #include "views/charts/chartdata.h"
+#include "views/counttext.h"
 #include "views/timeline/timelinecolors.h"
 
 #include <QFile>
@@ -830,11 +831,11 @@ QString TimelineView::selectionDetailsHtml() const
                   : collectiveDetailsOfRecords(*m_session, m_peers);
         // Named as the collective chart names it, so that the two read as the same group.
         const QString groupName = sv(mine.processGroupName);
-        html += tr("<h4>Collective %1, %2, seq %3 on %4 ranks</h4>")
+        html += tr("<h4>Collective %1, %2, seq %3 on %4</h4>")
                     .arg(esc(sv(mine.op)), groupName.isEmpty() ? tr("unnamed group")
                                                                : tr("group %1").arg(esc(groupName)))
                     .arg(mine.seq)
-                    .arg(details.rows.size());
+                    .arg(countText(qsizetype(details.rows.size()), tr("%1 rank"), tr("%1 ranks")));
         html += tr("<p>Enter and exit on %1.</p>").arg(clock().name());
         // The analysis may number the collective by issue order where the trace has its own
         // sequence numbers: name it as the Collective by rank tab (and the findings) do.
