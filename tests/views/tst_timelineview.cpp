@@ -871,7 +871,7 @@ private Q_SLOTS:
         panel.setSession(pixelSession());
         // Before any click the pane says what the folder holds rather than staying blank.
         QVERIFY2(panel.details()->toPlainText().contains(
-                     QStringLiteral("2 rank(s), 3 lane(s), 4 event(s), 0 collective record(s)")),
+                     QStringLiteral("2 ranks, 3 lanes, 4 events, 0 collective records")),
                  qPrintable(panel.details()->toPlainText()));
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
@@ -927,7 +927,7 @@ private Q_SLOTS:
         QVERIFY(summaryLine);
         const QString shown = summaryLine->fontMetrics().elidedText(pane->summary(), Qt::ElideRight,
                                                                     summaryLine->width());
-        QVERIFY2(shown.contains(QStringLiteral("8 rank(s), 24 lane(s), %1 event(s), %2 collective")
+        QVERIFY2(shown.contains(QStringLiteral("8 ranks, 24 lanes, %1 events, %2 collective")
                                     .arg(session->events.eventCount())
                                     .arg(session->events.collectives.size())),
                  qPrintable(shown));
