@@ -326,7 +326,7 @@ void TestMainWindow::startPageListsRecentInvestigations()
     QVERIFY(list->count() >= 1);
     const QString canonical = QDir(kExample).canonicalPath();
     QCOMPARE(list->item(0)->data(Qt::UserRole).toString(), canonical);
-    QVERIFY(list->item(0)->text().contains(QLatin1String("1 checklist steps done")));
+    QVERIFY(list->item(0)->text().contains(QLatin1String("1 checklist step done")));
     QSignalSpy changed(&window, &MainWindow::sessionChanged);
     Q_EMIT window.startPage()->list()->itemActivated(list->item(0));
     QVERIFY(changed.wait(10000));
