@@ -9,6 +9,7 @@
 #include "model/report/investigationreport.h"
 #include "model/trace/kinetoreader.h"
 #include "model/traceloader.h"
+#include "views/counttext.h"
 #include "views/findings/findingsmodel.h"
 #include "views/findings/findingspanel.h"
 #include "views/folderoverview.h"
@@ -735,10 +736,10 @@ void MainWindow::onLoaded(const SessionPtr& session)
     // What was opened: the folder, or the digest of one (whose listing names the folder).
     m_openedPath = m_pendingPath;
     setWindowTitle(tr("%1 — RankScope").arg(QFileInfo(m_openedPath).fileName()));
-    m_statusLabel->setText(tr("%1: %2 ranks, %3 files")
-                               .arg(m_openedPath)
-                               .arg(folder.ranks().size())
-                               .arg(folder.sources().size()));
+    m_statusLabel->setText(
+        tr("%1: %2, %3")
+            .arg(m_openedPath, countText(folder.ranks().size(), tr("%1 rank"), tr("%1 ranks")),
+                 countText(folder.sources().size(), tr("%1 file"), tr("%1 files"))));
     if (m_store->isOpen() && m_store->isReadOnly(m_investigationId))
         m_statusLabel->setText(
             m_statusLabel->text() +

@@ -2,6 +2,7 @@
 
 #include "model/analysis/sessionanalysis.h"
 #include "model/analysisreport.h"
+#include "views/counttext.h"
 #include "views/findings/findingsmodel.h"
 #include "views/models/sourcetreemodel.h"
 
@@ -36,10 +37,10 @@ QString FolderOverview::diagnosisHtml(const TraceSession& session)
         return tr("<h3>Diagnosis</h3><p>Nothing readable in this folder: %1.</p>")
             .arg(esc(QString::fromStdString(why)));
     if (items.isEmpty())
-        return tr("<h3>Diagnosis</h3><p>No errors or warnings found (%1 collectives and %2 log "
-                  "lines checked).</p>")
-            .arg(session.analysis.collectiveCount)
-            .arg(session.analysis.logLineCount);
+        return tr("<h3>Diagnosis</h3><p>No errors or warnings found (%1 and %2 checked).</p>")
+            .arg(countText(session.analysis.collectiveCount, tr("%1 collective"),
+                           tr("%1 collectives")),
+                 countText(session.analysis.logLineCount, tr("%1 log line"), tr("%1 log lines")));
     return tr("<h3>Diagnosis</h3><ul>") + items + QStringLiteral("</ul>");
 }
 
@@ -71,10 +72,10 @@ void FolderOverview::setSession(const SessionPtr& session, const QString& diagno
     for (const SourceFile& f : folder.sources())
         if (f.status == SourceStatus::Skipped) skipped.append(f);
     // Not in parentheses: the world size can carry its own ("unknown (at least 4)").
-    html += tr("<p>%1 ranks found, world size %2, %3 files%4, %5.</p>")
-                .arg(folder.ranks().size())
+    html += tr("<p>%1 found, world size %2, %3%4, %5.</p>")
+                .arg(countText(folder.ranks().size(), tr("%1 rank"), tr("%1 ranks")))
                 .arg(AnalysisReport::worldSize(*session, session->analysis).text())
-                .arg(folder.sources().size())
+                .arg(countText(folder.sources().size(), tr("%1 file"), tr("%1 files")))
                 .arg(skipped.isEmpty() ? QString()
                                        : tr(" (%n skipped, not read)", nullptr, skipped.size()))
                 .arg(QLocale().formattedDataSize(folder.totalBytes()));

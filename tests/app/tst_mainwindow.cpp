@@ -326,7 +326,7 @@ void TestMainWindow::startPageListsRecentInvestigations()
     QVERIFY(list->count() >= 1);
     const QString canonical = QDir(kExample).canonicalPath();
     QCOMPARE(list->item(0)->data(Qt::UserRole).toString(), canonical);
-    QVERIFY(list->item(0)->text().contains(QLatin1String("1 checklist steps done")));
+    QVERIFY(list->item(0)->text().contains(QLatin1String("1 checklist step done")));
     QSignalSpy changed(&window, &MainWindow::sessionChanged);
     Q_EMIT window.startPage()->list()->itemActivated(list->item(0));
     QVERIFY(changed.wait(10000));
@@ -1324,11 +1324,19 @@ void TestMainWindow::skippedFilesAreGreyedOnTheOverview()
     QVERIFY(overview);
     const QString page = overview->toPlainText();
     QVERIFY2(page.contains(QLatin1String("3 files (1 skipped, not read)")), qPrintable(page));
-    // The line of counts reads plainly: no parentheses inside parentheses, where the world size
-    // is unknown (a log states none) and the files have their own.
+    // The line of counts reads plainly: one rank in the singular, no parentheses inside
+    // parentheses, where the world size is unknown (a log states none) and the files have their
+    // own. The status bar counts as the overview does.
     const QString counts =
-        page.mid(page.indexOf(QLatin1String("ranks found"))).section(QLatin1Char('\n'), 0, 0);
-    QVERIFY2(counts.contains(QLatin1String("world size unknown (at least 1)")), qPrintable(counts));
+        page.mid(page.indexOf(QLatin1String("found, world size"))).section(QLatin1Char('\n'), 0, 0);
+    QVERIFY2(page.contains(QLatin1String("1 rank found, world size unknown (at least 1), 3 files")),
+             qPrintable(page));
+    QVERIFY2(!page.contains(QLatin1String("1 ranks")), qPrintable(page));
+    QStringList statusTexts;
+    for (const QLabel* label : window.statusBar()->findChildren<QLabel*>())
+        statusTexts << label->text();
+    QVERIFY2(statusTexts.join(QLatin1Char('|')).contains(QLatin1String(": 1 rank, 3 files")),
+             qPrintable(statusTexts.join(QLatin1Char('|'))));
     int depth = 0, deepest = 0;
     for (const QChar c : counts) {
         depth += c == QLatin1Char('(') ? 1 : c == QLatin1Char(')') ? -1 : 0;

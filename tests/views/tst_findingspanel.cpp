@@ -72,6 +72,8 @@ private Q_SLOTS:
     void listsAHangBlamingRankOne();
     void evidenceOpensTheLogViewerAtTheCitedLine();
     void logsShowTheSelectedFindingsLinesWithoutEvidence();
+    void logsOpenTheCitedLogUntilOneIsPicked_data();
+    void logsOpenTheCitedLogUntilOneIsPicked();
     void showOnTimelineShowsTheFindingsRange();
     void fixItOpensAFixPatternOfTheFinding();
     void symptomsAreListedWithScores();
@@ -192,6 +194,62 @@ void TestFindingsPanel::logsShowTheSelectedFindingsLinesWithoutEvidence()
     fx.panel.selectFinding(hangRow(*fx.panel.model()));
     QVERIFY(fx.logViewer.isHighlighted(cited->line));
     QCOMPARE(fx.logViewer.currentLineNumber(), 1); // the reader's place is kept
+}
+
+// Until a log is picked in the list, selecting a finding shows the log of its first cited line,
+// at that line (subgroup_hang_w4's hang cites rank 3's log, not rank 0's, which opens first;
+// rank_killed_w3_step0's crash cites the launcher's line on rank 1 before the ranks' own logs);
+// a picked log stays whichever finding is selected. The cited log is found here from the
+// evidence and the logs' own paths, ranks and line numbers.
+void TestFindingsPanel::logsOpenTheCitedLogUntilOneIsPicked_data()
+{
+    QTest::addColumn<QString>("folder");
+    QTest::newRow("subgroup_hang_w4") << QStringLiteral("subgroup_hang_w4");
+    QTest::newRow("rank_killed_w3_step0") << QStringLiteral("rank_killed_w3_step0");
+}
+
+void TestFindingsPanel::logsOpenTheCitedLogUntilOneIsPicked()
+{
+    QFETCH(QString, folder);
+    const SessionPtr s = loadSession(QStringLiteral(RANKSCOPE_TEST_DATA "/traces/") + folder);
+    QVERIFY(s && s->logs.size() >= 2);
+    FindingsPanel panel;
+    LogViewer logViewer;
+    panel.setTargets(&logViewer, nullptr, nullptr);
+    panel.setSession(s);
+    logViewer.resize(800, 500);
+    logViewer.show();
+    const auto firstCitedLine = [&](const Finding& f) {
+        for (const Evidence& e : f.evidence)
+            for (int i = 0; e.line > 0 && i < int(s->logs.size()); ++i) {
+                const RankLog& log = s->logs[std::size_t(i)];
+                if (QString::fromStdString(e.path) == log.sourcePath &&
+                    (e.rank < 0 || !log.rank || *log.rank == e.rank) &&
+                    log.indexOfLineNumber(e.line) >= 0)
+                    return std::pair{i, e.line};
+            }
+        return std::pair{-1, -1};
+    };
+    int pastTheFirstLog = -1; // a finding whose first cited log is not the one opened first
+    for (int row = 0; row < panel.model()->rowCount(); ++row) {
+        logViewer.setSession(s); // nothing picked, the first log shown
+        panel.selectFinding(row);
+        const auto [logIndex, line] = firstCitedLine(*panel.currentFinding());
+        QCOMPARE(logViewer.currentLog(), &s->logs[std::size_t(std::max(logIndex, 0))]);
+        if (logIndex < 0) continue;
+        QCOMPARE(logViewer.currentLineNumber(), line);
+        QVERIFY(logViewer.isHighlighted(line));
+        if (logIndex > 0) pastTheFirstLog = row;
+    }
+    QVERIFY2(pastTheFirstLog >= 0, "no finding cites a log other than the first");
+    // Picked in the list, the first log stays when a finding citing another is selected.
+    logViewer.setSession(s);
+    Q_EMIT logViewer.logBox()->activated(0);
+    panel.selectFinding(pastTheFirstLog);
+    QCOMPARE(logViewer.currentLog(), &s->logs.front());
+    QVERIFY(logViewer.logBox()
+                ->itemText(firstCitedLine(*panel.currentFinding()).first)
+                .contains(QStringLiteral("cited")));
 }
 
 void TestFindingsPanel::showOnTimelineShowsTheFindingsRange()

@@ -41,6 +41,7 @@ private Q_SLOTS:
     void opensACitedLineAndSteps_data();
     void opensACitedLineAndSteps();
     void unknownPathOrLineIsRefused();
+    void aLineCitedWhileHiddenIsCentredWhenShown();
     void citedLinesAreReadableAndApartFromTheSelection_data();
     void citedLinesAreReadableAndApartFromTheSelection();
     void everyLineIsWholeWhereverTheLongestIs_data();
@@ -122,6 +123,39 @@ void TestLogViewer::unknownPathOrLineIsRefused()
     QVERIFY(!viewer.openAt(QStringLiteral("no-such.log"), 1));
     const RankLog& log = s->logs.front();
     QVERIFY(!viewer.openAt(log.sourcePath, log.lineNumber(log.lineCount() - 1) + 1000));
+}
+
+// A finding selected while the Logs tab is hidden: its line is in the middle of the view once
+// the tab is shown, not at an edge of the size the view had while hidden.
+void TestLogViewer::aLineCitedWhileHiddenIsCentredWhenShown()
+{
+    const SessionPtr s =
+        loadSession(QStringLiteral(RANKSCOPE_TEST_DATA "/traces/rank_killed_w3_step0"));
+    QVERIFY(s);
+    const auto longest =
+        std::max_element(s->logs.begin(), s->logs.end(), [](const RankLog& a, const RankLog& b) {
+            return a.lineCount() < b.lineCount();
+        });
+    QVERIFY(longest->lineCount() >= 60);
+    LogViewer viewer;
+    viewer.resize(800, 300);
+    viewer.setSession(s);
+    Evidence cite;
+    cite.path = longest->sourcePath.toStdString();
+    cite.line = longest->lineNumber(longest->lineCount() / 2);
+    cite.rank = longest->rank.value_or(-1);
+    viewer.setCitations({cite});
+    QCOMPARE(viewer.currentLog(), &*longest);
+    QCOMPARE(viewer.currentLineNumber(), cite.line);
+    viewer.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&viewer));
+    const QListView* view = viewer.lineView();
+    const QRect viewport = view->viewport()->rect();
+    QTRY_VERIFY2(std::abs(view->visualRect(view->currentIndex()).center().y() -
+                          viewport.center().y()) <= view->visualRect(view->currentIndex()).height(),
+                 qPrintable(QStringLiteral("line at y %1 of %2")
+                                .arg(view->visualRect(view->currentIndex()).center().y())
+                                .arg(viewport.height())));
 }
 
 void TestLogViewer::citedLinesAreReadableAndApartFromTheSelection_data()

@@ -330,6 +330,63 @@ private Q_SLOTS:
         QCOMPARE(view.markerAt({(blueFirst + blueLast) / 2, textY}), 1);
     }
 
+    // A finding at the trace's end (mismatched_collective_w4_r0's F2 at 1280 px): its label in the
+    // rank's header is drawn whole, ending inside the picture, where there is room left of the
+    // marker; in a picture too narrow for it, it is elided there. A click on it is its finding's.
+    void markerLabelsAtTheRightEdgeFit_data()
+    {
+        QTest::addColumn<int>("width");
+        QTest::addColumn<bool>("whole");
+        QTest::newRow("room to the left") << 800 << true;
+        QTest::newRow("narrower than the label") << 330 << false;
+    }
+
+    void markerLabelsAtTheRightEdgeFit()
+    {
+        QFETCH(int, width);
+        QFETCH(bool, whole);
+        TimelineView view;
+        const QColor red(230, 0, 0);
+        const QString label = QStringLiteral("F2 hang: allreduce seq 7 never completed on rank 1");
+        view.setMarkers({{998'000, 1'000'000, {1}, red, label, QStringLiteral("F2")}});
+        showView(view, pixelSession(), {width, 300});
+        const QImage img = view.viewport()->grab().toImage();
+        QVERIFY(img.save(
+            QStringLiteral(RANKSCOPE_TEST_OUTPUT "/timeline_marker_label_edge_%1.png").arg(width)));
+        const int markerX = view.xForTime(998'000);
+        const int labelAdvance = view.fontMetrics().horizontalAdvance(label);
+        QVERIFY2(markerX + labelAdvance > img.width(), "the marker leaves room for its label");
+        int headerY = -1;
+        for (int y = view.yForLane(1) + 1; y < view.yForLane(2) && headerY < 0; ++y)
+            if (view.markerAt({markerX, y}) >= 0) headerY = y;
+        QVERIFY(headerY > 0);
+        // The label's text: saturated pixels of the marker's hue, off its 2 px line.
+        int first = INT_MAX, last = -1;
+        for (int y = headerY; y < headerY + TimelineLayout::kRankHeaderHeight; ++y)
+            for (int x = 0; x < img.width(); ++x) {
+                if (x >= markerX - 1 && x <= markerX + 2) continue;
+                const QColor px = img.pixelColor(x, y);
+                const int dh = std::abs(px.hsvHue() - red.hsvHue());
+                if (px.hsvSaturation() > 110 && std::min(dh, 360 - dh) <= 20) {
+                    first = std::min(first, x);
+                    last = std::max(last, x);
+                }
+            }
+        QVERIFY2(last > first, "the label is not drawn");
+        QVERIFY2(last < img.width() - 2,
+                 qPrintable(QStringLiteral("text ends at %1 of %2 px").arg(last).arg(img.width())));
+        const int drawn = last - first + 1;
+        if (whole)
+            QVERIFY2(drawn >= labelAdvance * 9 / 10,
+                     qPrintable(QStringLiteral("%1 of %2 px drawn").arg(drawn).arg(labelAdvance)));
+        else
+            QVERIFY2(drawn < labelAdvance && drawn >= (img.width() - markerX) * 2,
+                     qPrintable(QStringLiteral("%1 of %2 px drawn").arg(drawn).arg(labelAdvance)));
+        QCOMPARE(
+            view.markerAt({(first + last) / 2, headerY + TimelineLayout::kRankHeaderHeight / 2}),
+            0);
+    }
+
     void zoomedOutUsesTheLevelOfDetail()
     {
         // 200 k tiny events in the first half of 1 ms: far more events than pixels.
@@ -814,7 +871,7 @@ private Q_SLOTS:
         panel.setSession(pixelSession());
         // Before any click the pane says what the folder holds rather than staying blank.
         QVERIFY2(panel.details()->toPlainText().contains(
-                     QStringLiteral("2 rank(s), 3 lane(s), 4 event(s), 0 collective record(s)")),
+                     QStringLiteral("2 ranks, 3 lanes, 4 events, 0 collective records")),
                  qPrintable(panel.details()->toPlainText()));
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
@@ -870,7 +927,7 @@ private Q_SLOTS:
         QVERIFY(summaryLine);
         const QString shown = summaryLine->fontMetrics().elidedText(pane->summary(), Qt::ElideRight,
                                                                     summaryLine->width());
-        QVERIFY2(shown.contains(QStringLiteral("8 rank(s), 24 lane(s), %1 event(s), %2 collective")
+        QVERIFY2(shown.contains(QStringLiteral("8 ranks, 24 lanes, %1 events, %2 collective")
                                     .arg(session->events.eventCount())
                                     .arg(session->events.collectives.size())),
                  qPrintable(shown));

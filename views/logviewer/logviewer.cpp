@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <climits>
+#include <utility>
 
 namespace rankscope {
 
@@ -30,6 +31,15 @@ public:
         return QStyledItemDelegate::sizeHint(option, widest >= 0 ? lines->index(widest) : index);
     }
 };
+
+// The row of `log` that `e` cites, -1 when it cites none there.
+int citedRow(const Evidence& e, const RankLog& log)
+{
+    if (QString::fromStdString(e.path) != log.sourcePath) return -1;
+    // A combined log is split per rank; a citation names the rank it was read from.
+    if (e.rank >= 0 && log.rank && *log.rank != e.rank) return -1;
+    return log.indexOfLineNumber(e.line);
+}
 
 } // namespace
 
@@ -67,7 +77,10 @@ LogViewer::LogViewer(QWidget* parent) : QWidget(parent), m_model(new LogLinesMod
     connect(m_next, &QPushButton::clicked, this, &LogViewer::nextCited);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this] { updateStatus(); });
-    connect(m_logBox, &QComboBox::activated, this, [this](int i) { showLog(i); });
+    connect(m_logBox, &QComboBox::activated, this, [this](int i) {
+        m_logPicked = true;
+        showLog(i);
+    });
     updateStatus();
 }
 
@@ -76,6 +89,7 @@ void LogViewer::setSession(SessionPtr session)
     m_session = std::move(session);
     m_citations.clear();
     m_logsWithCitations = false;
+    m_logPicked = false;
     m_logIndex = -1;
     m_model->setLog(nullptr, {});
     m_logBox->clear();
@@ -101,7 +115,26 @@ void LogViewer::setCitations(const std::vector<Evidence>& evidence)
                                          ? tr("%1 (%n cited)", nullptr, int(cited)).arg(logTitle(i))
                                          : logTitle(i));
         }
-    if (m_logIndex >= 0) showLog(m_logIndex);
+    // Until the reader picks a log, the one shown is that of the first cited line, at that line,
+    // as Evidence opens it; a picked log stays.
+    int firstLog = -1, firstRow = -1;
+    if (m_session && !m_logPicked)
+        for (std::size_t c = 0; c < m_citations.size() && firstLog < 0; ++c)
+            for (int i = 0; i < int(m_session->logs.size()) && firstLog < 0; ++i)
+                if (const int row = citedRow(m_citations[c], m_session->logs[std::size_t(i)]);
+                    row >= 0) {
+                    firstLog = i;
+                    firstRow = row;
+                }
+    if (firstLog >= 0) {
+        showLog(firstLog);
+        goToRow(firstRow);
+        return;
+    }
+    showLog(m_logIndex);
+    // In a picked log the reader's place is kept; where there is none yet, the first cited
+    // line is it.
+    if (!m_view->currentIndex().isValid() && !m_citedRows.isEmpty()) goToRow(m_citedRows.first());
 }
 
 QString LogViewer::logTitle(int logIndex) const
@@ -113,12 +146,8 @@ QString LogViewer::logTitle(int logIndex) const
 QList<int> LogViewer::citedRowsOf(const RankLog& log) const
 {
     QList<int> rows;
-    for (const Evidence& e : m_citations) {
-        if (QString::fromStdString(e.path) != log.sourcePath) continue;
-        // A combined log is split per rank; a citation names the rank it was read from.
-        if (e.rank >= 0 && log.rank && *log.rank != e.rank) continue;
-        if (const int row = log.indexOfLineNumber(e.line); row >= 0) rows.append(row);
-    }
+    for (const Evidence& e : m_citations)
+        if (const int row = citedRow(e, log); row >= 0) rows.append(row);
     std::sort(rows.begin(), rows.end());
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
     return rows;
@@ -207,7 +236,23 @@ void LogViewer::goToRow(int row)
     if (!index.isValid()) return;
     m_view->setCurrentIndex(index);
     m_view->scrollTo(index, QAbstractItemView::PositionAtCenter);
+    m_centerOnShow = !m_view->isVisible();
     updateStatus();
+}
+
+void LogViewer::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    // A finding selected while the tab was hidden: its line is centred at the size shown, once
+    // the view has laid its rows out at that size (queued: the show is still being laid out).
+    if (std::exchange(m_centerOnShow, false))
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                if (m_view->currentIndex().isValid())
+                    m_view->scrollTo(m_view->currentIndex(), QAbstractItemView::PositionAtCenter);
+            },
+            Qt::QueuedConnection);
 }
 
 void LogViewer::updateStatus()

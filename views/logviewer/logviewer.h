@@ -23,7 +23,9 @@ public:
 
     void setSession(SessionPtr session);
     // The lines to highlight (log evidence; trace-event evidence is ignored), in the log shown
-    // and in any shown later; the logs list marks the logs that have some.
+    // and in any shown later; the logs list marks the logs that have some. Until a log is picked
+    // in the list, the log shown is that of the first cited line, at that line; a picked log
+    // stays, at the reader's place or else at its first cited line.
     void setCitations(const std::vector<Evidence>& evidence);
     // Shows the log of `path` (folder-relative, as the evidence cites it; `rank` picks among the
     // rank streams split from one combined log, -1 for any) scrolled to source line `line`.
@@ -43,6 +45,9 @@ public Q_SLOTS:
     void nextCited();
     void previousCited();
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     void showLog(int logIndex);
     QString logTitle(int logIndex) const;
@@ -53,6 +58,8 @@ private:
     SessionPtr m_session;
     std::vector<Evidence> m_citations;
     bool m_logsWithCitations = false; // some log of the session has cited lines
+    bool m_logPicked = false;         // the user chose the log shown in the list
+    bool m_centerOnShow = false;      // a line was gone to while hidden, at a size not yet known
     int m_logIndex = -1;
     QList<int> m_citedRows; // rows of the cited lines in the shown log, ascending
     LogLinesModel* m_model = nullptr;

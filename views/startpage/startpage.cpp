@@ -1,5 +1,7 @@
 #include "views/startpage/startpage.h"
 
+#include "views/counttext.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QLabel>
@@ -81,11 +83,12 @@ void StartPage::setInvestigations(const QList<InvestigationSummary>& investigati
     for (const InvestigationSummary& inv : investigations) {
         const QFileInfo info(inv.folder);
         const bool present = info.isDir();
-        QString text = tr("%1\n%2\nlast worked on %3 · %4 checklist steps done")
-                           .arg(info.fileName().isEmpty() ? inv.folder : info.fileName(),
-                                QDir::toNativeSeparators(inv.folder),
-                                locale.toString(inv.updatedAt, QLocale::ShortFormat))
-                           .arg(inv.stepsDone);
+        QString text =
+            tr("%1\n%2\nlast worked on %3 · %4 done")
+                .arg(info.fileName().isEmpty() ? inv.folder : info.fileName(),
+                     QDir::toNativeSeparators(inv.folder),
+                     locale.toString(inv.updatedAt, QLocale::ShortFormat),
+                     countText(inv.stepsDone, tr("%1 checklist step"), tr("%1 checklist steps")));
         if (!present) text += tr(" · folder missing");
         auto* item = new QListWidgetItem(text, m_list);
         item->setData(Qt::UserRole, inv.folder);

@@ -1,5 +1,7 @@
 #include "views/timeline/timelinelayout.h"
 
+#include "views/counttext.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -212,10 +214,10 @@ QString TimelineLayout::laneDescription(int laneIndex) const
     if (!lane.threadName.empty())
         lines << tr("thread_name: %1").arg(QString::fromStdString(lane.threadName).trimmed());
     if (!lane.name.empty()) lines << tr("source name: %1").arg(QString::fromStdString(lane.name));
-    lines << tr("%1 events, %2 of %3 levels shown")
-                 .arg(lane.size())
+    lines << tr("%1, %2 of %3 shown")
+                 .arg(countText(qsizetype(lane.size()), tr("%1 event"), tr("%1 events")))
                  .arg(shownLevels(laneIndex))
-                 .arg(levelCount(laneIndex));
+                 .arg(countText(levelCount(laneIndex), tr("%1 level"), tr("%1 levels")));
     return lines.join(QLatin1Char('\n'));
 }
 

@@ -1,5 +1,6 @@
 #include "views/timeline/timelinepainter.h"
 
+#include "views/counttext.h"
 #include "views/timeline/timelinecolors.h"
 
 #include <QFontMetrics>
@@ -39,8 +40,9 @@ struct TimelineRectSink {
 
 namespace {
 
-constexpr int kRulerLabelMax = 120; // px: wider than any tick label ("999.999 ms")
-constexpr int kRulerLabelGap = 3;   // px from a tick's mark to its label
+constexpr int kRulerLabelMax = 120;    // px: wider than any tick label ("999.999 ms")
+constexpr int kRulerLabelGap = 3;      // px from a tick's mark to its label
+constexpr int kMarkerLabelMargins = 8; // px: 4 each side of a finding label's text
 
 QString qstr(std::string_view v)
 {
@@ -152,7 +154,8 @@ std::vector<TimelinePainter::MarkerLabel> TimelinePainter::markerLabels(const Ti
         if (!m.ranks.isEmpty() && !m.ranks.contains(rank)) continue;
         const auto [x1, x2] = markerXRange(frame, m, rank, width);
         if (x2 <= frame.labelWidth || x1 >= width) continue;
-        labels.push_back({i, x1, x1 + 8 + fm.horizontalAdvance(m.label)});
+        labels.push_back(
+            {i, x1, x1 + kMarkerLabelMargins + fm.horizontalAdvance(m.label), m.label});
     }
     std::stable_sort(labels.begin(), labels.end(),
                      [](const MarkerLabel& a, const MarkerLabel& b) { return a.x1 < b.x1; });
@@ -163,6 +166,20 @@ std::vector<TimelinePainter::MarkerLabel> TimelinePainter::markerLabels(const Ti
         l.x2 += shift;
         free = l.x2;
     }
+    int end = width;
+    for (auto l = labels.rbegin(); l != labels.rend(); ++l) {
+        const int shift = std::clamp(l->x2 - end, 0, std::max(0, l->x1 - frame.labelWidth));
+        l->x1 -= shift;
+        l->x2 -= shift;
+        if (l->x2 > end) {
+            l->text = fm.elidedText(l->text, Qt::ElideRight,
+                                    std::max(0, end - l->x1 - kMarkerLabelMargins));
+            l->x2 = l->text.isEmpty() ? l->x1
+                                      : l->x1 + kMarkerLabelMargins + fm.horizontalAdvance(l->text);
+        }
+        end = std::min(end, l->x1);
+    }
+    std::erase_if(labels, [](const MarkerLabel& l) { return l.text.isEmpty(); });
     return labels;
 }
 
@@ -233,7 +250,9 @@ void TimelinePainter::paint(QPainter& p, QSize size, const TimelineFrame& frame,
                 std::size_t(std::find(ranks.begin(), ranks.end(), rank) - ranks.begin());
             QString title = (collapsed ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) +
                             layout.rankTitle(rank);
-            if (collapsed) title += tr("  (%1 lanes)").arg(layout.lanesOfRankIndex(r).size());
+            if (collapsed)
+                title += tr("  (%1)").arg(
+                    countText(layout.lanesOfRankIndex(r).size(), tr("%1 lane"), tr("%1 lanes")));
             p.drawText(QRect(6, yv, labelW - 8, it->height), Qt::AlignVCenter, title);
             const QString banner = frame.banners.value(rank);
             if (!banner.isEmpty()) {
@@ -293,7 +312,7 @@ void TimelinePainter::paint(QPainter& p, QSize size, const TimelineFrame& frame,
             p.setPen(m.color.darker(150));
             p.drawText(
                 QRect(l.x1 + 4, yt, std::max(0, w - l.x1 - 4), TimelineLayout::kRankHeaderHeight),
-                Qt::AlignVCenter, m.label);
+                Qt::AlignVCenter, l.text);
         }
     }
     p.setClipping(false);

@@ -105,11 +105,15 @@ public:
                                             int rank, int width);
     // The markers' labels in `rank`'s header row, left to right: each at its marker, or just
     // after the label before it where that one reaches there (two findings at one time), so no
-    // label covers another. `x1`..`x2` is the label's box (text and a margin each side).
+    // label covers another. A label past the picture's right edge moves left until it ends
+    // there (or where the next one starts), no further than the track's left edge; what still
+    // does not fit is elided, and a label with no room for a character is left out. `x1`..`x2`
+    // is the label's box (text and a margin each side), `text` what is drawn in it.
     struct MarkerLabel {
         int marker = -1; // index into frame.markers
         int x1 = 0;
         int x2 = 0;
+        QString text;
     };
     static std::vector<MarkerLabel> markerLabels(const TimelineFrame& frame, int rank, int width,
                                                  const QFontMetrics& fm);

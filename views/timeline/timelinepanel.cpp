@@ -3,6 +3,7 @@
 #include "model/export/exportpath.h"
 #include "views/charts/collectivechart.h"
 #include "views/charts/rankbreakdownchart.h"
+#include "views/counttext.h"
 #include "views/findings/findingsmodel.h"
 #include "views/timeline/detailstabs.h"
 #include "views/timeline/rankoverview.h"
@@ -511,12 +512,13 @@ void TimelinePanel::updateFindStatus(int count, int current)
     else if (m_view->isFinding() && count == 0)
         status = tr("searching…");
     else if (m_view->isFinding()) // the hits so far; more are coming
-        status = current < 0 ? tr("%1 hits, searching…").arg(count)
-                             : tr("%1 of %2, searching…").arg(current + 1).arg(count);
+        status = current < 0
+                     ? tr("%1, searching…").arg(countText(count, tr("%1 hit"), tr("%1 hits")))
+                     : tr("%1 of %2, searching…").arg(current + 1).arg(count);
     else if (count == 0)
         status = tr("no match");
     else if (current < 0)
-        status = tr("%n hit(s)", nullptr, count);
+        status = countText(count, tr("%1 hit"), tr("%1 hits"));
     else
         status = tr("%1 of %2").arg(current + 1).arg(count);
     // One job of several shown: find looks in its lanes only (TimelineView::setFindText).

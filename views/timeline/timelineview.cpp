@@ -4,6 +4,7 @@
 #include "model/analysis/collectivedetails.h"
 #include "model/digest/digest.h"
 #include "views/charts/chartdata.h"
+#include "views/counttext.h"
 #include "views/timeline/timelinecolors.h"
 
 #include <QFile>
@@ -774,14 +775,15 @@ QString TimelineView::selectionDetailsHtml() const
                 .arg(TimelinePainter::noEventsText(*m_session)
                          .toHtmlEscaped()
                          .replace(QLatin1Char('\n'), QStringLiteral("<br>")));
-        return tr("<p>%1 rank(s), %2 lane(s), %3 event(s), %4 collective record(s).</p><p><i>Click "
+        return tr("<p>%1, %2, %3, %4.</p><p><i>Click "
                   "an event to see its details; click a collective to compare its ranks.</i> "
                   "<b>Time per rank</b> breaks each rank's time down (whole run or the visible "
                   "window); <b>Collective by rank</b> shows the slowest collectives.</p>")
-            .arg(m_layout.ranks().size())
-            .arg(store.lanes.size())
-            .arg(store.eventCount())
-            .arg(store.collectives.size());
+            .arg(countText(qsizetype(m_layout.ranks().size()), tr("%1 rank"), tr("%1 ranks")),
+                 countText(qsizetype(store.lanes.size()), tr("%1 lane"), tr("%1 lanes")),
+                 countText(qsizetype(store.eventCount()), tr("%1 event"), tr("%1 events")),
+                 countText(qsizetype(store.collectives.size()), tr("%1 collective record"),
+                           tr("%1 collective records")));
     }
     const EventStore& store = m_session->events;
     const EventLane held = eventLane(m_selected); // a raw selection's read is held while selected
@@ -830,11 +832,11 @@ QString TimelineView::selectionDetailsHtml() const
                   : collectiveDetailsOfRecords(*m_session, m_peers);
         // Named as the collective chart names it, so that the two read as the same group.
         const QString groupName = sv(mine.processGroupName);
-        html += tr("<h4>Collective %1, %2, seq %3 on %4 ranks</h4>")
+        html += tr("<h4>Collective %1, %2, seq %3 on %4</h4>")
                     .arg(esc(sv(mine.op)), groupName.isEmpty() ? tr("unnamed group")
                                                                : tr("group %1").arg(esc(groupName)))
                     .arg(mine.seq)
-                    .arg(details.rows.size());
+                    .arg(countText(qsizetype(details.rows.size()), tr("%1 rank"), tr("%1 ranks")));
         html += tr("<p>Enter and exit on %1.</p>").arg(clock().name());
         // The analysis may number the collective by issue order where the trace has its own
         // sequence numbers: name it as the Collective by rank tab (and the findings) do.
