@@ -705,6 +705,13 @@ void TestClassifier::proseAndStageRules_data()
     QTest::addRow("cannot-be-imported")
         << QByteArray("the fused optimizer cannot be imported on the worker nodes\n")
         << QStringLiteral("package-build-and-import/import-error");
+    // A call that does not complete has not failed: it waits.
+    QTest::addRow("does-not-complete")
+        << QByteArray("the barrier at the end of the epoch does not complete on the second node\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    QTest::addRow("resume-optimizer-state")
+        << QByteArray("resuming the optimizer state with FSDP on 4 GPUs raises a KeyError\n")
+        << QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning");
     QTest::addRow("tensor-rank") << QByteArray("RuntimeError: 'weight' must be 2-D\n")
                                  << QStringLiteral(
                                         "training-and-evaluation/program-failure/tensor-mismatch");
