@@ -712,6 +712,11 @@ void TestClassifier::proseAndStageRules_data()
     QTest::addRow("resume-optimizer-state")
         << QByteArray("resuming the optimizer state with FSDP on 4 GPUs raises a KeyError\n")
         << QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning");
+    // Throughput stated in model FLOPs or steps per second is a speed complaint.
+    QTest::addRow("tflops-per-gpu")
+        << QByteArray("the 8-node run reaches 95 TFLOP/s per GPU while a single node reaches "
+                      "160\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency");
     QTest::addRow("tensor-rank") << QByteArray("RuntimeError: 'weight' must be 2-D\n")
                                  << QStringLiteral(
                                         "training-and-evaluation/program-failure/tensor-mismatch");
