@@ -717,6 +717,11 @@ void TestClassifier::proseAndStageRules_data()
         << QByteArray("the 8-node run reaches 95 TFLOP/s per GPU while a single node reaches "
                       "160\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency");
+    // An identifier names the checkpoint call: "_" joins it to words, so \b alone misses it.
+    QTest::addRow("resume-from-checkpoint-argument")
+        << QByteArray("trainer.train(resume_from_checkpoint=True) stops with a KeyError on two "
+                      "nodes\n")
+        << QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning");
     QTest::addRow("tensor-rank") << QByteArray("RuntimeError: 'weight' must be 2-D\n")
                                  << QStringLiteral(
                                         "training-and-evaluation/program-failure/tensor-mismatch");
