@@ -49,6 +49,7 @@ private Q_SLOTS:
     void frameCuesMatchTheirExamples();
     void contextHintIsStagePlusFrames();
     void environmentTemplateStatesNoFrame();
+    void importFramesAreNotAHang();
     void weakEvidenceTopThreeFollowsTheComplaint_data();
     void weakEvidenceTopThreeFollowsTheComplaint();
 };
@@ -695,6 +696,32 @@ void TestClassifier::proseAndStageRules_data()
     QTest::addRow("freezing-layers")
         << QByteArray("after freezing the encoder layers each step is twice as slow on 8 GPUs\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency");
+    // The leaf's page lists an illegal memory access among the CUDA errors: a fault on the
+    // device, not a host-memory problem.
+    QTest::addRow("illegal-access")
+        << QByteArray("the optimizer step crashes on both nodes with ZeRO-3\n"
+                      "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+        << QStringLiteral("training-and-evaluation/program-failure/device-error");
+    QTest::addRow("cannot-be-imported")
+        << QByteArray("the fused optimizer cannot be imported on the worker nodes\n")
+        << QStringLiteral("package-build-and-import/import-error");
+    // A call that does not complete has not failed: it waits.
+    QTest::addRow("does-not-complete")
+        << QByteArray("the barrier at the end of the epoch does not complete on the second node\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    QTest::addRow("resume-optimizer-state")
+        << QByteArray("resuming the optimizer state with FSDP on 4 GPUs raises a KeyError\n")
+        << QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning");
+    // Throughput stated in model FLOPs or steps per second is a speed complaint.
+    QTest::addRow("tflops-per-gpu")
+        << QByteArray("the 8-node run reaches 95 TFLOP/s per GPU while a single node reaches "
+                      "160\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency");
+    // An identifier names the checkpoint call: "_" joins it to words, so \b alone misses it.
+    QTest::addRow("resume-from-checkpoint-argument")
+        << QByteArray("trainer.train(resume_from_checkpoint=True) stops with a KeyError on two "
+                      "nodes\n")
+        << QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning");
     QTest::addRow("tensor-rank") << QByteArray("RuntimeError: 'weight' must be 2-D\n")
                                  << QStringLiteral(
                                         "training-and-evaluation/program-failure/tensor-mismatch");
@@ -1093,6 +1120,36 @@ void TestClassifier::environmentTemplateStatesNoFrame()
 // Sentences we wrote with no error line, where the old ranker knew no cue and fell back to the
 // study's most common leaves: the stage and the complaint they state bring the leaf a labeller
 // would give into the first three.
+// A traceback through Python's import machinery names frozen modules ("<frozen
+// importlib._bootstrap>"); nothing froze, and the failure happened while importing.
+void TestClassifier::importFramesAreNotAHang()
+{
+    const QByteArray text =
+        "Launching the trainer fails right away on every rank\n"
+        "```\n"
+        "Traceback (most recent call last):\n"
+        "  File \"train.py\", line 4, in <module>\n"
+        "    import trainer_lib\n"
+        "  File \"<frozen importlib._bootstrap>\", line 1027, in _find_and_load\n"
+        "  File \"<frozen importlib._bootstrap_external>\", line 883, in "
+        "exec_module\n"
+        "  File \"/opt/lib/trainer_lib/__init__.py\", line 9, in <module>\n"
+        "    mp.set_start_method(\"spawn\")\n"
+        "```\n";
+    SymptomClassifier::Options all;
+    all.maxCandidates = 38;
+    const QList<Candidate> ranked = SymptomClassifier::instance().classify(text, all);
+    QVERIFY(ranked.size() >= 3);
+    for (const Candidate& c : ranked) {
+        if (c.symptom.endsWith(QLatin1String("/hang")) ||
+            c.symptom.endsWith(QLatin1String("/hang-and-timeout")))
+            QCOMPARE(c.score, 0.0);
+        if (c.symptom == QLatin1String("package-build-and-import/import-error"))
+            QVERIFY(c.stageHint >= 0.4);
+    }
+    QVERIFY(!ranked.first().symptom.contains(QLatin1String("hang")));
+}
+
 void TestClassifier::weakEvidenceTopThreeFollowsTheComplaint_data()
 {
     QTest::addColumn<QByteArray>("text");
