@@ -159,6 +159,43 @@ bool tracesShowAllCompleted(const std::vector<GroupProgress>& progress,
     return seen.size() == ranks.size();
 }
 
+// A trace's hang that blames nobody only because members of its group left no trace, when those
+// members include every rank the logs name as never arriving: it is the wait the logs' finding
+// `f` explains, not a second error that calls the culprit unknown beside it. It merges into `f`,
+// which says why the traces cannot confirm the rank it names.
+void mergeUncomparedWait(Finding& f, std::vector<Finding>& trace,
+                         const std::vector<CollectiveGroup>& groups, const EventStore& store)
+{
+    std::erase_if(trace, [&](const Finding& t) {
+        if (!isTraceHang(t) || !t.ranks.empty() ||
+            t.conditions != std::vector<std::string>{"peer_unrecorded"})
+            return false;
+        const auto g = std::find_if(groups.begin(), groups.end(), [&](const CollectiveGroup& g) {
+            return g.name == t.processGroup;
+        });
+        if (g == groups.end() || !std::all_of(f.ranks.begin(), f.ranks.end(), [&](int r) {
+                return std::find(g->unrecorded.begin(), g->unrecorded.end(), r) !=
+                       g->unrecorded.end();
+            }))
+            return false;
+        const std::set<int> waiting = waitersOf(t);
+        const auto row = std::find_if(g->collectives.begin(), g->collectives.end(),
+                                      [&](const MatchedCollective& c) { return c.seq == t.seq; });
+        f.summary +=
+            "; the traces show " + formatRanks(std::vector<int>(waiting.begin(), waiting.end())) +
+            " waiting" +
+            (row == g->collectives.end() ? std::string()
+                                         : " in " + std::string(store.strings.view(row->op)) +
+                                               " #" + std::to_string(row->seq)) +
+            " but cannot confirm it: " + t.detail;
+        for (const Evidence& e : t.evidence)
+            if (f.evidence.size() < 24 && e.line < 0) f.evidence.push_back(e);
+        f.startNs = t.startNs;
+        f.endNs = t.endNs;
+        return true;
+    });
+}
+
 } // namespace
 
 AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> sourcePaths,
@@ -318,6 +355,7 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
                         l.summary +=
                             " (these ranks were waiting for " + formatRanks(log.silentRanks) + ")";
                     }
+                mergeUncomparedWait(f, trace, res.groups, store);
             }
             fromLogs.push_back(std::move(f));
         }

@@ -360,6 +360,7 @@ private Q_SLOTS:
     void cutTraceIsNoCulprit_data();
     void cutTraceIsNoCulprit();
     void hangWithARankThatLeftNothing();
+    void logsNameTheRankThatLeftNoTrace();
     void logTimeoutTheTracesDoNotShow();
     void witnessedMismatchExplainsTheStuckCollective();
 };
@@ -1355,13 +1356,12 @@ void TestAnalyzer::noCulpritWithoutItsEvidence()
              what.c_str());
     QVERIFY(!top.fixPatterns.empty());
     QCOMPARE(top.fixPatterns.front(), std::string("fix-behavior-logic"));
-    const auto trace = std::find_if(res.findings.begin(), res.findings.end(), [](const Finding& f) {
-        return f.kind == FindingKind::Hang && f.ranks.empty() &&
-               f.summary.find("left no trace") != std::string::npos;
-    });
-    QVERIFY(trace != res.findings.end());
-    QVERIFY2(trace->summary.find("no rank is missing") == std::string::npos,
-             trace->summary.c_str());
+    // The others' wait in the traces is the logs' finding's, which says what the traces lack.
+    QVERIFY2(top.summary.find("cannot confirm it: rank " + std::to_string(silent) +
+                              " left no trace") != std::string::npos,
+             what.c_str());
+    for (const Finding& f : res.findings)
+        QVERIFY2(f.summary.find("no rank is missing") == std::string::npos, f.summary.c_str());
 }
 
 // Which ranks are missing is decided once (RankPresence): the missing-ranks warning, ConfigCheck's
@@ -1674,6 +1674,52 @@ void TestAnalyzer::hangWithARankThatLeftNothing()
         QVERIFY2(f.detail.find("rank 1") != std::string::npos, f.detail.c_str());
     }
     QCOMPARE(traceHangs, 1);
+}
+
+// The real hang_timeout run without rank 1's own files (trace, log), its launcher log kept: the
+// launcher's [rank1] lines show rank 1 logging no timeout where the others did, so the logs name
+// it; the others' traces cannot compare with a rank that left no trace. One error names the
+// rank, and says the traces cannot confirm it; none calls the culprit unknown beside it.
+void TestAnalyzer::logsNameTheRankThatLeftNoTrace()
+{
+    const QString from = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/hang_timeout/");
+    QFile truthFile(from + QStringLiteral("ground_truth.json"));
+    QVERIFY(truthFile.open(QIODevice::ReadOnly));
+    const nlohmann::json truth = nlohmann::json::parse(truthFile.readAll().toStdString());
+    const std::vector<int> faulty = truth["faulty_ranks"].get<std::vector<int>>();
+    QCOMPARE(faulty.size(), std::size_t(1));
+    const QString own = QStringLiteral("rank%1.").arg(faulty.front());
+    // The launcher log carries the faulty rank's lines, none of them a timeout of its own.
+    QFile launcher(from + QStringLiteral("launcher.log"));
+    QVERIFY(launcher.open(QIODevice::ReadOnly));
+    const QByteArray tag = QStringLiteral("[rank%1]").arg(faulty.front()).toUtf8();
+    int taggedLines = 0;
+    for (const QByteArray& line : launcher.readAll().split('\n')) {
+        if (!line.contains(tag)) continue;
+        ++taggedLines;
+        QVERIFY2(!line.contains("Timed out"), line.constData());
+    }
+    QVERIFY(taggedLines > 0);
+    QTemporaryDir dir;
+    for (const QString& name : QDir(from).entryList(QDir::Files))
+        if (!name.startsWith(own) && name != QLatin1String("ground_truth.json"))
+            QVERIFY(QFile::copy(from + name, dir.filePath(name)));
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    const std::string culprit = "rank " + std::to_string(faulty.front());
+    int errors = 0;
+    for (const Finding& f : session->analysis.findings) {
+        if (f.severity != Severity::Error) continue;
+        ++errors;
+        QCOMPARE(f.kind, FindingKind::Hang);
+        QVERIFY2(f.ranks == faulty, f.summary.c_str());
+        QVERIFY2(f.summary.find("cannot confirm it: " + culprit + " left no trace") !=
+                     std::string::npos,
+                 f.summary.c_str());
+    }
+    QCOMPARE(errors, 1);
+    for (const Finding& f : session->analysis.findings)
+        QVERIFY2(f.summary.find("is unknown") == std::string::npos, f.summary.c_str());
 }
 
 // The real healthy run with rank 1's log replaced by one NCCL watchdog timeout line: the traces
