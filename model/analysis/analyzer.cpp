@@ -13,6 +13,9 @@ namespace rankscope {
 
 namespace {
 
+// A finding quotes at most this many evidence lines when another's are folded into it.
+constexpr std::size_t kMaxFindingEvidence = 24;
+
 constexpr const char* kPriorIterationPhrase = "in the prior iteration";
 
 double severityWeight(Severity s)
@@ -189,7 +192,7 @@ void mergeUncomparedWait(Finding& f, std::vector<Finding>& trace,
                                                " #" + std::to_string(row->seq)) +
             " but cannot confirm it: " + t.detail;
         for (const Evidence& e : t.evidence)
-            if (f.evidence.size() < 24 && e.line < 0) f.evidence.push_back(e);
+            if (f.evidence.size() < kMaxFindingEvidence && e.line < 0) f.evidence.push_back(e);
         f.startNs = t.startNs;
         f.endNs = t.endNs;
         return true;
@@ -305,7 +308,7 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
         traceHang = traceHang || !f.ranks.empty();
         if (log.waitingEvidence.empty()) continue;
         for (const Evidence& e : log.waitingEvidence)
-            if (f.evidence.size() < 24) f.evidence.push_back(e);
+            if (f.evidence.size() < kMaxFindingEvidence) f.evidence.push_back(e);
         f.confidence = std::min(1.0, f.confidence + 0.05);
     }
     std::set<int> rootRanks;
@@ -439,7 +442,8 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
                 t.seq < 0)
                 return false;
             for (const Evidence& e : t.evidence)
-                if (witnessed->evidence.size() < 24) witnessed->evidence.push_back(e);
+                if (witnessed->evidence.size() < kMaxFindingEvidence)
+                    witnessed->evidence.push_back(e);
             return true;
         });
 
