@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 
 namespace rankscope {
 
@@ -29,8 +30,42 @@ bool onWallClock(const StatedJob& s)
     return s.firstNs >= kWallClockFromNs && s.lastNs >= s.firstNs;
 }
 
+// The subfolder a source lies in ("" at the folder's top), '/' separated.
+QString directoryOf(const SourceFile& s)
+{
+    const qsizetype slash = s.relativePath.lastIndexOf(u'/');
+    return slash < 0 ? QString() : s.relativePath.left(slash);
+}
+
+bool within(const QString& path, const QString& directory)
+{
+    return path == directory || path.startsWith(directory + u'/');
+}
+
+// Two traces claim one rank from different subfolders, and one of them has no wall clock that
+// fits() could place it by: the subfolders hold different runs. One rank's traces in one
+// subfolder (profiling windows of one run) say nothing.
+bool ranksClaimedFromTwoSubfolders(const QList<SourceFile>& sources)
+{
+    struct Claims {
+        std::set<QString> directories;
+        bool unclocked = false;
+    };
+    std::map<int, Claims> byRank;
+    for (const SourceFile& s : sources) {
+        if (!isTrace(s) || !s.rank) continue;
+        Claims& c = byRank[*s.rank];
+        c.directories.insert(directoryOf(s));
+        c.unclocked = c.unclocked || !onWallClock(s.stated);
+    }
+    return std::any_of(byRank.begin(), byRank.end(), [](const auto& rank) {
+        return rank.second.unclocked && rank.second.directories.size() > 1;
+    });
+}
+
 // What a job's traces state together, to check the next trace against.
 struct JobFacts {
+    QString directory; // of its first trace
     int worldSize = 0;
     QString backend;
     std::map<QString, int> groupSizes;
@@ -38,9 +73,10 @@ struct JobFacts {
     std::int64_t firstNs = -1, lastNs = -1; // wall clock only
 };
 
-bool fits(const JobFacts& job, const SourceFile& s)
+bool fits(const JobFacts& job, const SourceFile& s, bool bySubfolder)
 {
     const StatedJob& t = s.stated;
+    if (bySubfolder && directoryOf(s) != job.directory) return false;
     if (t.worldSize > 0 && job.worldSize > 0 && t.worldSize != job.worldSize) return false;
     if (!t.backend.isEmpty() && !job.backend.isEmpty() && t.backend != job.backend) return false;
     for (const auto& [name, size] : t.processGroupSizes) {
@@ -111,6 +147,7 @@ JobSplit splitJobs(const QList<SourceFile>& sources)
 {
     JobSplit split;
     split.setAside.assign(std::size_t(sources.size()), false);
+    split.bySubfolder = ranksClaimedFromTwoSubfolders(sources);
     std::vector<int> traces;
     for (int i = 0; i < int(sources.size()); ++i)
         if (isTrace(sources[i])) traces.push_back(i);
@@ -126,10 +163,11 @@ JobSplit splitJobs(const QList<SourceFile>& sources)
     for (const int i : traces) {
         const SourceFile& s = sources[i];
         std::size_t j = 0;
-        while (j < facts.size() && !fits(facts[j], s))
+        while (j < facts.size() && !fits(facts[j], s, split.bySubfolder))
             ++j;
         if (j == facts.size()) {
             facts.emplace_back();
+            facts.back().directory = directoryOf(s);
             split.jobs.emplace_back();
         }
         join(facts[j], s);
@@ -156,6 +194,24 @@ JobSplit splitJobs(const QList<SourceFile>& sources)
                                            return a.bytes > b.bytes;
                                        });
     split.analysed = int(best - split.jobs.begin());
+    // The other files of a job's subfolder (the deepest that holds them) are its own: its logs'
+    // launch lines and dumps are not the analysed job's. Files outside every job's subfolder stay
+    // with the analysed job.
+    if (split.bySubfolder) {
+        for (int i = 0; i < int(sources.size()); ++i) {
+            if (isTrace(sources[i])) continue;
+            const QString directory = directoryOf(sources[i]);
+            int owner = -1;
+            for (std::size_t j = 0; j < split.jobs.size(); ++j)
+                if (within(directory, facts[j].directory) &&
+                    (owner < 0 ||
+                     facts[j].directory.size() > facts[std::size_t(owner)].directory.size()))
+                    owner = int(j);
+            if (owner >= 0) split.jobs[std::size_t(owner)].sources.push_back(i);
+        }
+        for (TraceJob& job : split.jobs)
+            std::sort(job.sources.begin(), job.sources.end());
+    }
     for (std::size_t j = 0; j < split.jobs.size(); ++j)
         if (int(j) != split.analysed)
             for (const int i : split.jobs[j].sources)
@@ -202,15 +258,20 @@ Finding mixedJobsFinding(const JobSplit& split, const QList<SourceFile>& sources
     if (named < split.jobs.size())
         jobs += "; and " + std::to_string(split.jobs.size() - named) + " more jobs";
     f.summary =
-        "the folder mixes traces of " + std::to_string(split.jobs.size()) +
-        " different jobs (they state different world sizes, backends or process-group sizes, "
-        "a rank beyond another's world size, or ran more than " +
-        std::to_string(JobSplit::kSameJobGapNs / 60'000'000'000) + " minutes apart): " + jobs +
+        "the folder mixes traces of " + std::to_string(split.jobs.size()) + " different jobs (" +
+        (split.bySubfolder
+             ? std::string("traces in different subfolders claim the same ranks, with no wall "
+                           "clock to place them in one run")
+             : "they state different world sizes, backends or process-group sizes, a rank "
+               "beyond another's world size, or ran more than " +
+                   std::to_string(JobSplit::kSameJobGapNs / 60'000'000'000) + " minutes apart") +
+        "): " + jobs +
         ". No collective, clock or step of one job is compared with another's: the cross-rank "
         "checks cover job " +
         std::to_string(split.analysed + 1) +
-        " only (the most ranks, then the most bytes); the other jobs' traces are set "
-        "aside, each measured in the time breakdown as a file of its own, never as a rank "
+        " only (the most ranks, then the most bytes); the other jobs' " +
+        (split.bySubfolder ? "files (traces, logs, dumps) are" : "traces are") +
+        " set aside, each measured in the time breakdown as a file of its own, never as a rank "
         "of job " +
         std::to_string(split.analysed + 1) + ": open each job's files as a folder of their own";
     std::string detail = "stated world sizes ";

@@ -13,7 +13,7 @@ namespace rankscope {
 
 // The traces of one job, as their files state it.
 struct TraceJob {
-    std::vector<int> sources; // indexes into the folder's sources
+    std::vector<int> sources; // indexes into the folder's sources (bySubfolder: all its files)
     std::vector<int> ranks;   // the ranks its traces claim, sorted, distinct
     int worldSize = 0;        // the world size its traces state, 0 when none does
     QString backend;          // the backend they state, empty when none does
@@ -28,8 +28,13 @@ struct TraceJob {
 // they state, claim no rank beyond that world size, and ran at the same time, so their
 // wall-clock ranges overlap (within kSameJobGapNs; clocks that are not wall time, such as
 // relative timestamps, say nothing). A trace joins the first job, in order of time, that none of
-// this tells it apart from. Logs and Flight Recorder dumps state too little to be placed: they
-// stay with whichever job is analysed.
+// this tells it apart from. Traces without a wall clock (PyTorch 1.13 states neither world size
+// nor time) are told apart by where they lie: when two traces claim one rank from different
+// subfolders and one of them has no wall clock to place it, each subfolder is a job of its own
+// (bySubfolder), and the logs, dumps and error files of a set-aside job's subfolder are set aside
+// with its traces. Otherwise logs and Flight Recorder dumps state too little to be placed: they
+// stay with whichever job is analysed. Two files of one rank in one folder (a trace and its log,
+// two profiling windows) never split it.
 struct JobSplit {
     // Traces of one job more than this apart cannot be (profiling windows of one job are the
     // same steps on every rank, and hosts' clocks agree to far better than this).
@@ -39,8 +44,11 @@ struct JobSplit {
     // The job the cross-rank checks cover when the folder mixes jobs: the one with the most
     // ranks (then the most bytes, then the earliest). -1 without traces.
     int analysed = -1;
-    // Per source of the folder: a trace of another job than the analysed one.
+    // Per source of the folder: a trace of another job than the analysed one, or (bySubfolder) a
+    // file in that job's subfolder.
     std::vector<bool> setAside;
+    // The jobs were told apart by their subfolders (see above).
+    bool bySubfolder = false;
 
     bool mixed() const { return jobs.size() > 1; }
 };

@@ -238,6 +238,28 @@ int jobWorldSizeAtLeast(const TraceRead& read, const RankFacts& facts, const Eve
     return largest + 1;
 }
 
+// The files of the analysed job alone, for a folder whose jobs lie in subfolders of their own
+// (JobSplit::bySubfolder): the other jobs' logs, dumps and error files are set aside with their
+// traces, so no launch line or dump of one run is compared with another's.
+TraceRead analysedJobRead(const TraceRead& read, const std::vector<bool>& setAside)
+{
+    const auto kept = [&](int sourceIndex) {
+        return sourceIndex < 0 || std::size_t(sourceIndex) >= setAside.size() ||
+               !setAside[std::size_t(sourceIndex)];
+    };
+    TraceRead job;
+    job.folder = read.folder;
+    job.events = withoutSources(read.events, setAside);
+    for (const RankLog& log : read.logs)
+        if (kept(log.sourceIndex)) job.logs.push_back(log);
+    for (const FlightRecorderDump& dump : read.dumps)
+        if (kept(dump.sourceIndex)) job.dumps.push_back(dump);
+    for (const ElasticError& error : read.errors)
+        if (kept(error.sourceIndex)) job.errors.push_back(error);
+    job.warnings = read.warnings;
+    return job;
+}
+
 } // namespace
 
 std::vector<Evidence> classifyLogs(const TraceRead& read, std::size_t* linesScanned,
@@ -291,14 +313,19 @@ std::string nothingReadableReason(const TraceRead& read)
            (failed.empty() ? std::string() : " (" + failed + ")");
 }
 
-Diagnosis diagnose(const TraceRead& read, const ParallelControl& control,
+Diagnosis diagnose(const TraceRead& folderRead, const ParallelControl& control,
                    const std::vector<RankTimeBreakdown>* breakdown)
 {
     // A folder mixing traces of different jobs: one job is analysed, the others' traces are set
-    // aside, and one finding says so (model/analysis/jobsplit.h).
-    const JobSplit jobs = splitJobs(read.folder.sources());
+    // aside, and one finding says so (model/analysis/jobsplit.h). Jobs told apart by their
+    // subfolders also leave their logs, dumps and error files aside.
+    const JobSplit jobs = splitJobs(folderRead.folder.sources());
+    std::optional<TraceRead> analysedRead;
+    if (jobs.bySubfolder) analysedRead = analysedJobRead(folderRead, jobs.setAside);
+    const TraceRead& read = analysedRead ? *analysedRead : folderRead;
     std::optional<EventStore> analysedEvents;
-    if (jobs.mixed()) analysedEvents = withoutSources(read.events, jobs.setAside);
+    if (jobs.mixed() && !analysedRead) analysedEvents = withoutSources(read.events, jobs.setAside);
+    const EventStore& events = analysedEvents ? *analysedEvents : read.events;
     Diagnosis stopped;
     stopped.interrupted = true;
     std::vector<std::string> paths;
@@ -316,17 +343,15 @@ Diagnosis diagnose(const TraceRead& read, const ParallelControl& control,
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
     // What the analysed job's files say about each rank, read once for ConfigCheck, the
     // Analyzer and the auto-checks alike; which ranks are missing is decided there once.
-    const RankFacts facts = RankFacts::of(read, jobs, analysedEvents ? &*analysedEvents : nullptr);
+    const RankFacts facts = RankFacts::of(read, jobs, jobs.mixed() ? &events : nullptr);
     std::vector<Finding> config = ConfigCheck::check(facts);
     if (jobs.mixed()) config.push_back(mixedJobsFinding(jobs, read.folder.sources()));
     Diagnosis diagnosis;
-    diagnosis.analysis = Analyzer::run(analysedEvents ? *analysedEvents : read.events,
-                                       std::move(paths), std::move(ranks), logs, read.dumps,
+    diagnosis.analysis = Analyzer::run(events, std::move(paths), std::move(ranks), logs, read.dumps,
                                        std::move(config), &facts.presence, breakdown);
     diagnosis.analysis.logLineCount = lines;
     diagnosis.analysis.statedWorldSize = facts.statedWorldSize;
-    diagnosis.analysis.worldSizeAtLeast =
-        jobWorldSizeAtLeast(read, facts, analysedEvents ? *analysedEvents : read.events);
+    diagnosis.analysis.worldSizeAtLeast = jobWorldSizeAtLeast(read, facts, events);
     if (stopRequested(control)) return stopped;
     diagnosis.autoChecks =
         AutoCheckEvaluator::evaluateAll(read, facts, diagnosis.analysis, logs, control);

@@ -350,6 +350,9 @@ private Q_SLOTS:
     void mixedJobsWorldSizeIsTheAnalysedJobs();
     void jobSplitRules_data();
     void jobSplitRules();
+    void jobsInSubfolders_data();
+    void jobsInSubfolders();
+    void oldRunsInSubfoldersAreNotCompared();
     void noCulpritWithoutItsEvidence_data();
     void noCulpritWithoutItsEvidence();
     void missingRanksAreOneDecision_data();
@@ -1260,6 +1263,135 @@ void TestAnalyzer::jobSplitRules()
     QCOMPARE(f.kind, FindingKind::MixedJobs);
     QCOMPARE(f.evidence.size(), std::size_t(2));
     QVERIFY2(f.summary.find("job 1 (analysed): a.json") != std::string::npos, f.summary.c_str());
+}
+
+namespace {
+
+SourceFile fileOf(const char* path, SourceKind kind, int rank, std::int64_t wallClockNs = -1)
+{
+    SourceFile s;
+    s.relativePath = QLatin1String(path);
+    s.kind = kind;
+    s.rank = rank;
+    s.sizeBytes = 1000;
+    // PyTorch 1.13 traces: relative timestamps (no wall clock) unless given one.
+    s.stated.firstNs = wallClockNs >= 0 ? wallClockNs : 100'000;
+    s.stated.lastNs = s.stated.firstNs + 2'000'000'000;
+    return s;
+}
+
+} // namespace
+
+Q_DECLARE_METATYPE(QList<SourceFile>)
+Q_DECLARE_METATYPE(std::vector<bool>)
+
+// Traces that state no world size and no wall clock are told apart by where they lie: one rank
+// claimed from two subfolders makes each subfolder a job, its logs with it. Two files of one rank
+// in one folder, or a run spread over a subfolder per rank, stay one job.
+void TestAnalyzer::jobsInSubfolders_data()
+{
+    QTest::addColumn<QList<SourceFile>>("files");
+    QTest::addColumn<std::vector<bool>>("setAside");
+    const auto K = SourceKind::Kineto;
+    const auto L = SourceKind::Log;
+    const std::int64_t clock = std::int64_t(1'700'000'000) * 1'000'000'000;
+    QTest::addRow("two runs, rank 0 in both subfolders")
+        << QList<SourceFile>{fileOf("a/rank0.json", K, 0), fileOf("a/rank0.log", L, 0),
+                             fileOf("b/rank0.json", K, 0), fileOf("b/rank1.json", K, 1),
+                             fileOf("b/rank1.log", L, 1),  fileOf("launcher.log", L, 0)}
+        << std::vector<bool>{true, true, false, false, false, false};
+    QTest::addRow("a trace and a log of one rank")
+        << QList<SourceFile>{fileOf("rank0.json", K, 0), fileOf("rank0.log", L, 0)}
+        << std::vector<bool>{false, false};
+    QTest::addRow("two traces of one rank in one folder")
+        << QList<SourceFile>{fileOf("run/rank0.json", K, 0), fileOf("run/rank0.2.json", K, 0),
+                             fileOf("run/rank1.json", K, 1)}
+        << std::vector<bool>{false, false, false};
+    QTest::addRow("one run, a subfolder per rank")
+        << QList<SourceFile>{fileOf("r0/rank0.json", K, 0), fileOf("r0/rank0.log", L, 0),
+                             fileOf("r1/rank1.json", K, 1), fileOf("r1/rank1.log", L, 1)}
+        << std::vector<bool>{false, false, false, false};
+    QTest::addRow("profiling windows of one run on one wall clock")
+        << QList<SourceFile>{fileOf("step100/rank0.json", K, 0, clock),
+                             fileOf("step200/rank0.json", K, 0, clock + 60'000'000'000)}
+        << std::vector<bool>{false, false};
+}
+
+void TestAnalyzer::jobsInSubfolders()
+{
+    QFETCH(QList<SourceFile>, files);
+    QFETCH(std::vector<bool>, setAside);
+    const JobSplit split = splitJobs(files);
+    const bool mixed = std::find(setAside.begin(), setAside.end(), true) != setAside.end();
+    QCOMPARE(split.mixed(), mixed);
+    QCOMPARE(split.bySubfolder, mixed);
+    QCOMPARE(split.setAside, setAside);
+}
+
+// The audit's folder: a healthy 2-rank run in a/ and the 3-rank straggler run in b/, both
+// PyTorch 1.13 (traces with no distributedInfo and relative timestamps) with their logs. The
+// runs' logs state different master ports; they must not be compared as one job's: the 3-rank
+// run is analysed alone, its straggler found, and no rank blamed for the other run's port.
+void TestAnalyzer::oldRunsInSubfoldersAreNotCompared()
+{
+    const QString data = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/");
+    const std::map<QString, QString> runs{{QStringLiteral("a"), QStringLiteral("healthy")},
+                                          {QStringLiteral("b"), QStringLiteral("straggler")}};
+    QTemporaryDir dir;
+    std::map<QString, std::set<QString>> ports; // subfolder -> master ports its launch lines state
+    for (const auto& [sub, run] : runs) {
+        QVERIFY(QDir(dir.path()).mkdir(sub));
+        const QStringList names =
+            QDir(data + run)
+                .entryList({QStringLiteral("rank*"), QStringLiteral("launcher.log")}, QDir::Files);
+        QVERIFY(!names.isEmpty());
+        for (const QString& name : names) {
+            QFile raw(data + run + u'/' + name);
+            QVERIFY(raw.open(QIODevice::ReadOnly));
+            const QByteArray bytes = raw.readAll();
+            if (name.endsWith(QLatin1String(".json")))
+                QVERIFY2(!bytes.contains("distributedInfo"), qPrintable(name));
+            for (const QByteArray& line : bytes.split('\n')) {
+                const qsizetype at = line.indexOf(" starting: ");
+                const qsizetype master = line.indexOf(" master=", at);
+                if (at < 0 || master < 0) continue;
+                const QByteArray hostPort =
+                    line.mid(master + 8, line.indexOf(' ', master + 8) - master - 8);
+                ports[sub].insert(QString::fromLatin1(hostPort.mid(hostPort.lastIndexOf(':') + 1)));
+            }
+            QVERIFY(QFile::copy(data + run + u'/' + name, dir.filePath(sub + u'/' + name)));
+        }
+    }
+    QCOMPARE(ports[QStringLiteral("a")].size(), std::size_t(1));
+    QCOMPARE(ports[QStringLiteral("b")].size(), std::size_t(1));
+    QVERIFY(ports[QStringLiteral("a")] != ports[QStringLiteral("b")]);
+    QFile truthFile(data + QStringLiteral("straggler/ground_truth.json"));
+    QVERIFY(truthFile.open(QIODevice::ReadOnly));
+    const QJsonObject truth = QJsonDocument::fromJson(truthFile.readAll()).object();
+    const int straggler = truth.value(QStringLiteral("faulty_rank")).toInt(-1);
+    QVERIFY(straggler >= 0);
+
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    int mixed = 0, stragglers = 0;
+    for (const Finding& f : session->analysis.findings) {
+        QVERIFY2(f.severity != Severity::Error, f.summary.c_str());
+        QVERIFY2(f.kind != FindingKind::ConfigMismatch, f.summary.c_str());
+        for (const std::string& port : {ports[QStringLiteral("a")].begin()->toStdString(),
+                                        ports[QStringLiteral("b")].begin()->toStdString()})
+            QVERIFY2(f.summary.find(port) == std::string::npos, f.summary.c_str());
+        if (f.kind == FindingKind::MixedJobs) {
+            ++mixed;
+            QVERIFY2(f.summary.find("(analysed): b/") != std::string::npos, f.summary.c_str());
+            QVERIFY2(f.summary.find("subfolders") != std::string::npos, f.summary.c_str());
+        }
+        if (f.kind == FindingKind::Straggler) {
+            ++stragglers;
+            QCOMPARE(f.ranks, std::vector<int>{straggler});
+        }
+    }
+    QCOMPARE(mixed, 1);
+    QCOMPARE(stragglers, 1);
 }
 
 // Rule of #17: no hang, desync, mismatch or straggler finding blames a rank that left no file of
