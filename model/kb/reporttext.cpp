@@ -37,23 +37,11 @@ bool isWordChar(char c)
     return isLower(c) || isUpper(c) || isDigit(c) || c == '_';
 }
 
-// Without spaces, tabs and line-break bytes at either end.
-QByteArrayView trim(QByteArrayView s)
-{
-    const auto blank = [](char c) { return isSpace(c) || c == '\r' || c == '\n'; };
-    qsizetype begin = 0, end = s.size();
-    while (begin < end && blank(s[begin]))
-        ++begin;
-    while (end > begin && blank(s[end - 1]))
-        --end;
-    return s.sliced(begin, end - begin);
-}
-
 // "> > text" -> "text": a quoted line is read as what it quotes.
 QByteArrayView unquote(QByteArrayView s)
 {
     while (s.startsWith('>'))
-        s = trim(s.sliced(1));
+        s = s.sliced(1).trimmed();
     return s;
 }
 
@@ -61,12 +49,12 @@ QByteArrayView unquote(QByteArrayView s)
 QByteArrayView unbullet(QByteArrayView s)
 {
     if (s.size() >= 2 && (s[0] == '-' || s[0] == '*' || s[0] == '+') && isSpace(s[1]))
-        return trim(s.sliced(2));
+        return s.sliced(2).trimmed();
     qsizetype i = 0;
     while (i < s.size() && isDigit(s[i]))
         ++i;
     if (i > 0 && i + 1 < s.size() && (s[i] == '.' || s[i] == ')') && isSpace(s[i + 1]))
-        return trim(s.sliced(i + 2));
+        return s.sliced(i + 2).trimmed();
     return s;
 }
 
@@ -168,7 +156,7 @@ bool isScaffold(QByteArrayView body, bool inFence, bool templateWording)
         if (item.startsWith("**")) {
             const qsizetype close = item.indexOf("**", 2);
             if (close > 2) {
-                const QByteArrayView rest = trim(item.sliced(close + 2));
+                const QByteArrayView rest = item.sliced(close + 2).trimmed();
                 if (rest.isEmpty() || rest == ":") return true;
             }
         }
@@ -204,7 +192,7 @@ Field fieldShape(QByteArrayView body)
     if (item.contains("**") || item.contains('`')) {
         // "**Framework:** PyTorch", "- `Accelerate` version: 0.21.0".
         stripped = item.toByteArray().replace("**", "").replace('`', "");
-        item = trim(stripped);
+        item = stripped.trimmed();
     }
     if (item.isEmpty() || !(isWordChar(item[0]) || item[0] == '-')) return Field::None;
     // ds_report's dotted leaders ("cpu_adam ........ [NO] ....... [OKAY]").
@@ -233,8 +221,8 @@ Field fieldShape(QByteArrayView body)
             break;
         }
     if (colon > 0) {
-        const QByteArrayView key = trim(item.first(colon));
-        const QByteArrayView value = trim(item.sliced(colon + 1));
+        const QByteArrayView key = item.first(colon).trimmed();
+        const QByteArrayView value = item.sliced(colon + 1).trimmed();
         int keyLower = 0, keyOther = 0;
         countWords(key, &keyLower, &keyOther);
         if (keyLower + keyOther > 8 || key.contains('[') || key.contains('"') ||
@@ -254,7 +242,7 @@ Field fieldShape(QByteArrayView body)
     // "name  version" columns of pip and conda lists, "Python 3.6.5".
     const qsizetype space = item.indexOf(' ');
     if (space > 0) {
-        const QByteArrayView rest = trim(item.sliced(space));
+        const QByteArrayView rest = item.sliced(space).trimmed();
         const qsizetype next = rest.indexOf(' ');
         const QByteArrayView second = next < 0 ? rest : rest.first(next);
         int lowerWords = 0, otherWords = 0;
@@ -360,7 +348,7 @@ QList<ReportLine> reportLineKinds(QByteArrayView text, const QList<qsizetype>& l
     auto nextTemplateLine = templateLines.begin();
     for (qsizetype n = 0; n < count; ++n) {
         const qsizetype end = n + 1 < lineStarts.size() ? lineStarts[n + 1] : text.size();
-        const QByteArrayView line = trim(text.sliced(lineStarts[n], end - lineStarts[n]));
+        const QByteArrayView line = text.sliced(lineStarts[n], end - lineStarts[n]).trimmed();
         if (line.isEmpty()) {
             blank[n] = true;
             continued = false;
@@ -375,7 +363,7 @@ QList<ReportLine> reportLineKinds(QByteArrayView text, const QList<qsizetype>& l
         if (inComment || line.startsWith("<!--")) {
             const qsizetype close = line.lastIndexOf("-->");
             inComment = close < 0;
-            if (close < 0 || trim(line.sliced(close + 3)).isEmpty()) {
+            if (close < 0 || line.sliced(close + 3).trimmed().isEmpty()) {
                 kind = ReportLine::Scaffold;
                 continue;
             }
