@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QSet>
 #include <algorithm>
 #include <cmath>
@@ -66,14 +67,16 @@ QString stageOf(const QString& symptom)
     return symptom.section(QLatin1Char('/'), 0, 0);
 }
 
+// Products and sums below run over ordered maps: a QHash's order changes from run to run, and
+// with it the last bits of a product, so the same report would print different probabilities.
 struct Accumulator {
-    QHash<QString, double> ruleWeight; // per rule id, the strongest hit
+    QMap<QString, double> ruleWeight; // per rule id, the strongest hit
     QList<CandidateEvidence> evidence;
     bool hasRoot = false;
     bool hasCascade = false;
 };
 
-double noisyOr(const QHash<QString, double>& weights)
+double noisyOr(const QMap<QString, double>& weights)
 {
     double miss = 1.0;
     for (double w : weights)
@@ -164,7 +167,10 @@ double SymptomClassifier::baseRate(const QString& symptom, const QSet<QString>& 
     const double overall = prior(symptom);
     double sum = 0.0;
     int known = 0;
-    for (const QString& f : frameworks) {
+    // Summed in name order, as the products below (see Accumulator).
+    QStringList names(frameworks.cbegin(), frameworks.cend());
+    names.sort();
+    for (const QString& f : std::as_const(names)) {
         const auto total = m_frameworkTotal.constFind(f);
         if (total == m_frameworkTotal.constEnd()) continue;
         const double rows = m_frameworkRows.value(f).value(symptom);
@@ -207,8 +213,8 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
     };
 
     QSet<QString> frameworks;
-    QHash<QString, double> stageMiss; // stage -> product of (1 - w) over its context lines
-    QHash<QString, double> frameMiss; // frame -> product of (1 - w) over its cues, each once
+    QMap<QString, double> stageMiss; // stage -> product of (1 - w) over its context lines
+    QMap<QString, double> frameMiss; // frame -> product of (1 - w) over its cues, each once
     // (frame, the first line of one of its cues): shown as the context of the frame's leaves.
     QList<std::pair<QString, CandidateEvidence>> frameLines;
     if (options.useCues) {
@@ -313,19 +319,19 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
     }
     const double lead = stageConfidence - runnerUp;
 
-    QHash<QString, double> score;
+    QMap<QString, double> score;
     for (auto it = bySymptom.begin(); it != bySymptom.end(); ++it) {
         double s = noisyOr(it->ruleWeight);
         if (!it->hasRoot && it->hasCascade && anyRoot) s *= kCascadeWithRootFactor;
         score[it.key()] = s;
     }
-    const QHash<QString, double> evidenced = score; // before any stage moves it
+    const QMap<QString, double> evidenced = score; // before any stage moves it
     // Ranked, a stage whose context is clearly stronger than the symptom's own but does not lead
     // gets a part of the symptom as its own leaf (a hang at DDP's constructor in a multi-node
     // report: setup context leads, preparation context is there too), so that leaf can reach
     // the top three; the symptom keeps its score.
     if (options.ranked && m_ranking.secondaryStageShare > 0.0) {
-        const QHash<QString, double> before = score;
+        const QMap<QString, double> before = score;
         for (auto st = stageMiss.cbegin(); st != stageMiss.cend(); ++st) {
             const double c = 1.0 - st.value();
             if (st.key() == stage && lead > 0.1) continue; // the leading stage moves it below
@@ -431,7 +437,7 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
     QHash<QString, double> contextHint;
     for (const QString& leaf : taxonomy.leaves())
         contextHint[leaf] = 1.0 - stageMiss.value(stageOf(leaf), 1.0);
-    QHash<QString, double> frameLeafMiss; // leaf -> product of (1 - c) over its frames
+    QMap<QString, double> frameLeafMiss; // leaf -> product of (1 - c) over its frames
     for (auto it = frameMiss.cbegin(); it != frameMiss.cend(); ++it)
         for (const QString& leaf : m_set.frameLeaves(it.key()))
             frameLeafMiss[leaf] = frameLeafMiss.value(leaf, 1.0) * it.value();
