@@ -231,7 +231,12 @@ void TestLoadRaces::fileReplacedByAnOutsideLinkDuringTheLoad()
         } else {
             ++refused;
             QCOMPARE(s->status, SourceStatus::Error);
-            QCOMPARE(s->message, QStringLiteral("link to a file outside the folder; not followed"));
+            // Refused either way: found as the link, or as a regular file that is a link by the
+            // time it is opened (the swap fell between the folder's listing and the open).
+            QVERIFY2(s->message ==
+                             QStringLiteral("link to a file outside the folder; not followed") ||
+                         s->message == QStringLiteral("a link: not read"),
+                     qPrintable(s->message));
             QVERIFY(!logOfRank(*session, 1));
         }
         QVERIFY(!sessionHolds(*session, kSecret));
