@@ -13,9 +13,6 @@ namespace rankscope {
 
 namespace {
 
-// A finding quotes at most this many evidence lines when another's are folded into it.
-constexpr std::size_t kMaxFindingEvidence = 24;
-
 constexpr const char* kPriorIterationPhrase = "in the prior iteration";
 
 double severityWeight(Severity s)

@@ -66,6 +66,10 @@ struct Evidence {
 };
 
 // One diagnosis: which rank did what, tied to a taxonomy leaf with the evidence that shows it.
+// A finding quotes at most this many evidence lines, when others' are folded into it or when it
+// lists files one a line (the mixed-jobs finding): a summary names what the rest are.
+constexpr std::size_t kMaxFindingEvidence = 24;
+
 struct Finding {
     std::string id; // F1, F2, ... in report order
     // Every detector sets both; the defaults are the weakest claims.

@@ -1,8 +1,10 @@
 #include "model/analysis/jobsplit.h"
 
 #include "model/analysis/analysiscontext.h"
+#include "model/analysis/rankfacts.h"
 
 #include <QDateTime>
+#include <QRegularExpression>
 #include <QTimeZone>
 #include <algorithm>
 #include <limits>
@@ -18,7 +20,6 @@ namespace {
 constexpr std::int64_t kWallClockFromNs = 978'307'200LL * 1'000'000'000;
 constexpr std::size_t kNamedFiles = 4;
 constexpr std::size_t kNamedJobs = 6;
-constexpr std::size_t kMaxEvidence = 24;
 
 bool isTrace(const SourceFile& s)
 {
@@ -141,9 +142,197 @@ std::string describe(const TraceJob& job, std::size_t index, bool analysed,
            facts + ")";
 }
 
+// The launch a rank's log names: the rendezvous (MASTER_ADDR:MASTER_PORT) and torchelastic run id
+// of its first line that states them, "" when none does.
+struct LaunchOfLog {
+    std::string key;
+    Evidence line;
+};
+
+LaunchOfLog launchOf(const RankLog& log)
+{
+    for (const LogFact* f : log.factsOfKind(LogFactKind::Environment)) {
+        std::string addr, port, runId;
+        for (const auto& [k, v] : f->fields()) {
+            const QString key = QString::fromStdString(k).toLower();
+            if (key == u"master_addr") addr = v;
+            if (key == u"master_port") port = v;
+            if (key == u"torchelastic_run_id" || key == u"run_id") runId = v;
+        }
+        if (port.empty() && runId.empty()) continue;
+        std::string key = addr + ":" + port;
+        if (!runId.empty()) key += " run " + runId;
+        return {key, RankFacts::lineEvidence(log, f->line)};
+    }
+    return {};
+}
+
+// A file's name without its directory's other files' common parts: the name less its rank token
+// and everything from its first '.', with its directory ("runs/a_rank0.pt.trace.json" and
+// "runs/a_rank0.log" are both "runs/a").
+QString stemOf(const SourceFile& s)
+{
+    static const QRegularExpression rankToken(QStringLiteral("(?:rank|worker)[-_]?\\d+"),
+                                              QRegularExpression::CaseInsensitiveOption);
+    const QString directory = directoryOf(s);
+    QString name = s.relativePath.mid(directory.isEmpty() ? 0 : directory.size() + 1);
+    name.remove(rankToken);
+    if (const qsizetype dot = name.indexOf(u'.'); dot >= 0) name.truncate(dot);
+    while (!name.isEmpty() && (name.back() == u'_' || name.back() == u'-'))
+        name.chop(1);
+    while (!name.isEmpty() && (name.front() == u'_' || name.front() == u'-'))
+        name.remove(0, 1);
+    return directory + u'/' + name;
+}
+
+struct LaunchGroup {
+    LaunchOfLog launch;
+    std::set<int> ranks;
+    std::set<int> logSources;
+    std::set<QString> stems;
+    int worldSize = 0;
+    std::int64_t firstNs = -1, lastNs = -1; // its logs' dated lines
+};
+
+bool apart(const LaunchGroup& a, const LaunchGroup& b)
+{
+    return a.firstNs >= 0 && b.firstNs >= 0 &&
+           (a.firstNs > b.lastNs + JobSplit::kSameJobGapNs ||
+            b.firstNs > a.lastNs + JobSplit::kSameJobGapNs);
+}
+
+void noteDatedRange(const RankLog& log, LaunchGroup& group)
+{
+    const auto note = [&](int i) {
+        if (!log.timestampHasDate(i)) return false;
+        const std::int64_t ns = log.timestampNs(i);
+        if (ns < 0) return false;
+        group.firstNs = group.firstNs < 0 ? ns : std::min(group.firstNs, ns);
+        group.lastNs = std::max(group.lastNs, ns);
+        return true;
+    };
+    for (int i = 0; i < log.lineCount() && !note(i); ++i) {
+    }
+    for (int i = log.lineCount() - 1; i >= 0 && !note(i); --i) {
+    }
+}
+
+// The jobs of a folder whose runs' files lie side by side (JobSplit::byLaunch), or nothing when
+// the launches the logs name do not tell them apart beyond doubt.
+std::vector<TraceJob> splitByLaunch(const QList<SourceFile>& sources,
+                                    const std::vector<RankLog>& logs)
+{
+    std::map<std::string, LaunchGroup> groups;
+    std::map<int, std::set<std::string>> launchesOfSource;
+    for (const RankLog& log : logs) {
+        if (!log.rank) continue;
+        LaunchOfLog launch = launchOf(log);
+        if (launch.key.empty()) continue;
+        LaunchGroup& g = groups[launch.key];
+        if (g.launch.key.empty()) g.launch = std::move(launch);
+        g.ranks.insert(*log.rank);
+        g.logSources.insert(log.sourceIndex);
+        g.worldSize = std::max(g.worldSize, log.worldSize.value_or(0));
+        noteDatedRange(log, g);
+        launchesOfSource[log.sourceIndex].insert(g.launch.key);
+    }
+    if (groups.size() < 2) return {};
+    // Every two launches must be two runs: one rank launched under both, or far apart in time.
+    for (auto a = groups.begin(); a != groups.end(); ++a)
+        for (auto b = std::next(a); b != groups.end(); ++b) {
+            std::vector<int> both;
+            std::set_intersection(a->second.ranks.begin(), a->second.ranks.end(),
+                                  b->second.ranks.begin(), b->second.ranks.end(),
+                                  std::back_inserter(both));
+            if (both.empty() && !apart(a->second, b->second)) return {};
+        }
+    std::vector<LaunchGroup*> order;
+    for (auto& [key, g] : groups) {
+        for (const int i : g.logSources)
+            if (launchesOfSource[i].size() == 1) g.stems.insert(stemOf(sources.at(i)));
+        order.push_back(&g);
+    }
+    std::stable_sort(order.begin(), order.end(), [](const LaunchGroup* a, const LaunchGroup* b) {
+        const std::int64_t never = std::numeric_limits<std::int64_t>::max();
+        return (a->firstNs >= 0 ? a->firstNs : never) < (b->firstNs >= 0 ? b->firstNs : never);
+    });
+    std::vector<TraceJob> jobs(order.size());
+    const auto only = [&](const std::function<bool(const LaunchGroup&)>& holds) {
+        int found = -1;
+        for (std::size_t j = 0; j < order.size(); ++j)
+            if (holds(*order[j])) {
+                if (found >= 0) return -1;
+                found = int(j);
+            }
+        return found;
+    };
+    for (int i = 0; i < int(sources.size()); ++i) {
+        const SourceFile& s = sources[i];
+        int job = -1;
+        if (const auto launches = launchesOfSource.find(i); launches != launchesOfSource.end()) {
+            // A log that speaks for one launch is its; a launcher log with both runs' ranks in
+            // it is neither's.
+            if (launches->second.size() == 1)
+                job = only([&](const LaunchGroup& g) { return g.logSources.count(i) > 0; });
+        } else {
+            const QString stem = stemOf(s);
+            job = only([&](const LaunchGroup& g) { return g.stems.count(stem) > 0; });
+            if (job < 0 && s.rank)
+                job = only([&](const LaunchGroup& g) { return g.ranks.count(*s.rank) > 0; });
+        }
+        if (job < 0) {
+            if (isTrace(s)) return {}; // a trace no launch claims: which run it is is not known
+            continue;                  // a file of neither: it stays with the analysed job
+        }
+        TraceJob& t = jobs[std::size_t(job)];
+        t.sources.push_back(i);
+        t.bytes += s.sizeBytes;
+        if (s.rank) t.ranks.push_back(*s.rank);
+        if (isTrace(s) && s.stated.worldSize > 0) t.worldSize = s.stated.worldSize;
+        if (isTrace(s) && !s.stated.backend.isEmpty()) t.backend = s.stated.backend;
+    }
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+        TraceJob& t = jobs[j];
+        const LaunchGroup& g = *order[j];
+        t.ranks.insert(t.ranks.end(), g.ranks.begin(), g.ranks.end());
+        std::sort(t.ranks.begin(), t.ranks.end());
+        t.ranks.erase(std::unique(t.ranks.begin(), t.ranks.end()), t.ranks.end());
+        if (t.worldSize == 0) t.worldSize = g.worldSize;
+        t.firstNs = g.firstNs;
+        t.lastNs = g.lastNs;
+        t.launch = g.launch.key;
+        t.launchLine = g.launch.line;
+    }
+    return jobs;
+}
+
+// Why the launches are two runs: "their ranks' logs name different launches (MASTER_ADDR:PORT
+// 127.0.0.1:57775, 127.0.0.1:45925), and ranks 0, 1 were launched under more than one".
+std::string launchReason(const JobSplit& split)
+{
+    std::string launches;
+    std::map<int, int> launchesOfRank;
+    for (const TraceJob& job : split.jobs) {
+        launches += (launches.empty() ? "" : ", ") + job.launch;
+        for (const int r : job.ranks)
+            ++launchesOfRank[r];
+    }
+    std::vector<int> twice;
+    for (const auto& [rank, n] : launchesOfRank)
+        if (n > 1) twice.push_back(rank);
+    return "their ranks' logs name different launches (MASTER_ADDR:MASTER_PORT " + launches +
+           "), and " +
+           (twice.empty()
+                ? "their logs' dated lines lie more than " +
+                      std::to_string(JobSplit::kSameJobGapNs / 60'000'000'000) + " minutes apart"
+                : formatRanks(twice) + (twice.size() == 1 ? " was" : " were") +
+                      " launched under more than one") +
+           "; each trace goes with the launch whose logs share its name or its rank";
+}
+
 } // namespace
 
-JobSplit splitJobs(const QList<SourceFile>& sources)
+JobSplit splitJobs(const QList<SourceFile>& sources, const std::vector<RankLog>& logs)
 {
     JobSplit split;
     split.setAside.assign(std::size_t(sources.size()), false);
@@ -186,6 +375,11 @@ JobSplit splitJobs(const QList<SourceFile>& sources)
         job.firstNs = facts[j].firstNs;
         job.lastNs = facts[j].lastNs;
     }
+    if (!split.mixed() && !split.bySubfolder)
+        if (std::vector<TraceJob> launched = splitByLaunch(sources, logs); launched.size() > 1) {
+            split.jobs = std::move(launched);
+            split.byLaunch = true;
+        }
     if (split.jobs.empty()) return split;
     const auto best = std::min_element(split.jobs.begin(), split.jobs.end(),
                                        [](const TraceJob& a, const TraceJob& b) {
@@ -237,9 +431,15 @@ Finding mixedJobsFinding(const JobSplit& split, const QList<SourceFile>& sources
             ++named;
         }
         sizes.push_back(job.worldSize > 0 ? std::to_string(job.worldSize) : "unstated");
+        if (split.byLaunch && f.evidence.size() < kMaxFindingEvidence) {
+            Evidence e = job.launchLine;
+            e.text =
+                "job " + std::to_string(j + 1) + " was launched with " + job.launch + ": " + e.text;
+            f.evidence.push_back(std::move(e));
+        }
         for (const int i : job.sources) {
             const SourceFile& s = sources.at(i);
-            if (f.evidence.size() >= kMaxEvidence) break;
+            if (f.evidence.size() >= kMaxFindingEvidence) break;
             Evidence e;
             e.path = fileName(s);
             e.rank = s.rank.value_or(-1);
@@ -258,10 +458,13 @@ Finding mixedJobsFinding(const JobSplit& split, const QList<SourceFile>& sources
     if (named < split.jobs.size())
         jobs += "; and " + std::to_string(split.jobs.size() - named) + " more jobs";
     f.summary =
-        "the folder mixes traces of " + std::to_string(split.jobs.size()) + " different jobs (" +
+        "the folder mixes " + std::string(split.byLaunch ? "files" : "traces") + " of " +
+        std::to_string(split.jobs.size()) + " different jobs (" +
         (split.bySubfolder
              ? std::string("traces in different subfolders claim the same ranks, with no wall "
                            "clock to place them in one run")
+         : split.byLaunch
+             ? launchReason(split)
              : "they state different world sizes, backends or process-group sizes, a rank "
                "beyond another's world size, or ran more than " +
                    std::to_string(JobSplit::kSameJobGapNs / 60'000'000'000) + " minutes apart") +
@@ -270,7 +473,7 @@ Finding mixedJobsFinding(const JobSplit& split, const QList<SourceFile>& sources
         "checks cover job " +
         std::to_string(split.analysed + 1) +
         " only (the most ranks, then the most bytes); the other jobs' " +
-        (split.bySubfolder ? "files (traces, logs, dumps) are" : "traces are") +
+        (split.setsAsideEveryFile() ? "files (traces, logs, dumps) are" : "traces are") +
         " set aside, each measured in the time breakdown as a file of its own, never as a rank "
         "of job " +
         std::to_string(split.analysed + 1) + ": open each job's files as a folder of their own";

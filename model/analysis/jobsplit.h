@@ -2,6 +2,7 @@
 
 #include "model/analysis/finding.h"
 #include "model/store/eventstore.h"
+#include "model/trace/ranklog.h"
 #include "model/trace/sourcefile.h"
 
 #include <QList>
@@ -14,13 +15,18 @@ namespace rankscope {
 // The traces of one job, as their files state it.
 struct TraceJob {
     std::vector<int> sources; // indexes into the folder's sources (bySubfolder: all its files)
-    std::vector<int> ranks;   // the ranks its traces claim, sorted, distinct
-    int worldSize = 0;        // the world size its traces state, 0 when none does
+    std::vector<int> ranks;   // the ranks its traces (byLaunch: and logs) claim, sorted, distinct
+    int worldSize = 0;        // the world size its traces (byLaunch: else logs) state, 0 if none
     QString backend;          // the backend they state, empty when none does
-    // The range of its events on a wall clock (epoch ns), -1 when no trace of it has one.
+    // The range of its events on a wall clock (epoch ns), -1 when no trace of it has one;
+    // byLaunch: the range of its logs' dated lines.
     std::int64_t firstNs = -1;
     std::int64_t lastNs = -1;
     qint64 bytes = 0;
+    // byLaunch: the rendezvous its ranks' logs name ("127.0.0.1:57775") and the first line that
+    // names it.
+    std::string launch;
+    Evidence launchLine;
 };
 
 // Which traces (Kineto, Horovod timelines) of a folder belong to one job, decided from what each
@@ -32,9 +38,15 @@ struct TraceJob {
 // nor time) are told apart by where they lie: when two traces claim one rank from different
 // subfolders and one of them has no wall clock to place it, each subfolder is a job of its own
 // (bySubfolder), and the logs, dumps and error files of a set-aside job's subfolder are set aside
-// with its traces. Otherwise logs and Flight Recorder dumps state too little to be placed: they
-// stay with whichever job is analysed. Two files of one rank in one folder (a trace and its log,
-// two profiling windows) never split it.
+// with its traces. Files of two runs side by side in one folder are told apart by the launch their
+// ranks' logs name (MASTER_ADDR:MASTER_PORT, a torchelastic run id; byLaunch), only where that is
+// unambiguous: one rank was launched under two of them, or their logs' dated lines lie more than
+// kSameJobGapNs apart (ranks of one run that disagree on the port are a misconfiguration that
+// ConfigCheck reports, not two runs), and every trace is placed, by a name its launch's logs share
+// (`a_rank0.pt.trace.json` beside `a_rank0.log`) or by a rank only one launch has. Otherwise logs
+// and Flight Recorder dumps state too little to be placed: they stay with whichever job is
+// analysed. Two files of one rank in one folder (a trace and its log, two profiling windows)
+// never split it.
 struct JobSplit {
     // Traces of one job more than this apart cannot be (profiling windows of one job are the
     // same steps on every rank, and hosts' clocks agree to far better than this).
@@ -44,16 +56,20 @@ struct JobSplit {
     // The job the cross-rank checks cover when the folder mixes jobs: the one with the most
     // ranks (then the most bytes, then the earliest). -1 without traces.
     int analysed = -1;
-    // Per source of the folder: a trace of another job than the analysed one, or (bySubfolder) a
-    // file in that job's subfolder.
+    // Per source of the folder: a trace of another job than the analysed one, or (bySubfolder,
+    // byLaunch) a file placed in that job.
     std::vector<bool> setAside;
-    // The jobs were told apart by their subfolders (see above).
+    // The jobs were told apart by their subfolders, or by the launches their logs name (above).
     bool bySubfolder = false;
+    bool byLaunch = false;
 
     bool mixed() const { return jobs.size() > 1; }
+    // The other jobs' logs, dumps and error files are set aside too, not only their traces.
+    bool setsAsideEveryFile() const { return bySubfolder || byLaunch; }
 };
 
-JobSplit splitJobs(const QList<SourceFile>& sources);
+// `logs` are the folder's (TraceRead::logs), read for the launches they name.
+JobSplit splitJobs(const QList<SourceFile>& sources, const std::vector<RankLog>& logs);
 
 // The one finding of a folder that mixes jobs (kind MixedJobs): each job's files, ranks, stated
 // world size and backend, and time range, which job is analysed and that the others are set

@@ -455,7 +455,7 @@ RankFacts RankFacts::of(const TraceRead& read, const JobSplit& jobs,
 
 RankFacts RankFacts::of(const TraceRead& read)
 {
-    return of(read, splitJobs(read.folder.sources()));
+    return of(read, splitJobs(read.folder.sources(), read.logs));
 }
 
 } // namespace rankscope

@@ -238,9 +238,9 @@ int jobWorldSizeAtLeast(const TraceRead& read, const RankFacts& facts, const Eve
     return largest + 1;
 }
 
-// The files of the analysed job alone, for a folder whose jobs lie in subfolders of their own
-// (JobSplit::bySubfolder): the other jobs' logs, dumps and error files are set aside with their
-// traces, so no launch line or dump of one run is compared with another's.
+// The files of the analysed job alone, for a folder whose jobs were told apart by their subfolders
+// or their launches (JobSplit::setsAsideEveryFile()): the other jobs' logs, dumps and error files
+// are set aside with their traces, so no launch line or dump of one run is compared with another's.
 TraceRead analysedJobRead(const TraceRead& read, const std::vector<bool>& setAside)
 {
     const auto kept = [&](int sourceIndex) {
@@ -319,9 +319,9 @@ Diagnosis diagnose(const TraceRead& folderRead, const ParallelControl& control,
     // A folder mixing traces of different jobs: one job is analysed, the others' traces are set
     // aside, and one finding says so (model/analysis/jobsplit.h). Jobs told apart by their
     // subfolders also leave their logs, dumps and error files aside.
-    const JobSplit jobs = splitJobs(folderRead.folder.sources());
+    const JobSplit jobs = splitJobs(folderRead.folder.sources(), folderRead.logs);
     std::optional<TraceRead> analysedRead;
-    if (jobs.bySubfolder) analysedRead = analysedJobRead(folderRead, jobs.setAside);
+    if (jobs.setsAsideEveryFile()) analysedRead = analysedJobRead(folderRead, jobs.setAside);
     const TraceRead& read = analysedRead ? *analysedRead : folderRead;
     std::optional<EventStore> analysedEvents;
     if (jobs.mixed() && !analysedRead) analysedEvents = withoutSources(read.events, jobs.setAside);

@@ -6,7 +6,7 @@ LaneJobs LaneJobs::of(const TraceRead& read)
 {
     LaneJobs out;
     out.laneJob.assign(read.events.lanes.size(), -1);
-    const JobSplit split = splitJobs(read.folder.sources());
+    const JobSplit split = splitJobs(read.folder.sources(), read.logs);
     if (!split.mixed()) return out;
     out.jobCount = int(split.jobs.size());
     out.analysed = split.analysed;

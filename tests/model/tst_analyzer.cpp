@@ -15,6 +15,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimeZone>
@@ -353,6 +354,9 @@ private Q_SLOTS:
     void jobsInSubfolders_data();
     void jobsInSubfolders();
     void oldRunsInSubfoldersAreNotCompared();
+    void runsSideBySideAreToldApartByTheirLaunch_data();
+    void runsSideBySideAreToldApartByTheirLaunch();
+    void oneRealRunIsOneJob();
     void noCulpritWithoutItsEvidence_data();
     void noCulpritWithoutItsEvidence();
     void missingRanksAreOneDecision_data();
@@ -1253,12 +1257,12 @@ void TestAnalyzer::jobSplitRules()
 {
     QFETCH(StatedPair, pair);
     QFETCH(bool, mixed);
-    const JobSplit split = splitJobs({pair.a, pair.b});
+    const JobSplit split = splitJobs({pair.a, pair.b}, {});
     QCOMPARE(split.mixed(), mixed);
     QCOMPARE(split.setAside, (std::vector<bool>{false, mixed}));
     if (!mixed) return;
     // The two jobs seen from the other side: still two, whatever the order of the files.
-    QCOMPARE(splitJobs({pair.b, pair.a}).jobs.size(), std::size_t(2));
+    QCOMPARE(splitJobs({pair.b, pair.a}, {}).jobs.size(), std::size_t(2));
     const Finding f = mixedJobsFinding(split, {pair.a, pair.b});
     QCOMPARE(f.kind, FindingKind::MixedJobs);
     QCOMPARE(f.evidence.size(), std::size_t(2));
@@ -1321,7 +1325,7 @@ void TestAnalyzer::jobsInSubfolders()
 {
     QFETCH(QList<SourceFile>, files);
     QFETCH(std::vector<bool>, setAside);
-    const JobSplit split = splitJobs(files);
+    const JobSplit split = splitJobs(files, {});
     const bool mixed = std::find(setAside.begin(), setAside.end(), true) != setAside.end();
     QCOMPARE(split.mixed(), mixed);
     QCOMPARE(split.bySubfolder, mixed);
@@ -1392,6 +1396,110 @@ void TestAnalyzer::oldRunsInSubfoldersAreNotCompared()
     }
     QCOMPARE(mixed, 1);
     QCOMPARE(stragglers, 1);
+}
+
+// Two real runs' files side by side in one flat folder (PyTorch 1.13: no world size, no wall
+// clock in the traces). "prefixed": the healthy 2-rank run as a_*, the 3-rank straggler run as
+// b_*; both have ranks 0 and 1, launched under different master ports. "far apart": the healthy
+// run's ranks 0, 1 beside rank 2 of a 3-rank run of the next day. The files of the run with fewer
+// ranks are set aside (truth: which run each file was copied from), the launches' ports are named,
+// and no rank is blamed for the other run's port.
+void TestAnalyzer::runsSideBySideAreToldApartByTheirLaunch_data()
+{
+    QTest::addColumn<QStringList>("files"); // "run/name" copied as "prefix+name"
+    QTest::addColumn<QStringList>("prefixes");
+    QTest::addColumn<QString>("setAsideRun");
+    const auto list = [](const char* names) { return QString::fromLatin1(names).split(u' '); };
+    const QStringList healthy = list("healthy/rank0.log healthy/rank0.pt.trace.json "
+                                     "healthy/rank1.log healthy/rank1.pt.trace.json "
+                                     "healthy/launcher.log");
+    const QStringList straggler =
+        list("straggler/rank0.log straggler/rank0.pt.trace.json straggler/rank1.log "
+             "straggler/rank1.pt.trace.json straggler/rank2.log straggler/rank2.pt.trace.json "
+             "straggler/launcher.log");
+    QStringList prefixes;
+    for (qsizetype i = 0; i < healthy.size(); ++i)
+        prefixes << QStringLiteral("a_");
+    for (qsizetype i = 0; i < straggler.size(); ++i)
+        prefixes << QStringLiteral("b_");
+    QTest::newRow("prefixed") << healthy + straggler << prefixes << QStringLiteral("healthy");
+    const QStringList other =
+        list("hang_timeout_w3_step0/rank2.log hang_timeout_w3_step0/rank2.pt.trace.json");
+    QTest::newRow("far apart") << healthy + other
+                               << QStringList(healthy.size() + other.size(), QString())
+                               << QStringLiteral("hang_timeout_w3_step0");
+}
+
+void TestAnalyzer::runsSideBySideAreToldApartByTheirLaunch()
+{
+    QFETCH(QStringList, files);
+    QFETCH(QStringList, prefixes);
+    QFETCH(QString, setAsideRun);
+    const QString data = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/");
+    static const QRegularExpression portLine(
+        QStringLiteral("(?:master=[^\\s:]+:|MASTER_PORT=)(\\d+)"));
+    QTemporaryDir dir;
+    std::map<QString, bool> asideByName; // copied name -> it came from setAsideRun
+    std::map<QString, std::set<QString>> portsOfRun;
+    for (qsizetype i = 0; i < files.size(); ++i) {
+        const QString run = files[i].section(u'/', 0, 0);
+        const QString name = prefixes[i] + files[i].section(u'/', 1);
+        QFile raw(data + files[i]);
+        QVERIFY2(raw.open(QIODevice::ReadOnly), qPrintable(files[i]));
+        const QString text = QString::fromUtf8(raw.readAll());
+        if (name.endsWith(QLatin1String(".json")))
+            QVERIFY2(!text.contains(QLatin1String("distributedInfo")), qPrintable(name));
+        for (auto m = portLine.globalMatch(text); m.hasNext();)
+            portsOfRun[run].insert(m.next().captured(1));
+        QVERIFY(QFile::copy(data + files[i], dir.filePath(name)));
+        asideByName[name] = run == setAsideRun;
+    }
+    QCOMPARE(portsOfRun.size(), std::size_t(2));
+    std::set<QString> ports;
+    for (const auto& [run, p] : portsOfRun) {
+        QCOMPARE(p.size(), std::size_t(1)); // each run's ranks name one port
+        ports.insert(*p.begin());
+    }
+    QCOMPARE(ports.size(), std::size_t(2));
+
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    const JobSplit split = splitJobs(session->folder.sources(), session->logs);
+    QVERIFY(split.mixed());
+    QVERIFY(split.byLaunch);
+    const QList<SourceFile> sources = session->folder.sources();
+    QCOMPARE(sources.size(), qsizetype(asideByName.size()));
+    for (int i = 0; i < int(sources.size()); ++i)
+        QVERIFY2(split.setAside[std::size_t(i)] == asideByName.at(sources[i].relativePath),
+                 qPrintable(sources[i].relativePath));
+    int mixed = 0;
+    for (const Finding& f : session->analysis.findings) {
+        QVERIFY2(f.kind != FindingKind::ConfigMismatch, f.summary.c_str());
+        if (f.kind != FindingKind::MixedJobs) continue;
+        ++mixed;
+        QVERIFY2(f.summary.find("launches") != std::string::npos, f.summary.c_str());
+        for (const QString& port : ports)
+            QVERIFY2(f.summary.find(":" + port.toStdString()) != std::string::npos,
+                     f.summary.c_str());
+    }
+    QCOMPARE(mixed, 1);
+}
+
+// Every real run of tests/data/traces is one job, whatever its ranks' logs name (setup_failure's
+// rank 1 was launched with another MASTER_PORT: a misconfigured run, not two).
+void TestAnalyzer::oneRealRunIsOneJob()
+{
+    const QString data = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/");
+    const QStringList runs = QDir(data).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    QVERIFY(runs.size() > 30);
+    for (const QString& run : runs) {
+        const SessionPtr session = loadSession(data + run);
+        QVERIFY(session);
+        const JobSplit split = splitJobs(session->folder.sources(), session->logs);
+        QVERIFY2(!split.mixed(), qPrintable(run));
+        for (const Finding& f : session->analysis.findings)
+            QVERIFY2(f.kind != FindingKind::MixedJobs, qPrintable(run));
+    }
 }
 
 // Rule of #17: no hang, desync, mismatch or straggler finding blames a rank that left no file of
