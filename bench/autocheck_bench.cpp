@@ -89,7 +89,8 @@ int main(int argc, char** argv)
     if (!session) return 1;
     const double load = cpuSeconds() - c0;
     c0 = cpuSeconds();
-    const std::vector<Evidence> logs = classifyLogs(*session);
+    const AnalysedJob job(*session); // what diagnose() gives the checks
+    const std::vector<Evidence> logs = classifyLogs(job.read());
     const double classify = cpuSeconds() - c0;
     std::printf("load + analysis %.2f s CPU (%zu logs, %zu findings); classifyLogs %.2f s CPU "
                 "(%zu lines)\n",
@@ -106,7 +107,7 @@ int main(int argc, char** argv)
         const double start = cpuSeconds();
         double spent = 0;
         while (n < 3 || spent < 1.0) {
-            r = AutoCheckEvaluator::evaluate(*session, session->analysis, id, logs);
+            r = AutoCheckEvaluator::evaluate(job.read(), job.facts(), session->analysis, id, logs);
             ++n;
             spent = cpuSeconds() - start;
         }
@@ -117,12 +118,12 @@ int main(int argc, char** argv)
                     qPrintable(autoCheckOutcomeLabel(r.outcome)), r.evidence.size());
     }
     // Every check once, as a reload of the folder does (diagnose() builds the ranks' facts once).
-    const RankFacts facts = RankFacts::of(*session);
     int passes = 0;
     const double start = cpuSeconds();
     double spent = 0;
     while (passes < 3 || spent < 2.0) {
-        const auto all = AutoCheckEvaluator::evaluateAll(*session, facts, session->analysis, logs);
+        const auto all =
+            AutoCheckEvaluator::evaluateAll(job.read(), job.facts(), session->analysis, logs);
         if (all.size() != std::size_t(ids.size())) return 1;
         ++passes;
         spent = cpuSeconds() - start;

@@ -58,7 +58,9 @@ public:
     const RankFacts& known;
     const AnalysisResult& analysis;
     const std::vector<Evidence>& classified;
-    const ParallelControl& control; // polled by the checks that read every log line
+    // Polled by the checks that read every log line. A copy: evaluate() passes none, and a
+    // reference to the default argument would outlive it.
+    const ParallelControl control;
     const std::vector<int>& ranks;
     const std::map<int, std::vector<const RankLog*>>& logs;
 
@@ -754,11 +756,10 @@ bool AutoCheckEvaluator::canEvaluate(const QString& checkId)
     return checkIds().contains(checkId);
 }
 
-AutoCheckResult AutoCheckEvaluator::evaluate(const TraceRead& read, const AnalysisResult& analysis,
-                                             const QString& checkId,
+AutoCheckResult AutoCheckEvaluator::evaluate(const TraceRead& read, const RankFacts& known,
+                                             const AnalysisResult& analysis, const QString& checkId,
                                              const std::vector<Evidence>& logs)
 {
-    const RankFacts known = RankFacts::of(read);
     const Facts facts(read, known, analysis, logs);
     for (const auto& [id, fn] : checks())
         if (id == checkId) return fn(facts);

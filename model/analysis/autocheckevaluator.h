@@ -46,10 +46,12 @@ public:
     static QStringList checkIds();
     static bool canEvaluate(const QString& checkId);
 
-    // `analysis` is the read's analysis (Analyzer), `logs` its classified log lines
-    // (classifyLogs(read)); the ranks' facts are RankFacts::of(read).
-    static AutoCheckResult evaluate(const TraceRead& read, const AnalysisResult& analysis,
-                                    const QString& checkId, const std::vector<Evidence>& logs);
+    // One check, over what evaluateAll() reads: `read` and `facts` the analysed job's
+    // (AnalysedJob, as diagnose() has them), `analysis` its analysis (Analyzer), `logs` its
+    // classified log lines (classifyLogs(read)).
+    static AutoCheckResult evaluate(const TraceRead& read, const RankFacts& facts,
+                                    const AnalysisResult& analysis, const QString& checkId,
+                                    const std::vector<Evidence>& logs);
     // Every check of checkIds(), in that order, over `facts` (the RankFacts diagnose() built for
     // the analysed job, which ConfigCheck read too); none when `control`'s stop flag was seen set
     // (polled between checks and every kLinesPerPoll lines of the checks that read whole logs).

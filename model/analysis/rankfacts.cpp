@@ -453,9 +453,4 @@ RankFacts RankFacts::of(const TraceRead& read, const JobSplit& jobs,
     return facts;
 }
 
-RankFacts RankFacts::of(const TraceRead& read)
-{
-    return of(read, splitJobs(read.folder.sources(), read.logs));
-}
-
 } // namespace rankscope

@@ -129,11 +129,11 @@ struct RankFacts {
     // `tracesWorldSize` as above (0: taken from `sources`).
     static RankFacts build(const std::vector<RankLog>& logs, const QList<SourceFile>& sources = {},
                            int tracesWorldSize = 0);
-    // The facts of the job a read's diagnosis analyses (splitJobs()); `analysedEvents`, when
-    // given, is withoutSources() of the read's events for a folder that mixes jobs.
+    // The facts of the job a read's diagnosis analyses (splitJobs(); AnalysedJob builds them):
+    // `read` is that job's read, `analysedEvents`, when given, withoutSources() of the read's
+    // events for a folder that mixes jobs.
     static RankFacts of(const TraceRead& read, const JobSplit& jobs,
                         const EventStore* analysedEvents = nullptr);
-    static RankFacts of(const TraceRead& read);
     // What `events` (the analysed job's) show of the ranks: traces' and dumps' ranks, GPU stream
     // devices, group members, collectives; then the presence is decided again.
     void addEvents(const EventStore& events);

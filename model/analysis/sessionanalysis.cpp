@@ -262,6 +262,14 @@ TraceRead analysedJobRead(const TraceRead& read, const std::vector<bool>& setAsi
 
 } // namespace
 
+AnalysedJob::AnalysedJob(const TraceRead& folderRead)
+    : m_folderRead(folderRead), m_jobs(splitJobs(folderRead.folder.sources(), folderRead.logs))
+{
+    if (m_jobs.setsAsideEveryFile()) m_read = analysedJobRead(folderRead, m_jobs.setAside);
+    if (m_jobs.mixed() && !m_read) m_events = withoutSources(folderRead.events, m_jobs.setAside);
+    m_facts = RankFacts::of(read(), m_jobs, m_jobs.mixed() ? &events() : nullptr);
+}
+
 std::vector<Evidence> classifyLogs(const TraceRead& read, std::size_t* linesScanned,
                                    const ParallelControl& control)
 {
@@ -318,14 +326,11 @@ Diagnosis diagnose(const TraceRead& folderRead, const ParallelControl& control,
 {
     // A folder mixing traces of different jobs: one job is analysed, the others' traces are set
     // aside, and one finding says so (model/analysis/jobsplit.h). Jobs told apart by their
-    // subfolders also leave their logs, dumps and error files aside.
-    const JobSplit jobs = splitJobs(folderRead.folder.sources(), folderRead.logs);
-    std::optional<TraceRead> analysedRead;
-    if (jobs.setsAsideEveryFile()) analysedRead = analysedJobRead(folderRead, jobs.setAside);
-    const TraceRead& read = analysedRead ? *analysedRead : folderRead;
-    std::optional<EventStore> analysedEvents;
-    if (jobs.mixed() && !analysedRead) analysedEvents = withoutSources(read.events, jobs.setAside);
-    const EventStore& events = analysedEvents ? *analysedEvents : read.events;
+    // subfolders or launches also leave their logs, dumps and error files aside.
+    const AnalysedJob job(folderRead);
+    const JobSplit& jobs = job.jobs();
+    const TraceRead& read = job.read();
+    const EventStore& events = job.events();
     Diagnosis stopped;
     stopped.interrupted = true;
     std::vector<std::string> paths;
@@ -343,7 +348,7 @@ Diagnosis diagnose(const TraceRead& folderRead, const ParallelControl& control,
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
     // What the analysed job's files say about each rank, read once for ConfigCheck, the
     // Analyzer and the auto-checks alike; which ranks are missing is decided there once.
-    const RankFacts facts = RankFacts::of(read, jobs, jobs.mixed() ? &events : nullptr);
+    const RankFacts& facts = job.facts();
     std::vector<Finding> config = ConfigCheck::check(facts);
     if (jobs.mixed()) config.push_back(mixedJobsFinding(jobs, read.folder.sources()));
     Diagnosis diagnosis;

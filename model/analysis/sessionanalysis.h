@@ -3,15 +3,15 @@
 #include "model/analysis/analyzer.h"
 #include "model/analysis/autocheckevaluator.h"
 #include "model/analysis/finding.h"
+#include "model/analysis/jobsplit.h"
 #include "model/analysis/rankfacts.h" // rankLogStreams(), which the log classification reads by
+#include "model/trace/traceread.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace rankscope {
-
-struct RankLog;
-struct TraceRead;
 
 // What the analysis concludes from one read: the cross-rank findings and symptoms, and the
 // walkthroughs' auto-checks (which read those findings).
@@ -33,6 +33,30 @@ std::vector<Evidence> classifyLogs(const TraceRead& read, std::size_t* linesScan
 // files could be read: a.json: not JSON; ..."), or empty when some trace event, log line or
 // dump was read: "nothing readable" is not "no fault found".
 std::string nothingReadableReason(const TraceRead& read);
+
+// The job a read's diagnosis analyses (splitJobs()), as every check sees it: the read with the
+// other jobs' traces belonging to no rank, and their logs, dumps and error files left out where
+// they were told apart too (JobSplit::setsAsideEveryFile()), and its ranks' facts. diagnose() and
+// the per-check auto-check path both start from it, so neither reads another job's files.
+// The facts point into the read it holds: it is neither copied nor moved.
+class AnalysedJob {
+public:
+    explicit AnalysedJob(const TraceRead& folderRead);
+    AnalysedJob(const AnalysedJob&) = delete;
+    AnalysedJob& operator=(const AnalysedJob&) = delete;
+
+    const JobSplit& jobs() const { return m_jobs; }
+    const TraceRead& read() const { return m_read ? *m_read : m_folderRead; }
+    const EventStore& events() const { return m_events ? *m_events : read().events; }
+    const RankFacts& facts() const { return m_facts; }
+
+private:
+    const TraceRead& m_folderRead;
+    JobSplit m_jobs;
+    std::optional<TraceRead> m_read;    // set when the other jobs' every file is set aside
+    std::optional<EventStore> m_events; // set when only the other jobs' traces are
+    RankFacts m_facts;
+};
 
 // The diagnosis of a read: a function of the read alone, which it leaves as it is.
 // `control` (the loader's cancel) is polled in the long loops (the log classification, between

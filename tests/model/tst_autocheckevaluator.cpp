@@ -1,9 +1,11 @@
 #include "model/analysis/autocheckevaluator.h"
+#include "model/analysis/sessionanalysis.h"
 #include "model/kb/taxonomy.h"
 #include "model/tracesession.h"
 #include "tests/support/rankconsole.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -11,6 +13,7 @@
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
+#include <set>
 
 using namespace rankscope;
 using rankscope::testing::RankLines;
@@ -51,6 +54,7 @@ private Q_SLOTS:
     void rootCauseFromTheTraces_data();
     void rootCauseFromTheTraces();
     void evidenceText();
+    void oneCheckSeesTheAnalysedJobOnly();
 };
 
 void TestAutoCheckEvaluator::everyDeclaredCheckIsEvaluated()
@@ -444,4 +448,43 @@ void TestAutoCheckEvaluator::evidenceText()
 }
 
 QTEST_GUILESS_MAIN(TestAutoCheckEvaluator)
+// Two real runs in subfolders (the healthy 2-rank run in a/, the 3-rank straggler run in b/, their
+// logs naming different master ports): diagnose() analyses b/ alone. A check evaluated on its own
+// must see what the loader's checks saw: the same outcome and evidence, none from a/'s files.
+void TestAutoCheckEvaluator::oneCheckSeesTheAnalysedJobOnly()
+{
+    const QString data = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/");
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    std::set<std::string> otherRun; // a/'s files, as the folder lists them
+    for (const auto& [sub, run] : {std::pair{"a", "healthy"}, std::pair{"b", "straggler"}}) {
+        QVERIFY(QDir(dir.path()).mkdir(QString::fromLatin1(sub)));
+        for (const QString& name :
+             QDir(data + QString::fromLatin1(run))
+                 .entryList({QStringLiteral("rank*"), QStringLiteral("launcher.log")},
+                            QDir::Files)) {
+            const QString to = QString::fromLatin1(sub) + u'/' + name;
+            QVERIFY(QFile::copy(data + QString::fromLatin1(run) + u'/' + name, dir.filePath(to)));
+            if (std::string(sub) == "a") otherRun.insert(to.toStdString());
+        }
+    }
+    QVERIFY(otherRun.size() >= 4);
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    QCOMPARE(session->autoChecks.size(), std::size_t(AutoCheckEvaluator::checkIds().size()));
+    const AnalysedJob job(*session);
+    const std::vector<Evidence> logs = classifyLogs(job.read());
+    for (const AutoCheckResult& all : session->autoChecks) {
+        const AutoCheckResult one = AutoCheckEvaluator::evaluate(
+            job.read(), job.facts(), session->analysis, all.checkId, logs);
+        const QString text = all.checkId + u'\n' + all.evidenceText() + QStringLiteral("\n---\n") +
+                             one.evidenceText();
+        QVERIFY2(one.outcome == all.outcome, qPrintable(text));
+        QVERIFY2(one.summary == all.summary, qPrintable(text));
+        QCOMPARE(one.evidence.size(), all.evidence.size());
+        for (const Evidence& e : one.evidence)
+            QVERIFY2(!otherRun.count(e.path), qPrintable(text));
+    }
+}
+
 #include "tst_autocheckevaluator.moc"
