@@ -124,6 +124,75 @@ std::string shortText(const std::string& text)
     return text.size() <= kMax ? text : text.substr(0, kMax) + "...";
 }
 
+// A line cut into runs of digits and runs of the rest ("port ", "45958", "]"): lines of one
+// shape have the same runs of the rest.
+std::vector<std::string> digitRuns(const std::string& text)
+{
+    std::vector<std::string> runs;
+    for (std::size_t i = 0; i < text.size();) {
+        const bool digit = std::isdigit(static_cast<unsigned char>(text[i])) != 0;
+        std::size_t end = i;
+        while (end < text.size() &&
+               (std::isdigit(static_cast<unsigned char>(text[end])) != 0) == digit)
+            ++end;
+        runs.push_back(text.substr(i, end - i));
+        i = end;
+    }
+    return runs;
+}
+
+bool sameShape(const std::vector<std::string>& a, const std::vector<std::string>& b)
+{
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (!a[i].empty() && std::isdigit(static_cast<unsigned char>(a[i][0])) == 0 && a[i] != b[i])
+            return false;
+    return true;
+}
+
+// What the ranks failing one way each wrote, so no rank is quoted with another's words: the line
+// when they all wrote it; else each shape of line with the ranks that wrote it ("rank 0: ... recv
+// ...; rank 2: ... send ..."), its first rank's words quoted and the ranks whose line differs
+// only in its numbers (ports, pids, a tensor's shape) named after it.
+std::string ownWords(const std::vector<int>& ranks, const std::map<int, const Evidence*>& ownLine,
+                     const Evidence& root)
+{
+    constexpr std::size_t kQuoted = 3;
+    struct Shape {
+        std::string text;              // its first rank's line
+        std::vector<std::string> runs; // digitRuns(text)
+        std::vector<int> ranks;        // in order, the first rank's words quoted
+        std::vector<int> otherNumbers; // of `ranks`, those whose line has other numbers
+    };
+    std::vector<Shape> shapes; // in order of their first rank
+    for (const int r : ranks) {
+        const auto line = ownLine.find(r);
+        std::string text = shortText(line == ownLine.end() ? root.text : line->second->text);
+        std::vector<std::string> runs = digitRuns(text);
+        auto same = std::find_if(shapes.begin(), shapes.end(),
+                                 [&](const Shape& s) { return sameShape(s.runs, runs); });
+        if (same == shapes.end()) {
+            shapes.push_back({std::move(text), std::move(runs), {r}, {}});
+            continue;
+        }
+        same->ranks.push_back(r);
+        if (text != same->text) same->otherNumbers.push_back(r);
+    }
+    const auto quote = [](const Shape& s) {
+        if (s.otherNumbers.empty()) return s.text;
+        return s.text + " (" + formatRanks({s.ranks.front()}) + "'s words; " +
+               formatRanks(s.otherNumbers) + " wrote it with other numbers)";
+    };
+    if (shapes.size() == 1) return quote(shapes.front());
+    std::string out;
+    for (std::size_t i = 0; i < shapes.size() && i < kQuoted; ++i)
+        out += (i ? "; " : "") + formatRanks(shapes[i].ranks) + ": " + quote(shapes[i]);
+    if (shapes.size() > kQuoted)
+        out += "; and " + std::to_string(shapes.size() - kQuoted) +
+               (shapes.size() - kQuoted == 1 ? " other line" : " other lines");
+    return out;
+}
+
 } // namespace
 
 bool LogTriage::isWaiting(const std::string& symptom)
@@ -228,7 +297,11 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
     f.severity = Severity::Error;
     f.confidence = 0.9;
     std::vector<int> blamed;
-    if (root.rank >= 0) blamed.push_back(root.rank);
+    std::map<int, const Evidence*> ownLine; // per blamed rank, the line it failed with
+    if (root.rank >= 0) {
+        blamed.push_back(root.rank);
+        ownLine.emplace(root.rank, &root);
+    }
     std::vector<const Evidence*> alsoFailed;
     for (std::size_t i = 1; i < roots.size(); ++i) {
         const Evidence& o = *roots[i];
@@ -236,9 +309,10 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
             root.timeNs >= 0 && o.timeNs >= 0 && o.timeNs - root.timeNs <= kSymmetricWindowNs;
         // A rank that lost its peer did not fail the way a rank failing on its own did.
         const bool sawTheRoot = losesPeer(o) && !losesPeer(root);
-        if (o.symptom == root.symptom && !sawTheRoot && o.rank >= 0 && (close || root.timeNs < 0))
+        if (o.symptom == root.symptom && !sawTheRoot && o.rank >= 0 && (close || root.timeNs < 0)) {
             blamed.push_back(o.rank);
-        else
+            ownLine.emplace(o.rank, &o);
+        } else
             alsoFailed.push_back(&o);
     }
     std::sort(blamed.begin(), blamed.end());
@@ -293,7 +367,8 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
     f.summary = (witnessed           ? who + " reported: "
                  : blamed.size() > 1 ? who + " failed the same way: "
                                      : who + " failed first: ") +
-                shortText(root.text) + fingerprintNote;
+                (witnessed ? shortText(root.text) : ownWords(blamed, ownLine, root)) +
+                fingerprintNote;
 
     // The root's own lines, then the consequences on other ranks.
     std::set<int> cascaded;

@@ -357,6 +357,7 @@ private Q_SLOTS:
     void runsSideBySideAreToldApartByTheirLaunch_data();
     void runsSideBySideAreToldApartByTheirLaunch();
     void oneRealRunIsOneJob();
+    void ranksFailingOneWayAreQuotedInTheirOwnWords();
     void noCulpritWithoutItsEvidence_data();
     void noCulpritWithoutItsEvidence();
     void missingRanksAreOneDecision_data();
@@ -1500,6 +1501,41 @@ void TestAnalyzer::oneRealRunIsOneJob()
         for (const Finding& f : session->analysis.findings)
             QVERIFY2(f.kind != FindingKind::MixedJobs, qPrintable(run));
     }
+}
+
+// "Ranks 0, 2 failed the same way: ..." quotes each rank's own line (hang_timeout: rank 0 timed
+// out on a recv, rank 2 on a send). Truth from the raw logs: for every such finding of the real
+// runs, each blamed rank that left a log of its own has one of its own lines (its first 100
+// characters) in the summary, numbers aside (a line that differs from another rank's only in its
+// numbers is named, not quoted).
+void TestAnalyzer::ranksFailingOneWayAreQuotedInTheirOwnWords()
+{
+    const QString data = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/");
+    int checked = 0;
+    for (const QString& run : QDir(data).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        const SessionPtr session = loadSession(data + run);
+        QVERIFY(session);
+        for (const Finding& f : session->analysis.findings) {
+            if (f.summary.find(" failed the same way: ") == std::string::npos) continue;
+            for (const int r : f.ranks) {
+                QFile log(data + run + QStringLiteral("/rank%1.log").arg(r));
+                if (!log.open(QIODevice::ReadOnly)) continue;
+                static const QRegularExpression number(QStringLiteral("\\d+"));
+                const QString summary =
+                    QString::fromStdString(f.summary).replace(number, QStringLiteral("#"));
+                bool quoted = false;
+                for (const QByteArray& raw : log.readAll().split('\n')) {
+                    const QString line = QString::fromUtf8(raw.trimmed().left(100));
+                    if (line.size() >= 30 &&
+                        summary.contains(QString(line).replace(number, QStringLiteral("#"))))
+                        quoted = true;
+                }
+                QVERIFY2(quoted, qPrintable(run + u'\n' + QString::fromStdString(f.summary)));
+                ++checked;
+            }
+        }
+    }
+    QVERIFY(checked >= 10);
 }
 
 // Rule of #17: no hang, desync, mismatch or straggler finding blames a rank that left no file of
