@@ -54,15 +54,29 @@ std::optional<Finding> absentRanks(const RankPresence& p)
     f.confidence = 1.0;
     const bool one = rankCount(p.absent) == 1;
     const std::string them = one ? "it" : "them";
+    // Ranks of the folder whose files are another job's: the analysed job lacks them, the folder
+    // does not.
+    std::vector<int> elsewhere;
+    for (const RankRange& range : p.absent)
+        for (auto it = p.setAside.lower_bound(range.first);
+             it != p.setAside.end() && it->first <= range.second; ++it)
+            elsewhere.push_back(it->first);
+    const std::string setAsideNote =
+        elsewhere.empty() ? std::string()
+        : elsewhere.size() == 1
+            ? " of this job (rank " + std::to_string(elsewhere.front()) + "'s " +
+                  p.setAside.at(elsewhere.front()) + " is set aside as another job's)"
+            : " of this job (the files of " + formatRanks(elsewhere) +
+                  " are set aside as another job's)";
     f.summary =
-        "the folder holds files for " + formatRanks(present) + " only; " +
-        formatRankRanges(p.absent) +
+        (elsewhere.empty() ? "the folder holds files for " : "the analysed job's files are of ") +
+        formatRanks(present) + " only; " + formatRankRanges(p.absent) +
         (p.worldSize > p.absent.back().second
              ? " (world size " + std::to_string(p.worldSize) + ", as " + p.worldSizeStatedAs +
                    " states)"
              : std::string(one ? " (listed as a member of a process group)"
                                : " (listed as members of a process group)")) +
-        " left no trace, log or dump, so whether " + (one ? "it" : "they") +
+        " left no trace, log or dump" + setAsideNote + ", so whether " + (one ? "it" : "they") +
         " hung, crashed, lagged or issued other collectives is unknown: no finding blames " + them +
         " or counts " + them +
         " missing from a collective, and the cross-rank checks compare only the ranks present";

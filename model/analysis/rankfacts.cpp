@@ -367,6 +367,7 @@ RankPresence RankFacts::decidePresence() const
 {
     RankPresence p;
     p.files = files;
+    p.setAside = setAside;
     p.listedMembers = groupMembers;
     // The largest size a file states, and where: a rank's WORLD_SIZE, its NCCL communicator, a
     // trace's distributedInfo.world_size.
@@ -445,9 +446,14 @@ RankFacts RankFacts::of(const TraceRead& read, const JobSplit& jobs,
         return facts;
     }
     QList<SourceFile> analysed;
+    std::map<int, std::string> setAside;
     for (int i = 0; i < int(all.size()); ++i)
-        if (!jobs.setAside[std::size_t(i)]) analysed.append(all[i]);
+        if (!jobs.setAside[std::size_t(i)])
+            analysed.append(all[i]);
+        else if (all[i].rank)
+            setAside.emplace(*all[i].rank, all[i].relativePath.toStdString());
     RankFacts facts = build(read.logs, analysed);
+    facts.setAside = std::move(setAside);
     facts.addEvents(analysedEvents ? *analysedEvents : withoutSources(read.events, jobs.setAside));
     facts.addErrors(read.errors, all);
     return facts;

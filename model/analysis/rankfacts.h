@@ -72,6 +72,9 @@ struct RankPresence {
     std::map<int, unsigned> files;  // per rank that left anything, RankFile bits
     std::vector<int> listedMembers; // ranks process groups list as members (sorted)
     std::vector<RankRange> absent;  // of [0, worldSize) and listedMembers: ranks that left nothing
+    // Per rank, the first of its files set aside as another job's (JobSplit): in a folder that
+    // mixes jobs a rank absent from the analysed job may have left files of another.
+    std::map<int, std::string> setAside;
     // Every rank that states WORLD_SIZE states the same one, some ranks of it left nothing, and
     // no rank got past the rendezvous (no collective, no training step, no NCCL Init COMPLETE):
     // the absent ranks never started (ConfigCheck names them), rather than left no files here.
@@ -108,8 +111,9 @@ struct RankFacts {
                               // file's / failure box entry's host
     PerRank cudaDevice;       // NCCL's cudaDev (init line, then line prefixes), else the device of
                               // the rank's GPU streams when its trace has them on one device only
-    std::map<int, unsigned> files; // per rank, what it left (RankFile bits)
-    std::vector<int> groupMembers; // ranks the collective records' process groups list
+    std::map<int, unsigned> files;       // per rank, what it left (RankFile bits)
+    std::map<int, std::string> setAside; // RankPresence::setAside, set by of()
+    std::vector<int> groupMembers;       // ranks the collective records' process groups list
     // Some rank got past the rendezvous: it recorded a collective, logged a training step or
     // NCCL Init COMPLETE.
     bool pastRendezvous = false;

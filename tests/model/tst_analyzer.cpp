@@ -358,6 +358,7 @@ private Q_SLOTS:
     void runsSideBySideAreToldApartByTheirLaunch();
     void oneRealRunIsOneJob();
     void ranksFailingOneWayAreQuotedInTheirOwnWords();
+    void aRankSetAsideIsNotSaidToHaveLeftNothing();
     void noCulpritWithoutItsEvidence_data();
     void noCulpritWithoutItsEvidence();
     void missingRanksAreOneDecision_data();
@@ -1536,6 +1537,43 @@ void TestAnalyzer::ranksFailingOneWayAreQuotedInTheirOwnWords()
         }
     }
     QVERIFY(checked >= 10);
+}
+
+// Ranks 0 and 2 of the 3-rank straggler run beside rank 1 of a 3-rank run of the next day: the
+// straggler run is analysed and its rank 1 left nothing, but the folder holds rank 1's files (of
+// the other run, set aside). The missing-ranks warning must say so, not that the folder holds
+// files for ranks 0, 2 only. Truth: the ranks of the files copied, and which run each came from.
+void TestAnalyzer::aRankSetAsideIsNotSaidToHaveLeftNothing()
+{
+    const QString data = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/");
+    const QStringList files =
+        QString::fromLatin1("straggler/rank0.log straggler/rank0.pt.trace.json "
+                            "straggler/rank2.log straggler/rank2.pt.trace.json "
+                            "hang_timeout_w3_step0/rank1.log "
+                            "hang_timeout_w3_step0/rank1.pt.trace.json")
+            .split(u' ');
+    QTemporaryDir dir;
+    std::set<int> otherRunRanks;
+    for (const QString& file : files) {
+        const QString name = file.section(u'/', 1);
+        QVERIFY(QFile::copy(data + file, dir.filePath(name)));
+        if (file.startsWith(QLatin1String("hang_timeout_w3_step0/")))
+            otherRunRanks.insert(name.mid(4, 1).toInt());
+    }
+    QCOMPARE(otherRunRanks, std::set<int>{1});
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    int missing = 0;
+    for (const Finding& f : session->analysis.findings) {
+        if (f.kind != FindingKind::MissingRanks) continue;
+        ++missing;
+        QVERIFY2(f.summary.find("the folder holds files for") == std::string::npos,
+                 f.summary.c_str());
+        QVERIFY2(f.summary.find("rank 1's rank1.") != std::string::npos, f.summary.c_str());
+        QVERIFY2(f.summary.find("set aside as another job's") != std::string::npos,
+                 f.summary.c_str());
+    }
+    QCOMPARE(missing, 1);
 }
 
 // Rule of #17: no hang, desync, mismatch or straggler finding blames a rank that left no file of
