@@ -153,7 +153,8 @@ bool sameShape(const std::vector<std::string>& a, const std::vector<std::string>
 // What the ranks failing one way each wrote, so no rank is quoted with another's words: the line
 // when they all wrote it; else each shape of line with the ranks that wrote it ("rank 0: ... recv
 // ...; rank 2: ... send ..."), its first rank's words quoted and the ranks whose line differs
-// only in its numbers (ports, pids, a tensor's shape) named after it.
+// only in its numbers (ports, pids, a tensor's shape) named after it; after the first line, the
+// start a line shares with it is "…".
 std::string ownWords(const std::vector<int>& ranks, const std::map<int, const Evidence*>& ownLine,
                      const Evidence& root)
 {
@@ -184,9 +185,21 @@ std::string ownWords(const std::vector<int>& ranks, const std::map<int, const Ev
                formatRanks(s.otherNumbers) + " wrote it with other numbers)";
     };
     if (shapes.size() == 1) return quote(shapes.front());
+    // After the first line, what a line shares with it from its start is "…" (to the last space,
+    // '/', ':' or '[' before they part), so a summary stays short enough to read.
+    const auto unshared = [&](const std::string& text) {
+        const std::string& first = shapes.front().text;
+        std::size_t same = 0;
+        while (same < text.size() && same < first.size() && text[same] == first[same])
+            ++same;
+        const std::size_t cut = text.find_last_of(" /:[", same == 0 ? 0 : same - 1);
+        constexpr std::size_t kWorthEliding = 20;
+        return cut == std::string::npos || cut < kWorthEliding ? text : "…" + text.substr(cut + 1);
+    };
     std::string out;
     for (std::size_t i = 0; i < shapes.size() && i < kQuoted; ++i)
-        out += (i ? "; " : "") + formatRanks(shapes[i].ranks) + ": " + quote(shapes[i]);
+        out += (i ? "; " : "") + formatRanks(shapes[i].ranks) + ": " +
+               (i ? unshared(quote(shapes[i])) : quote(shapes[i]));
     if (shapes.size() > kQuoted)
         out += "; and " + std::to_string(shapes.size() - kQuoted) +
                (shapes.size() - kQuoted == 1 ? " other line" : " other lines");
