@@ -303,7 +303,8 @@ QString AnalysisReport::toMarkdown(const TraceRead& read, const AnalysisResult& 
             ts << "- Symptom: `" << md(f.symptom) << "`\n";
         if (!f.processGroup.empty()) ts << "- Process group: `" << md(f.processGroup) << "`\n";
         if (f.seq >= 0) ts << "- Sequence: " << f.seq << '\n';
-        if (f.step >= 0) ts << "- Step: " << f.step << '\n';
+        if (f.step >= 0)
+            ts << "- Step: ProfilerStep#" << f.step << " (the trace's own numbering)\n";
         if (f.startNs >= 0)
             ts << "- Time: " << AnalysisReport::wholeMicros(f.startNs) << " – "
                << AnalysisReport::wholeMicros(f.endNs) << " µs (aligned)\n";

@@ -159,8 +159,10 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
                 a.waitedDelaySum += v.delayNs;
                 const std::int32_t rec = g.collectives[k].records[m];
                 const CollectiveRecord& c = ctx.store.collectives[std::size_t(rec)];
-                a.delays.emplace_back(
-                    c.step >= 0 ? c.step : ctx.steps.stepAt(c.rank, c.execStartNs), v.delayNs, rec);
+                // The trace's own step number (N of ProfilerStep#N), whichever way it is found.
+                a.delays.emplace_back(c.step >= 0 ? ctx.stepNumber(c.rank, c.step)
+                                                  : ctx.steps.stepAt(c.rank, c.execStartNs),
+                                      v.delayNs, rec);
             }
         });
         for (std::size_t m = 0; m < n; ++m) {
@@ -229,7 +231,12 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
             f.ranks = {rank};
             f.confidence =
                 std::min(0.95, 0.5 + 0.05 * std::log10(1.0 / std::max(waitedPValue, 1e-300)));
-            f.step = r.steps.empty() ? -1 : r.steps.front();
+            // A finding's step is an index into the rank's steps (placeOnTraces() numbers it).
+            const std::vector<StepSpan>& spans = ctx.steps.stepsOf(rank);
+            const auto first = std::find_if(spans.begin(), spans.end(), [&](const StepSpan& s) {
+                return !r.steps.empty() && s.number == r.steps.front();
+            });
+            f.step = first == spans.end() ? -1 : int(first - spans.begin());
             f.summary = "rank " + std::to_string(rank) + " arrives last at " +
                         std::to_string(a.waitedLast) + " of " + std::to_string(a.waitedSamples) +
                         " collectives where a rank waited at least " +
@@ -246,9 +253,13 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
                              " outside collectives vs " + formatDurationNs(others) +
                              " on the others";
             if (!r.steps.empty())
-                f.summary += " (" + std::to_string(r.steps.size()) + " steps, from step " +
-                             std::to_string(r.steps.front()) + " to " +
-                             std::to_string(r.steps.back()) + ")";
+                f.summary +=
+                    " (" + std::to_string(r.steps.size()) +
+                    (r.steps.size() == 1 ? " step, ProfilerStep#" : " steps, ProfilerStep#") +
+                    std::to_string(r.steps.front()) +
+                    (r.steps.size() == 1 ? std::string()
+                                         : " to #" + std::to_string(r.steps.back())) +
+                    " in the trace's own numbering)";
             std::sort(a.delays.begin(), a.delays.end(),
                       [](const auto& x, const auto& y) { return std::get<1>(x) > std::get<1>(y); });
             for (std::size_t e = 0; e < a.delays.size() && e < 5; ++e) {

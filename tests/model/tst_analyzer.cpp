@@ -359,6 +359,8 @@ private Q_SLOTS:
     void oneRealRunIsOneJob();
     void ranksFailingOneWayAreQuotedInTheirOwnWords();
     void aRankSetAsideIsNotSaidToHaveLeftNothing();
+    void stragglerStepsAreTheTracesOwnLabels_data();
+    void stragglerStepsAreTheTracesOwnLabels();
     void noCulpritWithoutItsEvidence_data();
     void noCulpritWithoutItsEvidence();
     void missingRanksAreOneDecision_data();
@@ -1527,9 +1529,14 @@ void TestAnalyzer::ranksFailingOneWayAreQuotedInTheirOwnWords()
                 bool quoted = false;
                 for (const QByteArray& raw : log.readAll().split('\n')) {
                     const QString line = QString::fromUtf8(raw.trimmed().left(100));
-                    if (line.size() >= 30 &&
-                        summary.contains(QString(line).replace(number, QStringLiteral("#"))))
-                        quoted = true;
+                    if (line.size() < 30) continue;
+                    // The line, or its end after "…" (past a space, '/', ':' or '['), where another
+                    // rank's quoted line starts the same.
+                    const QString shape = QString(line).replace(number, QStringLiteral("#"));
+                    quoted = quoted || summary.contains(shape);
+                    for (qsizetype from = 1; from + 20 <= shape.size() && !quoted; ++from)
+                        if (QStringLiteral(" /:[").contains(shape[from - 1]))
+                            quoted = summary.contains(QStringLiteral("…") + shape.mid(from));
                 }
                 QVERIFY2(quoted, qPrintable(run + u'\n' + QString::fromStdString(f.summary)));
                 ++checked;
@@ -1574,6 +1581,58 @@ void TestAnalyzer::aRankSetAsideIsNotSaidToHaveLeftNothing()
                  f.summary.c_str());
     }
     QCOMPARE(missing, 1);
+}
+
+void TestAnalyzer::stragglerStepsAreTheTracesOwnLabels_data()
+{
+    QTest::addColumn<QString>("run");
+    for (const char* run : {"straggler", "straggler_w3_r0", "straggler_w4"})
+        QTest::newRow(run) << QString::fromLatin1(run);
+}
+
+// The straggler's steps are named as its trace names them ("ProfilerStep#0 to #9"), never as a
+// bare "step 0" a reader takes for the log's step 0 (PyTorch 1.13's ProfilerStep#N is the log's
+// step N + 1). Truth: the ProfilerStep#N names in the straggler's raw trace (ground_truth.json's
+// faulty rank).
+void TestAnalyzer::stragglerStepsAreTheTracesOwnLabels()
+{
+    QFETCH(QString, run);
+    const QString dir = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/") + run;
+    QFile truthFile(dir + QStringLiteral("/ground_truth.json"));
+    QVERIFY(truthFile.open(QIODevice::ReadOnly));
+    const int straggler = QJsonDocument::fromJson(truthFile.readAll())
+                              .object()[QLatin1String("faulty_rank")]
+                              .toInt(-1);
+    QVERIFY(straggler >= 0);
+    const QStringList traces =
+        QDir(dir).entryList({QStringLiteral("rank%1.*pt.trace.json").arg(straggler)}, QDir::Files);
+    QCOMPARE(traces.size(), qsizetype(1));
+    QFile trace(dir + u'/' + traces.front());
+    QVERIFY(trace.open(QIODevice::ReadOnly));
+    std::set<int> labels;
+    static const QRegularExpression step(QStringLiteral("\"ProfilerStep#(\\d+)\""));
+    for (auto m = step.globalMatch(QString::fromUtf8(trace.readAll())); m.hasNext();)
+        labels.insert(m.next().captured(1).toInt());
+    QVERIFY(!labels.empty());
+    const SessionPtr session = loadSession(dir);
+    QVERIFY(session);
+    static const QRegularExpression range(
+        QStringLiteral("steps?, ProfilerStep#(\\d+)(?: to #(\\d+))? in the trace's own numbering"));
+    int found = 0;
+    for (const Finding& f : session->analysis.findings) {
+        if (f.kind != FindingKind::Straggler) continue;
+        ++found;
+        QCOMPARE(f.ranks, std::vector<int>{straggler});
+        const QString summary = QString::fromStdString(f.summary);
+        QVERIFY2(!summary.contains(QLatin1String("from step")), qPrintable(summary));
+        const QRegularExpressionMatch m = range.match(summary);
+        QVERIFY2(m.hasMatch(), qPrintable(summary));
+        const int first = m.captured(1).toInt();
+        QVERIFY2(labels.count(first), qPrintable(summary));
+        if (m.hasCaptured(2)) QVERIFY2(labels.count(m.captured(2).toInt()), qPrintable(summary));
+        QCOMPARE(f.step, first);
+    }
+    QCOMPARE(found, 1);
 }
 
 // Rule of #17: no hang, desync, mismatch or straggler finding blames a rank that left no file of

@@ -329,7 +329,9 @@ void FindingsPanel::refreshDetail()
     if (!f->processGroup.empty())
         facts << tr("group %1").arg(QString::fromStdString(f->processGroup).toHtmlEscaped());
     if (f->seq >= 0) facts << tr("seq %1").arg(f->seq);
-    if (f->step >= 0) facts << tr("step %1").arg(f->step);
+    // The trace's own step label, which need not be the program's count (a PyTorch 1.13
+    // trace's ProfilerStep#2 can be the step its log calls step 3).
+    if (f->step >= 0) facts << tr("ProfilerStep#%1").arg(f->step);
     if (!facts.isEmpty()) head += QStringLiteral(" — ") + facts.join(QStringLiteral(", "));
     QString html =
         head + QStringLiteral("<br>") + QString::fromStdString(f->summary).toHtmlEscaped();
