@@ -14,6 +14,16 @@ namespace rankscope {
 
 namespace {
 
+// The index of the step whose span holds `tNs` among `spans` (in time order), -1 when none does.
+int stepIndexAt(const std::vector<StepSpan>& spans, std::int64_t tNs)
+{
+    const auto it =
+        std::upper_bound(spans.begin(), spans.end(), tNs,
+                         [](std::int64_t t, const StepSpan& s) { return t < s.startNs; });
+    if (it == spans.begin() || tNs > std::prev(it)->endNs) return -1;
+    return int(std::prev(it) - spans.begin());
+}
+
 // Upper tail of Binomial(n, p) at k, summed in log space so that n in the tens of thousands
 // neither overflows nor underflows.
 double binomialUpperTail(int k, int n, double p)
@@ -159,10 +169,11 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
                 a.waitedDelaySum += v.delayNs;
                 const std::int32_t rec = g.collectives[k].records[m];
                 const CollectiveRecord& c = ctx.store.collectives[std::size_t(rec)];
-                // The trace's own step number (N of ProfilerStep#N), whichever way it is found.
-                a.delays.emplace_back(c.step >= 0 ? ctx.stepNumber(c.rank, c.step)
-                                                  : ctx.steps.stepAt(c.rank, c.execStartNs),
-                                      v.delayNs, rec);
+                // The index of its step among the rank's steps, whichever way it is found (a
+                // PyTorch 1.13 trace labels two steps ProfilerStep#0: labels are not indexes).
+                a.delays.emplace_back(
+                    c.step >= 0 ? c.step : stepIndexAt(ctx.steps.stepsOf(c.rank), c.execStartNs),
+                    v.delayNs, rec);
             }
         });
         for (std::size_t m = 0; m < n; ++m) {
@@ -231,12 +242,7 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
             f.ranks = {rank};
             f.confidence =
                 std::min(0.95, 0.5 + 0.05 * std::log10(1.0 / std::max(waitedPValue, 1e-300)));
-            // A finding's step is an index into the rank's steps (placeOnTraces() numbers it).
-            const std::vector<StepSpan>& spans = ctx.steps.stepsOf(rank);
-            const auto first = std::find_if(spans.begin(), spans.end(), [&](const StepSpan& s) {
-                return !r.steps.empty() && s.number == r.steps.front();
-            });
-            f.step = first == spans.end() ? -1 : int(first - spans.begin());
+            f.step = r.steps.empty() ? -1 : r.steps.front();
             f.summary = "rank " + std::to_string(rank) + " arrives last at " +
                         std::to_string(a.waitedLast) + " of " + std::to_string(a.waitedSamples) +
                         " collectives where a rank waited at least " +
@@ -256,9 +262,10 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
                 f.summary +=
                     " (" + std::to_string(r.steps.size()) +
                     (r.steps.size() == 1 ? " step, ProfilerStep#" : " steps, ProfilerStep#") +
-                    std::to_string(r.steps.front()) +
-                    (r.steps.size() == 1 ? std::string()
-                                         : " to #" + std::to_string(r.steps.back())) +
+                    std::to_string(ctx.stepNumber(rank, r.steps.front())) +
+                    (r.steps.size() == 1
+                         ? std::string()
+                         : " to #" + std::to_string(ctx.stepNumber(rank, r.steps.back()))) +
                     " in the trace's own numbering)";
             std::sort(a.delays.begin(), a.delays.end(),
                       [](const auto& x, const auto& y) { return std::get<1>(x) > std::get<1>(y); });
