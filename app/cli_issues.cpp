@@ -70,7 +70,8 @@ int runIssuesCommand(const QStringList& arguments, QTextStream& out, QTextStream
             err << "rankscope: " << corpus.error() << "\n";
             return Cli::Unreadable;
         }
-        out << "Imported " << n << " issue(s) into " << IssueCorpus::defaultPath() << "\n";
+        out << "Imported " << n << (n == 1 ? " issue" : " issues") << " into "
+            << IssueCorpus::defaultPath() << "\n";
         for (const QString& skipped : corpus.skipped())
             err << "rankscope: skipped " << skipped << "\n";
         return Cli::Success;

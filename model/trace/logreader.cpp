@@ -1336,15 +1336,21 @@ LogReader::Result LogReader::readShared(std::shared_ptr<const QByteArray> shared
         result.truncated = true;
         if (result.limit == LoadLimit::None) result.limit = LoadLimit::RankTags;
         result.message +=
-            QStringLiteral("; %1 line(s) tagged with ranks past the budget of %2 "
-                           "distinct rank tags kept untagged")
+            (linesOverTagBudget == 1
+                 ? QStringLiteral("; %1 line tagged with a rank past the budget of %2 "
+                                  "distinct rank tags kept untagged")
+                 : QStringLiteral("; %1 lines tagged with ranks past the budget of %2 "
+                                  "distinct rank tags kept untagged"))
                 .arg(linesOverTagBudget)
                 .arg(tags < tagBudget ? perLoad(control, LoadUnit::RankTags) : tagBudget);
     }
     if (longLines)
-        result.message += QStringLiteral("; %1 line(s) over %2 KB, only their first %2 KB parsed")
-                              .arg(longLines)
-                              .arg(kParseLimitBytes / 1024);
+        result.message +=
+            (longLines == 1 ? QStringLiteral("; %1 line over %2 KB, only its first %2 KB parsed")
+                            : QStringLiteral("; %1 lines over %2 KB, only their first %2 KB "
+                                             "parsed"))
+                .arg(longLines)
+                .arg(kParseLimitBytes / 1024);
     result.streams = std::move(streams);
     return result;
 }

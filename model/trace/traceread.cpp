@@ -310,8 +310,13 @@ TraceRead readFolder(TraceFolder folder, const ProgressFn& progress, const Cance
                 .arg(QString::fromStdString(s.communicator), QString::fromStdString(s.reason)));
     if (nccl.withoutCommId > 0)
         read.warnings.append(
-            QStringLiteral("%1 NCCL collective line(s) name a communicator whose init line has no "
-                           "commId (or is missing): they cannot be matched across ranks")
+            (nccl.withoutCommId == 1
+                 ? QStringLiteral("%1 NCCL collective line names a communicator whose init line "
+                                  "has no commId (or is missing): it cannot be matched across "
+                                  "ranks")
+                 : QStringLiteral("%1 NCCL collective lines name a communicator whose init line "
+                                  "has no commId (or is missing): they cannot be matched across "
+                                  "ranks"))
                 .arg(nccl.withoutCommId));
     return read;
 }

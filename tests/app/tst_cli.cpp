@@ -377,7 +377,7 @@ void TestCli::dumpAndRankTagBudgetsAreFlags()
     const auto log = cut.second.value(QStringLiteral("launcher.log"));
     QCOMPARE(log.first, QStringLiteral("truncated"));
     QVERIFY2(log.second.contains(QLatin1String("4 rank streams")), qPrintable(log.second));
-    QVERIFY2(log.second.contains(QLatin1String("2 line(s) tagged with ranks past the budget of 4")),
+    QVERIFY2(log.second.contains(QLatin1String("2 lines tagged with ranks past the budget of 4")),
              qPrintable(log.second));
     QCOMPARE(sources({QStringLiteral("--max-dump-bytes"), QStringLiteral("64M")})
                  .second.value(QStringLiteral("fr_json_rank_0.json"))

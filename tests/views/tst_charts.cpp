@@ -171,7 +171,7 @@ private Q_SLOTS:
         auto* axis = qobject_cast<QBarCategoryAxis*>(chart.chart()->axes(Qt::Horizontal)[0]);
         QCOMPARE(axis->categories(),
                  (QStringList{QStringLiteral("0"), QStringLiteral("1 (none)")}));
-        QVERIFY2(chart.note()->text().contains(QStringLiteral("Rank(s) 1: no compute")),
+        QVERIFY2(chart.note()->text().contains(QStringLiteral("Rank 1: no compute")),
                  qPrintable(chart.note()->text()));
     }
 
@@ -248,7 +248,7 @@ private Q_SLOTS:
         QVERIFY(chart.showRecord(std::size_t(m.records[0])));
         QCOMPARE(chart.bars().records[2], -1);
         QCOMPARE(chart.bars().duration[2], 0.0);
-        QVERIFY2(chart.note()->text().contains(QStringLiteral("Rank(s) 2 never arrived")),
+        QVERIFY2(chart.note()->text().contains(QStringLiteral("Rank 2 never arrived")),
                  qPrintable(chart.note()->text()));
         auto* axis =
             qobject_cast<QBarCategoryAxis*>(chart.chartView()->chart()->axes(Qt::Horizontal)[0]);
@@ -311,8 +311,8 @@ private Q_SLOTS:
         QVERIFY(panel.details()->toPlainText().startsWith(QStringLiteral("Rank 4")));
         clickAt(chart->chartView(), chart->barCentre(1));
         QCOMPARE(panel.view()->selectedRank(), 1);
-        QVERIFY(panel.details()->toPlainText().contains(
-            QStringLiteral("1 GPU stream(s), 1 CPU thread(s)")));
+        QVERIFY(
+            panel.details()->toPlainText().contains(QStringLiteral("1 GPU stream, 1 CPU thread")));
     }
 
     void clickOnCollectiveBarSelectsItOnTheTimeline()

@@ -214,7 +214,9 @@ void TestIssueBrowser::filtersAndSearchCountWhatTheSheetsSay()
     browser.setSearchText(text);
     const int expected = expectedMatches(browser.currentFilter());
     QCOMPARE(browser.model()->matchCount(), expected);
-    QCOMPARE(browser.countLabel()->text(), QStringLiteral("%1 issue(s)").arg(expected));
+    QCOMPARE(
+        browser.countLabel()->text(),
+        (expected == 1 ? QStringLiteral("%1 issue") : QStringLiteral("%1 issues")).arg(expected));
     if (filter >= 0 || !text.isEmpty()) QVERIFY(expected < all);
     QVERIFY(expected > 0);
     fetchAll(browser.model());

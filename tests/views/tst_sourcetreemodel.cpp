@@ -76,7 +76,7 @@ void TestSourceTreeModel::skippedFilesAreGreyedNotProblems()
     QVERIFY(!model.index(0, SourceTreeModel::StatusColumn).data().isValid());
     const QModelIndex unknown = model.index(1, 0);
     QCOMPARE(model.index(1, SourceTreeModel::StatusColumn).data().toString(),
-             QStringLiteral("1 problem(s), 1 skipped"));
+             QStringLiteral("1 problem, 1 skipped"));
     int skipped = 0;
     for (int f = 0; f < model.rowCount(unknown); ++f) {
         const QString name = model.index(f, 0, unknown).data().toString();

@@ -187,8 +187,11 @@ void CollectiveChart::plot(const CollectiveBars& bars)
                  "last.")
                   .arg(ZoomState::formatDuration(bars.spanNs))
                   .arg(bars.lastArrivingRank)
-            : tr("Rank(s) %1 never arrived (no record of it); the others spent up to "
-                 "%2 in it. Of those that arrived, rank %3 was last.")
+            : (missing.size() == 1
+                   ? tr("Rank %1 never arrived (no record of it); the others spent up to "
+                        "%2 in it. Of those that arrived, rank %3 was last.")
+                   : tr("Ranks %1 never arrived (no record of them); the others spent up to "
+                        "%2 in it. Of those that arrived, rank %3 was last."))
                   .arg(missing.join(QStringLiteral(", ")), ZoomState::formatDuration(bars.spanNs))
                   .arg(bars.lastArrivingRank);
     // On raw timestamps the arrivals mix the ranks' clocks: say so, as the timeline does.

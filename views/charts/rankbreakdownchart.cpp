@@ -198,14 +198,20 @@ void RankBreakdownChart::rebuild()
                            "Click a bar to show the rank.")
                             .arg(m_bars.unit.name, over));
     else
-        m_note->setText(tr("GPU stream time per rank (%1), %2; rank(s) %3 have no GPU lanes "
-                           "and show CPU thread time. Click a bar to show the rank.")
+        m_note->setText((cpuRanks.size() == 1
+                             ? tr("GPU stream time per rank (%1), %2; rank %3 has no GPU lanes "
+                                  "and shows CPU thread time. Click a bar to show the rank.")
+                             : tr("GPU stream time per rank (%1), %2; ranks %3 have no GPU lanes "
+                                  "and show CPU thread time. Click a bar to show the rank."))
                             .arg(m_bars.unit.name, over, cpuRanks.join(QStringLiteral(", "))));
     // A rank with only annotations (a hung rank often is one) would be a silent gap.
     if (!emptyRanks.isEmpty())
         m_note->setText(m_note->text() +
-                        tr(" Rank(s) %1: no compute, communication or memcpy event in the trace, "
-                           "so no bar.")
+                        (emptyRanks.size() == 1
+                             ? tr(" Rank %1: no compute, communication or memcpy event in the "
+                                  "trace, so no bar.")
+                             : tr(" Ranks %1: no compute, communication or memcpy event in the "
+                                  "trace, so no bar."))
                             .arg(emptyRanks.join(QStringLiteral(", "))));
 
     const QString names[SetCount] = {tr("Compute"), tr("Communication"), tr("Memcpy/memset"),

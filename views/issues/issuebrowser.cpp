@@ -2,6 +2,7 @@
 
 #include "model/kb/issueimporter.h"
 #include "model/kb/taxonomy.h"
+#include "views/counttext.h"
 #include "views/issues/classificationmodel.h"
 #include "views/issues/flowlayout.h"
 #include "views/issues/issuetablemodel.h"
@@ -218,7 +219,7 @@ IssueBrowser::IssueBrowser(QWidget* parent)
             QDesktopServices::openUrl(QUrl(r->link));
     });
     connect(m_model, &IssueTableModel::matchCountChanged, this,
-            [this](int n) { m_count->setText(tr("%n issue(s)", nullptr, n)); });
+            [this](int n) { m_count->setText(countText(n, tr("%1 issue"), tr("%1 issues"))); });
 
     m_detail = new QTextBrowser(this);
     m_detail->setObjectName(QStringLiteral("issueDetail"));
@@ -664,9 +665,10 @@ void IssueBrowser::setImporting(bool importing)
 void IssueBrowser::onImported(int count, const QStringList& skipped)
 {
     setImporting(false);
-    m_status->setText(skipped.isEmpty() ? tr("Imported %n issue(s).", nullptr, count)
-                                        : tr("Imported %n issue(s); skipped %1", nullptr, count)
-                                              .arg(skipped.join(QLatin1String("; "))));
+    const QString imported = countText(count, tr("Imported %1 issue"), tr("Imported %1 issues"));
+    m_status->setText(skipped.isEmpty()
+                          ? imported + u'.'
+                          : tr("%1; skipped %2").arg(imported, skipped.join(QLatin1String("; "))));
     // A re-imported report may come back under the id of the copy it replaced.
     m_model->refresh();
     fillFilters();

@@ -1,5 +1,6 @@
 #include "views/logviewer/logviewer.h"
 
+#include "views/counttext.h"
 #include "views/logviewer/loglinesmodel.h"
 
 #include <QComboBox>
@@ -271,7 +272,8 @@ void LogViewer::updateStatus()
     else if (at < int(m_citedRows.size()))
         m_status->setText(tr("cited line %1 of %2").arg(at + 1).arg(m_citedRows.size()));
     else
-        m_status->setText(tr("%n cited line(s)", nullptr, int(m_citedRows.size())));
+        m_status->setText(
+            countText(qsizetype(m_citedRows.size()), tr("%1 cited line"), tr("%1 cited lines")));
 }
 
 } // namespace rankscope

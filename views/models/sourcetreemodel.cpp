@@ -1,5 +1,7 @@
 #include "views/models/sourcetreemodel.h"
 
+#include "views/counttext.h"
+
 #include <QLocale>
 
 namespace rankscope {
@@ -74,8 +76,8 @@ QVariant SourceTreeModel::groupData(const Group& group, int column, int role) co
             skipped += f.status == SourceStatus::Skipped;
         }
         QStringList parts;
-        if (bad) parts << tr("%n problem(s)", nullptr, bad);
-        if (skipped) parts << tr("%n skipped", nullptr, skipped);
+        if (bad) parts << countText(bad, tr("%1 problem"), tr("%1 problems"));
+        if (skipped) parts << tr("%1 skipped").arg(skipped);
         return parts.isEmpty() ? QVariant() : QVariant(parts.join(QStringLiteral(", ")));
     }
     return {};

@@ -3,6 +3,7 @@
 #include "model/kb/signatureset.h"
 #include "model/kb/taxonomy.h"
 #include "views/charts/chartstyle.h"
+#include "views/counttext.h"
 #include "views/taxonomy/taxonomyfilterproxy.h"
 #include "views/taxonomy/taxonomymodel.h"
 
@@ -321,7 +322,8 @@ void TaxonomyBrowser::fillChart(const TaxonomyNode* node)
             std::max(budget - labelFont.horizontalAdvance(share), labelFont.averageCharWidth() * 8);
         const QString name = p ? p->name : kc.key;
         names << labelFont.elidedText(name, Qt::ElideRight, room) + share;
-        full << tr("%1: %n issue(s)%2", nullptr, kc.count).arg(name, share);
+        full << tr("%1: %2%3")
+                    .arg(name, countText(kc.count, tr("%1 issue"), tr("%1 issues")), share);
         values << kc.count;
     }
     auto* set = new QBarSet(tr("Issues"));

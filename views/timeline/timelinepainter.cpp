@@ -128,9 +128,12 @@ QString TimelinePainter::noEventsText(const TraceSession& session)
 {
     QStringList lines{tr("No profiler trace in this folder, so no timeline to draw.")};
     if (!session.dumps.empty())
-        lines << tr("Its %n Flight Recorder dump(s) record the collectives: \"Collective by rank\" "
-                    "below shows them, rank by rank.",
-                    nullptr, int(session.dumps.size()));
+        lines << (session.dumps.size() == 1
+                      ? tr("Its Flight Recorder dump records the collectives: \"Collective by "
+                           "rank\" below shows them, rank by rank.")
+                      : tr("Its %1 Flight Recorder dumps record the collectives: \"Collective by "
+                           "rank\" below shows them, rank by rank.")
+                            .arg(session.dumps.size()));
     if (!session.logs.empty()) lines << tr("Its logs are on the Logs tab.");
     return lines.join(QLatin1Char('\n'));
 }
@@ -233,8 +236,10 @@ void TimelinePainter::paint(QPainter& p, QSize size, const TimelineFrame& frame,
             const bool gpu =
                 !lanes.empty() &&
                 m_session->events.lanes[std::size_t(lanes.front())].kind == LaneKind::GpuStream;
-            const QString text = gpu ? tr("%n GPU stream(s), top level", nullptr, int(lanes.size()))
-                                     : tr("%n thread(s), top level", nullptr, int(lanes.size()));
+            const qsizetype n = qsizetype(lanes.size());
+            const QString text =
+                gpu ? countText(n, tr("%1 GPU stream, top level"), tr("%1 GPU streams, top level"))
+                    : countText(n, tr("%1 thread, top level"), tr("%1 threads, top level"));
             p.drawText(QRect(16, yv, labelW - 20, rowH), Qt::AlignVCenter,
                        fm.elidedText(text, Qt::ElideRight, labelW - 20));
             ++it;

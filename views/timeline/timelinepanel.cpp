@@ -309,8 +309,9 @@ void TimelinePanel::setSession(SessionPtr session)
                 QStringList ranks;
                 for (int r : job.ranks)
                     ranks << QString::number(r);
-                QString text =
-                    tr("Job %1: rank(s) %2").arg(j + 1).arg(ranks.join(QLatin1String(", ")));
+                QString text = (ranks.size() == 1 ? tr("Job %1: rank %2") : tr("Job %1: ranks %2"))
+                                   .arg(j + 1)
+                                   .arg(ranks.join(QLatin1String(", ")));
                 if (job.worldSize > 0) text += tr(" of %1").arg(job.worldSize);
                 if (job.firstNs >= 0)
                     text += QStringLiteral(" · ") +

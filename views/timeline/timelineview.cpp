@@ -753,13 +753,14 @@ QString TimelineView::selectionDetailsHtml() const
         int gpu = 0, cpu = 0;
         for (const Lane& lane : store.lanes)
             if (lane.rank == m_selectedRank) ++(lane.kind == LaneKind::GpuStream ? gpu : cpu);
-        QString html = tr("<h3>Rank %1</h3><p>%2 GPU stream(s), %3 CPU thread(s), %4 events, "
-                          "%5 collectives.</p>")
+        const qsizetype events = qsizetype(store.eventCountOfRank(m_selectedRank));
+        const qsizetype collectives = qsizetype(store.collectiveCountOfRank(m_selectedRank));
+        QString html = tr("<h3>Rank %1</h3><p>%2, %3, %4, %5.</p>")
                            .arg(m_selectedRank)
-                           .arg(gpu)
-                           .arg(cpu)
-                           .arg(store.eventCountOfRank(m_selectedRank))
-                           .arg(store.collectiveCountOfRank(m_selectedRank));
+                           .arg(countText(gpu, tr("%1 GPU stream"), tr("%1 GPU streams")),
+                                countText(cpu, tr("%1 CPU thread"), tr("%1 CPU threads")),
+                                countText(events, tr("%1 event"), tr("%1 events")),
+                                countText(collectives, tr("%1 collective"), tr("%1 collectives")));
         const QString banner = m_banners.value(m_selectedRank);
         if (!banner.isEmpty()) html += QStringLiteral("<p>%1</p>").arg(banner.toHtmlEscaped());
         return html;
