@@ -48,8 +48,10 @@ StepTimeline StepTimeline::build(const EventStore& store)
 {
     StepTimeline t;
     std::map<int, std::vector<const Lane*>> lanesOf;
+    // A lane of no rank (a trace that states none, or another job's, set aside) is no rank's
+    // steps: lumped together they would read as one more rank's.
     for (const Lane& lane : store.lanes)
-        lanesOf[lane.rank].push_back(&lane);
+        if (lane.rank >= 0) lanesOf[lane.rank].push_back(&lane);
     std::vector<std::pair<const std::vector<const Lane*>*, std::vector<StepSpan>*>> work;
     for (const auto& [rank, lanes] : lanesOf)
         if (std::any_of(lanes.begin(), lanes.end(),
