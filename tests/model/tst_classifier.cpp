@@ -52,6 +52,8 @@ private Q_SLOTS:
     void importFramesAreNotAHang();
     void weakEvidenceTopThreeFollowsTheComplaint_data();
     void weakEvidenceTopThreeFollowsTheComplaint();
+    void complaintInTheReportersWords_data();
+    void complaintInTheReportersWords();
 };
 
 static QByteArray readData(const QString& rel)
@@ -1187,6 +1189,72 @@ void TestClassifier::weakEvidenceTopThreeFollowsTheComplaint()
     for (int i = 0; i < 3; ++i)
         top3 << ranked[i].symptom;
     QVERIFY2(top3.contains(expected), qPrintable(top3.join(QStringLiteral(", "))));
+}
+
+// A report with no error line states its complaint in words: how the run is slower, stuck or
+// wrong, in English or Chinese (frameworks' issue trackers get both). The complaint's leaf leads
+// (or, where the words fit several leaves, is in the top three) on the reporter's sentence alone.
+void TestClassifier::complaintInTheReportersWords_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("expected");
+    QTest::addColumn<int>("within"); // the rank the expected leaf must reach
+    QTest::addRow("longer-than-one-node")
+        << QByteArray("The step time on two nodes is much longer than on a single node\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency") << 1;
+    QTest::addRow("idle-gpu")
+        << QByteArray("One of the eight GPUs stays idle for the whole backward pass\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency") << 1;
+    QTest::addRow("zh-slower")
+        << QByteArray("四卡训练的速度比单卡还慢\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency") << 1;
+    QTest::addRow("zh-stuck-first-step")
+        << QByteArray("多机训练时一直卡在第一个 step\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang") << 1;
+    QTest::addRow("zh-accuracy-drops")
+        << QByteArray("换成四张卡以后准确率下降了一半\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence") << 1;
+    QTest::addRow("accuracy-is-low")
+        << QByteArray("With four GPUs the validation accuracy is 12% where one GPU reaches 70%\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence") << 3;
+    QTest::addRow("memory-increases-slowly")
+        << QByteArray("GPU memory increases slowly during training with ZeRO-2\n")
+        << QStringLiteral("training-and-evaluation/program-failure/memory-issue") << 1;
+    QTest::addRow("illegal-memory-access")
+        << QByteArray("An illegal memory access is reported as soon as the second node joins\n")
+        << QStringLiteral("training-and-evaluation/program-failure/device-error") << 1;
+    QTest::addRow("nothing-is-output")
+        << QByteArray("With two servers nothing is output after the launcher starts\n")
+        << QStringLiteral("communication-setup/hang-and-timeout") << 1;
+    QTest::addRow("restart-broken")
+        << QByteArray("Restarting the training from step 200 is broken with 4 GPUs\n")
+        << QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning") << 1;
+    QTest::addRow("loss-differences")
+        << QByteArray("Loss differences between one GPU and tensor parallel size 2\n")
+        << QStringLiteral(
+               "training-and-evaluation/unexpected-performance/unexpected-intermediate-result")
+        << 3;
+    QTest::addRow("every-process-gpu0")
+        << QByteArray("Every process allocates memory of GPU 0 under DDP\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/unexpected-device") << 1;
+}
+
+void TestClassifier::complaintInTheReportersWords()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QString, expected);
+    QFETCH(int, within);
+    const QList<Candidate> ranked = SymptomClassifier::instance().classify(text);
+    QVERIFY(ranked.size() >= 3);
+    QStringList top;
+    for (int i = 0; i < within; ++i)
+        top << ranked[i].symptom;
+    QVERIFY2(top.contains(expected),
+             qPrintable(ranked[0].symptom + QLatin1String(", ") + ranked[1].symptom +
+                        QLatin1String(", ") + ranked[2].symptom));
+    // The leaf's evidence shows the words it was ranked by.
+    for (const Candidate& c : ranked)
+        if (c.symptom == expected) QVERIFY(!c.evidence.isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestClassifier)
