@@ -54,6 +54,7 @@ private Q_SLOTS:
     void weakEvidenceTopThreeFollowsTheComplaint();
     void complaintInTheReportersWords_data();
     void complaintInTheReportersWords();
+    void tracebackThroughImportsIsThePackageStage();
 };
 
 static QByteArray readData(const QString& rel)
@@ -855,6 +856,9 @@ void TestClassifier::reportLineKindsOfATemplate()
         {"Traceback (most recent call last):", K::Output},
         {"  File \"train.py\", line 12, in <module>", K::Output},
         {"    trainer.train()", K::Output},
+        {"  File \"/opt/venv/lib/python3.10/site-packages/apex/__init__.py\", line 5, in <module>",
+         K::Output},
+        {"    from apex.parallel import DistributedDataParallel", K::Import},
         {"RuntimeError: NCCL communicator was aborted", K::Output},
         {"loss: 2.31 at step 10", K::Output},
         {"```", K::Scaffold},
@@ -1255,6 +1259,29 @@ void TestClassifier::complaintInTheReportersWords()
     // The leaf's evidence shows the words it was ranked by.
     for (const Candidate& c : ranked)
         if (c.symptom == expected) QVERIFY(!c.evidence.isEmpty());
+}
+
+// A traceback whose frames quote import statements failed while importing: the package stage's
+// leaves rank high, and the module names it imports ("datasets", "Iterator") are no prose cue.
+void TestClassifier::tracebackThroughImportsIsThePackageStage()
+{
+    const QByteArray text = "Running the benchmark on a second machine\n"
+                            "\n"
+                            "On that machine I got this:\n"
+                            "\n"
+                            "Traceback (most recent call last):\n"
+                            "  File \"bench/run.py\", line 4, in <module>\n"
+                            "    import input_utils\n"
+                            "  File \"/home/me/bench/input_utils.py\", line 9, in <module>\n"
+                            "    from shardlib.datasets import Iterator\n";
+    const QList<Candidate> ranked = rankAll(text);
+    QStringList top3;
+    for (int i = 0; i < 3; ++i)
+        top3 << ranked[i].symptom;
+    QVERIFY2(top3.contains(QLatin1String("package-build-and-import/import-error")),
+             qPrintable(top3.join(QLatin1String(", "))));
+    QVERIFY2(evidenceOn(ranked, {7, 9}).isEmpty(),
+             qPrintable(evidenceOn(ranked, {7, 9}).join(QLatin1String("; "))));
 }
 
 QTEST_GUILESS_MAIN(TestClassifier)
