@@ -1241,6 +1241,19 @@ void TestClassifier::complaintInTheReportersWords_data()
     QTest::addRow("every-process-gpu0")
         << QByteArray("Every process allocates memory of GPU 0 under DDP\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/unexpected-device") << 1;
+    // Where a hang happened: with no output at all, at the set-up, while connecting, the job
+    // never got past the set-up; a hang after epochs stays a training hang.
+    QTest::addRow("setup-gets-stuck")
+        << QByteArray("The multi-GPU setup gets stuck with accelerate while torchrun works\n")
+        << QStringLiteral("communication-setup/hang-and-timeout") << 1;
+    QTest::addRow("hang-no-output") << QByteArray("mpirun hangs with no error and no output\n")
+                                    << QStringLiteral("communication-setup/hang-and-timeout") << 1;
+    QTest::addRow("hang-connecting")
+        << QByteArray("The job hangs when connecting with gRPC to the other worker\n")
+        << QStringLiteral("communication-setup/hang-and-timeout") << 1;
+    QTest::addRow("hang-after-epochs")
+        << QByteArray("After 3 epochs the training hangs with no output\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang") << 1;
 }
 
 void TestClassifier::complaintInTheReportersWords()
