@@ -1241,6 +1241,9 @@ void TestClassifier::complaintInTheReportersWords_data()
     QTest::addRow("every-process-gpu0")
         << QByteArray("Every process allocates memory of GPU 0 under DDP\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/unexpected-device") << 1;
+    QTest::addRow("utilization-is-low")
+        << QByteArray("The GPU utilization is very low when we fine-tune on two machines\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency") << 1;
     // Where a hang happened: with no output at all, at the set-up, while connecting, the job
     // never got past the set-up; a hang after epochs stays a training hang.
     QTest::addRow("setup-gets-stuck")
