@@ -1244,6 +1244,15 @@ void TestClassifier::complaintInTheReportersWords_data()
     QTest::addRow("utilization-is-low")
         << QByteArray("The GPU utilization is very low when we fine-tune on two machines\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency") << 1;
+    // A model that ends worse on more GPUs did not converge as it should; values that merely
+    // differ are another leaf.
+    QTest::addRow("accuracy-lower-than")
+        << QByteArray("On four GPUs the accuracy of the model is much lower than on one GPU after "
+                      "the same epochs\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence") << 1;
+    QTest::addRow("zh-quality-worse")
+        << QByteArray("用八张卡训练后效果明显变差\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence") << 1;
     // Where a hang happened: with no output at all, at the set-up, while connecting, the job
     // never got past the set-up; a hang after epochs stays a training hang.
     QTest::addRow("setup-gets-stuck")
