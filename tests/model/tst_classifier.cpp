@@ -1253,6 +1253,16 @@ void TestClassifier::complaintInTheReportersWords_data()
     QTest::addRow("zh-quality-worse")
         << QByteArray("用八张卡训练后效果明显变差\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence") << 1;
+    // A title names the exception a cut traceback ends with, or the failure in words.
+    QTest::addRow("title-names-exception")
+        << QByteArray("NotImplementedError with the parameter server strategy on two workers\n")
+        << QStringLiteral("training-and-evaluation/program-failure/not-implemented-error") << 1;
+    QTest::addRow("title-names-file-exception")
+        << QByteArray("FileNotFoundError on the second node when every rank reads its shard\n")
+        << QStringLiteral("training-and-evaluation/program-failure/path-error") << 1;
+    QTest::addRow("cannot-find-gpus")
+        << QByteArray("Keras cannot find the GPUs when the model is replicated on 4 devices\n")
+        << QStringLiteral("training-and-evaluation/program-failure/device-error") << 1;
     // Where a hang happened: with no output at all, at the set-up, while connecting, the job
     // never got past the set-up; a hang after epochs stays a training hang.
     QTest::addRow("setup-gets-stuck")
