@@ -1263,6 +1263,18 @@ void TestClassifier::complaintInTheReportersWords_data()
     QTest::addRow("cannot-find-gpus")
         << QByteArray("Keras cannot find the GPUs when the model is replicated on 4 devices\n")
         << QStringLiteral("training-and-evaluation/program-failure/device-error") << 1;
+    // Every rank reading the same samples is a partition error, not an iterator's.
+    QTest::addRow("duplicate-batches")
+        << QByteArray("The dataloader yields duplicate batches on every rank with ZeRO-2\n")
+        << QStringLiteral("data-and-model-preparation/data-partition-error") << 1;
+    QTest::addRow("missing-sampler")
+        << QByteArray("Missing sampler when the job runs on four GPUs with DDP\n")
+        << QStringLiteral("data-and-model-preparation/data-partition-error") << 1;
+    QTest::addRow("same-batch-size-is-no-partition")
+        << QByteArray("With the same batch size the loss on 4 GPUs differs from 1 GPU\n")
+        << QStringLiteral(
+               "training-and-evaluation/unexpected-performance/unexpected-intermediate-result")
+        << 1;
     // Where a hang happened: with no output at all, at the set-up, while connecting, the job
     // never got past the set-up; a hang after epochs stays a training hang.
     QTest::addRow("setup-gets-stuck")
