@@ -1275,6 +1275,22 @@ void TestClassifier::complaintInTheReportersWords_data()
         << QStringLiteral(
                "training-and-evaluation/unexpected-performance/unexpected-intermediate-result")
         << 1;
+    QTest::addRow("training-restart-broken")
+        << QByteArray("With torchrun the training restart is broken on 4 GPUs\n")
+        << QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning") << 1;
+    QTest::addRow("different-validation-loss")
+        << QByteArray("Different validation loss with one node versus two nodes\n")
+        << QStringLiteral(
+               "training-and-evaluation/unexpected-performance/unexpected-intermediate-result")
+        << 1;
+    QTest::addRow("wrongly-computes-metrics")
+        << QByteArray("The evaluate helper wrongly computes the metrics on 8 processes\n")
+        << QStringLiteral(
+               "training-and-evaluation/unexpected-performance/unexpected-intermediate-result")
+        << 1;
+    QTest::addRow("poor-allreduce-performance")
+        << QByteArray("Poor NCCL allreduce performance between two hosts\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency") << 1;
     // Where a hang happened: with no output at all, at the set-up, while connecting, the job
     // never got past the set-up; a hang after epochs stays a training hang.
     QTest::addRow("setup-gets-stuck")
