@@ -1291,6 +1291,12 @@ void TestClassifier::complaintInTheReportersWords_data()
     QTest::addRow("poor-allreduce-performance")
         << QByteArray("Poor NCCL allreduce performance between two hosts\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency") << 1;
+    QTest::addRow("cuda-not-available")
+        << QByteArray("cuda.is_available() is False on every rank under accelerate launch\n")
+        << QStringLiteral("training-and-evaluation/program-failure/device-error") << 1;
+    QTest::addRow("cuda-errors")
+        << QByteArray("Restoring from the last step leads to CUDA errors on the second GPU\n")
+        << QStringLiteral("training-and-evaluation/program-failure/device-error") << 1;
     // Where a hang happened: with no output at all, at the set-up, while connecting, the job
     // never got past the set-up; a hang after epochs stays a training hang.
     QTest::addRow("setup-gets-stuck")
