@@ -1307,6 +1307,12 @@ void TestClassifier::complaintInTheReportersWords_data()
     QTest::addRow("hang-connecting")
         << QByteArray("The job hangs when connecting with gRPC to the other worker\n")
         << QStringLiteral("communication-setup/hang-and-timeout") << 1;
+    QTest::addRow("stuck-converting-to-fsdp")
+        << QByteArray("The job is stuck while converting the model to FSDP on 16 GPUs\n")
+        << QStringLiteral("data-and-model-preparation/hang-and-timeout") << 1;
+    QTest::addRow("hang-when-training")
+        << QByteArray("FSDP hanging when training with the mixed dataset\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang") << 1;
     QTest::addRow("hang-after-epochs")
         << QByteArray("After 3 epochs the training hangs with no output\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/hang") << 1;
