@@ -1297,6 +1297,14 @@ void TestClassifier::complaintInTheReportersWords_data()
     QTest::addRow("cuda-errors")
         << QByteArray("Restoring from the last step leads to CUDA errors on the second GPU\n")
         << QStringLiteral("training-and-evaluation/program-failure/device-error") << 1;
+    QTest::addRow("garbage-results")
+        << QByteArray("all_gather on 4 ranks produces garbage results\n")
+        << QStringLiteral(
+               "training-and-evaluation/unexpected-performance/unexpected-intermediate-result")
+        << 1;
+    QTest::addRow("command-not-found")
+        << QByteArray("horovodrun: command not found on the second host\n")
+        << QStringLiteral("training-and-evaluation/program-failure/path-error") << 1;
     // Where a hang happened: with no output at all, at the set-up, while connecting, the job
     // never got past the set-up; a hang after epochs stays a training hang.
     QTest::addRow("setup-gets-stuck")
