@@ -392,7 +392,11 @@ QList<ReportLine> reportLineKinds(QByteArrayView text, const QList<qsizetype>& l
         const bool quotedByTraceback = afterFrame;
         afterFrame = body.startsWith("File \"") && body.contains("\", line ");
         if (quotedByTraceback) {
-            if (inFence) kind = ReportLine::Output;
+            if (body.startsWith("import ") ||
+                (body.startsWith("from ") && body.contains(" import ")))
+                kind = ReportLine::Import;
+            else if (inFence)
+                kind = ReportLine::Output;
             continue;
         }
         while (nextTemplateLine != templateLines.end() && *nextTemplateLine < n)

@@ -19,6 +19,9 @@ enum class ReportLine : std::uint8_t {
     Environment, // version and environment dumps, package lists, config key-value blocks
     Code,        // source code
     Command,     // shell commands ("torchrun --nnodes 2 ...", "pip install ...")
+    // An import statement a traceback quotes under a frame: the program failed while importing
+    // it (the package stage), but its module names ("datasets", "Iterator") are not what happened.
+    Import,
 };
 
 // The kind of each of the first `lineLimit` lines of `text` (lineStarts: the byte offset where
@@ -35,10 +38,11 @@ constexpr bool readsAsProse(ReportLine kind)
 }
 
 // Whether stage context reads a line of this kind: a command too (how many hosts a launcher
-// joins is how the job was set up), not the source every reproduction script shares.
+// joins is how the job was set up) and an import a traceback quotes (where it failed), not the
+// source every reproduction script shares.
 constexpr bool readsAsContext(ReportLine kind)
 {
-    return readsAsProse(kind) || kind == ReportLine::Command;
+    return readsAsProse(kind) || kind == ReportLine::Command || kind == ReportLine::Import;
 }
 
 } // namespace rankscope

@@ -52,6 +52,9 @@ private Q_SLOTS:
     void importFramesAreNotAHang();
     void weakEvidenceTopThreeFollowsTheComplaint_data();
     void weakEvidenceTopThreeFollowsTheComplaint();
+    void complaintInTheReportersWords_data();
+    void complaintInTheReportersWords();
+    void tracebackThroughImportsIsThePackageStage();
 };
 
 static QByteArray readData(const QString& rel)
@@ -853,6 +856,9 @@ void TestClassifier::reportLineKindsOfATemplate()
         {"Traceback (most recent call last):", K::Output},
         {"  File \"train.py\", line 12, in <module>", K::Output},
         {"    trainer.train()", K::Output},
+        {"  File \"/opt/venv/lib/python3.10/site-packages/apex/__init__.py\", line 5, in <module>",
+         K::Output},
+        {"    from apex.parallel import DistributedDataParallel", K::Import},
         {"RuntimeError: NCCL communicator was aborted", K::Output},
         {"loss: 2.31 at step 10", K::Output},
         {"```", K::Scaffold},
@@ -1187,6 +1193,178 @@ void TestClassifier::weakEvidenceTopThreeFollowsTheComplaint()
     for (int i = 0; i < 3; ++i)
         top3 << ranked[i].symptom;
     QVERIFY2(top3.contains(expected), qPrintable(top3.join(QStringLiteral(", "))));
+}
+
+// A report with no error line states its complaint in words: how the run is slower, stuck or
+// wrong, in English or Chinese (frameworks' issue trackers get both). The complaint's leaf leads
+// (or, where the words fit several leaves, is in the top three) on the reporter's sentence alone.
+void TestClassifier::complaintInTheReportersWords_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("expected");
+    QTest::addColumn<int>("within"); // the rank the expected leaf must reach
+    QTest::addRow("longer-than-one-node")
+        << QByteArray("The step time on two nodes is much longer than on a single node\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency") << 1;
+    QTest::addRow("idle-gpu")
+        << QByteArray("One of the eight GPUs stays idle for the whole backward pass\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency") << 1;
+    QTest::addRow("zh-slower")
+        << QByteArray("四卡训练的速度比单卡还慢\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency") << 1;
+    QTest::addRow("zh-stuck-first-step")
+        << QByteArray("多机训练时一直卡在第一个 step\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang") << 1;
+    QTest::addRow("zh-accuracy-drops")
+        << QByteArray("换成四张卡以后准确率下降了一半\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence") << 1;
+    QTest::addRow("accuracy-is-low")
+        << QByteArray("With four GPUs the validation accuracy is 12% where one GPU reaches 70%\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence") << 3;
+    QTest::addRow("memory-increases-slowly")
+        << QByteArray("GPU memory increases slowly during training with ZeRO-2\n")
+        << QStringLiteral("training-and-evaluation/program-failure/memory-issue") << 1;
+    QTest::addRow("illegal-memory-access")
+        << QByteArray("An illegal memory access is reported as soon as the second node joins\n")
+        << QStringLiteral("training-and-evaluation/program-failure/device-error") << 1;
+    QTest::addRow("nothing-is-output")
+        << QByteArray("With two servers nothing is output after the launcher starts\n")
+        << QStringLiteral("communication-setup/hang-and-timeout") << 1;
+    QTest::addRow("restart-broken")
+        << QByteArray("Restarting the training from step 200 is broken with 4 GPUs\n")
+        << QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning") << 1;
+    QTest::addRow("loss-differences")
+        << QByteArray("Loss differences between one GPU and tensor parallel size 2\n")
+        << QStringLiteral(
+               "training-and-evaluation/unexpected-performance/unexpected-intermediate-result")
+        << 3;
+    QTest::addRow("every-process-gpu0")
+        << QByteArray("Every process allocates memory of GPU 0 under DDP\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/unexpected-device") << 1;
+    QTest::addRow("utilization-is-low")
+        << QByteArray("The GPU utilization is very low when we fine-tune on two machines\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency") << 1;
+    // A model that ends worse on more GPUs did not converge as it should; values that merely
+    // differ are another leaf.
+    QTest::addRow("accuracy-lower-than")
+        << QByteArray("On four GPUs the accuracy of the model is much lower than on one GPU after "
+                      "the same epochs\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence") << 1;
+    QTest::addRow("zh-quality-worse")
+        << QByteArray("用八张卡训练后效果明显变差\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence") << 1;
+    // A title names the exception a cut traceback ends with, or the failure in words.
+    QTest::addRow("title-names-exception")
+        << QByteArray("NotImplementedError with the parameter server strategy on two workers\n")
+        << QStringLiteral("training-and-evaluation/program-failure/not-implemented-error") << 1;
+    QTest::addRow("title-names-file-exception")
+        << QByteArray("FileNotFoundError on the second node when every rank reads its shard\n")
+        << QStringLiteral("training-and-evaluation/program-failure/path-error") << 1;
+    QTest::addRow("cannot-find-gpus")
+        << QByteArray("Keras cannot find the GPUs when the model is replicated on 4 devices\n")
+        << QStringLiteral("training-and-evaluation/program-failure/device-error") << 1;
+    // Every rank reading the same samples is a partition error, not an iterator's.
+    QTest::addRow("duplicate-batches")
+        << QByteArray("The dataloader yields duplicate batches on every rank with ZeRO-2\n")
+        << QStringLiteral("data-and-model-preparation/data-partition-error") << 1;
+    QTest::addRow("missing-sampler")
+        << QByteArray("Missing sampler when the job runs on four GPUs with DDP\n")
+        << QStringLiteral("data-and-model-preparation/data-partition-error") << 1;
+    QTest::addRow("same-batch-size-is-no-partition")
+        << QByteArray("With the same batch size the loss on 4 GPUs differs from 1 GPU\n")
+        << QStringLiteral(
+               "training-and-evaluation/unexpected-performance/unexpected-intermediate-result")
+        << 1;
+    QTest::addRow("training-restart-broken")
+        << QByteArray("With torchrun the training restart is broken on 4 GPUs\n")
+        << QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning") << 1;
+    QTest::addRow("different-validation-loss")
+        << QByteArray("Different validation loss with one node versus two nodes\n")
+        << QStringLiteral(
+               "training-and-evaluation/unexpected-performance/unexpected-intermediate-result")
+        << 1;
+    QTest::addRow("wrongly-computes-metrics")
+        << QByteArray("The evaluate helper wrongly computes the metrics on 8 processes\n")
+        << QStringLiteral(
+               "training-and-evaluation/unexpected-performance/unexpected-intermediate-result")
+        << 1;
+    QTest::addRow("poor-allreduce-performance")
+        << QByteArray("Poor NCCL allreduce performance between two hosts\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency") << 1;
+    QTest::addRow("cuda-not-available")
+        << QByteArray("cuda.is_available() is False on every rank under accelerate launch\n")
+        << QStringLiteral("training-and-evaluation/program-failure/device-error") << 1;
+    QTest::addRow("cuda-errors")
+        << QByteArray("Restoring from the last step leads to CUDA errors on the second GPU\n")
+        << QStringLiteral("training-and-evaluation/program-failure/device-error") << 1;
+    QTest::addRow("garbage-results")
+        << QByteArray("all_gather on 4 ranks produces garbage results\n")
+        << QStringLiteral(
+               "training-and-evaluation/unexpected-performance/unexpected-intermediate-result")
+        << 1;
+    QTest::addRow("command-not-found")
+        << QByteArray("horovodrun: command not found on the second host\n")
+        << QStringLiteral("training-and-evaluation/program-failure/path-error") << 1;
+    // Where a hang happened: with no output at all, at the set-up, while connecting, the job
+    // never got past the set-up; a hang after epochs stays a training hang.
+    QTest::addRow("setup-gets-stuck")
+        << QByteArray("The multi-GPU setup gets stuck with accelerate while torchrun works\n")
+        << QStringLiteral("communication-setup/hang-and-timeout") << 1;
+    QTest::addRow("hang-no-output") << QByteArray("mpirun hangs with no error and no output\n")
+                                    << QStringLiteral("communication-setup/hang-and-timeout") << 1;
+    QTest::addRow("hang-connecting")
+        << QByteArray("The job hangs when connecting with gRPC to the other worker\n")
+        << QStringLiteral("communication-setup/hang-and-timeout") << 1;
+    QTest::addRow("stuck-converting-to-fsdp")
+        << QByteArray("The job is stuck while converting the model to FSDP on 16 GPUs\n")
+        << QStringLiteral("data-and-model-preparation/hang-and-timeout") << 1;
+    QTest::addRow("hang-when-training")
+        << QByteArray("FSDP hanging when training with the mixed dataset\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang") << 1;
+    QTest::addRow("hang-after-epochs")
+        << QByteArray("After 3 epochs the training hangs with no output\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang") << 1;
+}
+
+void TestClassifier::complaintInTheReportersWords()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QString, expected);
+    QFETCH(int, within);
+    const QList<Candidate> ranked = SymptomClassifier::instance().classify(text);
+    QVERIFY(ranked.size() >= 3);
+    QStringList top;
+    for (int i = 0; i < within; ++i)
+        top << ranked[i].symptom;
+    QVERIFY2(top.contains(expected),
+             qPrintable(ranked[0].symptom + QLatin1String(", ") + ranked[1].symptom +
+                        QLatin1String(", ") + ranked[2].symptom));
+    // The leaf's evidence shows the words it was ranked by.
+    for (const Candidate& c : ranked)
+        if (c.symptom == expected) QVERIFY(!c.evidence.isEmpty());
+}
+
+// A traceback whose frames quote import statements failed while importing: the package stage's
+// leaves rank high, and the module names it imports ("datasets", "Iterator") are no prose cue.
+void TestClassifier::tracebackThroughImportsIsThePackageStage()
+{
+    const QByteArray text = "Running the benchmark on a second machine\n"
+                            "\n"
+                            "On that machine I got this:\n"
+                            "\n"
+                            "Traceback (most recent call last):\n"
+                            "  File \"bench/run.py\", line 4, in <module>\n"
+                            "    import input_utils\n"
+                            "  File \"/home/me/bench/input_utils.py\", line 9, in <module>\n"
+                            "    from shardlib.datasets import Iterator\n";
+    const QList<Candidate> ranked = rankAll(text);
+    QStringList top3;
+    for (int i = 0; i < 3; ++i)
+        top3 << ranked[i].symptom;
+    QVERIFY2(top3.contains(QLatin1String("package-build-and-import/import-error")),
+             qPrintable(top3.join(QLatin1String(", "))));
+    QVERIFY2(evidenceOn(ranked, {7, 9}).isEmpty(),
+             qPrintable(evidenceOn(ranked, {7, 9}).join(QLatin1String("; "))));
 }
 
 QTEST_GUILESS_MAIN(TestClassifier)
