@@ -29,6 +29,9 @@ Json candidateJson(const Candidate& c)
         }
         evidence.push_back(o);
     }
+    Json terms = Json::array();
+    for (const TermWeight& t : c.terms)
+        terms.push_back({{"term", t.term.toStdString()}, {"weight", t.weight}});
     // Unrounded (the shortest decimal that reads back as the same double): scripts/ranker.py
     // recomputes every leaf's logit from base_rate, score and stage_hint, so rounding would tie
     // leaves the program tells apart; and the tail of a 38-leaf ranking has probabilities far
@@ -38,6 +41,8 @@ Json candidateJson(const Candidate& c)
             {"score", c.score},
             {"base_rate", c.baseRate},
             {"stage_hint", c.stageHint},
+            {"term_score", c.termScore},
+            {"terms", terms},
             {"evidence", evidence}};
 }
 
@@ -95,9 +100,15 @@ int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStre
         Json list = Json::array();
         for (const Candidate& c : candidates)
             list.push_back(candidateJson(c));
+        // The words the term model read, so that scripts/ranker.py learns term weights from the
+        // program's own reading of a report.
+        Json tokens = Json::array();
+        for (const QString& token : classifier.termTokens(text))
+            tokens.push_back(token.toStdString());
         const Json doc = {{"schema", "rankscope.classification/1"},
                           {"unsure", unsure},
                           {"unsure_below", classifier.ranking().unsureBelow},
+                          {"tokens", tokens},
                           {"candidates", list}};
         out << QString::fromStdString(doc.dump(2)) << "\n";
         return Cli::Success;
@@ -128,6 +139,10 @@ int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStre
             out << QStringLiteral("        line %1 [%2 %3] %4\n")
                        .arg(e.line)
                        .arg(signatureRoleName(e.role), e.signature, e.text.left(120));
+        if (!c.terms.isEmpty())
+            out << QStringLiteral("        terms %1: %2\n")
+                       .arg(c.termScore, 0, 'f', 2)
+                       .arg(termListText(c.terms));
     }
     return Cli::Success;
 }

@@ -1,22 +1,37 @@
 #!/usr/bin/env python3
-"""Fit and evaluate the symptom ranker's weights (taxonomy/ranker.json). Python 3 stdlib only.
+"""Fit and evaluate the symptom ranker's weights (taxonomy/ranker.json) and learn its term
+model (taxonomy/terms.json). Python 3 stdlib only.
 
 The classifier scores every leaf as
     logit = (prior_weight * log(base rate | frameworks) + evidence_scale * evidence
-             + stage_scale * stage hint) / temperature
+             + stage_scale * stage hint + term_scale * term score) / temperature
 and takes a softmax (model/kb/symptomclassifier.cpp). `rankscope classify --json` reports the
-three inputs of every candidate (base_rate, score, stage_hint), so this script reads them from
-the program itself and never re-implements the signatures or cues.
+inputs of every candidate (base_rate, score, stage_hint) and the words its term model read in the
+text (tokens), so this script reads them from the program itself and never re-implements the
+signatures, the cues or the tokenizer.
 
-  scripts/ranker.py fit  LABELLED... [--rankscope build/bin/rankscope] [--split S] [--write]
-  scripts/ranker.py cv   LABELLED... [--rankscope build/bin/rankscope] [--folds 5]
-  scripts/ranker.py eval LABELLED... [--rankscope build/bin/rankscope] [--split dev]
-  (each also takes --raw DIR [--summaries])
+  scripts/ranker.py terms LABELLED... [--rankscope build/bin/rankscope] [--write]
+  scripts/ranker.py fit   LABELLED... [--rankscope build/bin/rankscope] [--split S] [--write]
+  scripts/ranker.py cv    LABELLED... [--rankscope build/bin/rankscope] [--folds 5]
+  scripts/ranker.py eval  LABELLED... [--rankscope build/bin/rankscope] [--split dev]
+  (fit, cv and eval also take --raw DIR [--summaries])
 
-Fitting has two steps. The weights (evidence_scale, stage_scale, prior_weight) maximise the
+The term model (model/kb/termmodel.h): per leaf, the words whose share among the leaf's reports
+most exceeds their share among all reports, weighted by that smoothed log-ratio (learn_terms);
+a report's term score for a leaf is 1 - exp(-sum of the weights of the leaf's words it contains).
+`terms` learns it from every row of the labelled files given, whatever the split: our own
+summaries and short error lines, never raw posts (rebuild after --write to compile it in).
+Against learning a few reports by heart: a word needs 3 reports in all and 3 of the leaf's, the
+leaf's share is smoothed towards the overall one by 20 pseudo-reports, a leaf keeps its 10
+strongest words, and term_scale is fitted on term scores that are out of fold (each row scored
+by terms learned without its fold). `cv` measures with and without the term model in one run,
+the terms of each fold learned from the summaries of the other folds' rows only, also with
+--raw (terms from the other folds' summaries, ranking the held-out fold's raw posts).
+
+Fitting has three steps. The weights (evidence_scale, stage_scale, prior_weight) maximise the
 log-likelihood of the right leaf over the fitting rows, every labelled file weighing the same in
 total (our own reports are many and easy; the study's reports are few and what users paste). Then
-the temperature is fitted on the calibration rows alone (--calibrate, default: the study's "train"
+term_scale, with those weights, on out-of-fold term scores of the same rows. Then the temperature is fitted on the calibration rows alone (--calibrate, default: the study's "train"
 rows), so that the probability of the first candidate matches how often it is right on reports
 like the study's. It is fitted out of fold (--folds, default 5): each fold's calibration rows are
 scored with the weights fitted without them, so the temperature also pays for the optimism of
@@ -45,6 +60,7 @@ summaries and raw posts of the same reports can be compared.
 """
 
 import argparse
+import collections
 import hashlib
 import json
 import math
@@ -55,6 +71,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 RANKER_JSON = os.path.join(ROOT, "taxonomy", "ranker.json")
+TERMS_JSON = os.path.join(ROOT, "taxonomy", "terms.json")
 LEAVES = 38
 
 GRID = {
@@ -63,6 +80,12 @@ GRID = {
     "prior_weight": [0.0, 0.25, 0.5, 0.75, 1.0, 1.5],
 }
 TEMPERATURE_GRID = [x / 20.0 for x in range(10, 121)]  # 0.5 .. 6.0
+TERM_SCALE_GRID = [0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
+# The term model's guards against learning a few reports by heart (learn_terms).
+TERM_SMOOTHING = 20.0
+TERM_MIN_DF = 3
+TERM_MIN_LEAF_DF = 3
+TERM_MAX_PER_LEAF = 10
 UNSURE_GRID = [x / 100.0 for x in range(5, 81, 5)]
 RELIABILITY_BINS = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0001]
 
@@ -116,86 +139,180 @@ def with_raw_text(rows, folder, keep_summaries):
 
 
 def features(rankscope, text):
-    """{leaf: (evidence, base_rate, stage_hint)} for every leaf in the program's order, and the
-    program's candidates."""
+    """{leaf: (evidence, base_rate, stage_hint)} for every leaf in the program's order, the
+    program's candidates, and the words its term model read (a frozenset)."""
     out = subprocess.run([rankscope, "classify", "--json", "--top", str(LEAVES), "-"],
                          input=text.encode("utf-8"), capture_output=True, check=True)
     doc = json.loads(out.stdout)
     feats = {c["symptom"]: (c["score"], c["base_rate"], c["stage_hint"])
              for c in doc["candidates"]}
-    return feats, doc["candidates"]
+    return feats, doc["candidates"], frozenset(doc["tokens"])
+
+
+def learn_terms(docs):
+    """{leaf: {term: weight}} from docs [(leaves, tokens)]: per leaf, the words whose share of the
+    leaf's reports most exceeds their share of all reports. The leaf's share is smoothed towards
+    the overall one by TERM_SMOOTHING pseudo-reports, so a leaf of few reports gets small weights;
+    a word needs TERM_MIN_DF reports in all and TERM_MIN_LEAF_DF of the leaf's; a leaf keeps its
+    TERM_MAX_PER_LEAF strongest. A report of several leaves counts for each as 1/k report."""
+    n = float(len(docs))
+    df = {}
+    leaf_docs, leaf_df = {}, {}
+    for leaves, tokens in docs:
+        share = 1.0 / len(leaves)
+        for t in tokens:
+            df[t] = df.get(t, 0) + 1
+        for leaf in leaves:
+            leaf_docs[leaf] = leaf_docs.get(leaf, 0.0) + share
+            counts = leaf_df.setdefault(leaf, {})
+            for t in tokens:
+                counts[t] = counts.get(t, 0.0) + share
+    model = {}
+    for leaf in sorted(leaf_df):
+        weights = []
+        for t, count in leaf_df[leaf].items():
+            if df[t] < TERM_MIN_DF or count < TERM_MIN_LEAF_DF:
+                continue
+            overall = df[t] / n
+            w = math.log((count + TERM_SMOOTHING * overall) /
+                         (leaf_docs[leaf] + TERM_SMOOTHING)) - math.log(overall)
+            if round(w, 3) > 0.0:
+                weights.append((-round(w, 3), t))
+        if weights:
+            model[leaf] = {t: -w for w, t in sorted(weights)[:TERM_MAX_PER_LEAF]}
+    return model
+
+
+def term_scores(model, tokens):
+    """{leaf: 1 - exp(-sum of the weights of its words among tokens)}, as TermModel::score."""
+    out = {}
+    for leaf, weights in model.items():
+        total = sum(w for t, w in weights.items() if t in tokens)
+        if total > 0.0:
+            out[leaf] = 1.0 - math.exp(-total)
+    return out
 
 
 def probabilities(feats, p):
+    """feats: {leaf: (evidence, base_rate, stage_hint[, term score])}."""
     t = p.get("temperature", 1.0)
-    logits = {leaf: (p["prior_weight"] * math.log(max(base, 1e-6)) + p["evidence_scale"] * ev +
-                     p["stage_scale"] * stage) / t for leaf, (ev, base, stage) in feats.items()}
+    term_scale = p.get("term_scale", 0.0)
+    logits = {leaf: (p["prior_weight"] * math.log(max(f[1], 1e-6)) + p["evidence_scale"] * f[0] +
+                     p["stage_scale"] * f[2] + (term_scale * f[3] if len(f) > 3 else 0.0)) / t
+              for leaf, f in feats.items()}
     top = max(logits.values())
     z = sum(math.exp(v - top) for v in logits.values())
     return {leaf: math.exp(v - top) / z for leaf, v in logits.items()}
 
 
+Item = collections.namedtuple("Item", "leaves feats weight fold_key tokens link")
+Doc = collections.namedtuple("Doc", "leaves tokens link")
+
+
 def loglik(items, p):
     """Weighted mean log-likelihood of the right leaves, and the weighted top-1 count."""
     total = weights = top1 = 0.0
-    for leaves, feats, w, _ in items:
-        prob = probabilities(feats, p)
-        total += w * math.log(max(sum(prob.get(leaf, 0.0) for leaf in leaves), 1e-9))
-        top1 += w * (max(prob, key=prob.get) in leaves)
-        weights += w
+    for item in items:
+        prob = probabilities(item.feats, p)
+        total += item.weight * math.log(max(sum(prob.get(leaf, 0.0) for leaf in item.leaves),
+                                            1e-9))
+        top1 += item.weight * (max(prob, key=prob.get) in item.leaves)
+        weights += item.weight
     return total / weights, top1
 
 
 def first_guesses(items, p):
     """(probability of the first candidate, whether it is right, weight) per item."""
     out = []
-    for leaves, feats, w, _ in items:
-        prob = probabilities(feats, p)
+    for item in items:
+        prob = probabilities(item.feats, p)
         first = max(prob, key=prob.get)
-        out.append((prob[first], first in leaves, w))
+        out.append((prob[first], first in item.leaves, item.weight))
     return out
 
 
 def fit_weights(items, current):
-    """The grid weights of the highest weighted log-likelihood, at temperature 1."""
+    """The grid weights of the highest weighted log-likelihood, at temperature 1, without the
+    term model."""
     best = None
     for e in GRID["evidence_scale"]:
         for s in GRID["stage_scale"]:
             for w in GRID["prior_weight"]:
-                p = dict(current, evidence_scale=e, stage_scale=s, prior_weight=w, temperature=1.0)
+                p = dict(current, evidence_scale=e, stage_scale=s, prior_weight=w, temperature=1.0,
+                         term_scale=0.0)
                 key = loglik(items, p)
                 if best is None or key > best[0]:
                     best = (key, p)
     return best
 
 
+def fit_term_scale(items, weights):
+    """`weights` with the term_scale of the highest weighted log-likelihood of items whose term
+    scores come from terms learned without them (terms_out_of_fold)."""
+    return max((dict(weights, term_scale=t) for t in TERM_SCALE_GRID),
+               key=lambda p: (loglik(items, p)[0], -p["term_scale"]))
+
+
+def with_terms(items, model):
+    """The items, each leaf's features followed by its term score under `model`."""
+    out = []
+    for item in items:
+        scores = term_scores(model, item.tokens)
+        out.append(item._replace(feats={leaf: f[:3] + (scores.get(leaf, 0.0),)
+                                        for leaf, f in item.feats.items()}))
+    return out
+
+
+def terms_out_of_fold(docs, items, folds, salt):
+    """The items with term scores from terms learned on the docs of the other folds (folds by
+    the MD5 of link + salt, so that folds inside an outer fold are new ones)."""
+    out = []
+    for k in range(folds):
+        held = [i for i in items if fold_of(i.link + salt, folds) == k]
+        if held:
+            model = learn_terms([(d.leaves, d.tokens) for d in docs
+                                 if fold_of(d.link + salt, folds) != k])
+            out.extend(with_terms(held, model))
+    return out
+
+
 def fold_of(link, folds):
     return int(hashlib.md5(link.encode("utf-8")).hexdigest(), 16) % folds
 
 
-def out_of_fold(items, calibration, current, folds):
-    """(calibration item, weights fitted without its fold) for every calibration item."""
+def out_of_fold(items, calibration, current, docs, folds):
+    """(calibration item, weights fitted without its fold) for every calibration item, twice:
+    without the term model, and with terms learned from the docs of the other folds (the
+    term_scale fitted on term scores of the fitting rows that are themselves out of fold)."""
     if folds < 2:
         p = fit_weights(items, current)[1]
-        return [(c, p) for c in calibration]
-    out = []
+        pt = fit_term_scale(terms_out_of_fold(docs, items, 5, ""), p)
+        model = learn_terms([(d.leaves, d.tokens) for d in docs])
+        return [(c, p) for c in calibration], list(zip(with_terms(calibration, model),
+                                                       [pt] * len(calibration)))
+    plain, termed = [], []
     for k in range(folds):
-        held = [c for c in calibration if fold_of(c[3], folds) == k]
-        if held:
-            kept = [i for i in items if i[3] is None or fold_of(i[3], folds) != k]
-            p = fit_weights(kept, current)[1]
-            out.extend((c, p) for c in held)
-    return out
+        held = [c for c in calibration if fold_of(c.link, folds) == k]
+        if not held:
+            continue
+        kept = [i for i in items if i.fold_key is None or fold_of(i.fold_key, folds) != k]
+        p = fit_weights(kept, current)[1]
+        plain.extend((c, p) for c in held)
+        kept_docs = [d for d in docs if fold_of(d.link, folds) != k]
+        pt = fit_term_scale(terms_out_of_fold(kept_docs, kept, folds, "#inner"), p)
+        model = learn_terms([(d.leaves, d.tokens) for d in kept_docs])
+        termed.extend((c, pt) for c in with_terms(held, model))
+    return plain, termed
 
 
-def fit(items, calibration, current, folds):
+def fit(items, calibration, current, docs, folds):
     best = fit_weights(items, current)
-    p = best[1]
-    # The temperature that makes the probabilities honest on calibration rows the weights were
-    # not fitted on.
-    scored = out_of_fold(items, calibration, current, folds)
+    p = fit_term_scale(terms_out_of_fold(docs, items, folds, ""), best[1])
+    # The temperature that makes the probabilities honest on calibration rows the weights and
+    # the terms were not fitted on.
+    scored = out_of_fold(items, calibration, current, docs, folds)[1]
     p["temperature"] = max(TEMPERATURE_GRID, key=lambda t: sum(
-        loglik([c], dict(q, temperature=t))[0] * c[2] for c, q in scored))
+        loglik([c], dict(q, temperature=t))[0] * c.weight for c, q in scored))
     # "Unsure" should mean "the first guess is probably wrong": the threshold that makes that
     # statement right for the most calibration reports (by weight).
     guesses = [g for c, q in scored
@@ -205,34 +322,40 @@ def fit(items, calibration, current, folds):
     return p, best[0]
 
 
-def cross_validate(items, calibration, current, folds, temperature, source_of):
-    """Out-of-fold top-1 / top-3 and reliability of the calibration rows, in all and per
-    labelled file (source_of: link -> file)."""
-    n = top1 = top3 = 0
-    scored = []
-    per_source = {}
-    for (leaves, feats, _, link), p in out_of_fold(items, calibration, current, folds):
-        prob = probabilities(feats, dict(p, temperature=temperature))
-        # Leaves tied here keep the program's order (a stable sort of the candidates as it listed
-        # them).
-        ranked = sorted(prob, key=lambda leaf: -prob[leaf])
-        n += 1
-        top1 += ranked[0] in leaves
-        top3 += any(leaf in ranked[:3] for leaf in leaves)
-        counts = per_source.setdefault(source_of[link], [0, 0, 0])
-        counts[0] += 1
-        counts[1] += ranked[0] in leaves
-        counts[2] += any(leaf in ranked[:3] for leaf in leaves)
-        scored.append((prob[ranked[0]], ranked[0] in leaves))
-    print("%d-fold cross-validation on %d calibration rows: top-1 %.1f %% (%d), top-3 %.1f %% "
-          "(%d) at temperature %.2f" % (folds, n, 100.0 * top1 / n, top1, 100.0 * top3 / n, top3,
-                                        temperature))
-    for source, (count, right1, right3) in sorted(per_source.items()):
-        print("  %s: %d rows, top-1 %.1f %% (%d), top-3 %.1f %% (%d)" % (
-            source, count, 100.0 * right1 / count, right1, 100.0 * right3 / count, right3))
-    print("  reliability (first candidate): bin, reports, mean stated, right")
-    for name, count, stated, right in reliability(scored):
-        print("  | %s | %d | %.2f | %.0f %% |" % (name, count, stated, 100.0 * right))
+def cross_validate(items, calibration, current, docs, folds, source_of):
+    """Out-of-fold top-1 / top-3 and reliability of the calibration rows, without and with the
+    term model, in all and per labelled file (source_of: link -> file)."""
+    plain, termed = out_of_fold(items, calibration, current, docs, folds)
+    for label, scored_items in (("without terms", plain), ("with terms", termed)):
+        n = top1 = top3 = 0
+        scored = []
+        per_source = {}
+        scales = sorted({q.get("term_scale", 0.0) for _, q in scored_items})
+        for c, p in scored_items:
+            prob = probabilities(c.feats, dict(p, temperature=current.get("temperature", 1.0)))
+            # Leaves tied here keep the program's order (a stable sort of the candidates as it
+            # listed them).
+            ranked = sorted(prob, key=lambda leaf: -prob[leaf])
+            right1 = ranked[0] in c.leaves
+            right3 = any(leaf in ranked[:3] for leaf in c.leaves)
+            n += 1
+            top1 += right1
+            top3 += right3
+            counts = per_source.setdefault(source_of[c.link], [0, 0, 0])
+            counts[0] += 1
+            counts[1] += right1
+            counts[2] += right3
+            scored.append((prob[ranked[0]], right1))
+        print("%s, %d-fold cross-validation on %d calibration rows: top-1 %.1f %% (%d), top-3 "
+              "%.1f %% (%d) at temperature %.2f; term_scale per fold %s" % (
+                  label, folds, n, 100.0 * top1 / n, top1, 100.0 * top3 / n, top3,
+                  current.get("temperature", 1.0), ", ".join("%g" % x for x in scales)))
+        for source, (count, right1, right3) in sorted(per_source.items()):
+            print("  %s: %d rows, top-1 %.1f %% (%d), top-3 %.1f %% (%d)" % (
+                source, count, 100.0 * right1 / count, right1, 100.0 * right3 / count, right3))
+        print("  reliability (first candidate): bin, reports, mean stated, right")
+        for name, count, stated, right in reliability(scored):
+            print("  | %s | %d | %.2f | %.0f %% |" % (name, count, stated, 100.0 * right))
 
 
 def reliability(scored):
@@ -253,7 +376,7 @@ def evaluate(rows, rankscope, label):
     with open(RANKER_JSON, encoding="utf-8") as f:
         threshold = json.load(f)["unsure_below"]
     for split, link, leaves, text, _ in rows:
-        _, candidates = features(rankscope, text)
+        _, candidates, _ = features(rankscope, text)
         ranked = [c["symptom"] for c in candidates]
         n += 1
         top1 += ranked[0] in leaves
@@ -280,19 +403,31 @@ def evaluate(rows, rankscope, label):
         print("  miss %s: %s, ranked %s" % (link, leaf, ", ".join(got)))
 
 
+def write_json(path, doc, write):
+    text = json.dumps(doc, indent=1) + "\n"
+    if write:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        print("wrote", os.path.relpath(path, ROOT), "(rebuild to compile it in)")
+    else:
+        sys.stdout.write(text)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("action", choices=["fit", "cv", "eval"])
+    parser.add_argument("action", choices=["fit", "cv", "eval", "terms"])
     parser.add_argument("labelled", nargs="+")
     parser.add_argument("--rankscope", default=os.path.join(ROOT, "build", "bin", "rankscope"))
     parser.add_argument("--split", help="only rows of this split (fit: default all but 'dev')")
     parser.add_argument("--calibrate", default="train",
-                        help="fit: the split(s), comma-separated, the temperature and 'unsure' "
-                        "are fitted on (each split weighing the same)")
+                        help="fit, cv: the split(s), comma-separated, the temperature and "
+                        "'unsure' are fitted on and cv holds out (each split weighing the same); "
+                        "cv may hold out 'dev' too")
     parser.add_argument("--folds", type=int, default=5,
                         help="fit, cv: folds of the calibration rows (1: no cross-validation)")
-    parser.add_argument("--write", action="store_true", help="fit: write taxonomy/ranker.json")
+    parser.add_argument("--write", action="store_true",
+                        help="fit: write taxonomy/ranker.json; terms: taxonomy/terms.json")
     parser.add_argument("--raw", metavar="DIR",
                         help="rank each row's raw first post DIR/OWNER_REPO_N.txt instead of its "
                         "summary; rows without one are left out")
@@ -301,6 +436,38 @@ def main():
     args = parser.parse_args()
 
     rows = [r for path in args.labelled for r in read_labelled(path)]
+    cache = {}
+
+    def read(text):
+        if text not in cache:
+            cache[text] = features(args.rankscope, text)
+        return cache[text]
+
+    if args.action == "terms":
+        # Every labelled row, whatever its split: committed weights learn from our own summaries
+        # and short error lines only, never from raw posts.
+        if args.raw:
+            sys.exit("terms learns from the labelled summaries only")
+        model = learn_terms([(leaves, read(text)[2]) for _, _, leaves, text, _ in rows])
+        per_source = {}
+        for r in rows:
+            per_source[r[4]] = per_source.get(r[4], 0) + 1
+        write_json(TERMS_JSON, {
+            "schema": "rankscope.terms/1",
+            "learned_from": "%d labelled reports (our summaries and short error lines) of %s" % (
+                len(rows), ", ".join("%s (%d)" % kv for kv in sorted(per_source.items()))),
+            "smoothing": TERM_SMOOTHING, "min_reports": TERM_MIN_DF,
+            "min_leaf_reports": TERM_MIN_LEAF_DF, "max_terms_per_leaf": TERM_MAX_PER_LEAF,
+            "leaves": model}, args.write)
+        return 0
+
+    calibrate = args.calibrate.split(",")
+    if "dev" in calibrate and args.action != "cv":
+        sys.exit("the held-out split measures; it is never fitted on")
+    # The term model learns from every labelled row's summary, whatever its split, as `terms`
+    # does (out of fold here: fit and cv leave out the docs of the fold they score), even when
+    # --raw ranks raw posts: raw posts are never training data for committed weights.
+    docs = [Doc(leaves, read(text)[2], link) for _, link, leaves, text, _ in rows]
     if args.summaries and not args.raw:
         sys.exit("--summaries compares with --raw DIR; give both")
     if args.raw:
@@ -311,7 +478,8 @@ def main():
             evaluate([r for r in rows if r[0] == split], args.rankscope, split)
         return 0
 
-    train = [r for r in rows if (r[0] == args.split if args.split else r[0] != "dev")]
+    train = [r for r in rows if (r[0] == args.split if args.split else
+                                 r[0] != "dev" or "dev" in calibrate)]
     if not train:
         sys.exit("no training rows")
     with open(RANKER_JSON, encoding="utf-8") as f:
@@ -319,47 +487,37 @@ def main():
     per_source = {}
     for r in train:
         per_source[r[4]] = per_source.get(r[4], 0) + 1
-    calibrate = args.calibrate.split(",")
-    if "dev" in calibrate:
-        sys.exit("the held-out split measures; it is never fitted on")
     per_split = {}
     for r in train:
         per_split[r[0]] = per_split.get(r[0], 0) + 1
-    cache = {}
     items, calibration = [], []
     for split, link, leaves, text, source in train:
-        if text not in cache:
-            cache[text] = features(args.rankscope, text)[0]
+        feats, _, tokens = read(text)
         # Calibration rows carry their link, so that cross-validation can hold out their fold.
         fold_key = link if split in calibrate else None
-        items.append((leaves, cache[text], 1.0 / per_source[source], fold_key))
+        items.append(Item(leaves, feats, 1.0 / per_source[source], fold_key, tokens, link))
         if split in calibrate:
-            calibration.append((leaves, cache[text], 1.0 / per_split[split], link))
+            calibration.append(Item(leaves, feats, 1.0 / per_split[split], link, tokens, link))
     if not calibration:
         sys.exit("no calibration rows (split %s)" % args.calibrate)
     if args.action == "cv":
-        cross_validate(items, calibration, current, args.folds, current.get("temperature", 1.0),
+        cross_validate(items, calibration, current, docs, args.folds,
                        {link: source for split, link, _, _, source in train if split in calibrate})
         return 0
-    fitted, (mean_loglik, top1) = fit(items, calibration, current, args.folds)
-    print("fitted on %d reports (%s): weighted mean log-likelihood %.3f; temperature %.2f and "
-          "unsure below %.2f on %d '%s' rows" % (
+    fitted, (mean_loglik, top1) = fit(items, calibration, current, docs, args.folds)
+    print("fitted on %d reports (%s): weighted mean log-likelihood %.3f without terms; term_scale "
+          "%g, temperature %.2f and unsure below %.2f on %d '%s' rows" % (
               len(items), ", ".join("%s %d" % kv for kv in sorted(per_source.items())),
-              mean_loglik, fitted["temperature"], fitted["unsure_below"], len(calibration),
-              args.calibrate))
-    fitted["fitted_on"] = "%d %sreports of %s (%s, each file weighing the same); temperature " \
-        "and unsure_below on the %d '%s' rows, out of %d folds" % (
+              mean_loglik, fitted["term_scale"], fitted["temperature"], fitted["unsure_below"],
+              len(calibration), args.calibrate))
+    fitted["fitted_on"] = "%d %sreports of %s (%s, each file weighing the same); term_scale on " \
+        "their term scores out of %d folds; temperature and unsure_below on the %d '%s' rows, " \
+        "out of %d folds" % (
             len(items), "raw first posts of the " if args.raw else "",
             ", ".join(os.path.relpath(p, ROOT) for p in args.labelled),
-            "split " + args.split if args.split else "every split but dev", len(calibration),
-            args.calibrate, args.folds)
-    text = json.dumps(fitted, indent=1) + "\n"
-    if args.write:
-        with open(RANKER_JSON, "w", encoding="utf-8") as f:
-            f.write(text)
-        print("wrote", os.path.relpath(RANKER_JSON, ROOT), "(rebuild to compile it in)")
-    else:
-        sys.stdout.write(text)
+            "split " + args.split if args.split else "every split but dev", args.folds,
+            len(calibration), args.calibrate, args.folds)
+    write_json(RANKER_JSON, fitted, args.write)
     return 0
 
 

@@ -53,6 +53,23 @@ qsizetype uncaughtExceptionLine(QByteArrayView text, const QList<qsizetype>& sta
     return -1;
 }
 
+// The kind of each line prose cues read: those of the first SignatureSet::kProseBytes.
+QList<ReportLine> proseLineKinds(QByteArrayView text, const QList<qsizetype>& starts)
+{
+    return reportLineKinds(
+        text, starts,
+        std::lower_bound(starts.begin(), starts.end(), SignatureSet::kProseBytes) - starts.begin());
+}
+
+// The lines a log signature (not a prose cue) matched, 0-based.
+QSet<qsizetype> signatureLinesOf(const SignatureSet& set, const QList<SignatureHit>& hits)
+{
+    QSet<qsizetype> lines;
+    for (const SignatureHit& h : hits)
+        if (set.signatures()[h.rule].role != SignatureRole::Cue) lines.insert(h.line);
+    return lines;
+}
+
 QHash<QString, double> studyPriors()
 {
     QHash<QString, double> prior;
@@ -128,6 +145,7 @@ bool RankerParameters::fromJson(const QByteArray& json, RankerParameters* out, Q
         !number("exception_weight", &r.exceptionWeight, 0.0, 0.95) ||
         !number("secondary_stage_share", &r.secondaryStageShare, 0.0, 1.0) ||
         !number("cross_stage_share", &r.crossStageShare, 0.0, 1.0) ||
+        !number("term_scale", &r.termScale, 0.0, 100.0) ||
         !number("min_candidates", &minCandidates, 1.0, 38.0))
         return false;
     r.minCandidates = int(minCandidates);
@@ -135,8 +153,10 @@ bool RankerParameters::fromJson(const QByteArray& json, RankerParameters* out, Q
     return true;
 }
 
-SymptomClassifier::SymptomClassifier(SignatureSet signatures, RankerParameters ranking)
-    : m_set(std::move(signatures)), m_ranking(ranking), m_prior(studyPriors())
+SymptomClassifier::SymptomClassifier(SignatureSet signatures, RankerParameters ranking,
+                                     TermModel terms)
+    : m_set(std::move(signatures)), m_ranking(ranking), m_terms(std::move(terms)),
+      m_prior(studyPriors())
 {
     const Taxonomy& taxonomy = Taxonomy::instance();
     for (const QString& leaf : taxonomy.leaves())
@@ -156,7 +176,13 @@ const SymptomClassifier& SymptomClassifier::instance()
             !RankerParameters::fromJson(f.readAll(), &ranking, &error))
             qWarning("rankscope: built-in ranker parameters unusable (%s), using defaults",
                      qPrintable(error.isEmpty() ? f.errorString() : error));
-        return SymptomClassifier(SignatureSet::builtin(), ranking);
+        TermModel terms;
+        QFile t(QStringLiteral(":/taxonomy/terms.json"));
+        error.clear();
+        if (!t.open(QIODevice::ReadOnly) || !TermModel::fromJson(t.readAll(), &terms, &error))
+            qWarning("rankscope: built-in term model unusable (%s), ranking without it",
+                     qPrintable(error.isEmpty() ? t.errorString() : error));
+        return SymptomClassifier(SignatureSet::builtin(), ranking, std::move(terms));
     }();
     return classifier;
 }
@@ -185,6 +211,13 @@ bool SymptomClassifier::isUnsure(const QList<Candidate>& ranked) const
     return ranked.isEmpty() || ranked.first().probability < m_ranking.unsureBelow;
 }
 
+QStringList SymptomClassifier::termTokens(QByteArrayView text) const
+{
+    const QList<qsizetype> starts = SignatureSet::lineStartsOf(text);
+    return TermModel::tokens(text, starts, proseLineKinds(text, starts),
+                             signatureLinesOf(m_set, m_set.scan(text, starts, false)));
+}
+
 QList<Candidate> SymptomClassifier::classify(const QByteArray& text, const Options& options) const
 {
     return classifyLines(text, SignatureSet::lineStartsOf(text), options);
@@ -203,11 +236,7 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
     // template scaffolding, environment dumps, code or commands; stage context also reads
     // commands (reporttext.h).
     const QList<ReportLine> lineKinds =
-        options.useCues ? reportLineKinds(text, starts,
-                                          std::lower_bound(starts.begin(), starts.end(),
-                                                           SignatureSet::kProseBytes) -
-                                              starts.begin())
-                        : QList<ReportLine>{};
+        options.useCues ? proseLineKinds(text, starts) : QList<ReportLine>{};
     const auto readsProse = [&](qsizetype line) {
         return line >= lineKinds.size() || readsAsProse(lineKinds[line]);
     };
@@ -258,12 +287,9 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
     }
 
     bool anyRoot = false;
-    QSet<qsizetype> logLines; // lines a log signature explains
-    for (const SignatureHit& h : hits) {
-        const SignatureRole role = m_set.signatures()[h.rule].role;
-        anyRoot = anyRoot || role == SignatureRole::Root;
-        if (role != SignatureRole::Cue) logLines.insert(h.line);
-    }
+    for (const SignatureHit& h : hits)
+        anyRoot = anyRoot || m_set.signatures()[h.rule].role == SignatureRole::Root;
+    const QSet<qsizetype> logLines = signatureLinesOf(m_set, hits);
 
     QHash<QString, Accumulator> bySymptom;
     if (!anyRoot)
@@ -443,13 +469,18 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
             frameLeafMiss[leaf] = frameLeafMiss.value(leaf, 1.0) * it.value();
     for (auto it = frameLeafMiss.cbegin(); it != frameLeafMiss.cend(); ++it)
         contextHint[it.key()] += 1.0 - it.value();
+    // The learned term model reads the words of the lines prose cues read (TermModel::tokens).
+    const QMap<QString, TermModel::LeafScore> termScores =
+        options.useCues ? m_terms.score(TermModel::tokens(text, starts, lineKinds, logLines))
+                        : QMap<QString, TermModel::LeafScore>{};
     QList<std::pair<QString, double>> logits;
     double maxLogit = -1e300;
     for (const QString& leaf : taxonomy.leaves()) {
         const double base = std::max(baseRate(leaf, frameworks), 1e-6);
         const double logit =
             (m_ranking.priorWeight * std::log(base) + m_ranking.evidenceScale * score.value(leaf) +
-             m_ranking.stageScale * contextHint.value(leaf)) /
+             m_ranking.stageScale * contextHint.value(leaf) +
+             m_ranking.termScale * termScores.value(leaf).score) /
             m_ranking.temperature;
         logits.append({leaf, logit});
         maxLogit = std::max(maxLogit, logit);
@@ -463,6 +494,8 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
         c.probability = std::exp(logit - maxLogit) / sum;
         c.baseRate = baseRate(leaf, frameworks);
         c.stageHint = contextHint.value(leaf);
+        c.termScore = termScores.value(leaf).score;
+        c.terms = termScores.value(leaf).terms;
     }
     std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
         if (a.probability != b.probability) return a.probability > b.probability;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/kb/signatureset.h"
+#include "model/kb/termmodel.h"
 
 #include <QByteArray>
 #include <QHash>
@@ -31,6 +32,10 @@ struct Candidate {
     double baseRate = 0.0;
     double stageHint = 0.0;
     bool hasRoot = false; // at least one root signature (not only cascade lines or prose cues)
+    // Ranked only: the learned term model's score for the leaf (TermModel) and the report's
+    // words that made it, strongest first.
+    double termScore = 0.0;
+    QList<TermWeight> terms;
     QList<CandidateEvidence> evidence; // strongest first
 };
 
@@ -60,6 +65,8 @@ struct RankerParameters {
     // hangs): the study labels the same symptom in different stages from details a text rarely
     // states, so those leaves should follow the symptom into the top three (0: off).
     double crossStageShare = 0.0;
+    // The weight of the learned term model's score (taxonomy/terms.json) in a leaf's logit.
+    double termScale = 0.0;
     int minCandidates = 3;
     // Parses taxonomy/ranker.json; missing keys keep their defaults. False with *error on
     // malformed JSON or out-of-range values.
@@ -73,10 +80,12 @@ struct RankerParameters {
 //
 // A ranked classification (the default) then scores every leaf of the taxonomy as
 //   logit = (priorWeight * log(base rate | frameworks) + evidenceScale * evidence
-//            + stageScale * context hint) / temperature
+//            + stageScale * context hint + termScale * term score) / temperature
 // where a leaf's context hint is the confidence of its stage plus that of the frames it fits:
 // what the prose says the reporter did (saved a checkpoint, read the data) and saw (a
-// hang, a slowdown, different values), data in taxonomy/cues.json ("frames", "frame_leaves").
+// hang, a slowdown, different values), data in taxonomy/cues.json ("frames", "frame_leaves"),
+// and a leaf's term score is what the learned term model (taxonomy/terms.json) makes of the
+// report's words.
 // It turns the logits into probabilities (softmax), so any non-empty text gets at least
 // minCandidates candidates; below unsureBelow the top one is a guess (isUnsure()). The
 // parameters are data (taxonomy/ranker.json), fitted by scripts/ranker.py from labelled reports.
@@ -100,7 +109,8 @@ public:
         int maxCandidates = 10;
     };
 
-    explicit SymptomClassifier(SignatureSet signatures, RankerParameters ranking = {});
+    explicit SymptomClassifier(SignatureSet signatures, RankerParameters ranking = {},
+                               TermModel terms = {});
     // The classifier over the built-in signature data, created once.
     static const SymptomClassifier& instance();
 
@@ -113,6 +123,9 @@ public:
 
     const SignatureSet& signatures() const { return m_set; }
     const RankerParameters& ranking() const { return m_ranking; }
+    const TermModel& terms() const { return m_terms; }
+    // The words the term model reads in `text` when classify() ranks it (TermModel::tokens).
+    QStringList termTokens(QByteArrayView text) const;
     // Share of the study's fault rows per leaf id (derived from the CSV at construction).
     double prior(const QString& symptom) const { return m_prior.value(symptom); }
     // The leaf's base rate among the study's reports of these frameworks (lower-case names as
@@ -124,6 +137,7 @@ public:
 private:
     SignatureSet m_set;
     RankerParameters m_ranking;
+    TermModel m_terms;
     QHash<QString, double> m_prior;
     QHash<QString, QHash<QString, int>> m_frameworkRows; // framework -> leaf -> fault rows
     QHash<QString, int> m_frameworkTotal;                // framework -> fault rows

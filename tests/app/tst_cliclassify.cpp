@@ -50,6 +50,19 @@ void TestCliClassify::classifyJson()
     QVERIFY(ev[QLatin1String("line")].toInt() >= 1);
     QVERIFY(!ev[QLatin1String("text")].toString().isEmpty());
     QVERIFY(!ev[QLatin1String("signature")].toString().isEmpty());
+    // The words the term model read: the second line's among them (a log signature explains the
+    // title and the error lines), sorted, each once.
+    QStringList tokens;
+    for (const QJsonValue& v : doc[QLatin1String("tokens")].toArray())
+        tokens.append(v.toString());
+    for (const char* word : {"saved", "wrapped", "plain", "inference", "distributeddataparallel"})
+        QVERIFY2(tokens.contains(QLatin1String(word)), word);
+    QStringList sorted = tokens;
+    sorted.sort();
+    sorted.removeDuplicates();
+    QCOMPARE(tokens, sorted);
+    QVERIFY(best[QLatin1String("terms")].isArray());
+    QVERIFY(best[QLatin1String("term_score")].toDouble() >= 0.0);
     double previous = 1.0, sum = 0.0;
     for (const QJsonValue& v : candidates) {
         const double p = v[QLatin1String("probability")].toDouble();

@@ -380,6 +380,7 @@ void TestClassifier::statedProbabilitiesAreTheFittedOnes()
     const double evidenceScale = p[QLatin1String("evidence_scale")].toDouble();
     const double stageScale = p[QLatin1String("stage_scale")].toDouble();
     const double unsureBelow = p[QLatin1String("unsure_below")].toDouble();
+    const double termScale = p[QLatin1String("term_scale")].toDouble();
     QVERIFY(temperature > 0.0 && priorWeight > 0.0 && evidenceScale > 0.0);
 
     // Each leaf's share of the sheet's fault rows, counted by its stage/inner/leaf names.
@@ -410,7 +411,8 @@ void TestClassifier::statedProbabilitiesAreTheFittedOnes()
     // No evidence, no framework, no stage: the base rates alone, sharpened or flattened by the
     // fitted prior weight and temperature.
     const SymptomClassifier& classifier = SymptomClassifier::instance();
-    const QList<Candidate> none = classifier.classify("all good, 42 tests passed\n");
+    // (No word of three letters either, so no term score.)
+    const QList<Candidate> none = classifier.classify("ok, 42 of 42\n");
     QVERIFY(none.size() >= 3);
     double z = 0.0;
     for (const QString& leaf : taxonomy.leaves())
@@ -418,6 +420,7 @@ void TestClassifier::statedProbabilitiesAreTheFittedOnes()
     for (const Candidate& c : none) {
         QCOMPARE(c.score, 0.0);
         QCOMPARE(c.stageHint, 0.0);
+        QCOMPARE(c.termScore, 0.0);
         const double expected = std::pow(share[c.symptom], priorWeight / temperature) / z;
         QVERIFY2(qAbs(c.probability - expected) < 1e-9, qPrintable(c.symptom));
     }
@@ -439,7 +442,7 @@ void TestClassifier::statedProbabilitiesAreTheFittedOnes()
         QVERIFY(c.size() >= 3);
         const auto logit = [&](const Candidate& x) {
             return (priorWeight * std::log(x.baseRate) + evidenceScale * x.score +
-                    stageScale * x.stageHint) /
+                    stageScale * x.stageHint + termScale * x.termScore) /
                    temperature;
         };
         for (int i = 1; i < c.size(); ++i)

@@ -173,6 +173,25 @@ void TestIssueBrowser::tableModelPassesTheTester()
         "NCCL error: unhandled system error\nWatchdog caught collective operation timeout\n"));
     QVERIFY(classification.rowCount() > 0);
     QVERIFY(classification.rowCount(classification.index(0, 0)) > 0);
+    // A candidate ranked by its words alone: they are its evidence, in one child row.
+    Candidate byTerms;
+    byTerms.symptom =
+        QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency");
+    byTerms.termScore = 0.75;
+    byTerms.terms = {{QStringLiteral("slow"), 1.0}, {QStringLiteral("throughput"), 0.5}};
+    classification.setCandidates({byTerms});
+    const QModelIndex candidate = classification.index(0, 0);
+    QCOMPARE(classification.rowCount(candidate), 1);
+    QCOMPARE(classification.index(0, ClassificationModel::EvidenceColumn).data().toString(),
+             QStringLiteral("terms: slow, throughput"));
+    QCOMPARE(
+        classification.index(0, ClassificationModel::SymptomColumn, candidate).data().toString(),
+        QStringLiteral("terms"));
+    QCOMPARE(classification.index(0, ClassificationModel::ScoreColumn, candidate).data().toString(),
+             QStringLiteral("0.75"));
+    QCOMPARE(
+        classification.index(0, ClassificationModel::EvidenceColumn, candidate).data().toString(),
+        QStringLiteral("slow, throughput"));
     classification.setCandidates({});
     QCOMPARE(classification.rowCount(), 0);
 }

@@ -30,7 +30,8 @@ int ClassificationModel::rowCount(const QModelIndex& parent) const
 {
     if (!parent.isValid()) return int(m_candidates.size());
     if (parent.internalId() != 0 || parent.column() != 0) return 0;
-    return int(m_candidates[parent.row()].evidence.size());
+    const Candidate& c = m_candidates[parent.row()];
+    return int(c.evidence.size()) + (c.terms.isEmpty() ? 0 : 1);
 }
 
 int ClassificationModel::columnCount(const QModelIndex&) const
@@ -45,6 +46,22 @@ QVariant ClassificationModel::data(const QModelIndex& index, int role) const
     const Candidate& c = m_candidates[isEvidence ? int(index.internalId() - 1) : index.row()];
     if (role == SymptomIdRole) return c.symptom;
     if (role == ScoreRole) return c.probability;
+    if (isEvidence && index.row() == c.evidence.size()) {
+        // The last child of a candidate with a term score: the report's words that made it.
+        if (role == Qt::DisplayRole) {
+            switch (index.column()) {
+            case SymptomColumn:
+                return tr("terms");
+            case ScoreColumn:
+                return QString::number(c.termScore, 'f', 2);
+            case EvidenceColumn:
+                return termListText(c.terms);
+            }
+        }
+        if (role == Qt::ToolTipRole)
+            return tr("words of the report the learned term model weighs for this symptom");
+        return {};
+    }
     if (isEvidence) {
         const CandidateEvidence& e = c.evidence[index.row()];
         if (role == Qt::DisplayRole) {
@@ -69,15 +86,15 @@ QVariant ClassificationModel::data(const QModelIndex& index, int role) const
         case ScoreColumn:
             return probabilityText(c.probability);
         case EvidenceColumn:
-            return c.evidence.isEmpty()
-                       ? tr("no matching line: study base rate %1").arg(shareText(c.baseRate))
-                       : c.evidence.first().text.trimmed();
+            if (!c.evidence.isEmpty()) return c.evidence.first().text.trimmed();
+            if (!c.terms.isEmpty()) return tr("terms: %1").arg(termListText(c.terms));
+            return tr("no matching line: study base rate %1").arg(shareText(c.baseRate));
         }
     }
     if (role == Qt::ToolTipRole)
-        return tr("%1\nevidence %2, base rate %3, context hint %4")
+        return tr("%1\nevidence %2, base rate %3, context hint %4, term score %5")
             .arg(c.symptom, QString::number(c.score, 'f', 2), shareText(c.baseRate),
-                 QString::number(c.stageHint, 'f', 2));
+                 QString::number(c.stageHint, 'f', 2), QString::number(c.termScore, 'f', 2));
     return {};
 }
 

@@ -7,7 +7,8 @@
 namespace rankscope {
 
 // The classifier's ranked symptoms for a pasted text: one top-level row per candidate (symptom,
-// probability), its evidence lines as children (the line and the rule that matched it).
+// probability), its evidence lines as children (the line and the rule that matched it), then,
+// when the learned term model scored it, one child listing the report's words that did.
 class ClassificationModel : public QAbstractItemModel {
     Q_OBJECT
 public:
@@ -28,7 +29,7 @@ public:
                         int role = Qt::DisplayRole) const override;
 
 private:
-    // internalId: 0 for a candidate row, candidate row + 1 for its evidence rows.
+    // internalId: 0 for a candidate row, candidate row + 1 for its evidence and terms rows.
     QList<Candidate> m_candidates;
 };
 

@@ -1,0 +1,143 @@
+#include "model/kb/termmodel.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSet>
+#include <algorithm>
+#include <cmath>
+
+namespace rankscope {
+
+namespace {
+
+constexpr qsizetype kMinTermLetters = 3;
+constexpr qsizetype kMaxTermLetters = 24;
+
+// English function words of three letters or more: they say nothing of a symptom, and left in
+// they would only be weighed away by the learning's smoothing.
+const QSet<QString>& stopWords()
+{
+    static const QSet<QString> words = [] {
+        const QStringList list =
+            QStringLiteral(
+                "about above after again all also and any are aren because been before being "
+                "below between both but can cannot could did didn does doesn doing don down "
+                "during each few for from further had has hasn have having her here hers him his "
+                "how into isn its itself just more most myself nor not now off once only other "
+                "our ours out over own same she should since some such than that the their theirs "
+                "them then there these they this those through too under until very was wasn were "
+                "weren what when where which while who whom why will with won would you your "
+                "yours")
+                .split(QLatin1Char(' '));
+        return QSet<QString>(list.cbegin(), list.cend());
+    }();
+    return words;
+}
+
+bool isLetter(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+// Whether `term` is a word tokens() can produce (terms.json holds no other).
+bool isToken(const QString& term)
+{
+    if (term.size() < kMinTermLetters || term.size() > kMaxTermLetters) return false;
+    for (QChar c : term)
+        if (c < QLatin1Char('a') || c > QLatin1Char('z')) return false;
+    return !stopWords().contains(term);
+}
+
+} // namespace
+
+QString termListText(const QList<TermWeight>& terms)
+{
+    QStringList words;
+    for (const TermWeight& t : terms)
+        words.append(t.term);
+    return words.join(QLatin1String(", "));
+}
+
+QStringList TermModel::tokens(QByteArrayView text, const QList<qsizetype>& lineStarts,
+                              const QList<ReportLine>& lineKinds,
+                              const QSet<qsizetype>& signatureLines)
+{
+    QSet<QString> seen;
+    for (qsizetype i = 0; i < lineKinds.size() && i < lineStarts.size(); ++i) {
+        if (!readsAsProse(lineKinds[i]) || signatureLines.contains(i)) continue;
+        const qsizetype end = i + 1 < lineStarts.size() ? lineStarts[i + 1] : text.size();
+        const QByteArrayView line = text.sliced(lineStarts[i], end - lineStarts[i]);
+        qsizetype p = 0;
+        while (p < line.size()) {
+            if (!isLetter(line[p])) {
+                ++p;
+                continue;
+            }
+            const qsizetype start = p;
+            while (p < line.size() && isLetter(line[p]))
+                ++p;
+            const qsizetype length = p - start;
+            if (length < kMinTermLetters || length > kMaxTermLetters) continue;
+            const QString word = QString::fromLatin1(line.sliced(start, length)).toLower();
+            if (!stopWords().contains(word)) seen.insert(word);
+        }
+    }
+    QStringList out(seen.cbegin(), seen.cend());
+    out.sort();
+    return out;
+}
+
+bool TermModel::fromJson(const QByteArray& json, TermModel* out, QString* error)
+{
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
+    if (!doc.isObject() || !doc.object().value(QLatin1String("leaves")).isObject()) {
+        *error = QStringLiteral("term model: %1")
+                     .arg(doc.isObject() ? QStringLiteral("no \"leaves\" object")
+                                         : parseError.errorString());
+        return false;
+    }
+    TermModel model;
+    const QJsonObject leaves = doc.object().value(QLatin1String("leaves")).toObject();
+    for (auto leaf = leaves.begin(); leaf != leaves.end(); ++leaf) {
+        if (!leaf.value().isObject()) {
+            *error = QStringLiteral("term model: leaf %1 is not an object").arg(leaf.key());
+            return false;
+        }
+        const QJsonObject terms = leaf.value().toObject();
+        for (auto t = terms.begin(); t != terms.end(); ++t) {
+            if (!isToken(t.key()) || !t.value().isDouble() || !(t.value().toDouble() > 0.0)) {
+                *error = QStringLiteral("term model: %1 of leaf %2 must be a word the tokenizer "
+                                        "reads with a positive weight")
+                             .arg(t.key(), leaf.key());
+                return false;
+            }
+            model.m_leaves[leaf.key()][t.key()] = t.value().toDouble();
+        }
+    }
+    *out = model;
+    return true;
+}
+
+QMap<QString, TermModel::LeafScore> TermModel::score(const QStringList& tokens) const
+{
+    QMap<QString, LeafScore> out;
+    for (auto leaf = m_leaves.cbegin(); leaf != m_leaves.cend(); ++leaf) {
+        LeafScore s;
+        double sum = 0.0; // in the tokens' (alphabetical) order, so every run sums alike
+        for (const QString& token : tokens)
+            if (const auto w = leaf->constFind(token); w != leaf->cend()) {
+                sum += *w;
+                s.terms.append({token, *w});
+            }
+        if (s.terms.isEmpty()) continue;
+        s.score = 1.0 - std::exp(-sum);
+        std::stable_sort(
+            s.terms.begin(), s.terms.end(),
+            [](const TermWeight& a, const TermWeight& b) { return a.weight > b.weight; });
+        out.insert(leaf.key(), s);
+    }
+    return out;
+}
+
+} // namespace rankscope
