@@ -269,6 +269,7 @@ bool IssueCorpus::open(const QString& path)
         if (sqlite3_step(version.s) == SQLITE_ROW) current = sqlite3_column_int(version.s, 0);
     }
     if (current == kSchemaVersion) return true;
+    const QByteArray setSchemaVersion = "PRAGMA user_version=" + QByteArray::number(kSchemaVersion);
     const auto fail = [&](const QString& what) {
         const QString why = m_error;
         exec("ROLLBACK");
@@ -288,7 +289,7 @@ bool IssueCorpus::open(const QString& path)
         return false;
     }
     if (current > 0) {
-        if (!exec("BEGIN IMMEDIATE") || !migrate(current) || !exec("PRAGMA user_version=3") ||
+        if (!exec("BEGIN IMMEDIATE") || !migrate(current) || !exec(setSchemaVersion.constData()) ||
             !exec("COMMIT"))
             return fail(QStringLiteral("upgrade"));
         return true;
@@ -304,7 +305,7 @@ bool IssueCorpus::open(const QString& path)
               "CREATE TABLE candidate(issue_id INTEGER REFERENCES issue(id) ON DELETE CASCADE, "
               "rank INTEGER, symptom TEXT, score REAL);"
               "CREATE VIRTUAL TABLE issue_fts USING fts5(title, body, labels, link);") ||
-        !seed() || !exec("PRAGMA user_version=3") || !exec("COMMIT"))
+        !seed() || !exec(setSchemaVersion.constData()) || !exec("COMMIT"))
         return fail(QStringLiteral("create"));
     return true;
 }
@@ -317,7 +318,7 @@ bool IssueCorpus::migrate(int from)
         if (!exec("ALTER TABLE issue ADD COLUMN labels TEXT") ||
             !exec("UPDATE issue SET source = 'imported' WHERE origin = 'import'"))
             return false;
-        QList<std::pair<sqlite3_int64, QString>> frameworks;
+        QList<std::pair<qint64, QString>> frameworks;
         {
             Statement rows(m_db, "SELECT id, link, source, origin FROM issue");
             while (sqlite3_step(rows.s) == SQLITE_ROW)
@@ -338,12 +339,45 @@ bool IssueCorpus::migrate(int from)
         }
     }
     // 2 -> 3: the study's issues get titles from their labels (searchable).
-    return from >= 3 || retitleStudy();
+    if (from < 3 && !retitleStudy()) return false;
+    // 3 -> 4: the study's how-to questions get titles from their topics (searchable).
+    return from >= 4 || retitleHowTo();
+}
+
+bool IssueCorpus::retitle(const QList<std::pair<qint64, QString>>& titles)
+{
+    for (const auto& [id, title] : titles) {
+        Statement up(m_db, "UPDATE issue SET title = ?1 WHERE id = ?2");
+        up.bind(1, title);
+        sqlite3_bind_int64(up.s, 2, id);
+        Statement fts(m_db, "UPDATE issue_fts SET title = ?1 WHERE rowid = ?2");
+        fts.bind(1, title);
+        sqlite3_bind_int64(fts.s, 2, id);
+        if (sqlite3_step(up.s) != SQLITE_DONE || sqlite3_step(fts.s) != SQLITE_DONE) {
+            m_error = QString::fromUtf8(sqlite3_errmsg(m_db));
+            return false;
+        }
+    }
+    return true;
+}
+
+bool IssueCorpus::retitleHowTo()
+{
+    QList<std::pair<qint64, QString>> titles;
+    {
+        Statement rows(m_db, "SELECT i.id, i.link, h.topic, h.subtopic FROM issue i "
+                             "JOIN howto h ON h.issue_id = i.id WHERE i.origin = 'howto' "
+                             "ORDER BY i.id");
+        while (sqlite3_step(rows.s) == SQLITE_ROW)
+            titles.append({sqlite3_column_int64(rows.s, 0),
+                           howToTitle(rows.text(1), rows.text(2), rows.text(3))});
+    }
+    return retitle(titles);
 }
 
 bool IssueCorpus::retitleStudy()
 {
-    QList<std::pair<sqlite3_int64, QString>> titles;
+    QList<std::pair<qint64, QString>> titles;
     {
         Statement rows(m_db, "SELECT i.id, i.link, group_concat(l.leaf, char(10)), "
                              "group_concat(l.fix_pattern, char(10)) FROM issue i "
@@ -357,19 +391,7 @@ bool IssueCorpus::retitleStudy()
                 {sqlite3_column_int64(rows.s, 0), studyTitle(rows.text(1), leaves, fixes)});
         }
     }
-    for (const auto& [id, title] : std::as_const(titles)) {
-        Statement up(m_db, "UPDATE issue SET title = ?1 WHERE id = ?2");
-        up.bind(1, title);
-        sqlite3_bind_int64(up.s, 2, id);
-        Statement fts(m_db, "UPDATE issue_fts SET title = ?1 WHERE rowid = ?2");
-        fts.bind(1, title);
-        sqlite3_bind_int64(fts.s, 2, id);
-        if (sqlite3_step(up.s) != SQLITE_DONE || sqlite3_step(fts.s) != SQLITE_DONE) {
-            m_error = QString::fromUtf8(sqlite3_errmsg(m_db));
-            return false;
-        }
-    }
-    return true;
+    return retitle(titles);
 }
 
 QString IssueCorpus::shortReference(const QString& link)
@@ -394,6 +416,16 @@ QString IssueCorpus::studyTitle(const QString& link, const QStringList& leaves,
     QStringList parts{shortReference(link)};
     if (!leaves.isEmpty()) parts << leaves.join(QLatin1String(", "));
     if (!fixLabels.isEmpty()) parts << fixLabels.join(QLatin1String(", "));
+    return parts.join(QStringLiteral(" \u00b7 "));
+}
+
+QString IssueCorpus::howToTitle(const QString& link, const QString& topic, const QString& subtopic)
+{
+    QStringList parts{shortReference(link), QStringLiteral("how-to")};
+    QStringList about;
+    for (const QString& t : {topic, subtopic})
+        if (!t.trimmed().isEmpty()) about << t.trimmed();
+    if (!about.isEmpty()) parts << about.join(QStringLiteral(" \u203a "));
     return parts.join(QStringLiteral(" \u00b7 "));
 }
 
@@ -514,8 +546,8 @@ bool IssueCorpus::seed()
     for (qsizetype i = 0; i < howto.rowCount(); ++i) {
         const QStringList& h = howto.row(i);
         if (h.size() < 4 || byLink.contains(h[1])) continue;
-        if (!insertIssue(h[1], {}, {}, h[0], QStringLiteral("howto"), {}, {},
-                         QStringLiteral("how-to %1 %2").arg(h[2], h[3]),
+        if (!insertIssue(h[1], howToTitle(h[1], h[2], h[3]), {}, h[0], QStringLiteral("howto"), {},
+                         {}, QStringLiteral("how-to %1 %2").arg(h[2], h[3]),
                          Taxonomy::frameworksOfSource(h[0])))
             return false;
         Statement t(m_db, "INSERT INTO howto VALUES(?1, ?2, ?3)");

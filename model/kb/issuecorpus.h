@@ -74,7 +74,7 @@ struct IssueFacets {
 // on the same file (another thread) sees committed imports.
 class IssueCorpus {
 public:
-    static constexpr int kSchemaVersion = 3;
+    static constexpr int kSchemaVersion = 4;
     static constexpr QChar kSnippetOpen = QChar(0x2);
     static constexpr QChar kSnippetClose = QChar(0x3);
     static inline const QString kHowToStage = QStringLiteral("how-to");
@@ -132,6 +132,9 @@ public:
     // A study issue's title from its labels: "horovod #6 · hang · fix batch size/data partition".
     static QString studyTitle(const QString& link, const QStringList& leaves,
                               const QStringList& fixLabels);
+    // A study how-to question's title from its topics: "horovod #8 · how-to · communication ›
+    // synchronization".
+    static QString howToTitle(const QString& link, const QString& topic, const QString& subtopic);
     // The leaves a search text is most likely about (the symptom classifier's ranking): what the
     // Issues tab and the CLI suggest when nothing matched.
     static QStringList relatedLeaves(const QString& text, int n = 3);
@@ -141,6 +144,9 @@ private:
     bool seed();
     bool migrate(int from);
     bool retitleStudy();
+    bool retitleHowTo();
+    // Sets these issues' titles in the table and the search index.
+    bool retitle(const QList<std::pair<qint64, QString>>& titles);
     // Ids of every issue matching the conditions and this MATCH expression, best match first.
     QList<qint64> idsMatching(const QString& match, const QStringList& where,
                               const QStringList& values) const;

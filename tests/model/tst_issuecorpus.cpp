@@ -39,6 +39,8 @@ private Q_SLOTS:
     void importsOneTextReport();
     void importsWhatPeopleHave();
     void studyRowsHaveReadableTitles();
+    void howToRowsHaveReadableTitles();
+    void migratesSchemaThree();
     void searchIsTheTablesQuery_data();
     void searchIsTheTablesQuery();
     void matchExpressionKeepsPhrases();
@@ -472,6 +474,71 @@ void TestIssueCorpus::studyRowsHaveReadableTitles()
     for (const IssueResult& r : corpus.search(labels.value(six).first.first(), 1000))
         byLeaf << r.link;
     QVERIFY(byLeaf.contains(six));
+}
+
+// "horovod #1006 · how-to · communication › synchronization", built here from the sheet, and
+// found by its topic's words.
+void TestIssueCorpus::howToRowsHaveReadableTitles()
+{
+    QTemporaryDir dir;
+    IssueCorpus corpus;
+    QVERIFY(corpus.open(dir.filePath(QStringLiteral("db.sqlite"))));
+    QFile csv(QStringLiteral(":/taxonomy/tosem23_howto.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const CsvTable sheet = CsvTable::parse(csv.readAll());
+    QHash<QString, QStringList> topics; // link -> topic, subtopic
+    for (qsizetype i = 0; i < sheet.rowCount(); ++i)
+        topics.insert(sheet.row(i)[1], {sheet.row(i)[2], sheet.row(i)[3]});
+    IssueFilter howTo;
+    howTo.stage = IssueCorpus::kHowToStage;
+    int checked = 0;
+    for (const IssueRecord& r : corpus.records(corpus.matchingIds(howTo))) {
+        QVERIFY2(topics.contains(r.link), qPrintable(r.link));
+        const QStringList& t = topics.value(r.link);
+        const QStringList parts = r.title.split(QStringLiteral(" \u00b7 "));
+        QCOMPARE(parts.value(0), IssueCorpus::shortReference(r.link));
+        QCOMPARE(parts.value(1), QStringLiteral("how-to"));
+        QVERIFY2(parts.value(2).contains(t[0].trimmed()) && parts.value(2).contains(t[1].trimmed()),
+                 qPrintable(r.title));
+        ++checked;
+    }
+    QVERIFY(checked > 100);
+    const QString link = sheet.row(0)[1];
+    QStringList found;
+    for (const IssueResult& r :
+         corpus.search(QStringLiteral("how-to %1").arg(topics.value(link).value(1)), 100000))
+        found << r.link;
+    QVERIFY2(found.contains(link), qPrintable(link));
+}
+
+// A database of schema 3 (how-to rows without titles) gets them on open.
+void TestIssueCorpus::migratesSchemaThree()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("v3.sqlite"));
+    {
+        IssueCorpus current;
+        QVERIFY(current.open(path));
+    }
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(db,
+                          "UPDATE issue SET title = NULL WHERE origin = 'howto';"
+                          "UPDATE issue_fts SET title = NULL WHERE rowid IN "
+                          "(SELECT id FROM issue WHERE origin = 'howto');"
+                          "PRAGMA user_version=3;",
+                          nullptr, nullptr, nullptr),
+             SQLITE_OK);
+    sqlite3_close(db);
+    IssueCorpus corpus;
+    QVERIFY2(corpus.open(path), qPrintable(corpus.error()));
+    IssueFilter howTo;
+    howTo.stage = IssueCorpus::kHowToStage;
+    const QList<IssueRecord> rows = corpus.records(corpus.matchingIds(howTo));
+    QVERIFY(!rows.isEmpty());
+    for (const IssueRecord& r : rows)
+        QVERIFY2(r.title.contains(QStringLiteral(" \u00b7 how-to \u00b7 ")), qPrintable(r.link));
+    QVERIFY(!corpus.search(QStringLiteral("how-to synchronization"), 10).isEmpty());
 }
 
 void TestIssueCorpus::searchIsTheTablesQuery_data()
