@@ -211,10 +211,11 @@ void noteDatedRange(const RankLog& log, LaunchGroup& group)
         group.lastNs = std::max(group.lastNs, ns);
         return true;
     };
-    for (int i = 0; i < log.lineCount() && !note(i); ++i) {
-    }
-    for (int i = log.lineCount() - 1; i >= 0 && !note(i); --i) {
-    }
+    // The first dated line and the last one bound the log's range.
+    for (int i = 0; i < log.lineCount(); ++i)
+        if (note(i)) break;
+    for (int i = log.lineCount() - 1; i >= 0; --i)
+        if (note(i)) break;
 }
 
 // The jobs of a folder whose runs' files lie side by side (JobSplit::byLaunch), or nothing when
