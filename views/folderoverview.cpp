@@ -7,6 +7,8 @@
 #include "views/models/sourcetreemodel.h"
 
 #include <QLocale>
+#include <limits>
+#include <map>
 
 namespace rankscope {
 
@@ -44,6 +46,34 @@ QString FolderOverview::diagnosisHtml(const TraceSession& session)
     return tr("<h3>Diagnosis</h3><ul>") + items + QStringLiteral("</ul>");
 }
 
+std::vector<OverviewRankRow> FolderOverview::rankRows(const TraceFolder& folder,
+                                                      const JobSplit& split)
+{
+    const int analysed = split.mixed() ? split.analysed : -1;
+    std::map<std::pair<int, int>, OverviewRankRow> byJobAndRank;
+    const QList<SourceFile> sources = folder.sources();
+    for (int i = 0; i < int(sources.size()); ++i) {
+        const SourceFile& f = sources[i];
+        const int job = split.mixed() ? split.jobOf(i) : -1;
+        // The analysed job's files of no rank are listed under their own heading, with why.
+        if (!f.rank && job == analysed) continue;
+        // A job's files of no rank after its ranks.
+        OverviewRankRow& row =
+            byJobAndRank[{job, f.rank.value_or(std::numeric_limits<int>::max())}];
+        row.job = job;
+        row.rank = f.rank.value_or(-1);
+        row.files << f.relativePath;
+        if (const QString kind = sourceKindName(f.kind); !row.kinds.contains(kind))
+            row.kinds << kind;
+    }
+    std::vector<OverviewRankRow> rows;
+    for (auto& [key, row] : byJobAndRank)
+        if (row.job == analysed) rows.push_back(std::move(row));
+    for (auto& [key, row] : byJobAndRank)
+        if (row.job != analysed) rows.push_back(std::move(row));
+    return rows;
+}
+
 FolderOverview::FolderOverview(QWidget* parent) : QTextBrowser(parent)
 {
     setOpenLinks(false);
@@ -71,34 +101,72 @@ void FolderOverview::setSession(const SessionPtr& session, const QString& diagno
     QList<SourceFile> skipped;
     for (const SourceFile& f : folder.sources())
         if (f.status == SourceStatus::Skipped) skipped.append(f);
+    // Which files are the analysed job's, as the diagnosis splits the folder (the timeline's
+    // LaneJobs read the same split).
+    const JobSplit split = splitJobs(folder.sources(), session->logs);
+    const std::vector<OverviewRankRow> rows = rankRows(folder, split);
+    const int analysed = split.mixed() ? split.analysed : -1;
+    qsizetype analysedRanks = 0, setAsideFiles = 0;
+    for (const OverviewRankRow& row : rows)
+        if (row.job == analysed) ++analysedRanks;
+    for (const bool aside : split.setAside)
+        if (aside) ++setAsideFiles;
+    QStringList notRead;
+    if (setAsideFiles > 0)
+        notRead << tr("%n set aside as another job's", nullptr, int(setAsideFiles));
+    if (!skipped.isEmpty()) notRead << tr("%n skipped, not read", nullptr, int(skipped.size()));
     // Not in parentheses: the world size can carry its own ("unknown (at least 4)").
-    html += tr("<p>%1 found, world size %2, %3%4, %5.</p>")
-                .arg(countText(folder.ranks().size(), tr("%1 rank"), tr("%1 ranks")))
-                .arg(AnalysisReport::worldSize(*session, session->analysis).text())
-                .arg(countText(folder.sources().size(), tr("%1 file"), tr("%1 files")))
-                .arg(skipped.isEmpty() ? QString()
-                                       : tr(" (%n skipped, not read)", nullptr, skipped.size()))
-                .arg(QLocale().formattedDataSize(folder.totalBytes()));
-    html += QStringLiteral("<table cellspacing=0 cellpadding=4 border=1>");
-    html += tr("<tr><th>Rank</th><th>Files</th><th>Kinds</th></tr>");
-    for (int rank : folder.ranks()) {
-        QStringList kinds;
-        const QList<SourceFile> files = folder.sourcesOfRank(rank);
-        for (const SourceFile& f : files) {
-            const QString k = sourceKindName(f.kind);
-            if (!kinds.contains(k)) kinds.append(k);
+    html += tr("<p>%1 found%2, world size %3, %4%5, %6.</p>")
+                .arg(countText(analysedRanks, tr("%1 rank"), tr("%1 ranks")),
+                     split.mixed() ? tr(" in the analysed job") : QString(),
+                     AnalysisReport::worldSize(*session, session->analysis).text(),
+                     countText(folder.sources().size(), tr("%1 file"), tr("%1 files")),
+                     notRead.isEmpty()
+                         ? QString()
+                         : QStringLiteral(" (%1)").arg(notRead.join(QStringLiteral(", "))),
+                     QLocale().formattedDataSize(folder.totalBytes()));
+    if (split.mixed())
+        html += tr("<p>The folder mixes the files of %1 jobs (%2): job %3 is analysed, and the "
+                   "other jobs' files are set aside, none of them a rank of job %3.</p>")
+                    .arg(split.jobs.size())
+                    .arg(esc(QString::fromStdString(splitReason(split))))
+                    .arg(split.analysed + 1);
+    // One table per job, the analysed job's first, then the set-aside ones in the split's order.
+    std::vector<int> tables{analysed};
+    for (int j = 0; split.mixed() && j < int(split.jobs.size()); ++j)
+        if (j != analysed) tables.push_back(j);
+    for (const int job : tables) {
+        if (job >= 0) {
+            const TraceJob& t = split.jobs[std::size_t(job)];
+            html += QStringLiteral("<h3>%1</h3><p>%2</p>")
+                        .arg(job == analysed ? tr("Job %1, analysed").arg(job + 1)
+                                             : tr("Job %1, set aside as another run").arg(job + 1),
+                             esc(QString::fromStdString(jobFacts(t))));
+            if (!t.launch.empty())
+                html += tr("<p>Launched with %1: <i>%2</i> line %3: %4</p>")
+                            .arg(esc(QString::fromStdString(t.launch)),
+                                 esc(QString::fromStdString(t.launchLine.path)))
+                            .arg(t.launchLine.line)
+                            .arg(esc(QString::fromStdString(t.launchLine.text)));
         }
-        html += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td></tr>")
-                    .arg(rank)
-                    .arg(files.size())
-                    .arg(esc(kinds.join(QStringLiteral(", "))));
+        html += QStringLiteral("<table cellspacing=0 cellpadding=4 border=1>");
+        html += tr("<tr><th>Rank</th><th>Files</th><th>Kinds</th></tr>");
+        for (const OverviewRankRow& row : rows) {
+            if (row.job != job) continue;
+            html += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td></tr>")
+                        .arg(row.rank >= 0 ? QString::number(row.rank) : tr("no rank"),
+                             esc(row.files.join(QStringLiteral(", "))),
+                             esc(row.kinds.join(QStringLiteral(", "))));
+        }
+        html += QStringLiteral("</table>");
     }
-    html += QStringLiteral("</table>");
     // Skipped files are listed once, greyed, under their own heading: they were not read, so
     // they are neither a rank question nor a problem.
     QString rest;
-    for (const SourceFile& f : folder.unattributedSources())
-        if (f.status != SourceStatus::Skipped)
+    const QList<SourceFile> sources = folder.sources();
+    for (int i = 0; i < int(sources.size()); ++i)
+        if (const SourceFile& f = sources[i]; !f.rank && f.status != SourceStatus::Skipped &&
+                                              (!split.mixed() || split.jobOf(i) == analysed))
             rest += QStringLiteral("<li>%1 <i>(%2)</i>: %3</li>")
                         .arg(esc(f.relativePath), esc(sourceKindName(f.kind)), esc(f.rankEvidence));
     if (!rest.isEmpty())

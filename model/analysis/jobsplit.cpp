@@ -124,7 +124,7 @@ std::string fileName(const SourceFile& s)
     return s.relativePath.toStdString();
 }
 
-// "job 2: a.json, b.json (ranks 0, 1; world size 128; nccl; 2023-04-29 ... UTC)".
+// "job 2 (analysed): a.json, b.json (ranks 0, 1; world size 128; nccl; 2023-04-29 ... UTC)".
 std::string describe(const TraceJob& job, std::size_t index, bool analysed,
                      const QList<SourceFile>& sources)
 {
@@ -133,13 +133,8 @@ std::string describe(const TraceJob& job, std::size_t index, bool analysed,
         files += (i ? ", " : "") + fileName(sources.at(job.sources[i]));
     if (job.sources.size() > kNamedFiles)
         files += " and " + std::to_string(job.sources.size() - kNamedFiles) + " more";
-    std::string facts = job.ranks.empty() ? "no rank stated" : formatRanks(job.ranks);
-    facts += job.worldSize > 0 ? "; world size " + std::to_string(job.worldSize)
-                               : std::string("; no world size stated");
-    if (!job.backend.isEmpty()) facts += "; " + job.backend.toStdString();
-    facts += "; " + timeRange(job.firstNs, job.lastNs);
     return "job " + std::to_string(index + 1) + (analysed ? " (analysed): " : ": ") + files + " (" +
-           facts + ")";
+           jobFacts(job) + ")";
 }
 
 // The launch a rank's log names: the rendezvous (MASTER_ADDR:MASTER_PORT) and torchelastic run id
@@ -414,6 +409,36 @@ JobSplit splitJobs(const QList<SourceFile>& sources, const std::vector<RankLog>&
     return split;
 }
 
+int JobSplit::jobOf(int sourceIndex) const
+{
+    if (sourceIndex >= 0 && std::size_t(sourceIndex) < setAside.size() &&
+        setAside[std::size_t(sourceIndex)])
+        for (std::size_t j = 0; j < jobs.size(); ++j)
+            if (std::binary_search(jobs[j].sources.begin(), jobs[j].sources.end(), sourceIndex))
+                return int(j);
+    return analysed;
+}
+
+std::string splitReason(const JobSplit& split)
+{
+    if (split.bySubfolder)
+        return "traces in different subfolders claim the same ranks, with no wall clock to place "
+               "them in one run";
+    if (split.byLaunch) return launchReason(split);
+    return "they state different world sizes, backends or process-group sizes, a rank beyond "
+           "another's world size, or ran more than " +
+           std::to_string(JobSplit::kSameJobGapNs / 60'000'000'000) + " minutes apart";
+}
+
+std::string jobFacts(const TraceJob& job)
+{
+    std::string facts = job.ranks.empty() ? "no rank stated" : formatRanks(job.ranks);
+    facts += job.worldSize > 0 ? "; world size " + std::to_string(job.worldSize)
+                               : std::string("; no world size stated");
+    if (!job.backend.isEmpty()) facts += "; " + job.backend.toStdString();
+    return facts + "; " + timeRange(job.firstNs, job.lastNs);
+}
+
 Finding mixedJobsFinding(const JobSplit& split, const QList<SourceFile>& sources)
 {
     Finding f;
@@ -460,15 +485,7 @@ Finding mixedJobsFinding(const JobSplit& split, const QList<SourceFile>& sources
         jobs += "; and " + std::to_string(split.jobs.size() - named) + " more jobs";
     f.summary =
         "the folder mixes " + std::string(split.byLaunch ? "files" : "traces") + " of " +
-        std::to_string(split.jobs.size()) + " different jobs (" +
-        (split.bySubfolder
-             ? std::string("traces in different subfolders claim the same ranks, with no wall "
-                           "clock to place them in one run")
-         : split.byLaunch
-             ? launchReason(split)
-             : "they state different world sizes, backends or process-group sizes, a rank "
-               "beyond another's world size, or ran more than " +
-                   std::to_string(JobSplit::kSameJobGapNs / 60'000'000'000) + " minutes apart") +
+        std::to_string(split.jobs.size()) + " different jobs (" + splitReason(split) +
         "): " + jobs +
         ". No collective, clock or step of one job is compared with another's: the cross-rank "
         "checks cover job " +

@@ -66,10 +66,20 @@ struct JobSplit {
     bool mixed() const { return jobs.size() > 1; }
     // The other jobs' logs, dumps and error files are set aside too, not only their traces.
     bool setsAsideEveryFile() const { return bySubfolder || byLaunch; }
+    // The job source `sourceIndex` counts in: the set-aside job that holds it, else (a file of the
+    // analysed job, or one no job placed) the analysed job; -1 without jobs.
+    int jobOf(int sourceIndex) const;
 };
 
 // `logs` are the folder's (TraceRead::logs), read for the launches they name.
 JobSplit splitJobs(const QList<SourceFile>& sources, const std::vector<RankLog>& logs);
+
+// Why a mixed split's jobs were told apart, as its finding says it: "their ranks' logs name
+// different launches (MASTER_ADDR:MASTER_PORT ...), and ranks 0, 1 were launched under more than
+// one; ...".
+std::string splitReason(const JobSplit& split);
+// What a job's files state together: "ranks 0, 1; world size 2; nccl; 2023-04-29 ... UTC".
+std::string jobFacts(const TraceJob& job);
 
 // The one finding of a folder that mixes jobs (kind MixedJobs): each job's files, ranks, stated
 // world size and backend, and time range, which job is analysed and that the others are set
