@@ -111,8 +111,8 @@ Evidence AnalysisContext::evidenceOf(std::int32_t recordIndex, const std::string
     e.timeNs = c.execStartNs >= 0 ? c.execStartNs : c.issueStartNs;
     e.text = "rank " + std::to_string(c.rank) + ": " + std::string(store.strings.view(c.op));
     if (c.seq >= 0) e.text += " #" + std::to_string(c.seq);
-    if (const int n = stepNumber(c.rank, c.step); n >= 0)
-        e.text += " in ProfilerStep#" + std::to_string(n);
+    if (const std::string step = steps.label(c.rank, c.step); !step.empty())
+        e.text += " in " + step;
     if (c.stateUnknown) {
         e.text += ", issued (its source does not show completion)";
     } else if (const std::int64_t held = heldNs(c);

@@ -472,10 +472,10 @@ PerRank lastSteps(const Facts& facts)
             std::max_element(spans.begin(), spans.end(), [](const StepSpan& a, const StepSpan& b) {
                 return a.number < b.number;
             });
-        fromTrace[rank] = {
-            std::to_string(last->number),
-            facts.traceEvidence(rank, last->startNs,
-                                QStringLiteral("ProfilerStep#%1").arg(last->number))};
+        fromTrace[rank] = {std::to_string(last->number),
+                           facts.traceEvidence(rank, last->startNs,
+                                               QString::fromStdString(facts.analysis.steps.label(
+                                                   rank, int(last - spans.begin()))))};
     }
     if (facts.ranksWithout(fromLogs).empty() || fromLogs.size() >= fromTrace.size())
         return fromLogs;

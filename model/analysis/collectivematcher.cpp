@@ -525,22 +525,24 @@ std::string ordinalPairingProblem(const EventStore& store, const CollectiveGroup
     const std::size_t n = g.members.size();
     // Profiling windows that start at different steps pair one step's collectives with another's.
     if (steps) {
-        int firstRank = -1, firstStep = -1;
+        int firstRank = -1, firstStep = -1, firstIndex = -1;
         for (std::size_t m = 0; m < n; ++m) {
             const auto row =
                 std::find_if(g.collectives.begin(), g.collectives.end(),
                              [m](const MatchedCollective& r) { return r.records[m] >= 0; });
             if (row == g.collectives.end()) continue;
             const CollectiveRecord& c = recs[std::size_t(row->records[m])];
-            const int step = steps->stepAt(c.rank, orderTime(c));
-            if (step < 0) continue;
+            const int index = steps->indexAt(c.rank, orderTime(c));
+            if (index < 0) continue;
+            const int step = steps->stepsOf(c.rank)[std::size_t(index)].number;
             if (firstStep < 0) {
                 firstRank = c.rank;
                 firstStep = step;
+                firstIndex = index;
             } else if (step != firstStep) {
-                return "the first collective of rank " + std::to_string(firstRank) +
-                       " is in ProfilerStep#" + std::to_string(firstStep) + ", that of rank " +
-                       std::to_string(c.rank) + " in ProfilerStep#" + std::to_string(step) +
+                return "the first collective of rank " + std::to_string(firstRank) + " is in " +
+                       steps->label(firstRank, firstIndex) + ", that of rank " +
+                       std::to_string(c.rank) + " in " + steps->label(c.rank, index) +
                        ": the profiling windows differ";
             }
         }

@@ -100,8 +100,8 @@ void addLastOf(const AnalysisContext& ctx, const CollectiveGroup& g, int rank, F
         Evidence e;
         e.rank = rank;
         e.timeNs = steps.back().startNs;
-        e.text = "rank " + std::to_string(rank) + ": last step ProfilerStep#" +
-                 std::to_string(steps.back().number) + " lasts " +
+        e.text = "rank " + std::to_string(rank) + ": last step " +
+                 ctx.steps.label(rank, int(steps.size()) - 1) + " lasts " +
                  formatDurationNs(steps.back().durationNs()) + " with no collective";
         for (std::size_t l = 0; l < ctx.store.lanes.size(); ++l)
             if (ctx.store.lanes[l].rank == rank) {

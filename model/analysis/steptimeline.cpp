@@ -107,12 +107,40 @@ const std::vector<StepSpan>& StepTimeline::stepsOf(int rank) const
 
 int StepTimeline::stepAt(int rank, std::int64_t tNs) const
 {
+    const int index = indexAt(rank, tNs);
+    return index < 0 ? -1 : stepsOf(rank)[std::size_t(index)].number;
+}
+
+int StepTimeline::indexAt(int rank, std::int64_t tNs) const
+{
     const auto& steps = stepsOf(rank);
     auto it = std::upper_bound(steps.begin(), steps.end(), tNs,
                                [](std::int64_t t, const StepSpan& s) { return t < s.startNs; });
     if (it == steps.begin()) return -1;
     --it;
-    return tNs <= it->endNs ? it->number : -1;
+    return tNs <= it->endNs ? int(it - steps.begin()) : -1;
+}
+
+std::string StepTimeline::label(int rank, int index) const
+{
+    const auto& steps = stepsOf(rank);
+    if (index < 0 || std::size_t(index) >= steps.size()) return {};
+    const int n = steps[std::size_t(index)].number;
+    int nth = 0, of = 0;
+    for (std::size_t i = 0; i < steps.size(); ++i)
+        if (steps[i].number == n) {
+            ++of;
+            if (int(i) <= index) ++nth;
+        }
+    std::string text = "ProfilerStep#" + std::to_string(n);
+    if (of == 1) return text;
+    const char* suffix = nth % 100 / 10 == 1 ? "th"
+                         : nth % 10 == 1     ? "st"
+                         : nth % 10 == 2     ? "nd"
+                         : nth % 10 == 3     ? "rd"
+                                             : "th";
+    return text + " (" + std::to_string(nth) + suffix + " of " + std::to_string(of) +
+           " so labelled)";
 }
 
 } // namespace rankscope

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 namespace rankscope {
@@ -30,6 +31,12 @@ public:
     const std::map<int, std::vector<StepSpan>>& all() const { return m_steps; }
     // The step whose span contains `tNs` on `rank` (its own clock), -1 when none.
     int stepAt(int rank, std::int64_t tNs) const;
+    // Its index in the rank's steps (time order), -1 when none.
+    int indexAt(int rank, std::int64_t tNs) const;
+    // The rank's step at `index` as a text names it: "ProfilerStep#N", and where the rank's trace
+    // labels more than one span so (PyTorch 1.13 labels the first two #0), which of them:
+    // "ProfilerStep#0 (2nd of 2 so labelled)". "" for no such step.
+    std::string label(int rank, int index) const;
 
 private:
     std::map<int, std::vector<StepSpan>> m_steps;

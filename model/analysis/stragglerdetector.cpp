@@ -14,16 +14,6 @@ namespace rankscope {
 
 namespace {
 
-// The index of the step whose span holds `tNs` among `spans` (in time order), -1 when none does.
-int stepIndexAt(const std::vector<StepSpan>& spans, std::int64_t tNs)
-{
-    const auto it =
-        std::upper_bound(spans.begin(), spans.end(), tNs,
-                         [](std::int64_t t, const StepSpan& s) { return t < s.startNs; });
-    if (it == spans.begin() || tNs > std::prev(it)->endNs) return -1;
-    return int(std::prev(it) - spans.begin());
-}
-
 // Upper tail of Binomial(n, p) at k, summed in log space so that n in the tens of thousands
 // neither overflows nor underflows.
 double binomialUpperTail(int k, int n, double p)
@@ -171,9 +161,9 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
                 const CollectiveRecord& c = ctx.store.collectives[std::size_t(rec)];
                 // The index of its step among the rank's steps, whichever way it is found (a
                 // PyTorch 1.13 trace labels two steps ProfilerStep#0: labels are not indexes).
-                a.delays.emplace_back(
-                    c.step >= 0 ? c.step : stepIndexAt(ctx.steps.stepsOf(c.rank), c.execStartNs),
-                    v.delayNs, rec);
+                a.delays.emplace_back(c.step >= 0 ? c.step
+                                                  : ctx.steps.indexAt(c.rank, c.execStartNs),
+                                      v.delayNs, rec);
             }
         });
         for (std::size_t m = 0; m < n; ++m) {
@@ -261,11 +251,10 @@ StragglerDetector::Result StragglerDetector::detect(const AnalysisContext& ctx,
             if (!r.steps.empty())
                 f.summary +=
                     " (" + std::to_string(r.steps.size()) +
-                    (r.steps.size() == 1 ? " step, ProfilerStep#" : " steps, ProfilerStep#") +
-                    std::to_string(ctx.stepNumber(rank, r.steps.front())) +
-                    (r.steps.size() == 1
-                         ? std::string()
-                         : " to #" + std::to_string(ctx.stepNumber(rank, r.steps.back()))) +
+                    (r.steps.size() == 1 ? " step, " : " steps, ") +
+                    ctx.steps.label(rank, r.steps.front()) +
+                    (r.steps.size() == 1 ? std::string()
+                                         : " to " + ctx.steps.label(rank, r.steps.back())) +
                     " in the trace's own numbering)";
             std::sort(a.delays.begin(), a.delays.end(),
                       [](const auto& x, const auto& y) { return std::get<1>(x) > std::get<1>(y); });

@@ -36,6 +36,37 @@ namespace {
 
 const char* kIterationFailure = "data-and-model-preparation/iteration-failure";
 
+// The N of a raw Kineto trace's ProfilerStep#N spans in time order, outermost only (a copy nested
+// in the previous span is the same step); `spans`, when given, receives their (ts, ts + dur) in µs.
+std::vector<int>
+stepLabelsInTimeOrder(const QByteArray& trace,
+                      std::vector<std::pair<std::int64_t, std::int64_t>>* spans = nullptr)
+{
+    const QJsonDocument doc = QJsonDocument::fromJson(trace);
+    const QJsonArray events =
+        doc.isArray() ? doc.array() : doc.object()[QLatin1String("traceEvents")].toArray();
+    std::vector<std::tuple<std::int64_t, std::int64_t, int>> steps;
+    static const QRegularExpression label(QStringLiteral("^ProfilerStep#(\\d+)$"));
+    for (const QJsonValue& v : events) {
+        const QJsonObject e = v.toObject();
+        const QRegularExpressionMatch m = label.match(e[QLatin1String("name")].toString());
+        if (!m.hasMatch() || e[QLatin1String("ph")].toString() != QLatin1String("X")) continue;
+        const auto ts = std::int64_t(e[QLatin1String("ts")].toDouble());
+        steps.emplace_back(ts, ts + std::int64_t(e[QLatin1String("dur")].toDouble()),
+                           m.captured(1).toInt());
+    }
+    std::sort(steps.begin(), steps.end());
+    std::vector<int> labels;
+    std::int64_t lastEnd = -1;
+    for (const auto& [start, end, n] : steps) {
+        if (!labels.empty() && end <= lastEnd) continue;
+        labels.push_back(n);
+        lastEnd = end;
+        if (spans) spans->emplace_back(start, end);
+    }
+    return labels;
+}
+
 Evidence line(int rank, int no, const char* text, const char* symptom, std::int64_t tNs,
               bool fatal = false, bool cascade = false)
 {
@@ -361,6 +392,7 @@ private Q_SLOTS:
     void aRankSetAsideIsNotSaidToHaveLeftNothing();
     void stragglerStepsAreTheTracesOwnLabels_data();
     void stragglerStepsAreTheTracesOwnLabels();
+    void repeatedStepLabelsSayWhichSpan();
     void noCulpritWithoutItsEvidence_data();
     void noCulpritWithoutItsEvidence();
     void missingRanksAreOneDecision_data();
@@ -1618,15 +1650,23 @@ void TestAnalyzer::stragglerStepsAreTheTracesOwnLabels()
     QCOMPARE(traces.size(), qsizetype(1));
     QFile trace(dir + u'/' + traces.front());
     QVERIFY(trace.open(QIODevice::ReadOnly));
-    std::multiset<int> labels; // one per span: this PyTorch labels two spans ProfilerStep#0
-    static const QRegularExpression step(QStringLiteral("\"ProfilerStep#(\\d+)\""));
-    for (auto m = step.globalMatch(QString::fromUtf8(trace.readAll())); m.hasNext();)
-        labels.insert(m.next().captured(1).toInt());
+    // The spans in time order: this PyTorch labels two of them ProfilerStep#0.
+    const std::vector<int> labels = stepLabelsInTimeOrder(trace.readAll());
     QVERIFY(!labels.empty());
     const SessionPtr session = loadSession(dir);
     QVERIFY(session);
-    static const QRegularExpression range(QStringLiteral(
-        "(\\d+) steps?, ProfilerStep#(\\d+)(?: to #(\\d+))? in the trace's own numbering"));
+    // "ProfilerStep#0 (1st of 2 so labelled)": which span of a repeated label is meant.
+    const QString step =
+        QStringLiteral("ProfilerStep#(\\d+)(?: \\((\\d+)\\w\\w of \\d+ so labelled\\))?");
+    static const QRegularExpression range(QStringLiteral("(\\d+) steps?, ") + step +
+                                          QStringLiteral("(?: to ") + step +
+                                          QStringLiteral(")? in the trace's own numbering"));
+    // The index in time order of the nth span labelled `label`, -1 when there is none.
+    const auto indexOf = [&](int label, int nth) {
+        for (std::size_t i = 0; i < labels.size(); ++i)
+            if (labels[i] == label && --nth == 0) return int(i);
+        return -1;
+    };
     int found = 0;
     for (const Finding& f : session->analysis.findings) {
         if (f.kind != FindingKind::Straggler) continue;
@@ -1637,14 +1677,84 @@ void TestAnalyzer::stragglerStepsAreTheTracesOwnLabels()
         const QRegularExpressionMatch m = range.match(summary);
         QVERIFY2(m.hasMatch(), qPrintable(summary));
         const int first = m.captured(2).toInt();
-        const int last = m.hasCaptured(3) ? m.captured(3).toInt() : first;
-        QVERIFY2(labels.count(first) && labels.count(last), qPrintable(summary));
-        // The steps counted are the spans labelled first to last (the delays fall in each).
-        QCOMPARE(m.captured(1).toLongLong(),
-                 qlonglong(std::distance(labels.lower_bound(first), labels.upper_bound(last))));
+        const int last = m.hasCaptured(4) ? m.captured(4).toInt() : first;
+        // A label the trace gives once is named alone, a repeated one with which span it is.
+        const auto occurrence = [&](int label, int group) {
+            const auto spans = std::count(labels.begin(), labels.end(), label);
+            if (spans == 1) return m.hasCaptured(group) ? -1 : 1;
+            return m.hasCaptured(group) ? m.captured(group).toInt() : -1;
+        };
+        const int from = indexOf(first, occurrence(first, 3));
+        const int to = m.hasCaptured(4) ? indexOf(last, occurrence(last, 5)) : from;
+        QVERIFY2(from >= 0 && to >= from, qPrintable(summary));
+        // The steps counted are the spans named first to last (the delays fall in each).
+        QCOMPARE(m.captured(1).toInt(), to - from + 1);
         QCOMPARE(f.step, first);
     }
     QCOMPARE(found, 1);
+}
+
+// Every ProfilerStep#N a finding of the real runs names (in its summary or evidence) is one span
+// of the rank the text names before it: where that rank's trace labels more than one span N (its
+// first two are both #0), the text says which ("2nd of 2 so labelled"), and a trace event cited
+// in it lies in that span. Truth from each rank's raw trace: its ProfilerStep spans in time order.
+void TestAnalyzer::repeatedStepLabelsSayWhichSpan()
+{
+    const QString data = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/");
+    static const QRegularExpression named(QStringLiteral(
+        "rank (\\d+)|ProfilerStep#(\\d+)(?: \\((\\d+)\\w\\w of (\\d+) so labelled\\))?"));
+    int repeated = 0, placed = 0;
+    for (const QString& run : QDir(data).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        std::map<int, std::vector<std::pair<std::int64_t, std::int64_t>>> spansOf; // µs
+        std::map<int, std::vector<int>> labelsOf;
+        for (const QString& name :
+             QDir(data + run).entryList({QStringLiteral("rank*.pt.trace.json")}, QDir::Files)) {
+            QFile trace(data + run + u'/' + name);
+            QVERIFY(trace.open(QIODevice::ReadOnly));
+            const QByteArray bytes = trace.readAll();
+            const int rank = name.mid(4, name.indexOf(u'.') - 4).toInt();
+            labelsOf[rank] = stepLabelsInTimeOrder(bytes, &spansOf[rank]);
+        }
+        const SessionPtr session = loadSession(data + run);
+        QVERIFY(session);
+        const auto check = [&](const std::string& text, std::int64_t traceTimeNs) {
+            int rank = -1;
+            const QString t = QString::fromStdString(text);
+            for (auto it = named.globalMatch(t); it.hasNext();) {
+                const QRegularExpressionMatch m = it.next();
+                if (m.hasCaptured(1)) {
+                    rank = m.captured(1).toInt();
+                    continue;
+                }
+                QVERIFY2(labelsOf.count(rank), qPrintable(run + u'\n' + t));
+                const std::vector<int>& labels = labelsOf.at(rank);
+                const int label = m.captured(2).toInt();
+                const auto spans = std::count(labels.begin(), labels.end(), label);
+                QVERIFY2(spans >= 1, qPrintable(run + u'\n' + t));
+                QVERIFY2(m.hasCaptured(3) == (spans > 1), qPrintable(run + u'\n' + t));
+                if (spans == 1) continue;
+                ++repeated;
+                QCOMPARE(m.captured(4).toLongLong(), qlonglong(spans));
+                int nth = m.captured(3).toInt();
+                QVERIFY2(nth >= 1 && nth <= spans, qPrintable(run + u'\n' + t));
+                std::size_t i = 0;
+                while (labels[i] != label || --nth > 0)
+                    ++i;
+                if (traceTimeNs < 0) continue;
+                const auto [startUs, endUs] = spansOf.at(rank)[i];
+                QVERIFY2(startUs * 1000 <= traceTimeNs && traceTimeNs <= endUs * 1000,
+                         qPrintable(run + u'\n' + t));
+                ++placed;
+            }
+        };
+        for (const Finding& f : session->analysis.findings) {
+            check(f.summary, -1);
+            for (const Evidence& e : f.evidence)
+                check(e.text, e.line < 0 ? e.timeNs : -1);
+        }
+    }
+    QVERIFY(repeated >= 10);
+    QVERIFY(placed >= 5);
 }
 
 // Rule of #17: no hang, desync, mismatch or straggler finding blames a rank that left no file of
