@@ -143,7 +143,8 @@ void FolderOverview::setSession(const SessionPtr& session, const QString& diagno
                                              : tr("Job %1, set aside as another run").arg(job + 1),
                              esc(QString::fromStdString(jobFacts(t))));
             if (!t.launch.empty())
-                html += tr("<p>Launched with %1: <i>%2</i> line %3: %4</p>")
+                html += (split.byStart ? tr("<p>Started %1: <i>%2</i> line %3: %4</p>")
+                                       : tr("<p>Launched with %1: <i>%2</i> line %3: %4</p>"))
                             .arg(esc(QString::fromStdString(t.launch)),
                                  esc(QString::fromStdString(t.launchLine.path)))
                             .arg(t.launchLine.line)

@@ -162,6 +162,60 @@ LaunchOfLog launchOf(const RankLog& log)
     return {};
 }
 
+// Where no log names a launch: each rank log's start, its first start-up line (key=value pairs:
+// RANK, WORLD_SIZE...) with a date, keyed by the run it started: starts within
+// JobSplit::kSameJobGapNs of one another are one run, unless the world sizes the logs state tell
+// apart runs that started together. Per log (same index as `logs`), its run's key ("2026-12-02
+// 13:41:15 UTC, world size 2": the run's first start), an empty one for a log without a dated
+// start, or when a run's logs leave it unsure which run a log of no stated world size started.
+std::vector<LaunchOfLog> launchesByStart(const std::vector<RankLog>& logs)
+{
+    struct Start {
+        std::int64_t ns = -1;
+        Evidence line;
+    };
+    std::vector<Start> starts(logs.size());
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < logs.size(); ++i) {
+        const RankLog& log = logs[i];
+        if (!log.rank) continue;
+        for (const LogFact* f : log.factsOfKind(LogFactKind::Environment))
+            if (log.timestampHasDate(f->line) && log.timestampNs(f->line) >= 0) {
+                starts[i] = {log.timestampNs(f->line), RankFacts::lineEvidence(log, f->line)};
+                order.push_back(i);
+                break;
+            }
+    }
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return starts[a].ns < starts[b].ns; });
+    std::vector<LaunchOfLog> out(logs.size());
+    for (std::size_t from = 0; from < order.size();) {
+        // One run's starts: each within the gap of the one before.
+        std::size_t to = from + 1;
+        while (to < order.size() &&
+               starts[order[to]].ns <= starts[order[to - 1]].ns + JobSplit::kSameJobGapNs)
+            ++to;
+        std::set<int> sizes;
+        for (std::size_t k = from; k < to; ++k)
+            if (const int n = logs[order[k]].worldSize.value_or(0); n > 0) sizes.insert(n);
+        for (std::size_t k = from; k < to; ++k) {
+            const std::size_t i = order[k];
+            int size = logs[i].worldSize.value_or(0);
+            if (size == 0 && sizes.size() == 1) size = *sizes.begin();
+            if (size == 0 && sizes.size() > 1) continue;
+            // The run's first start of this world size names it.
+            std::size_t first = from;
+            while (logs[order[first]].worldSize.value_or(size) != size)
+                ++first;
+            out[i] = {utc(starts[order[first]].ns) + " UTC" +
+                          (size > 0 ? ", world size " + std::to_string(size) : std::string()),
+                      starts[i].line};
+        }
+        from = to;
+    }
+    return out;
+}
+
 // A file's name without its directory's other files' common parts: the name less its rank token
 // and everything from its first '.', with its directory ("runs/a_rank0.pt.trace.json" and
 // "runs/a_rank0.log" are both "runs/a").
@@ -214,15 +268,19 @@ void noteDatedRange(const RankLog& log, LaunchGroup& group)
 }
 
 // The jobs of a folder whose runs' files lie side by side (JobSplit::byLaunch), or nothing when
-// the launches the logs name do not tell them apart beyond doubt.
+// the launches of the logs (`launches`, one per log) do not tell them apart beyond doubt.
+// Launches keyed by their starts (launchesByStart) are two runs only where a rank started under
+// both: starts far apart can be one run's logs, one of them dated only late.
 std::vector<TraceJob> splitByLaunch(const QList<SourceFile>& sources,
-                                    const std::vector<RankLog>& logs)
+                                    const std::vector<RankLog>& logs,
+                                    const std::vector<LaunchOfLog>& launches, bool byStart)
 {
     std::map<std::string, LaunchGroup> groups;
     std::map<int, std::set<std::string>> launchesOfSource;
-    for (const RankLog& log : logs) {
+    for (std::size_t l = 0; l < logs.size(); ++l) {
+        const RankLog& log = logs[l];
         if (!log.rank) continue;
-        LaunchOfLog launch = launchOf(log);
+        LaunchOfLog launch = launches[l];
         if (launch.key.empty()) continue;
         LaunchGroup& g = groups[launch.key];
         if (g.launch.key.empty()) g.launch = std::move(launch);
@@ -240,7 +298,7 @@ std::vector<TraceJob> splitByLaunch(const QList<SourceFile>& sources,
             std::set_intersection(a->second.ranks.begin(), a->second.ranks.end(),
                                   b->second.ranks.begin(), b->second.ranks.end(),
                                   std::back_inserter(both));
-            if (both.empty() && !apart(a->second, b->second)) return {};
+            if (both.empty() && (byStart || !apart(a->second, b->second))) return {};
         }
     std::vector<LaunchGroup*> order;
     for (auto& [key, g] : groups) {
@@ -309,13 +367,18 @@ std::string launchReason(const JobSplit& split)
     std::string launches;
     std::map<int, int> launchesOfRank;
     for (const TraceJob& job : split.jobs) {
-        launches += (launches.empty() ? "" : ", ") + job.launch;
+        launches += (launches.empty() ? "" : split.byStart ? "; " : ", ") + job.launch;
         for (const int r : job.ranks)
             ++launchesOfRank[r];
     }
     std::vector<int> twice;
     for (const auto& [rank, n] : launchesOfRank)
         if (n > 1) twice.push_back(rank);
+    if (split.byStart)
+        return "their ranks' logs name no launch (MASTER_ADDR:MASTER_PORT, run id), and " +
+               formatRanks(twice) + (twice.size() == 1 ? " was" : " were") +
+               " started more than once (" + launches +
+               "); each trace goes with the start whose logs share its name or its rank";
     return "their ranks' logs name different launches (MASTER_ADDR:MASTER_PORT " + launches +
            "), and " +
            (twice.empty()
@@ -371,11 +434,23 @@ JobSplit splitJobs(const QList<SourceFile>& sources, const std::vector<RankLog>&
         job.firstNs = facts[j].firstNs;
         job.lastNs = facts[j].lastNs;
     }
-    if (!split.mixed() && !split.bySubfolder)
-        if (std::vector<TraceJob> launched = splitByLaunch(sources, logs); launched.size() > 1) {
+    if (!split.mixed() && !split.bySubfolder) {
+        std::vector<LaunchOfLog> launches;
+        for (const RankLog& log : logs)
+            launches.push_back(launchOf(log));
+        // Only where no log names a launch: a log that does not, beside others that do, is a
+        // rank that did not print it, not a run of its own.
+        split.byStart = std::all_of(launches.begin(), launches.end(),
+                                    [](const LaunchOfLog& l) { return l.key.empty(); });
+        if (split.byStart) launches = launchesByStart(logs);
+        if (std::vector<TraceJob> launched = splitByLaunch(sources, logs, launches, split.byStart);
+            launched.size() > 1) {
             split.jobs = std::move(launched);
             split.byLaunch = true;
+        } else {
+            split.byStart = false;
         }
+    }
     if (split.jobs.empty()) return split;
     const auto best = std::min_element(split.jobs.begin(), split.jobs.end(),
                                        [](const TraceJob& a, const TraceJob& b) {
@@ -459,8 +534,9 @@ Finding mixedJobsFinding(const JobSplit& split, const QList<SourceFile>& sources
         sizes.push_back(job.worldSize > 0 ? std::to_string(job.worldSize) : "unstated");
         if (split.byLaunch && f.evidence.size() < kMaxFindingEvidence) {
             Evidence e = job.launchLine;
-            e.text =
-                "job " + std::to_string(j + 1) + " was launched with " + job.launch + ": " + e.text;
+            e.text = "job " + std::to_string(j + 1) +
+                     (split.byStart ? " started " : " was launched with ") + job.launch + ": " +
+                     e.text;
             f.evidence.push_back(std::move(e));
         }
         for (const int i : job.sources) {

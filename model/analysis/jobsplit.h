@@ -24,7 +24,8 @@ struct TraceJob {
     std::int64_t lastNs = -1;
     qint64 bytes = 0;
     // byLaunch: the rendezvous its ranks' logs name ("127.0.0.1:57775") and the first line that
-    // names it.
+    // names it; byStart: its first start and world size ("2026-12-02 13:41:15 UTC, world size 2")
+    // and that start's line.
     std::string launch;
     Evidence launchLine;
 };
@@ -43,7 +44,11 @@ struct TraceJob {
 // unambiguous: one rank was launched under two of them, or their logs' dated lines lie more than
 // kSameJobGapNs apart (ranks of one run that disagree on the port are a misconfiguration that
 // ConfigCheck reports, not two runs), and every trace is placed, by a name its launch's logs share
-// (`a_rank0.pt.trace.json` beside `a_rank0.log`) or by a rank only one launch has. Otherwise logs
+// (`a_rank0.pt.trace.json` beside `a_rank0.log`) or by a rank only one launch has. Where no log
+// names a launch, a rank's start stands for it (byStart): its log's first dated start-up line,
+// starts more than kSameJobGapNs apart, or stating other world sizes, being other runs, and only
+// where every two runs have a rank that started in both (one rank's logs can date only a late
+// line; ranks of one run that state different world sizes are a misconfiguration). Otherwise logs
 // and Flight Recorder dumps state too little to be placed: they stay with whichever job is
 // analysed. Two files of one rank in one folder (a trace and its log, two profiling windows)
 // never split it.
@@ -62,6 +67,9 @@ struct JobSplit {
     // The jobs were told apart by their subfolders, or by the launches their logs name (above).
     bool bySubfolder = false;
     bool byLaunch = false;
+    // byLaunch where no log names a launch: the launches are the ranks' starts (one rank's logs
+    // state two starts far apart in time, or two world sizes).
+    bool byStart = false;
 
     bool mixed() const { return jobs.size() > 1; }
     // The other jobs' logs, dumps and error files are set aside too, not only their traces.

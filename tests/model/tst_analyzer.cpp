@@ -393,6 +393,9 @@ private Q_SLOTS:
     void stragglerStepsAreTheTracesOwnLabels_data();
     void stragglerStepsAreTheTracesOwnLabels();
     void repeatedStepLabelsSayWhichSpan();
+    void runsWithoutLaunchLinesAreToldApartByTheirStarts_data();
+    void runsWithoutLaunchLinesAreToldApartByTheirStarts();
+    void realRunsWithoutLaunchLinesStayOneJob();
     void noCulpritWithoutItsEvidence_data();
     void noCulpritWithoutItsEvidence();
     void missingRanksAreOneDecision_data();
@@ -1528,6 +1531,128 @@ void TestAnalyzer::runsSideBySideAreToldApartByTheirLaunch()
                      f.summary.c_str());
     }
     QCOMPARE(mixed, 1);
+}
+
+namespace {
+
+// `from` copied to `to` with every launch its text names taken out (MASTER_ADDR/PORT in any of
+// the forms the real logs print them, run ids), as a run whose logs name no launch leaves it.
+bool copyWithoutLaunches(const QString& from, const QString& to)
+{
+    static const QRegularExpression launch(
+        QStringLiteral(
+            "\\b(?:master_addr|master_port|master|torchelastic_run_id|run_id)\\s*[=:]\\s*\\S+"),
+        QRegularExpression::CaseInsensitiveOption);
+    QFile in(from);
+    QFile out(to);
+    if (!in.open(QIODevice::ReadOnly) || !out.open(QIODevice::WriteOnly)) return false;
+    const QByteArray bytes = in.readAll();
+    if (!from.endsWith(QLatin1String(".log"))) return out.write(bytes) == bytes.size();
+    const QByteArray text = QString::fromUtf8(bytes).remove(launch).toUtf8();
+    return out.write(text) == text.size();
+}
+
+} // namespace
+
+// Two real runs side by side whose logs name no launch (their MASTER_ADDR/PORT taken out):
+// "world sizes" the healthy 2-rank run (a_*) beside the 3-rank straggler run (b_*) started 7 s
+// later, whose rank 0 and 1 state world size 2 in one log and 3 in the other; "days apart" the
+// healthy run beside rank 0 of a 2-rank run two days later (b_*). One rank started twice tells the
+// runs apart; the run with fewer ranks is set aside. Truth: which run each file was copied from,
+// and the dates and world sizes its start-up lines state.
+void TestAnalyzer::runsWithoutLaunchLinesAreToldApartByTheirStarts_data()
+{
+    QTest::addColumn<QStringList>(
+        "files"); // "run/name", copied as "a_name" (first run) or "b_name"
+    QTest::addColumn<QString>("setAsideRun");
+    const auto list = [](const char* names) { return QString::fromLatin1(names).split(u' '); };
+    const QStringList healthy = list("healthy/rank0.log healthy/rank0.pt.trace.json "
+                                     "healthy/rank1.log healthy/rank1.pt.trace.json "
+                                     "healthy/launcher.log");
+    QTest::newRow("world sizes") << healthy +
+                                        list("straggler/rank0.log straggler/rank0.pt.trace.json "
+                                             "straggler/rank1.log straggler/rank1.pt.trace.json "
+                                             "straggler/rank2.log straggler/rank2.pt.trace.json "
+                                             "straggler/launcher.log")
+                                 << QStringLiteral("healthy");
+    QTest::newRow("days apart")
+        << healthy + list("loader_stall_w2_r0/rank0.log loader_stall_w2_r0/rank0.pt.trace.json")
+        << QStringLiteral("loader_stall_w2_r0");
+}
+
+void TestAnalyzer::runsWithoutLaunchLinesAreToldApartByTheirStarts()
+{
+    QFETCH(QStringList, files);
+    QFETCH(QString, setAsideRun);
+    const QString data = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/");
+    static const QRegularExpression startLine(
+        QStringLiteral("^\\[?(\\d{4}-\\d\\d-\\d\\d "
+                       "\\d\\d:\\d\\d:\\d\\d)[^\\n]*(?:world_size|WORLD_SIZE)=(\\d+)"),
+        QRegularExpression::MultilineOption);
+    QTemporaryDir dir;
+    std::map<QString, bool> asideByName;
+    std::map<QString, std::set<QString>> startsOfRun; // "2026-12-02 13:41:15 UTC, world size 2"
+    const QString firstRun = files.front().section(u'/', 0, 0);
+    for (const QString& file : files) {
+        const QString run = file.section(u'/', 0, 0);
+        const QString name =
+            (run == firstRun ? QStringLiteral("a_") : QStringLiteral("b_")) + file.section(u'/', 1);
+        QVERIFY(copyWithoutLaunches(data + file, dir.filePath(name)));
+        asideByName[name] = run == setAsideRun;
+        QFile copy(dir.filePath(name));
+        QVERIFY(copy.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(copy.readAll());
+        QVERIFY2(!text.contains(QLatin1String("MASTER_PORT")) &&
+                     !text.contains(QLatin1String("master=")),
+                 qPrintable(name));
+        if (!name.endsWith(QLatin1String(".log")) || name.contains(QLatin1String("launcher")))
+            continue;
+        const QRegularExpressionMatch m = startLine.match(text);
+        QVERIFY2(m.hasMatch(), qPrintable(name));
+        startsOfRun[run].insert(m.captured(1) + QStringLiteral(" UTC, world size ") +
+                                m.captured(2));
+    }
+    QCOMPARE(startsOfRun.size(), std::size_t(2));
+
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    const JobSplit split = splitJobs(session->folder.sources(), session->logs);
+    QVERIFY(split.mixed());
+    QVERIFY(split.byLaunch && split.byStart);
+    const QList<SourceFile> sources = session->folder.sources();
+    for (int i = 0; i < int(sources.size()); ++i)
+        QVERIFY2(split.setAside[std::size_t(i)] == asideByName.at(sources[i].relativePath),
+                 qPrintable(sources[i].relativePath));
+    int mixed = 0;
+    for (const Finding& f : session->analysis.findings) {
+        QVERIFY2(f.kind != FindingKind::ConfigMismatch, f.summary.c_str());
+        if (f.kind != FindingKind::MixedJobs) continue;
+        ++mixed;
+        QVERIFY2(f.summary.find("started more than once") != std::string::npos, f.summary.c_str());
+        // Each run is named by its first start (to the second) and the world size it states.
+        for (const auto& [run, starts] : startsOfRun)
+            QVERIFY2(f.summary.find(starts.begin()->toStdString()) != std::string::npos,
+                     f.summary.c_str());
+    }
+    QCOMPARE(mixed, 1);
+}
+
+// Every real run, its logs' launches taken out, is still one job: one rank's one log never
+// reads as two starts, whatever its lines' dates.
+void TestAnalyzer::realRunsWithoutLaunchLinesStayOneJob()
+{
+    const QString data = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/");
+    const QStringList runs = QDir(data).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    QVERIFY(runs.size() > 30);
+    for (const QString& run : runs) {
+        QTemporaryDir dir;
+        for (const QString& name : QDir(data + run).entryList(QDir::Files))
+            QVERIFY(copyWithoutLaunches(data + run + u'/' + name, dir.filePath(name)));
+        const SessionPtr session = loadSession(dir.path());
+        QVERIFY(session);
+        const JobSplit split = splitJobs(session->folder.sources(), session->logs);
+        QVERIFY2(!split.mixed(), qPrintable(run));
+    }
 }
 
 // Every real run of tests/data/traces is one job, whatever its ranks' logs name (setup_failure's
