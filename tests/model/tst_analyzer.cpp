@@ -1446,6 +1446,55 @@ void TestAnalyzer::oldRunsInSubfoldersAreNotCompared()
     QCOMPARE(stragglers, 1);
 }
 
+namespace {
+
+// The folder `dir` of two runs' files side by side is split by the launches its logs show
+// (`byStart`: where none names one, by the ranks' starts), setting aside exactly the files
+// `asideByName` says; no setting of one run is compared with the other's; `summary` receives its
+// one mixed-jobs finding's.
+void checkRunsSideBySide(const QString& dir, const std::map<QString, bool>& asideByName,
+                         bool byStart, std::string& summary)
+{
+    const SessionPtr session = loadSession(dir);
+    QVERIFY(session);
+    const JobSplit split = splitJobs(session->folder.sources(), session->logs);
+    QVERIFY(split.mixed());
+    QVERIFY(split.byLaunch);
+    QCOMPARE(split.byStart, byStart);
+    const QList<SourceFile> sources = session->folder.sources();
+    QCOMPARE(sources.size(), qsizetype(asideByName.size()));
+    for (int i = 0; i < int(sources.size()); ++i)
+        QVERIFY2(split.setAside[std::size_t(i)] == asideByName.at(sources[i].relativePath),
+                 qPrintable(sources[i].relativePath));
+    int mixed = 0;
+    for (const Finding& f : session->analysis.findings) {
+        QVERIFY2(f.kind != FindingKind::ConfigMismatch, f.summary.c_str());
+        if (f.kind != FindingKind::MixedJobs) continue;
+        ++mixed;
+        summary = f.summary;
+    }
+    QCOMPARE(mixed, 1);
+}
+
+// `from` copied to `to` with every launch its text names taken out (MASTER_ADDR/PORT in any of
+// the forms the real logs print them, run ids), as a run whose logs name no launch leaves it.
+bool copyWithoutLaunches(const QString& from, const QString& to)
+{
+    static const QRegularExpression launch(
+        QStringLiteral(
+            "\\b(?:master_addr|master_port|master|torchelastic_run_id|run_id)\\s*[=:]\\s*\\S+"),
+        QRegularExpression::CaseInsensitiveOption);
+    QFile in(from);
+    QFile out(to);
+    if (!in.open(QIODevice::ReadOnly) || !out.open(QIODevice::WriteOnly)) return false;
+    const QByteArray bytes = in.readAll();
+    if (!from.endsWith(QLatin1String(".log"))) return out.write(bytes) == bytes.size();
+    const QByteArray text = QString::fromUtf8(bytes).remove(launch).toUtf8();
+    return out.write(text) == text.size();
+}
+
+} // namespace
+
 // Two real runs' files side by side in one flat folder (PyTorch 1.13: no world size, no wall
 // clock in the traces). "prefixed": the healthy 2-rank run as a_*, the 3-rank straggler run as
 // b_*; both have ranks 0 and 1, launched under different master ports. "far apart": the healthy
@@ -1484,8 +1533,6 @@ void TestAnalyzer::runsSideBySideAreToldApartByTheirLaunch()
     QFETCH(QStringList, prefixes);
     QFETCH(QString, setAsideRun);
     const QString data = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/");
-    static const QRegularExpression portLine(
-        QStringLiteral("(?:master=[^\\s:]+:|MASTER_PORT=)(\\d+)"));
     QTemporaryDir dir;
     std::map<QString, bool> asideByName; // copied name -> it came from setAsideRun
     std::map<QString, std::set<QString>> portsOfRun;
@@ -1497,8 +1544,7 @@ void TestAnalyzer::runsSideBySideAreToldApartByTheirLaunch()
         const QString text = QString::fromUtf8(raw.readAll());
         if (name.endsWith(QLatin1String(".json")))
             QVERIFY2(!text.contains(QLatin1String("distributedInfo")), qPrintable(name));
-        for (auto m = portLine.globalMatch(text); m.hasNext();)
-            portsOfRun[run].insert(m.next().captured(1));
+        portsOfRun[run].merge(masterPortsIn(text));
         QVERIFY(QFile::copy(data + files[i], dir.filePath(name)));
         asideByName[name] = run == setAsideRun;
     }
@@ -1510,49 +1556,13 @@ void TestAnalyzer::runsSideBySideAreToldApartByTheirLaunch()
     }
     QCOMPARE(ports.size(), std::size_t(2));
 
-    const SessionPtr session = loadSession(dir.path());
-    QVERIFY(session);
-    const JobSplit split = splitJobs(session->folder.sources(), session->logs);
-    QVERIFY(split.mixed());
-    QVERIFY(split.byLaunch);
-    const QList<SourceFile> sources = session->folder.sources();
-    QCOMPARE(sources.size(), qsizetype(asideByName.size()));
-    for (int i = 0; i < int(sources.size()); ++i)
-        QVERIFY2(split.setAside[std::size_t(i)] == asideByName.at(sources[i].relativePath),
-                 qPrintable(sources[i].relativePath));
-    int mixed = 0;
-    for (const Finding& f : session->analysis.findings) {
-        QVERIFY2(f.kind != FindingKind::ConfigMismatch, f.summary.c_str());
-        if (f.kind != FindingKind::MixedJobs) continue;
-        ++mixed;
-        QVERIFY2(f.summary.find("launches") != std::string::npos, f.summary.c_str());
-        for (const QString& port : ports)
-            QVERIFY2(f.summary.find(":" + port.toStdString()) != std::string::npos,
-                     f.summary.c_str());
-    }
-    QCOMPARE(mixed, 1);
+    std::string summary;
+    checkRunsSideBySide(dir.path(), asideByName, false, summary);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY2(summary.find("launches") != std::string::npos, summary.c_str());
+    for (const QString& port : ports)
+        QVERIFY2(summary.find(":" + port.toStdString()) != std::string::npos, summary.c_str());
 }
-
-namespace {
-
-// `from` copied to `to` with every launch its text names taken out (MASTER_ADDR/PORT in any of
-// the forms the real logs print them, run ids), as a run whose logs name no launch leaves it.
-bool copyWithoutLaunches(const QString& from, const QString& to)
-{
-    static const QRegularExpression launch(
-        QStringLiteral(
-            "\\b(?:master_addr|master_port|master|torchelastic_run_id|run_id)\\s*[=:]\\s*\\S+"),
-        QRegularExpression::CaseInsensitiveOption);
-    QFile in(from);
-    QFile out(to);
-    if (!in.open(QIODevice::ReadOnly) || !out.open(QIODevice::WriteOnly)) return false;
-    const QByteArray bytes = in.readAll();
-    if (!from.endsWith(QLatin1String(".log"))) return out.write(bytes) == bytes.size();
-    const QByteArray text = QString::fromUtf8(bytes).remove(launch).toUtf8();
-    return out.write(text) == text.size();
-}
-
-} // namespace
 
 // Two real runs side by side whose logs name no launch (their MASTER_ADDR/PORT taken out):
 // "world sizes" the healthy 2-rank run (a_*) beside the 3-rank straggler run (b_*) started 7 s
@@ -1614,27 +1624,13 @@ void TestAnalyzer::runsWithoutLaunchLinesAreToldApartByTheirStarts()
     }
     QCOMPARE(startsOfRun.size(), std::size_t(2));
 
-    const SessionPtr session = loadSession(dir.path());
-    QVERIFY(session);
-    const JobSplit split = splitJobs(session->folder.sources(), session->logs);
-    QVERIFY(split.mixed());
-    QVERIFY(split.byLaunch && split.byStart);
-    const QList<SourceFile> sources = session->folder.sources();
-    for (int i = 0; i < int(sources.size()); ++i)
-        QVERIFY2(split.setAside[std::size_t(i)] == asideByName.at(sources[i].relativePath),
-                 qPrintable(sources[i].relativePath));
-    int mixed = 0;
-    for (const Finding& f : session->analysis.findings) {
-        QVERIFY2(f.kind != FindingKind::ConfigMismatch, f.summary.c_str());
-        if (f.kind != FindingKind::MixedJobs) continue;
-        ++mixed;
-        QVERIFY2(f.summary.find("started more than once") != std::string::npos, f.summary.c_str());
-        // Each run is named by its first start (to the second) and the world size it states.
-        for (const auto& [run, starts] : startsOfRun)
-            QVERIFY2(f.summary.find(starts.begin()->toStdString()) != std::string::npos,
-                     f.summary.c_str());
-    }
-    QCOMPARE(mixed, 1);
+    std::string summary;
+    checkRunsSideBySide(dir.path(), asideByName, true, summary);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY2(summary.find("started more than once") != std::string::npos, summary.c_str());
+    // Each run is named by its first start (to the second) and the world size it states.
+    for (const auto& [run, starts] : startsOfRun)
+        QVERIFY2(summary.find(starts.begin()->toStdString()) != std::string::npos, summary.c_str());
 }
 
 // Every real run, its logs' launches taken out, is still one job: one rank's one log never

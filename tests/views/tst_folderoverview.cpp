@@ -1,5 +1,6 @@
 #include "model/analysis/jobsplit.h"
 #include "model/tracesession.h"
+#include "tests/support/testfiles.h"
 #include "views/folderoverview.h"
 
 #include <QFile>
@@ -63,8 +64,6 @@ void TestFolderOverview::aRunSetAsideIsNoRankOfTheJob()
     QFETCH(QString, prefixOfSetAside);
     QFETCH(QString, setAsideRun);
     const QString data = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/");
-    static const QRegularExpression portLine(
-        QStringLiteral("(?:master=[^\\s:]+:|MASTER_PORT=)(\\d+)"));
     QTemporaryDir dir;
     std::map<QString, bool> asideByName; // copied name -> it came from setAsideRun
     std::map<bool, std::set<int>> ranksByAside;
@@ -79,8 +78,7 @@ void TestFolderOverview::aRunSetAsideIsNoRankOfTheJob()
         const QString name = prefix + file.section(u'/', 1);
         QFile raw(data + file);
         QVERIFY2(raw.open(QIODevice::ReadOnly), qPrintable(file));
-        for (auto m = portLine.globalMatch(QString::fromUtf8(raw.readAll())); m.hasNext();)
-            portsByAside[aside].insert(m.next().captured(1));
+        portsByAside[aside].merge(masterPortsIn(QString::fromUtf8(raw.readAll())));
         QVERIFY(QFile::copy(data + file, dir.filePath(name)));
         asideByName[name] = aside;
         if (rankOfName(name) >= 0) ranksByAside[aside].insert(rankOfName(name));
