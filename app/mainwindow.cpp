@@ -1,5 +1,6 @@
 #include "app/mainwindow.h"
 
+#include "model/analysis/jobsplit.h"
 #include "model/analysisreport.h"
 #include "model/digest/digest.h"
 #include "model/export/chrometraceexporter.h"
@@ -736,9 +737,18 @@ void MainWindow::onLoaded(const SessionPtr& session)
     // What was opened: the folder, or the digest of one (whose listing names the folder).
     m_openedPath = m_pendingPath;
     setWindowTitle(tr("%1 — RankScope").arg(QFileInfo(m_openedPath).fileName()));
+    // A folder mixing runs counts the analysed job's ranks, as the Overview's first table lists
+    // them: another run's rank 0 is not a rank of this job.
+    const JobSplit split = splitJobs(folder.sources(), session->logs);
+    const int analysedJob = split.mixed() ? split.analysed : -1;
+    qsizetype ranks = 0;
+    for (const OverviewRankRow& row : FolderOverview::rankRows(folder, split))
+        if (row.job == analysedJob && row.rank >= 0) ++ranks;
     m_statusLabel->setText(
-        tr("%1: %2, %3")
-            .arg(m_openedPath, countText(folder.ranks().size(), tr("%1 rank"), tr("%1 ranks")),
+        tr("%1: %2%3, %4")
+            .arg(m_openedPath, countText(ranks, tr("%1 rank"), tr("%1 ranks")),
+                 split.mixed() ? tr(" in the analysed job of %1").arg(split.jobs.size())
+                               : QString(),
                  countText(folder.sources().size(), tr("%1 file"), tr("%1 files"))));
     if (m_store->isOpen() && m_store->isReadOnly(m_investigationId))
         m_statusLabel->setText(

@@ -58,6 +58,8 @@
 #include <QTreeView>
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <set>
 
 using namespace rankscope;
 
@@ -157,6 +159,7 @@ private Q_SLOTS:
     void exportReportWaitsForTheDiagnosis();
     void unattributedFilesSayWhyOnTheOverview();
     void skippedFilesAreGreyedOnTheOverview();
+    void statusBarCountsTheAnalysedJobsRanks();
 
 private:
     QTemporaryDir m_db;
@@ -1365,6 +1368,39 @@ void TestMainWindow::skippedFilesAreGreyedOnTheOverview()
     QVERIFY(load(window, dir.path()));
     QTRY_VERIFY2(overview->toPlainText().contains(QLatin1String("Nothing readable in this folder")),
                  qPrintable(overview->toPlainText()));
+}
+
+// Two real runs side by side in one flat folder: the healthy 2-rank run as a_*, the 3-rank
+// straggler run as b_* (each with its own launcher port). The status bar counts the ranks of the
+// run the diagnosis analyses (the one with more ranks), as the Overview's first table lists them,
+// not the 5 rank logs of the folder. Truth from the copied files' names.
+void TestMainWindow::statusBarCountsTheAnalysedJobsRanks()
+{
+    const QString data = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/");
+    QTemporaryDir dir;
+    std::map<QString, std::set<QString>> rankFilesByPrefix;
+    for (const auto& [run, prefix] :
+         {std::pair{QStringLiteral("healthy"), QStringLiteral("a_")},
+          std::pair{QStringLiteral("straggler"), QStringLiteral("b_")}}) {
+        for (const QString& name : QDir(data + run).entryList(QDir::Files)) {
+            QVERIFY(QFile::copy(data + run + u'/' + name, dir.filePath(prefix + name)));
+            if (name.startsWith(QLatin1String("rank")))
+                rankFilesByPrefix[prefix].insert(name.section(u'.', 0, 0));
+        }
+    }
+    const std::size_t analysedRanks = std::max(rankFilesByPrefix[QStringLiteral("a_")].size(),
+                                               rankFilesByPrefix[QStringLiteral("b_")].size());
+    QCOMPARE(analysedRanks, std::size_t(3));
+    MainWindow window;
+    QVERIFY(showAndLoad(window, dir.path()));
+    QStringList statusTexts;
+    for (const QLabel* label : window.statusBar()->findChildren<QLabel*>())
+        statusTexts << label->text();
+    const QString status = statusTexts.join(QLatin1Char('|'));
+    QVERIFY2(status.contains(QStringLiteral(": %1 ranks in the analysed job of 2, %2 files")
+                                 .arg(analysedRanks)
+                                 .arg(QDir(dir.path()).entryList(QDir::Files).size())),
+             qPrintable(status));
 }
 
 QTEST_MAIN(TestMainWindow)
