@@ -323,8 +323,7 @@ def probabilities(feats, p):
     """feats: {leaf: (evidence, base_rate, stage_hint[, term score])}."""
     t = p.get("temperature", 1.0)
     term_scale = p.get("term_scale", 0.0)
-    logits = {leaf: (p["prior_weight"] * math.log(max(f[1], 1e-6)) + p["evidence_scale"] * f[0] +
-                     p["stage_scale"] * f[2] + (term_scale * f[3] if len(f) > 3 else 0.0)) / t
+    logits = {leaf: (base_logit(f, p) + (term_scale * f[3] if len(f) > 3 else 0.0)) / t
               for leaf, f in feats.items()}
     top = max(logits.values())
     z = sum(math.exp(v - top) for v in logits.values())
@@ -417,25 +416,11 @@ def choose_term_setting(docs, p, allowed, folds):
                 for cap in TERM_MAX_PER_LEAF_GRID:
                     model = {leaf: dict(sorted(w.items(), key=lambda tw: -abs(tw[1]))[:cap])
                              for leaf, w in full.items()}
-                    scored = with_terms(held, model)
-                    q = dict(p, term_scale=1.0, temperature=1.0)
-                    total = results.setdefault((l2, min_reports, cap), [0.0, 0.0, 0, 0])
-                    for item in scored:
-                        prob = probabilities(item.feats, q)
-                        ranked = sorted(prob, key=lambda leaf: -prob[leaf])
-                        total[0] += item.weight * math.log(
-                            max(sum(prob.get(leaf, 0.0) for leaf in item.leaves), 1e-9))
-                        total[1] += item.weight
-                        total[2] += ranked[0] in item.leaves
-                        total[3] += any(leaf in ranked[:3] for leaf in item.leaves)
+                    add_scores(results.setdefault((l2, min_reports, cap), [0.0, 0.0, 0, 0]),
+                               with_terms(held, model), dict(p, term_scale=1.0, temperature=1.0))
     none = [0.0, 0.0, 0, 0]
-    for d in docs:
-        prob = probabilities(d.feats, dict(p, term_scale=0.0, temperature=1.0))
-        ranked = sorted(prob, key=lambda leaf: -prob[leaf])
-        none[0] += d.weight * math.log(max(sum(prob.get(leaf, 0.0) for leaf in d.leaves), 1e-9))
-        none[1] += d.weight
-        none[2] += ranked[0] in d.leaves
-        none[3] += any(leaf in ranked[:3] for leaf in d.leaves)
+    add_scores(none, [Item(d.leaves, d.feats, d.weight, None, d.tokens, d.link) for d in docs],
+               dict(p, term_scale=0.0, temperature=1.0))
     print("term settings, %d-fold cross-validation on %d summaries (l2, min reports, words per "
           "leaf: weighted mean log-likelihood, top-1, top-3); without terms: %.3f, %d, %d" % (
               folds, len(docs), none[0] / none[1], none[2], none[3]))
@@ -444,6 +429,18 @@ def choose_term_setting(docs, p, allowed, folds):
     best = max(results, key=lambda s: (results[s][0], s[0], s[1], -s[2]))
     print("chosen: l2 %g, min reports %d, words per leaf %d" % best)
     return best
+
+
+def add_scores(total, items, p):
+    """Adds to total [weighted log-likelihood, weights, top-1, top-3] those of items under p."""
+    for item in items:
+        prob = probabilities(item.feats, p)
+        ranked = sorted(prob, key=lambda leaf: -prob[leaf])
+        total[0] += item.weight * math.log(
+            max(sum(prob.get(leaf, 0.0) for leaf in item.leaves), 1e-9))
+        total[1] += item.weight
+        total[2] += ranked[0] in item.leaves
+        total[3] += any(leaf in ranked[:3] for leaf in item.leaves)
 
 
 TermSetup = collections.namedtuple("TermSetup", "setting allowed")
