@@ -140,9 +140,7 @@ int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStre
                        .arg(e.line)
                        .arg(signatureRoleName(e.role), e.signature, e.text.left(120));
         if (!c.terms.isEmpty())
-            out << QStringLiteral("        terms %1: %2\n")
-                       .arg(c.termScore, 0, 'f', 2)
-                       .arg(termListText(c.terms));
+            out << QStringLiteral("        terms %1\n").arg(termListText(c.terms));
     }
     return Cli::Success;
 }

@@ -10,23 +10,32 @@ inputs of every candidate (base_rate, score, stage_hint) and the words its term 
 text (tokens), so this script reads them from the program itself and never re-implements the
 signatures, the cues or the tokenizer.
 
-  scripts/ranker.py terms LABELLED... [--rankscope build/bin/rankscope] [--write]
+  scripts/ranker.py terms LABELLED... [--rankscope build/bin/rankscope] [--folds 5] [--write]
   scripts/ranker.py fit   LABELLED... [--rankscope build/bin/rankscope] [--split S] [--write]
   scripts/ranker.py cv    LABELLED... [--rankscope build/bin/rankscope] [--folds 5]
   scripts/ranker.py eval  LABELLED... [--rankscope build/bin/rankscope] [--split dev]
   (fit, cv and eval also take --raw DIR [--summaries])
 
-The term model (model/kb/termmodel.h): per leaf, the words whose share among the leaf's reports
-most exceeds their share among all reports, weighted by that smoothed log-ratio (learn_terms);
-a report's term score for a leaf is 1 - exp(-sum of the weights of the leaf's words it contains).
-`terms` learns it from every row of the labelled files given, whatever the split: our own
-summaries and short error lines, never raw posts (rebuild after --write to compile it in).
-Against learning a few reports by heart: a word needs 3 reports in all and 3 of the leaf's, the
-leaf's share is smoothed towards the overall one by 20 pseudo-reports, a leaf keeps its 10
-strongest words, and term_scale is fitted on term scores that are out of fold (each row scored
-by terms learned without its fold). `cv` measures with and without the term model in one run,
-the terms of each fold learned from the summaries of the other folds' rows only, also with
---raw (terms from the other folds' summaries, ranking the held-out fold's raw posts).
+The term model (model/kb/termmodel.h): per leaf, signed weights of words; a report's term score
+for a leaf is the sum of the weights of the leaf's words it contains (each once), added to the
+leaf's logit times term_scale. `terms` learns it (learn_terms) as a multinomial logistic
+regression on the ranker's residual: every leaf's logit without terms (the weights of
+taxonomy/ranker.json, temperature 1) is a fixed offset, and the words learn only what base
+rates, evidence and context hints get wrong, for a leaf or against it. It is fitted by L-BFGS
+with an L2 penalty from every row of the labelled files given, whatever the split, each file
+weighing the same: our own summaries and short error lines, never raw posts (rebuild after
+--write to compile it in). Against learning a few reports by heart: a word needs min_reports
+reports, a leaf keeps the max_terms_per_leaf weights of the largest magnitude, and these two and
+the L2 penalty are chosen among TERM_*_GRID by 5-fold cross-validation of the summaries'
+log-likelihood (choose_term_setting; the table is printed). Against learning how we write our
+summaries ("excerpt", "reporter", "asks") or one project's names ("colossalchat", "centos"), a
+word must also be one the program reads in the taxonomy's own texts (taxonomy_words:
+descriptions, walkthroughs, fix rules, cue patterns and literals, signature patterns): the
+vocabulary of the symptoms, not of our summaries. term_scale is fitted on term scores that are
+out of fold (each row scored by terms learned without its fold). `cv` measures with and without
+the term model in one run, the terms of each fold learned from the summaries of the other folds'
+rows only, also with --raw (terms from the other folds' summaries, ranking the held-out fold's
+raw posts).
 
 Fitting has three steps. The weights (evidence_scale, stage_scale, prior_weight) maximise the
 log-likelihood of the right leaf over the fitting rows, every labelled file weighing the same in
@@ -64,6 +73,7 @@ import collections
 import hashlib
 import json
 import math
+import operator
 import os
 import subprocess
 import sys
@@ -72,6 +82,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 RANKER_JSON = os.path.join(ROOT, "taxonomy", "ranker.json")
 TERMS_JSON = os.path.join(ROOT, "taxonomy", "terms.json")
+TERMS_SCHEMA = "rankscope.terms/2"
 LEAVES = 38
 
 GRID = {
@@ -80,12 +91,17 @@ GRID = {
     "prior_weight": [0.0, 0.25, 0.5, 0.75, 1.0, 1.5],
 }
 TEMPERATURE_GRID = [x / 20.0 for x in range(10, 121)]  # 0.5 .. 6.0
-TERM_SCALE_GRID = [0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
-# The term model's guards against learning a few reports by heart (learn_terms).
-TERM_SMOOTHING = 20.0
-TERM_MIN_DF = 3
-TERM_MIN_LEAF_DF = 3
-TERM_MAX_PER_LEAF = 10
+TERM_SCALE_GRID = [0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5]
+# The term model's settings `terms` chooses among by cross-validation (learn_terms): the L2
+# penalty, the reports a word needs, the weights a leaf keeps.
+TERM_L2_GRID = [1.0, 3.0, 10.0]
+TERM_MIN_REPORTS_GRID = [3, 5]
+TERM_MAX_PER_LEAF_GRID = [10, 25, 60]
+TERM_MAX_ITERATIONS = 300
+TERM_TOLERANCE = 1e-7
+# The taxonomy files whose texts make the words the term model may weigh (taxonomy_words).
+TAXONOMY_TEXTS = ["descriptions.json", "walkthroughs.json", "fix_rules.json", "cues.json",
+                  "signatures.json"]
 UNSURE_GRID = [x / 100.0 for x in range(5, 81, 5)]
 RELIABILITY_BINS = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0001]
 
@@ -149,47 +165,157 @@ def features(rankscope, text):
     return feats, doc["candidates"], frozenset(doc["tokens"])
 
 
-def learn_terms(docs):
-    """{leaf: {term: weight}} from docs [(leaves, tokens)]: per leaf, the words whose share of the
-    leaf's reports most exceeds their share of all reports. The leaf's share is smoothed towards
-    the overall one by TERM_SMOOTHING pseudo-reports, so a leaf of few reports gets small weights;
-    a word needs TERM_MIN_DF reports in all and TERM_MIN_LEAF_DF of the leaf's; a leaf keeps its
-    TERM_MAX_PER_LEAF strongest. A report of several leaves counts for each as 1/k report."""
-    n = float(len(docs))
-    df = {}
-    leaf_docs, leaf_df = {}, {}
-    for leaves, tokens in docs:
-        share = 1.0 / len(leaves)
-        for t in tokens:
-            df[t] = df.get(t, 0) + 1
-        for leaf in leaves:
-            leaf_docs[leaf] = leaf_docs.get(leaf, 0.0) + share
-            counts = leaf_df.setdefault(leaf, {})
-            for t in tokens:
-                counts[t] = counts.get(t, 0.0) + share
+def taxonomy_words(rankscope):
+    """The words the program reads in the taxonomy's own texts (the leaves' descriptions, the fix
+    walkthroughs and rules, the cues' patterns and literals, the signatures' patterns): the only
+    words the term model may weigh (see the module's docstring)."""
+    words = set()
+    for name in TAXONOMY_TEXTS:
+        with open(os.path.join(ROOT, "taxonomy", name), encoding="utf-8") as f:
+            text = "\n".join(s.replace("\n", " ") for s in json_strings(json.load(f)))
+        words |= features(rankscope, text)[2]
+    return frozenset(words)
+
+
+def json_strings(value):
+    """Every string value of a JSON document but its schema and ids."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, v in value.items():
+            if key not in ("schema", "id"):
+                yield from json_strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from json_strings(v)
+
+
+def base_logit(f, p):
+    """A leaf's logit without the term model, at temperature 1 (as probabilities())."""
+    return p["prior_weight"] * math.log(max(f[1], 1e-6)) + p["evidence_scale"] * f[0] + \
+        p["stage_scale"] * f[2]
+
+
+def dot(a, b):
+    return math.fsum(map(operator.mul, a, b))
+
+
+def axpy(t, d, x):
+    """x + t * d."""
+    return [xi + t * di for xi, di in zip(x, d)]
+
+
+def lbfgs(value_and_gradient, x):
+    """A minimum of a smooth convex function by L-BFGS (8 pairs kept, backtracking line search),
+    stopping when a step lowers it by less than TERM_TOLERANCE of its value."""
+    fx, g = value_and_gradient(x)
+    pairs = []
+    for _ in range(TERM_MAX_ITERATIONS):
+        q = g[:]
+        alphas = []
+        for s, y, rho in reversed(pairs):
+            a = rho * dot(s, q)
+            alphas.append(a)
+            q = axpy(-a, y, q)
+        if pairs:
+            s, y, _ = pairs[-1]
+            scale = dot(s, y) / dot(y, y)
+        else:
+            scale = 1.0 / max(1.0, math.sqrt(dot(g, g)))
+        q = [v * scale for v in q]
+        for (s, y, rho), a in zip(pairs, reversed(alphas)):
+            q = axpy(a - rho * dot(y, q), s, q)
+        slope = -dot(g, q)
+        if slope >= 0.0:
+            break
+        step = 1.0
+        while True:
+            xn = axpy(-step, q, x)
+            fn, gn = value_and_gradient(xn)
+            if fn <= fx + 1e-4 * step * slope or step < 1e-8:
+                break
+            step *= 0.5
+        s = [a - b for a, b in zip(xn, x)]
+        y = [a - b for a, b in zip(gn, g)]
+        sy = dot(s, y)
+        if sy > 1e-12:
+            pairs = (pairs + [(s, y, 1.0 / sy)])[-8:]
+        done = fx - fn < TERM_TOLERANCE * max(1.0, abs(fx))
+        x, fx, g = xn, fn, gn
+        if done:
+            break
+    return x
+
+
+def fit_logistic(docs, p, vocabulary, l2):
+    """{leaf: {term: weight}}: the multinomial logistic regression of the right leaf on the words
+    of docs, each leaf's logit without the term model (under weights p) a fixed offset, so that
+    the words learn only what the rest of the ranker gets wrong. Minimises the weighted negative
+    log-likelihood (a report of several leaves: of any of them) plus l2 / 2 * the sum of the
+    squared weights."""
+    leaves = sorted(docs[0].feats)
+    width = len(leaves)
+    index = {t: i for i, t in enumerate(vocabulary)}
+    data = []
+    for d in docs:
+        right = [j for j, leaf in enumerate(leaves) if leaf in d.leaves]
+        if right:
+            data.append(([base_logit(d.feats[leaf], p) for leaf in leaves],
+                         sorted(index[t] for t in d.tokens if t in index), right, d.weight))
+
+    def value_and_gradient(x):
+        rows = [x[i * width:(i + 1) * width] for i in range(len(vocabulary))]
+        loss = 0.5 * l2 * dot(x, x)
+        grad = [[l2 * w for w in row] for row in rows]
+        for offset, present, right, weight in data:
+            z = offset
+            for i in present:
+                z = list(map(operator.add, z, rows[i]))
+            top = max(z)
+            e = [math.exp(v - top) for v in z]
+            total, right_total = sum(e), sum(e[j] for j in right)
+            loss += weight * (math.log(total) - math.log(right_total))
+            r = [weight * v / total for v in e]
+            for j in right:
+                r[j] -= weight * e[j] / right_total
+            for i in present:
+                grad[i] = list(map(operator.add, grad[i], r))
+        return loss, [v for row in grad for v in row]
+
+    x = lbfgs(value_and_gradient, [0.0] * (width * len(vocabulary)))
     model = {}
-    for leaf in sorted(leaf_df):
-        weights = []
-        for t, count in leaf_df[leaf].items():
-            if df[t] < TERM_MIN_DF or count < TERM_MIN_LEAF_DF:
-                continue
-            overall = df[t] / n
-            w = math.log((count + TERM_SMOOTHING * overall) /
-                         (leaf_docs[leaf] + TERM_SMOOTHING)) - math.log(overall)
-            if round(w, 3) > 0.0:
-                weights.append((-round(w, 3), t))
-        if weights:
-            model[leaf] = {t: -w for w, t in sorted(weights)[:TERM_MAX_PER_LEAF]}
+    for i, t in enumerate(vocabulary):
+        for j, leaf in enumerate(leaves):
+            model.setdefault(leaf, {})[t] = x[i * width + j]
+    return model
+
+
+def learn_terms(docs, p, setting, allowed):
+    """{leaf: {term: weight}} learned from docs (Doc) by fit_logistic under the ranker's weights
+    p. setting: (l2, min_reports, max_per_leaf): a word needs min_reports docs and must be among
+    `allowed` (taxonomy_words); a leaf keeps its max_per_leaf weights of the largest magnitude,
+    rounded to 3 decimals, and none that rounds to 0."""
+    l2, min_reports, cap = setting
+    df = collections.Counter(t for d in docs for t in d.tokens)
+    vocabulary = sorted(t for t, n in df.items() if n >= min_reports and t in allowed)
+    if not vocabulary:
+        return {}
+    model = {}
+    for leaf, weights in fit_logistic(docs, p, vocabulary, l2).items():
+        kept = sorted(((-abs(round(w, 3)), t, round(w, 3)) for t, w in weights.items()
+                       if round(w, 3) != 0.0))[:cap]
+        if kept:
+            model[leaf] = {t: w for _, t, w in sorted(kept, key=lambda k: (k[1]))}
     return model
 
 
 def term_scores(model, tokens):
-    """{leaf: 1 - exp(-sum of the weights of its words among tokens)}, as TermModel::score."""
+    """{leaf: sum of the weights of its words among tokens}, as TermModel::score."""
     out = {}
     for leaf, weights in model.items():
-        total = sum(w for t, w in weights.items() if t in tokens)
-        if total > 0.0:
-            out[leaf] = 1.0 - math.exp(-total)
+        present = [w for t, w in weights.items() if t in tokens]
+        if present:
+            out[leaf] = math.fsum(present)
     return out
 
 
@@ -197,8 +323,7 @@ def probabilities(feats, p):
     """feats: {leaf: (evidence, base_rate, stage_hint[, term score])}."""
     t = p.get("temperature", 1.0)
     term_scale = p.get("term_scale", 0.0)
-    logits = {leaf: (p["prior_weight"] * math.log(max(f[1], 1e-6)) + p["evidence_scale"] * f[0] +
-                     p["stage_scale"] * f[2] + (term_scale * f[3] if len(f) > 3 else 0.0)) / t
+    logits = {leaf: (base_logit(f, p) + (term_scale * f[3] if len(f) > 3 else 0.0)) / t
               for leaf, f in feats.items()}
     top = max(logits.values())
     z = sum(math.exp(v - top) for v in logits.values())
@@ -206,7 +331,7 @@ def probabilities(feats, p):
 
 
 Item = collections.namedtuple("Item", "leaves feats weight fold_key tokens link")
-Doc = collections.namedtuple("Doc", "leaves tokens link")
+Doc = collections.namedtuple("Doc", "leaves tokens link feats weight")
 
 
 def loglik(items, p):
@@ -263,31 +388,86 @@ def with_terms(items, model):
     return out
 
 
-def terms_out_of_fold(docs, items, folds, salt):
-    """The items with term scores from terms learned on the docs of the other folds (folds by
-    the MD5 of link + salt, so that folds inside an outer fold are new ones)."""
+def terms_out_of_fold(docs, items, folds, salt, p, setup):
+    """The items with term scores from terms learned (under weights p, TermSetup setup) on the
+    docs of the other folds (folds by the MD5 of link + salt, so that folds inside an outer fold
+    are new ones)."""
     out = []
     for k in range(folds):
         held = [i for i in items if fold_of(i.link + salt, folds) == k]
         if held:
-            model = learn_terms([(d.leaves, d.tokens) for d in docs
-                                 if fold_of(d.link + salt, folds) != k])
+            model = learn_terms([d for d in docs if fold_of(d.link + salt, folds) != k], p,
+                                setup.setting, setup.allowed)
             out.extend(with_terms(held, model))
     return out
+
+
+def choose_term_setting(docs, p, allowed, folds):
+    """The (l2, min_reports, max_per_leaf) of TERM_*_GRID whose terms, learned without each fold,
+    give the fold's docs the highest weighted log-likelihood (term_scale 1, temperature 1)."""
+    results = {}
+    for k in range(folds):
+        kept = [d for d in docs if fold_of(d.link, folds) != k]
+        held = [Item(d.leaves, d.feats, d.weight, None, d.tokens, d.link)
+                for d in docs if fold_of(d.link, folds) == k]
+        for min_reports in TERM_MIN_REPORTS_GRID:
+            for l2 in TERM_L2_GRID:
+                full = learn_terms(kept, p, (l2, min_reports, 10 ** 9), allowed)
+                for cap in TERM_MAX_PER_LEAF_GRID:
+                    model = {leaf: dict(sorted(w.items(), key=lambda tw: -abs(tw[1]))[:cap])
+                             for leaf, w in full.items()}
+                    add_scores(results.setdefault((l2, min_reports, cap), [0.0, 0.0, 0, 0]),
+                               with_terms(held, model), dict(p, term_scale=1.0, temperature=1.0))
+    none = [0.0, 0.0, 0, 0]
+    add_scores(none, [Item(d.leaves, d.feats, d.weight, None, d.tokens, d.link) for d in docs],
+               dict(p, term_scale=0.0, temperature=1.0))
+    print("term settings, %d-fold cross-validation on %d summaries (l2, min reports, words per "
+          "leaf: weighted mean log-likelihood, top-1, top-3); without terms: %.3f, %d, %d" % (
+              folds, len(docs), none[0] / none[1], none[2], none[3]))
+    for setting, (ll, w, top1, top3) in sorted(results.items()):
+        print("  %g, %d, %d: %.3f, %d, %d" % (setting + (ll / w, top1, top3)))
+    best = max(results, key=lambda s: (results[s][0], s[0], s[1], -s[2]))
+    print("chosen: l2 %g, min reports %d, words per leaf %d" % best)
+    return best
+
+
+def add_scores(total, items, p):
+    """Adds to total [weighted log-likelihood, weights, top-1, top-3] those of items under p."""
+    for item in items:
+        prob = probabilities(item.feats, p)
+        ranked = sorted(prob, key=lambda leaf: -prob[leaf])
+        total[0] += item.weight * math.log(
+            max(sum(prob.get(leaf, 0.0) for leaf in item.leaves), 1e-9))
+        total[1] += item.weight
+        total[2] += ranked[0] in item.leaves
+        total[3] += any(leaf in ranked[:3] for leaf in item.leaves)
+
+
+TermSetup = collections.namedtuple("TermSetup", "setting allowed")
+
+
+def term_setup(rankscope):
+    """The setting taxonomy/terms.json was learned with and the words it may weigh."""
+    with open(TERMS_JSON, encoding="utf-8") as f:
+        doc = json.load(f)
+    if doc.get("schema") != TERMS_SCHEMA:
+        sys.exit("%s is not %s: run `terms --write` first" % (TERMS_JSON, TERMS_SCHEMA))
+    return TermSetup((doc["l2"], doc["min_reports"], doc["max_terms_per_leaf"]),
+                     taxonomy_words(rankscope))
 
 
 def fold_of(link, folds):
     return int(hashlib.md5(link.encode("utf-8")).hexdigest(), 16) % folds
 
 
-def out_of_fold(items, calibration, current, docs, folds):
+def out_of_fold(items, calibration, current, docs, folds, setup):
     """(calibration item, weights fitted without its fold) for every calibration item, twice:
     without the term model, and with terms learned from the docs of the other folds (the
     term_scale fitted on term scores of the fitting rows that are themselves out of fold)."""
     if folds < 2:
         p = fit_weights(items, current)[1]
-        pt = fit_term_scale(terms_out_of_fold(docs, items, 5, ""), p)
-        model = learn_terms([(d.leaves, d.tokens) for d in docs])
+        pt = fit_term_scale(terms_out_of_fold(docs, items, 5, "", p, setup), p)
+        model = learn_terms(docs, p, setup.setting, setup.allowed)
         return [(c, p) for c in calibration], list(zip(with_terms(calibration, model),
                                                        [pt] * len(calibration)))
     plain, termed = [], []
@@ -299,18 +479,18 @@ def out_of_fold(items, calibration, current, docs, folds):
         p = fit_weights(kept, current)[1]
         plain.extend((c, p) for c in held)
         kept_docs = [d for d in docs if fold_of(d.link, folds) != k]
-        pt = fit_term_scale(terms_out_of_fold(kept_docs, kept, folds, "#inner"), p)
-        model = learn_terms([(d.leaves, d.tokens) for d in kept_docs])
+        pt = fit_term_scale(terms_out_of_fold(kept_docs, kept, folds, "#inner", p, setup), p)
+        model = learn_terms(kept_docs, p, setup.setting, setup.allowed)
         termed.extend((c, pt) for c in with_terms(held, model))
     return plain, termed
 
 
-def fit(items, calibration, current, docs, folds):
+def fit(items, calibration, current, docs, folds, setup):
     best = fit_weights(items, current)
-    p = fit_term_scale(terms_out_of_fold(docs, items, folds, ""), best[1])
+    p = fit_term_scale(terms_out_of_fold(docs, items, folds, "", best[1], setup), best[1])
     # The temperature that makes the probabilities honest on calibration rows the weights and
     # the terms were not fitted on.
-    scored = out_of_fold(items, calibration, current, docs, folds)[1]
+    scored = out_of_fold(items, calibration, current, docs, folds, setup)[1]
     p["temperature"] = max(TEMPERATURE_GRID, key=lambda t: sum(
         loglik([c], dict(q, temperature=t))[0] * c.weight for c, q in scored))
     # "Unsure" should mean "the first guess is probably wrong": the threshold that makes that
@@ -322,10 +502,10 @@ def fit(items, calibration, current, docs, folds):
     return p, best[0]
 
 
-def cross_validate(items, calibration, current, docs, folds, source_of):
+def cross_validate(items, calibration, current, docs, folds, source_of, setup):
     """Out-of-fold top-1 / top-3 and reliability of the calibration rows, without and with the
-    term model, in all and per labelled file (source_of: link -> file)."""
-    plain, termed = out_of_fold(items, calibration, current, docs, folds)
+    term model, in all and per labelled file and split (source_of: link -> "file: split")."""
+    plain, termed = out_of_fold(items, calibration, current, docs, folds, setup)
     for label, scored_items in (("without terms", plain), ("with terms", termed)):
         n = top1 = top3 = 0
         scored = []
@@ -425,7 +605,8 @@ def main():
                         "'unsure' are fitted on and cv holds out (each split weighing the same); "
                         "cv may hold out 'dev' too")
     parser.add_argument("--folds", type=int, default=5,
-                        help="fit, cv: folds of the calibration rows (1: no cross-validation)")
+                        help="fit, cv: folds of the calibration rows (1: no cross-validation); "
+                        "terms: folds of the choice of its setting")
     parser.add_argument("--write", action="store_true",
                         help="fit: write taxonomy/ranker.json; terms: taxonomy/terms.json")
     parser.add_argument("--raw", metavar="DIR",
@@ -443,31 +624,43 @@ def main():
             cache[text] = features(args.rankscope, text)
         return cache[text]
 
+    # The term model learns from every labelled row's summary, whatever its split (out of fold
+    # in fit and cv: they leave out the docs of the fold they score), even when --raw ranks raw
+    # posts: raw posts are never training data for committed weights. Every labelled file weighs
+    # the same in total.
+    doc_sources = collections.Counter(r[4] for r in rows)
+    docs = [Doc(leaves, read(text)[2], link, read(text)[0],
+                len(rows) / (len(doc_sources) * doc_sources[source]))
+            for _, link, leaves, text, source in rows]
     if args.action == "terms":
         # Every labelled row, whatever its split: committed weights learn from our own summaries
         # and short error lines only, never from raw posts.
         if args.raw:
             sys.exit("terms learns from the labelled summaries only")
-        model = learn_terms([(leaves, read(text)[2]) for _, _, leaves, text, _ in rows])
-        per_source = {}
-        for r in rows:
-            per_source[r[4]] = per_source.get(r[4], 0) + 1
+        with open(RANKER_JSON, encoding="utf-8") as f:
+            current = json.load(f)
+        allowed = taxonomy_words(args.rankscope)
+        setting = choose_term_setting(docs, current, allowed, args.folds)
+        model = learn_terms(docs, current, setting, allowed)
+        per_source = collections.Counter(r[4] for r in rows)
         write_json(TERMS_JSON, {
-            "schema": "rankscope.terms/1",
-            "learned_from": "%d labelled reports (our summaries and short error lines) of %s" % (
-                len(rows), ", ".join("%s (%d)" % kv for kv in sorted(per_source.items()))),
-            "smoothing": TERM_SMOOTHING, "min_reports": TERM_MIN_DF,
-            "min_leaf_reports": TERM_MIN_LEAF_DF, "max_terms_per_leaf": TERM_MAX_PER_LEAF,
+            "schema": TERMS_SCHEMA,
+            "learned_from": "%d labelled reports (our summaries and short error lines) of %s, "
+                            "on the residual of the ranker's weights evidence_scale %g, "
+                            "stage_scale %g, prior_weight %g" % (
+                                len(rows), ", ".join("%s (%d)" % kv
+                                                     for kv in sorted(per_source.items())),
+                                current["evidence_scale"], current["stage_scale"],
+                                current["prior_weight"]),
+            "vocabulary": "words of the taxonomy's own texts (%s), %d of them" % (
+                ", ".join(TAXONOMY_TEXTS), len(allowed)),
+            "l2": setting[0], "min_reports": setting[1], "max_terms_per_leaf": setting[2],
             "leaves": model}, args.write)
         return 0
 
     calibrate = args.calibrate.split(",")
     if "dev" in calibrate and args.action != "cv":
         sys.exit("the held-out split measures; it is never fitted on")
-    # The term model learns from every labelled row's summary, whatever its split, as `terms`
-    # does (out of fold here: fit and cv leave out the docs of the fold they score), even when
-    # --raw ranks raw posts: raw posts are never training data for committed weights.
-    docs = [Doc(leaves, read(text)[2], link) for _, link, leaves, text, _ in rows]
     if args.summaries and not args.raw:
         sys.exit("--summaries compares with --raw DIR; give both")
     if args.raw:
@@ -502,9 +695,12 @@ def main():
         sys.exit("no calibration rows (split %s)" % args.calibrate)
     if args.action == "cv":
         cross_validate(items, calibration, current, docs, args.folds,
-                       {link: source for split, link, _, _, source in train if split in calibrate})
+                       {link: "%s: %s" % (source, split)
+                        for split, link, _, _, source in train if split in calibrate},
+                       term_setup(args.rankscope))
         return 0
-    fitted, (mean_loglik, top1) = fit(items, calibration, current, docs, args.folds)
+    fitted, (mean_loglik, top1) = fit(items, calibration, current, docs, args.folds,
+                                      term_setup(args.rankscope))
     print("fitted on %d reports (%s): weighted mean log-likelihood %.3f without terms; term_scale "
           "%g, temperature %.2f and unsure below %.2f on %d '%s' rows" % (
               len(items), ", ".join("%s %d" % kv for kv in sorted(per_source.items())),

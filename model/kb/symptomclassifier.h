@@ -33,7 +33,7 @@ struct Candidate {
     double stageHint = 0.0;
     bool hasRoot = false; // at least one root signature (not only cascade lines or prose cues)
     // Ranked only: the learned term model's score for the leaf (TermModel) and the report's
-    // words that made it, strongest first.
+    // words that made it, those for the leaf first.
     double termScore = 0.0;
     QList<TermWeight> terms;
     QList<CandidateEvidence> evidence; // strongest first

@@ -52,10 +52,22 @@ bool isToken(const QString& term)
 
 QString termListText(const QList<TermWeight>& terms)
 {
-    QStringList words;
-    for (const TermWeight& t : terms)
-        words.append(t.term);
-    return words.join(QLatin1String(", "));
+    QStringList groups;
+    for (const bool positive : {true, false}) {
+        QStringList words;
+        double sum = 0.0;
+        for (const TermWeight& t : terms)
+            if ((t.weight > 0.0) == positive) {
+                words.append(t.term);
+                sum += t.weight;
+            }
+        if (!words.isEmpty())
+            groups.append(QStringLiteral("%1%2: %3")
+                              .arg(positive ? QStringLiteral("+") : QString())
+                              .arg(sum, 0, 'f', 2)
+                              .arg(words.join(QLatin1String(", "))));
+    }
+    return groups.join(QLatin1String("; "));
 }
 
 QStringList TermModel::tokens(QByteArrayView text, const QList<qsizetype>& lineStarts,
@@ -91,10 +103,17 @@ bool TermModel::fromJson(const QByteArray& json, TermModel* out, QString* error)
 {
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
-    if (!doc.isObject() || !doc.object().value(QLatin1String("leaves")).isObject()) {
-        *error = QStringLiteral("term model: %1")
-                     .arg(doc.isObject() ? QStringLiteral("no \"leaves\" object")
-                                         : parseError.errorString());
+    if (!doc.isObject()) {
+        *error = QStringLiteral("term model: %1").arg(parseError.errorString());
+        return false;
+    }
+    const QString schema = doc.object().value(QLatin1String("schema")).toString();
+    if (schema != QLatin1String("rankscope.terms/2")) {
+        *error = QStringLiteral("term model: schema \"%1\" is not rankscope.terms/2").arg(schema);
+        return false;
+    }
+    if (!doc.object().value(QLatin1String("leaves")).isObject()) {
+        *error = QStringLiteral("term model: no \"leaves\" object");
         return false;
     }
     TermModel model;
@@ -106,9 +125,9 @@ bool TermModel::fromJson(const QByteArray& json, TermModel* out, QString* error)
         }
         const QJsonObject terms = leaf.value().toObject();
         for (auto t = terms.begin(); t != terms.end(); ++t) {
-            if (!isToken(t.key()) || !t.value().isDouble() || !(t.value().toDouble() > 0.0)) {
+            if (!isToken(t.key()) || !t.value().isDouble() || t.value().toDouble() == 0.0) {
                 *error = QStringLiteral("term model: %1 of leaf %2 must be a word the tokenizer "
-                                        "reads with a positive weight")
+                                        "reads with a non-zero weight")
                              .arg(t.key(), leaf.key());
                 return false;
             }
@@ -131,10 +150,12 @@ QMap<QString, TermModel::LeafScore> TermModel::score(const QStringList& tokens) 
                 s.terms.append({token, *w});
             }
         if (s.terms.isEmpty()) continue;
-        s.score = 1.0 - std::exp(-sum);
-        std::stable_sort(
-            s.terms.begin(), s.terms.end(),
-            [](const TermWeight& a, const TermWeight& b) { return a.weight > b.weight; });
+        s.score = sum;
+        std::stable_sort(s.terms.begin(), s.terms.end(),
+                         [](const TermWeight& a, const TermWeight& b) {
+                             if ((a.weight > 0.0) != (b.weight > 0.0)) return a.weight > 0.0;
+                             return std::abs(a.weight) > std::abs(b.weight);
+                         });
         out.insert(leaf.key(), s);
     }
     return out;

@@ -12,29 +12,33 @@
 
 namespace rankscope {
 
-// A word of a report that counts for a leaf, and how much (taxonomy/terms.json).
+// A word of a report that counts for a leaf, and how much (taxonomy/terms.json): positive makes
+// the leaf more likely, negative less.
 struct TermWeight {
     QString term;
     double weight = 0.0;
 };
 
-// "slow, throughput": how the CLI and the GUI show the words that made a leaf's term score.
+// "+1.30: throughput, slower; -0.80: nccl": how the CLI and the GUI show the words that made a
+// leaf's term score, the ones for the leaf and the ones against it, each group with its sum.
 QString termListText(const QList<TermWeight>& terms);
 
-// The learned lexical part of the ranker: per leaf, the words whose presence in a labelled report
-// made that leaf more likely (smoothed log-odds against the other leaves' reports, learned and
-// cut to the strongest few per leaf by scripts/ranker.py terms). A report's term score for a
-// leaf is 1 - exp(-sum of the weights of the leaf's words the report contains), each word
-// counting once however often it is repeated, so a long raw post cannot outvote a short one by
-// length alone and the score stays in [0, 1) as the evidence score does.
+// The learned lexical part of the ranker: per leaf, signed weights of words, fitted by
+// scripts/ranker.py terms as a multinomial logistic regression on what the rest of the ranker
+// (base rate, evidence, context hint) gets wrong on the labelled reports, L2-regularised, over
+// the words of the taxonomy's own texts only, cut to the largest few per leaf. A report's term
+// score for a leaf is the sum of the weights of the leaf's words the report contains, each word
+// counting once however often it is repeated, so that a long raw post does not outvote a short
+// one by repetition; it enters the leaf's logit as it was fitted (term_scale, about 1).
 //
 // The tokenizer is the program's, and the only one: scripts/ranker.py learns from the tokens
 // `rankscope classify --json` prints, never from its own reading of a text.
 class TermModel {
 public:
     struct LeafScore {
-        double score = 0.0;      // 1 - exp(-sum of weights), in [0, 1)
-        QList<TermWeight> terms; // the leaf's words the report contains, strongest first
+        double score = 0.0;      // the sum of the weights
+        QList<TermWeight> terms; // the leaf's words the report contains: for it, then against it,
+                                 // each group by decreasing magnitude
     };
 
     // The distinct words the term model reads in a report, sorted: the lines cues read as prose
@@ -50,9 +54,10 @@ public:
                               const QList<ReportLine>& lineKinds,
                               const QSet<qsizetype>& signatureLines);
 
-    // Parses taxonomy/terms.json ({"leaves": {leaf: {term: weight}}}); false with *error on
-    // malformed JSON, a weight that is not a positive number or a term the tokenizer would not
-    // produce.
+    // Parses taxonomy/terms.json ({"schema": "rankscope.terms/2", "leaves": {leaf: {term:
+    // weight}}}); false with *error on malformed JSON, another schema (the positive-only weights
+    // of rankscope.terms/1 meant a different score), a weight that is not a non-zero number or a
+    // term the tokenizer would not produce.
     static bool fromJson(const QByteArray& json, TermModel* out, QString* error);
 
     bool isEmpty() const { return m_leaves.isEmpty(); }

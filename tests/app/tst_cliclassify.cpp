@@ -62,7 +62,15 @@ void TestCliClassify::classifyJson()
     sorted.removeDuplicates();
     QCOMPARE(tokens, sorted);
     QVERIFY(best[QLatin1String("terms")].isArray());
-    QVERIFY(best[QLatin1String("term_score")].toDouble() >= 0.0);
+    // The term score is the sum of the signed weights of the words listed with it.
+    for (const QJsonValue& v : candidates) {
+        double termSum = 0.0;
+        for (const QJsonValue& t : v[QLatin1String("terms")].toArray()) {
+            QVERIFY(tokens.contains(t[QLatin1String("term")].toString()));
+            termSum += t[QLatin1String("weight")].toDouble();
+        }
+        QVERIFY(qAbs(v[QLatin1String("term_score")].toDouble() - termSum) < 1e-9);
+    }
     double previous = 1.0, sum = 0.0;
     for (const QJsonValue& v : candidates) {
         const double p = v[QLatin1String("probability")].toDouble();

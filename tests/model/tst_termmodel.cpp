@@ -16,7 +16,7 @@ class TestTermModel : public QObject {
 private Q_SLOTS:
     void tokensReadOnlyProseAndOutput();
     void tokensOfAWholeReport();
-    void scoreIsOneMinusExpOfTheSum();
+    void scoreIsTheSignedSumOfTheWeights();
     void malformedTablesAreRefused_data();
     void malformedTablesAreRefused();
     void termScaleMovesTheLogitByTheScore();
@@ -96,28 +96,35 @@ void TestTermModel::tokensOfAWholeReport()
             QVERIFY2(expected.contains(t.term), qPrintable(t.term));
 }
 
-void TestTermModel::scoreIsOneMinusExpOfTheSum()
+void TestTermModel::scoreIsTheSignedSumOfTheWeights()
 {
     TermModel model;
     QString error;
-    QVERIFY2(TermModel::fromJson(R"({"leaves": {
-                 "a/b/slow": {"slow": 1.0, "throughput": 0.5, "drops": 0.25},
-                 "a/b/hang": {"hang": 2.0, "slow": 0.125}}})",
+    QVERIFY2(TermModel::fromJson(R"({"schema": "rankscope.terms/2", "leaves": {
+                 "a/b/slow": {"slow": 1.0, "throughput": 0.5, "drops": 0.25, "nccl": -0.75},
+                 "a/b/hang": {"hang": 2.0, "slow": -0.25},
+                 "a/b/oom": {"memory": 1.5}}})",
                                  &model, &error),
              qPrintable(error));
     QVERIFY(!model.isEmpty());
     const QMap<QString, TermModel::LeafScore> s =
-        model.score({QStringLiteral("slow"), QStringLiteral("throughput"), QStringLiteral("zero")});
+        model.score({QStringLiteral("nccl"), QStringLiteral("slow"), QStringLiteral("throughput"),
+                     QStringLiteral("zero")});
+    // The oom leaf has none of its words: no entry.
     QCOMPARE(s.size(), 2);
-    // slow + throughput = 1.5; slow alone = 0.125 for the hang leaf.
-    QVERIFY(qAbs(s[QStringLiteral("a/b/slow")].score - (1.0 - std::exp(-1.5))) < 1e-12);
-    QVERIFY(qAbs(s[QStringLiteral("a/b/hang")].score - (1.0 - std::exp(-0.125))) < 1e-12);
+    // By hand: slow + throughput + nccl = 1.0 + 0.5 - 0.75 = 0.75; the hang leaf: slow = -0.25.
+    QCOMPARE(s[QStringLiteral("a/b/slow")].score, 0.75);
+    QCOMPARE(s[QStringLiteral("a/b/hang")].score, -0.25);
+    // The words for the leaf first, by decreasing weight, then the words against it.
     const QList<TermWeight>& terms = s[QStringLiteral("a/b/slow")].terms;
-    QCOMPARE(terms.size(), 2);
+    QCOMPARE(terms.size(), 3);
     QCOMPARE(terms[0].term, QStringLiteral("slow"));
     QCOMPARE(terms[1].term, QStringLiteral("throughput"));
     QCOMPARE(terms[1].weight, 0.5);
-    QCOMPARE(termListText(terms), QStringLiteral("slow, throughput"));
+    QCOMPARE(terms[2].term, QStringLiteral("nccl"));
+    QCOMPARE(terms[2].weight, -0.75);
+    QCOMPARE(termListText(terms), QStringLiteral("+1.50: slow, throughput; -0.75: nccl"));
+    QCOMPARE(termListText(s[QStringLiteral("a/b/hang")].terms), QStringLiteral("-0.25: slow"));
     QVERIFY(model.score({QStringLiteral("zero")}).isEmpty());
 }
 
@@ -125,15 +132,25 @@ void TestTermModel::malformedTablesAreRefused_data()
 {
     QTest::addColumn<QByteArray>("json");
     QTest::newRow("not json") << QByteArray("{");
-    QTest::newRow("no leaves") << QByteArray(R"({"schema": "rankscope.terms/1"})");
-    QTest::newRow("leaf not an object") << QByteArray(R"({"leaves": {"a": 1}})");
-    QTest::newRow("zero weight") << QByteArray(R"({"leaves": {"a": {"slow": 0}}})");
-    QTest::newRow("negative weight") << QByteArray(R"({"leaves": {"a": {"slow": -1}}})");
-    QTest::newRow("weight a string") << QByteArray(R"({"leaves": {"a": {"slow": "1"}}})");
-    QTest::newRow("upper case") << QByteArray(R"({"leaves": {"a": {"Slow": 1}}})");
-    QTest::newRow("digits") << QByteArray(R"({"leaves": {"a": {"fp16": 1}}})");
-    QTest::newRow("two letters") << QByteArray(R"({"leaves": {"a": {"ok": 1}}})");
-    QTest::newRow("stop word") << QByteArray(R"({"leaves": {"a": {"the": 1}}})");
+    QTest::newRow("no schema") << QByteArray(R"({"leaves": {"a": {"slow": 1}}})");
+    // The positive-only weights of schema 1 fed 1 - exp(-sum): not what schema 2 weighs.
+    QTest::newRow("schema 1") << QByteArray(
+        R"({"schema": "rankscope.terms/1", "leaves": {"a": {"slow": 1}}})");
+    QTest::newRow("no leaves") << QByteArray(R"({"schema": "rankscope.terms/2"})");
+    QTest::newRow("leaf not an object")
+        << QByteArray(R"({"schema": "rankscope.terms/2", "leaves": {"a": 1}})");
+    QTest::newRow("zero weight") << QByteArray(
+        R"({"schema": "rankscope.terms/2", "leaves": {"a": {"slow": 0}}})");
+    QTest::newRow("weight a string")
+        << QByteArray(R"({"schema": "rankscope.terms/2", "leaves": {"a": {"slow": "1"}}})");
+    QTest::newRow("upper case") << QByteArray(
+        R"({"schema": "rankscope.terms/2", "leaves": {"a": {"Slow": 1}}})");
+    QTest::newRow("digits") << QByteArray(
+        R"({"schema": "rankscope.terms/2", "leaves": {"a": {"fp16": 1}}})");
+    QTest::newRow("two letters") << QByteArray(
+        R"({"schema": "rankscope.terms/2", "leaves": {"a": {"ok": 1}}})");
+    QTest::newRow("stop word") << QByteArray(
+        R"({"schema": "rankscope.terms/2", "leaves": {"a": {"the": -1}}})");
 }
 
 void TestTermModel::malformedTablesAreRefused()
@@ -147,15 +164,21 @@ void TestTermModel::malformedTablesAreRefused()
 
 void TestTermModel::termScaleMovesTheLogitByTheScore()
 {
-    // Two classifiers that differ only in the term model: the log-odds of the leaf the model
-    // names against any other leaf grow by termScale * (1 - exp(-weight)) / temperature.
-    const QString leaf =
+    // Two classifiers that differ only in the term model: the log-odds of a leaf against a leaf
+    // the model does not name move by termScale * (sum of the leaf's weights of the words the
+    // report contains, each once) / temperature, up or down.
+    const QString slow =
         QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency");
+    const QString oom = QStringLiteral("training-and-evaluation/program-failure/out-of-memory");
+    const QString other = QStringLiteral("training-and-evaluation/unexpected-performance/hang");
     TermModel model;
     QString error;
-    QVERIFY2(TermModel::fromJson(
-                 QStringLiteral(R"({"leaves": {"%1": {"sluggish": 0.7}}})").arg(leaf).toUtf8(),
-                 &model, &error),
+    QVERIFY2(TermModel::fromJson(QStringLiteral(R"({"schema": "rankscope.terms/2", "leaves": {
+                     "%1": {"sluggish": 0.7, "nodes": -0.2},
+                     "%2": {"sluggish": -0.9, "absent": 3.0}}})")
+                                     .arg(slow, oom)
+                                     .toUtf8(),
+                                 &model, &error),
              qPrintable(error));
     RankerParameters p;
     p.termScale = 2.5;
@@ -164,7 +187,8 @@ void TestTermModel::termScaleMovesTheLogitByTheScore()
     const SymptomClassifier without(SignatureSet::builtin(), p);
     SymptomClassifier::Options all;
     all.maxCandidates = 100;
-    const QByteArray text = "The job is sluggish on two nodes\n";
+    // "sluggish" twice and "nodes" once: each word counts once.
+    const QByteArray text = "The job is sluggish on two nodes, really sluggish\n";
     const QList<Candidate> a = with.classify(text, all);
     const QList<Candidate> b = without.classify(text, all);
     QCOMPARE(a.size(), b.size());
@@ -173,15 +197,20 @@ void TestTermModel::termScaleMovesTheLogitByTheScore()
         pa[c.symptom] = c.probability;
     for (const Candidate& c : b)
         pb[c.symptom] = c.probability;
-    const double expectedShift = 2.5 * (1.0 - std::exp(-0.7)) / 1.25;
-    const QString other = QStringLiteral("training-and-evaluation/unexpected-performance/hang");
-    QVERIFY(qAbs(std::log(pa[leaf] / pa[other]) - std::log(pb[leaf] / pb[other]) - expectedShift) <
-            1e-9);
+    const auto shift = [&](const QString& leaf) {
+        return std::log(pa[leaf] / pa[other]) - std::log(pb[leaf] / pb[other]);
+    };
+    // By hand: slow 2.5 * (0.7 - 0.2) / 1.25 = 1.0; oom 2.5 * -0.9 / 1.25 = -1.8.
+    QVERIFY(qAbs(shift(slow) - 1.0) < 1e-9);
+    QVERIFY(qAbs(shift(oom) + 1.8) < 1e-9);
     for (const Candidate& c : a)
-        if (c.symptom == leaf) {
-            QVERIFY(qAbs(c.termScore - (1.0 - std::exp(-0.7))) < 1e-12);
-            QCOMPARE(c.terms.size(), 1);
-            QCOMPARE(c.terms.first().term, QStringLiteral("sluggish"));
+        if (c.symptom == slow) {
+            QVERIFY(qAbs(c.termScore - 0.5) < 1e-12);
+            QCOMPARE(c.terms.size(), 2);
+            QCOMPARE(termListText(c.terms), QStringLiteral("+0.70: sluggish; -0.20: nodes"));
+        } else if (c.symptom == oom) {
+            QCOMPARE(c.termScore, -0.9);
+            QCOMPARE(termListText(c.terms), QStringLiteral("-0.90: sluggish"));
         } else {
             QCOMPARE(c.termScore, 0.0);
             QVERIFY(c.terms.isEmpty());

@@ -177,21 +177,23 @@ void TestIssueBrowser::tableModelPassesTheTester()
     Candidate byTerms;
     byTerms.symptom =
         QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency");
-    byTerms.termScore = 0.75;
-    byTerms.terms = {{QStringLiteral("slow"), 1.0}, {QStringLiteral("throughput"), 0.5}};
+    byTerms.termScore = 0.7;
+    byTerms.terms = {{QStringLiteral("slow"), 1.0},
+                     {QStringLiteral("throughput"), 0.5},
+                     {QStringLiteral("nccl"), -0.8}};
     classification.setCandidates({byTerms});
     const QModelIndex candidate = classification.index(0, 0);
     QCOMPARE(classification.rowCount(candidate), 1);
     QCOMPARE(classification.index(0, ClassificationModel::EvidenceColumn).data().toString(),
-             QStringLiteral("terms: slow, throughput"));
+             QStringLiteral("terms +1.50: slow, throughput; -0.80: nccl"));
     QCOMPARE(
         classification.index(0, ClassificationModel::SymptomColumn, candidate).data().toString(),
         QStringLiteral("terms"));
     QCOMPARE(classification.index(0, ClassificationModel::ScoreColumn, candidate).data().toString(),
-             QStringLiteral("0.75"));
+             QStringLiteral("0.70"));
     QCOMPARE(
         classification.index(0, ClassificationModel::EvidenceColumn, candidate).data().toString(),
-        QStringLiteral("slow, throughput"));
+        QStringLiteral("+1.50: slow, throughput; -0.80: nccl"));
     classification.setCandidates({});
     QCOMPARE(classification.rowCount(), 0);
 }

@@ -59,7 +59,8 @@ QVariant ClassificationModel::data(const QModelIndex& index, int role) const
             }
         }
         if (role == Qt::ToolTipRole)
-            return tr("words of the report the learned term model weighs for this symptom");
+            return tr("words of the report the learned term model weighs for this symptom (+) "
+                      "or against it (-)");
         return {};
     }
     if (isEvidence) {
@@ -87,7 +88,7 @@ QVariant ClassificationModel::data(const QModelIndex& index, int role) const
             return probabilityText(c.probability);
         case EvidenceColumn:
             if (!c.evidence.isEmpty()) return c.evidence.first().text.trimmed();
-            if (!c.terms.isEmpty()) return tr("terms: %1").arg(termListText(c.terms));
+            if (!c.terms.isEmpty()) return tr("terms %1").arg(termListText(c.terms));
             return tr("no matching line: study base rate %1").arg(shareText(c.baseRate));
         }
     }
