@@ -1345,6 +1345,10 @@ void TestClassifier::complaintInTheReportersWords_data()
     QTest::addRow("accuracy-drops-with-more-gpus")
         << QByteArray("The final accuracy drops as more GPUs are added to the job\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence") << 1;
+    // "Slowly" also reads as a slow job: the loss that falls slowly must follow it closely.
+    QTest::addRow("loss-falls-more-slowly")
+        << QByteArray("On eight GPUs the training loss falls much more slowly than on one\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence") << 2;
     // Building the replicated model fails before the first step: the preparation's compile leaf.
     QTest::addRow("parallel-model-fails")
         << QByteArray("multi_gpu_model fails on two GPUs with the segmentation network\n")
