@@ -56,6 +56,7 @@ private Q_SLOTS:
     void complaintInTheReportersWords();
     void tracebackThroughImportsIsThePackageStage();
     void exceptionLocusSeparatesCommunicationFromOthers();
+    void replicatedModelBuildIsACompileError();
 };
 
 static QByteArray readData(const QString& rel)
@@ -1397,6 +1398,31 @@ void TestClassifier::exceptionLocusSeparatesCommunicationFromOthers()
     QCOMPARE(model.first().symptom, others);
     for (const Candidate& c : model)
         if (c.symptom == communication) QVERIFY(c.probability < model.first().probability / 2);
+}
+
+// An exception raised while Keras builds the replicas of a model (a frame of multi_gpu_model) is
+// the preparation stage's compile error, whatever the exception's type names.
+void TestClassifier::replicatedModelBuildIsACompileError()
+{
+    const QByteArray text =
+        "Using two GPUs with the segmentation model\n"
+        "\n"
+        "```\n"
+        "Traceback (most recent call last):\n"
+        "  File \"train.py\", line 40, in <module>\n"
+        "    model = multi_gpu_model(model, gpus=2)\n"
+        "  File \"/usr/lib/python3.6/site-packages/keras/utils/multi_gpu_utils.py\", line 200, in "
+        "multi_gpu_model\n"
+        "    outputs = model(inputs)\n"
+        "  File \"/usr/lib/python3.6/site-packages/keras/engine/base_layer.py\", line 457, in "
+        "__call__\n"
+        "    output = self.call(inputs, **kwargs)\n"
+        "ZeroDivisionError: division by zero\n"
+        "```\n";
+    const QList<Candidate> ranked = rankAll(text);
+    QCOMPARE(ranked.first().symptom,
+             QStringLiteral("data-and-model-preparation/compile-model-error"));
+    QCOMPARE(ranked.first().evidence.first().line, 7);
 }
 
 void TestClassifier::complaintInTheReportersWords()
