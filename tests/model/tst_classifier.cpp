@@ -55,6 +55,8 @@ private Q_SLOTS:
     void complaintInTheReportersWords_data();
     void complaintInTheReportersWords();
     void tracebackThroughImportsIsThePackageStage();
+    void exceptionLocusSeparatesCommunicationFromOthers();
+    void replicatedModelBuildIsACompileError();
 };
 
 static QByteArray readData(const QString& rel)
@@ -1327,6 +1329,100 @@ void TestClassifier::complaintInTheReportersWords_data()
     QTest::addRow("hang-after-epochs")
         << QByteArray("After 3 epochs the training hangs with no output\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/hang") << 1;
+    // Devices left out or shared, told in words with no error line.
+    QTest::addRow("all-processes-on-first-gpu")
+        << QByteArray("nvidia-smi shows all eight processes on GPU 0 while the other cards stay "
+                      "empty\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/unexpected-device") << 1;
+    QTest::addRow("gpus-not-used")
+        << QByteArray("After switching to the mirrored strategy the job does not use the GPUs\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/unexpected-device") << 1;
+    QTest::addRow("whole-dataset-per-gpu")
+        << QByteArray("Each GPU trains on the whole dataset instead of its share of it\n")
+        << QStringLiteral(
+               "training-and-evaluation/unexpected-performance/unexpected-parallelization")
+        << 1;
+    // A model that ends worse as workers are added did not converge as it should.
+    QTest::addRow("accuracy-drops-with-more-gpus")
+        << QByteArray("The final accuracy drops as more GPUs are added to the job\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence") << 1;
+    // "Slowly" also reads as a slow job: the loss that falls slowly must follow it closely.
+    QTest::addRow("loss-falls-more-slowly")
+        << QByteArray("On eight GPUs the training loss falls much more slowly than on one\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence") << 2;
+    // Building the replicated model fails before the first step: the preparation's compile leaf.
+    QTest::addRow("parallel-model-fails")
+        << QByteArray("multi_gpu_model fails on two GPUs with the segmentation network\n")
+        << QStringLiteral("data-and-model-preparation/compile-model-error") << 1;
+    // An ordinary exception in the training code, no communication named: the catch-all leaf.
+    QTest::addRow("plain-exception-in-training")
+        << QByteArray("The evaluation step raises a KeyError for the metric name on 4 workers\n")
+        << QStringLiteral("training-and-evaluation/program-failure/others") << 1;
+}
+
+// Where an exception is raised decides between a communication error and the catch-all leaf:
+// the same RuntimeError is a communication error when a frame of the traceback is a collective
+// of a communication library, and an ordinary failure when the frames are the model's code.
+void TestClassifier::exceptionLocusSeparatesCommunicationFromOthers()
+{
+    const QByteArray head = "Training crashes in the second epoch on 4 GPUs\n"
+                            "\n"
+                            "```\n"
+                            "Traceback (most recent call last):\n"
+                            "  File \"train.py\", line 88, in <module>\n"
+                            "    main()\n";
+    const QByteArray inCollective =
+        head + "  File \"train.py\", line 61, in main\n"
+               "    dist.all_reduce(loss)\n"
+               "  File \"/opt/py/site-packages/torch/distributed/c10d_logger.py\", line 47, in "
+               "wrapper\n"
+               "    return func(*args, **kwargs)\n"
+               "  File \"/opt/py/site-packages/torch/distributed/distributed_c10d.py\", line "
+               "2050, in all_reduce\n"
+               "    work = group.allreduce([tensor], opts)\n"
+               "RuntimeError: the input has an unexpected layout\n"
+               "```\n";
+    const QByteArray inModel = head + "  File \"train.py\", line 58, in main\n"
+                                      "    out = model(batch)\n"
+                                      "  File \"/home/me/net/heads.py\", line 31, in forward\n"
+                                      "    scores = self.table[key]\n"
+                                      "RuntimeError: the input has an unexpected layout\n"
+                                      "```\n";
+    const QString communication =
+        QStringLiteral("training-and-evaluation/program-failure/communication-error");
+    const QString others = QLatin1String(SymptomClassifier::kUncaughtExceptionLeaf);
+    const QList<Candidate> collective = rankAll(inCollective);
+    QCOMPARE(collective.first().symptom, communication);
+    QVERIFY(!collective.first().evidence.isEmpty());
+    const QList<Candidate> model = rankAll(inModel);
+    QCOMPARE(model.first().symptom, others);
+    for (const Candidate& c : model)
+        if (c.symptom == communication) QVERIFY(c.probability < model.first().probability / 2);
+}
+
+// An exception raised while Keras builds the replicas of a model (a frame of multi_gpu_model) is
+// the preparation stage's compile error, whatever the exception's type names.
+void TestClassifier::replicatedModelBuildIsACompileError()
+{
+    const QByteArray text =
+        "Using two GPUs with the segmentation model\n"
+        "\n"
+        "```\n"
+        "Traceback (most recent call last):\n"
+        "  File \"train.py\", line 40, in <module>\n"
+        "    model = multi_gpu_model(model, gpus=2)\n"
+        "  File \"/usr/lib/python3.6/site-packages/keras/utils/multi_gpu_utils.py\", line 200, in "
+        "multi_gpu_model\n"
+        "    outputs = model(inputs)\n"
+        "  File \"/usr/lib/python3.6/site-packages/keras/engine/base_layer.py\", line 457, in "
+        "__call__\n"
+        "    output = self.call(inputs, **kwargs)\n"
+        "ZeroDivisionError: division by zero\n"
+        "```\n";
+    const QList<Candidate> ranked = rankAll(text);
+    QCOMPARE(ranked.first().symptom,
+             QStringLiteral("data-and-model-preparation/compile-model-error"));
+    QCOMPARE(ranked.first().evidence.first().line, 7);
 }
 
 void TestClassifier::complaintInTheReportersWords()
