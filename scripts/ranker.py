@@ -94,9 +94,9 @@ TEMPERATURE_GRID = [x / 20.0 for x in range(10, 121)]  # 0.5 .. 6.0
 TERM_SCALE_GRID = [0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5]
 # The term model's settings `terms` chooses among by cross-validation (learn_terms): the L2
 # penalty, the reports a word needs, the weights a leaf keeps.
-TERM_L2_GRID = [1.0, 3.0, 10.0]
+TERM_L2_GRID = [0.3, 1.0, 3.0]
 TERM_MIN_REPORTS_GRID = [3, 5]
-TERM_MAX_PER_LEAF_GRID = [10, 25, 60]
+TERM_MAX_PER_LEAF_GRID = [25, 60, 150]
 TERM_MAX_ITERATIONS = 300
 TERM_TOLERANCE = 1e-7
 # The taxonomy files whose texts make the words the term model may weigh (taxonomy_words).
