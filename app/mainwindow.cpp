@@ -1,6 +1,5 @@
 #include "app/mainwindow.h"
 
-#include "model/analysis/jobsplit.h"
 #include "model/analysisreport.h"
 #include "model/digest/digest.h"
 #include "model/export/chrometraceexporter.h"
@@ -739,7 +738,7 @@ void MainWindow::onLoaded(const SessionPtr& session)
     setWindowTitle(tr("%1 — RankScope").arg(QFileInfo(m_openedPath).fileName()));
     // A folder mixing runs counts the analysed job's ranks, as the Overview's first table lists
     // them: another run's rank 0 is not a rank of this job.
-    const JobSplit split = splitJobs(folder.sources(), session->logs);
+    const JobSplit& split = session->jobs;
     const int analysedJob = split.mixed() ? split.analysed : -1;
     qsizetype ranks = 0;
     for (const OverviewRankRow& row : FolderOverview::rankRows(folder, split))

@@ -35,6 +35,7 @@ std::shared_ptr<TraceSession> readSession(const QString& dir, const ProgressFn& 
         session->digestWindows = std::move(digest.windows);
         session->digestReductions = std::move(digest.reductions);
         if (options.buildLaneLods) session->laneLods = buildLaneLods(read.events);
+        session->jobs = splitJobs(read.folder.sources(), read.logs);
         return session;
     }
     read = readFolder(dir, progress, cancelled, options);
@@ -43,6 +44,7 @@ std::shared_ptr<TraceSession> readSession(const QString& dir, const ProgressFn& 
     if (cancelled && cancelled()) return cancelledSession(std::move(session->folder));
     if (options.buildLaneLods) session->laneLods = buildLaneLods(read.events);
     if (cancelled && cancelled()) return cancelledSession(std::move(session->folder));
+    session->jobs = splitJobs(read.folder.sources(), read.logs);
     return session;
 }
 

@@ -17,6 +17,10 @@ namespace rankscope {
 // read-only; TraceLoader sets the diagnosis of a read session on the GUI thread, once.
 struct TraceSession : TraceRead, Diagnosis {
     std::vector<LaneLod> laneLods; // same index as events.lanes; built at the end of the load
+    // The read's jobs, split as diagnose() splits them (splitJobs()): worked out once at the end
+    // of the load, off the GUI thread, for the views that show one job's files and lanes (the
+    // Overview's rank tables, the status bar, the timeline) before and after the diagnosis.
+    JobSplit jobs;
     // A digest's lanes are reduced: its stored breakdown (of the full lanes) replaces the one
     // diagnose() would compute from them. Empty for a folder.
     std::optional<std::vector<RankTimeBreakdown>> storedBreakdown;

@@ -101,9 +101,8 @@ void FolderOverview::setSession(const SessionPtr& session, const QString& diagno
     QList<SourceFile> skipped;
     for (const SourceFile& f : folder.sources())
         if (f.status == SourceStatus::Skipped) skipped.append(f);
-    // Which files are the analysed job's, as the diagnosis splits the folder (the timeline's
-    // LaneJobs read the same split).
-    const JobSplit split = splitJobs(folder.sources(), session->logs);
+    // Which files are the analysed job's, as the diagnosis splits the folder.
+    const JobSplit& split = session->jobs;
     const std::vector<OverviewRankRow> rows = rankRows(folder, split);
     const int analysed = split.mixed() ? split.analysed : -1;
     qsizetype analysedRanks = 0, setAsideFiles = 0;

@@ -2,11 +2,10 @@
 
 namespace rankscope {
 
-LaneJobs LaneJobs::of(const TraceRead& read)
+LaneJobs LaneJobs::of(const TraceRead& read, const JobSplit& split)
 {
     LaneJobs out;
     out.laneJob.assign(read.events.lanes.size(), -1);
-    const JobSplit split = splitJobs(read.folder.sources(), read.logs);
     if (!split.mixed()) return out;
     out.jobCount = int(split.jobs.size());
     out.analysed = split.analysed;

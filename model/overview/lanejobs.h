@@ -44,7 +44,8 @@ struct LaneJobs {
     }
     static int rankOfKey(int key) { return key % kJobKeyStride; }
 
-    static LaneJobs of(const TraceRead& read);
+    // `split`: the read's (TraceSession::jobs).
+    static LaneJobs of(const TraceRead& read, const JobSplit& split);
 };
 
 } // namespace rankscope

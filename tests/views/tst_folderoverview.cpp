@@ -90,7 +90,8 @@ void TestFolderOverview::aRunSetAsideIsNoRankOfTheJob()
 
     const SessionPtr session = loadSession(dir.path());
     QVERIFY(session);
-    const JobSplit split = splitJobs(session->folder.sources(), session->logs);
+    // The split the load worked out, which the Overview shows.
+    const JobSplit& split = session->jobs;
     const std::vector<OverviewRankRow> rows = FolderOverview::rankRows(session->folder, split);
     QVERIFY(!rows.empty());
     // The analysed job's rows come first: they hold its run's files only, one row per rank it
@@ -162,8 +163,8 @@ void TestFolderOverview::oneRunIsOneTable()
     for (const QString& name : QDir(run).entryList(QDir::Files))
         if (rankOfName(name) >= 0) truth[rankOfName(name)] << name;
     QCOMPARE(truth.size(), std::size_t(3));
-    const std::vector<OverviewRankRow> rows = FolderOverview::rankRows(
-        session->folder, splitJobs(session->folder.sources(), session->logs));
+    const std::vector<OverviewRankRow> rows =
+        FolderOverview::rankRows(session->folder, session->jobs);
     QCOMPARE(rows.size(), truth.size());
     for (const OverviewRankRow& row : rows) {
         QCOMPARE(row.job, -1);

@@ -227,7 +227,7 @@ void TestTimelineLayout::mixedJobsAreToldApart()
         const auto session = readSession(dir.path());
         QVERIFY(session);
         TimelineLayout layout;
-        layout.setLaneJobs(LaneJobs::of(*session));
+        layout.setLaneJobs(LaneJobs::of(*session, session->jobs));
         layout.build(&session->events, {});
         QCOMPARE(layout.ranks(), std::vector<int>{0});
         const std::vector<int>& lanes = layout.lanesOfRankIndex(0);

@@ -467,7 +467,7 @@ void RankOverview::setSession(SessionPtr session)
     const SessionPtr s = m_session;
     m_watcher.setFuture(QtConcurrent::run([s] {
         return std::make_shared<const RankActivity>(
-            RankActivity::build(s->events, LaneJobs::of(*s)));
+            RankActivity::build(s->events, LaneJobs::of(*s, s->jobs)));
     }));
 }
 

@@ -121,7 +121,7 @@ void TimelineView::setSession(SessionPtr session)
     m_rawUnavailable.clear();
     m_rawNote.clear();
     m_painter.setSession(m_session.get());
-    m_layout.setLaneJobs(m_session ? LaneJobs::of(*m_session) : LaneJobs{});
+    m_layout.setLaneJobs(m_session ? LaneJobs::of(*m_session, m_session->jobs) : LaneJobs{});
     if (m_session) {
         const EventStore& store = m_session->events;
         for (std::size_t i = 0; i < store.collectives.size(); ++i) {
