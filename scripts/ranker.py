@@ -10,6 +10,7 @@ inputs of every candidate (base_rate, score, stage_hint) and the words its term 
 text (tokens), so this script reads them from the program itself and never re-implements the
 signatures, the cues or the tokenizer.
 
+  scripts/ranker.py words LABELLED... --raw DIR [--rankscope build/bin/rankscope] [--write]
   scripts/ranker.py terms LABELLED... [--rankscope build/bin/rankscope] [--folds 5] [--write]
   scripts/ranker.py fit   LABELLED... [--rankscope build/bin/rankscope] [--split S] [--write]
   scripts/ranker.py cv    LABELLED... [--rankscope build/bin/rankscope] [--folds 5]
@@ -23,18 +24,26 @@ regression on the ranker's residual: every leaf's logit without terms (the weigh
 taxonomy/ranker.json, temperature 1) is a fixed offset, and the words learn only what base
 rates, evidence and context hints get wrong, for a leaf or against it. It is fitted by L-BFGS
 with an L2 penalty from every row of the labelled files given, whatever the split, each file
-weighing the same: our own summaries and short error lines, never raw posts (rebuild after
---write to compile it in). Against learning a few reports by heart: a word needs min_reports
-reports, a leaf keeps the max_terms_per_leaf weights of the largest magnitude, and these two and
-the L2 penalty are chosen among TERM_*_GRID by 5-fold cross-validation of the summaries'
-log-likelihood (choose_term_setting; the table is printed). Against learning how we write our
-summaries ("excerpt", "reporter", "asks") or one project's names ("colossalchat", "centos"), a
-word must also be one the program reads in the taxonomy's own texts (taxonomy_words:
-descriptions, walkthroughs, fix rules, cue patterns and literals, signature patterns): the
-vocabulary of the symptoms, not of our summaries. term_scale is fitted on term scores that are
+weighing the same: from our own summaries and short error lines, and, for the rows in
+tests/data/classifier/raw_post_words.tsv, also from the words of the report's raw first post
+(rebuild after --write to compile it in). Users paste raw posts, whose words (template headings,
+environment dumps, code, logs) summaries do not have: learned from summaries alone, the terms
+served summaries better than raw posts. The raw posts cannot be committed (third-party prose), so
+`words` writes what the term model reads in them: per link, the set of taxonomy words
+(taxonomy_words) the program read in the post, with no order and no counts. A raw post's doc has
+the leaves and the logit offset (evidence, base rate, stage hint) of its row's summary: the
+offset of the raw text itself would need the text, and the summary keeps the post's error
+lines. Against learning a few reports by heart: a word needs min_reports reports, a leaf keeps
+the max_terms_per_leaf weights of the largest magnitude, and these two and the L2 penalty are
+chosen among TERM_*_GRID by 5-fold cross-validation of the docs' log-likelihood
+(choose_term_setting; the table is printed). Against learning how we write our summaries
+("excerpt", "reporter", "asks") or one project's names ("colossalchat", "centos"), a word must
+also be one the program reads in the taxonomy's own texts (taxonomy_words: descriptions,
+walkthroughs, fix rules, cue patterns and literals, signature patterns): the vocabulary of the
+symptoms, not of our summaries. term_scale is fitted on term scores that are
 out of fold (each row scored by terms learned without its fold). `cv` measures with and without
-the term model in one run, the terms of each fold learned from the summaries of the other folds'
-rows only, also with --raw (terms from the other folds' summaries, ranking the held-out fold's
+the term model in one run, the terms of each fold learned from the docs of the other folds'
+rows only, also with --raw (terms from the other folds' docs, ranking the held-out fold's
 raw posts).
 
 Fitting has three steps. The weights (evidence_scale, stage_scale, prior_weight) maximise the
@@ -83,6 +92,7 @@ ROOT = os.path.dirname(HERE)
 RANKER_JSON = os.path.join(ROOT, "taxonomy", "ranker.json")
 TERMS_JSON = os.path.join(ROOT, "taxonomy", "terms.json")
 TERMS_SCHEMA = "rankscope.terms/2"
+RAW_WORDS_TSV = os.path.join(ROOT, "tests", "data", "classifier", "raw_post_words.tsv")
 LEAVES = 38
 
 GRID = {
@@ -152,6 +162,41 @@ def with_raw_text(rows, folder, keep_summaries):
           "out" % (len(out), len(rows), folder, "their summaries" if keep_summaries else "it",
                    len(rows) - len(out)))
     return out
+
+
+def read_raw_words():
+    """{link: frozenset of the taxonomy words of its raw first post} from RAW_WORDS_TSV."""
+    out = {}
+    with open(RAW_WORDS_TSV, encoding="utf-8") as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                link, words = line.rstrip("\n").split("\t")
+                out[link] = frozenset(words.split())
+    return out
+
+
+def write_raw_words(rows, folder, rankscope, write):
+    """RAW_WORDS_TSV: for every row with a raw first post in folder, its link and the taxonomy
+    words the program read in the post, sorted (see the module's docstring)."""
+    allowed = taxonomy_words(rankscope)
+    lines = []
+    for _, link, _, _, _ in with_raw_text(rows, folder, False):
+        path = raw_file(folder, link)
+        with open(path, encoding="utf-8", errors="replace") as f:
+            words = sorted(features(rankscope, f.read())[2] & allowed)
+        lines.append("%s\t%s\n" % (link, " ".join(words)))
+    header = ("# link<TAB>the taxonomy words (scripts/ranker.py taxonomy_words, %d of them) that "
+              "rankscope read in the report's raw first post, sorted, without order or counts: "
+              "what the term model learns from raw posts, which stay outside the repository. "
+              "Written by `scripts/ranker.py words LABELLED... --raw DIR --write`.\n" %
+              len(allowed))
+    text = header + "".join(sorted(set(lines)))
+    if write:
+        with open(RAW_WORDS_TSV, "w", encoding="utf-8") as f:
+            f.write(text)
+        print("wrote %s: %d raw posts" % (os.path.relpath(RAW_WORDS_TSV, ROOT), len(set(lines))))
+    else:
+        sys.stdout.write(text)
 
 
 def features(rankscope, text):
@@ -421,8 +466,9 @@ def choose_term_setting(docs, p, allowed, folds):
     none = [0.0, 0.0, 0, 0]
     add_scores(none, [Item(d.leaves, d.feats, d.weight, None, d.tokens, d.link) for d in docs],
                dict(p, term_scale=0.0, temperature=1.0))
-    print("term settings, %d-fold cross-validation on %d summaries (l2, min reports, words per "
-          "leaf: weighted mean log-likelihood, top-1, top-3); without terms: %.3f, %d, %d" % (
+    print("term settings, %d-fold cross-validation on %d docs, summaries and raw posts' words "
+          "(l2, min reports, words per leaf: weighted mean log-likelihood, top-1, top-3); "
+          "without terms: %.3f, %d, %d" % (
               folds, len(docs), none[0] / none[1], none[2], none[3]))
     for setting, (ll, w, top1, top3) in sorted(results.items()):
         print("  %g, %d, %d: %.3f, %d, %d" % (setting + (ll / w, top1, top3)))
@@ -596,7 +642,7 @@ def write_json(path, doc, write):
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("action", choices=["fit", "cv", "eval", "terms"])
+    parser.add_argument("action", choices=["fit", "cv", "eval", "terms", "words"])
     parser.add_argument("labelled", nargs="+")
     parser.add_argument("--rankscope", default=os.path.join(ROOT, "build", "bin", "rankscope"))
     parser.add_argument("--split", help="only rows of this split (fit: default all but 'dev')")
@@ -608,10 +654,11 @@ def main():
                         help="fit, cv: folds of the calibration rows (1: no cross-validation); "
                         "terms: folds of the choice of its setting")
     parser.add_argument("--write", action="store_true",
-                        help="fit: write taxonomy/ranker.json; terms: taxonomy/terms.json")
+                        help="fit: write taxonomy/ranker.json; terms: taxonomy/terms.json; "
+                        "words: tests/data/classifier/raw_post_words.tsv")
     parser.add_argument("--raw", metavar="DIR",
                         help="rank each row's raw first post DIR/OWNER_REPO_N.txt instead of its "
-                        "summary; rows without one are left out")
+                        "summary; rows without one are left out (words: read the raw posts there)")
     parser.add_argument("--summaries", action="store_true",
                         help="with --raw: the same rows, ranked from their summaries")
     args = parser.parse_args()
@@ -624,19 +671,29 @@ def main():
             cache[text] = features(args.rankscope, text)
         return cache[text]
 
-    # The term model learns from every labelled row's summary, whatever its split (out of fold
-    # in fit and cv: they leave out the docs of the fold they score), even when --raw ranks raw
-    # posts: raw posts are never training data for committed weights. Every labelled file weighs
-    # the same in total.
+    if args.action == "words":
+        if not args.raw:
+            sys.exit("words reads the raw first posts: give --raw DIR")
+        write_raw_words(rows, args.raw, args.rankscope, args.write)
+        return 0
+
+    # The term model learns from every labelled row's summary and its raw post's words (in
+    # RAW_WORDS_TSV), whatever its split (out of fold in fit and cv: they leave out the docs of
+    # the fold they score). Every labelled file weighs the same in total; a row's raw post
+    # weighs as its summary.
     doc_sources = collections.Counter(r[4] for r in rows)
-    docs = [Doc(leaves, read(text)[2], link, read(text)[0],
-                len(rows) / (len(doc_sources) * doc_sources[source]))
-            for _, link, leaves, text, source in rows]
+    raw_words = read_raw_words()
+    docs = []
+    for _, link, leaves, text, source in rows:
+        feats, _, tokens = read(text)
+        weight = len(rows) / (len(doc_sources) * doc_sources[source])
+        docs.append(Doc(leaves, tokens, link, feats, weight))
+        if link in raw_words:
+            docs.append(Doc(leaves, raw_words[link], link, feats, weight))
     if args.action == "terms":
-        # Every labelled row, whatever its split: committed weights learn from our own summaries
-        # and short error lines only, never from raw posts.
         if args.raw:
-            sys.exit("terms learns from the labelled summaries only")
+            sys.exit("terms learns from the summaries and the raw posts' words (`words`); "
+                     "--raw is for words, fit, cv and eval")
         with open(RANKER_JSON, encoding="utf-8") as f:
             current = json.load(f)
         allowed = taxonomy_words(args.rankscope)
@@ -646,10 +703,12 @@ def main():
         write_json(TERMS_JSON, {
             "schema": TERMS_SCHEMA,
             "learned_from": "%d labelled reports (our summaries and short error lines) of %s, "
+                            "and the words of %d of their raw first posts (%s), "
                             "on the residual of the ranker's weights evidence_scale %g, "
                             "stage_scale %g, prior_weight %g" % (
                                 len(rows), ", ".join("%s (%d)" % kv
                                                      for kv in sorted(per_source.items())),
+                                len(docs) - len(rows), os.path.relpath(RAW_WORDS_TSV, ROOT),
                                 current["evidence_scale"], current["stage_scale"],
                                 current["prior_weight"]),
             "vocabulary": "words of the taxonomy's own texts (%s), %d of them" % (
