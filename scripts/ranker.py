@@ -177,26 +177,21 @@ def read_raw_words():
 
 def write_raw_words(rows, folder, rankscope, write):
     """RAW_WORDS_TSV: for every row with a raw first post in folder, its link and the taxonomy
-    words the program read in the post, sorted (see the module's docstring)."""
+    words the program read in the post, in alphabetical order (see the module's docstring)."""
     allowed = taxonomy_words(rankscope)
-    lines = []
-    for _, link, _, _, _ in with_raw_text(rows, folder, False):
-        path = raw_file(folder, link)
-        with open(path, encoding="utf-8", errors="replace") as f:
-            words = sorted(features(rankscope, f.read())[2] & allowed)
-        lines.append("%s\t%s\n" % (link, " ".join(words)))
+    lines = sorted({"%s\t%s\n" % (link, " ".join(sorted(features(rankscope, text)[2] & allowed)))
+                    for _, link, _, text, _ in with_raw_text(rows, folder, False)})
     header = ("# link<TAB>the taxonomy words (scripts/ranker.py taxonomy_words, %d of them) that "
-              "rankscope read in the report's raw first post, sorted, without order or counts: "
-              "what the term model learns from raw posts, which stay outside the repository. "
-              "Written by `scripts/ranker.py words LABELLED... --raw DIR --write`.\n" %
-              len(allowed))
-    text = header + "".join(sorted(set(lines)))
+              "rankscope read in the report's raw first post, in alphabetical order, without the "
+              "post's word order or counts: what the term model learns from raw posts, which stay "
+              "outside the repository. Written by `scripts/ranker.py words LABELLED... --raw DIR "
+              "--write`.\n" % len(allowed))
     if write:
         with open(RAW_WORDS_TSV, "w", encoding="utf-8") as f:
-            f.write(text)
-        print("wrote %s: %d raw posts" % (os.path.relpath(RAW_WORDS_TSV, ROOT), len(set(lines))))
+            f.write(header + "".join(lines))
+        print("wrote %s: %d raw posts" % (os.path.relpath(RAW_WORDS_TSV, ROOT), len(lines)))
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(header + "".join(lines))
 
 
 def features(rankscope, text):
