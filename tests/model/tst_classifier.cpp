@@ -730,6 +730,19 @@ void TestClassifier::proseAndStageRules_data()
         << QByteArray("trainer.train(resume_from_checkpoint=True) stops with a KeyError on two "
                       "nodes\n")
         << QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning");
+    // "hanging" (not only "hangs") before initialization is a start-up hang.
+    QTest::addRow("hanging-when-initializing")
+        << QByteArray("DDP training hanging when initializing.\n")
+        << QStringLiteral("communication-setup/hang-and-timeout");
+    // TensorFlow's master waits for a worker or parameter server that never connects.
+    QTest::addRow("createsession-waiting")
+        << QByteArray("the worker job never trains: I tensorflow/core/distributed_runtime/"
+                      "master.cc:209] CreateSession still waiting for response from worker: "
+                      "/job:ps/replica:0/task:0\n")
+        << QStringLiteral("communication-setup/hang-and-timeout");
+    QTest::addRow("tracker-run-per-process")
+        << QByteArray("accelerate launch on 4 GPUs opens four wandb runs, one per process\n")
+        << QStringLiteral("data-and-model-preparation/logging-error");
     QTest::addRow("tensor-rank") << QByteArray("RuntimeError: 'weight' must be 2-D\n")
                                  << QStringLiteral(
                                         "training-and-evaluation/program-failure/tensor-mismatch");
