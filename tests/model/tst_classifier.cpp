@@ -47,6 +47,8 @@ private Q_SLOTS:
     void checklistQuestionsAreNotSymptoms();
     void reproductionCodeIsNotTheStage();
     void frameCuesMatchTheirExamples();
+    void frameCuesOnLines_data();
+    void frameCuesOnLines();
     void contextHintIsStagePlusFrames();
     void environmentTemplateStatesNoFrame();
     void importFramesAreNotAHang();
@@ -1038,6 +1040,62 @@ void TestClassifier::frameCuesMatchTheirExamples()
         for (const QString& leaf : set.frameLeaves(cue.target))
             QVERIFY2(leaves.contains(leaf), qPrintable(leaf));
     }
+}
+
+// What a frame cue reads on one line, beyond the one example pair of each cue: sentences we
+// wrote.
+void TestClassifier::frameCuesOnLines_data()
+{
+    QTest::addColumn<QByteArray>("line");
+    QTest::addColumn<QString>("cue");
+    QTest::addColumn<bool>("hit");
+    QTest::addRow("should-in-prose") << QByteArray("the loss should be lower with 8 GPUs")
+                                     << QStringLiteral("saw-not-as-expected") << true;
+    // An exception's message says what the program expected, not what the reporter saw.
+    QTest::addRow("should-in-an-exception")
+        << QByteArray("**Error:** ValueError: All layer names should be unique.")
+        << QStringLiteral("saw-not-as-expected") << false;
+    QTest::addRow("expected-in-an-exception")
+        << QByteArray("RuntimeError: expected scalar type Half but found Float")
+        << QStringLiteral("saw-not-as-expected") << false;
+    QTest::addRow("cannot-reproduce-results")
+        << QByteArray("I cannot reproduce the paper's accuracy with 8 GPUs")
+        << QStringLiteral("saw-wrong-values") << true;
+    QTest::addRow("not-reproducible") << QByteArray("the runs are not reproducible across nodes")
+                                      << QStringLiteral("saw-wrong-values") << true;
+    // Reproducing a bug is not reproducing a result.
+    QTest::addRow("steps-to-reproduce") << QByteArray("Reproduce issue: run train.py on two GPUs")
+                                        << QStringLiteral("saw-wrong-values") << false;
+    QTest::addRow("loss-is-zero") << QByteArray("the loss is 0 from the first step on 2 nodes")
+                                  << QStringLiteral("saw-wrong-values") << true;
+    QTest::addRow("loss-is-zero-zh")
+        << QByteArray("单机多卡训练 loss 一直为 0") << QStringLiteral("saw-wrong-values") << true;
+    QTest::addRow("loss-value") << QByteArray("step 10: loss: 0.345, lr 1e-4")
+                                << QStringLiteral("saw-wrong-values") << false;
+    QTest::addRow("loss-scale-zero")
+        << QByteArray("loss_scale: 0") << QStringLiteral("saw-wrong-values") << false;
+    QTest::addRow("grad-norm-zero")
+        << QByteArray("grad_norm: 0.0 on every rank") << QStringLiteral("saw-wrong-values") << true;
+    QTest::addRow("prefixed-state-dict")
+        << QByteArray("set_model_state_dict fails with an AssertionError")
+        << QStringLiteral("did-checkpoint") << true;
+}
+
+void TestClassifier::frameCuesOnLines()
+{
+    QFETCH(QByteArray, line);
+    QFETCH(QString, cue);
+    QFETCH(bool, hit);
+    const SignatureSet& set = SignatureSet::builtin();
+    bool found = false, known = false;
+    for (int i = 0; i < set.frames().size(); ++i)
+        if (set.frames()[i].id == cue) {
+            known = true;
+            for (const ContextHit& h : set.scanContext(line, {}, set.frames()))
+                found = found || h.cue == i;
+        }
+    QVERIFY2(known, qPrintable(cue));
+    QCOMPARE(found, hit);
 }
 
 // A leaf's context hint is its stage's confidence plus the noisy-or of the frames it fits, each
