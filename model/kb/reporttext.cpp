@@ -392,14 +392,11 @@ QList<ReportLine> reportLineKinds(QByteArrayView text, const QList<qsizetype>& l
         const bool quotedByTraceback = afterFrame;
         afterFrame = body.startsWith("File \"") && body.contains("\", line ");
         if (quotedByTraceback) {
-            kind = body.startsWith("import ") ||
-                           (body.startsWith("from ") && body.contains(" import "))
-                       ? ReportLine::Import
-                       : ReportLine::Trace;
-            continue;
-        }
-        if (afterFrame) {
-            kind = ReportLine::Trace;
+            if (body.startsWith("import ") ||
+                (body.startsWith("from ") && body.contains(" import ")))
+                kind = ReportLine::Import;
+            else if (inFence)
+                kind = ReportLine::Output;
             continue;
         }
         while (nextTemplateLine != templateLines.end() && *nextTemplateLine < n)

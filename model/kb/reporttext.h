@@ -22,12 +22,6 @@ enum class ReportLine : std::uint8_t {
     // An import statement a traceback quotes under a frame: the program failed while importing
     // it (the package stage), but its module names ("datasets", "Iterator") are not what happened.
     Import,
-    // A Python traceback's frame (`File "…/torch/distributed/run.py", line 794, in main`) and the
-    // source line it quotes: output, which cues and signatures read, but its library paths and
-    // function names are what every failure under the same launcher repeats ("distributed",
-    // "launch", "elastic" in every torchrun traceback), so the term model does not weigh its
-    // words (TermModel::tokens).
-    Trace,
 };
 
 // The kind of each of the first `lineLimit` lines of `text` (lineStarts: the byte offset where
@@ -40,7 +34,7 @@ QList<ReportLine> reportLineKinds(QByteArrayView text, const QList<qsizetype>& l
 // from_pretrained, init_process_group, NCCL_SOCKET_IFNAME or pip install, whatever went wrong.
 constexpr bool readsAsProse(ReportLine kind)
 {
-    return kind == ReportLine::Prose || kind == ReportLine::Output || kind == ReportLine::Trace;
+    return kind == ReportLine::Prose || kind == ReportLine::Output;
 }
 
 // Whether stage context reads a line of this kind: a command too (how many hosts a launcher

@@ -76,9 +76,7 @@ QStringList TermModel::tokens(QByteArrayView text, const QList<qsizetype>& lineS
 {
     QSet<QString> seen;
     for (qsizetype i = 0; i < lineKinds.size() && i < lineStarts.size(); ++i) {
-        if (!readsAsProse(lineKinds[i]) || lineKinds[i] == ReportLine::Trace ||
-            signatureLines.contains(i))
-            continue;
+        if (!readsAsProse(lineKinds[i]) || signatureLines.contains(i)) continue;
         const qsizetype end = i + 1 < lineStarts.size() ? lineStarts[i + 1] : text.size();
         const QByteArrayView line = text.sliced(lineStarts[i], end - lineStarts[i]);
         qsizetype p = 0;

@@ -43,15 +43,13 @@ public:
 
     // The distinct words the term model reads in a report, sorted: the lines cues read as prose
     // (the reporter's words and program output, readsAsProse: not template scaffolding,
-    // environment dumps, code or commands), except a traceback's frames and the source lines
-    // they quote (ReportLine::Trace: what every failure under a launcher repeats), and not
-    // `signatureLines` (0-based), the lines a log signature explains: a message a signature
-    // knows is weighed as that message, and the words inside it ("due", "timed", "size") are not
-    // a second opinion. Lines past lineKinds.size() are not read at all.
-    // SymptomClassifier::termTokens gives them for a text. A word is a run of ASCII letters,
-    // lower-cased, of 3 to 24 letters, not a stop word: digits and punctuation split words
-    // ("all_reduce" reads "all", "reduce"; "fp16" nothing), and a camel-case name stays one word
-    // ("ChildFailedError" reads "childfailederror").
+    // environment dumps, code or commands) but not `signatureLines` (0-based), the lines a log
+    // signature explains: a message a signature knows is weighed as that message, and the words
+    // inside it ("due", "timed", "size") are not a second opinion. Lines past lineKinds.size()
+    // are not read at all. SymptomClassifier::termTokens gives them for a text. A word is a
+    // run of ASCII letters, lower-cased, of 3 to 24 letters, not a stop word: digits and
+    // punctuation split words ("all_reduce" reads "all", "reduce"; "fp16" nothing), and a
+    // camel-case name stays one word ("ChildFailedError" reads "childfailederror").
     static QStringList tokens(QByteArrayView text, const QList<qsizetype>& lineStarts,
                               const QList<ReportLine>& lineKinds,
                               const QSet<qsizetype>& signatureLines);
