@@ -30,7 +30,11 @@ QList<QByteArray> literalsOf(const QJsonValue& value, bool lower)
 bool compile(QRegularExpression& regex, const QString& pattern, bool caseInsensitive,
              const QString& id, QString* error)
 {
-    QRegularExpression::PatternOptions options = QRegularExpression::UseUnicodePropertiesOption;
+    // ASCII \w, \b, \d and \s (no UseUnicodePropertiesOption): the rules are written for
+    // English and log text, and reports in Chinese or Japanese write English words and error names
+    // straight after their own characters ("就报OOM问题"); with Unicode word classes those
+    // characters are word characters and "\bOOM\b" never matches there.
+    QRegularExpression::PatternOptions options = QRegularExpression::NoPatternOption;
     if (caseInsensitive) options |= QRegularExpression::CaseInsensitiveOption;
     regex = QRegularExpression(pattern, options);
     if (!regex.isValid()) {

@@ -745,6 +745,12 @@ void TestClassifier::proseAndStageRules_data()
     QTest::addRow("tracker-run-per-process")
         << QByteArray("accelerate launch on 4 GPUs opens four wandb runs, one per process\n")
         << QStringLiteral("data-and-model-preparation/logging-error");
+    // Chinese and Japanese reports write English words straight after their own characters.
+    QTest::addRow("english-after-cjk")
+        << QByteArray("\xe5\xa4\x9a\xe5\x8d\xa1\xe8\xae\xad\xe7\xbb\x83\xe4\xb8\x80\xe6"
+                      "\xae\xb5\xe6\x97\xb6\xe9\x97\xb4\xe5\x90\x8e\xe6\x8a\xa5OOM\xe9"
+                      "\x94\x99\xe8\xaf\xaf\n")
+        << QStringLiteral("training-and-evaluation/program-failure/out-of-memory");
     QTest::addRow("tensor-rank") << QByteArray("RuntimeError: 'weight' must be 2-D\n")
                                  << QStringLiteral(
                                         "training-and-evaluation/program-failure/tensor-mismatch");
