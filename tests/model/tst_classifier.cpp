@@ -751,6 +751,31 @@ void TestClassifier::proseAndStageRules_data()
                       "\xae\xb5\xe6\x97\xb6\xe9\x97\xb4\xe5\x90\x8e\xe6\x8a\xa5OOM\xe9"
                       "\x94\x99\xe8\xaf\xaf\n")
         << QStringLiteral("training-and-evaluation/program-failure/out-of-memory");
+    QTest::addRow("gpu-dash-0-memory")
+        << QByteArray("GPU-0 always takes large memory while the other GPUs take less\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/unexpected-device");
+    QTest::addRow("processes-on-main-card")
+        << QByteArray("with 4 cards there are several processes on the main card, one per rank\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/unexpected-device");
+    QTest::addRow("weights-saved-incomplete")
+        << QByteArray("with FSDP the weights saved after the second epoch are incomplete\n")
+        << QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning");
+    QTest::addRow("stucks") << QByteArray("training stucks after the first epoch on 8 GPUs\n")
+                            << QStringLiteral(
+                                   "training-and-evaluation/unexpected-performance/hang");
+    QTest::addRow("segment-fault")
+        << QByteArray("segment fault when the training script ends on 2 nodes\n")
+        << QStringLiteral("training-and-evaluation/program-failure/segmentation-fault");
+    QTest::addRow("could-not-compile")
+        << QByteArray("could not compile the NCCL plugin for 8 GPUs\n")
+        << QStringLiteral("package-build-and-import/installation-and-build-failure");
+    QTest::addRow("accuracy-sacrificed")
+        << QByteArray("accuracy sacrificed with multi-gpu training in gluon\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence");
+    QTest::addRow("parameters-do-not-match")
+        << QByteArray("parameters after DDP training on 2 GPUs do not match local training\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/"
+                          "unexpected-intermediate-result");
     QTest::addRow("tensor-rank") << QByteArray("RuntimeError: 'weight' must be 2-D\n")
                                  << QStringLiteral(
                                         "training-and-evaluation/program-failure/tensor-mismatch");
