@@ -769,6 +769,10 @@ void TestClassifier::proseAndStageRules_data()
     QTest::addRow("could-not-compile")
         << QByteArray("could not compile the NCCL plugin for 8 GPUs\n")
         << QStringLiteral("package-build-and-import/installation-and-build-failure");
+    QTest::addRow("cannot-build-graphs")
+        << QByteArray("every worker needs a huge amount of host memory, so the machine cannot "
+                      "build all the graphs in parallel\n")
+        << QStringLiteral("training-and-evaluation/program-failure/memory-issue");
     QTest::addRow("accuracy-sacrificed")
         << QByteArray("accuracy sacrificed with multi-gpu training in gluon\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence");
