@@ -278,9 +278,9 @@ namespace {
 
 // The log signatures' hits in `log`, "id:line" (0-based), computed line by line from the raw
 // bytes and the raw JSON, as the rules are written: a line is a hit of a rule when it contains
-// one of the rule's literals and the rule's regex matches its first 4096 bytes with the advice
-// spans removed; at most 64 lines a rule. Nothing of the scan's machinery (line index, literal
-// automaton, decoding cache) is used.
+// one of the rule's literals and the rule's regex (ASCII word classes) matches its first 4096
+// bytes with the advice spans removed; at most 64 lines a rule. Nothing of the scan's machinery
+// (line index, literal automaton, decoding cache) is used.
 QSet<QString> hitsLineByLine(const QByteArray& log)
 {
     QFile file(QStringLiteral(":/taxonomy/signatures.json"));
@@ -290,16 +290,14 @@ QSet<QString> hitsLineByLine(const QByteArray& log)
     for (const QJsonValue& a : json.value(QLatin1String("advice")).toArray())
         advice << QStringLiteral("(?:%1)").arg(
             a.toObject().value(QLatin1String("pattern")).toString());
-    const QRegularExpression adviceRe(advice.join(QLatin1Char('|')),
-                                      QRegularExpression::UseUnicodePropertiesOption);
+    const QRegularExpression adviceRe(advice.join(QLatin1Char('|')));
     QList<QByteArray> lines = log.split('\n');
     if (log.endsWith('\n')) lines.removeLast();
     QSet<QString> hits;
     for (const QJsonValue& v : json.value(QLatin1String("signatures")).toArray()) {
         const QJsonObject rule = v.toObject();
         const QString id = rule.value(QLatin1String("id")).toString();
-        const QRegularExpression re(rule.value(QLatin1String("pattern")).toString(),
-                                    QRegularExpression::UseUnicodePropertiesOption);
+        const QRegularExpression re(rule.value(QLatin1String("pattern")).toString());
         int found = 0;
         for (int i = 0; i < lines.size() && found < 64; ++i) {
             bool literal = false;
