@@ -29,6 +29,10 @@ struct Signature {
     QStringList fields; // the regex's named groups, extracted into each hit
     QString positive;   // a line the rule must match (checked by the tests)
     QString negative;   // a near miss it must not match
+    // A cue with a "negated" example reads negation (SignatureSet::affirmedMatch): "without OOM
+    // warnings" is not an OOM. The example is a line it must not match for that reason.
+    QString negated;
+    bool readsNegation() const { return !negated.isEmpty(); }
 };
 
 QString signatureRoleName(SignatureRole role);

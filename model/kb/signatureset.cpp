@@ -58,6 +58,7 @@ bool parseContext(const QJsonArray& array, const QString& targetKey, QList<Conte
         cue.target = o.value(targetKey).toString(cue.id);
         cue.name = o.value(QLatin1String("name")).toString();
         cue.weight = o.value(QLatin1String("weight")).toDouble(1.0);
+        cue.readsNegation = !o.value(QLatin1String("negated")).toString().isEmpty();
         cue.literals = literalsOf(o.value(QLatin1String("literals")), true);
         if (cue.literals.isEmpty()) {
             *error = QStringLiteral("context cue '%1' has no literals").arg(cue.id);
@@ -174,6 +175,7 @@ SignatureSet SignatureSet::fromJson(const QByteArray& signaturesJson, const QByt
             s.literals = literalsOf(o.value(QLatin1String("literals")), isCue);
             s.positive = o.value(QLatin1String("positive")).toString();
             s.negative = o.value(QLatin1String("negative")).toString();
+            s.negated = o.value(QLatin1String("negated")).toString();
             if (s.id.isEmpty() || s.symptom.isEmpty() || s.literals.isEmpty()) {
                 *error = QStringLiteral("rule '%1' lacks an id, a symptom or literals").arg(s.id);
                 return false;
@@ -186,6 +188,11 @@ SignatureSet SignatureSet::fromJson(const QByteArray& signaturesJson, const QByt
         }
         return true;
     };
+    const QString negation = cues.value(QLatin1String("negation")).toString();
+    if (!negation.isEmpty() &&
+        !compile(set.m_negation, QStringLiteral("(?:") + negation + QStringLiteral(")$"), true,
+                 QStringLiteral("negation"), error))
+        return {};
     if (!parseRules(sigs.value(QLatin1String("signatures")).toArray(), false)) return {};
     if (!parseRules(cues.value(QLatin1String("cues")).toArray(), true)) return {};
     if (!parseContext(cues.value(QLatin1String("stages")).toArray(), QStringLiteral("stage"),
@@ -298,6 +305,22 @@ QStringList SignatureSet::messageFrameworks(const QString& symptom) const
     return out;
 }
 
+QRegularExpressionMatch SignatureSet::affirmedMatch(const QRegularExpression& regex,
+                                                    const QString& line, bool readsNegation) const
+{
+    if (!readsNegation || m_negation.pattern().isEmpty()) return regex.match(line);
+    // Negation is read in the few words before a match, not across the line: "no error at
+    // first, then it hangs" still hangs.
+    constexpr qsizetype kNegationReach = 64;
+    QRegularExpressionMatchIterator it = regex.globalMatch(line);
+    while (it.hasNext()) {
+        QRegularExpressionMatch m = it.next();
+        const qsizetype from = std::max<qsizetype>(0, m.capturedStart() - kNegationReach);
+        if (!m_negation.match(line.mid(from, m.capturedStart() - from)).hasMatch()) return m;
+    }
+    return {};
+}
+
 QString SignatureSet::stripAdvice(const QString& line) const
 {
     if (m_advice.pattern().isEmpty() || !line.contains(m_advice)) return line.trimmed();
@@ -335,7 +358,7 @@ QList<SignatureHit> SignatureSet::scan(const LineSource& lines, qsizetype proseL
                 if (it == decoded.end())
                     it = decoded.insert(
                         line, stripAdvice(QString::fromUtf8(regexBytes(lines.line(line)))));
-                const QRegularExpressionMatch m = s.regex.match(*it);
+                const QRegularExpressionMatch m = affirmedMatch(s.regex, *it, s.readsNegation());
                 if (!m.hasMatch()) continue;
                 SignatureHit hit;
                 hit.rule = r;
@@ -371,8 +394,9 @@ QList<ContextHit> SignatureSet::scanContext(QByteArrayView text, const QList<qsi
     for (int c = 0; c < cues.size() && size_t(c) < candidates.size(); ++c) {
         int found = 0;
         for (qsizetype line : candidates[size_t(c)]) {
-            if (!cues[c]
-                     .regex.match(stripAdvice(QString::fromUtf8(regexBytes(lines.line(line)))))
+            if (!affirmedMatch(cues[c].regex,
+                               stripAdvice(QString::fromUtf8(regexBytes(lines.line(line)))),
+                               cues[c].readsNegation)
                      .hasMatch())
                 continue;
             hits.append({c, line});

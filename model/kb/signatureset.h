@@ -19,6 +19,7 @@ struct ContextCue {
     QRegularExpression regex;
     QList<QByteArray> literals; // lower-case
     double weight = 0.0;
+    bool readsNegation = false; // a negated match does not count (SignatureSet::affirmedMatch)
 };
 
 struct SignatureHit {
@@ -82,6 +83,13 @@ public:
 
     static QList<qsizetype> lineStartsOf(QByteArrayView text);
 
+    // The first match of `regex` in `line` that is not negated: with readsNegation, a match
+    // right after cues.json's "negation" ("no", "without any", "never got", "doesn't") is
+    // skipped, so "hangs without any error" is a hang and not a failure. A match that is not
+    // found has no hasMatch().
+    QRegularExpressionMatch affirmedMatch(const QRegularExpression& regex, const QString& line,
+                                          bool readsNegation) const;
+
 private:
     // `proseLines`: how many of the first lines the cues read (0: no cues).
     QList<SignatureHit> scan(const LineSource& lines, qsizetype proseLines,
@@ -93,6 +101,7 @@ private:
     QList<ContextCue> m_frames;
     QHash<QString, QStringList> m_frameLeaves;       // frame -> the leaves it is consistent with
     QRegularExpression m_advice;                     // all advice patterns as one alternation
+    QRegularExpression m_negation;                   // words that negate what follows them
     QHash<QString, QHash<QString, QString>> m_remap; // stage -> symptom -> symptom
     // Literal indexes: log signatures (exact case), cues, stage, framework and frame cues.
     LiteralIndex m_signatureIndex, m_cueIndex, m_stageIndex, m_frameworkIndex, m_frameIndex;

@@ -749,6 +749,14 @@ void TestClassifier::proseAndStageRules_data()
     QTest::addRow("english-after-cjk")
         << QByteArray("多卡训练一段时间后报OOM错误\n")
         << QStringLiteral("training-and-evaluation/program-failure/out-of-memory");
+    // What the reporter says did not happen is not the symptom (cues.json's "negation").
+    QTest::addRow("halts-without-oom")
+        << QByteArray("multi-GPU training halts forever without any OOM warnings\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    QTest::addRow("never-got-oom")
+        << QByteArray("I never got an OOM, but with 4 GPUs the job sits forever at the first "
+                      "step\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
     QTest::addRow("gpu-dash-0-memory")
         << QByteArray("GPU-0 always takes large memory while the other GPUs take less\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/unexpected-device");
@@ -1074,6 +1082,15 @@ void TestClassifier::frameCuesMatchTheirExamples()
                  qPrintable(cue.id + QStringLiteral(": ") + positive));
         QVERIFY2(!frameCueReads(set, i, negative.toUtf8()),
                  qPrintable(cue.id + QStringLiteral(": ") + negative));
+        // A cue that reads negation skips its "negated" example because of the negation alone:
+        // its pattern matches the line.
+        const QString negated = o.value(QLatin1String("negated")).toString();
+        QCOMPARE(cue.readsNegation, !negated.isEmpty());
+        if (cue.readsNegation) {
+            QVERIFY2(cue.regex.match(negated).hasMatch(), qPrintable(negated));
+            QVERIFY2(!frameCueReads(set, i, negated.toUtf8()),
+                     qPrintable(cue.id + QStringLiteral(": ") + negated));
+        }
         QVERIFY2(!set.frameLeaves(cue.target).isEmpty(), qPrintable(cue.target));
         for (const QString& leaf : set.frameLeaves(cue.target))
             QVERIFY2(leaves.contains(leaf), qPrintable(leaf));

@@ -111,6 +111,13 @@ void TestSignatures::everyRule()
     };
     QVERIFY2(matches(s.positive), qPrintable(s.positive));
     QVERIFY2(!matches(s.negative), qPrintable(s.negative));
+    // A cue that reads negation skips its "negated" example because of the negation alone.
+    if (s.readsNegation()) {
+        QVERIFY2(s.regex.match(s.negated).hasMatch(), qPrintable(s.negated));
+        QVERIFY2(!matches(s.negated), qPrintable(s.negated));
+        QVERIFY2(matches(s.negated + QStringLiteral(", then ") + s.positive),
+                 "an affirmed match after a negated one counts");
+    }
 }
 
 void TestSignatures::adviceIsNotAnError_data()
@@ -228,6 +235,10 @@ void TestSignatures::badDataIsReported()
         R"({"signatures":[{"id":"x","pattern":"(","symptom":"a/b","literals":["("]}]})";
     QVERIFY(SignatureSet::fromJson(bad, "{}", &error).isEmpty());
     QVERIFY2(error.contains(QLatin1String("'x'")), qPrintable(error));
+    error.clear();
+    const QByteArray badNegation = R"({"negation":"(no"})";
+    QVERIFY(SignatureSet::fromJson("{}", badNegation, &error).isEmpty());
+    QVERIFY2(error.contains(QLatin1String("'negation'")), qPrintable(error));
 }
 
 // Each rule's "witness" in taxonomy/signatures.json, read here as plain JSON, is the loaded
