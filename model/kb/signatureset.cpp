@@ -281,7 +281,8 @@ QStringList SignatureSet::messageFrameworks(const QString& symptom) const
         {QStringLiteral("torchrun"), QStringLiteral("torchrun/elastic")},
         {QStringLiteral("accelerate"), QStringLiteral("accelerate")},
         {QStringLiteral("colossalai"), QStringLiteral("Colossal-AI")},
-        {QStringLiteral("nccl"), QStringLiteral("NCCL")}};
+        {QStringLiteral("nccl"), QStringLiteral("NCCL")},
+        {QStringLiteral("jax"), QStringLiteral("JAX")}};
     // The leaves whose signatures can end as `symptom`: itself and those a stage moves to it.
     QSet<QString> sources{symptom};
     for (const QHash<QString, QString>& m : m_remap)

@@ -757,6 +757,27 @@ void TestClassifier::proseAndStageRules_data()
         << QByteArray("I never got an OOM, but with 4 GPUs the job sits forever at the first "
                       "step\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    QTest::addRow("tensor-dimension-not-divisible")
+        << QByteArray("AssertionError: First dimension of the tensor should be divisible by "
+                      "tensor parallel size\n")
+        << QStringLiteral("training-and-evaluation/program-failure/tensor-mismatch");
+    QTest::addRow("parameters-in-different-devices")
+        << QByteArray("Error on multi-GPU fine-tuning: input and module parameters are in "
+                      "different devices\n")
+        << QStringLiteral("training-and-evaluation/program-failure/device-error");
+    QTest::addRow("compiler-error-line")
+        << QByteArray("Building with NCCL 2.3 stops here:\n"
+                      "src/solver/parallel.cpp:11:25: error: 'NCCL_MAJOR' was not declared in "
+                      "this scope\n")
+        << QStringLiteral("package-build-and-import/installation-and-build-failure");
+    QTest::addRow("seems-to-use-only-1-gpu")
+        << QByteArray("I set --world_size 4 for train.py but the system seems to use only 1 gpu\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/"
+                          "unexpected-parallelization");
+    QTest::addRow("utilisation-zero-except-the-first")
+        << QByteArray("nvidia-smi shows 0% utilisation on all GPUs except the first one\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/"
+                          "unexpected-parallelization");
     QTest::addRow("gpu-dash-0-memory")
         << QByteArray("GPU-0 always takes large memory while the other GPUs take less\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/unexpected-device");
