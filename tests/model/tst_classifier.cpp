@@ -778,6 +778,19 @@ void TestClassifier::proseAndStageRules_data()
         << QByteArray("nvidia-smi shows 0% utilisation on all GPUs except the first one\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/"
                           "unexpected-parallelization");
+    QTest::addRow("training-never-starts")
+        << QByteArray("single-node multi-gpu training never starts with the ddp strategy\n")
+        << QStringLiteral("communication-setup/hang-and-timeout");
+    QTest::addRow("prepare-model-stuck")
+        << QByteArray("ray.train.torch.prepare_model stuck on a GPU cluster\n")
+        << QStringLiteral("data-and-model-preparation/hang-and-timeout");
+    // "多机" (several machines) is the setup stage's multi-node context, as "multi-node" is.
+    QTest::addRow("zh-multi-machine-stuck")
+        << QByteArray("多机训练时一直卡在第一个 step\n")
+        << QStringLiteral("communication-setup/hang-and-timeout");
+    QTest::addRow("gpu-utility-is-low")
+        << QByteArray("When training on 4 GPUs my GPU utility is low, under 50% on average\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency");
     QTest::addRow("gpu-dash-0-memory")
         << QByteArray("GPU-0 always takes large memory while the other GPUs take less\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/unexpected-device");
@@ -1361,7 +1374,7 @@ void TestClassifier::complaintInTheReportersWords_data()
         << QByteArray("四卡训练的速度比单卡还慢\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency") << 1;
     QTest::addRow("zh-stuck-first-step")
-        << QByteArray("多机训练时一直卡在第一个 step\n")
+        << QByteArray("单机多卡训练时一直卡在第一个 step\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/hang") << 1;
     QTest::addRow("zh-accuracy-drops")
         << QByteArray("换成四张卡以后准确率下降了一半\n")
