@@ -83,14 +83,13 @@ public:
 
     static QList<qsizetype> lineStartsOf(QByteArrayView text);
 
+private:
     // The first match of `regex` in `line` that is not negated: with readsNegation, a match
     // right after cues.json's "negation" ("no", "without any", "never got", "doesn't") is
     // skipped, so "hangs without any error" is a hang and not a failure. A match that is not
     // found has no hasMatch().
     QRegularExpressionMatch affirmedMatch(const QRegularExpression& regex, const QString& line,
                                           bool readsNegation) const;
-
-private:
     // `proseLines`: how many of the first lines the cues read (0: no cues).
     QList<SignatureHit> scan(const LineSource& lines, qsizetype proseLines,
                              int maxHitsPerRule) const;
