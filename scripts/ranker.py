@@ -763,7 +763,8 @@ def main():
     fitted["fitted_on"] = "%d %sreports of %s (%s, each file weighing the same); term_scale on " \
         "their term scores out of %d folds; temperature and unsure_below on the %d '%s' rows, " \
         "out of %d folds" % (
-            len(items), "raw first posts of the " if args.raw else "",
+            len(items), "raw first posts (kept outside the repository: third-party prose; the "
+            "files give their links) of the " if args.raw else "",
             ", ".join(os.path.relpath(p, ROOT) for p in args.labelled),
             "split " + args.split if args.split else "every split but dev", args.folds,
             len(calibration), args.calibrate, args.folds)
