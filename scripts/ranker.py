@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fit and evaluate the symptom ranker's weights (taxonomy/ranker.json) and learn its term
-model (taxonomy/terms.json). Python 3 stdlib only.
+model (taxonomy/terms.json). Python 3 and numpy (python3-numpy).
 
 The classifier scores every leaf as
     logit = (prior_weight * log(base rate | frameworks) + evidence_scale * evidence
@@ -82,10 +82,11 @@ import collections
 import hashlib
 import json
 import math
-import operator
 import os
 import subprocess
 import sys
+
+import numpy
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -177,19 +178,25 @@ def read_raw_words():
 
 def write_raw_words(rows, folder, rankscope, write):
     """RAW_WORDS_TSV: for every row with a raw first post in folder, its link and the taxonomy
-    words the program read in the post, in alphabetical order (see the module's docstring)."""
+    words the program read in the post, in alphabetical order (see the module's docstring). The
+    links already in the file that these rows do not read again keep their words: the raw posts
+    of earlier harvests may no longer be at hand."""
     allowed = taxonomy_words(rankscope)
-    lines = sorted({"%s\t%s\n" % (link, " ".join(sorted(features(rankscope, text)[2] & allowed)))
-                    for _, link, _, text, _ in with_raw_text(rows, folder, False)})
-    header = ("# link<TAB>the taxonomy words (scripts/ranker.py taxonomy_words, %d of them) that "
-              "rankscope read in the report's raw first post, in alphabetical order, without the "
-              "post's word order or counts: what the term model learns from raw posts, which stay "
+    fresh = {link: " ".join(sorted(features(rankscope, text)[2] & allowed))
+             for _, link, _, text, _ in with_raw_text(rows, folder, False)}
+    kept = {link: " ".join(sorted(words)) for link, words in read_raw_words().items()
+            if link not in fresh}
+    lines = sorted("%s\t%s\n" % kv for kv in {**kept, **fresh}.items())
+    header = ("# link<TAB>the taxonomy words (scripts/ranker.py taxonomy_words) that rankscope "
+              "read in the report's raw first post, in alphabetical order, without the post's "
+              "word order or counts: what the term model learns from raw posts, which stay "
               "outside the repository. Written by `scripts/ranker.py words LABELLED... --raw DIR "
-              "--write`.\n" % len(allowed))
+              "--write`, which adds or rereads the links of the rows given and keeps the others.\n")
     if write:
         with open(RAW_WORDS_TSV, "w", encoding="utf-8") as f:
             f.write(header + "".join(lines))
-        print("wrote %s: %d raw posts" % (os.path.relpath(RAW_WORDS_TSV, ROOT), len(lines)))
+        print("wrote %s: %d raw posts, %d of them read now" % (
+            os.path.relpath(RAW_WORDS_TSV, ROOT), len(lines), len(fresh)))
     else:
         sys.stdout.write(header + "".join(lines))
 
@@ -236,48 +243,38 @@ def base_logit(f, p):
         p["stage_scale"] * f[2]
 
 
-def dot(a, b):
-    return math.fsum(map(operator.mul, a, b))
-
-
-def axpy(t, d, x):
-    """x + t * d."""
-    return [xi + t * di for xi, di in zip(x, d)]
-
-
 def lbfgs(value_and_gradient, x):
-    """A minimum of a smooth convex function by L-BFGS (8 pairs kept, backtracking line search),
-    stopping when a step lowers it by less than TERM_TOLERANCE of its value."""
+    """A minimum of a smooth convex function of a numpy vector by L-BFGS (8 pairs kept,
+    backtracking line search), stopping when a step lowers it by less than TERM_TOLERANCE of its
+    value."""
     fx, g = value_and_gradient(x)
     pairs = []
     for _ in range(TERM_MAX_ITERATIONS):
-        q = g[:]
+        q = g.copy()
         alphas = []
         for s, y, rho in reversed(pairs):
-            a = rho * dot(s, q)
+            a = rho * s.dot(q)
             alphas.append(a)
-            q = axpy(-a, y, q)
+            q -= a * y
         if pairs:
             s, y, _ = pairs[-1]
-            scale = dot(s, y) / dot(y, y)
+            q *= s.dot(y) / y.dot(y)
         else:
-            scale = 1.0 / max(1.0, math.sqrt(dot(g, g)))
-        q = [v * scale for v in q]
+            q /= max(1.0, math.sqrt(g.dot(g)))
         for (s, y, rho), a in zip(pairs, reversed(alphas)):
-            q = axpy(a - rho * dot(y, q), s, q)
-        slope = -dot(g, q)
+            q += (a - rho * y.dot(q)) * s
+        slope = -g.dot(q)
         if slope >= 0.0:
             break
         step = 1.0
         while True:
-            xn = axpy(-step, q, x)
+            xn = x - step * q
             fn, gn = value_and_gradient(xn)
             if fn <= fx + 1e-4 * step * slope or step < 1e-8:
                 break
             step *= 0.5
-        s = [a - b for a, b in zip(xn, x)]
-        y = [a - b for a, b in zip(gn, g)]
-        sy = dot(s, y)
+        s, y = xn - x, gn - g
+        sy = s.dot(y)
         if sy > 1e-12:
             pairs = (pairs + [(s, y, 1.0 / sy)])[-8:]
         done = fx - fn < TERM_TOLERANCE * max(1.0, abs(fx))
@@ -294,40 +291,27 @@ def fit_logistic(docs, p, vocabulary, l2):
     log-likelihood (a report of several leaves: of any of them) plus l2 / 2 * the sum of the
     squared weights."""
     leaves = sorted(docs[0].feats)
-    width = len(leaves)
     index = {t: i for i, t in enumerate(vocabulary)}
-    data = []
-    for d in docs:
-        right = [j for j, leaf in enumerate(leaves) if leaf in d.leaves]
-        if right:
-            data.append(([base_logit(d.feats[leaf], p) for leaf in leaves],
-                         sorted(index[t] for t in d.tokens if t in index), right, d.weight))
+    kept = [d for d in docs if any(leaf in d.leaves for leaf in leaves)]
+    words = numpy.zeros((len(kept), len(vocabulary)))  # a doc's words, 0 or 1
+    for row, d in enumerate(kept):
+        words[row, [index[t] for t in d.tokens if t in index]] = 1.0
+    offset = numpy.array([[base_logit(d.feats[leaf], p) for leaf in leaves] for d in kept])
+    right = numpy.array([[leaf in d.leaves for leaf in leaves] for d in kept], dtype=float)
+    weight = numpy.array([d.weight for d in kept])
+    shape = (len(vocabulary), len(leaves))
 
     def value_and_gradient(x):
-        rows = [x[i * width:(i + 1) * width] for i in range(len(vocabulary))]
-        loss = 0.5 * l2 * dot(x, x)
-        grad = [[l2 * w for w in row] for row in rows]
-        for offset, present, right, weight in data:
-            z = offset
-            for i in present:
-                z = list(map(operator.add, z, rows[i]))
-            top = max(z)
-            e = [math.exp(v - top) for v in z]
-            total, right_total = sum(e), sum(e[j] for j in right)
-            loss += weight * (math.log(total) - math.log(right_total))
-            r = [weight * v / total for v in e]
-            for j in right:
-                r[j] -= weight * e[j] / right_total
-            for i in present:
-                grad[i] = list(map(operator.add, grad[i], r))
-        return loss, [v for row in grad for v in row]
+        z = offset + words @ x.reshape(shape)
+        e = numpy.exp(z - z.max(axis=1, keepdims=True))
+        total, right_total = e.sum(axis=1), (e * right).sum(axis=1)
+        loss = 0.5 * l2 * x.dot(x) + weight.dot(numpy.log(total) - numpy.log(right_total))
+        residual = weight[:, None] * (e / total[:, None] - e * right / right_total[:, None])
+        return loss, (words.T @ residual).ravel() + l2 * x
 
-    x = lbfgs(value_and_gradient, [0.0] * (width * len(vocabulary)))
-    model = {}
-    for i, t in enumerate(vocabulary):
-        for j, leaf in enumerate(leaves):
-            model.setdefault(leaf, {})[t] = x[i * width + j]
-    return model
+    x = lbfgs(value_and_gradient, numpy.zeros(shape[0] * shape[1])).reshape(shape)
+    return {leaf: {t: float(x[i, j]) for i, t in enumerate(vocabulary)}
+            for j, leaf in enumerate(leaves)}
 
 
 def learn_terms(docs, p, setting, allowed):
