@@ -26,6 +26,9 @@ struct Signature {
     SignatureRole role = SignatureRole::Root;
     SignatureWitness witness = SignatureWitness::None; // "witness": what a root line saw of a peer
     QStringList frameworks;                            // "any" or pytorch/horovod/tensorflow/keras
+    // "pins_stage": the message is only printed in its leaf's stage (a store client connecting at
+    // rendezvous), so a report's words about another stage ("while training") do not move it.
+    bool pinsStage = false;
     QStringList fields; // the regex's named groups, extracted into each hit
     QString positive;   // a line the rule must match (checked by the tests)
     QString negative;   // a near miss it must not match

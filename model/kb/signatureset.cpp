@@ -169,6 +169,7 @@ SignatureSet SignatureSet::fromJson(const QByteArray& signaturesJson, const QByt
                 *error = QStringLiteral("rule '%1': unknown witness '%2'").arg(s.id, witness);
                 return false;
             }
+            s.pinsStage = o.value(QLatin1String("pins_stage")).toBool();
             for (const QJsonValue& f : o.value(QLatin1String("frameworks")).toArray())
                 s.frameworks.append(f.toString());
             if (s.frameworks.isEmpty()) s.frameworks.append(QStringLiteral("any"));

@@ -91,6 +91,7 @@ struct Accumulator {
     QList<CandidateEvidence> evidence;
     bool hasRoot = false;
     bool hasCascade = false;
+    bool pinned = false; // a root line of a signature that pins its stage (Signature::pinsStage)
 };
 
 double noisyOr(const QMap<QString, double>& weights)
@@ -326,7 +327,9 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
             if (!shared) w *= kForeignFrameworkFactor;
         }
         if (w <= 0.0) continue;
-        add(bySymptom[s.symptom],
+        Accumulator& acc = bySymptom[s.symptom];
+        acc.pinned = acc.pinned || (s.pinsStage && s.role == SignatureRole::Root);
+        add(acc,
             CandidateEvidence{h.line + 1, h.text.left(kEvidenceChars), s.id, s.role, w, h.fields});
     }
 
@@ -363,7 +366,9 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
             if (st.key() == stage && lead > 0.1) continue; // the leading stage moves it below
             for (auto it = before.cbegin(); it != before.cend(); ++it) {
                 const QString target = m_set.remap(st.key(), it.key());
-                if (target.isEmpty() || stageOf(it.key()) == st.key()) continue;
+                if (target.isEmpty() || stageOf(it.key()) == st.key() ||
+                    bySymptom.value(it.key()).pinned)
+                    continue;
                 const double own = 1.0 - stageMiss.value(stageOf(it.key()), 1.0);
                 if (c < own + 0.1) continue;
                 const double moved = it.value() * m_ranking.secondaryStageShare * (c - own) / c;
@@ -379,7 +384,8 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
         const QStringList symptoms = score.keys();
         for (const QString& symptom : symptoms) {
             const QString target = m_set.remap(stage, symptom);
-            if (target.isEmpty() || stageOf(symptom) == stage) continue;
+            if (target.isEmpty() || stageOf(symptom) == stage || bySymptom.value(symptom).pinned)
+                continue;
             // The share that moves: how much more the report's context points at the leading
             // stage than at the symptom's own stage ("hangs" with only setup context moves
             // whole; with training context as strong as the setup context it stays).

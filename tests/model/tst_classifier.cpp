@@ -34,6 +34,7 @@ private Q_SLOTS:
     void stageContextMovesHangToSetup();
     void secondaryStageReachesTheTopThree();
     void crossStageShareFollowsTheSymptom();
+    void stagePinningSignatureKeepsItsStage();
     void cuesReadOnlyTheProseWindow();
     void pastedCodeIsNotASymptom();
     void proseAndStageRules_data();
@@ -611,6 +612,30 @@ void TestClassifier::crossStageShareFollowsTheSymptom()
     QCOMPARE(top.first(), hang);
     for (const QString& other : others)
         QVERIFY2(top.contains(other), qPrintable(top.join(QLatin1String(", "))));
+}
+
+// A store client connects only at rendezvous, so its timeout is a set-up hang even when the
+// reporter says it happened "while training"; a hang in words alone follows those words.
+void TestClassifier::stagePinningSignatureKeepsItsStage()
+{
+    const QString setupHang = QStringLiteral("communication-setup/hang-and-timeout");
+    const QString trainingHang =
+        QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    const QList<Candidate> pinned = SymptomClassifier::instance().classify(
+        "Timeout while training with multiple GPUs\n```\nTimeoutError: The client socket has timed "
+        "out after 1800s while trying to connect to (127.0.0.1, 29500).\n```\n");
+    QCOMPARE(pinned.first().symptom, setupHang);
+    QCOMPARE(pinned.first().evidence.first().signature,
+             QStringLiteral("torch.store-client-timeout"));
+    const QList<Candidate> words =
+        SymptomClassifier::instance().classify("The job hangs while training with multiple GPUs\n");
+    QCOMPARE(words.first().symptom, trainingHang);
+    int pinning = 0;
+    for (const Signature& s : SignatureSet::builtin().signatures()) {
+        QVERIFY2(!s.pinsStage || s.role == SignatureRole::Root, qPrintable(s.id));
+        pinning += s.pinsStage;
+    }
+    QVERIFY(pinning > 0);
 }
 
 void TestClassifier::cuesReadOnlyTheProseWindow()
