@@ -28,6 +28,7 @@ struct Signature {
     QStringList frameworks;                            // "any" or pytorch/horovod/tensorflow/keras
     // "pins_stage": the message is only printed in its leaf's stage (a store client connecting at
     // rendezvous), so a report's words about another stage ("while training") do not move it.
+    // Root rules only (SignatureSet::fromJson rejects it elsewhere).
     bool pinsStage = false;
     QStringList fields; // the regex's named groups, extracted into each hit
     QString positive;   // a line the rule must match (checked by the tests)

@@ -170,6 +170,12 @@ SignatureSet SignatureSet::fromJson(const QByteArray& signaturesJson, const QByt
                 return false;
             }
             s.pinsStage = o.value(QLatin1String("pins_stage")).toBool();
+            if (s.pinsStage && s.role != SignatureRole::Root) {
+                // Only a root line names where the failure happened; a cascade or a cue does not.
+                *error =
+                    QStringLiteral("rule '%1': pins_stage on a rule that is not a root").arg(s.id);
+                return false;
+            }
             for (const QJsonValue& f : o.value(QLatin1String("frameworks")).toArray())
                 s.frameworks.append(f.toString());
             if (s.frameworks.isEmpty()) s.frameworks.append(QStringLiteral("any"));

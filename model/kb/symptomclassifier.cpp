@@ -328,7 +328,7 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
         }
         if (w <= 0.0) continue;
         Accumulator& acc = bySymptom[s.symptom];
-        acc.pinned = acc.pinned || (s.pinsStage && s.role == SignatureRole::Root);
+        acc.pinned = acc.pinned || s.pinsStage;
         add(acc,
             CandidateEvidence{h.line + 1, h.text.left(kEvidenceChars), s.id, s.role, w, h.fields});
     }

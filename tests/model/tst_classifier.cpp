@@ -631,10 +631,8 @@ void TestClassifier::stagePinningSignatureKeepsItsStage()
         SymptomClassifier::instance().classify("The job hangs while training with multiple GPUs\n");
     QCOMPARE(words.first().symptom, trainingHang);
     int pinning = 0;
-    for (const Signature& s : SignatureSet::builtin().signatures()) {
-        QVERIFY2(!s.pinsStage || s.role == SignatureRole::Root, qPrintable(s.id));
+    for (const Signature& s : SignatureSet::builtin().signatures())
         pinning += s.pinsStage;
-    }
     QVERIFY(pinning > 0);
 }
 

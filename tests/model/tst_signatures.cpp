@@ -239,6 +239,12 @@ void TestSignatures::badDataIsReported()
     const QByteArray badNegation = R"({"negation":"(no"})";
     QVERIFY(SignatureSet::fromJson("{}", badNegation, &error).isEmpty());
     QVERIFY2(error.contains(QLatin1String("'negation'")), qPrintable(error));
+    error.clear();
+    const QByteArray pinnedCascade = R"({"signatures":[{"id":"z","pattern":"a","symptom":"a/b",)"
+                                     R"("literals":["a"],"role":"cascade","pins_stage":true}]})";
+    QVERIFY(SignatureSet::fromJson(pinnedCascade, "{}", &error).isEmpty());
+    QVERIFY2(error.contains(QLatin1String("'z'")) && error.contains(QLatin1String("pins_stage")),
+             qPrintable(error));
 }
 
 // Each rule's "witness" in taxonomy/signatures.json, read here as plain JSON, is the loaded
