@@ -321,6 +321,15 @@ void TestWalkthroughs::fixRulesChooseByEvidence()
     QCOMPARE(op.patternIds.value(0), QStringLiteral("fix-behavior-logic"));
     QVERIFY(!op.patternIds.contains(QStringLiteral("fix-data-type")));
     QVERIFY(!op.patternIds.contains(QStringLiteral("fix-loss-function")));
+    // Two ranks on one GPU fail the group's set-up like a wrong address would, but the fix is
+    // the device each rank pins, not the rendezvous settings the other set-up failures get.
+    const QString setup = QStringLiteral("communication-setup/setup-failure");
+    const FixChoice duplicate =
+        book.choose(t, QStringLiteral("crash"), setup,
+                    {QStringLiteral("signature:torch.duplicate-gpu")}, values);
+    QCOMPARE(duplicate.patternIds.value(0), QStringLiteral("fix-device-assignment"));
+    const FixChoice rendezvous = book.choose(t, QStringLiteral("setup_failure"), setup, {}, values);
+    QCOMPARE(rendezvous.patternIds.value(0), QStringLiteral("fix-communication-configuration"));
     // No rule: the study's most frequent fix for the leaf, and the reason says so.
     const TaxonomyNode* node = t.node(hang);
     QVERIFY(node && !node->fixPatterns.empty());
