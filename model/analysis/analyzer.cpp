@@ -38,7 +38,7 @@ std::set<int> waitersOf(const Finding& f)
 
 bool isWaitLikeSymptom(const std::string& s)
 {
-    return s == symptoms::kCommunicationError || s == symptoms::kHang;
+    return s == symptoms::kCommunicationError || s == symptoms::kHang || s == symptoms::kSetupHang;
 }
 
 // The ranks of the job that left no file (RankPresence::absent), unless ConfigCheck names them
@@ -333,7 +333,7 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
         if (!explained) {
             Finding f;
             f.kind = FindingKind::Hang;
-            f.symptom = symptoms::kHang;
+            f.symptom = log.waitsWhileForming ? symptoms::kSetupHang : symptoms::kHang;
             f.severity = Severity::Error;
             f.ranks = log.silentRanks;
             f.confidence = log.silentRanks.empty() ? 0.5 : 0.75;

@@ -404,7 +404,7 @@ AutoCheckResult noOomBeforeHang(const Facts& facts)
     r.checkId = QStringLiteral("no_oom_before_hang");
     const Evidence* firstTimeout = nullptr;
     for (const Evidence& e : facts.classified)
-        if (!e.cascade && LogTriage::isWaiting(e.symptom) && e.timeNs >= 0 &&
+        if (!e.cascade && LogTriage::isWaiting(e) && e.timeNs >= 0 &&
             (!firstTimeout || e.timeNs < firstTimeout->timeNs))
             firstTimeout = &e;
     std::vector<const Evidence*> before;

@@ -208,16 +208,16 @@ std::string ownWords(const std::vector<int>& ranks, const std::map<int, const Ev
 
 } // namespace
 
-bool LogTriage::isWaiting(const std::string& symptom)
+bool LogTriage::isWaiting(const Evidence& e)
 {
-    return symptom == symptoms::kHang;
+    return e.symptom == symptoms::kHang || e.witness == SignatureWitness::CollectiveWait;
 }
 
 FindingKind LogTriage::kindOf(const Evidence& e)
 {
     if (e.symptom.rfind("communication-setup/", 0) == 0) return FindingKind::SetupFailure;
     if (e.symptom == symptoms::kTensorMismatch) return FindingKind::CollectiveMismatch;
-    if (isWaiting(e.symptom)) return FindingKind::Hang; // it died waiting: a timeout, no crash
+    if (isWaiting(e)) return FindingKind::Hang; // it died waiting: a timeout, no crash
     if (e.fatal) return FindingKind::Crash;
     return FindingKind::LogSymptom;
 }
@@ -240,15 +240,17 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
         if (timedAfter || linedAfter) e.cascade = true;
     }
     std::set<int> waiting, lostPeer;
+    bool forming = true;
     std::set<LineKey> waitLines, peerLossLines;
     for (const Evidence& e : items) {
-        if (isWaiting(e.symptom)) waitLines.insert(keyOf(e));
+        if (isWaiting(e)) waitLines.insert(keyOf(e));
         if (e.witness == SignatureWitness::PeerFailure) peerLossLines.insert(keyOf(e));
         if (e.cascade || e.rank < 0) continue;
         if (e.witness == SignatureWitness::PeerFailure) lostPeer.insert(e.rank);
-        if (isWaiting(e.symptom)) {
+        if (isWaiting(e)) {
             waiting.insert(e.rank);
             res.waitingEvidence.push_back(e.cited());
+            forming = forming && e.symptom == symptoms::kSetupHang;
         }
     }
     const auto losesPeer = [&](const Evidence& e) { return peerLossLines.count(keyOf(e)) > 0; };
@@ -257,6 +259,7 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
         return !losesPeer(e) && !waitLines.count(keyOf(e));
     };
     res.waitingRanks.assign(waiting.begin(), waiting.end());
+    res.waitsWhileForming = !waiting.empty() && forming;
     res.lostPeerRanks.assign(lostPeer.begin(), lostPeer.end());
     // A rank that lost its peer was inside a collective too (the peer it waited for went away
     // first): it is no more the rank that never arrived than one that timed out.
@@ -269,8 +272,7 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
     std::vector<const Evidence*> roots;
     std::set<int> seen;
     for (const Evidence& e : items) {
-        if (e.cascade || (isWaiting(e.symptom) ? !e.fatal : waitLines.count(keyOf(e)) > 0))
-            continue;
+        if (e.cascade || (isWaiting(e) ? !e.fatal : waitLines.count(keyOf(e)) > 0)) continue;
         if (e.rank >= 0 && !seen.insert(e.rank).second) continue;
         roots.push_back(&e);
     }
@@ -295,7 +297,7 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
     // for a peer that never answered is nearer the cause, however its lines are stamped.
     if (losesPeer(*chosen))
         for (const Evidence* o : roots)
-            if (!losesPeer(*o) && isWaiting(o->symptom)) {
+            if (!losesPeer(*o) && isWaiting(*o)) {
                 chosen = o;
                 break;
             }
@@ -396,8 +398,7 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
         const bool after = root.timeNs < 0 || e.timeNs < 0 || e.timeNs >= root.timeNs ||
                            (isPeerFailure(e.symptom) && e.timeNs >= root.timeNs - kPeerSlackNs);
         if (!after) continue;
-        if (!e.cascade && !isWaiting(e.symptom) && e.symptom != symptoms::kCommunicationError)
-            continue;
+        if (!e.cascade && !isWaiting(e) && e.symptom != symptoms::kCommunicationError) continue;
         if (e.rank >= 0) cascaded.insert(e.rank);
         if (f.evidence.size() < 16 && !cites(f.evidence, e)) {
             Evidence ev = e.cited();

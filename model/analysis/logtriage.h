@@ -20,6 +20,9 @@ public:
         std::vector<Evidence> waitingEvidence;
         // Ranks that did not report waiting although others did, when that is a proper subset.
         std::vector<int> silentRanks;
+        // Whether every wait was read as set-up (the group's first collectives): the silent
+        // ranks then kept the group from forming rather than stalled training.
+        bool waitsWhileForming = false;
         // Ranks whose logs say a peer closed or reset the connection (not in a teardown).
         std::vector<int> lostPeerRanks;
     };
@@ -32,8 +35,9 @@ public:
 
     // The finding kind for a root line of this symptom.
     static FindingKind kindOf(const Evidence& e);
-    // Symptoms that mean "this rank waited for a peer", not "this rank failed".
-    static bool isWaiting(const std::string& symptom);
+    // Whether a line means "this rank waited for a peer", not "this rank failed": a training
+    // hang, or a collective timeout of any stage.
+    static bool isWaiting(const Evidence& e);
 };
 
 } // namespace rankscope

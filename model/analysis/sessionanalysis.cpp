@@ -132,7 +132,7 @@ void classifyStream(const RankLog& log, const QList<SignatureHit>& hits,
         e.path = log.sourcePath.toStdString();
         e.line = log.lineNumber(i);
         e.text = hit.text.toStdString();
-        e.symptom = rule.symptom.toStdString();
+        e.symptom = rule.symptomOf(hit.fields).toStdString();
         e.signature = rule.id.toStdString();
         e.witness = rule.witness;
         e.cascade = rule.role == SignatureRole::Cascade;

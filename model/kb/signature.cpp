@@ -2,6 +2,14 @@
 
 namespace rankscope {
 
+bool Signature::readsEarly(const QMap<QString, QString>& hitFields) const
+{
+    if (earlyField.isEmpty()) return false;
+    bool ok = false;
+    const qint64 value = hitFields.value(earlyField).toLongLong(&ok);
+    return ok && value <= earlyAtMost;
+}
+
 QString signatureRoleName(SignatureRole role)
 {
     switch (role) {

@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QMap>
 #include <QRegularExpression>
 #include <QString>
 #include <QStringList>
@@ -30,6 +31,14 @@ struct Signature {
     // rendezvous), so a report's words about another stage ("while training") do not move it.
     // Root rules only (SignatureSet::fromJson rejects it elsewhere).
     bool pinsStage = false;
+    // "early": a hit whose numeric field `earlyField` is at most `earlyAtMost` happened before
+    // training could have begun, and reads as `earlySymptom` in that leaf's stage (pinned). A
+    // watchdog timeout on one of a group's first collectives (SeqNum 1-4: the barrier after
+    // init_process_group, DDP's parameter broadcast) is the group not coming up; one at SeqNum
+    // 5,000 is training stalling. Root rules only, on one of the regex's named groups.
+    QString earlyField;
+    qint64 earlyAtMost = -1;
+    QString earlySymptom;
     QStringList fields; // the regex's named groups, extracted into each hit
     QString positive;   // a line the rule must match (checked by the tests)
     QString negative;   // a near miss it must not match
@@ -37,6 +46,18 @@ struct Signature {
     // warnings" is not an OOM. The example is a line it must not match for that reason.
     QString negated;
     bool readsNegation() const { return !negated.isEmpty(); }
+    // Whether a hit with these captured fields reads early (see earlyField).
+    bool readsEarly(const QMap<QString, QString>& hitFields) const;
+    // The leaf a hit with these captured fields names, and whether its stage is pinned: every
+    // reader of a hit (the report classifier, a folder's log evidence) asks here.
+    QString symptomOf(const QMap<QString, QString>& hitFields) const
+    {
+        return readsEarly(hitFields) ? earlySymptom : symptom;
+    }
+    bool pinsStageOf(const QMap<QString, QString>& hitFields) const
+    {
+        return pinsStage || readsEarly(hitFields);
+    }
 };
 
 QString signatureRoleName(SignatureRole role);

@@ -163,6 +163,8 @@ SignatureSet SignatureSet::fromJson(const QByteArray& signaturesJson, const QByt
             const QString witness = o.value(QLatin1String("witness")).toString();
             if (witness == QLatin1String("peer_failure"))
                 s.witness = SignatureWitness::PeerFailure;
+            else if (witness == QLatin1String("collective_wait"))
+                s.witness = SignatureWitness::CollectiveWait;
             else if (witness == QLatin1String("collective_mismatch"))
                 s.witness = SignatureWitness::CollectiveMismatch;
             else if (!witness.isEmpty()) {
@@ -191,6 +193,20 @@ SignatureSet SignatureSet::fromJson(const QByteArray& signaturesJson, const QByt
                 return false;
             for (const QString& name : s.regex.namedCaptureGroups())
                 if (!name.isEmpty()) s.fields.append(name);
+            if (const QJsonValue early = o.value(QLatin1String("early")); !early.isUndefined()) {
+                const QJsonObject e = early.toObject();
+                s.earlyField = e.value(QLatin1String("field")).toString();
+                s.earlyAtMost = e.value(QLatin1String("at_most")).toInteger(-1);
+                s.earlySymptom = e.value(QLatin1String("symptom")).toString();
+                // Like pins_stage: only a root line says where the failure happened.
+                if (s.role != SignatureRole::Root || !s.fields.contains(s.earlyField) ||
+                    s.earlyAtMost < 0 || s.earlySymptom.isEmpty()) {
+                    *error = QStringLiteral("rule '%1': 'early' needs a root rule, a named group "
+                                            "of its pattern, a non-negative at_most and a symptom")
+                                 .arg(s.id);
+                    return false;
+                }
+            }
             set.m_signatures.append(s);
         }
         return true;
@@ -298,7 +314,9 @@ QStringList SignatureSet::messageFrameworks(const QString& symptom) const
     QStringList out;
     bool generic = false;
     for (const Signature& s : m_signatures) {
-        if (!sources.contains(s.symptom) || s.role == SignatureRole::Cue) continue;
+        if ((!sources.contains(s.symptom) && !sources.contains(s.earlySymptom)) ||
+            s.role == SignatureRole::Cue)
+            continue;
         for (const QString& f : s.frameworks) {
             if (f == QLatin1String("any")) {
                 generic = true;

@@ -327,8 +327,8 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
             if (!shared) w *= kForeignFrameworkFactor;
         }
         if (w <= 0.0) continue;
-        Accumulator& acc = bySymptom[s.symptom];
-        acc.pinned = acc.pinned || s.pinsStage;
+        Accumulator& acc = bySymptom[s.symptomOf(h.fields)];
+        acc.pinned = acc.pinned || s.pinsStageOf(h.fields);
         add(acc,
             CandidateEvidence{h.line + 1, h.text.left(kEvidenceChars), s.id, s.role, w, h.fields});
     }

@@ -408,6 +408,8 @@ private Q_SLOTS:
     void hangWithARankThatLeftNothing();
     void logsNameTheRankThatLeftNoTrace();
     void logTimeoutTheTracesDoNotShow();
+    void firstCollectiveTimeoutsAreTheGroupNotForming_data();
+    void firstCollectiveTimeoutsAreTheGroupNotForming();
     void witnessedMismatchExplainsTheStuckCollective();
 };
 
@@ -2382,6 +2384,51 @@ void TestAnalyzer::logTimeoutTheTracesDoNotShow()
     QVERIFY(session);
     for (const Finding& f : session->analysis.findings)
         QVERIFY2(f.severity != Severity::Error || f.ranks.empty() || f.ranks == std::vector<int>{1},
+                 f.summary.c_str());
+}
+
+void TestAnalyzer::firstCollectiveTimeoutsAreTheGroupNotForming_data()
+{
+    QTest::addColumn<int>("seq");
+    QTest::addRow("first-broadcast") << 1;
+    QTest::addRow("fourth") << 4;
+    QTest::addRow("fifth") << 5;
+    QTest::addRow("mid-training") << 4117;
+}
+
+// Logs only: ranks 0-2 time out in the NCCL watchdog on one collective, rank 3 logs nothing
+// after loading its data. Rank 3 is the rank that never arrived whatever the sequence number;
+// the leaf follows the number written into the lines: one of the group's first four
+// collectives is the group not forming (a set-up hang), a later one training stalling.
+void TestAnalyzer::firstCollectiveTimeoutsAreTheGroupNotForming()
+{
+    QFETCH(int, seq);
+    QTemporaryDir dir;
+    for (int r = 0; r < 4; ++r) {
+        QFile log(dir.filePath(QStringLiteral("rank%1.log").arg(r)));
+        QVERIFY(log.open(QIODevice::WriteOnly));
+        log.write(
+            QStringLiteral("2026-12-01 10:00:0%1,000 INFO rank %1: data loaded\n").arg(r).toUtf8());
+        if (r == 3) continue;
+        log.write(QStringLiteral("[rank%1]:[E1201 10:30:01.482153821 ProcessGroupNCCL.cpp:616] "
+                                 "[Rank %1] Watchdog caught collective operation timeout: "
+                                 "WorkNCCL(SeqNum=%2, OpType=BROADCAST, NumelIn=4096, "
+                                 "NumelOut=4096, Timeout(ms)=1800000) ran for 1800094 "
+                                 "milliseconds before timing out.\n")
+                      .arg(r)
+                      .arg(seq)
+                      .toUtf8());
+    }
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    const std::vector<Finding>& findings = session->analysis.findings;
+    QVERIFY(!findings.empty());
+    const Finding& top = findings.front();
+    QCOMPARE(top.kind, FindingKind::Hang);
+    QCOMPARE(top.ranks, std::vector<int>{3});
+    QCOMPARE(top.symptom, std::string(seq <= 4 ? symptoms::kSetupHang : symptoms::kHang));
+    for (const Finding& f : findings)
+        QVERIFY2(f.severity != Severity::Error || f.ranks == std::vector<int>{3},
                  f.summary.c_str());
 }
 

@@ -65,8 +65,12 @@ void TestSignatures::symptomsAreLeaves()
 {
     const QSet<QString> leaves = leafIds();
     QCOMPARE(leaves.size(), 38);
-    for (const Signature& s : SignatureSet::builtin().signatures())
+    for (const Signature& s : SignatureSet::builtin().signatures()) {
         QVERIFY2(leaves.contains(s.symptom), qPrintable(s.id + QLatin1String(" -> ") + s.symptom));
+        if (!s.earlyField.isEmpty())
+            QVERIFY2(leaves.contains(s.earlySymptom),
+                     qPrintable(s.id + QLatin1String(" -> ") + s.earlySymptom));
+    }
 }
 
 // Each leaf but the study's catch-all "others" can be proposed: some rule names it, or a stage
@@ -200,6 +204,16 @@ void TestSignatures::linesNameTheirLeaf_data()
         << QStringLiteral("MemoryError: Unable to allocate 12.0 GiB for an array")
         << QStringLiteral("host.memory-error")
         << QStringLiteral("training-and-evaluation/program-failure/memory-issue");
+    // The same watchdog line names a set-up hang at one of the group's first collectives (the
+    // rule's "early" reading of SeqNum) and a training hang later on.
+    const QString watchdog = QStringLiteral(
+        "[rank1]:[E1130 10:12:01.482153821 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=%1, OpType=BROADCAST, NumelIn=1024, "
+        "NumelOut=1024, Timeout(ms)=600000) ran for 600081 milliseconds before timing out.");
+    for (const int seq : {1, 4, 5, 4411})
+        QTest::addRow("watchdog-seq-%d", seq)
+            << watchdog.arg(seq) << QStringLiteral("torch.watchdog-timeout")
+            << (seq <= 4 ? QStringLiteral("communication-setup/hang-and-timeout") : hang);
     QTest::addRow("horovod-op-done")
         << QStringLiteral("HorovodAllreduce_dense_kernel_0 done on ranks 0, 1") << QString()
         << QString();
@@ -245,6 +259,20 @@ void TestSignatures::badDataIsReported()
     QVERIFY(SignatureSet::fromJson(pinnedCascade, "{}", &error).isEmpty());
     QVERIFY2(error.contains(QLatin1String("'z'")) && error.contains(QLatin1String("pins_stage")),
              qPrintable(error));
+    // 'early' must read a named group of the rule's own pattern, on a root rule.
+    for (const char* early :
+         {R"("role":"root","early":{"field":"n","at_most":4,"symptom":"c/d"})",
+          R"("role":"cascade","early":{"field":"seq","at_most":4,"symptom":"c/d"})",
+          R"("role":"root","early":{"field":"seq","symptom":"c/d"})"}) {
+        error.clear();
+        const QByteArray rule =
+            QByteArray(R"j({"signatures":[{"id":"w","pattern":"a(?<seq>[0-9]+)",)j"
+                       R"("symptom":"a/b","literals":["a"],)") +
+            early + "}]}";
+        QVERIFY2(SignatureSet::fromJson(rule, "{}", &error).isEmpty(), early);
+        QVERIFY2(error.contains(QLatin1String("'w'")) && error.contains(QLatin1String("early")),
+                 qPrintable(error));
+    }
 }
 
 // Each rule's "witness" in taxonomy/signatures.json, read here as plain JSON, is the loaded
@@ -260,19 +288,21 @@ void TestSignatures::witnessIsReadFromTheData()
     // The log signatures come first, in file order; the cues follow them.
     const QList<Signature>& loaded = SignatureSet::builtin().signatures();
     QVERIFY(loaded.size() >= rules.size());
-    int peer = 0, mismatch = 0;
+    int peer = 0, mismatch = 0, wait = 0;
     for (qsizetype i = 0; i < rules.size(); ++i) {
         const QString witness = rules[i].toObject().value(QLatin1String("witness")).toString();
         const SignatureWitness expected =
             witness == QLatin1String("peer_failure")          ? SignatureWitness::PeerFailure
             : witness == QLatin1String("collective_mismatch") ? SignatureWitness::CollectiveMismatch
+            : witness == QLatin1String("collective_wait")     ? SignatureWitness::CollectiveWait
                                                               : SignatureWitness::None;
         QCOMPARE(loaded[i].id, rules[i].toObject().value(QLatin1String("id")).toString());
         QVERIFY2(loaded[i].witness == expected, qPrintable(loaded[i].id));
         peer += expected == SignatureWitness::PeerFailure;
         mismatch += expected == SignatureWitness::CollectiveMismatch;
+        wait += expected == SignatureWitness::CollectiveWait;
     }
-    QVERIFY(peer >= 2 && mismatch >= 2);
+    QVERIFY(peer >= 2 && mismatch >= 2 && wait >= 1);
     QString error;
     const QByteArray bad = R"({"signatures":[{"id":"y","pattern":"a","symptom":"a/b",)"
                            R"("literals":["a"],"witness":"bystander"}]})";

@@ -726,10 +726,17 @@ void TestIssueBrowser::classifyBoxRanksTheKnownSymptom_data()
     QTest::addColumn<QString>("symptom");
     QTest::addRow("nccl-watchdog-timeout")
         << QStringLiteral("[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught "
-                          "collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, "
+                          "collective operation timeout: WorkNCCL(SeqNum=4117, OpType=ALLREDUCE, "
                           "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600012 "
                           "milliseconds before timing out.")
         << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    // The same timeout on the group's first collective: the group never came up.
+    QTest::addRow("nccl-watchdog-timeout-first-collective")
+        << QStringLiteral("[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught "
+                          "collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, "
+                          "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600012 "
+                          "milliseconds before timing out.")
+        << QStringLiteral("communication-setup/hang-and-timeout");
     QTest::addRow("segfault")
         << QStringLiteral("Segfault in zerocopy collective\nSegmentation fault (core dumped) when "
                           "calling all_gather")
