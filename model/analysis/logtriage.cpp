@@ -375,7 +375,19 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
     f.ranks = witnessed ? worldRanks : blamed;
     const bool known =
         !root.signature.empty() && root.signature != SymptomClassifier::kUncaughtExceptionSignature;
-    if (known) f.conditions.push_back("signature:" + root.signature);
+    // Every signature the root line matched: "NCCL error in: ..., unhandled cuda error" is both
+    // the generic NCCL error and NCCL's failed CUDA call, and a fix rule may name either.
+    if (known) {
+        f.conditions.push_back("signature:" + root.signature);
+        for (const Evidence& e : items) {
+            const std::string condition = "signature:" + e.signature;
+            if (e.path == root.path && e.line == root.line && !e.signature.empty() &&
+                e.signature != SymptomClassifier::kUncaughtExceptionSignature &&
+                std::find(f.conditions.begin(), f.conditions.end(), condition) ==
+                    f.conditions.end())
+                f.conditions.push_back(condition);
+        }
+    }
     if (root.fatal && !known) f.conditions.push_back("unknown_exception");
     if (f.detail.empty()) f.detail = shortText(root.text);
     const std::string who = blamed.empty() ? std::string("the launcher") : formatRanks(blamed);

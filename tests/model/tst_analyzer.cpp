@@ -408,6 +408,7 @@ private Q_SLOTS:
     void hangWithARankThatLeftNothing();
     void logsNameTheRankThatLeftNoTrace();
     void logTimeoutTheTracesDoNotShow();
+    void everySignatureOfTheRootLineChoosesTheFix();
     void firstCollectiveTimeoutsAreTheGroupNotForming_data();
     void firstCollectiveTimeoutsAreTheGroupNotForming();
     void witnessedMismatchExplainsTheStuckCollective();
@@ -2385,6 +2386,39 @@ void TestAnalyzer::logTimeoutTheTracesDoNotShow()
     for (const Finding& f : session->analysis.findings)
         QVERIFY2(f.severity != Severity::Error || f.ranks.empty() || f.ranks == std::vector<int>{1},
                  f.summary.c_str());
+}
+
+// One line can be two messages: PyTorch's "NCCL error in: ..., unhandled cuda error" is the
+// generic NCCL error and NCCL's failed CUDA call. The finding carries both signatures, so the
+// fix rule for the failed CUDA call (versions first) applies, not the generic communication
+// error's first fix (the distributed API usage).
+void TestAnalyzer::everySignatureOfTheRootLineChoosesTheFix()
+{
+    QTemporaryDir dir;
+    const QByteArray failure = "RuntimeError: NCCL error in: "
+                               "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1269, "
+                               "unhandled cuda error, NCCL version 2.14.3";
+    for (int r = 0; r < 2; ++r) {
+        QFile log(dir.filePath(QStringLiteral("rank%1.log").arg(r)));
+        QVERIFY(log.open(QIODevice::WriteOnly));
+        log.write(
+            QStringLiteral("2026-12-01 10:00:0%1,000 INFO rank %1: step 0\n").arg(r).toUtf8());
+        if (r == 1) log.write(failure + "\n");
+    }
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    const auto it = std::find_if(
+        session->analysis.findings.begin(), session->analysis.findings.end(),
+        [&](const Finding& f) { return f.ranks == std::vector<int>{1} && !f.evidence.empty(); });
+    QVERIFY(it != session->analysis.findings.end());
+    QCOMPARE(it->evidence.front().text, failure.toStdString());
+    const auto has = [&](const char* c) {
+        return std::find(it->conditions.begin(), it->conditions.end(), c) != it->conditions.end();
+    };
+    QVERIFY(has("signature:nccl.error-in"));
+    QVERIFY(has("signature:nccl.unhandled-cuda"));
+    QVERIFY(!it->fixPatterns.empty());
+    QCOMPARE(it->fixPatterns.front(), std::string("fix-framework-version"));
 }
 
 void TestAnalyzer::firstCollectiveTimeoutsAreTheGroupNotForming_data()

@@ -330,6 +330,16 @@ void TestWalkthroughs::fixRulesChooseByEvidence()
     QCOMPARE(duplicate.patternIds.value(0), QStringLiteral("fix-device-assignment"));
     const FixChoice rendezvous = book.choose(t, QStringLiteral("setup_failure"), setup, {}, values);
     QCOMPARE(rendezvous.patternIds.value(0), QStringLiteral("fix-communication-configuration"));
+    // NCCL's failed CUDA call is a communication error whose first fix is the versions, not the
+    // distributed API usage that resolved most communication errors in the study.
+    const QString communication =
+        QStringLiteral("training-and-evaluation/program-failure/communication-error");
+    const FixChoice cudaCall =
+        book.choose(t, QStringLiteral("crash"), communication,
+                    {QStringLiteral("signature:nccl.unhandled-cuda")}, values);
+    QCOMPARE(cudaCall.patternIds.value(0), QStringLiteral("fix-framework-version"));
+    QCOMPARE(book.choose(t, QStringLiteral("crash"), communication, {}, values).patternIds.value(0),
+             QStringLiteral("fix-distributed-api-usage"));
     // No rule: the study's most frequent fix for the leaf, and the reason says so.
     const TaxonomyNode* node = t.node(hang);
     QVERIFY(node && !node->fixPatterns.empty());
