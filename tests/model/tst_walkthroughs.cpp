@@ -330,6 +330,14 @@ void TestWalkthroughs::fixRulesChooseByEvidence()
     QCOMPARE(duplicate.patternIds.value(0), QStringLiteral("fix-device-assignment"));
     const FixChoice rendezvous = book.choose(t, QStringLiteral("setup_failure"), setup, {}, values);
     QCOMPARE(rendezvous.patternIds.value(0), QStringLiteral("fix-communication-configuration"));
+    // A backend the build lacks is a set-up failure too, fixed by the backend chosen or the
+    // build installed, not by the rendezvous settings.
+    const FixChoice backend =
+        book.choose(t, QStringLiteral("setup_failure"), setup,
+                    {QStringLiteral("signature:torch.unknown-backend")}, values);
+    QCOMPARE(backend.patternIds, (QStringList{QStringLiteral("fix-communication-configuration"),
+                                              QStringLiteral("fix-framework-installation")}));
+    QVERIFY2(backend.reason.contains(QLatin1String("backend")), qPrintable(backend.reason));
     // NCCL's failed CUDA call is a communication error whose first fix is the versions, not the
     // distributed API usage that resolved most communication errors in the study.
     const QString communication =
