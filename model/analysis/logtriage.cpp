@@ -373,16 +373,17 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
         f.conditions.push_back("message_size_mismatch");
     }
     f.ranks = witnessed ? worldRanks : blamed;
-    const bool known =
-        !root.signature.empty() && root.signature != SymptomClassifier::kUncaughtExceptionSignature;
+    const auto knownSignature = [](const std::string& s) {
+        return !s.empty() && s != SymptomClassifier::kUncaughtExceptionSignature;
+    };
+    const bool known = knownSignature(root.signature);
     // Every signature the root line matched: "NCCL error in: ..., unhandled cuda error" is both
     // the generic NCCL error and NCCL's failed CUDA call, and a fix rule may name either.
     if (known) {
         f.conditions.push_back("signature:" + root.signature);
         for (const Evidence& e : items) {
             const std::string condition = "signature:" + e.signature;
-            if (e.path == root.path && e.line == root.line && !e.signature.empty() &&
-                e.signature != SymptomClassifier::kUncaughtExceptionSignature &&
+            if (e.path == root.path && e.line == root.line && knownSignature(e.signature) &&
                 std::find(f.conditions.begin(), f.conditions.end(), condition) ==
                     f.conditions.end())
                 f.conditions.push_back(condition);

@@ -91,7 +91,7 @@ struct Accumulator {
     QList<CandidateEvidence> evidence;
     bool hasRoot = false;
     bool hasCascade = false;
-    bool pinned = false; // a root line of a signature that pins its stage (Signature::pinsStage)
+    bool pinned = false; // a root line whose hit pins its stage (Signature::pinsStageOf)
 };
 
 double noisyOr(const QMap<QString, double>& weights)
