@@ -143,7 +143,7 @@ Expected expectedFix(const QString& scenario)
         return {kLeafPrefix + QStringLiteral("unexpected-performance/non-convergence"),
                 QStringLiteral("fix-learning-rate")};
     if (scenario == QLatin1String("unused_parameters"))
-        return {kLeafPrefix + QStringLiteral("program-failure/communication-error"),
+        return {kLeafPrefix + QStringLiteral("program-failure/others"),
                 QStringLiteral("fix-distributed-api-usage")};
     // Killed by SIGKILL with no traceback: the OOM killer's signal, so memory use comes first.
     if (scenario == QLatin1String("rank_killed"))
