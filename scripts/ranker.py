@@ -30,7 +30,7 @@ tests/data/classifier/raw_post_words.tsv, also from the words of the report's ra
 environment dumps, code, logs) summaries do not have: learned from summaries alone, the terms
 served summaries better than raw posts. The raw posts cannot be committed (third-party prose), so
 `words` writes what the term model reads in them: per link, the set of taxonomy words
-(taxonomy_words) the program read in the post, with no order and no counts. A raw post's doc has
+(taxonomy_words) and evidence tokens the program read in the post, with no order and no counts. A raw post's doc has
 the leaves and the logit offset (evidence, base rate, stage hint) of its row's summary: the
 offset of the raw text itself would need the text, and the summary keeps the post's error
 lines. Against learning a few reports by heart: a word needs min_reports reports, a leaf keeps
@@ -40,7 +40,10 @@ chosen among TERM_*_GRID by 5-fold cross-validation of the docs' log-likelihood
 ("excerpt", "reporter", "asks") or one project's names ("colossalchat", "centos"), a word must
 also be one the program reads in the taxonomy's own texts (taxonomy_words: descriptions,
 walkthroughs, fix rules, cue patterns and literals, signature patterns): the vocabulary of the
-symptoms, not of our summaries. term_scale is fitted on term scores that are
+symptoms, not of our summaries. Beside the words, the program reports an evidence token ("@" and
+the id) for every signature, cue and frame that counted as evidence in the text; the term model
+weighs these too (learnable), so that a rule whose leaf the labelled reports often disagree with
+(a message the labellers put in another stage) gets a learned correction rather than a hand edit. term_scale is fitted on term scores that are
 out of fold (each row scored by terms learned without its fold). `cv` measures with and without
 the term model in one run, the terms of each fold learned from the docs of the other folds'
 rows only, also with --raw (terms from the other folds' docs, ranking the held-out fold's
@@ -182,13 +185,14 @@ def write_raw_words(rows, folder, rankscope, write):
     links already in the file that these rows do not read again keep their words: the raw posts
     of earlier harvests may no longer be at hand."""
     allowed = taxonomy_words(rankscope)
-    fresh = {link: " ".join(sorted(features(rankscope, text)[2] & allowed))
+    fresh = {link: " ".join(sorted(t for t in features(rankscope, text)[2] if learnable(t, allowed)))
              for _, link, _, text, _ in with_raw_text(rows, folder, False)}
     kept = {link: " ".join(sorted(words)) for link, words in read_raw_words().items()
             if link not in fresh}
     lines = sorted("%s\t%s\n" % kv for kv in {**kept, **fresh}.items())
-    header = ("# link<TAB>the taxonomy words (scripts/ranker.py taxonomy_words) that rankscope "
-              "read in the report's raw first post, in alphabetical order, without the post's "
+    header = ("# link<TAB>the taxonomy words (scripts/ranker.py taxonomy_words) and evidence "
+              "tokens (@rule) that rankscope read in the report's raw first post, in "
+              "alphabetical order, without the post's "
               "word order or counts: what the term model learns from raw posts, which stay "
               "outside the repository. Written by `scripts/ranker.py words LABELLED... --raw DIR "
               "--write`, which adds or rereads the links of the rows given and keeps the others.\n")
@@ -222,6 +226,14 @@ def taxonomy_words(rankscope):
             text = "\n".join(s.replace("\n", " ") for s in json_strings(json.load(f)))
         words |= features(rankscope, text)[2]
     return frozenset(words)
+
+
+def learnable(token, allowed):
+    """Whether the term model may weigh a token the program read: a word of the taxonomy's own
+    texts (allowed, taxonomy_words), or an evidence token ("@" and the id of a rule that counted
+    as evidence, TermModel::evidenceToken), whose weights correct the rule's leaf where the
+    labelled reports disagree with it."""
+    return token in allowed or token.startswith("@")
 
 
 def json_strings(value):
@@ -321,7 +333,7 @@ def learn_terms(docs, p, setting, allowed):
     rounded to 3 decimals, and none that rounds to 0."""
     l2, min_reports, cap = setting
     df = collections.Counter(t for d in docs for t in d.tokens)
-    vocabulary = sorted(t for t, n in df.items() if n >= min_reports and t in allowed)
+    vocabulary = sorted(t for t, n in df.items() if n >= min_reports and learnable(t, allowed))
     if not vocabulary:
         return {}
     model = {}
@@ -690,8 +702,9 @@ def main():
                                 len(docs) - len(rows), os.path.relpath(RAW_WORDS_TSV, ROOT),
                                 current["evidence_scale"], current["stage_scale"],
                                 current["prior_weight"]),
-            "vocabulary": "words of the taxonomy's own texts (%s), %d of them" % (
-                ", ".join(TAXONOMY_TEXTS), len(allowed)),
+            "vocabulary": "words of the taxonomy's own texts (%s), %d of them, and the "
+                          "evidence tokens of its rules (@id)" % (
+                              ", ".join(TAXONOMY_TEXTS), len(allowed)),
             "l2": setting[0], "min_reports": setting[1], "max_terms_per_leaf": setting[2],
             "leaves": model}, args.write)
         return 0

@@ -214,9 +214,9 @@ bool SymptomClassifier::isUnsure(const QList<Candidate>& ranked) const
 
 QStringList SymptomClassifier::termTokens(QByteArrayView text) const
 {
-    const QList<qsizetype> starts = SignatureSet::lineStartsOf(text);
-    return TermModel::tokens(text, starts, proseLineKinds(text, starts),
-                             signatureLinesOf(m_set, m_set.scan(text, starts, false)));
+    QStringList tokens;
+    rankLeaves(text, SignatureSet::lineStartsOf(text), Options{}, &tokens);
+    return tokens;
 }
 
 QList<Candidate> SymptomClassifier::classify(const QByteArray& text, const Options& options) const
@@ -227,6 +227,13 @@ QList<Candidate> SymptomClassifier::classify(const QByteArray& text, const Optio
 QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
                                                   const QList<qsizetype>& lineStarts,
                                                   const Options& options) const
+{
+    return rankLeaves(text, lineStarts, options, nullptr);
+}
+
+QList<Candidate> SymptomClassifier::rankLeaves(QByteArrayView text,
+                                               const QList<qsizetype>& lineStarts,
+                                               const Options& options, QStringList* tokens) const
 {
     const QList<qsizetype> starts =
         lineStarts.isEmpty() ? SignatureSet::lineStartsOf(text) : lineStarts;
@@ -247,6 +254,8 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
     QMap<QString, double> frameMiss; // frame -> product of (1 - w) over its cues, each once
     // (frame, the first line of one of its cues): shown as the context of the frame's leaves.
     QList<std::pair<QString, CandidateEvidence>> frameLines;
+    // The rules that counted as evidence, which the term model reads beside the words.
+    QSet<QString> evidenceIds;
     if (options.useCues) {
         for (const ContextHit& c : m_set.scanContext(text, starts, m_set.frameworks()))
             frameworks.insert(m_set.frameworks()[c.cue].target);
@@ -262,6 +271,7 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
             if (readsProse(c.line) && !framesSeen.contains(c.cue)) {
                 framesSeen.insert(c.cue);
                 const ContextCue& cue = m_set.frames()[c.cue];
+                evidenceIds.insert(cue.id);
                 frameMiss[cue.target] = frameMiss.value(cue.target, 1.0) * (1.0 - cue.weight);
                 const qsizetype end = c.line + 1 < starts.size() ? starts[c.line + 1] : text.size();
                 frameLines.append(
@@ -306,6 +316,7 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
                                   options.ranked && !hits.isEmpty() ? m_ranking.exceptionWeight
                                                                     : kUncaughtExceptionWeight,
                                   {}});
+            evidenceIds.insert(QLatin1String(kUncaughtExceptionSignature));
             anyRoot = true;
         }
     for (const SignatureHit& h : hits) {
@@ -327,6 +338,7 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
             if (!shared) w *= kForeignFrameworkFactor;
         }
         if (w <= 0.0) continue;
+        evidenceIds.insert(s.id);
         Accumulator& acc = bySymptom[s.symptomOf(h.fields)];
         acc.pinned = acc.pinned || s.pinsStageOf(h.fields);
         add(acc,
@@ -475,10 +487,19 @@ QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
             frameLeafMiss[leaf] = frameLeafMiss.value(leaf, 1.0) * it.value();
     for (auto it = frameLeafMiss.cbegin(); it != frameLeafMiss.cend(); ++it)
         contextHint[it.key()] += 1.0 - it.value();
-    // The learned term model reads the words of the lines prose cues read (TermModel::tokens).
+    // The learned term model reads the words of the lines prose cues read (TermModel::tokens)
+    // and the rules that counted as evidence: a rule whose leaf the labelled reports often
+    // disagree with gets a learned correction, as a word does.
+    QStringList termInput;
+    if (options.useCues) {
+        termInput = TermModel::tokens(text, starts, lineKinds, logLines);
+        for (const QString& id : std::as_const(evidenceIds))
+            termInput.append(TermModel::evidenceToken(id));
+        termInput.sort();
+    }
+    if (tokens) *tokens = termInput;
     const QMap<QString, TermModel::LeafScore> termScores =
-        options.useCues ? m_terms.score(TermModel::tokens(text, starts, lineKinds, logLines))
-                        : QMap<QString, TermModel::LeafScore>{};
+        options.useCues ? m_terms.score(termInput) : QMap<QString, TermModel::LeafScore>{};
     QList<std::pair<QString, double>> logits;
     double maxLogit = -1e300;
     for (const QString& leaf : taxonomy.leaves()) {

@@ -124,7 +124,10 @@ public:
     const SignatureSet& signatures() const { return m_set; }
     const RankerParameters& ranking() const { return m_ranking; }
     const TermModel& terms() const { return m_terms; }
-    // The words the term model reads in `text` when classify() ranks it (TermModel::tokens).
+    // What the term model reads in `text` when classify() ranks it: the words (TermModel::tokens)
+    // and, as TermModel::evidenceToken, the id of every signature, cue and frame that counted as
+    // evidence, so that the learned terms can correct a rule whose leaf the labelled reports
+    // disagree with.
     QStringList termTokens(QByteArrayView text) const;
     // Share of the study's fault rows per leaf id (derived from the CSV at construction).
     double prior(const QString& symptom) const { return m_prior.value(symptom); }
@@ -135,6 +138,10 @@ public:
     bool isUnsure(const QList<Candidate>& ranked) const;
 
 private:
+    // classifyLines(), and with `tokens` what the term model read (termTokens()).
+    QList<Candidate> rankLeaves(QByteArrayView text, const QList<qsizetype>& lineStarts,
+                                const Options& options, QStringList* tokens) const;
+
     SignatureSet m_set;
     RankerParameters m_ranking;
     TermModel m_terms;

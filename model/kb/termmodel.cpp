@@ -39,9 +39,19 @@ bool isLetter(char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-// Whether `term` is a word tokens() can produce (terms.json holds no other).
+// Whether `term` is a word tokens() can produce or an evidence token (terms.json holds no
+// other): "@" and a rule id of lower-case letters, digits, '.', '-' and '_'.
 bool isToken(const QString& term)
 {
+    if (term.startsWith(QLatin1Char('@'))) {
+        if (term.size() < 2) return false;
+        for (QChar c : QStringView(term).sliced(1))
+            if (!((c >= QLatin1Char('a') && c <= QLatin1Char('z')) ||
+                  (c >= QLatin1Char('0') && c <= QLatin1Char('9')) || c == QLatin1Char('.') ||
+                  c == QLatin1Char('-') || c == QLatin1Char('_')))
+                return false;
+        return true;
+    }
     if (term.size() < kMinTermLetters || term.size() > kMaxTermLetters) return false;
     for (QChar c : term)
         if (c < QLatin1Char('a') || c > QLatin1Char('z')) return false;

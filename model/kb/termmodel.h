@@ -54,10 +54,15 @@ public:
                               const QList<ReportLine>& lineKinds,
                               const QSet<qsizetype>& signatureLines);
 
+    // The token a rule (a signature, cue or frame id of taxonomy/signatures.json or cues.json)
+    // that counted as evidence adds to a report's words: "@" and the id, e.g.
+    // "@torch.unfinished-reduction". No word starts with "@", so a rule never meets a word.
+    static QString evidenceToken(const QString& ruleId) { return QLatin1Char('@') + ruleId; }
+
     // Parses taxonomy/terms.json ({"schema": "rankscope.terms/2", "leaves": {leaf: {term:
     // weight}}}); false with *error on malformed JSON, another schema (the positive-only weights
     // of rankscope.terms/1 meant a different score), a weight that is not a non-zero number or a
-    // term the tokenizer would not produce.
+    // term that is neither a word the tokenizer would produce nor an evidence token.
     static bool fromJson(const QByteArray& json, TermModel* out, QString* error);
 
     bool isEmpty() const { return m_leaves.isEmpty(); }

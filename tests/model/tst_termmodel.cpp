@@ -16,6 +16,7 @@ class TestTermModel : public QObject {
 private Q_SLOTS:
     void tokensReadOnlyProseAndOutput();
     void tokensOfAWholeReport();
+    void evidenceTokensCorrectARule();
     void scoreIsTheSignedSumOfTheWeights();
     void malformedTablesAreRefused_data();
     void malformedTablesAreRefused();
@@ -84,16 +85,64 @@ void TestTermModel::tokensOfAWholeReport()
                                 ReportLine::Scaffold, ReportLine::Scaffold, ReportLine::Output,
                                 ReportLine::Output, ReportLine::Output, ReportLine::Scaffold}));
     // By hand, from the title and the two output lines ("with" and "most" are stop words).
-    const QStringList expected{QStringLiteral("call"),         QStringLiteral("drops"),
-                               QStringLiteral("last"),         QStringLiteral("recent"),
-                               QStringLiteral("runtimeerror"), QStringLiteral("slow"),
-                               QStringLiteral("stage"),        QStringLiteral("throughput"),
-                               QStringLiteral("traceback"),    QStringLiteral("zero")};
+    const QStringList words{QStringLiteral("call"),         QStringLiteral("drops"),
+                            QStringLiteral("last"),         QStringLiteral("recent"),
+                            QStringLiteral("runtimeerror"), QStringLiteral("slow"),
+                            QStringLiteral("stage"),        QStringLiteral("throughput"),
+                            QStringLiteral("traceback"),    QStringLiteral("zero")};
+    // Beside the words, one evidence token per rule that counted: the out-of-memory line's
+    // signatures are read as rules although their words are not.
+    QStringList expected = words;
+    QSet<QString> rules;
+    SymptomClassifier::Options all;
+    all.maxCandidates = 100;
+    all.maxEvidence = 100;
+    for (const Candidate& c : SymptomClassifier::instance().classify(report, all))
+        for (const CandidateEvidence& e : c.evidence)
+            rules.insert(TermModel::evidenceToken(e.signature));
+    QVERIFY(rules.contains(QStringLiteral("@cuda.oom")));
+    QVERIFY(rules.contains(QStringLiteral("@slow"))); // the prose cue of "RuntimeError: slow"
+    expected.append(QStringList(rules.cbegin(), rules.cend()));
+    expected.sort();
     QCOMPARE(SymptomClassifier::instance().termTokens(report), expected);
     // The words that made a candidate's term score are among them.
     for (const Candidate& c : SymptomClassifier::instance().classify(report))
         for (const TermWeight& t : c.terms)
             QVERIFY2(expected.contains(t.term), qPrintable(t.term));
+}
+
+void TestTermModel::evidenceTokensCorrectARule()
+{
+    // A learned weight on a rule's evidence token moves the leaf the rule names, as a word's
+    // weight does: here it says that reports with "NCCL error in" are set-up failures more often
+    // than the rule's own leaf. Without it the rule's leaf leads.
+    const QString setup = QStringLiteral("communication-setup/setup-failure");
+    TermModel model;
+    QString error;
+    QVERIFY2(TermModel::fromJson(QStringLiteral(R"({"schema": "rankscope.terms/2", "leaves": {
+                     "%1": {"@nccl.error-in": 4.0}}})")
+                                     .arg(setup)
+                                     .toUtf8(),
+                                 &model, &error),
+             qPrintable(error));
+    RankerParameters p;
+    p.termScale = 1.0;
+    const SymptomClassifier with(SignatureSet::builtin(), p, model);
+    const SymptomClassifier without(SignatureSet::builtin(), p);
+    const QByteArray text = "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/"
+                            "ProcessGroupNCCL.cpp:825, unhandled system error, NCCL version "
+                            "2.7.8\n";
+    QVERIFY(with.termTokens(text).contains(QStringLiteral("@nccl.error-in")));
+    QVERIFY(without.classify(text).first().symptom != setup);
+    const Candidate first = with.classify(text).first();
+    QCOMPARE(first.symptom, setup);
+    QCOMPARE(termListText(first.terms), QStringLiteral("+4.00: @nccl.error-in"));
+    // An evidence token is "@" and a rule id; anything else after "@" is refused.
+    QVERIFY(!TermModel::fromJson(R"({"schema": "rankscope.terms/2", "leaves": {
+                 "a": {"@NCCL error": 1.0}}})",
+                                 &model, &error));
+    QVERIFY(!TermModel::fromJson(R"({"schema": "rankscope.terms/2", "leaves": {"a": {"@": 1}}})",
+                                 &model, &error));
 }
 
 void TestTermModel::scoreIsTheSignedSumOfTheWeights()
