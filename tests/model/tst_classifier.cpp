@@ -159,10 +159,26 @@ void TestClassifier::frameworkLines()
     QFETCH(QString, expected);
     QFETCH(QByteArray, line);
     QVERIFY2(Taxonomy::instance().isLeafId(expected), qPrintable(expected));
-    const QList<Candidate> ranked = SymptomClassifier::instance().classify(line);
+    const SymptomClassifier& classifier = SymptomClassifier::instance();
+    const QList<Candidate> ranked = classifier.classify(line);
     QVERIFY(ranked.size() >= 3);
-    QCOMPARE(ranked.first().symptom, expected);
     QVERIFY(!ranked.first().evidence.isEmpty());
+    // A line with no root signature (a teardown that follows another rank's failure) does not
+    // say alone which leaf the report is: the labelled reports quoting NCCL's "Some NCCL
+    // operations have failed or timed out" are communication errors, set-up, preparation and
+    // training hangs. The ranking must then name the line's leaf first or say it is unsure and
+    // hold it among its first three; a line with a root signature names its leaf first.
+    bool anyRoot = false;
+    for (const Candidate& c : ranked)
+        anyRoot = anyRoot || c.hasRoot;
+    if (anyRoot || ranked.first().symptom == expected) {
+        QCOMPARE(ranked.first().symptom, expected);
+    } else {
+        QVERIFY(classifier.isUnsure(ranked));
+        QVERIFY2(ranked.first().symptom == expected || ranked[1].symptom == expected ||
+                     ranked[2].symptom == expected,
+                 qPrintable(ranked.first().symptom));
+    }
     SymptomClassifier::Options logOnly;
     logOnly.useCues = false;
     logOnly.ranked = false;
