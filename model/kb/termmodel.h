@@ -26,10 +26,12 @@ QString termListText(const QList<TermWeight>& terms);
 // The learned lexical part of the ranker: per leaf, signed weights of words, fitted by
 // scripts/ranker.py terms as a multinomial logistic regression on what the rest of the ranker
 // (base rate, evidence, context hint) gets wrong on the labelled reports, L2-regularised, over
-// the words of the taxonomy's own texts only, cut to the largest few per leaf. A report's term
-// score for a leaf is the sum of the weights of the leaf's words the report contains, each word
-// counting once however often it is repeated, so that a long raw post does not outvote a short
-// one by repetition; it enters the leaf's logit as it was fitted (term_scale, about 1).
+// the words of the taxonomy's own texts and the evidence tokens of its rules (evidenceToken: a
+// rule's learned weights correct its leaf where the labelled reports disagree with it), cut to
+// the largest few per leaf. A report's term score for a leaf is the sum of the weights of the
+// leaf's words the report contains, each word counting once however often it is repeated, so
+// that a long raw post does not outvote a short one by repetition; it enters the leaf's logit
+// as it was fitted (term_scale, about 1).
 //
 // The tokenizer is the program's, and the only one: scripts/ranker.py learns from the tokens
 // `rankscope classify --json` prints, never from its own reading of a text.
