@@ -17,37 +17,36 @@ signatures, the cues or the tokenizer.
   scripts/ranker.py eval  LABELLED... [--rankscope build/bin/rankscope] [--split dev]
   (fit, cv and eval also take --raw DIR [--summaries])
 
-The term model (model/kb/termmodel.h): per leaf, signed weights of words; a report's term score
-for a leaf is the sum of the weights of the leaf's words it contains (each once), added to the
-leaf's logit times term_scale. `terms` learns it (learn_terms) as a multinomial logistic
-regression on the ranker's residual: every leaf's logit without terms (the weights of
-taxonomy/ranker.json, temperature 1) is a fixed offset, and the words learn only what base
-rates, evidence and context hints get wrong, for a leaf or against it. It is fitted by L-BFGS
-with an L2 penalty from every row of the labelled files given, whatever the split, each file
-weighing the same: from our own summaries and short error lines, and, for the rows in
-tests/data/classifier/raw_post_words.tsv, also from the words of the report's raw first post
-(rebuild after --write to compile it in). Users paste raw posts, whose words (template headings,
-environment dumps, code, logs) summaries do not have: learned from summaries alone, the terms
-served summaries better than raw posts. The raw posts cannot be committed (third-party prose), so
-`words` writes what the term model reads in them: per link, the set of taxonomy words
-(taxonomy_words) and evidence tokens the program read in the post, with no order and no counts. A raw post's doc has
-the leaves and the logit offset (evidence, base rate, stage hint) of its row's summary: the
-offset of the raw text itself would need the text, and the summary keeps the post's error
-lines. Against learning a few reports by heart: a word needs min_reports reports, a leaf keeps
-the max_terms_per_leaf weights of the largest magnitude, and these two and the L2 penalty are
-chosen among TERM_*_GRID by 5-fold cross-validation of the docs' log-likelihood
-(choose_term_setting; the table is printed). Against learning how we write our summaries
-("excerpt", "reporter", "asks") or one project's names ("colossalchat", "centos"), a word must
-also be one the program reads in the taxonomy's own texts (taxonomy_words: descriptions,
+The term model (model/kb/termmodel.h): per leaf, signed weights of words; a report's term score for
+a leaf is the sum of the weights of the leaf's words it contains (each once), added to the leaf's
+logit times term_scale. `terms` learns it (learn_terms) as a multinomial logistic regression on the
+ranker's residual: every leaf's logit without terms (the weights of taxonomy/ranker.json,
+temperature 1) is a fixed offset, and the words learn only what base rates, evidence and context
+hints get wrong, for a leaf or against it. It is fitted by L-BFGS with an L2 penalty from every row
+of the labelled files given, whatever the split, each file weighing the same: from our own
+summaries and short error lines, and, for the rows in tests/data/classifier/raw_post_words.tsv,
+also from the words of the report's raw first post (rebuild after --write to compile it in). Users
+paste raw posts, whose words (template headings, environment dumps, code, logs) summaries do not
+have: learned from summaries alone, the terms served summaries better than raw posts. The raw posts
+cannot be committed (third-party prose), so `words` writes what the term model reads in them: per
+link, the set of taxonomy words (taxonomy_words) and evidence tokens the program read in the post,
+with no order and no counts. A raw post's doc has the leaves and the logit offset (evidence, base
+rate, stage hint) of its row's summary: the offset of the raw text itself would need the text, and
+the summary keeps the post's error lines. Against learning a few reports by heart: a word needs
+min_reports reports, a leaf keeps the max_terms_per_leaf weights of the largest magnitude, and
+these two and the L2 penalty are chosen among TERM_*_GRID by 5-fold cross-validation of the docs'
+log-likelihood (choose_term_setting; the table is printed). Against learning how we write our
+summaries ("excerpt", "reporter", "asks") or one project's names ("colossalchat", "centos"), a word
+must also be one the program reads in the taxonomy's own texts (taxonomy_words: descriptions,
 walkthroughs, fix rules, cue patterns and literals, signature patterns): the vocabulary of the
 symptoms, not of our summaries. Beside the words, the program reports an evidence token ("@" and
 the id) for every signature, cue and frame that counted as evidence in the text; the term model
-weighs these too (learnable), so that a rule whose leaf the labelled reports often disagree with
-(a message the labellers put in another stage) gets a learned correction rather than a hand edit. term_scale is fitted on term scores that are
-out of fold (each row scored by terms learned without its fold). `cv` measures with and without
-the term model in one run, the terms of each fold learned from the docs of the other folds'
-rows only, also with --raw (terms from the other folds' docs, ranking the held-out fold's
-raw posts).
+weighs these too (learnable), so that a rule whose leaf the labelled reports often disagree with (a
+message the labellers put in another stage) gets a learned correction rather than a hand edit.
+term_scale is fitted on term scores that are out of fold (each row scored by terms learned without
+its fold). `cv` measures with and without the term model in one run, the terms of each fold learned
+from the docs of the other folds' rows only, also with --raw (terms from the other folds' docs,
+ranking the held-out fold's raw posts).
 
 Fitting has three steps. The weights (evidence_scale, stage_scale, prior_weight) maximise the
 log-likelihood of the right leaf over the fitting rows, every labelled file weighing the same in
@@ -185,15 +184,16 @@ def write_raw_words(rows, folder, rankscope, write):
     links already in the file that these rows do not read again keep their words: the raw posts
     of earlier harvests may no longer be at hand."""
     allowed = taxonomy_words(rankscope)
-    fresh = {link: " ".join(sorted(t for t in features(rankscope, text)[2] if learnable(t, allowed)))
+    fresh = {link: " ".join(sorted(t for t in features(rankscope, text)[2]
+                                   if learnable(t, allowed)))
              for _, link, _, text, _ in with_raw_text(rows, folder, False)}
     kept = {link: " ".join(sorted(words)) for link, words in read_raw_words().items()
             if link not in fresh}
     lines = sorted("%s\t%s\n" % kv for kv in {**kept, **fresh}.items())
     header = ("# link<TAB>the taxonomy words (scripts/ranker.py taxonomy_words) and evidence "
               "tokens (@rule) that rankscope read in the report's raw first post, in "
-              "alphabetical order, without the post's "
-              "word order or counts: what the term model learns from raw posts, which stay "
+              "alphabetical order, without the post's word order or counts: what the term "
+              "model learns from raw posts, which stay "
               "outside the repository. Written by `scripts/ranker.py words LABELLED... --raw DIR "
               "--write`, which adds or rereads the links of the rows given and keeps the others.\n")
     if write:
