@@ -93,17 +93,18 @@ int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStre
     const SymptomClassifier& classifier = SymptomClassifier::instance();
     SymptomClassifier::Options options;
     options.maxCandidates = topN;
-    const QList<Candidate> candidates = classifier.classify(text, options);
+    // The words the term model read, so that scripts/ranker.py learns term weights from the
+    // program's own reading of a report (--json).
+    QStringList termTokens;
+    const QList<Candidate> candidates = classifier.classify(text, options, &termTokens);
     const bool unsure = classifier.isUnsure(candidates);
 
     if (parser.isSet(json)) {
         Json list = Json::array();
         for (const Candidate& c : candidates)
             list.push_back(candidateJson(c));
-        // The words the term model read, so that scripts/ranker.py learns term weights from the
-        // program's own reading of a report.
         Json tokens = Json::array();
-        for (const QString& token : classifier.termTokens(text))
+        for (const QString& token : termTokens)
             tokens.push_back(token.toStdString());
         const Json doc = {{"schema", "rankscope.classification/1"},
                           {"unsure", unsure},

@@ -224,6 +224,12 @@ QList<Candidate> SymptomClassifier::classify(const QByteArray& text, const Optio
     return classifyLines(text, SignatureSet::lineStartsOf(text), options);
 }
 
+QList<Candidate> SymptomClassifier::classify(const QByteArray& text, const Options& options,
+                                             QStringList* tokens) const
+{
+    return rankLeaves(text, SignatureSet::lineStartsOf(text), options, tokens);
+}
+
 QList<Candidate> SymptomClassifier::classifyLines(QByteArrayView text,
                                                   const QList<qsizetype>& lineStarts,
                                                   const Options& options) const

@@ -116,6 +116,10 @@ public:
 
     QList<Candidate> classify(const QByteArray& text) const { return classify(text, Options{}); }
     QList<Candidate> classify(const QByteArray& text, const Options& options) const;
+    // The same ranking, also giving in `tokens` what its term model read (termTokens()): for
+    // callers that show both, one scan of the text.
+    QList<Candidate> classify(const QByteArray& text, const Options& options,
+                              QStringList* tokens) const;
     // For callers that already split a log: lineStarts are byte offsets of each line in `text`
     // (e.g. a rank's log in the event store); evidence line numbers index that list (1-based).
     QList<Candidate> classifyLines(QByteArrayView text, const QList<qsizetype>& lineStarts,

@@ -105,6 +105,14 @@ void TestTermModel::tokensOfAWholeReport()
     expected.append(QStringList(rules.cbegin(), rules.cend()));
     expected.sort();
     QCOMPARE(SymptomClassifier::instance().termTokens(report), expected);
+    // A caller showing the ranking and the tokens gets both from one ranking, the same ones.
+    QStringList fromRanking;
+    const QList<Candidate> ranked =
+        SymptomClassifier::instance().classify(report, SymptomClassifier::Options{}, &fromRanking);
+    QCOMPARE(fromRanking, expected);
+    QCOMPARE(ranked.size(), SymptomClassifier::instance().classify(report).size());
+    QCOMPARE(ranked.first().symptom,
+             SymptomClassifier::instance().classify(report).first().symptom);
     // The words that made a candidate's term score are among them.
     for (const Candidate& c : SymptomClassifier::instance().classify(report))
         for (const TermWeight& t : c.terms)
