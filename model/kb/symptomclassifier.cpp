@@ -212,13 +212,6 @@ bool SymptomClassifier::isUnsure(const QList<Candidate>& ranked) const
     return ranked.isEmpty() || ranked.first().probability < m_ranking.unsureBelow;
 }
 
-QStringList SymptomClassifier::termTokens(QByteArrayView text) const
-{
-    QStringList tokens;
-    rankLeaves(text, SignatureSet::lineStartsOf(text), Options{}, &tokens);
-    return tokens;
-}
-
 QList<Candidate> SymptomClassifier::classify(const QByteArray& text, const Options& options) const
 {
     return classifyLines(text, SignatureSet::lineStartsOf(text), options);

@@ -116,8 +116,10 @@ public:
 
     QList<Candidate> classify(const QByteArray& text) const { return classify(text, Options{}); }
     QList<Candidate> classify(const QByteArray& text, const Options& options) const;
-    // The same ranking, also giving in `tokens` what its term model read (termTokens()): for
-    // callers that show both, one scan of the text.
+    // The same ranking, also giving in `tokens` what its term model read: the words
+    // (TermModel::tokens) and, as TermModel::evidenceToken, the id of every signature, cue and
+    // frame that counted as evidence, so that the learned terms can correct a rule whose leaf the
+    // labelled reports disagree with.
     QList<Candidate> classify(const QByteArray& text, const Options& options,
                               QStringList* tokens) const;
     // For callers that already split a log: lineStarts are byte offsets of each line in `text`
@@ -128,11 +130,6 @@ public:
     const SignatureSet& signatures() const { return m_set; }
     const RankerParameters& ranking() const { return m_ranking; }
     const TermModel& terms() const { return m_terms; }
-    // What the term model reads in `text` when classify() ranks it: the words (TermModel::tokens)
-    // and, as TermModel::evidenceToken, the id of every signature, cue and frame that counted as
-    // evidence, so that the learned terms can correct a rule whose leaf the labelled reports
-    // disagree with.
-    QStringList termTokens(QByteArrayView text) const;
     // Share of the study's fault rows per leaf id (derived from the CSV at construction).
     double prior(const QString& symptom) const { return m_prior.value(symptom); }
     // The leaf's base rate among the study's reports of these frameworks (lower-case names as
@@ -142,7 +139,7 @@ public:
     bool isUnsure(const QList<Candidate>& ranked) const;
 
 private:
-    // classifyLines(), and with `tokens` what the term model read (termTokens()).
+    // classifyLines(), and with `tokens` what the term model read.
     QList<Candidate> rankLeaves(QByteArrayView text, const QList<qsizetype>& lineStarts,
                                 const Options& options, QStringList* tokens) const;
 
