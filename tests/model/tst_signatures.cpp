@@ -37,6 +37,7 @@ private Q_SLOTS:
     void everyRule();
     void adviceIsNotAnError_data();
     void adviceIsNotAnError();
+    void hedgedConsequenceIsNoSymptom();
     void linesNameTheirLeaf_data();
     void linesNameTheirLeaf();
     void badDataIsReported();
@@ -172,6 +173,23 @@ void TestSignatures::adviceIsNotAnError()
         QVERIFY2(c.evidence.isEmpty() && c.score == 0.0, qPrintable(c.symptom));
 }
 
+// RCCL warns on every healthy start that a missing kernel option "can lead to system instability
+// or hang": what could happen is not what happened. The line still names NCCL (a frame of what
+// was done), but no hang.
+void TestSignatures::hedgedConsequenceIsNoSymptom()
+{
+    const QByteArray line = "node1:111:111 [0] init.cpp:120 NCCL WARN Missing \"iommu=pt\" from "
+                            "kernel command line which can lead to system instablity or hang!";
+    for (const Candidate& c : SymptomClassifier::instance().classify(line))
+        if (c.symptom.endsWith(QLatin1String("hang")) ||
+            c.symptom.endsWith(QLatin1String("hang-and-timeout")))
+            QVERIFY2(c.evidence.isEmpty(), qPrintable(c.symptom));
+    const QByteArray hang = "NCCL WARN Missing \"iommu=pt\" from kernel command line; the job "
+                            "hangs at the first all_reduce";
+    QCOMPARE(SymptomClassifier::instance().classify(hang).first().symptom,
+             QStringLiteral("training-and-evaluation/unexpected-performance/hang"));
+}
+
 void TestSignatures::linesNameTheirLeaf_data()
 {
     QTest::addColumn<QString>("line");
@@ -179,6 +197,20 @@ void TestSignatures::linesNameTheirLeaf_data()
     QTest::addColumn<QString>("leaf");
     const QString hang = QStringLiteral("training-and-evaluation/unexpected-performance/hang");
     // Horovod's stall inspector names each waiting op with the ranks that did (not) submit it.
+    // Ray's memory monitor kills a task for host RAM: not a CUDA out-of-memory.
+    QTest::addRow("ray-memory-monitor")
+        << QStringLiteral("ray.exceptions.OutOfMemoryError: Task was killed due to the node "
+                          "running low on memory.")
+        << QStringLiteral("ray.memory-monitor-kill")
+        << QStringLiteral("training-and-evaluation/program-failure/memory-issue");
+    QTest::addRow("mpi-init-failed")
+        << QStringLiteral("*** An error occurred in MPI_Init_thread")
+        << QStringLiteral("mpi.init-failed") << QStringLiteral("communication-setup/setup-failure");
+    QTest::addRow("lightning-unused-parameters")
+        << QStringLiteral("RuntimeError: It looks like your LightningModule has parameters that "
+                          "were not used in producing the loss returned by training_step.")
+        << QStringLiteral("torch.unfinished-reduction")
+        << QStringLiteral("training-and-evaluation/program-failure/others");
     QTest::addRow("horovod-op-missing")
         << QStringLiteral("HorovodAllreduce_DistributedAdamOptimizer_Allreduce_conv2d_kernel_0 "
                           "[missing ranks: 1, 3]")
