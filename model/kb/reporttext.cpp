@@ -274,6 +274,29 @@ bool commandShaped(QByteArrayView body)
     return false;
 }
 
+// A source line a Rich traceback (Lightning, NeMo, typer) quotes inside its box: "│   1525 │   #
+// call ..." around the failing line "│ ❱ 1528 │   if ...", after an optional "[rank0]: " prefix.
+// 0: not one; 1: a line of context around the failure; 2: the line that failed.
+int richTracebackSource(QByteArrayView body)
+{
+    static constexpr QByteArrayView kBar = "\xe2\x94\x82";   // U+2502 │
+    static constexpr QByteArrayView kArrow = "\xe2\x9d\xb1"; // U+2771 ❱
+    if (body.startsWith('[')) {                              // "[rank0]: "
+        const qsizetype close = body.indexOf("]:");
+        if (close < 0 || close > 16) return 0;
+        body = body.sliced(close + 2).trimmed();
+    }
+    if (!body.startsWith(kBar)) return 0;
+    body = body.sliced(kBar.size()).trimmed();
+    const bool failed = body.startsWith(kArrow);
+    if (failed) body = body.sliced(kArrow.size()).trimmed();
+    qsizetype digits = 0;
+    while (digits < body.size() && isDigit(body[digits]))
+        ++digits;
+    if (digits == 0 || !body.sliced(digits).trimmed().startsWith(kBar)) return 0;
+    return failed ? 2 : 1;
+}
+
 // Python source: statements, calls, block headers.
 bool sourceShaped(QByteArrayView body, bool inFence)
 {
@@ -397,6 +420,11 @@ QList<ReportLine> reportLineKinds(QByteArrayView text, const QList<qsizetype>& l
                 kind = ReportLine::Import;
             else if (inFence)
                 kind = ReportLine::Output;
+            continue;
+        }
+        // Rich prints the lines around the one that failed; only that one is what happened.
+        if (const int source = richTracebackSource(body); source > 0) {
+            kind = source == 2 ? ReportLine::Output : ReportLine::Code;
             continue;
         }
         while (nextTemplateLine != templateLines.end() && *nextTemplateLine < n)

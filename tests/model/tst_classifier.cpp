@@ -50,6 +50,7 @@ private Q_SLOTS:
     void frameCuesMatchTheirExamples();
     void frameCuesOnLines_data();
     void frameCuesOnLines();
+    void nanCounterIsNoNan();
     void contextHintIsStagePlusFrames();
     void environmentTemplateStatesNoFrame();
     void importFramesAreNotAHang();
@@ -695,6 +696,10 @@ void TestClassifier::proseAndStageRules_data()
                                               "GPUs\n")
                                 << QStringLiteral("training-and-evaluation/program-failure/"
                                                   "checkpoint-unfunctioning");
+    QTest::addRow("never-started-training")
+        << QByteArray("the 2-node job printed its arguments and then hung; it never started "
+                      "training\n")
+        << QStringLiteral("communication-setup/hang-and-timeout");
     QTest::addRow("nccl-init-hang") << QByteArray("all ranks hang at NCCL init with 8 H100s\n")
                                     << QStringLiteral("communication-setup/hang-and-timeout");
     QTest::addRow("before-process-group")
@@ -996,6 +1001,13 @@ void TestClassifier::reportLineKindsOfATemplate()
         {"    from apex.parallel import DistributedDataParallel", K::Import},
         {"RuntimeError: NCCL communicator was aborted", K::Output},
         {"loss: 2.31 at step 10", K::Output},
+        // Rich's boxed traceback: the source around the failing line is code, that line output.
+        {"[rank0]: \xe2\x94\x82   1525 \xe2\x94\x82   # call before the peak memory usage "
+         "increases",
+         K::Code},
+        {"[rank0]: \xe2\x94\x82 \xe2\x9d\xb1 1528 \xe2\x94\x82   if "
+         "self.reducer._rebuild_buckets():",
+         K::Output},
         {"```", K::Scaffold},
         {"```", K::Scaffold}, // a log's "|"-separated progress lines are output, not fields
         {"iteration 20/ 100 | consumed samples: 2560 | lm loss: 2.871E+00", K::Output},
@@ -1205,6 +1217,8 @@ void TestClassifier::frameCuesOnLines_data()
         << QByteArray("loss_scale: 0") << QStringLiteral("saw-wrong-values") << false;
     QTest::addRow("grad-norm-zero")
         << QByteArray("grad_norm: 0.0 on every rank") << QStringLiteral("saw-wrong-values") << true;
+    QTest::addRow("abnormal-loss") << QByteArray("with bf16 on 8 GPUs there is an abnormal loss")
+                                   << QStringLiteral("saw-wrong-values") << true;
     QTest::addRow("prefixed-state-dict")
         << QByteArray("set_model_state_dict fails with an AssertionError")
         << QStringLiteral("did-checkpoint") << true;
@@ -1221,6 +1235,27 @@ void TestClassifier::frameCuesOnLines()
         ++index;
     QVERIFY2(index < set.frames().size(), qPrintable(cue));
     QCOMPARE(frameCueReads(set, index, line), hit);
+}
+
+// Megatron and GPT-NeoX print a count of NaN iterations on every step: "number of nan
+// iterations: 0" is a healthy run's log, not a NaN.
+void TestClassifier::nanCounterIsNoNan()
+{
+    const QByteArray text =
+        "Training from the converted weights\n```\n"
+        "iteration 1/ 100 | lm_loss: 2.275809E+00 | number of skipped iterations: 0 | number of "
+        "nan iterations: 0 |\n```\n";
+    for (const Candidate& c : SymptomClassifier::instance().classify(text))
+        for (const CandidateEvidence& e : c.evidence)
+            QVERIFY2(e.signature != QLatin1String("nan"), qPrintable(e.text));
+    // A NaN the reporter names beside an iteration count still is one.
+    const QByteArray nan = "Training from the converted weights\n"
+                           "some activations become NaN on rank 3 after 200 iterations\n";
+    bool seen = false;
+    for (const Candidate& c : SymptomClassifier::instance().classify(nan))
+        for (const CandidateEvidence& e : c.evidence)
+            seen = seen || e.signature == QLatin1String("nan");
+    QVERIFY(seen);
 }
 
 // A leaf's context hint is its stage's confidence plus the noisy-or of the frames it fits, each
