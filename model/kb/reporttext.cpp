@@ -404,8 +404,9 @@ QList<ReportLine> reportLineKinds(QByteArrayView text, const QList<qsizetype>& l
             block[n] = qsizetype(blocks.size()) - 1;
             ++blocks.back().lines;
         }
-        // A shell command goes on after a line that ends with a backslash.
-        const bool continues = body.endsWith('\\');
+        // A shell command goes on after a line that ends with a backslash (a backtick in
+        // PowerShell, a caret in cmd.exe).
+        const bool continues = body.endsWith('\\') || body.endsWith(" `") || body.endsWith(" ^");
         if (continued) {
             kind = ReportLine::Command;
             continued = continues;

@@ -990,6 +990,9 @@ void TestClassifier::reportLineKindsOfATemplate()
         {"- OS: [e.g. Ubuntu 22.04]", K::Scaffold},
         {"NCCL_DEBUG=INFO torchrun --nnodes 2 --nproc-per-node 8 train.py \\", K::Command},
         {"    --config cfg.yaml", K::Command},
+        {"accelerate launch --multi_gpu train.py `", K::Command}, // PowerShell goes on after "`"
+        {"    --pretrained_model_name_or_path=$ckpt `", K::Command},
+        {"    --save_every_n_epochs=1", K::Command},
         {"```python", K::Scaffold},
         {"model = AutoModel.from_pretrained(path)", K::Code},
         {"# the second node waits here", K::Prose},
@@ -1219,6 +1222,12 @@ void TestClassifier::frameCuesOnLines_data()
         << QByteArray("grad_norm: 0.0 on every rank") << QStringLiteral("saw-wrong-values") << true;
     QTest::addRow("abnormal-loss") << QByteArray("with bf16 on 8 GPUs there is an abnormal loss")
                                    << QStringLiteral("saw-wrong-values") << true;
+    QTest::addRow("during-checkpointing")
+        << QByteArray("the train loop crashes during checkpointing on 2 GPUs")
+        << QStringLiteral("did-checkpoint") << true;
+    QTest::addRow("gradient-checkpointing")
+        << QByteArray("OOM on 8 GPUs even with gradient checkpointing")
+        << QStringLiteral("did-checkpoint") << false;
     QTest::addRow("prefixed-state-dict")
         << QByteArray("set_model_state_dict fails with an AssertionError")
         << QStringLiteral("did-checkpoint") << true;
