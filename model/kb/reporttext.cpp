@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 namespace rankscope {
@@ -274,27 +275,29 @@ bool commandShaped(QByteArrayView body)
     return false;
 }
 
-// A source line a Rich traceback (Lightning, NeMo, typer) quotes inside its box: "│   1525 │   #
-// call ..." around the failing line "│ ❱ 1528 │   if ...", after an optional "[rank0]: " prefix.
-// 0: not one; 1: a line of context around the failure; 2: the line that failed.
-int richTracebackSource(QByteArrayView body)
+// The kind of a source line a Rich traceback (Lightning, NeMo, typer) quotes inside its box,
+// after an optional "[rank0]: " prefix: the lines around the failing one ("│   1525 │   # call
+// ...") are code, the failing one ("│ ❱ 1528 │   if ...") is what happened, as a plain
+// traceback's quoted line. None for any other line.
+std::optional<ReportLine> richTracebackSource(QByteArrayView body)
 {
     static constexpr QByteArrayView kBar = "\xe2\x94\x82";   // U+2502 │
     static constexpr QByteArrayView kArrow = "\xe2\x9d\xb1"; // U+2771 ❱
-    if (body.startsWith('[')) {                              // "[rank0]: "
+    // A rank prefix of torchrun's --tee or of Ray's worker logs.
+    if (body.startsWith('[')) {
         const qsizetype close = body.indexOf("]:");
-        if (close < 0 || close > 16) return 0;
+        if (close < 0 || close > 16) return std::nullopt;
         body = body.sliced(close + 2).trimmed();
     }
-    if (!body.startsWith(kBar)) return 0;
+    if (!body.startsWith(kBar)) return std::nullopt;
     body = body.sliced(kBar.size()).trimmed();
     const bool failed = body.startsWith(kArrow);
     if (failed) body = body.sliced(kArrow.size()).trimmed();
     qsizetype digits = 0;
     while (digits < body.size() && isDigit(body[digits]))
         ++digits;
-    if (digits == 0 || !body.sliced(digits).trimmed().startsWith(kBar)) return 0;
-    return failed ? 2 : 1;
+    if (digits == 0 || !body.sliced(digits).trimmed().startsWith(kBar)) return std::nullopt;
+    return failed ? ReportLine::Output : ReportLine::Code;
 }
 
 // Python source: statements, calls, block headers.
@@ -423,9 +426,8 @@ QList<ReportLine> reportLineKinds(QByteArrayView text, const QList<qsizetype>& l
                 kind = ReportLine::Output;
             continue;
         }
-        // Rich prints the lines around the one that failed; only that one is what happened.
-        if (const int source = richTracebackSource(body); source > 0) {
-            kind = source == 2 ? ReportLine::Output : ReportLine::Code;
+        if (const std::optional<ReportLine> source = richTracebackSource(body)) {
+            kind = *source;
             continue;
         }
         while (nextTemplateLine != templateLines.end() && *nextTemplateLine < n)
