@@ -538,8 +538,7 @@ void TestClassifier::classifyLinesUsesCallerOffsets()
     logOnly.ranked = false;
     const QList<Candidate> c = SymptomClassifier::instance().classifyLines(log, starts, logOnly);
     QVERIFY(!c.isEmpty());
-    QCOMPARE(c.first().symptom,
-             QStringLiteral("training-and-evaluation/program-failure/device-error"));
+    QCOMPARE(c.first().symptom, QStringLiteral("data-and-model-preparation/device-error"));
     QCOMPARE(c.first().evidence.first().line, qsizetype(3));
     QCOMPARE(c.first().evidence.first().signature, QStringLiteral("torch.device-ordinal"));
     QVERIFY(!c.first().evidence.first().text.endsWith(QLatin1Char('\r')));

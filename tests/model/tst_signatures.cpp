@@ -203,6 +203,22 @@ void TestSignatures::linesNameTheirLeaf_data()
                           "running low on memory.")
         << QStringLiteral("ray.memory-monitor-kill")
         << QStringLiteral("training-and-evaluation/program-failure/memory-issue");
+    QTest::addRow("megatron-parallel-group")
+        << QStringLiteral("AssertionError: expert parallel group is not initialized")
+        << QStringLiteral("megatron.parallel-group-uninitialized")
+        << QStringLiteral("communication-setup/setup-failure");
+    QTest::addRow("lightning-cuda-before-fork")
+        << QStringLiteral("RuntimeError: Lightning can't create new processes if CUDA is already "
+                          "initialized.")
+        << QStringLiteral("lightning.cuda-initialized-before-fork")
+        << QStringLiteral("communication-setup/setup-failure");
+    QTest::addRow("orted-missing")
+        << QStringLiteral("bash: orted: command not found") << QStringLiteral("mpi.orte-daemons")
+        << QStringLiteral("communication-setup/setup-failure");
+    QTest::addRow("tensors-not-cuda-dense")
+        << QStringLiteral("RuntimeError: Tensors must be CUDA and dense")
+        << QStringLiteral("torch.tensors-not-cuda-dense")
+        << QStringLiteral("training-and-evaluation/program-failure/device-error");
     QTest::addRow("mpi-init-failed")
         << QStringLiteral("*** An error occurred in MPI_Init_thread")
         << QStringLiteral("mpi.init-failed") << QStringLiteral("communication-setup/setup-failure");
