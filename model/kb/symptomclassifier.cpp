@@ -146,6 +146,7 @@ bool RankerParameters::fromJson(const QByteArray& json, RankerParameters* out, Q
         !number("exception_weight", &r.exceptionWeight, 0.0, 0.95) ||
         !number("secondary_stage_share", &r.secondaryStageShare, 0.0, 1.0) ||
         !number("cross_stage_share", &r.crossStageShare, 0.0, 1.0) ||
+        !number("unstaged_share", &r.unstagedShare, 0.0, 1.0) ||
         !number("term_scale", &r.termScale, 0.0, 100.0) ||
         !number("min_candidates", &minCandidates, 1.0, 38.0))
         return false;
@@ -415,16 +416,27 @@ QList<Candidate> SymptomClassifier::rankLeaves(QByteArrayView text,
     }
 
     // Ranked, every other stage's leaf for the symptom gets a fixed part of it, context or not.
-    if (options.ranked && m_ranking.crossStageShare > 0.0) {
+    // With no stage context at all the text does not say which stage's leaf the symptom is: the
+    // study gives a hang to the setup and the training stage about equally often, and an NCCL
+    // error to set-up failures about as often as to training's communication errors. Only a
+    // message that pins its stage keeps it.
+    const auto crossShareOf = [&](const QString& symptom) {
+        return stageMiss.isEmpty() && m_ranking.unstagedShare >= 0.0 &&
+                       !bySymptom.value(symptom).pinned
+                   ? m_ranking.unstagedShare
+                   : m_ranking.crossStageShare;
+    };
+    if (options.ranked) {
         QSet<QString> stages;
         for (const ContextCue& cue : m_set.stages())
             stages.insert(cue.target);
         for (auto it = evidenced.cbegin(); it != evidenced.cend(); ++it)
             for (const QString& other : std::as_const(stages)) {
                 const QString target = m_set.remap(other, it.key());
-                if (target.isEmpty() || stageOf(it.key()) == other) continue;
+                const double share = crossShareOf(it.key());
+                if (target.isEmpty() || stageOf(it.key()) == other || share <= 0.0) continue;
                 double& t = score[target];
-                t = 1.0 - (1.0 - t) * (1.0 - it.value() * m_ranking.crossStageShare);
+                t = 1.0 - (1.0 - t) * (1.0 - it.value() * share);
                 Accumulator& to = bySymptom[target];
                 for (const CandidateEvidence& e : std::as_const(bySymptom[it.key()].evidence))
                     to.evidence.append(e);

@@ -32,6 +32,8 @@ private Q_SLOTS:
     void scoresAreBounded();
     void classifyLinesUsesCallerOffsets();
     void stageContextMovesHangToSetup();
+    void unstagedHangCountsForEveryStage();
+    void tensorsOnTwoDevicesStayInTraining();
     void secondaryStageReachesTheTopThree();
     void crossStageShareFollowsTheSymptom();
     void stagePinningSignatureKeepsItsStage();
@@ -168,11 +170,18 @@ void TestClassifier::frameworkLines()
     // say alone which leaf the report is: the labelled reports quoting NCCL's "Some NCCL
     // operations have failed or timed out" are communication errors, set-up, preparation and
     // training hangs. The ranking must then name the line's leaf first or say it is unsure and
-    // hold it among its first three; a line with a root signature names its leaf first.
+    // hold it among its first three. A line with a root signature names its leaf first, or,
+    // when the line names no stage and its message does not pin one, its leaf is second behind
+    // the same symptom in another stage (the study files a bare NCCL error under set-up about
+    // as often as under training).
     bool anyRoot = false;
     for (const Candidate& c : ranked)
         anyRoot = anyRoot || c.hasRoot;
-    if (ranked.first().symptom != expected) {
+    const QString& top = ranked.first().symptom;
+    if (top != expected &&
+        SignatureSet::builtin().remap(top.section(QLatin1Char('/'), 0, 0), expected) == top) {
+        QCOMPARE(ranked[1].symptom, expected);
+    } else if (top != expected) {
         QVERIFY2(!anyRoot, qPrintable(ranked.first().symptom));
         QVERIFY(classifier.isUnsure(ranked));
         QVERIFY2(ranked[1].symptom == expected || ranked[2].symptom == expected,
@@ -544,6 +553,50 @@ void TestClassifier::classifyLinesUsesCallerOffsets()
     QVERIFY(!c.first().evidence.first().text.endsWith(QLatin1Char('\r')));
 }
 
+// With nothing in the text that names a stage, a hang is as much the setup stage's as the
+// training stage's; once the text places it in training, the setup leaf keeps only a small part.
+void TestClassifier::unstagedHangCountsForEveryStage()
+{
+    const auto scores = [](const QByteArray& text) {
+        SymptomClassifier::Options all;
+        all.maxCandidates = 38;
+        QHash<QString, double> out;
+        for (const Candidate& c : SymptomClassifier::instance().classify(text, all))
+            out.insert(c.symptom, c.score);
+        return out;
+    };
+    const QString training = QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    const QString setup = QStringLiteral("communication-setup/hang-and-timeout");
+    const QHash<QString, double> unstaged = scores("My script hangs with DDP on 4 GPUs.\n");
+    QVERIFY(unstaged.value(training) > 0.3);
+    QVERIFY(unstaged.value(setup) >= 0.5 * unstaged.value(training));
+    const QHash<QString, double> inTraining =
+        scores("My script hangs with DDP on 4 GPUs after 3 epochs of training.\n");
+    QVERIFY(inTraining.value(training) > 0.3);
+    QVERIFY(inTraining.value(setup) < 0.4 * inTraining.value(training));
+}
+
+// "Expected all tensors to be on the same device" is raised where tensors meet, in a forward or
+// backward pass: the data and the model loaded before it do not make it a preparation failure.
+void TestClassifier::tensorsOnTwoDevicesStayInTraining()
+{
+    const QList<Candidate> ranked = SymptomClassifier::instance().classify(
+        "Loading the dataset works, the model is loaded from the checkpoint, then it fails "
+        "with:\n"
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two "
+        "devices, cuda:0 and cuda:1!\n");
+    qsizetype training = -1, preparation = -1;
+    for (qsizetype i = 0; i < ranked.size(); ++i) {
+        if (ranked[i].symptom ==
+            QLatin1String("training-and-evaluation/program-failure/device-error"))
+            training = i;
+        if (ranked[i].symptom == QLatin1String("data-and-model-preparation/device-error"))
+            preparation = i;
+    }
+    QVERIFY(training >= 0 && training < 3);
+    QVERIFY(preparation < 0 || preparation > training);
+}
+
 void TestClassifier::stageContextMovesHangToSetup()
 {
     const QList<Candidate> c = SymptomClassifier::instance().classify(
@@ -701,6 +754,30 @@ void TestClassifier::proseAndStageRules_data()
         << QStringLiteral("communication-setup/hang-and-timeout");
     QTest::addRow("nccl-init-hang") << QByteArray("all ranks hang at NCCL init with 8 H100s\n")
                                     << QStringLiteral("communication-setup/hang-and-timeout");
+    QTest::addRow("ray-init-hang")
+        << QByteArray("the GRPO script sometimes gets stuck at ray.init on a single node\n")
+        << QStringLiteral("communication-setup/hang-and-timeout");
+    QTest::addRow("freeze-base-form")
+        << QByteArray("the training randomly freeze after a few hundred steps on 8 GPUs\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    QTest::addRow("loss-keeps-increasing")
+        << QByteArray("with 8 GPUs the loss keeps increasing from epoch 3 on\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence");
+    QTest::addRow("training-collapsed")
+        << QByteArray("the model collapsed after 20 epochs with 4 GPUs\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence");
+    QTest::addRow("only-runs-on-one-gpu")
+        << QByteArray("four GPUs are visible but the trainer only runs on one GPU\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/"
+                          "unexpected-parallelization");
+    QTest::addRow("no-overlap")
+        << QByteArray("the gradient allreduce does not overlap with the backward pass under "
+                      "ZeRO-2\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency");
+    // "After multi-GPU training the saved model is incomplete."
+    QTest::addRow("model-save-zh") << QByteArray("多卡训练后模型保存不完整\n")
+                                   << QStringLiteral("training-and-evaluation/program-failure/"
+                                                     "checkpoint-unfunctioning");
     QTest::addRow("before-process-group")
         << QByteArray("the job is stuck before the process group is initialized on 16 GPUs\n")
         << QStringLiteral("communication-setup/hang-and-timeout");
@@ -1192,6 +1269,10 @@ void TestClassifier::frameCuesOnLines_data()
     QTest::addColumn<QByteArray>("line");
     QTest::addColumn<QString>("cue");
     QTest::addColumn<bool>("hit");
+    QTest::addRow("freeze-base-form")
+        << QByteArray("Freeze on infiniband with two nodes") << QStringLiteral("saw-hang") << true;
+    QTest::addRow("pip-freeze") << QByteArray("Output of pip freeze:") << QStringLiteral("saw-hang")
+                                << false;
     QTest::addRow("should-in-prose") << QByteArray("the loss should be lower with 8 GPUs")
                                      << QStringLiteral("saw-not-as-expected") << true;
     // An exception's message says what the program expected, not what the reporter saw.
