@@ -303,6 +303,12 @@ void TestClassifier::rankerParametersAreValidated()
     QCOMPARE(p.crossStageShare, 0.25);
     QVERIFY(!RankerParameters::fromJson(R"({"cross_stage_share": 1.5})", &p, &error));
     QVERIFY(error.contains(QLatin1String("cross_stage_share")));
+    // Absent, the share with no stage context is the cross-stage share.
+    QVERIFY(p.unstagedShare < 0.0);
+    QVERIFY(RankerParameters::fromJson(R"({"unstaged_share": 0.6})", &p, &error));
+    QCOMPARE(p.unstagedShare, 0.6);
+    QVERIFY(!RankerParameters::fromJson(R"({"unstaged_share": -0.5})", &p, &error));
+    QVERIFY(error.contains(QLatin1String("unstaged_share")));
     // The built-in file is what the classifier uses.
     QFile f(QStringLiteral(":/taxonomy/ranker.json"));
     QVERIFY(f.open(QIODevice::ReadOnly));
