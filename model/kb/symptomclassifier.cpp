@@ -150,6 +150,7 @@ bool RankerParameters::fromJson(const QByteArray& json, RankerParameters* out, Q
         !number("term_scale", &r.termScale, 0.0, 100.0) ||
         !number("min_candidates", &minCandidates, 1.0, 38.0))
         return false;
+    if (o.value(QLatin1String("unstaged_share")).isUndefined()) r.unstagedShare = r.crossStageShare;
     r.minCandidates = int(minCandidates);
     *out = r;
     return true;
@@ -420,27 +421,25 @@ QList<Candidate> SymptomClassifier::rankLeaves(QByteArrayView text,
     // study gives a hang to the setup and the training stage about equally often, and an NCCL
     // error to set-up failures about as often as to training's communication errors. Only a
     // message that pins its stage keeps it.
-    const auto crossShareOf = [&](const QString& symptom) {
-        return stageMiss.isEmpty() && m_ranking.unstagedShare >= 0.0 &&
-                       !bySymptom.value(symptom).pinned
-                   ? m_ranking.unstagedShare
-                   : m_ranking.crossStageShare;
-    };
     if (options.ranked) {
         QSet<QString> stages;
         for (const ContextCue& cue : m_set.stages())
             stages.insert(cue.target);
-        for (auto it = evidenced.cbegin(); it != evidenced.cend(); ++it)
+        for (auto it = evidenced.cbegin(); it != evidenced.cend(); ++it) {
+            const double share = stageMiss.isEmpty() && !bySymptom.value(it.key()).pinned
+                                     ? m_ranking.unstagedShare
+                                     : m_ranking.crossStageShare;
+            if (share <= 0.0) continue;
             for (const QString& other : std::as_const(stages)) {
                 const QString target = m_set.remap(other, it.key());
-                const double share = crossShareOf(it.key());
-                if (target.isEmpty() || stageOf(it.key()) == other || share <= 0.0) continue;
+                if (target.isEmpty() || stageOf(it.key()) == other) continue;
                 double& t = score[target];
                 t = 1.0 - (1.0 - t) * (1.0 - it.value() * share);
                 Accumulator& to = bySymptom[target];
                 for (const CandidateEvidence& e : std::as_const(bySymptom[it.key()].evidence))
                     to.evidence.append(e);
             }
+        }
     }
 
     QList<Candidate> out;

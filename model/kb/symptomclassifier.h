@@ -65,8 +65,9 @@ struct RankerParameters {
     // hangs): the study labels the same symptom in different stages from details a text rarely
     // states, so those leaves should follow the symptom into the top three (0: off).
     double crossStageShare = 0.0;
-    // Ranked, that part when the report has no stage context at all (negative: crossStageShare).
-    double unstagedShare = -1.0;
+    // Ranked, that part when the report has no stage context at all (absent from the file:
+    // cross_stage_share).
+    double unstagedShare = 0.0;
     // The weight of the learned term model's score (taxonomy/terms.json) in a leaf's logit.
     double termScale = 0.0;
     int minCandidates = 3;

@@ -304,7 +304,7 @@ void TestClassifier::rankerParametersAreValidated()
     QVERIFY(!RankerParameters::fromJson(R"({"cross_stage_share": 1.5})", &p, &error));
     QVERIFY(error.contains(QLatin1String("cross_stage_share")));
     // Absent, the share with no stage context is the cross-stage share.
-    QVERIFY(p.unstagedShare < 0.0);
+    QCOMPARE(p.unstagedShare, p.crossStageShare);
     QVERIFY(RankerParameters::fromJson(R"({"unstaged_share": 0.6})", &p, &error));
     QCOMPARE(p.unstagedShare, 0.6);
     QVERIFY(!RankerParameters::fromJson(R"({"unstaged_share": -0.5})", &p, &error));
