@@ -17,7 +17,7 @@ const Cli::Command kCommands[] = {
     {"taxonomy", "taxonomy [--json] [--node NODE-ID | --walkthrough PATTERN-ID]",
      "print the study's fault taxonomy and fix patterns, one node, or one fix walkthrough",
      runTaxonomyCommand},
-    {"classify", "classify [FILE|-] [--json] [--top N]",
+    {"classify", "classify [FILE|-] [--json | --jsonl] [--top N]",
      "rank the study's symptoms for an issue report or log", runClassifyCommand},
     {"issues", "issues import FILE|DIR | issues search QUERY [--json]",
      "import issue reports, or search the study's and imported issues", runIssuesCommand},

@@ -46,6 +46,55 @@ Json candidateJson(const Candidate& c)
             {"evidence", evidence}};
 }
 
+Json classificationJson(const SymptomClassifier& classifier, const QList<Candidate>& candidates,
+                        const QStringList& termTokens)
+{
+    Json list = Json::array();
+    for (const Candidate& c : candidates)
+        list.push_back(candidateJson(c));
+    Json tokens = Json::array();
+    for (const QString& token : termTokens)
+        tokens.push_back(token.toStdString());
+    return {{"schema", "rankscope.classification/1"},
+            {"unsure", classifier.isUnsure(candidates)},
+            {"unsure_below", classifier.ranking().unsureBelow},
+            {"tokens", tokens},
+            {"candidates", list}};
+}
+
+// --jsonl: many reports in one process (scripts/ranker.py ranks thousands; loading the rules and
+// the term model once per report costs more than ranking it). Every input line is one report as
+// a JSON string; every output line is its classification, compact, in the same order. A line
+// that is not a JSON string gets an error object in its place, so the lines stay aligned.
+int classifyJsonLines(QFile& file, int topN, QTextStream& out)
+{
+    const SymptomClassifier& classifier = SymptomClassifier::instance();
+    SymptomClassifier::Options options;
+    options.maxCandidates = topN;
+    int lineNumber = 0;
+    for (;;) {
+        const QByteArray line = file.readLine();
+        if (line.isEmpty()) break; // the end of the input (a blank line still holds its '\n')
+        ++lineNumber;
+        if (line.trimmed().isEmpty()) continue;
+        const Json in = Json::parse(line.constData(), line.constData() + line.size(), nullptr,
+                                    /*allow_exceptions=*/false);
+        if (!in.is_string()) {
+            out << QString::fromStdString(Json{
+                       {"error", "line " + std::to_string(lineNumber) + " is not a JSON string"}}
+                                              .dump())
+                << "\n";
+            continue;
+        }
+        QStringList termTokens;
+        const QList<Candidate> candidates = classifier.classify(
+            QByteArray::fromStdString(in.get<std::string>()), options, &termTokens);
+        out << QString::fromStdString(classificationJson(classifier, candidates, termTokens).dump())
+            << "\n";
+    }
+    return Cli::Success;
+}
+
 } // namespace
 
 int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStream& err)
@@ -62,7 +111,12 @@ int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStre
         QStringLiteral("N"), QStringLiteral("5"));
     const QCommandLineOption help(QStringList{QStringLiteral("h"), QStringLiteral("help")},
                                   QStringLiteral("Show this help."));
+    const QCommandLineOption jsonLines(
+        QStringLiteral("jsonl"),
+        QStringLiteral("Read one report per line, each a JSON string, and print one compact "
+                       "classification JSON per line, in order."));
     parser.addOption(json);
+    parser.addOption(jsonLines);
     parser.addOption(top);
     parser.addOption(help);
     if (!parser.parse(arguments)) return Cli::usageError(err, parser.errorText());
@@ -88,6 +142,7 @@ int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStre
         err << "rankscope: cannot read '" << path << "': " << file.errorString() << "\n";
         return Cli::Unreadable;
     }
+    if (parser.isSet(jsonLines)) return classifyJsonLines(file, topN, out);
     const QByteArray text = Cli::readInput(file, err);
 
     const SymptomClassifier& classifier = SymptomClassifier::instance();
@@ -100,18 +155,9 @@ int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStre
     const bool unsure = classifier.isUnsure(candidates);
 
     if (parser.isSet(json)) {
-        Json list = Json::array();
-        for (const Candidate& c : candidates)
-            list.push_back(candidateJson(c));
-        Json tokens = Json::array();
-        for (const QString& token : termTokens)
-            tokens.push_back(token.toStdString());
-        const Json doc = {{"schema", "rankscope.classification/1"},
-                          {"unsure", unsure},
-                          {"unsure_below", classifier.ranking().unsureBelow},
-                          {"tokens", tokens},
-                          {"candidates", list}};
-        out << QString::fromStdString(doc.dump(2)) << "\n";
+        out << QString::fromStdString(
+                   classificationJson(classifier, candidates, termTokens).dump(2))
+            << "\n";
         return Cli::Success;
     }
     if (candidates.isEmpty()) {

@@ -5,7 +5,7 @@ model (taxonomy/terms.json). Python 3 and numpy (python3-numpy).
 The classifier scores every leaf as
     logit = (prior_weight * log(base rate | frameworks) + evidence_scale * evidence
              + stage_scale * stage hint + term_scale * term score) / temperature
-and takes a softmax (model/kb/symptomclassifier.cpp). `rankscope classify --json` reports the
+and takes a softmax (model/kb/symptomclassifier.cpp). `rankscope classify --jsonl` reports the
 inputs of every candidate (base_rate, score, stage_hint) and the words its term model read in the
 text (tokens), so this script reads them from the program itself and never re-implements the
 signatures, the cues or the tokenizer.
@@ -184,9 +184,10 @@ def write_raw_words(rows, folder, rankscope, write):
     links already in the file that these rows do not read again keep their words: the raw posts
     of earlier harvests may no longer be at hand."""
     allowed = taxonomy_words(rankscope)
-    fresh = {link: " ".join(sorted(t for t in features(rankscope, text)[2]
-                                   if learnable(t, allowed)))
-             for _, link, _, text, _ in with_raw_text(rows, folder, False)}
+    raw = with_raw_text(rows, folder, False)
+    read = features_of_all(rankscope, [text for _, _, _, text, _ in raw])
+    fresh = {link: " ".join(sorted(t for t in tokens if learnable(t, allowed)))
+             for (_, link, _, _, _), (_, _, tokens) in zip(raw, read)}
     kept = {link: " ".join(sorted(words)) for link, words in read_raw_words().items()
             if link not in fresh}
     lines = sorted("%s\t%s\n" % kv for kv in {**kept, **fresh}.items())
@@ -208,12 +209,22 @@ def write_raw_words(rows, folder, rankscope, write):
 def features(rankscope, text):
     """{leaf: (evidence, base_rate, stage_hint)} for every leaf in the program's order, the
     program's candidates, and the words its term model read (a frozenset)."""
-    out = subprocess.run([rankscope, "classify", "--json", "--top", str(LEAVES), "-"],
-                         input=text.encode("utf-8"), capture_output=True, check=True)
-    doc = json.loads(out.stdout)
-    feats = {c["symptom"]: (c["score"], c["base_rate"], c["stage_hint"])
-             for c in doc["candidates"]}
-    return feats, doc["candidates"], frozenset(doc["tokens"])
+    return features_of_all(rankscope, [text])[0]
+
+
+def features_of_all(rankscope, texts):
+    """features() of every text, from one run of the program (`classify --jsonl`: loading the
+    rules and the term model costs more than ranking a report)."""
+    lines = "".join(json.dumps(text) + "\n" for text in texts)
+    out = subprocess.run([rankscope, "classify", "--jsonl", "--top", str(LEAVES)],
+                         input=lines.encode("utf-8"), capture_output=True, check=True)
+    docs = [json.loads(line) for line in out.stdout.decode("utf-8").splitlines()]
+    if len(docs) != len(texts) or any("error" in doc for doc in docs):
+        sys.exit("rankscope classify --jsonl answered %d lines for %d texts" % (len(docs),
+                                                                               len(texts)))
+    return [({c["symptom"]: (c["score"], c["base_rate"], c["stage_hint"])
+              for c in doc["candidates"]}, doc["candidates"], frozenset(doc["tokens"]))
+            for doc in docs]
 
 
 def taxonomy_words(rankscope):
@@ -592,8 +603,8 @@ def evaluate(rows, rankscope, label):
     misses, scored = [], []
     with open(RANKER_JSON, encoding="utf-8") as f:
         threshold = json.load(f)["unsure_below"]
-    for split, link, leaves, text, _ in rows:
-        _, candidates, _ = features(rankscope, text)
+    read = features_of_all(rankscope, [text for _, _, _, text, _ in rows])
+    for (split, link, leaves, text, _), (_, candidates, _) in zip(rows, read):
         ranked = [c["symptom"] for c in candidates]
         n += 1
         top1 += ranked[0] in leaves
@@ -661,6 +672,10 @@ def main():
         if text not in cache:
             cache[text] = features(args.rankscope, text)
         return cache[text]
+
+    # Every row's summary in one run of the program.
+    unread = list(dict.fromkeys(r[3] for r in rows))
+    cache.update(zip(unread, features_of_all(args.rankscope, unread)))
 
     if args.action == "words":
         if not args.raw:

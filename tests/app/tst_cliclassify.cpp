@@ -17,6 +17,7 @@ class TestCliClassify : public QObject {
 private Q_SLOTS:
     void classifyJson();
     void classifyStdinIsUnsure();
+    void classifyJsonLines();
     void issuesSearchSuggestsLeaves();
     void classifyText();
     void classifyErrors_data();
@@ -98,6 +99,45 @@ void TestCliClassify::classifyJson()
     const double last = leaves.last()[QLatin1String("probability")].toDouble();
     QVERIFY(last > 0.0 && last < 0.001);
     QVERIFY(qAbs(last * 1000.0 - std::round(last * 1000.0)) > 1e-6);
+}
+
+// --jsonl ranks many reports in one process: one output line per input line, in order, each the
+// document --json prints for that report alone; a line that is not a JSON string gets an error
+// object in its place, and a blank line is skipped.
+void TestCliClassify::classifyJsonLines()
+{
+    const QList<QByteArray> reports = {
+        "Segmentation fault (core dumped)\n", "epoch 1 done\nepoch 2 done\n",
+        "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB\n\"quoted\" line\n"};
+    QByteArray input;
+    for (const QByteArray& r : reports)
+        input += QJsonDocument(QJsonArray{QString::fromUtf8(r)})
+                     .toJson(QJsonDocument::Compact)
+                     .sliced(1)
+                     .chopped(1) +
+                 "\n";
+    input += "\n{\"text\": 1}\n";
+    const CliRun batch = runCli({QStringLiteral("classify"), QStringLiteral("--jsonl"),
+                                 QStringLiteral("--top"), QStringLiteral("4")},
+                                input);
+    QCOMPARE(batch.exitCode, 0);
+    const QList<QByteArray> lines = batch.out.trimmed().split('\n');
+    QCOMPARE(lines.size(), reports.size() + 1);
+    for (qsizetype i = 0; i < reports.size(); ++i) {
+        const CliRun single =
+            runCli({QStringLiteral("classify"), QStringLiteral("-"), QStringLiteral("--json"),
+                    QStringLiteral("--top"), QStringLiteral("4")},
+                   reports[i]);
+        QCOMPARE(single.exitCode, 0);
+        const QJsonObject one = QJsonDocument::fromJson(single.out).object();
+        const QJsonObject many = QJsonDocument::fromJson(lines[i]).object();
+        QVERIFY(!one.isEmpty());
+        QCOMPARE(many, one);
+        QCOMPARE(many[QLatin1String("candidates")].toArray().size(), 4);
+    }
+    const QJsonObject error = QJsonDocument::fromJson(lines.last()).object();
+    QCOMPARE(error[QLatin1String("error")].toString(),
+             QStringLiteral("line 5 is not a JSON string"));
 }
 
 // Nothing in the text is evidence: still a ranked guess, said to be one.
