@@ -145,6 +145,7 @@ bool RankerParameters::fromJson(const QByteArray& json, RankerParameters* out, Q
         !number("temperature", &r.temperature, 0.05, 100.0) ||
         !number("exception_weight", &r.exceptionWeight, 0.0, 0.95) ||
         !number("secondary_stage_share", &r.secondaryStageShare, 0.0, 1.0) ||
+        !number("leading_stage_share", &r.leadingStageShare, 0.0, 1.0) ||
         !number("cross_stage_share", &r.crossStageShare, 0.0, 1.0) ||
         !number("unstaged_share", &r.unstagedShare, 0.0, 1.0) ||
         !number("term_scale", &r.termScale, 0.0, 100.0) ||
@@ -403,7 +404,8 @@ QList<Candidate> SymptomClassifier::rankLeaves(QByteArrayView text,
             // stage than at the symptom's own stage ("hangs" with only setup context moves
             // whole; with training context as strong as the setup context it stays).
             const double own = 1.0 - stageMiss.value(stageOf(symptom), 1.0);
-            const double share = std::clamp((stageConfidence - own) / stageConfidence, 0.0, 1.0);
+            const double share = std::clamp((stageConfidence - own) / stageConfidence, 0.0, 1.0) *
+                                 (options.ranked ? m_ranking.leadingStageShare : 1.0);
             const double moved = score[symptom] * share;
             double& t = score[target];
             t = 1.0 - (1.0 - t) * (1.0 - moved);

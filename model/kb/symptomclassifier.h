@@ -60,6 +60,11 @@ struct RankerParameters {
     // context is clearly stronger than the symptom's own stage but does not lead (0: only the
     // leading stage moves a symptom).
     double secondaryStageShare = 0.0;
+    // Ranked, the part of a symptom's evidence that the report's leading stage moves to that
+    // stage's leaf (unranked: all of it). The stage also raises that leaf through its context
+    // hint, so moving all of it counted one stage cue twice: a hang said beside "init" became a
+    // set-up hang at 0.996.
+    double leadingStageShare = 1.0;
     // Ranked, the part of a symptom's evidence every other stage gets as its own leaf whatever
     // the report's context says (a hang also counts a little for the setup and preparation
     // hangs): the study labels the same symptom in different stages from details a text rarely

@@ -33,6 +33,7 @@ private Q_SLOTS:
     void classifyLinesUsesCallerOffsets();
     void stageContextMovesHangToSetup();
     void unstagedHangCountsForEveryStage();
+    void leadingStageMovesPartOfASymptom();
     void tensorsOnTwoDevicesStayInTraining();
     void secondaryStageReachesTheTopThree();
     void crossStageShareFollowsTheSymptom();
@@ -309,6 +310,11 @@ void TestClassifier::rankerParametersAreValidated()
     QCOMPARE(p.unstagedShare, 0.6);
     QVERIFY(!RankerParameters::fromJson(R"({"unstaged_share": -0.5})", &p, &error));
     QVERIFY(error.contains(QLatin1String("unstaged_share")));
+    QCOMPARE(p.leadingStageShare, 1.0);
+    QVERIFY(RankerParameters::fromJson(R"({"leading_stage_share": 0.5})", &p, &error));
+    QCOMPARE(p.leadingStageShare, 0.5);
+    QVERIFY(!RankerParameters::fromJson(R"({"leading_stage_share": 1.2})", &p, &error));
+    QVERIFY(error.contains(QLatin1String("leading_stage_share")));
     // The built-in file is what the classifier uses.
     QFile f(QStringLiteral(":/taxonomy/ranker.json"));
     QVERIFY(f.open(QIODevice::ReadOnly));
@@ -580,6 +586,44 @@ void TestClassifier::unstagedHangCountsForEveryStage()
         scores("My script hangs with DDP on 4 GPUs after 3 epochs of training.\n");
     QVERIFY(inTraining.value(training) > 0.3);
     QVERIFY(inTraining.value(setup) < 0.4 * inTraining.value(training));
+}
+
+// A hang said beside a set-up cue ranks the set-up hang first, but the cue also raises that leaf
+// through its context hint: the leading stage moves only leading_stage_share of the hang, so the
+// training hang keeps more of its evidence than when all of it moved. Unranked, as log analysis
+// reads it, the stage still moves the whole symptom.
+void TestClassifier::leadingStageMovesPartOfASymptom()
+{
+    const QByteArray text = "The job hangs at init_process_group when I start it on 4 GPUs.\n";
+    const QString training = QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    const QString setup = QStringLiteral("communication-setup/hang-and-timeout");
+    const auto ranked = [&](double share) {
+        RankerParameters ranking = SymptomClassifier::instance().ranking();
+        ranking.leadingStageShare = share;
+        SymptomClassifier::Options all;
+        all.maxCandidates = 38;
+        const QList<Candidate> out =
+            SymptomClassifier(SignatureSet::builtin(), ranking).classify(text, all);
+        QHash<QString, Candidate> bySymptom;
+        for (const Candidate& c : out)
+            bySymptom.insert(c.symptom, c);
+        return std::pair{out.first().symptom, bySymptom};
+    };
+    const double shipped = SymptomClassifier::instance().ranking().leadingStageShare;
+    QVERIFY(shipped > 0.0 && shipped < 1.0);
+    const auto [firstWhole, whole] = ranked(1.0);
+    const auto [firstPart, part] = ranked(shipped);
+    QCOMPARE(firstWhole, setup);
+    QCOMPARE(firstPart, setup);
+    QVERIFY(part.value(training).score > whole.value(training).score + 0.05);
+    QVERIFY(part.value(setup).score < whole.value(setup).score);
+    QVERIFY(part.value(setup).probability < whole.value(setup).probability);
+
+    SymptomClassifier::Options unranked;
+    unranked.ranked = false;
+    const QList<Candidate> matched = SymptomClassifier::instance().classify(text, unranked);
+    QVERIFY(!matched.isEmpty());
+    QCOMPARE(matched.first().symptom, setup);
 }
 
 // "Expected all tensors to be on the same device" is raised where tensors meet, in a forward or
