@@ -824,6 +824,10 @@ void TestClassifier::proseAndStageRules_data()
         << QByteArray("the gradient allreduce does not overlap with the backward pass under "
                       "ZeRO-2\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency");
+    QTest::addRow("speed-lower-than-single")
+        << QByteArray("with multi_gpu_model on 2 GPUs the speed is up to 50% lower than with a "
+                      "single GPU\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency");
     // "After multi-GPU training the saved model is incomplete."
     QTest::addRow("model-save-zh") << QByteArray("多卡训练后模型保存不完整\n")
                                    << QStringLiteral("training-and-evaluation/program-failure/"

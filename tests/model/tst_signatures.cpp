@@ -215,6 +215,22 @@ void TestSignatures::linesNameTheirLeaf_data()
     QTest::addRow("orted-missing")
         << QStringLiteral("bash: orted: command not found") << QStringLiteral("mpi.orte-daemons")
         << QStringLiteral("communication-setup/setup-failure");
+    // DTensor's missing sharding rule, and the same error as Ray Train wraps it.
+    QTest::addRow("dtensor-no-sharding-strategy")
+        << QStringLiteral("Operator aten.select.int does not have a sharding strategy registered.")
+        << QStringLiteral("py.not-implemented")
+        << QStringLiteral("training-and-evaluation/program-failure/not-implemented-error");
+    QTest::addRow("ray-wrapped-not-implemented")
+        << QStringLiteral("ray.exceptions.RayTaskError(NotImplementedError): "
+                          "ray::_RayTrainWorker__execute.get_next() (pid=1555)")
+        << QStringLiteral("py.not-implemented")
+        << QStringLiteral("training-and-evaluation/program-failure/not-implemented-error");
+    QTest::addRow("hub-read-timeout")
+        << QStringLiteral(
+               "requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='huggingface.co', "
+               "port=443): Read timed out. (read timeout=10)")
+        << QStringLiteral("py.download")
+        << QStringLiteral("data-and-model-preparation/download-error");
     QTest::addRow("tensors-not-cuda-dense")
         << QStringLiteral("RuntimeError: Tensors must be CUDA and dense")
         << QStringLiteral("torch.tensors-not-cuda-dense")
