@@ -737,6 +737,9 @@ def main():
             evaluate([r for r in rows if r[0] == split], args.rankscope, split)
         return 0
 
+    # The raw posts (with --raw) in one run of the program too.
+    unread = list(dict.fromkeys(r[3] for r in rows if r[3] not in cache))
+    cache.update(zip(unread, features_of_all(args.rankscope, unread)))
     train = [r for r in rows if (r[0] == args.split if args.split else
                                  r[0] != "dev" or "dev" in calibrate)]
     if not train:
