@@ -673,15 +673,15 @@ def main():
             cache[text] = features(args.rankscope, text)
         return cache[text]
 
-    # Every row's summary in one run of the program.
-    unread = list(dict.fromkeys(r[3] for r in rows))
-    cache.update(zip(unread, features_of_all(args.rankscope, unread)))
-
     if args.action == "words":
         if not args.raw:
             sys.exit("words reads the raw first posts: give --raw DIR")
         write_raw_words(rows, args.raw, args.rankscope, args.write)
         return 0
+
+    # Every row's summary in one run of the program.
+    unread = list(dict.fromkeys(r[3] for r in rows))
+    cache.update(zip(unread, features_of_all(args.rankscope, unread)))
 
     # The term model learns from every labelled row's summary and its raw post's words (in
     # RAW_WORDS_TSV), whatever its split (out of fold in fit and cv: they leave out the docs of

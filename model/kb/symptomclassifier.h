@@ -62,8 +62,8 @@ struct RankerParameters {
     double secondaryStageShare = 0.0;
     // Ranked, the part of a symptom's evidence that the report's leading stage moves to that
     // stage's leaf (unranked: all of it). The stage also raises that leaf through its context
-    // hint, so moving all of it counted one stage cue twice: a hang said beside "init" became a
-    // set-up hang at 0.996.
+    // hint, so moving all of it counted one stage cue twice ("my DDP script hangs on 4 GPUs,
+    // nothing is printed after the model summary" was a set-up hang at 0.996).
     double leadingStageShare = 1.0;
     // Ranked, the part of a symptom's evidence every other stage gets as its own leaf whatever
     // the report's context says (a hang also counts a little for the setup and preparation
