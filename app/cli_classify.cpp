@@ -66,11 +66,9 @@ Json classificationJson(const SymptomClassifier& classifier, const QList<Candida
 // the term model once per report costs more than ranking it). Every input line is one report as
 // a JSON string; every output line is its classification, compact, in the same order. A line
 // that is not a JSON string gets an error object in its place, so the lines stay aligned.
-int classifyJsonLines(QFile& file, int topN, QTextStream& out)
+int classifyJsonLines(QFile& file, const SymptomClassifier& classifier,
+                      const SymptomClassifier::Options& options, QTextStream& out)
 {
-    const SymptomClassifier& classifier = SymptomClassifier::instance();
-    SymptomClassifier::Options options;
-    options.maxCandidates = topN;
     int lineNumber = 0;
     for (;;) {
         const QByteArray line = file.readLine();
@@ -142,12 +140,12 @@ int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStre
         err << "rankscope: cannot read '" << path << "': " << file.errorString() << "\n";
         return Cli::Unreadable;
     }
-    if (parser.isSet(jsonLines)) return classifyJsonLines(file, topN, out);
-    const QByteArray text = Cli::readInput(file, err);
-
     const SymptomClassifier& classifier = SymptomClassifier::instance();
     SymptomClassifier::Options options;
     options.maxCandidates = topN;
+    if (parser.isSet(jsonLines)) return classifyJsonLines(file, classifier, options, out);
+    const QByteArray text = Cli::readInput(file, err);
+
     // The words the term model read, so that scripts/ranker.py learns term weights from the
     // program's own reading of a report (--json).
     QStringList termTokens;
