@@ -59,6 +59,7 @@ bool parseContext(const QJsonArray& array, const QString& targetKey, QList<Conte
         cue.name = o.value(QLatin1String("name")).toString();
         cue.weight = o.value(QLatin1String("weight")).toDouble(1.0);
         cue.readsNegation = !o.value(QLatin1String("negated")).toString().isEmpty();
+        cue.readsCommands = o.value(QLatin1String("commands")).toBool(false);
         cue.literals = literalsOf(o.value(QLatin1String("literals")), true);
         if (cue.literals.isEmpty()) {
             *error = QStringLiteral("context cue '%1' has no literals").arg(cue.id);

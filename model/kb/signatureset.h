@@ -20,6 +20,10 @@ struct ContextCue {
     QList<QByteArray> literals; // lower-case
     double weight = 0.0;
     bool readsNegation = false; // a negated match does not count (SignatureSet::affirmedMatch)
+    // Whether a stage cue reads shell commands: how many hosts a launcher joins says how the job
+    // was set up, but the MASTER_ADDR or pip install every reproduction's commands carry does not
+    // say when it failed.
+    bool readsCommands = false;
 };
 
 struct SignatureHit {

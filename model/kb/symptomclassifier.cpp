@@ -23,6 +23,10 @@ constexpr double kCascadeWithRootFactor = 0.5;
 constexpr double kForeignFrameworkFactor = 0.6;
 // Issue titles state the symptom the reporter sees.
 constexpr double kTitleCueFactor = 1.4;
+// A stage named in the program's output says how far the run got, and a log walks through every
+// stage it passed ("Loading dataset" before a crash in the first step), so it counts for less
+// than the reporter saying when it failed.
+constexpr double kOutputStageFactor = 0.5;
 // Unranked, the prior only breaks ties: the largest leaf share (~0.13) moves a score by ~0.001.
 constexpr double kPriorFactor = 0.01;
 // CandidateEvidence quotes a line, not a minified blob.
@@ -262,9 +266,15 @@ QList<Candidate> SymptomClassifier::rankLeaves(QByteArrayView text,
         for (const ContextHit& c : m_set.scanContext(text, starts, m_set.frameworks()))
             frameworks.insert(m_set.frameworks()[c.cue].target);
         for (const ContextHit& c : m_set.scanContext(text, starts, m_set.stages())) {
-            if (c.line < lineKinds.size() && !readsAsContext(lineKinds[c.line])) continue;
             const ContextCue& cue = m_set.stages()[c.cue];
-            stageMiss[cue.target] = stageMiss.value(cue.target, 1.0) * (1.0 - cue.weight);
+            if (c.line < lineKinds.size() &&
+                (!readsAsContext(lineKinds[c.line]) ||
+                 (lineKinds[c.line] == ReportLine::Command && !cue.readsCommands)))
+                continue;
+            const double w = c.line < lineKinds.size() && lineKinds[c.line] == ReportLine::Output
+                                 ? cue.weight * kOutputStageFactor
+                                 : cue.weight;
+            stageMiss[cue.target] = stageMiss.value(cue.target, 1.0) * (1.0 - w);
         }
         // A frame is what the reporter says was done or seen: read where prose cues read. It is
         // said or not: a phrase repeated over the lines of a log says it no more.

@@ -42,6 +42,8 @@ private Q_SLOTS:
     void pastedCodeIsNotASymptom();
     void proseAndStageRules_data();
     void proseAndStageRules();
+    void commandsGiveOnlyTheSetupTheyDescribe();
+    void outputStageContextCountsLess();
     void checkpointCueSkipsBenignLines();
     void environmentTemplateIsNotPackageContext();
     // Raw first posts: template scaffolding, environment dumps, code (model/kb/reporttext).
@@ -995,6 +997,21 @@ void TestClassifier::proseAndStageRules_data()
         << QByteArray("parameters after DDP training on 2 GPUs do not match local training\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/"
                           "unexpected-intermediate-result");
+    // When the run was when it stalled: steps that ran, hours of training, the backward pass.
+    QTest::addRow("stuck-after-running-steps")
+        << QByteArray("Job gets stuck when scaling to 16 nodes\n"
+                      "With 8 nodes it works, but with 16 nodes it is stuck after running 5 "
+                      "steps.\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    QTest::addRow("timeout-during-backward-after-hours")
+        << QByteArray("NCCL timeout with ZeRO-3 on my custom dataset\n"
+                      "faced an nccl timeout during backward after 1:30 hours of training\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    // "一张卡在跑" is one card running, not "stuck at" (卡在).
+    QTest::addRow("one-card-running-zh")
+        << QByteArray("用4张卡训练，但是只有一张卡在跑，其他卡都是空闲\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/"
+                          "unexpected-parallelization");
     QTest::addRow("tensor-rank") << QByteArray("RuntimeError: 'weight' must be 2-D\n")
                                  << QStringLiteral(
                                         "training-and-evaluation/program-failure/tensor-mismatch");
@@ -1025,6 +1042,54 @@ void TestClassifier::environmentTemplateIsNotPackageContext()
     QCOMPARE(packageHint(environment), 0.0);
     QVERIFY(packageHint(environment + "ImportError: libcudart.so.11.0: cannot open shared "
                                       "object file\n") >= 0.5);
+}
+
+// Stage context from what the job's commands carry: the hosts a launcher joins say how the job
+// was set up, MASTER_ADDR and MASTER_PORT (in every launch line) do not say it failed at set-up.
+void TestClassifier::commandsGiveOnlyTheSetupTheyDescribe()
+{
+    const auto setupHint = [](const QByteArray& text) {
+        SymptomClassifier::Options all;
+        all.maxCandidates = 38;
+        for (const Candidate& c : SymptomClassifier::instance().classify(text, all))
+            if (c.symptom == QLatin1String("communication-setup/setup-failure")) return c.stageHint;
+        return -1.0;
+    };
+    const QByteArray complaint = "The loss is NaN on 8 GPUs\n```bash\n";
+    const QByteArray single = "MASTER_ADDR=10.0.0.1 MASTER_PORT=29500 torchrun "
+                              "--nproc_per_node 8 train.py\n```\n";
+    const QByteArray twoNodes = "MASTER_ADDR=10.0.0.1 MASTER_PORT=29500 torchrun "
+                                "--nproc_per_node 8 --nnodes 2 train.py\n```\n";
+    const double frameOnly = setupHint(complaint + "```\n");
+    QVERIFY(frameOnly >= 0.0);
+    QCOMPARE(setupHint(complaint + single), frameOnly);
+    QVERIFY(setupHint(complaint + twoNodes) > frameOnly + 0.1);
+    // The same words said by the reporter are set-up context.
+    QVERIFY(setupHint("The loss is NaN on 8 GPUs after init_process_group with MASTER_ADDR\n") >
+            frameOnly + 0.1);
+}
+
+// A log walks through every stage it passed: its "Loading dataset" lines are weaker stage context
+// than the reporter saying the data was being loaded.
+void TestClassifier::outputStageContextCountsLess()
+{
+    const auto prepHint = [](const QByteArray& text) {
+        SymptomClassifier::Options all;
+        all.maxCandidates = 38;
+        for (const Candidate& c : SymptomClassifier::instance().classify(text, all))
+            if (c.symptom == QLatin1String("data-and-model-preparation/data-loading-failure"))
+                return c.stageHint;
+        return -1.0;
+    };
+    const double inOutput = prepHint("Fine-tuning on 4 GPUs crashes\n```\n"
+                                     "[INFO] Loading dataset alpaca.json...\n"
+                                     "Segmentation fault (core dumped)\n```\n");
+    const double inProse = prepHint("Fine-tuning on 4 GPUs crashes while loading the dataset\n"
+                                    "Segmentation fault (core dumped)\n");
+    const double none = prepHint("Fine-tuning on 4 GPUs crashes\n"
+                                 "Segmentation fault (core dumped)\n");
+    QVERIFY2(none < inOutput && inOutput < inProse,
+             qPrintable(QStringLiteral("%1 %2 %3").arg(none).arg(inOutput).arg(inProse)));
 }
 
 void TestClassifier::proseAndStageRules()
