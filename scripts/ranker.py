@@ -14,6 +14,7 @@ signatures, the cues or the tokenizer.
   scripts/ranker.py terms LABELLED... [--rankscope build/bin/rankscope] [--folds 5] [--write]
   scripts/ranker.py fit   LABELLED... [--rankscope build/bin/rankscope] [--split S] [--write]
   scripts/ranker.py cv    LABELLED... [--rankscope build/bin/rankscope] [--folds 5]
+  scripts/ranker.py calibrate LABELLED... [--raw DIR] [--calibrate SPLITS] [--write]
   scripts/ranker.py eval  LABELLED... [--rankscope build/bin/rankscope] [--split dev]
   (fit, cv and eval also take --raw DIR [--summaries])
 
@@ -63,6 +64,13 @@ top-1 / top-3 of the calibration rows, each ranked with the weights fitted witho
 their reliability table. Folds are fixed by the link's MD5, so every run splits alike. Evaluation
 prints a reliability table (first candidate's probability in bins against how often it was right)
 per split.
+
+`calibrate` refits only the temperature and "unsure" of taxonomy/ranker.json, keeping every
+other weight and the compiled term model, on the calibration rows as the program ranks them (term
+scores included, all in sample): for reports the weights and the terms were not fitted on (a newer
+harvest's raw posts), so that its stated probabilities match how often it is right today without refitting the
+weights on a few hundred reports. The ranking does not change (the temperature divides every
+logit); its fitted_on says what was recalibrated on which rows.
 
 LABELLED is a TSV of `split<TAB>link<TAB>leaf id<TAB>text` rows (` | ` in the text is a line
 break; lines starting with # are comments; `a|b` in the leaf field lists every leaf the labeller
@@ -631,6 +639,36 @@ def evaluate(rows, rankscope, label):
         print("  miss %s: %s, ranked %s" % (link, leaf, ", ".join(got)))
 
 
+def calibrate_only(rows, calibrate, current, args):
+    """Refit the temperature and "unsure" on the rows of the calibration splits as the program
+    ranks them, term scores included, each split weighing the same."""
+    rows = [r for r in rows if r[0] in calibrate]
+    if not rows:
+        sys.exit("no calibration rows (split %s)" % args.calibrate)
+    per_split = collections.Counter(r[0] for r in rows)
+    read = features_of_all(args.rankscope, [r[3] for r in rows])
+    items = [Item(leaves, {c["symptom"]: (c["score"], c["base_rate"], c["stage_hint"],
+                                          c["term_score"]) for c in candidates},
+                  1.0 / per_split[split], link, tokens, link)
+             for (split, link, leaves, _, _), (_, candidates, tokens) in zip(rows, read)]
+    p = dict(current)
+    before = loglik(items, p)[0]
+    p["temperature"] = max(TEMPERATURE_GRID, key=lambda t: loglik(items, dict(p, temperature=t))[0])
+    guesses = first_guesses(items, p)
+    p["unsure_below"] = max(UNSURE_GRID, key=lambda t: (
+        sum(w for conf, right, w in guesses if (conf >= t) == right), -abs(t - 0.5)))
+    print("calibrated on %d '%s' rows: weighted mean log-likelihood %.3f at temperature %g, "
+          "%.3f at %g; unsure below %.2f (was %.2f)" % (
+              len(items), args.calibrate, before, current["temperature"], loglik(items, p)[0],
+              p["temperature"], p["unsure_below"], current["unsure_below"]))
+    p["fitted_on"] = "%s; then temperature and unsure_below recalibrated, every other weight and " \
+        "the term model kept, on the %d '%s' %sreports of %s" % (
+            current["fitted_on"].split("; then temperature")[0], len(items), args.calibrate,
+            "raw first posts of the " if args.raw else "", ", ".join(
+                os.path.relpath(path, ROOT) for path in args.labelled))
+    write_json(RANKER_JSON, p, args.write)
+
+
 def write_json(path, doc, write):
     text = json.dumps(doc, indent=1) + "\n"
     if write:
@@ -644,7 +682,7 @@ def write_json(path, doc, write):
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("action", choices=["fit", "cv", "eval", "terms", "words"])
+    parser.add_argument("action", choices=["fit", "cv", "eval", "terms", "words", "calibrate"])
     parser.add_argument("labelled", nargs="+")
     parser.add_argument("--rankscope", default=os.path.join(ROOT, "build", "bin", "rankscope"))
     parser.add_argument("--split", help="only rows of this split (fit: default all but 'dev')")
@@ -735,6 +773,11 @@ def main():
         splits = [args.split] if args.split else sorted({r[0] for r in rows})
         for split in splits:
             evaluate([r for r in rows if r[0] == split], args.rankscope, split)
+        return 0
+
+    if args.action == "calibrate":
+        with open(RANKER_JSON, encoding="utf-8") as f:
+            calibrate_only(rows, calibrate, json.load(f), args)
         return 0
 
     # The raw posts (with --raw) in one run of the program too.
