@@ -1012,6 +1012,12 @@ void TestClassifier::proseAndStageRules_data()
         << QByteArray("用4张卡训练，但是只有一张卡在跑，其他卡都是空闲\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/"
                           "unexpected-parallelization");
+    // A launcher's environment variable the job cannot find ("cannot find RANK_ID").
+    QTest::addRow("rank-id-missing-zh") << QByteArray("yoloV8的八卡训练找不到RANK_ID\n")
+                                        << QStringLiteral("communication-setup/setup-failure");
+    QTest::addRow("only-single-gpu")
+        << QByteArray("Multi-GPU training fails: the wrapper only supports single GPU training\n")
+        << QStringLiteral("training-and-evaluation/program-failure/not-implemented-error");
     QTest::addRow("tensor-rank") << QByteArray("RuntimeError: 'weight' must be 2-D\n")
                                  << QStringLiteral(
                                         "training-and-evaluation/program-failure/tensor-mismatch");
