@@ -348,10 +348,13 @@ QRegularExpressionMatch SignatureSet::affirmedMatch(const QRegularExpression& re
     return {};
 }
 
-QString SignatureSet::stripAdvice(const QString& line) const
+QString SignatureSet::textToMatch(const QString& line) const
 {
-    if (m_advice.pattern().isEmpty() || !line.contains(m_advice)) return line.trimmed();
-    return QString(line).remove(m_advice).trimmed();
+    // Only "**": "__" is also Python's dunder (__init__), a single "*" or "_" a glob or a name.
+    const QString plain =
+        line.contains(QLatin1String("**")) ? QString(line).remove(QStringLiteral("**")) : line;
+    if (m_advice.pattern().isEmpty() || !plain.contains(m_advice)) return plain.trimmed();
+    return QString(plain).remove(m_advice).trimmed();
 }
 
 QList<SignatureHit> SignatureSet::scan(QByteArrayView text, const QList<qsizetype>& lineStarts,
@@ -384,7 +387,7 @@ QList<SignatureHit> SignatureSet::scan(const LineSource& lines, qsizetype proseL
                 auto it = decoded.find(line);
                 if (it == decoded.end())
                     it = decoded.insert(
-                        line, stripAdvice(QString::fromUtf8(regexBytes(lines.line(line)))));
+                        line, textToMatch(QString::fromUtf8(regexBytes(lines.line(line)))));
                 const QRegularExpressionMatch m = affirmedMatch(s.regex, *it, s.readsNegation());
                 if (!m.hasMatch()) continue;
                 SignatureHit hit;
@@ -422,7 +425,7 @@ QList<ContextHit> SignatureSet::scanContext(QByteArrayView text, const QList<qsi
         int found = 0;
         for (qsizetype line : candidates[size_t(c)]) {
             if (!affirmedMatch(cues[c].regex,
-                               stripAdvice(QString::fromUtf8(regexBytes(lines.line(line)))),
+                               textToMatch(QString::fromUtf8(regexBytes(lines.line(line)))),
                                cues[c].readsNegation)
                      .hasMatch())
                 continue;

@@ -70,9 +70,10 @@ public:
     QStringList messageFrameworks(const QString& symptom) const;
     static constexpr const char* kGenericMessages = "any framework (generic Python/CUDA/OS errors)";
 
-    // Removes advice text ("run with NCCL_DEBUG=INFO for details", "CUDA_LAUNCH_BLOCKING=1")
-    // so that it never counts as the error it mentions.
-    QString stripAdvice(const QString& line) const;
+    // The line as rules read it: without advice text ("run with NCCL_DEBUG=INFO for details",
+    // "CUDA_LAUNCH_BLOCKING=1"), so that it never counts as the error it mentions, and without
+    // markdown's bold markers, so that "50% **LOWER** than with one GPU" reads "lower than".
+    QString textToMatch(const QString& line) const;
 
     // All hits in `text`; lineStarts holds the byte offset of every line (computed when empty).
     // Cues are skipped unless withCues; they only read the first kProseBytes (a report's prose

@@ -42,6 +42,7 @@ private Q_SLOTS:
     void pastedCodeIsNotASymptom();
     void proseAndStageRules_data();
     void proseAndStageRules();
+    void markdownBoldIsReadThrough();
     void commandsGiveOnlyTheSetupTheyDescribe();
     void outputStageContextCountsLess();
     void checkpointCueSkipsBenignLines();
@@ -1048,6 +1049,24 @@ void TestClassifier::environmentTemplateIsNotPackageContext()
     QCOMPARE(packageHint(environment), 0.0);
     QVERIFY(packageHint(environment + "ImportError: libcudart.so.11.0: cannot open shared "
                                       "object file\n") >= 0.5);
+}
+
+// Markdown's bold markers do not hide a prose cue, and the evidence quotes the words without them.
+void TestClassifier::markdownBoldIsReadThrough()
+{
+    const QList<Candidate> ranked = SymptomClassifier::instance().classify(
+        "DDP throughput question\nThe speed with 4 GPUs is 50% **LOWER** than with a single "
+        "GPU\n");
+    QCOMPARE(ranked.first().symptom,
+             QStringLiteral("training-and-evaluation/unexpected-performance/low-efficiency"));
+    bool slowCue = false;
+    for (const CandidateEvidence& e : ranked.first().evidence)
+        if (e.signature == QLatin1String("slow")) {
+            slowCue = true;
+            QCOMPARE(e.line, 2);
+            QVERIFY2(!e.text.contains(QLatin1String("**")), qPrintable(e.text));
+        }
+    QVERIFY(slowCue);
 }
 
 // Stage context from what the job's commands carry: the hosts a launcher joins say how the job
