@@ -67,10 +67,11 @@ per split.
 
 `calibrate` refits only the temperature and "unsure" of taxonomy/ranker.json, keeping every
 other weight and the compiled term model, on the calibration rows as the program ranks them (term
-scores included, all in sample): for reports the weights and the terms were not fitted on (a newer
-harvest's raw posts), so that its stated probabilities match how often it is right today without refitting the
-weights on a few hundred reports. The ranking does not change (the temperature divides every
-logit); its fitted_on says what was recalibrated on which rows.
+scores included, all in sample): for reports the weights and the terms were not fitted on (a
+newer harvest's raw posts), so that the stated probabilities match how often the first candidate
+is right today without refitting the weights on a few hundred reports. The ranking does not
+change (the temperature divides every logit). fitted_on keeps what it said and replaces only an
+earlier recalibration's clause with one naming the rows.
 
 LABELLED is a TSV of `split<TAB>link<TAB>leaf id<TAB>text` rows (` | ` in the text is a line
 break; lines starting with # are comments; `a|b` in the leaf field lists every leaf the labeller
@@ -661,11 +662,16 @@ def calibrate_only(rows, calibrate, current, args):
           "%.3f at %g; unsure below %.2f (was %.2f)" % (
               len(items), args.calibrate, before, current["temperature"], loglik(items, p)[0],
               p["temperature"], p["unsure_below"], current["unsure_below"]))
-    p["fitted_on"] = "%s; then temperature and unsure_below recalibrated, every other weight and " \
-        "the term model kept, on the %d '%s' %sreports of %s" % (
-            current["fitted_on"].split("; then temperature")[0], len(items), args.calibrate,
-            "raw first posts of the " if args.raw else "", ", ".join(
-                os.path.relpath(path, ROOT) for path in args.labelled))
+    clause = "; then temperature and unsure_below recalibrated"
+    kept = current["fitted_on"]
+    start = kept.find(clause)
+    if start >= 0:  # an earlier recalibration's clause gives way; later notes stay
+        end = kept.find("; then ", start + len(clause))
+        kept = kept[:start] + (kept[end:] if end >= 0 else "")
+    p["fitted_on"] = "%s%s, every other weight and the term model kept, on the %d '%s' %sreports " \
+        "of %s" % (kept, clause, len(items), args.calibrate,
+                   "raw first posts of the " if args.raw else "",
+                   ", ".join(os.path.relpath(path, ROOT) for path in args.labelled))
     write_json(RANKER_JSON, p, args.write)
 
 
