@@ -1019,6 +1019,17 @@ void TestClassifier::proseAndStageRules_data()
     QTest::addRow("only-single-gpu")
         << QByteArray("Multi-GPU training fails: the wrapper only supports single GPU training\n")
         << QStringLiteral("training-and-evaluation/program-failure/not-implemented-error");
+    // A model the parallel engine was to split, replicated instead.
+    QTest::addRow("model-not-split")
+        << QByteArray("Tensor parallel with 4 GPUs: the per-GPU memory is the same\n"
+                      "The engine did not split the model, it launches four identical models on "
+                      "four gpus\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/"
+                          "unexpected-parallelization");
+    QTest::addRow("model-not-split-zh")
+        << QByteArray("ColossalAI Gemini 例子\n单卡和多卡并行显存占用没区别\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/"
+                          "unexpected-parallelization");
     QTest::addRow("tensor-rank") << QByteArray("RuntimeError: 'weight' must be 2-D\n")
                                  << QStringLiteral(
                                         "training-and-evaluation/program-failure/tensor-mismatch");
