@@ -1030,6 +1030,10 @@ void TestClassifier::proseAndStageRules_data()
         << QByteArray("ColossalAI Gemini 例子\n单卡和多卡并行显存占用没区别\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/"
                           "unexpected-parallelization");
+    // Every card gets the same data (同一份数据), trained over again.
+    QTest::addRow("same-data-zh") << QByteArray("多卡训练\n每张卡拿到的是同一份数据，重复训练\n")
+                                  << QStringLiteral("data-and-model-preparation/"
+                                                    "data-partition-error");
     QTest::addRow("tensor-rank") << QByteArray("RuntimeError: 'weight' must be 2-D\n")
                                  << QStringLiteral(
                                         "training-and-evaluation/program-failure/tensor-mismatch");
