@@ -1034,6 +1034,11 @@ void TestClassifier::proseAndStageRules_data()
     QTest::addRow("same-data-zh") << QByteArray("多卡训练\n每张卡拿到的是同一份数据，重复训练\n")
                                   << QStringLiteral("data-and-model-preparation/"
                                                     "data-partition-error");
+    // An inference engine being built is the model's preparation, not training.
+    QTest::addRow("engine-build-nccl")
+        << QByteArray("Building a vLLM engine with tensor_parallel_size 2 fails with an NCCL "
+                      "unhandled system error while a single-GPU engine starts fine.\n")
+        << QStringLiteral("data-and-model-preparation/communication-error");
     QTest::addRow("tensor-rank") << QByteArray("RuntimeError: 'weight' must be 2-D\n")
                                  << QStringLiteral(
                                         "training-and-evaluation/program-failure/tensor-mismatch");
