@@ -259,6 +259,20 @@ Field fieldShape(QByteArrayView body)
 bool commandShaped(QByteArrayView body)
 {
     if (body.startsWith("$ ") || body.startsWith("#!")) return true;
+    // A prompt the reporter copied with the command ("(env) user@host:~/dir$ torchrun ...",
+    // "root@node1:/work# mpirun ...", "[user@host dir]$ ..."): what follows it was typed.
+    QByteArrayView prompt = body;
+    if (prompt.startsWith('(')) {
+        const qsizetype close = prompt.indexOf(") ");
+        if (close > 0) prompt = prompt.sliced(close + 2);
+    }
+    const qsizetype space = prompt.startsWith('[') ? prompt.indexOf("]") : prompt.indexOf(' ');
+    if (space > 1 && prompt.first(space).contains('@')) {
+        const qsizetype end = prompt.startsWith('[') ? space + 1 : space - 1;
+        if (end < prompt.size() && (prompt[end] == '$' || prompt[end] == '#') &&
+            end + 2 < prompt.size() && prompt[end + 1] == ' ')
+            return true;
+    }
     for (const char* tool : {"python", "python3", "torchrun", "deepspeed", "accelerate", "mpirun",
                              "mpiexec", "horovodrun", "srun", "sbatch", "pip", "pip3", "conda",
                              "docker", "nvidia-smi", "git", "export", "sudo"})

@@ -1233,6 +1233,12 @@ void TestClassifier::reportLineKindsOfATemplate()
         {"accelerate launch --multi_gpu train.py `", K::Command}, // PowerShell goes on after "`"
         {"    --pretrained_model_name_or_path=$ckpt `", K::Command},
         {"    --save_every_n_epochs=1", K::Command},
+        // A copied prompt and what was typed after it.
+        {"root@node1:/work/bench# mpirun -np 2 -H 10.0.0.1:1,localhost:1 python train.py",
+         K::Command},
+        {"(venv) user@gpu-box:~/proj$ torchrun --nproc_per_node 4 train.py", K::Command},
+        {"[user@login01 run]$ sbatch job.sh", K::Command},
+        {"Contact: admin@example.com # not a prompt", K::Prose},
         {"```python", K::Scaffold},
         {"model = AutoModel.from_pretrained(path)", K::Code},
         {"# the second node waits here", K::Prose},
