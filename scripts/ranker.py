@@ -542,20 +542,26 @@ def out_of_fold(items, calibration, current, docs, folds, setup):
     return plain, termed
 
 
-def fit(items, calibration, current, docs, folds, setup):
+def fit_calibration(scored):
+    """(temperature, unsure_below) for scored calibration items, (item, weights it is ranked
+    with) pairs: the temperature of the highest weighted log-likelihood, and "unsure" as the
+    threshold that makes "the first guess is probably wrong" right for the most reports (by
+    weight)."""
+    temperature = max(TEMPERATURE_GRID, key=lambda t: sum(
+        loglik([c], dict(q, temperature=t))[0] * c.weight for c, q in scored))
+    guesses = [g for c, q in scored
+               for g in first_guesses([c], dict(q, temperature=temperature))]
+    unsure = max(UNSURE_GRID, key=lambda t: (
+        sum(w for conf, right, w in guesses if (conf >= t) == right), -abs(t - 0.5)))
+    return temperature, unsure
+
+
+def fit(items, calibration_items, current, docs, folds, setup):
     best = fit_weights(items, current)
     p = fit_term_scale(terms_out_of_fold(docs, items, folds, "", best[1], setup), best[1])
-    # The temperature that makes the probabilities honest on calibration rows the weights and
-    # the terms were not fitted on.
-    scored = out_of_fold(items, calibration, current, docs, folds, setup)[1]
-    p["temperature"] = max(TEMPERATURE_GRID, key=lambda t: sum(
-        loglik([c], dict(q, temperature=t))[0] * c.weight for c, q in scored))
-    # "Unsure" should mean "the first guess is probably wrong": the threshold that makes that
-    # statement right for the most calibration reports (by weight).
-    guesses = [g for c, q in scored
-               for g in first_guesses([c], dict(q, temperature=p["temperature"]))]
-    p["unsure_below"] = max(UNSURE_GRID, key=lambda t: (
-        sum(w for conf, right, w in guesses if (conf >= t) == right), -abs(t - 0.5)))
+    # Calibrated on rows the weights and the terms were not fitted on.
+    p["temperature"], p["unsure_below"] = fit_calibration(
+        out_of_fold(items, calibration_items, current, docs, folds, setup)[1])
     return p, best[0]
 
 
@@ -654,10 +660,7 @@ def calibrate_only(rows, calibrate, current, args):
              for (split, link, leaves, _, _), (_, candidates, tokens) in zip(rows, read)]
     p = dict(current)
     before = loglik(items, p)[0]
-    p["temperature"] = max(TEMPERATURE_GRID, key=lambda t: loglik(items, dict(p, temperature=t))[0])
-    guesses = first_guesses(items, p)
-    p["unsure_below"] = max(UNSURE_GRID, key=lambda t: (
-        sum(w for conf, right, w in guesses if (conf >= t) == right), -abs(t - 0.5)))
+    p["temperature"], p["unsure_below"] = fit_calibration([(item, current) for item in items])
     print("calibrated on %d '%s' rows: weighted mean log-likelihood %.3f at temperature %g, "
           "%.3f at %g; unsure below %.2f (was %.2f)" % (
               len(items), args.calibrate, before, current["temperature"], loglik(items, p)[0],
@@ -723,56 +726,15 @@ def main():
         write_raw_words(rows, args.raw, args.rankscope, args.write)
         return 0
 
-    # Every row's summary in one run of the program.
-    unread = list(dict.fromkeys(r[3] for r in rows))
-    cache.update(zip(unread, features_of_all(args.rankscope, unread)))
-
-    # The term model learns from every labelled row's summary and its raw post's words (in
-    # RAW_WORDS_TSV), whatever its split (out of fold in fit and cv: they leave out the docs of
-    # the fold they score). Every labelled file weighs the same in total; a row's raw post
-    # weighs as its summary.
-    doc_sources = collections.Counter(r[4] for r in rows)
-    raw_words = read_raw_words()
-    docs = []
-    for _, link, leaves, text, source in rows:
-        feats, _, tokens = read(text)
-        weight = len(rows) / (len(doc_sources) * doc_sources[source])
-        docs.append(Doc(leaves, tokens, link, feats, weight))
-        if link in raw_words:
-            docs.append(Doc(leaves, raw_words[link], link, feats, weight))
-    if args.action == "terms":
-        if args.raw:
-            sys.exit("terms learns from the summaries and the raw posts' words (`words`); "
-                     "--raw is for words, fit, cv and eval")
-        with open(RANKER_JSON, encoding="utf-8") as f:
-            current = json.load(f)
-        allowed = taxonomy_words(args.rankscope)
-        setting = choose_term_setting(docs, current, allowed, args.folds)
-        model = learn_terms(docs, current, setting, allowed)
-        per_source = collections.Counter(r[4] for r in rows)
-        write_json(TERMS_JSON, {
-            "schema": TERMS_SCHEMA,
-            "learned_from": "%d labelled reports (our summaries and short error lines) of %s, "
-                            "and the words of %d of their raw first posts (%s), "
-                            "on the residual of the ranker's weights evidence_scale %g, "
-                            "stage_scale %g, prior_weight %g" % (
-                                len(rows), ", ".join("%s (%d)" % kv
-                                                     for kv in sorted(per_source.items())),
-                                len(docs) - len(rows), os.path.relpath(RAW_WORDS_TSV, ROOT),
-                                current["evidence_scale"], current["stage_scale"],
-                                current["prior_weight"]),
-            "vocabulary": "words of the taxonomy's own texts (%s), %d of them, and the "
-                          "evidence tokens of its rules (@id)" % (
-                              ", ".join(TAXONOMY_TEXTS), len(allowed)),
-            "l2": setting[0], "min_reports": setting[1], "max_terms_per_leaf": setting[2],
-            "leaves": model}, args.write)
-        return 0
-
     calibrate = args.calibrate.split(",")
-    if "dev" in calibrate and args.action != "cv":
+    if "dev" in calibrate and args.action not in ("cv", "terms"):
         sys.exit("the held-out split measures; it is never fitted on")
     if args.summaries and not args.raw:
         sys.exit("--summaries compares with --raw DIR; give both")
+    if args.raw and args.action == "terms":
+        sys.exit("terms learns from the summaries and the raw posts' words (`words`); "
+                 "--raw is for words, fit, cv and eval")
+    summaries = rows  # the term model's docs are the summaries, whatever --raw ranks
     if args.raw:
         rows = with_raw_text(rows, args.raw, args.summaries)
     if args.action == "eval":
@@ -780,10 +742,51 @@ def main():
         for split in splits:
             evaluate([r for r in rows if r[0] == split], args.rankscope, split)
         return 0
-
     if args.action == "calibrate":
         with open(RANKER_JSON, encoding="utf-8") as f:
             calibrate_only(rows, calibrate, json.load(f), args)
+        return 0
+
+    # Every row's summary in one run of the program.
+    unread = list(dict.fromkeys(r[3] for r in summaries))
+    cache.update(zip(unread, features_of_all(args.rankscope, unread)))
+
+    # The term model learns from every labelled row's summary and its raw post's words (in
+    # RAW_WORDS_TSV), whatever its split (out of fold in fit and cv: they leave out the docs of
+    # the fold they score). Every labelled file weighs the same in total; a row's raw post
+    # weighs as its summary.
+    doc_sources = collections.Counter(r[4] for r in summaries)
+    raw_words = read_raw_words()
+    docs = []
+    for _, link, leaves, text, source in summaries:
+        feats, _, tokens = read(text)
+        weight = len(summaries) / (len(doc_sources) * doc_sources[source])
+        docs.append(Doc(leaves, tokens, link, feats, weight))
+        if link in raw_words:
+            docs.append(Doc(leaves, raw_words[link], link, feats, weight))
+    if args.action == "terms":
+        with open(RANKER_JSON, encoding="utf-8") as f:
+            current = json.load(f)
+        allowed = taxonomy_words(args.rankscope)
+        setting = choose_term_setting(docs, current, allowed, args.folds)
+        model = learn_terms(docs, current, setting, allowed)
+        per_source = collections.Counter(r[4] for r in summaries)
+        write_json(TERMS_JSON, {
+            "schema": TERMS_SCHEMA,
+            "learned_from": "%d labelled reports (our summaries and short error lines) of %s, "
+                            "and the words of %d of their raw first posts (%s), "
+                            "on the residual of the ranker's weights evidence_scale %g, "
+                            "stage_scale %g, prior_weight %g" % (
+                                len(summaries), ", ".join("%s (%d)" % kv
+                                                     for kv in sorted(per_source.items())),
+                                len(docs) - len(summaries), os.path.relpath(RAW_WORDS_TSV, ROOT),
+                                current["evidence_scale"], current["stage_scale"],
+                                current["prior_weight"]),
+            "vocabulary": "words of the taxonomy's own texts (%s), %d of them, and the "
+                          "evidence tokens of its rules (@id)" % (
+                              ", ".join(TAXONOMY_TEXTS), len(allowed)),
+            "l2": setting[0], "min_reports": setting[1], "max_terms_per_leaf": setting[2],
+            "leaves": model}, args.write)
         return 0
 
     # The raw posts (with --raw) in one run of the program too.
@@ -801,29 +804,29 @@ def main():
     per_split = {}
     for r in train:
         per_split[r[0]] = per_split.get(r[0], 0) + 1
-    items, calibration = [], []
+    items, calibration_items = [], []
     for split, link, leaves, text, source in train:
         feats, _, tokens = read(text)
         # Calibration rows carry their link, so that cross-validation can hold out their fold.
         fold_key = link if split in calibrate else None
         items.append(Item(leaves, feats, 1.0 / per_source[source], fold_key, tokens, link))
         if split in calibrate:
-            calibration.append(Item(leaves, feats, 1.0 / per_split[split], link, tokens, link))
-    if not calibration:
+            calibration_items.append(Item(leaves, feats, 1.0 / per_split[split], link, tokens, link))
+    if not calibration_items:
         sys.exit("no calibration rows (split %s)" % args.calibrate)
     if args.action == "cv":
-        cross_validate(items, calibration, current, docs, args.folds,
+        cross_validate(items, calibration_items, current, docs, args.folds,
                        {link: "%s: %s" % (source, split)
                         for split, link, _, _, source in train if split in calibrate},
                        term_setup(args.rankscope))
         return 0
-    fitted, (mean_loglik, top1) = fit(items, calibration, current, docs, args.folds,
+    fitted, (mean_loglik, top1) = fit(items, calibration_items, current, docs, args.folds,
                                       term_setup(args.rankscope))
     print("fitted on %d reports (%s): weighted mean log-likelihood %.3f without terms; term_scale "
           "%g, temperature %.2f and unsure below %.2f on %d '%s' rows" % (
               len(items), ", ".join("%s %d" % kv for kv in sorted(per_source.items())),
               mean_loglik, fitted["term_scale"], fitted["temperature"], fitted["unsure_below"],
-              len(calibration), args.calibrate))
+              len(calibration_items), args.calibrate))
     fitted["fitted_on"] = "%d %sreports of %s (%s, each file weighing the same); term_scale on " \
         "their term scores out of %d folds; temperature and unsure_below on the %d '%s' rows, " \
         "out of %d folds" % (
@@ -831,7 +834,7 @@ def main():
             "files give their links) of the " if args.raw else "",
             ", ".join(os.path.relpath(p, ROOT) for p in args.labelled),
             "split " + args.split if args.split else "every split but dev", args.folds,
-            len(calibration), args.calibrate, args.folds)
+            len(calibration_items), args.calibrate, args.folds)
     write_json(RANKER_JSON, fitted, args.write)
     return 0
 
