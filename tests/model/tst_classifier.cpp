@@ -1039,6 +1039,27 @@ void TestClassifier::proseAndStageRules_data()
         << QByteArray("Building a vLLM engine with tensor_parallel_size 2 fails with an NCCL "
                       "unhandled system error while a single-GPU engine starts fine.\n")
         << QStringLiteral("data-and-model-preparation/communication-error");
+    // A named experiment tracker that fails, or splits one job into runs, is a logging error.
+    QTest::addRow("tracker-fails")
+        << QByteArray("TensorBoard logging does not work with 4 GPUs under DDP: the event file "
+                      "stays empty\n")
+        << QStringLiteral("data-and-model-preparation/logging-error");
+    QTest::addRow("tracker-runs")
+        << QByteArray("Multiple runs show up in the MLflow tracker for one job on 8 GPUs\n")
+        << QStringLiteral("data-and-model-preparation/logging-error");
+    // A log that shows nothing in a hang is not a logging error.
+    QTest::addRow("hang-log-shows-nothing")
+        << QByteArray("Training hangs after 100 steps and the log shows nothing\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    // Each node trains on its own (各训各的): the nodes never formed one job.
+    QTest::addRow("each-node-alone-zh")
+        << QByteArray("accelerate 启动两机训练，每个节点各训各的\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/"
+                          "unexpected-parallelization");
+    // Loading data (加载数据) is preparation: a hang there is not yet training's.
+    QTest::addRow("hang-loading-data-zh") << QByteArray("八卡训练，加载数据时卡住\n")
+                                          << QStringLiteral("data-and-model-preparation/"
+                                                            "hang-and-timeout");
     QTest::addRow("tensor-rank") << QByteArray("RuntimeError: 'weight' must be 2-D\n")
                                  << QStringLiteral(
                                         "training-and-evaluation/program-failure/tensor-mismatch");
