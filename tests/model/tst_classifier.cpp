@@ -1039,6 +1039,10 @@ void TestClassifier::proseAndStageRules_data()
         << QByteArray("Building a vLLM engine with tensor_parallel_size 2 fails with an NCCL "
                       "unhandled system error while a single-GPU engine starts fine.\n")
         << QStringLiteral("data-and-model-preparation/communication-error");
+    // A checkpoint written means steps ran: a hang after it is training's, even across machines.
+    QTest::addRow("hang-after-checkpoint")
+        << QByteArray("Horovod hangs after saving the first checkpoint, on two machines\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
     // A named experiment tracker that fails, or splits one job into runs, is a logging error.
     QTest::addRow("tracker-fails")
         << QByteArray("TensorBoard logging does not work with 4 GPUs under DDP: the event file "
