@@ -1043,6 +1043,13 @@ void TestClassifier::proseAndStageRules_data()
     QTest::addRow("hang-after-checkpoint")
         << QByteArray("Horovod hangs after saving the first checkpoint, on two machines\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    // A save that writes less than the model is the checkpoint's failure.
+    QTest::addRow("save-not-whole-model")
+        << QByteArray("Training with ZeRO-3 does not save the whole model\n")
+        << QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning");
+    QTest::addRow("dropped-when-saving")
+        << QByteArray("FSDP dropped the norm layer of the model when saving it\n")
+        << QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning");
     // A named experiment tracker that fails, or splits one job into runs, is a logging error.
     QTest::addRow("tracker-fails")
         << QByteArray("TensorBoard logging does not work with 4 GPUs under DDP: the event file "
