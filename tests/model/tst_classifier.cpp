@@ -1050,6 +1050,10 @@ void TestClassifier::proseAndStageRules_data()
     QTest::addRow("dropped-when-saving")
         << QByteArray("FSDP dropped the norm layer of the model when saving it\n")
         << QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning");
+    // The loss stops falling (降不下去) after the switch to several cards: it does not converge.
+    QTest::addRow("loss-plateau-zh") << QByteArray("改成多卡训练后损失下降到0.6就降不下去了\n")
+                                     << QStringLiteral("training-and-evaluation/"
+                                                       "unexpected-performance/non-convergence");
     // A named experiment tracker that fails, or splits one job into runs, is a logging error.
     QTest::addRow("tracker-fails")
         << QByteArray("TensorBoard logging does not work with 4 GPUs under DDP: the event file "
