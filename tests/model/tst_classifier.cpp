@@ -1054,6 +1054,16 @@ void TestClassifier::proseAndStageRules_data()
     QTest::addRow("loss-plateau-zh") << QByteArray("改成多卡训练后损失下降到0.6就降不下去了\n")
                                      << QStringLiteral("training-and-evaluation/"
                                                        "unexpected-performance/non-convergence");
+    // A sharding engine that leaves the whole model on every GPU did not parallelize it; a whole
+    // model loaded into host memory first is not that.
+    QTest::addRow("not-sharding-parameters")
+        << QByteArray("FSDP not properly sharding model parameters across GPUs\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/"
+                          "unexpected-parallelization");
+    QTest::addRow("whole-model-per-gpu")
+        << QByteArray("With ZeRO-3 each GPU loads the complete 14B model\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/"
+                          "unexpected-parallelization");
     // A named experiment tracker that fails, or splits one job into runs, is a logging error.
     QTest::addRow("tracker-fails")
         << QByteArray("TensorBoard logging does not work with 4 GPUs under DDP: the event file "
