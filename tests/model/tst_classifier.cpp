@@ -1064,6 +1064,12 @@ void TestClassifier::proseAndStageRules_data()
         << QByteArray("With ZeRO-3 each GPU loads the complete 14B model\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/"
                           "unexpected-parallelization");
+    // A reinforcement-learning job's second rollout batch comes after training steps ran.
+    QTest::addRow("hang-second-rollout")
+        << QByteArray(
+               "PPO: the first rollout_batch finishes, then a WorkNCCL timeout in the second "
+               "one\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
     // A named experiment tracker that fails, or splits one job into runs, is a logging error.
     QTest::addRow("tracker-fails")
         << QByteArray("TensorBoard logging does not work with 4 GPUs under DDP: the event file "
