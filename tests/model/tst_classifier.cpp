@@ -1070,6 +1070,10 @@ void TestClassifier::proseAndStageRules_data()
                "PPO: the first rollout_batch finishes, then a WorkNCCL timeout in the second "
                "one\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    // Early stopping acts between epochs: a hang it causes is training's.
+    QTest::addRow("hang-early-stopping")
+        << QByteArray("With the EarlyStopping callback every worker hangs waiting for the others\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
     // A named experiment tracker that fails, or splits one job into runs, is a logging error.
     QTest::addRow("tracker-fails")
         << QByteArray("TensorBoard logging does not work with 4 GPUs under DDP: the event file "
