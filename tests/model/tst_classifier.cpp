@@ -46,6 +46,7 @@ private Q_SLOTS:
     void commandsGiveOnlyTheSetupTheyDescribe();
     void outputStageContextCountsLess();
     void checkpointCueSkipsBenignLines();
+    void dataLoadingCueSkipsWhatWorks();
     void environmentTemplateIsNotPackageContext();
     // Raw first posts: template scaffolding, environment dumps, code (model/kb/reporttext).
     void reportLineKindsOfATemplate();
@@ -1205,16 +1206,22 @@ void TestClassifier::proseAndStageRules()
 
 // A model's shards loading and activation checkpointing's warning are not checkpoint failures;
 // a failing save is.
+// The evidence score of a leaf for a text, among all 38 ranked leaves.
+static double evidenceScore(const QString& leaf, const QByteArray& text)
+{
+    SymptomClassifier::Options all;
+    all.maxCandidates = 38;
+    for (const Candidate& c : SymptomClassifier::instance().classify(text, all))
+        if (c.symptom == leaf) return c.score;
+    return -1.0;
+}
+
 void TestClassifier::checkpointCueSkipsBenignLines()
 {
-    const QString checkpoint =
-        QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning");
-    const auto checkpointScore = [&](const QByteArray& text) {
-        SymptomClassifier::Options all;
-        all.maxCandidates = 38;
-        for (const Candidate& c : SymptomClassifier::instance().classify(text, all))
-            if (c.symptom == checkpoint) return c.score;
-        return -1.0;
+    const auto checkpointScore = [](const QByteArray& text) {
+        return evidenceScore(
+            QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning"),
+            text);
     };
     QCOMPARE(checkpointScore("Loading checkpoint shards: 100%|##########| 2/2 [00:03<00:00, "
                              "1.52s/it]\n"),
@@ -1224,6 +1231,19 @@ void TestClassifier::checkpointCueSkipsBenignLines()
                              "parameter should be passed explicitly.\n"),
              0.0);
     QVERIFY(checkpointScore("saving a ZeRO-3 fine-tuned model sometimes fails\n") > 0.3);
+}
+
+// "Loading the dataset works, then training crashes": the failure the sentence reaches is not the
+// data loading it says works.
+void TestClassifier::dataLoadingCueSkipsWhatWorks()
+{
+    const auto loadingScore = [](const QByteArray& text) {
+        return evidenceScore(QStringLiteral("data-and-model-preparation/data-loading-failure"),
+                             text);
+    };
+    QCOMPARE(loadingScore("Data loading works fine, but after 3 epochs the job crashes\n"), 0.0);
+    QCOMPARE(loadingScore("Loading the dataset succeeded; the all-reduce then fails\n"), 0.0);
+    QVERIFY(loadingScore("loading the dataset fails with an exception on rank 3\n") > 0.3);
 }
 
 // Raw first posts, written by us in the shape of today's issue templates. `lines` joins them;
