@@ -11,7 +11,8 @@ text (tokens), so this script reads them from the program itself and never re-im
 signatures, the cues or the tokenizer.
 
   scripts/ranker.py words LABELLED... --raw DIR [--rankscope build/bin/rankscope] [--write]
-  scripts/ranker.py terms LABELLED... [--rankscope build/bin/rankscope] [--folds 5] [--write]
+  scripts/ranker.py terms LABELLED... [--rankscope build/bin/rankscope] [--folds 5]
+                          [--setting L2,MIN,CAP] [--write]
   scripts/ranker.py fit   LABELLED... [--rankscope build/bin/rankscope] [--split S] [--write]
   scripts/ranker.py cv    LABELLED... [--rankscope build/bin/rankscope] [--folds 5]
   scripts/ranker.py calibrate LABELLED... [--raw DIR] [--calibrate SPLITS] [--write]
@@ -36,7 +37,8 @@ rate, stage hint) of its row's summary: the offset of the raw text itself would 
 the summary keeps the post's error lines. Against learning a few reports by heart: a word needs
 min_reports reports, a leaf keeps the max_terms_per_leaf weights of the largest magnitude, and
 these two and the L2 penalty are chosen among TERM_*_GRID by 5-fold cross-validation of the docs'
-log-likelihood (choose_term_setting; the table is printed). Against learning how we write our
+log-likelihood (choose_term_setting; the table is printed), or given (--setting: the choice takes
+about thirty learnings, an hour on two cores). Against learning how we write our
 summaries ("excerpt", "reporter", "asks") or one project's names ("colossalchat", "centos"), a word
 must also be one the program reads in the taxonomy's own texts (taxonomy_words: descriptions,
 walkthroughs, fix rules, cue patterns and literals, signature patterns): the vocabulary of the
@@ -705,6 +707,9 @@ def main():
     parser.add_argument("--write", action="store_true",
                         help="fit: write taxonomy/ranker.json; terms: taxonomy/terms.json; "
                         "words: tests/data/classifier/raw_post_words.tsv")
+    parser.add_argument("--setting", metavar="L2,MIN,CAP",
+                        help="terms: learn with this L2 penalty, words in at least MIN docs and "
+                        "CAP words per leaf instead of choosing them by cross-validation")
     parser.add_argument("--raw", metavar="DIR",
                         help="rank each row's raw first post DIR/OWNER_REPO_N.txt instead of its "
                         "summary; rows without one are left out (words: read the raw posts there)")
@@ -768,7 +773,11 @@ def main():
         with open(RANKER_JSON, encoding="utf-8") as f:
             current = json.load(f)
         allowed = taxonomy_words(args.rankscope)
-        setting = choose_term_setting(docs, current, allowed, args.folds)
+        if args.setting:
+            l2, min_reports, cap = args.setting.split(",")
+            setting = (float(l2), int(min_reports), int(cap))
+        else:
+            setting = choose_term_setting(docs, current, allowed, args.folds)
         model = learn_terms(docs, current, setting, allowed)
         per_source = collections.Counter(r[4] for r in summaries)
         write_json(TERMS_JSON, {
@@ -776,12 +785,14 @@ def main():
             "learned_from": "%d labelled reports (our summaries and short error lines) of %s, "
                             "and the words of %d of their raw first posts (%s), "
                             "on the residual of the ranker's weights evidence_scale %g, "
-                            "stage_scale %g, prior_weight %g" % (
+                            "stage_scale %g, prior_weight %g; the setting %s" % (
                                 len(summaries), ", ".join("%s (%d)" % kv
                                                      for kv in sorted(per_source.items())),
                                 len(docs) - len(summaries), os.path.relpath(RAW_WORDS_TSV, ROOT),
                                 current["evidence_scale"], current["stage_scale"],
-                                current["prior_weight"]),
+                                current["prior_weight"],
+                                "given (--setting)" if args.setting else
+                                "chosen by %d-fold cross-validation" % args.folds),
             "vocabulary": "words of the taxonomy's own texts (%s), %d of them, and the "
                           "evidence tokens of its rules (@id)" % (
                               ", ".join(TAXONOMY_TEXTS), len(allowed)),
