@@ -515,6 +515,15 @@ def term_setup(rankscope):
                      taxonomy_words(rankscope))
 
 
+def term_setting(text):
+    """--setting's (l2, min_reports, max_per_leaf) from "L2,MIN,CAP"."""
+    try:
+        l2, min_reports, cap = text.split(",")
+        return float(l2), int(min_reports), int(cap)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not L2,MIN,CAP (e.g. 3,5,150)" % text)
+
+
 def fold_of(link, folds):
     return int(hashlib.md5(link.encode("utf-8")).hexdigest(), 16) % folds
 
@@ -707,7 +716,7 @@ def main():
     parser.add_argument("--write", action="store_true",
                         help="fit: write taxonomy/ranker.json; terms: taxonomy/terms.json; "
                         "words: tests/data/classifier/raw_post_words.tsv")
-    parser.add_argument("--setting", metavar="L2,MIN,CAP",
+    parser.add_argument("--setting", metavar="L2,MIN,CAP", type=term_setting,
                         help="terms: learn with this L2 penalty, words in at least MIN docs and "
                         "CAP words per leaf instead of choosing them by cross-validation")
     parser.add_argument("--raw", metavar="DIR",
@@ -773,11 +782,7 @@ def main():
         with open(RANKER_JSON, encoding="utf-8") as f:
             current = json.load(f)
         allowed = taxonomy_words(args.rankscope)
-        if args.setting:
-            l2, min_reports, cap = args.setting.split(",")
-            setting = (float(l2), int(min_reports), int(cap))
-        else:
-            setting = choose_term_setting(docs, current, allowed, args.folds)
+        setting = args.setting or choose_term_setting(docs, current, allowed, args.folds)
         model = learn_terms(docs, current, setting, allowed)
         per_source = collections.Counter(r[4] for r in summaries)
         write_json(TERMS_JSON, {

@@ -1204,8 +1204,6 @@ void TestClassifier::proseAndStageRules()
     QVERIFY(!ranked.first().evidence.isEmpty());
 }
 
-// A model's shards loading and activation checkpointing's warning are not checkpoint failures;
-// a failing save is.
 // The evidence score of a leaf for a text, among all 38 ranked leaves.
 static double evidenceScore(const QString& leaf, const QByteArray& text)
 {
@@ -1216,34 +1214,36 @@ static double evidenceScore(const QString& leaf, const QByteArray& text)
     return -1.0;
 }
 
+// A model's shards loading and activation checkpointing's warning are not checkpoint failures;
+// a failing save is.
 void TestClassifier::checkpointCueSkipsBenignLines()
 {
-    const auto checkpointScore = [](const QByteArray& text) {
-        return evidenceScore(
-            QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning"),
-            text);
-    };
-    QCOMPARE(checkpointScore("Loading checkpoint shards: 100%|##########| 2/2 [00:03<00:00, "
-                             "1.52s/it]\n"),
+    const QString checkpoint =
+        QStringLiteral("training-and-evaluation/program-failure/checkpoint-unfunctioning");
+    QCOMPARE(evidenceScore(checkpoint,
+                           "Loading checkpoint shards: 100%|##########| 2/2 [00:03<00:00, "
+                           "1.52s/it]\n"),
              0.0);
-    QCOMPARE(checkpointScore("/opt/venv/lib/python3.10/site-packages/torch/utils/checkpoint.py:"
-                             "464: UserWarning: torch.utils.checkpoint: the use_reentrant "
-                             "parameter should be passed explicitly.\n"),
+    QCOMPARE(evidenceScore(checkpoint,
+                           "/opt/venv/lib/python3.10/site-packages/torch/utils/checkpoint.py:"
+                           "464: UserWarning: torch.utils.checkpoint: the use_reentrant "
+                           "parameter should be passed explicitly.\n"),
              0.0);
-    QVERIFY(checkpointScore("saving a ZeRO-3 fine-tuned model sometimes fails\n") > 0.3);
+    QVERIFY(evidenceScore(checkpoint, "saving a ZeRO-3 fine-tuned model sometimes fails\n") > 0.3);
 }
 
 // "Loading the dataset works, then training crashes": the failure the sentence reaches is not the
 // data loading it says works.
 void TestClassifier::dataLoadingCueSkipsWhatWorks()
 {
-    const auto loadingScore = [](const QByteArray& text) {
-        return evidenceScore(QStringLiteral("data-and-model-preparation/data-loading-failure"),
-                             text);
-    };
-    QCOMPARE(loadingScore("Data loading works fine, but after 3 epochs the job crashes\n"), 0.0);
-    QCOMPARE(loadingScore("Loading the dataset succeeded; the all-reduce then fails\n"), 0.0);
-    QVERIFY(loadingScore("loading the dataset fails with an exception on rank 3\n") > 0.3);
+    const QString loading = QStringLiteral("data-and-model-preparation/data-loading-failure");
+    QCOMPARE(
+        evidenceScore(loading, "Data loading works fine, but after 3 epochs the job crashes\n"),
+        0.0);
+    QCOMPARE(evidenceScore(loading, "Loading the dataset succeeded; the all-reduce then fails\n"),
+             0.0);
+    QVERIFY(evidenceScore(loading, "loading the dataset fails with an exception on rank 3\n") >
+            0.3);
 }
 
 // Raw first posts, written by us in the shape of today's issue templates. `lines` joins them;
