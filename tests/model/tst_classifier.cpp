@@ -47,6 +47,7 @@ private Q_SLOTS:
     void outputStageContextCountsLess();
     void checkpointCueSkipsBenignLines();
     void dataLoadingCueSkipsWhatWorks();
+    void earlyCollectiveTimeoutIsNotATrainingHang();
     void environmentTemplateIsNotPackageContext();
     // Raw first posts: template scaffolding, environment dumps, code (model/kb/reporttext).
     void reportLineKindsOfATemplate();
@@ -1096,6 +1097,17 @@ void TestClassifier::proseAndStageRules_data()
     QTest::addRow("hang-loading-data-zh") << QByteArray("八卡训练，加载数据时卡住\n")
                                           << QStringLiteral("data-and-model-preparation/"
                                                             "hang-and-timeout");
+    // A timeout (超时) at the third epoch, or while evaluating (评估), is training's hang.
+    QTest::addRow("nccl-timeout-epoch-zh")
+        << QByteArray("多卡训练到第3个epoch时NCCL超时\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    QTest::addRow("timeout-evaluating-zh")
+        << QByteArray("两卡分布式训练，评估阶段超时\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    // Hugging Face's shard-loading progress is the model being loaded: preparation.
+    QTest::addRow("hang-after-checkpoint-shards")
+        << QByteArray("8卡训练 Loading checkpoint shards 之后一直卡住\n")
+        << QStringLiteral("data-and-model-preparation/hang-and-timeout");
     QTest::addRow("tensor-rank") << QByteArray("RuntimeError: 'weight' must be 2-D\n")
                                  << QStringLiteral(
                                         "training-and-evaluation/program-failure/tensor-mismatch");
@@ -1212,6 +1224,24 @@ static double evidenceScore(const QString& leaf, const QByteArray& text)
     for (const Candidate& c : SymptomClassifier::instance().classify(text, all))
         if (c.symptom == leaf) return c.score;
     return -1.0;
+}
+
+// The first collectives of a process group (SeqNum 1 to 5: DDP's parameter broadcast, a barrier
+// after loading) run before any step: their timeout is not training's hang, a late one is.
+void TestClassifier::earlyCollectiveTimeoutIsNotATrainingHang()
+{
+    const auto watchdog = [](int seq) {
+        return QStringLiteral("YOLO DDP training killed by the NCCL watchdog\n[Rank 1] Watchdog "
+                              "caught collective operation timeout: WorkNCCL(SeqNum=%1, "
+                              "OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran "
+                              "for 1800112 milliseconds before timing out.\n")
+            .arg(seq)
+            .toUtf8();
+    };
+    const QString hang = QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    QCOMPARE(SymptomClassifier::instance().classify(watchdog(2480)).first().symptom, hang);
+    const QString early = SymptomClassifier::instance().classify(watchdog(2)).first().symptom;
+    QVERIFY2(early.endsWith(QLatin1String("/hang-and-timeout")), qPrintable(early));
 }
 
 // A model's shards loading and activation checkpointing's warning are not checkpoint failures;
