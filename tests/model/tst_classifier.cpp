@@ -48,6 +48,7 @@ private Q_SLOTS:
     void checkpointCueSkipsBenignLines();
     void dataLoadingCueSkipsWhatWorks();
     void earlyCollectiveTimeoutIsNotATrainingHang();
+    void loggedLossIsTrainingContext();
     void environmentTemplateIsNotPackageContext();
     // Raw first posts: template scaffolding, environment dumps, code (model/kb/reporttext).
     void reportLineKindsOfATemplate();
@@ -1242,6 +1243,24 @@ void TestClassifier::earlyCollectiveTimeoutIsNotATrainingHang()
     QCOMPARE(SymptomClassifier::instance().classify(watchdog(2480)).first().symptom, hang);
     const QString early = SymptomClassifier::instance().classify(watchdog(2)).first().symptom;
     QVERIFY2(early.endsWith(QLatin1String("/hang-and-timeout")), qPrintable(early));
+}
+
+// A logger's "step 120 loss 2.31507" (no colon) says training steps ran, as "loss: 2.3" does: the
+// training leaves get the stage, the set-up and preparation hangs do not.
+void TestClassifier::loggedLossIsTrainingContext()
+{
+    SymptomClassifier::Options all;
+    all.maxCandidates = 38;
+    QMap<QString, double> stage;
+    for (const Candidate& c : SymptomClassifier::instance().classify(
+             "all 8 ranks freeze\n2024-05-01 10:00:01 [rank0] step 120 loss 2.31507\n"
+             "2024-05-01 10:00:02 [rank0] step 121 loss 2.29811\n",
+             all))
+        stage[c.symptom] = c.stageHint;
+    const double training = stage.value(QStringLiteral("training-and-evaluation/"
+                                                       "unexpected-performance/hang"));
+    QVERIFY(training > stage.value(QStringLiteral("communication-setup/hang-and-timeout")));
+    QVERIFY(training > stage.value(QStringLiteral("data-and-model-preparation/hang-and-timeout")));
 }
 
 // A model's shards loading and activation checkpointing's warning are not checkpoint failures;
