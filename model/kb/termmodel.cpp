@@ -89,7 +89,12 @@ QStringList TermModel::tokens(QByteArrayView text, const QList<qsizetype>& lineS
         if (!readsAsProse(lineKinds[i]) || signatureLines.contains(i)) continue;
         const qsizetype end = i + 1 < lineStarts.size() ? lineStarts[i + 1] : text.size();
         const QByteArrayView line = text.sliced(lineStarts[i], end - lineStarts[i]);
+        // A traceback frame's path says where Python keeps a file ("/usr/lib/python3/dist-
+        // packages/torch/.../__init__.py"), not what went wrong: read from its line number on,
+        // the function that ran.
         qsizetype p = 0;
+        if (line.trimmed().startsWith("File \""))
+            p = std::max<qsizetype>(0, line.indexOf("\", line "));
         while (p < line.size()) {
             if (!isLetter(line[p])) {
                 ++p;

@@ -48,7 +48,8 @@ public:
     // environment dumps, code or commands) but not `signatureLines` (0-based), the lines a log
     // signature explains: a message a signature knows is weighed as that message, and the words
     // inside it ("due", "timed", "size") are not a second opinion. Lines past lineKinds.size()
-    // are not read at all. SymptomClassifier::classify gives them for a text. A word is a
+    // are not read at all, nor a traceback frame's path (only from its line number on: the
+    // function). SymptomClassifier::classify gives them for a text. A word is a
     // run of ASCII letters, lower-cased, of 3 to 24 letters, not a stop word: digits and
     // punctuation split words ("all_reduce" reads "all", "reduce"; "fp16" nothing), and a
     // camel-case name stays one word ("ChildFailedError" reads "childfailederror").

@@ -16,6 +16,7 @@ class TestTermModel : public QObject {
 private Q_SLOTS:
     void tokensReadOnlyProseAndOutput();
     void tokensOfAWholeReport();
+    void tracebackPathsAreNotWords();
     void evidenceTokensCorrectARule();
     void scoreIsTheSignedSumOfTheWeights();
     void malformedTablesAreRefused_data();
@@ -62,6 +63,19 @@ void TestTermModel::tokensReadOnlyProseAndOutput()
     QCOMPARE(TermModel::tokens(text, startsOf(text), kinds, {0}),
              (QStringList{QStringLiteral("nccl"), QStringLiteral("runtimeerror"),
                           QStringLiteral("timed"), QStringLiteral("watchdog")}));
+}
+
+// A traceback frame's path is where Python keeps the file; only the frame's function is read.
+void TestTermModel::tracebackPathsAreNotWords()
+{
+    const QByteArray text = "  File \"/usr/lib/python3/dist-packages/torch/distributed/elastic/"
+                            "__init__.py\", line 346, in wrapper\n";
+    QCOMPARE(TermModel::tokens(text, startsOf(text), {ReportLine::Output}, {}),
+             (QStringList{QStringLiteral("line"), QStringLiteral("wrapper")}));
+    // The same words outside a frame are read.
+    const QByteArray prose = "the wrapper in torch distributed elastic\n";
+    QVERIFY(TermModel::tokens(prose, startsOf(prose), {ReportLine::Prose}, {})
+                .contains(QStringLiteral("elastic")));
 }
 
 void TestTermModel::tokensOfAWholeReport()
