@@ -369,6 +369,11 @@ bool sourceShaped(QByteArrayView body, bool inFence)
 
 } // namespace
 
+qsizetype tracebackFramePathEnd(QByteArrayView line)
+{
+    return line.trimmed().startsWith("File \"") ? line.indexOf("\", line ") : -1;
+}
+
 QList<ReportLine> reportLineKinds(QByteArrayView text, const QList<qsizetype>& lineStarts,
                                   qsizetype lineLimit)
 {
@@ -431,7 +436,7 @@ QList<ReportLine> reportLineKinds(QByteArrayView text, const QList<qsizetype>& l
         }
         // The source line a traceback quotes under a frame is where the program failed: output.
         const bool quotedByTraceback = afterFrame;
-        afterFrame = body.startsWith("File \"") && body.contains("\", line ");
+        afterFrame = tracebackFramePathEnd(body) >= 0;
         if (quotedByTraceback) {
             if (body.startsWith("import ") ||
                 (body.startsWith("from ") && body.contains(" import ")))

@@ -30,6 +30,10 @@ enum class ReportLine : std::uint8_t {
 QList<ReportLine> reportLineKinds(QByteArrayView text, const QList<qsizetype>& lineStarts,
                                   qsizetype lineLimit);
 
+// Where a Python traceback frame line ('  File "/usr/lib/x.py", line 12, in f') leaves its path:
+// the offset in `line` of the '", line ' after it, or -1 when the line is no frame.
+qsizetype tracebackFramePathEnd(QByteArrayView line);
+
 // Whether prose cues read a line of this kind. Not code or commands: every reproduction names
 // from_pretrained, init_process_group, NCCL_SOCKET_IFNAME or pip install, whatever went wrong.
 constexpr bool readsAsProse(ReportLine kind)

@@ -92,9 +92,7 @@ QStringList TermModel::tokens(QByteArrayView text, const QList<qsizetype>& lineS
         // A traceback frame's path says where Python keeps a file ("/usr/lib/python3/dist-
         // packages/torch/.../__init__.py"), not what went wrong: read from its line number on,
         // the function that ran.
-        qsizetype p = 0;
-        if (line.trimmed().startsWith("File \""))
-            p = std::max<qsizetype>(0, line.indexOf("\", line "));
+        qsizetype p = std::max<qsizetype>(0, tracebackFramePathEnd(line));
         while (p < line.size()) {
             if (!isLetter(line[p])) {
                 ++p;

@@ -1217,12 +1217,18 @@ void TestClassifier::proseAndStageRules()
     QVERIFY(!ranked.first().evidence.isEmpty());
 }
 
-// The evidence score of a leaf for a text, among all 38 ranked leaves.
-static double evidenceScore(const QString& leaf, const QByteArray& text)
+// All 38 leaves ranked for a text.
+static QList<Candidate> allLeaves(const QByteArray& text)
 {
     SymptomClassifier::Options all;
     all.maxCandidates = 38;
-    for (const Candidate& c : SymptomClassifier::instance().classify(text, all))
+    return SymptomClassifier::instance().classify(text, all);
+}
+
+// The evidence score of a leaf for a text, among all 38 ranked leaves.
+static double evidenceScore(const QString& leaf, const QByteArray& text)
+{
+    for (const Candidate& c : allLeaves(text))
         if (c.symptom == leaf) return c.score;
     return -1.0;
 }
@@ -1249,13 +1255,10 @@ void TestClassifier::earlyCollectiveTimeoutIsNotATrainingHang()
 // training leaves get the stage, the set-up and preparation hangs do not.
 void TestClassifier::loggedLossIsTrainingContext()
 {
-    SymptomClassifier::Options all;
-    all.maxCandidates = 38;
     QMap<QString, double> stage;
-    for (const Candidate& c : SymptomClassifier::instance().classify(
-             "all 8 ranks freeze\n2024-05-01 10:00:01 [rank0] step 120 loss 2.31507\n"
-             "2024-05-01 10:00:02 [rank0] step 121 loss 2.29811\n",
-             all))
+    for (const Candidate& c :
+         allLeaves("all 8 ranks freeze\n2024-05-01 10:00:01 [rank0] step 120 loss 2.31507\n"
+                   "2024-05-01 10:00:02 [rank0] step 121 loss 2.29811\n"))
         stage[c.symptom] = c.stageHint;
     const double training = stage.value(QStringLiteral("training-and-evaluation/"
                                                        "unexpected-performance/hang"));
