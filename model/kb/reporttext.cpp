@@ -258,7 +258,13 @@ Field fieldShape(QByteArrayView body)
 // assignments before a command ("NCCL_DEBUG=INFO torchrun ...").
 bool commandShaped(QByteArrayView body)
 {
+    // A command quoted as inline code ("`deepspeed --module ... \") is still a command.
+    if (body.startsWith('`') && !body.startsWith("``")) body = body.sliced(1);
     if (body.startsWith("$ ") || body.startsWith("#!")) return true;
+    // A launcher's option that the command goes on after ("--save_path ./ckpt \"), the head
+    // being one no list below names ("uv run", "ray job submit", "bash train.sh").
+    if (body.startsWith("--") && body.size() > 2 && isLower(body[2]) && body.endsWith('\\'))
+        return true;
     // A prompt the reporter copied with the command ("(env) user@host:~/dir$ torchrun ...",
     // "root@node1:/work# mpirun ...", "[user@host dir]$ ..."): what follows it was typed.
     QByteArrayView prompt = body;

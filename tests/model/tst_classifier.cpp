@@ -786,6 +786,25 @@ void TestClassifier::proseAndStageRules_data()
 {
     QTest::addColumn<QByteArray>("text");
     QTest::addColumn<QString>("expected");
+    // Lazy initialisation's meta tensors fail when the model is loaded or moved (HF, ZeRO-3,
+    // FSDP2), not as a missing feature.
+    QTest::addRow("meta-tensor-copy")
+        << QByteArray("NotImplementedError: Cannot copy out of meta tensor; no data!\n")
+        << QStringLiteral("data-and-model-preparation/model-loading-failure");
+    // A TF worker waits for the chief to initialise the variables before its first step.
+    QTest::addRow("tf-waiting-for-model")
+        << QByteArray("INFO:tensorflow:Waiting for model to be ready.  Ready_for_local_init_op:  "
+                      "Variables not initialized: global_step\n")
+        << QStringLiteral("data-and-model-preparation/hang-and-timeout");
+    QTest::addRow("log-lines-per-rank")
+        << QByteArray("the launcher duplicates each log line across all 8 ranks\n")
+        << QStringLiteral("data-and-model-preparation/logging-error");
+    QTest::addRow("progress-once-per-rank")
+        << QByteArray("every progress line is printed once per rank under torchrun\n")
+        << QStringLiteral("data-and-model-preparation/logging-error");
+    QTest::addRow("kvstore-create-stall")
+        << QByteArray("the job stalls at mx.kvstore.create('horovod') and nothing happens\n")
+        << QStringLiteral("communication-setup/hang-and-timeout");
     QTest::addRow("poor-throughput")
         << QByteArray("poor throughput with tensor parallel size 4 "
                       "on 8 GPUs\n")
@@ -1281,6 +1300,12 @@ void TestClassifier::checkpointCueSkipsBenignLines()
                            "464: UserWarning: torch.utils.checkpoint: the use_reentrant "
                            "parameter should be passed explicitly.\n"),
              0.0);
+    // A path or an identifier that holds the word is not the reporter saying it.
+    QCOMPARE(evidenceScore(checkpoint, "    output_dir=model_save_path + \"-checkpoints\",\n"),
+             0.0);
+    QCOMPARE(evidenceScore(checkpoint, "the job writes to /data/checkpoints/run1 and then the "
+                                       "all-reduce fails\n"),
+             0.0);
     QVERIFY(evidenceScore(checkpoint, "saving a ZeRO-3 fine-tuned model sometimes fails\n") > 0.3);
 }
 
@@ -1366,6 +1391,13 @@ void TestClassifier::reportLineKindsOfATemplate()
          K::Command},
         {"(venv) user@gpu-box:~/proj$ torchrun --nproc_per_node 4 train.py", K::Command},
         {"[user@login01 run]$ sbatch job.sh", K::Command},
+        // A command quoted as inline code, and the options it goes on with.
+        {"`deepspeed --module openrlhf.cli.train_ppo \\", K::Command},
+        {"  --save_path ./checkpoint/llama-3-8b-rlhf \\", K::Command},
+        {"  --save_steps -1`", K::Command},
+        // Options after a head no launcher list names ("uv run ...") are still a command's.
+        {"--save_path ./checkpoint/run1 \\", K::Command},
+        {"  --micro_batch_size 2", K::Command},
         {"Contact: admin@example.com # not a prompt", K::Prose},
         {"```python", K::Scaffold},
         {"model = AutoModel.from_pretrained(path)", K::Code},
