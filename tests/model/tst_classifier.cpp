@@ -49,6 +49,7 @@ private Q_SLOTS:
     void dataLoadingCueSkipsWhatWorks();
     void earlyCollectiveTimeoutIsNotATrainingHang();
     void loggedLossIsTrainingContext();
+    void stepsRunAreTrainingContext();
     void environmentTemplateIsNotPackageContext();
     // Raw first posts: template scaffolding, environment dumps, code (model/kb/reporttext).
     void reportLineKindsOfATemplate();
@@ -805,6 +806,21 @@ void TestClassifier::proseAndStageRules_data()
     QTest::addRow("kvstore-create-stall")
         << QByteArray("the job stalls at mx.kvstore.create('horovod') and nothing happens\n")
         << QStringLiteral("communication-setup/hang-and-timeout");
+    // An operation the backend or the device lacks is not implemented there (leaves.md).
+    QTest::addRow("backend-lacks-op")
+        << QByteArray("RuntimeError: ProcessGroupNCCL does not support gather\n")
+        << QStringLiteral("training-and-evaluation/program-failure/not-implemented-error");
+    QTest::addRow("tf-no-op-kernel")
+        << QByteArray("NotFoundError: No registered 'PyFunc' OpKernel for CPU devices compatible "
+                      "with node {{node PyFunc}}\n")
+        << QStringLiteral("training-and-evaluation/program-failure/not-implemented-error");
+    // The hardware error is what failed; the timeout is the other ranks waiting for it.
+    QTest::addRow("ecc-then-timeout")
+        << QByteArray("Training crash with uncorrectable ECC error and NCCL timeout\n")
+        << QStringLiteral("training-and-evaluation/program-failure/device-error");
+    QTest::addRow("grad-norm-explodes")
+        << QByteArray("grad norm explodes when training on two nodes\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence");
     QTest::addRow("poor-throughput")
         << QByteArray("poor throughput with tensor parallel size 4 "
                       "on 8 GPUs\n")
@@ -1268,6 +1284,22 @@ void TestClassifier::earlyCollectiveTimeoutIsNotATrainingHang()
     QCOMPARE(SymptomClassifier::instance().classify(watchdog(2480)).first().symptom, hang);
     const QString early = SymptomClassifier::instance().classify(watchdog(2)).first().symptom;
     QVERIFY2(early.endsWith(QLatin1String("/hang-and-timeout")), qPrintable(early));
+}
+
+// "It only ran several steps", "after a few hundred steps": the steps ran, so a freeze is
+// training's hang more than the set-up's.
+void TestClassifier::stepsRunAreTrainingContext()
+{
+    for (const QByteArray& text : {QByteArray("all ranks freeze, the job only ran several steps\n"),
+                                   QByteArray("all ranks freeze after a few hundred steps\n")}) {
+        QMap<QString, double> stage;
+        for (const Candidate& c : allLeaves(text))
+            stage[c.symptom] = c.stageHint;
+        QVERIFY2(
+            stage.value(QStringLiteral("training-and-evaluation/unexpected-performance/hang")) >
+                stage.value(QStringLiteral("communication-setup/hang-and-timeout")),
+            text.constData());
+    }
 }
 
 // A logger's "step 120 loss 2.31507" (no colon) says training steps ran, as "loss: 2.3" does: the
