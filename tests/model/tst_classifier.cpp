@@ -46,6 +46,7 @@ private Q_SLOTS:
     void commandsGiveOnlyTheSetupTheyDescribe();
     void outputStageContextCountsLess();
     void checkpointCueSkipsBenignLines();
+    void compileApiIsNotAPackageBuild();
     void dataLoadingCueSkipsWhatWorks();
     void earlyCollectiveTimeoutIsNotATrainingHang();
     void loggedLossIsTrainingContext();
@@ -821,6 +822,10 @@ void TestClassifier::proseAndStageRules_data()
     QTest::addRow("grad-norm-explodes")
         << QByteArray("grad norm explodes when training on two nodes\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence");
+    // Fewer points with the job spread out ("4-GPU", "distributed training") is convergence.
+    QTest::addRow("map-drops-distributed")
+        << QByteArray("The results drop to nearly 71 mAP when using distributed training (4-GPU)\n")
+        << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence");
     QTest::addRow("poor-throughput")
         << QByteArray("poor throughput with tensor parallel size 4 "
                       "on 8 GPUs\n")
@@ -1339,6 +1344,16 @@ void TestClassifier::checkpointCueSkipsBenignLines()
                                        "all-reduce fails\n"),
              0.0);
     QVERIFY(evidenceScore(checkpoint, "saving a ZeRO-3 fine-tuned model sometimes fails\n") > 0.3);
+}
+
+// torch.compile (and Keras' model.compile) compile a model, not the package.
+void TestClassifier::compileApiIsNotAPackageBuild()
+{
+    const QString install =
+        QStringLiteral("package-build-and-import/installation-and-build-failure");
+    QCOMPARE(evidenceScore(install, "torch.compile fails with tensor parallel on two ranks\n"),
+             0.0);
+    QVERIFY(evidenceScore(install, "the horovod build fails with NCCL 2.18\n") > 0.3);
 }
 
 // "Loading the dataset works, then training crashes": the failure the sentence reaches is not the
