@@ -820,7 +820,7 @@ void TestClassifier::proseAndStageRules_data()
         << QByteArray("Training crash with uncorrectable ECC error and NCCL timeout\n")
         << QStringLiteral("training-and-evaluation/program-failure/device-error");
     QTest::addRow("grad-norm-explodes")
-        << QByteArray("grad norm explodes when training on two nodes\n")
+        << QByteArray("the gradient norm spikes on two nodes\n")
         << QStringLiteral("training-and-evaluation/unexpected-performance/non-convergence");
     // Fewer points with the job spread out ("4-GPU", "distributed training") is convergence.
     QTest::addRow("map-drops-distributed")
