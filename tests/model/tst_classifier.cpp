@@ -80,6 +80,31 @@ static QByteArray readData(const QString& rel)
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
+// All 38 leaves ranked for a text.
+static QList<Candidate> allLeaves(const QByteArray& text)
+{
+    SymptomClassifier::Options all;
+    all.maxCandidates = 38;
+    return SymptomClassifier::instance().classify(text, all);
+}
+
+// The evidence score of a leaf for a text, among all 38 ranked leaves.
+static double evidenceScore(const QString& leaf, const QByteArray& text)
+{
+    for (const Candidate& c : allLeaves(text))
+        if (c.symptom == leaf) return c.score;
+    return -1.0;
+}
+
+// Every leaf's context hint (stage plus frames) for a text.
+static QMap<QString, double> stageHints(const QByteArray& text)
+{
+    QMap<QString, double> hints;
+    for (const Candidate& c : allLeaves(text))
+        hints[c.symptom] = c.stageHint;
+    return hints;
+}
+
 // Our own reports (prose plus logs, one or more per leaf we could write realistically): prints
 // top-1/top-3 accuracy and holds a floor so a regression in signatures or cues fails the suite.
 void TestClassifier::evaluationSet()
@@ -1162,11 +1187,7 @@ void TestClassifier::environmentTemplateIsNotPackageContext()
     const QString install =
         QStringLiteral("package-build-and-import/installation-and-build-failure");
     const auto packageHint = [&](const QByteArray& text) {
-        SymptomClassifier::Options all;
-        all.maxCandidates = 38;
-        for (const Candidate& c : SymptomClassifier::instance().classify(text, all))
-            if (c.symptom == install) return c.stageHint;
-        return -1.0;
+        return stageHints(text).value(install, -1.0);
     };
     const QByteArray environment = "Training hangs at the first step\n"
                                    "Is debug build: False\n"
@@ -1204,11 +1225,7 @@ void TestClassifier::markdownBoldIsReadThrough()
 void TestClassifier::commandsGiveOnlyTheSetupTheyDescribe()
 {
     const auto setupHint = [](const QByteArray& text) {
-        SymptomClassifier::Options all;
-        all.maxCandidates = 38;
-        for (const Candidate& c : SymptomClassifier::instance().classify(text, all))
-            if (c.symptom == QLatin1String("communication-setup/setup-failure")) return c.stageHint;
-        return -1.0;
+        return stageHints(text).value(QStringLiteral("communication-setup/setup-failure"), -1.0);
     };
     const QByteArray complaint = "The loss is NaN on 8 GPUs\n```bash\n";
     const QByteArray single = "MASTER_ADDR=10.0.0.1 MASTER_PORT=29500 torchrun "
@@ -1229,12 +1246,8 @@ void TestClassifier::commandsGiveOnlyTheSetupTheyDescribe()
 void TestClassifier::outputStageContextCountsLess()
 {
     const auto prepHint = [](const QByteArray& text) {
-        SymptomClassifier::Options all;
-        all.maxCandidates = 38;
-        for (const Candidate& c : SymptomClassifier::instance().classify(text, all))
-            if (c.symptom == QLatin1String("data-and-model-preparation/data-loading-failure"))
-                return c.stageHint;
-        return -1.0;
+        return stageHints(text).value(
+            QStringLiteral("data-and-model-preparation/data-loading-failure"), -1.0);
     };
     const double inOutput = prepHint("Fine-tuning on 4 GPUs crashes\n```\n"
                                      "[INFO] Loading dataset alpaca.json...\n"
@@ -1255,22 +1268,6 @@ void TestClassifier::proseAndStageRules()
     QVERIFY(ranked.size() >= 3);
     QCOMPARE(ranked.first().symptom, expected);
     QVERIFY(!ranked.first().evidence.isEmpty());
-}
-
-// All 38 leaves ranked for a text.
-static QList<Candidate> allLeaves(const QByteArray& text)
-{
-    SymptomClassifier::Options all;
-    all.maxCandidates = 38;
-    return SymptomClassifier::instance().classify(text, all);
-}
-
-// The evidence score of a leaf for a text, among all 38 ranked leaves.
-static double evidenceScore(const QString& leaf, const QByteArray& text)
-{
-    for (const Candidate& c : allLeaves(text))
-        if (c.symptom == leaf) return c.score;
-    return -1.0;
 }
 
 // The first collectives of a process group (SeqNum 1 to 5: DDP's parameter broadcast, a barrier
@@ -1297,9 +1294,7 @@ void TestClassifier::stepsRunAreTrainingContext()
 {
     for (const QByteArray& text : {QByteArray("all ranks freeze, the job only ran several steps\n"),
                                    QByteArray("all ranks freeze after a few hundred steps\n")}) {
-        QMap<QString, double> stage;
-        for (const Candidate& c : allLeaves(text))
-            stage[c.symptom] = c.stageHint;
+        const QMap<QString, double> stage = stageHints(text);
         QVERIFY2(
             stage.value(QStringLiteral("training-and-evaluation/unexpected-performance/hang")) >
                 stage.value(QStringLiteral("communication-setup/hang-and-timeout")),
@@ -1311,11 +1306,9 @@ void TestClassifier::stepsRunAreTrainingContext()
 // training leaves get the stage, the set-up and preparation hangs do not.
 void TestClassifier::loggedLossIsTrainingContext()
 {
-    QMap<QString, double> stage;
-    for (const Candidate& c :
-         allLeaves("all 8 ranks freeze\n2024-05-01 10:00:01 [rank0] step 120 loss 2.31507\n"
-                   "2024-05-01 10:00:02 [rank0] step 121 loss 2.29811\n"))
-        stage[c.symptom] = c.stageHint;
+    const QMap<QString, double> stage =
+        stageHints("all 8 ranks freeze\n2024-05-01 10:00:01 [rank0] step 120 loss 2.31507\n"
+                   "2024-05-01 10:00:02 [rank0] step 121 loss 2.29811\n");
     const double training = stage.value(QStringLiteral("training-and-evaluation/"
                                                        "unexpected-performance/hang"));
     QVERIFY(training > stage.value(QStringLiteral("communication-setup/hang-and-timeout")));
