@@ -32,6 +32,9 @@ Json candidateJson(const Candidate& c)
     Json terms = Json::array();
     for (const TermWeight& t : c.terms)
         terms.push_back({{"term", t.term.toStdString()}, {"weight", t.weight}});
+    Json neighbours = Json::array();
+    for (const NeighbourReport& n : c.neighbours)
+        neighbours.push_back({{"link", n.link.toStdString()}, {"similarity", n.similarity}});
     // Unrounded (the shortest decimal that reads back as the same double): scripts/ranker.py
     // recomputes every leaf's logit from base_rate, score and stage_hint, so rounding would tie
     // leaves the program tells apart; and the tail of a 38-leaf ranking has probabilities far
@@ -43,6 +46,9 @@ Json candidateJson(const Candidate& c)
             {"stage_hint", c.stageHint},
             {"term_score", c.termScore},
             {"terms", terms},
+            {"neighbour_share", c.neighbourShare},
+            {"neighbour_tokens", c.neighbourTokens},
+            {"neighbours", neighbours},
             {"evidence", evidence}};
 }
 
@@ -186,6 +192,9 @@ int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStre
                        .arg(signatureRoleName(e.role), e.signature, e.text.left(120));
         if (!c.terms.isEmpty())
             out << QStringLiteral("        terms %1\n").arg(termListText(c.terms));
+        if (!c.neighbours.isEmpty())
+            out << QStringLiteral("        similar reports %1\n")
+                       .arg(neighbourListText(c.neighbourShare, c.neighbours));
     }
     return Cli::Success;
 }

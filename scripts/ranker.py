@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
-"""Fit and evaluate the symptom ranker's weights (taxonomy/ranker.json) and learn its term
-model (taxonomy/terms.json). Python 3 and numpy (python3-numpy).
+"""Fit and evaluate the symptom ranker's weights (taxonomy/ranker.json), learn its term
+model (taxonomy/terms.json) and write the labelled reports its nearest-report vote reads
+(taxonomy/neighbours.tsv). Python 3 and numpy (python3-numpy).
 
 The classifier scores every leaf as
     logit = (prior_weight * log(base rate | frameworks) + evidence_scale * evidence
-             + stage_scale * stage hint + term_scale * term score) / temperature
+             + stage_scale * stage hint + term_scale * term score
+             + neighbour_scale * n / (n + neighbour_half_tokens)
+               * log(neighbour share + neighbour_floor)) / temperature
 and takes a softmax (model/kb/symptomclassifier.cpp). `rankscope classify --jsonl` reports the
-inputs of every candidate (base_rate, score, stage_hint) and the words its term model read in the
-text (tokens), so this script reads them from the program itself and never re-implements the
-signatures, the cues or the tokenizer.
+inputs of every candidate (base_rate, score, stage_hint, neighbour_share, neighbour_tokens: n) and
+the words its term model read in the text (tokens), so this script reads them from the program
+itself and never re-implements the signatures, the cues, the tokenizer or the neighbour search.
 
   scripts/ranker.py words LABELLED... --raw DIR [--rankscope build/bin/rankscope] [--write]
+  scripts/ranker.py neighbours LABELLED... [--write]
   scripts/ranker.py terms LABELLED... [--rankscope build/bin/rankscope] [--folds 5]
                           [--setting L2,MIN,CAP] [--write]
   scripts/ranker.py fit   LABELLED... [--rankscope build/bin/rankscope] [--split S] [--write]
@@ -50,6 +54,18 @@ term_scale is fitted on term scores that are out of fold (each row scored by ter
 its fold). `cv` measures with and without the term model in one run, the terms of each fold learned
 from the docs of the other folds' rows only, also with --raw (terms from the other folds' docs,
 ranking the held-out fold's raw posts).
+
+The nearest-report vote (model/kb/neighbourmodel.h): the 25 labelled reports whose raw first
+posts share the most words with a report (cosine of idf-weighted word sets) vote for their leaves,
+each with its similarity squared; a leaf's logit gains neighbour_scale * n / (n +
+neighbour_half_tokens) * log(its share of the vote + neighbour_floor), n the report's words the
+labelled reports hold (no vote below neighbour_min_tokens). `neighbours` writes the reports it
+reads, taxonomy/neighbours.tsv, from RAW_WORDS_TSV and the labels of the files given (rebuild
+after --write). A labelled row's own raw post is among them, so its vote already knows its leaf:
+fit and cv leave the vote out (neighbour_scale 0) and keep the file's, calibrate leaves out the
+rows it holds, and eval says how many of its rows it holds. The vote's settings were chosen out
+of fold, each row's vote and term model from the other folds only, outside this script
+(BENCHMARKS.md, "nearest labelled reports").
 
 Fitting has three steps. The weights (evidence_scale, stage_scale, prior_weight) maximise the
 log-likelihood of the right leaf over the fitting rows, every labelled file weighing the same in
@@ -107,6 +123,8 @@ RANKER_JSON = os.path.join(ROOT, "taxonomy", "ranker.json")
 TERMS_JSON = os.path.join(ROOT, "taxonomy", "terms.json")
 TERMS_SCHEMA = "rankscope.terms/2"
 RAW_WORDS_TSV = os.path.join(ROOT, "tests", "data", "classifier", "raw_post_words.tsv")
+NEIGHBOURS_TSV = os.path.join(ROOT, "taxonomy", "neighbours.tsv")
+NEIGHBOUR_MIN_REPORTS = 3
 LEAVES = 38
 
 GRID = {
@@ -217,9 +235,55 @@ def write_raw_words(rows, folder, rankscope, write):
         sys.stdout.write(header + "".join(lines))
 
 
+def vote_links():
+    """The links of the labelled reports NEIGHBOURS_TSV holds (the nearest-report vote's)."""
+    if not os.path.isfile(NEIGHBOURS_TSV):
+        return frozenset()
+    with open(NEIGHBOURS_TSV, encoding="utf-8") as f:
+        return frozenset(line.split("\t")[1] for line in f
+                         if line.strip() and not line.startswith("#"))
+
+
+def write_neighbours(rows, write):
+    """NEIGHBOURS_TSV: every labelled report with a raw first post's words in RAW_WORDS_TSV, as
+    its leaves, link and those words (what NeighbourModel compares), each word kept only if at
+    least NEIGHBOUR_MIN_REPORTS of the reports hold it: a word fewer reports share cannot make two
+    of them alike, and a name one report spells (a user, a path) says nothing. Words, not the
+    rules' evidence tokens (@id): the rules already weigh in through their own evidence and the
+    term model, and a bare error line, which reads no word but its rule's and a frame's token,
+    would otherwise find "neighbours" that share nothing else. Only raw posts: they are what
+    users paste, and out of fold the vote of our summaries added nothing to theirs. A link
+    labelled in several files keeps the leaves of the first."""
+    leaves_of = {}
+    for _, link, leaves, _, _ in rows:
+        leaves_of.setdefault(link, leaves)
+    words = {link: w for link, w in read_raw_words().items() if link in leaves_of and w}
+    held = collections.Counter(t for w in words.values() for t in w)
+    lines = []
+    for link in sorted(words):
+        kept = sorted(t for t in words[link]
+                      if held[t] >= NEIGHBOUR_MIN_REPORTS and not t.startswith("@"))
+        if kept:
+            lines.append("%s\t%s\t%s\n" % ("|".join(leaves_of[link]), link, " ".join(kept)))
+    header = ("# leaves<TAB>link<TAB>words: the labelled reports the ranker's nearest-report vote "
+              "reads (model/kb/neighbourmodel.h), the words of each raw first post as "
+              "tests/data/classifier/raw_post_words.tsv holds them (not the rules' @ tokens), "
+              "words %d or more of them share. Written by `scripts/ranker.py neighbours LABELLED... --write` from %s.\n" % (
+                  NEIGHBOUR_MIN_REPORTS, ", ".join(sorted({os.path.relpath(r[4], ROOT)
+                                                           if os.path.isabs(r[4]) else r[4]
+                                                           for r in rows}))))
+    if write:
+        with open(NEIGHBOURS_TSV, "w", encoding="utf-8") as f:
+            f.write(header + "".join(lines))
+        print("wrote %s: %d labelled reports" % (os.path.relpath(NEIGHBOURS_TSV, ROOT),
+                                                 len(lines)))
+    else:
+        sys.stdout.write(header + "".join(lines))
+
+
 def features(rankscope, text):
-    """{leaf: (evidence, base_rate, stage_hint)} for every leaf in the program's order, the
-    program's candidates, and the words its term model read (a frozenset)."""
+    """{leaf: (evidence, base_rate, stage_hint, neighbour share, neighbour tokens)} for every leaf
+    in the program's order, the program's candidates, and the words its term model read (a frozenset)."""
     return features_of_all(rankscope, [text])[0]
 
 
@@ -233,8 +297,8 @@ def features_of_all(rankscope, texts):
     if len(docs) != len(texts) or any("error" in doc for doc in docs):
         sys.exit("rankscope classify --jsonl answered %d lines for %d texts" % (len(docs),
                                                                                len(texts)))
-    return [({c["symptom"]: (c["score"], c["base_rate"], c["stage_hint"])
-              for c in doc["candidates"]}, doc["candidates"], frozenset(doc["tokens"]))
+    return [({c["symptom"]: (c["score"], c["base_rate"], c["stage_hint"], c["neighbour_share"],
+                             c["neighbour_tokens"]) for c in doc["candidates"]}, doc["candidates"], frozenset(doc["tokens"]))
             for doc in docs]
 
 
@@ -272,9 +336,15 @@ def json_strings(value):
 
 
 def base_logit(f, p):
-    """A leaf's logit without the term model, at temperature 1 (as probabilities())."""
-    return p["prior_weight"] * math.log(max(f[1], 1e-6)) + p["evidence_scale"] * f[0] + \
+    """A leaf's logit without the term model, at temperature 1 (as probabilities()); f[3] and
+    f[4], when there, are the leaf's share of the nearest labelled reports' vote and the
+    report's tokens that vote read."""
+    logit = p["prior_weight"] * math.log(max(f[1], 1e-6)) + p["evidence_scale"] * f[0] + \
         p["stage_scale"] * f[2]
+    if len(f) > 4 and p.get("neighbour_scale", 0.0) and f[4] >= p["neighbour_min_tokens"]:
+        logit += p["neighbour_scale"] * f[4] / (f[4] + p["neighbour_half_tokens"]) * \
+            math.log(f[3] + p["neighbour_floor"])
+    return logit
 
 
 def lbfgs(value_and_gradient, x):
@@ -360,7 +430,10 @@ def fit_logistic(docs, p, vocabulary, l2):
     kept = [d for d in docs if any(leaf in d.leaves for leaf in leaves)]
     words = SparseWords([sorted(index[t] for t in d.tokens if t in index) for d in kept],
                         len(vocabulary))
-    offset = numpy.array([[base_logit(d.feats[leaf], p) for leaf in leaves] for d in kept])
+    # Without the neighbours' vote: a labelled report's own raw post is among the nearest reports
+    # of its summary, so with it the words would learn from a vote that already knows the answer.
+    alone = dict(p, neighbour_scale=0.0)
+    offset = numpy.array([[base_logit(d.feats[leaf], alone) for leaf in leaves] for d in kept])
     right = numpy.array([[leaf in d.leaves for leaf in leaves] for d in kept], dtype=float)
     weight = numpy.array([d.weight for d in kept])
     shape = (len(vocabulary), len(leaves))
@@ -408,10 +481,11 @@ def term_scores(model, tokens):
 
 
 def probabilities(feats, p):
-    """feats: {leaf: (evidence, base_rate, stage_hint[, term score])}."""
+    """feats: {leaf: (evidence, base_rate, stage_hint, neighbour share, neighbour tokens[, term
+    score])}."""
     t = p.get("temperature", 1.0)
     term_scale = p.get("term_scale", 0.0)
-    logits = {leaf: (base_logit(f, p) + (term_scale * f[3] if len(f) > 3 else 0.0)) / t
+    logits = {leaf: (base_logit(f, p) + (term_scale * f[5] if len(f) > 5 else 0.0)) / t
               for leaf, f in feats.items()}
     top = max(logits.values())
     z = sum(math.exp(v - top) for v in logits.values())
@@ -471,7 +545,7 @@ def with_terms(items, model):
     out = []
     for item in items:
         scores = term_scores(model, item.tokens)
-        out.append(item._replace(feats={leaf: f[:3] + (scores.get(leaf, 0.0),)
+        out.append(item._replace(feats={leaf: f[:5] + (scores.get(leaf, 0.0),)
                                         for leaf, f in item.feats.items()}))
     return out
 
@@ -659,6 +733,12 @@ def evaluate(rows, rankscope, label):
     misses, scored = [], []
     with open(RANKER_JSON, encoding="utf-8") as f:
         threshold = json.load(f)["unsure_below"]
+    voters = vote_links()
+    known = sum(link in voters for _, link, _, _, _ in rows)
+    if known:
+        print("%s: %d of the %d rows are among the labelled reports the nearest-report vote "
+              "reads (%s): their figures are in sample" % (
+                  label, known, len(rows), os.path.relpath(NEIGHBOURS_TSV, ROOT)))
     read = features_of_all(rankscope, [text for _, _, _, text, _ in rows])
     for (split, link, leaves, text, _), (_, candidates, _) in zip(rows, read):
         ranked = [c["symptom"] for c in candidates]
@@ -691,12 +771,22 @@ def calibrate_only(rows, calibrate, current, args):
     """Refit the temperature and "unsure" on the rows of the calibration splits as the program
     ranks them, term scores included, each split weighing the same."""
     rows = [r for r in rows if r[0] in calibrate]
+    voters = vote_links()
+    if any(r[1] in voters for r in rows):
+        # Their vote knows their leaf (their own raw post votes): calibrated on them, the
+        # temperature would answer for a ranker surer than it is on new reports.
+        print("calibrate leaves out the %d rows among the labelled reports the nearest-report "
+              "vote reads (%s)" % (sum(r[1] in voters for r in rows),
+                                   os.path.relpath(NEIGHBOURS_TSV, ROOT)))
+        rows = [r for r in rows if r[1] not in voters]
     if not rows:
         sys.exit("no calibration rows (split %s)" % args.calibrate)
     per_split = collections.Counter(r[0] for r in rows)
     read = features_of_all(args.rankscope, [r[3] for r in rows])
     items = [Item(leaves, {c["symptom"]: (c["score"], c["base_rate"], c["stage_hint"],
-                                          c["term_score"]) for c in candidates},
+                                          c["neighbour_share"], c["neighbour_tokens"],
+                                          c["term_score"])
+                           for c in candidates},
                   1.0 / per_split[split], link, tokens, link)
              for (split, link, leaves, _, _), (_, candidates, tokens) in zip(rows, read)]
     p = dict(current)
@@ -732,7 +822,8 @@ def write_json(path, doc, write):
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("action", choices=["fit", "cv", "eval", "terms", "words", "calibrate"])
+    parser.add_argument("action", choices=["fit", "cv", "eval", "terms", "words", "neighbours",
+                                           "calibrate"])
     parser.add_argument("labelled", nargs="+")
     parser.add_argument("--rankscope", default=os.path.join(ROOT, "build", "bin", "rankscope"))
     parser.add_argument("--split", help="only rows of this split (fit: default all but 'dev')")
@@ -745,7 +836,8 @@ def main():
                         "terms: folds of the choice of its setting")
     parser.add_argument("--write", action="store_true",
                         help="fit: write taxonomy/ranker.json; terms: taxonomy/terms.json; "
-                        "words: tests/data/classifier/raw_post_words.tsv")
+                        "words: tests/data/classifier/raw_post_words.tsv; neighbours: "
+                        "taxonomy/neighbours.tsv")
     parser.add_argument("--setting", metavar="L2,MIN,CAP", type=term_setting,
                         help="terms: learn with this L2 penalty, words in at least MIN docs and "
                         "CAP words per leaf instead of choosing them by cross-validation")
@@ -768,6 +860,9 @@ def main():
         if not args.raw:
             sys.exit("words reads the raw first posts: give --raw DIR")
         write_raw_words(rows, args.raw, args.rankscope, args.write)
+        return 0
+    if args.action == "neighbours":
+        write_neighbours(rows, args.write)
         return 0
 
     calibrate = args.calibrate.split(",")
@@ -844,6 +939,15 @@ def main():
         sys.exit("no training rows")
     with open(RANKER_JSON, encoding="utf-8") as f:
         current = json.load(f)
+    # The nearest labelled reports' vote cannot be held out here: a labelled row's own raw post
+    # is among the reports it reads, so the program's vote already knows the row's leaf. fit and
+    # cv weigh and measure the rest of the ranker without it (the vote was added on top of
+    # these weights, out of fold, outside this script: BENCHMARKS.md).
+    vote_scale = current.get("neighbour_scale", 0.0)
+    current = dict(current, neighbour_scale=0.0)
+    if vote_scale:
+        print("fit and cv leave out the nearest labelled reports' vote (neighbour_scale %g in "
+              "%s, kept)" % (vote_scale, os.path.relpath(RANKER_JSON, ROOT)))
     per_source = {}
     for r in train:
         per_source[r[4]] = per_source.get(r[4], 0) + 1
@@ -873,6 +977,7 @@ def main():
               len(items), ", ".join("%s %d" % kv for kv in sorted(per_source.items())),
               mean_loglik, fitted["term_scale"], fitted["temperature"], fitted["unsure_below"],
               len(calibration_items), args.calibrate))
+    fitted["neighbour_scale"] = vote_scale
     fitted["fitted_on"] = "%d %sreports of %s (%s, each file weighing the same); term_scale on " \
         "their term scores out of %d folds; temperature and unsure_below on the %d '%s' rows, " \
         "out of %d folds" % (

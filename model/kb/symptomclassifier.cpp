@@ -141,6 +141,8 @@ bool RankerParameters::fromJson(const QByteArray& json, RankerParameters* out, Q
         return true;
     };
     double minCandidates = r.minCandidates;
+    double neighbourCount = r.neighbourCount;
+    double neighbourMinTokens = r.neighbourMinTokens;
     if (!number("evidence_scale", &r.evidenceScale, 0.0, 100.0) ||
         !number("stage_scale", &r.stageScale, 0.0, 100.0) ||
         !number("prior_weight", &r.priorWeight, 0.0, 10.0) ||
@@ -153,18 +155,25 @@ bool RankerParameters::fromJson(const QByteArray& json, RankerParameters* out, Q
         !number("cross_stage_share", &r.crossStageShare, 0.0, 1.0) ||
         !number("unstaged_share", &r.unstagedShare, 0.0, 1.0) ||
         !number("term_scale", &r.termScale, 0.0, 100.0) ||
+        !number("neighbour_scale", &r.neighbourScale, 0.0, 100.0) ||
+        !number("neighbour_count", &neighbourCount, 1.0, 1000.0) ||
+        !number("neighbour_floor", &r.neighbourFloor, 1e-6, 1.0) ||
+        !number("neighbour_half_tokens", &r.neighbourHalfTokens, 0.0, 1e6) ||
+        !number("neighbour_min_tokens", &neighbourMinTokens, 1.0, 1e6) ||
         !number("min_candidates", &minCandidates, 1.0, 38.0))
         return false;
     if (o.value(QLatin1String("unstaged_share")).isUndefined()) r.unstagedShare = r.crossStageShare;
     r.minCandidates = int(minCandidates);
+    r.neighbourCount = int(neighbourCount);
+    r.neighbourMinTokens = int(neighbourMinTokens);
     *out = r;
     return true;
 }
 
 SymptomClassifier::SymptomClassifier(SignatureSet signatures, RankerParameters ranking,
-                                     TermModel terms)
+                                     TermModel terms, NeighbourModel neighbours)
     : m_set(std::move(signatures)), m_ranking(ranking), m_terms(std::move(terms)),
-      m_prior(studyPriors())
+      m_neighbours(std::move(neighbours)), m_prior(studyPriors())
 {
     const Taxonomy& taxonomy = Taxonomy::instance();
     for (const QString& leaf : taxonomy.leaves())
@@ -190,7 +199,15 @@ const SymptomClassifier& SymptomClassifier::instance()
         if (!t.open(QIODevice::ReadOnly) || !TermModel::fromJson(t.readAll(), &terms, &error))
             qWarning("rankscope: built-in term model unusable (%s), ranking without it",
                      qPrintable(error.isEmpty() ? t.errorString() : error));
-        return SymptomClassifier(SignatureSet::builtin(), ranking, std::move(terms));
+        NeighbourModel neighbours;
+        QFile n(QStringLiteral(":/taxonomy/neighbours.tsv"));
+        error.clear();
+        if (!n.open(QIODevice::ReadOnly) ||
+            !NeighbourModel::fromTsv(n.readAll(), &neighbours, &error))
+            qWarning("rankscope: built-in labelled reports unusable (%s), ranking without them",
+                     qPrintable(error.isEmpty() ? n.errorString() : error));
+        return SymptomClassifier(SignatureSet::builtin(), ranking, std::move(terms),
+                                 std::move(neighbours));
     }();
     return classifier;
 }
@@ -522,6 +539,19 @@ QList<Candidate> SymptomClassifier::rankLeaves(QByteArrayView text,
     if (tokens) *tokens = termInput;
     const QMap<QString, TermModel::LeafScore> termScores =
         options.useCues ? m_terms.score(termInput) : QMap<QString, TermModel::LeafScore>{};
+    // The labelled reports most alike read the same tokens as the term model.
+    // A report of fewer words than neighbourMinTokens gets no vote, and shows none.
+    qsizetype neighbourTokens = 0;
+    QList<NeighbourReport> nearest =
+        options.useCues && m_ranking.neighbourScale > 0.0
+            ? m_neighbours.nearest(termInput, m_ranking.neighbourCount, &neighbourTokens)
+            : QList<NeighbourReport>{};
+    if (neighbourTokens < m_ranking.neighbourMinTokens) nearest.clear();
+    const QMap<QString, double> neighbourShares = NeighbourModel::leafShares(nearest);
+    const double neighbourWeight =
+        nearest.isEmpty() ? 0.0
+                          : m_ranking.neighbourScale * double(neighbourTokens) /
+                                (double(neighbourTokens) + m_ranking.neighbourHalfTokens);
     QList<std::pair<QString, double>> logits;
     double maxLogit = -1e300;
     for (const QString& leaf : taxonomy.leaves()) {
@@ -529,7 +559,8 @@ QList<Candidate> SymptomClassifier::rankLeaves(QByteArrayView text,
         const double logit =
             (m_ranking.priorWeight * std::log(base) + m_ranking.evidenceScale * score.value(leaf) +
              m_ranking.stageScale * contextHint.value(leaf) +
-             m_ranking.termScale * termScores.value(leaf).score) /
+             m_ranking.termScale * termScores.value(leaf).score +
+             neighbourWeight * std::log(neighbourShares.value(leaf) + m_ranking.neighbourFloor)) /
             m_ranking.temperature;
         logits.append({leaf, logit});
         maxLogit = std::max(maxLogit, logit);
@@ -545,6 +576,10 @@ QList<Candidate> SymptomClassifier::rankLeaves(QByteArrayView text,
         c.stageHint = contextHint.value(leaf);
         c.termScore = termScores.value(leaf).score;
         c.terms = termScores.value(leaf).terms;
+        c.neighbourShare = neighbourShares.value(leaf);
+        c.neighbourTokens = neighbourTokens;
+        for (const NeighbourReport& n : nearest)
+            if (n.leaves.contains(leaf)) c.neighbours.append(n);
     }
     std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
         if (a.probability != b.probability) return a.probability > b.probability;

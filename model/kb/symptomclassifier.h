@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/kb/neighbourmodel.h"
 #include "model/kb/signatureset.h"
 #include "model/kb/termmodel.h"
 
@@ -36,6 +37,13 @@ struct Candidate {
     // words that made it, those for the leaf first.
     double termScore = 0.0;
     QList<TermWeight> terms;
+    // Ranked only: the leaf's share of the vote of the labelled reports nearest this one
+    // (NeighbourModel::leafShares) and those of them that gave it the leaf, nearest first.
+    double neighbourShare = 0.0;
+    QList<NeighbourReport> neighbours;
+    // Ranked only: n, the report's tokens the neighbour search could read (the same for every
+    // candidate of a report).
+    qsizetype neighbourTokens = 0;
     QList<CandidateEvidence> evidence; // strongest first
 };
 
@@ -75,6 +83,19 @@ struct RankerParameters {
     double unstagedShare = 0.0;
     // The weight of the learned term model's score (taxonomy/terms.json) in a leaf's logit.
     double termScale = 0.0;
+    // The weight of the log of a leaf's share of the nearest labelled reports' vote
+    // (taxonomy/neighbours.tsv, NeighbourModel) in its logit, how many of them vote, and the
+    // share added to every leaf's before the log, so that a leaf no neighbour gave is held back
+    // by at most log(floor / (1 + floor)) against one they all gave, not ruled out (0: off).
+    double neighbourScale = 0.0;
+    int neighbourCount = 25;
+    double neighbourFloor = 0.02;
+    // The vote counts in full only for a report of many words: times n / (n + this), n the
+    // report's words some labelled report holds, and not at all below neighbourMinTokens. Raw
+    // posts read 10 to 47 such words (10th to 90th percentile); a report of two words has
+    // "neighbours" that share those two and nothing else.
+    double neighbourHalfTokens = 10.0;
+    int neighbourMinTokens = 3;
     int minCandidates = 3;
     // Parses taxonomy/ranker.json; missing keys keep their defaults. False with *error on
     // malformed JSON or out-of-range values.
@@ -88,12 +109,15 @@ struct RankerParameters {
 //
 // A ranked classification (the default) then scores every leaf of the taxonomy as
 //   logit = (priorWeight * log(base rate | frameworks) + evidenceScale * evidence
-//            + stageScale * context hint + termScale * term score) / temperature
+//            + stageScale * context hint + termScale * term score
+//            + neighbourScale * n / (n + neighbourHalfTokens)
+//              * log(neighbour share + neighbourFloor)) / temperature
 // where a leaf's context hint is the confidence of its stage plus that of the frames it fits:
 // what the prose says the reporter did (saved a checkpoint, read the data) and saw (a
 // hang, a slowdown, different values), data in taxonomy/cues.json ("frames", "frame_leaves"),
-// and a leaf's term score is what the learned term model (taxonomy/terms.json) makes of the
-// report's words.
+// a leaf's term score is what the learned term model (taxonomy/terms.json) makes of the
+// report's words, and its neighbour share is how much of the vote of the labelled reports most
+// alike this one (taxonomy/neighbours.tsv) gave it the leaf.
 // It turns the logits into probabilities (softmax), so any non-empty text gets at least
 // minCandidates candidates; below unsureBelow the top one is a guess (isUnsure()). The
 // parameters are data (taxonomy/ranker.json), fitted by scripts/ranker.py from labelled reports.
@@ -118,7 +142,7 @@ public:
     };
 
     explicit SymptomClassifier(SignatureSet signatures, RankerParameters ranking = {},
-                               TermModel terms = {});
+                               TermModel terms = {}, NeighbourModel neighbours = {});
     // The classifier over the built-in signature data, created once.
     static const SymptomClassifier& instance();
 
@@ -138,6 +162,7 @@ public:
     const SignatureSet& signatures() const { return m_set; }
     const RankerParameters& ranking() const { return m_ranking; }
     const TermModel& terms() const { return m_terms; }
+    const NeighbourModel& neighbours() const { return m_neighbours; }
     // Share of the study's fault rows per leaf id (derived from the CSV at construction).
     double prior(const QString& symptom) const { return m_prior.value(symptom); }
     // The leaf's base rate among the study's reports of these frameworks (lower-case names as
@@ -154,6 +179,7 @@ private:
     SignatureSet m_set;
     RankerParameters m_ranking;
     TermModel m_terms;
+    NeighbourModel m_neighbours;
     QHash<QString, double> m_prior;
     QHash<QString, QHash<QString, int>> m_frameworkRows; // framework -> leaf -> fault rows
     QHash<QString, int> m_frameworkTotal;                // framework -> fault rows

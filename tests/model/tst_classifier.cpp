@@ -455,6 +455,10 @@ void TestClassifier::statedProbabilitiesAreTheFittedOnes()
     const double stageScale = p[QLatin1String("stage_scale")].toDouble();
     const double unsureBelow = p[QLatin1String("unsure_below")].toDouble();
     const double termScale = p[QLatin1String("term_scale")].toDouble();
+    const double neighbourScale = p[QLatin1String("neighbour_scale")].toDouble();
+    const double neighbourFloor = p[QLatin1String("neighbour_floor")].toDouble();
+    const double neighbourHalfTokens = p[QLatin1String("neighbour_half_tokens")].toDouble();
+    const double neighbourMinTokens = p[QLatin1String("neighbour_min_tokens")].toDouble();
     QVERIFY(temperature > 0.0 && priorWeight > 0.0 && evidenceScale > 0.0);
 
     // Each leaf's share of the sheet's fault rows, counted by its stage/inner/leaf names.
@@ -515,8 +519,14 @@ void TestClassifier::statedProbabilitiesAreTheFittedOnes()
         const QList<Candidate> c = classifier.classify(text);
         QVERIFY(c.size() >= 3);
         const auto logit = [&](const Candidate& x) {
+            // The nearest labelled reports vote when the report reads enough of their words.
+            const double n = double(x.neighbourTokens);
+            const double vote = n >= neighbourMinTokens
+                                    ? neighbourScale * n / (n + neighbourHalfTokens) *
+                                          std::log(x.neighbourShare + neighbourFloor)
+                                    : 0.0;
             return (priorWeight * std::log(x.baseRate) + evidenceScale * x.score +
-                    stageScale * x.stageHint + termScale * x.termScore) /
+                    stageScale * x.stageHint + termScale * x.termScore + vote) /
                    temperature;
         };
         for (int i = 1; i < c.size(); ++i)
