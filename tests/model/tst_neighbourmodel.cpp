@@ -1,6 +1,7 @@
 #include "model/kb/neighbourmodel.h"
 #include "model/kb/signatureset.h"
 #include "model/kb/symptomclassifier.h"
+#include "model/kb/taxonomy.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -191,6 +192,17 @@ void TestNeighbourModel::shippedReportsAreUsedAndShown()
     const SymptomClassifier& classifier = SymptomClassifier::instance();
     QCOMPARE(classifier.ranking().neighbourScale, scale);
     QVERIFY(classifier.neighbours().size() > 1000);
+    // Every report the shipped file holds is labelled with leaves of the taxonomy.
+    QFile shipped(QStringLiteral(":/taxonomy/neighbours.tsv"));
+    QVERIFY(shipped.open(QIODevice::ReadOnly));
+    int reports = 0;
+    for (const QByteArray& line : shipped.readAll().split('\n')) {
+        if (line.isEmpty() || line.startsWith('#')) continue;
+        ++reports;
+        for (const QByteArray& leaf : line.split('\t').value(0).split('|'))
+            QVERIFY2(Taxonomy::instance().isLeafId(QString::fromUtf8(leaf)), line.constData());
+    }
+    QCOMPARE(reports, classifier.neighbours().size());
     // A report in words many labelled reports use gets a vote, and its first candidate shows it.
     const QList<Candidate> ranked = classifier.classify(
         "NCCL watchdog timeout during training\nThe job hangs after a few hundred steps on 8 "
