@@ -52,8 +52,12 @@ bool NeighbourModel::fromTsv(QByteArrayView tsv, NeighbourModel* out, QString* e
         }
         model.m_reports.append({QString::fromUtf8(fields[1]), leaves, 0.0});
         tokensOf.append(tokens);
+        for (const QString& leaf : leaves)
+            model.m_leafPrior[leaf] += 1.0 / double(leaves.size());
     }
     const int reports = int(model.m_reports.size());
+    for (double& share : model.m_leafPrior)
+        share /= double(reports);
     for (int r = 0; r < reports; ++r)
         for (const QString& token : QSet<QString>(tokensOf[r].cbegin(), tokensOf[r].cend()))
             model.m_postings[token].append(r);
@@ -111,15 +115,19 @@ QList<NeighbourReport> NeighbourModel::nearest(const QStringList& tokens, int co
     return out;
 }
 
-QMap<QString, double> NeighbourModel::leafShares(const QList<NeighbourReport>& nearest)
+QMap<QString, double> NeighbourModel::leafShares(const QList<NeighbourReport>& nearest,
+                                                 double priorPower) const
 {
     QMap<QString, double> votes;
-    double total = 0.0;
-    for (const NeighbourReport& n : nearest) {
-        const double vote = n.similarity * n.similarity;
+    for (const NeighbourReport& n : nearest)
         for (const QString& leaf : n.leaves)
-            votes[leaf] += vote / double(n.leaves.size());
-        total += vote;
+            votes[leaf] += n.similarity * n.similarity / double(n.leaves.size());
+    double total = 0.0;
+    for (auto it = votes.begin(); it != votes.end(); ++it) {
+        // A leaf of under 0.1 % of the reports is not raised as if it were rarer still.
+        if (priorPower > 0.0)
+            it.value() /= std::pow(std::max(m_leafPrior.value(it.key()), 1e-3), priorPower);
+        total += it.value();
     }
     if (total <= 0.0) return {};
     for (double& v : votes)

@@ -53,8 +53,14 @@ public:
 
     // Per leaf, its share of the vote of `nearest`: each report votes with its similarity
     // squared (a close report counts far more than a loose one), split evenly between its
-    // leaves. The shares sum to 1, or the map is empty when no report shares a token.
-    static QMap<QString, double> leafShares(const QList<NeighbourReport>& nearest);
+    // leaves, and a leaf's votes are divided by (its share of all the labelled reports) to the
+    // power `priorPower`. The nearest reports of any report are mostly of the common leaves, and
+    // the ranker's logit already holds each leaf's base rate: undivided, the vote would count it
+    // twice. The shares sum to 1, or the map is empty when no report shares a token.
+    QMap<QString, double> leafShares(const QList<NeighbourReport>& nearest,
+                                     double priorPower = 0.0) const;
+    // A leaf's share of the labelled reports (each report's leaves share it evenly).
+    double leafPrior(const QString& leaf) const { return m_leafPrior.value(leaf); }
 
 private:
     struct Report {
@@ -65,6 +71,7 @@ private:
     QList<Report> m_reports;
     QHash<QString, QList<int>> m_postings; // token -> reports holding it
     QHash<QString, double> m_idf;
+    QHash<QString, double> m_leafPrior;
 };
 
 } // namespace rankscope

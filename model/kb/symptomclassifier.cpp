@@ -160,6 +160,7 @@ bool RankerParameters::fromJson(const QByteArray& json, RankerParameters* out, Q
         !number("neighbour_floor", &r.neighbourFloor, 1e-6, 1.0) ||
         !number("neighbour_half_tokens", &r.neighbourHalfTokens, 0.0, 1e6) ||
         !number("neighbour_min_tokens", &neighbourMinTokens, 1.0, 1e6) ||
+        !number("neighbour_prior_power", &r.neighbourPriorPower, 0.0, 2.0) ||
         !number("min_candidates", &minCandidates, 1.0, 38.0))
         return false;
     if (o.value(QLatin1String("unstaged_share")).isUndefined()) r.unstagedShare = r.crossStageShare;
@@ -547,7 +548,8 @@ QList<Candidate> SymptomClassifier::rankLeaves(QByteArrayView text,
             ? m_neighbours.nearest(termInput, m_ranking.neighbourCount, &neighbourTokens)
             : QList<NeighbourReport>{};
     if (neighbourTokens < m_ranking.neighbourMinTokens) nearest.clear();
-    const QMap<QString, double> neighbourShares = NeighbourModel::leafShares(nearest);
+    const QMap<QString, double> neighbourShares =
+        m_neighbours.leafShares(nearest, m_ranking.neighbourPriorPower);
     const double neighbourWeight =
         nearest.isEmpty() ? 0.0
                           : m_ranking.neighbourScale * double(neighbourTokens) /

@@ -96,6 +96,9 @@ struct RankerParameters {
     // "neighbours" that share those two and nothing else.
     double neighbourHalfTokens = 10.0;
     int neighbourMinTokens = 3;
+    // The power of a leaf's share of the labelled reports its votes are divided by
+    // (NeighbourModel::leafShares): the base rate is in the logit already.
+    double neighbourPriorPower = 0.0;
     int minCandidates = 3;
     // Parses taxonomy/ranker.json; missing keys keep their defaults. False with *error on
     // malformed JSON or out-of-range values.

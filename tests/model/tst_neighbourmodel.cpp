@@ -87,15 +87,29 @@ void TestNeighbourModel::nearestByIdfCosine()
 void TestNeighbourModel::votesBySquaredSimilarity()
 {
     const NeighbourModel model = parsed(fourReports());
-    const QMap<QString, double> shares = NeighbourModel::leafShares(
-        model.nearest({QStringLiteral("alpha"), QStringLiteral("beta")}, 3));
+    const QMap<QString, double> shares =
+        model.leafShares(model.nearest({QStringLiteral("alpha"), QStringLiteral("beta")}, 3));
     // By hand: votes 1/3 (report 1, hang), 1/4 (report 2, low efficiency), 1/12 split between
     // hang and low efficiency (report 3); total 2/3. Hang (1/3 + 1/24) / (2/3) = 9/16, low
     // efficiency (1/4 + 1/24) / (2/3) = 7/16.
     QCOMPARE(shares.size(), 2);
     QVERIFY(qAbs(shares.value(kHang) - 9.0 / 16.0) < 1e-12);
     QVERIFY(qAbs(shares.value(kSlow) - 7.0 / 16.0) < 1e-12);
-    QVERIFY(NeighbourModel::leafShares({}).isEmpty());
+    QVERIFY(model.leafShares({}).isEmpty());
+    // The leaves' shares of the four reports: hang 1 + 1/2, low efficiency 1 + 1/2, OOM 1, of 4.
+    QCOMPARE(model.leafPrior(kHang), 0.375);
+    QCOMPARE(model.leafPrior(kOom), 0.25);
+    // Divided by those shares (power 1): the query {zeta, alpha} (norm sqrt(5) a) is at cosine
+    // 2 / sqrt(5) of report 4 (OOM), 1 / sqrt(30) of report 1 (hang), 1 / sqrt(10) of report 2
+    // (low efficiency): votes 4/5, 1/30, 1/10; divided, 3.2, 0.0889, 0.2667 of 3.5556: OOM 0.9,
+    // hang 0.025, low efficiency 0.075. Undivided OOM would have 0.8 / 0.9333 = 0.857.
+    const QList<NeighbourReport> near =
+        model.nearest({QStringLiteral("alpha"), QStringLiteral("zeta")}, 3);
+    const QMap<QString, double> divided = model.leafShares(near, 1.0);
+    QVERIFY(qAbs(divided.value(kOom) - 0.9) < 1e-12);
+    QVERIFY(qAbs(divided.value(kHang) - 0.025) < 1e-12);
+    QVERIFY(qAbs(divided.value(kSlow) - 0.075) < 1e-12);
+    QVERIFY(qAbs(model.leafShares(near).value(kOom) - 0.8 / (0.8 + 1.0 / 30.0 + 0.1)) < 1e-12);
     QCOMPARE(neighbourListText(0.5625, model.nearest({QStringLiteral("alpha")}, 3), 1),
              QStringLiteral("0.56 of the vote: o/b#2 (0.71), 1 more"));
 }
