@@ -17,6 +17,7 @@ using namespace rankscope;
 class TestClassifier : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void reservedStudyIssuesAreNotLabelledData();
     void evaluationSet();
     void todaysFrameworks();
     void frameworkLines_data();
@@ -2170,6 +2171,58 @@ void TestClassifier::tracebackThroughImportsIsThePackageStage()
              qPrintable(top3.join(QLatin1String(", "))));
     QVERIFY2(evidenceOn(ranked, {7, 9}).isEmpty(),
              qPrintable(evidenceOn(ranked, {7, 9}).join(QLatin1String("; "))));
+}
+
+// The study's issues outside its development links are reserved for evaluation: no labelled
+// harvest, no raw post's words and none of the reports the ranker's vote reads may hold one
+// (a search returns them like any issue, so a harvest must be checked against them).
+void TestClassifier::reservedStudyIssuesAreNotLabelledData()
+{
+    const auto normal = [](QString link) {
+        link = link.trimmed().toLower().replace(QLatin1String("/pull/"), QLatin1String("/issues/"));
+        while (link.endsWith(QLatin1Char('/')))
+            link.chop(1);
+        return link;
+    };
+    QSet<QString> development;
+    for (const QByteArray& line : readData(QStringLiteral("tosem23_dev_links.txt")).split('\n'))
+        if (line.startsWith("http")) development.insert(normal(QString::fromUtf8(line)));
+    QCOMPARE(development.size(), 353);
+    QSet<QString> reserved;
+    for (const char* sheet : {":/taxonomy/tosem23_faults.csv", ":/taxonomy/tosem23_howto.csv"}) {
+        QFile f{QString::fromLatin1(sheet)};
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        for (const QByteArray& row : f.readAll().split('\n'))
+            for (const QByteArray& cell : row.split(','))
+                if (cell.startsWith("https://github.com/"))
+                    if (const QString link = normal(QString::fromUtf8(cell));
+                        !development.contains(link))
+                        reserved.insert(link);
+    }
+    QVERIFY2(reserved.size() > 300, qPrintable(QString::number(reserved.size())));
+    // Every labelled file, the raw posts' words (link first) and the vote's reports (link
+    // second).
+    QStringList files = QDir(QStringLiteral(RANKSCOPE_TEST_DATA "/classifier"))
+                            .entryList({QStringLiteral("*.tsv")}, QDir::Files);
+    QVERIFY(files.size() > 40);
+    QList<std::pair<QString, QByteArray>> tables;
+    for (const QString& name : std::as_const(files))
+        tables.append({name, readData(name)});
+    QFile vote(QStringLiteral(":/taxonomy/neighbours.tsv"));
+    QVERIFY(vote.open(QIODevice::ReadOnly));
+    tables.append({QStringLiteral("neighbours.tsv"), vote.readAll()});
+    int links = 0;
+    for (const auto& [name, table] : std::as_const(tables))
+        for (const QByteArray& line : table.split('\n')) {
+            if (line.isEmpty() || line.startsWith('#')) continue;
+            for (const QByteArray& field : line.split('\t').mid(0, 2))
+                if (field.startsWith("https://github.com/")) {
+                    ++links;
+                    QVERIFY2(!reserved.contains(normal(QString::fromUtf8(field))),
+                             qPrintable(name + QLatin1String(": ") + QString::fromUtf8(field)));
+                }
+        }
+    QVERIFY(links > 10000);
 }
 
 QTEST_GUILESS_MAIN(TestClassifier)
