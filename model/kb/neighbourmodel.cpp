@@ -1,6 +1,5 @@
 #include "model/kb/neighbourmodel.h"
 
-#include <QSet>
 #include <algorithm>
 #include <cmath>
 
@@ -37,14 +36,15 @@ bool NeighbourModel::fromTsv(QByteArrayView tsv, NeighbourModel* out, QString* e
         ++lineNumber;
         if (line.isEmpty() || line.startsWith('#')) continue;
         const QList<QByteArray> fields = line.toByteArray().split('\t');
-        const QStringList leaves =
-            fields.size() == 3
-                ? QString::fromUtf8(fields[0]).split(QLatin1Char('|'), Qt::SkipEmptyParts)
-                : QStringList{};
-        const QStringList tokens =
-            fields.size() == 3
-                ? QString::fromUtf8(fields[2]).split(QLatin1Char(' '), Qt::SkipEmptyParts)
-                : QStringList{};
+        QStringList leaves, tokens;
+        if (fields.size() == 3) {
+            leaves = QString::fromUtf8(fields[0]).split(QLatin1Char('|'), Qt::SkipEmptyParts);
+            // Sorted and distinct once: the postings and the norm below read them in this order,
+            // not a hash's (seeded per process), so every run gives the same last digit.
+            tokens = QString::fromUtf8(fields[2]).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+            tokens.sort();
+            tokens.removeDuplicates();
+        }
         if (leaves.isEmpty() || tokens.isEmpty()) {
             *error = QStringLiteral("neighbours: line %1 is not \"leaves<TAB>link<TAB>tokens\"")
                          .arg(lineNumber);
@@ -59,18 +59,13 @@ bool NeighbourModel::fromTsv(QByteArrayView tsv, NeighbourModel* out, QString* e
     for (double& share : model.m_leafPrior)
         share /= double(reports);
     for (int r = 0; r < reports; ++r)
-        for (const QString& token : QSet<QString>(tokensOf[r].cbegin(), tokensOf[r].cend()))
+        for (const QString& token : std::as_const(tokensOf[r]))
             model.m_postings[token].append(r);
     for (auto it = model.m_postings.cbegin(); it != model.m_postings.cend(); ++it)
         model.m_idf.insert(it.key(), std::log(double(reports) / double(it.value().size())));
-    // Summed in the line's token order, not the hash's (seeded per process): every run of the
-    // program must give the same last digit.
     for (int r = 0; r < reports; ++r) {
-        QStringList tokens = tokensOf[r];
-        tokens.sort();
-        tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
         double sum = 0.0;
-        for (const QString& token : std::as_const(tokens)) {
+        for (const QString& token : std::as_const(tokensOf[r])) {
             const double idf = model.m_idf.value(token);
             sum += idf * idf;
         }
