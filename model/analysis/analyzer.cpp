@@ -38,7 +38,8 @@ std::set<int> waitersOf(const Finding& f)
 
 bool isWaitLikeSymptom(const std::string& s)
 {
-    return s == symptoms::kCommunicationError || s == symptoms::kHang || s == symptoms::kSetupHang;
+    return s == symptoms::kCommunicationError || s == symptoms::kHang ||
+           s == symptoms::kSetupHang || s == symptoms::kPreparationHang;
 }
 
 // The ranks of the job that left no file (RankPresence::absent), unless ConfigCheck names them
@@ -333,7 +334,7 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
         if (!explained) {
             Finding f;
             f.kind = FindingKind::Hang;
-            f.symptom = log.waitsWhileForming ? symptoms::kSetupHang : symptoms::kHang;
+            f.symptom = log.waitStageHang.empty() ? symptoms::kHang : log.waitStageHang;
             f.severity = Severity::Error;
             f.ranks = log.silentRanks;
             f.confidence = log.silentRanks.empty() ? 0.5 : 0.75;

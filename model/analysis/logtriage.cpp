@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace rankscope {
@@ -240,7 +241,8 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
         if (timedAfter || linedAfter) e.cascade = true;
     }
     std::set<int> waiting, lostPeer;
-    bool forming = true;
+    std::optional<std::string> waitSymptom; // the one leaf every wait was read as, if any
+    bool waitsAgree = true;
     std::set<LineKey> waitLines, peerLossLines;
     for (const Evidence& e : items) {
         if (isWaiting(e)) waitLines.insert(keyOf(e));
@@ -250,7 +252,8 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
         if (isWaiting(e)) {
             waiting.insert(e.rank);
             res.waitingEvidence.push_back(e.cited());
-            forming = forming && e.symptom == symptoms::kSetupHang;
+            waitsAgree = waitsAgree && (!waitSymptom || *waitSymptom == e.symptom);
+            waitSymptom = e.symptom;
         }
     }
     const auto losesPeer = [&](const Evidence& e) { return peerLossLines.count(keyOf(e)) > 0; };
@@ -259,7 +262,9 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
         return !losesPeer(e) && !waitLines.count(keyOf(e));
     };
     res.waitingRanks.assign(waiting.begin(), waiting.end());
-    res.waitsWhileForming = !waiting.empty() && forming;
+    if (waitSymptom && waitsAgree &&
+        (*waitSymptom == symptoms::kSetupHang || *waitSymptom == symptoms::kPreparationHang))
+        res.waitStageHang = *waitSymptom;
     res.lostPeerRanks.assign(lostPeer.begin(), lostPeer.end());
     // A rank that lost its peer was inside a collective too (the peer it waited for went away
     // first): it is no more the rank that never arrived than one that timed out.

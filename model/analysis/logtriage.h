@@ -20,9 +20,10 @@ public:
         std::vector<Evidence> waitingEvidence;
         // Ranks that did not report waiting although others did, when that is a proper subset.
         std::vector<int> silentRanks;
-        // Whether every wait was read as set-up (the group's first collectives): the silent
-        // ranks then kept the group from forming rather than stalled training.
-        bool waitsWhileForming = false;
+        // The hang leaf every wait was read as, when they agree on one before training (the
+        // group forming, or its first collectives while the model is prepared): the silent
+        // ranks then kept that stage from finishing rather than stalled training. Empty else.
+        std::string waitStageHang;
         // Ranks whose logs say a peer closed or reset the connection (not in a teardown).
         std::vector<int> lostPeerRanks;
     };

@@ -12,5 +12,6 @@ inline constexpr const char* kCommunicationError =
     "training-and-evaluation/program-failure/communication-error";
 inline constexpr const char* kSetupFailure = "communication-setup/setup-failure";
 inline constexpr const char* kSetupHang = "communication-setup/hang-and-timeout";
+inline constexpr const char* kPreparationHang = "data-and-model-preparation/hang-and-timeout";
 
 } // namespace rankscope::symptoms

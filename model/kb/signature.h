@@ -33,9 +33,10 @@ struct Signature {
     bool pinsStage = false;
     // "early": a hit whose numeric field `earlyField` is at most `earlyAtMost` happened before
     // training could have begun, and reads as `earlySymptom` in that leaf's stage (pinned). A
-    // watchdog timeout on one of a group's first collectives (SeqNum 1-4: the barrier after
-    // init_process_group, DDP's parameter broadcast) is the group not coming up; one at SeqNum
-    // 5,000 is training stalling. Root rules only, on one of the regex's named groups.
+    // watchdog timeout on one of a group's first collectives (SeqNum 1-4: DDP's shape check and
+    // parameter broadcast, a barrier after loading) is a rank not done preparing its model or
+    // data; one at SeqNum 5,000 is training stalling. Root rules only, on one of the regex's
+    // named groups.
     QString earlyField;
     qint64 earlyAtMost = -1;
     QString earlySymptom;

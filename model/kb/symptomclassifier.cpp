@@ -548,8 +548,23 @@ QList<Candidate> SymptomClassifier::rankLeaves(QByteArrayView text,
             ? m_neighbours.nearest(termInput, m_ranking.neighbourCount, &neighbourTokens)
             : QList<NeighbourReport>{};
     if (neighbourTokens < m_ranking.neighbourMinTokens) nearest.clear();
-    const QMap<QString, double> neighbourShares =
+    QMap<QString, double> neighbourShares =
         m_neighbours.leafShares(nearest, m_ranking.neighbourPriorPower);
+    // A root line that pins its stage (a watchdog on a group's first collective, a rendezvous
+    // timeout) says where the failure happened; the labelled reports alike say what happened,
+    // each in the stage its own words gave. Their vote for the symptom's leaf in another stage
+    // goes to the pinned stage's leaf.
+    QHash<QString, QString> voteMovedTo;
+    for (auto it = bySymptom.cbegin(); it != bySymptom.cend(); ++it) {
+        if (!it->pinned || evidenced.value(it.key()) <= 0.0) continue;
+        const QString pinnedStage = stageOf(it.key());
+        for (const QString& leaf : taxonomy.leaves())
+            if (leaf != it.key() && !voteMovedTo.contains(leaf) &&
+                m_set.remap(pinnedStage, leaf) == it.key()) {
+                neighbourShares[it.key()] += neighbourShares.take(leaf);
+                voteMovedTo.insert(leaf, it.key());
+            }
+    }
     const double neighbourWeight =
         nearest.isEmpty() ? 0.0
                           : m_ranking.neighbourScale * double(neighbourTokens) /
@@ -581,7 +596,11 @@ QList<Candidate> SymptomClassifier::rankLeaves(QByteArrayView text,
         c.neighbourShare = neighbourShares.value(leaf);
         c.neighbourTokens = neighbourTokens;
         for (const NeighbourReport& n : nearest)
-            if (n.leaves.contains(leaf)) c.neighbours.append(n);
+            for (const QString& voted : n.leaves)
+                if (voteMovedTo.value(voted, voted) == leaf) {
+                    c.neighbours.append(n);
+                    break;
+                }
     }
     std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
         if (a.probability != b.probability) return a.probability > b.probability;

@@ -410,8 +410,8 @@ private Q_SLOTS:
     void logsNameTheRankThatLeftNoTrace();
     void logTimeoutTheTracesDoNotShow();
     void everySignatureOfTheRootLineChoosesTheFix();
-    void firstCollectiveTimeoutsAreTheGroupNotForming_data();
-    void firstCollectiveTimeoutsAreTheGroupNotForming();
+    void firstCollectiveTimeoutsAreARankNotDonePreparing_data();
+    void firstCollectiveTimeoutsAreARankNotDonePreparing();
     void witnessedMismatchExplainsTheStuckCollective();
 };
 
@@ -421,7 +421,7 @@ void TestAnalyzer::emittedIdsAreInTheTaxonomy()
     QVERIFY(t.leaves().size() > 30);
     for (const char* id : {symptoms::kHang, symptoms::kLowEfficiency, symptoms::kTensorMismatch,
                            symptoms::kCommunicationError, symptoms::kSetupFailure,
-                           symptoms::kSetupHang, kIterationFailure})
+                           symptoms::kSetupHang, symptoms::kPreparationHang, kIterationFailure})
         QVERIFY2(t.isLeafId(QString::fromUtf8(id)), id);
     QVERIFY(!t.node(QString::fromUtf8(symptoms::kSetupFailure))->fixPatterns.empty());
 }
@@ -2422,7 +2422,7 @@ void TestAnalyzer::everySignatureOfTheRootLineChoosesTheFix()
     QCOMPARE(it->fixPatterns.front(), std::string("fix-framework-version"));
 }
 
-void TestAnalyzer::firstCollectiveTimeoutsAreTheGroupNotForming_data()
+void TestAnalyzer::firstCollectiveTimeoutsAreARankNotDonePreparing_data()
 {
     QTest::addColumn<int>("seq");
     QTest::addRow("first-broadcast") << 1;
@@ -2434,8 +2434,8 @@ void TestAnalyzer::firstCollectiveTimeoutsAreTheGroupNotForming_data()
 // Logs only: ranks 0-2 time out in the NCCL watchdog on one collective, rank 3 logs nothing
 // after loading its data. Rank 3 is the rank that never arrived whatever the sequence number;
 // the leaf follows the number written into the lines: one of the group's first four
-// collectives is the group not forming (a set-up hang), a later one training stalling.
-void TestAnalyzer::firstCollectiveTimeoutsAreTheGroupNotForming()
+// collectives is rank 3 not done preparing (a preparation hang), a later one training stalling.
+void TestAnalyzer::firstCollectiveTimeoutsAreARankNotDonePreparing()
 {
     QFETCH(int, seq);
     QTemporaryDir dir;
@@ -2461,7 +2461,7 @@ void TestAnalyzer::firstCollectiveTimeoutsAreTheGroupNotForming()
     const Finding& top = findings.front();
     QCOMPARE(top.kind, FindingKind::Hang);
     QCOMPARE(top.ranks, std::vector<int>{3});
-    QCOMPARE(top.symptom, std::string(seq <= 4 ? symptoms::kSetupHang : symptoms::kHang));
+    QCOMPARE(top.symptom, std::string(seq <= 4 ? symptoms::kPreparationHang : symptoms::kHang));
     for (const Finding& f : findings)
         QVERIFY2(f.severity != Severity::Error || f.ranks == std::vector<int>{3},
                  f.summary.c_str());

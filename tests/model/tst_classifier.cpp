@@ -50,6 +50,7 @@ private Q_SLOTS:
     void compileApiIsNotAPackageBuild();
     void dataLoadingCueSkipsWhatWorks();
     void earlyCollectiveTimeoutIsNotATrainingHang();
+    void pinnedStageTakesTheVote();
     void loggedLossIsTrainingContext();
     void stepsRunAreTrainingContext();
     void environmentTemplateIsNotPackageContext();
@@ -1297,6 +1298,53 @@ void TestClassifier::earlyCollectiveTimeoutIsNotATrainingHang()
     QCOMPARE(SymptomClassifier::instance().classify(watchdog(2480)).first().symptom, hang);
     const QString early = SymptomClassifier::instance().classify(watchdog(2)).first().symptom;
     QVERIFY2(early.endsWith(QLatin1String("/hang-and-timeout")), qPrintable(early));
+}
+
+// Three labelled reports, all training hangs, hold every word of a frozen job's report. On the
+// group's second collective the line pins the preparation stage: the reports still say "a hang",
+// and their whole vote goes to the preparation stage's hang, which lists them. On a late
+// collective nothing is pinned and training's hang keeps the vote.
+void TestClassifier::pinnedStageTakesTheVote()
+{
+    const QString hang = QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    const QString prepHang = QStringLiteral("data-and-model-preparation/hang-and-timeout");
+    const QByteArray words = "broadcast froze job stuck watchdog";
+    QByteArray tsv;
+    for (int n = 1; n <= 3; ++n)
+        tsv += hang.toUtf8() + "\thttps://github.com/o/r/issues/" + QByteArray::number(n) + "\t" +
+               words + "\n";
+    // A fourth report of other words, so that the shared words weigh something (idf > 0).
+    tsv += "training-and-evaluation/program-failure/out-of-memory\thttps://github.com/o/r/issues/4"
+           "\tallocate cuda memory\n";
+    NeighbourModel neighbours;
+    QString error;
+    QVERIFY2(NeighbourModel::fromTsv(tsv, &neighbours, &error), qPrintable(error));
+    const SymptomClassifier classifier(SignatureSet::builtin(),
+                                       SymptomClassifier::instance().ranking(),
+                                       SymptomClassifier::instance().terms(), neighbours);
+    const auto shares = [&](int seq) {
+        const QByteArray text =
+            QStringLiteral("The job froze, stuck in a broadcast until the watchdog fired\n"
+                           "[Rank 1] Watchdog caught collective operation timeout: "
+                           "WorkNCCL(SeqNum=%1, OpType=BROADCAST, NumelIn=1, NumelOut=1, "
+                           "Timeout(ms)=1800000) ran for 1800112 milliseconds before timing out.\n")
+                .arg(seq)
+                .toUtf8();
+        SymptomClassifier::Options all;
+        all.maxCandidates = 100;
+        QMap<QString, Candidate> byLeaf;
+        for (const Candidate& c : classifier.classify(text, all))
+            byLeaf.insert(c.symptom, c);
+        return byLeaf;
+    };
+    const QMap<QString, Candidate> early = shares(2);
+    QCOMPARE(early.value(prepHang).neighbourShare, 1.0);
+    QCOMPARE(early.value(prepHang).neighbours.size(), 3);
+    QCOMPARE(early.value(hang).neighbourShare, 0.0);
+    QVERIFY(early.value(hang).neighbours.isEmpty());
+    const QMap<QString, Candidate> late = shares(2480);
+    QCOMPARE(late.value(hang).neighbourShare, 1.0);
+    QCOMPARE(late.value(prepHang).neighbourShare, 0.0);
 }
 
 // "It only ran several steps", "after a few hundred steps": the steps ran, so a freeze is

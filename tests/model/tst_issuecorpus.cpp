@@ -92,9 +92,9 @@ void TestIssueCorpus::importsGitHubJson_data()
     QTest::addColumn<QString>("query");
     QTest::addColumn<QString>("symptom");
     // The report's job is stuck at the first collective right after init (SeqNum=1), before any
-    // step ran: the set-up stage's hang, as the watchdog signature's early rule says.
+    // step ran: a hang before training, as the watchdog signature's early rule says.
     QTest::addRow("rest-api") << importData("rest.json") << 2 << QStringLiteral("allreduce nodes")
-                              << QStringLiteral("communication-setup/hang-and-timeout");
+                              << QStringLiteral("data-and-model-preparation/hang-and-timeout");
     QTest::addRow("gh-cli") << importData("gh.json") << 1 << QStringLiteral("zerocopy")
                             << QStringLiteral(
                                    "training-and-evaluation/program-failure/segmentation-fault");

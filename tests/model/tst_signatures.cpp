@@ -268,8 +268,8 @@ void TestSignatures::linesNameTheirLeaf_data()
         << QStringLiteral("MemoryError: Unable to allocate 12.0 GiB for an array")
         << QStringLiteral("host.memory-error")
         << QStringLiteral("training-and-evaluation/program-failure/memory-issue");
-    // The same watchdog line names a set-up hang at one of the group's first collectives (the
-    // rule's "early" reading of SeqNum) and a training hang later on.
+    // The same watchdog line names a preparation hang at one of the group's first collectives
+    // (the rule's "early" reading of SeqNum) and a training hang later on.
     const QString watchdog = QStringLiteral(
         "[rank1]:[E1130 10:12:01.482153821 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught "
         "collective operation timeout: WorkNCCL(SeqNum=%1, OpType=BROADCAST, NumelIn=1024, "
@@ -277,7 +277,7 @@ void TestSignatures::linesNameTheirLeaf_data()
     for (const int seq : {1, 4, 5, 4411})
         QTest::addRow("watchdog-seq-%d", seq)
             << watchdog.arg(seq) << QStringLiteral("torch.watchdog-timeout")
-            << (seq <= 4 ? QStringLiteral("communication-setup/hang-and-timeout") : hang);
+            << (seq <= 4 ? QStringLiteral("data-and-model-preparation/hang-and-timeout") : hang);
     QTest::addRow("horovod-op-done")
         << QStringLiteral("HorovodAllreduce_dense_kernel_0 done on ranks 0, 1") << QString()
         << QString();

@@ -736,7 +736,7 @@ void TestIssueBrowser::classifyBoxRanksTheKnownSymptom_data()
                           "collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, "
                           "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600012 "
                           "milliseconds before timing out.")
-        << QStringLiteral("communication-setup/hang-and-timeout");
+        << QStringLiteral("data-and-model-preparation/hang-and-timeout");
     QTest::addRow("segfault")
         << QStringLiteral("Segfault in zerocopy collective\nSegmentation fault (core dumped) when "
                           "calling all_gather")
