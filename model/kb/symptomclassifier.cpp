@@ -553,16 +553,24 @@ QList<Candidate> SymptomClassifier::rankLeaves(QByteArrayView text,
     // A root line that pins its stage (a watchdog on a group's first collective, a rendezvous
     // timeout) says where the failure happened; the labelled reports alike say what happened,
     // each in the stage its own words gave. Their vote for the symptom's leaf in another stage
-    // goes to the pinned stage's leaf.
+    // goes to the pinned stage's leaf. A pinned leaf keeps its own vote; where two pinned leaves
+    // could take another's, the one of stronger evidence does (then the first by name), so the
+    // result does not depend on the order of a hash.
+    QList<QString> pinnedLeaves;
+    for (auto it = evidenced.cbegin(); it != evidenced.cend(); ++it)
+        if (it.value() > 0.0 && bySymptom.value(it.key()).pinned) pinnedLeaves.append(it.key());
+    std::stable_sort(pinnedLeaves.begin(), pinnedLeaves.end(),
+                     [&](const QString& a, const QString& b) {
+                         return evidenced.value(a) > evidenced.value(b);
+                     });
     QHash<QString, QString> voteMovedTo;
-    for (auto it = bySymptom.cbegin(); it != bySymptom.cend(); ++it) {
-        if (!it->pinned || evidenced.value(it.key()) <= 0.0) continue;
-        const QString pinnedStage = stageOf(it.key());
+    for (const QString& pinned : std::as_const(pinnedLeaves)) {
+        const QString pinnedStage = stageOf(pinned);
         for (const QString& leaf : taxonomy.leaves())
-            if (leaf != it.key() && !voteMovedTo.contains(leaf) &&
-                m_set.remap(pinnedStage, leaf) == it.key()) {
-                neighbourShares[it.key()] += neighbourShares.take(leaf);
-                voteMovedTo.insert(leaf, it.key());
+            if (!pinnedLeaves.contains(leaf) && !voteMovedTo.contains(leaf) &&
+                m_set.remap(pinnedStage, leaf) == pinned) {
+                neighbourShares[pinned] += neighbourShares.take(leaf);
+                voteMovedTo.insert(leaf, pinned);
             }
     }
     const double neighbourWeight =

@@ -1322,8 +1322,9 @@ void TestClassifier::pinnedStageTakesTheVote()
     const SymptomClassifier classifier(SignatureSet::builtin(),
                                        SymptomClassifier::instance().ranking(),
                                        SymptomClassifier::instance().terms(), neighbours);
-    const auto shares = [&](int seq) {
+    const auto shares = [&](int seq, const QByteArray& also = {}) {
         const QByteArray text =
+            also +
             QStringLiteral("The job froze, stuck in a broadcast until the watchdog fired\n"
                            "[Rank 1] Watchdog caught collective operation timeout: "
                            "WorkNCCL(SeqNum=%1, OpType=BROADCAST, NumelIn=1, NumelOut=1, "
@@ -1345,6 +1346,16 @@ void TestClassifier::pinnedStageTakesTheVote()
     const QMap<QString, Candidate> late = shares(2480);
     QCOMPARE(late.value(hang).neighbourShare, 1.0);
     QCOMPARE(late.value(prepHang).neighbourShare, 0.0);
+    // A store timeout (0.9) beside the early watchdog line (0.85) pins the set-up stage more
+    // strongly: its hang takes training's vote, and neither pinned leaf takes the other's.
+    const QMap<QString, Candidate> both =
+        shares(2, "RuntimeError: Timed out after 1801 seconds waiting for clients. 1/2 clients "
+                  "joined.\n");
+    const QString setupHang = QStringLiteral("communication-setup/hang-and-timeout");
+    QVERIFY(both.value(setupHang).score > both.value(prepHang).score);
+    QCOMPARE(both.value(setupHang).neighbourShare, 1.0);
+    QCOMPARE(both.value(setupHang).neighbours.size(), 3);
+    QCOMPARE(both.value(prepHang).neighbourShare, 0.0);
 }
 
 // "It only ran several steps", "after a few hundred steps": the steps ran, so a freeze is
