@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <optional>
 #include <set>
 
 namespace rankscope {
@@ -241,8 +240,7 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
         if (timedAfter || linedAfter) e.cascade = true;
     }
     std::set<int> waiting, lostPeer;
-    std::optional<std::string> waitSymptom; // the one leaf every wait was read as, if any
-    bool waitsAgree = true;
+    std::set<std::string> waitSymptoms; // the leaves the waits were read as
     std::set<LineKey> waitLines, peerLossLines;
     for (const Evidence& e : items) {
         if (isWaiting(e)) waitLines.insert(keyOf(e));
@@ -252,8 +250,7 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
         if (isWaiting(e)) {
             waiting.insert(e.rank);
             res.waitingEvidence.push_back(e.cited());
-            waitsAgree = waitsAgree && (!waitSymptom || *waitSymptom == e.symptom);
-            waitSymptom = e.symptom;
+            waitSymptoms.insert(e.symptom);
         }
     }
     const auto losesPeer = [&](const Evidence& e) { return peerLossLines.count(keyOf(e)) > 0; };
@@ -262,9 +259,9 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
         return !losesPeer(e) && !waitLines.count(keyOf(e));
     };
     res.waitingRanks.assign(waiting.begin(), waiting.end());
-    if (waitSymptom && waitsAgree &&
-        (*waitSymptom == symptoms::kSetupHang || *waitSymptom == symptoms::kPreparationHang))
-        res.waitStageHang = *waitSymptom;
+    if (waitSymptoms.size() == 1 && (*waitSymptoms.begin() == symptoms::kSetupHang ||
+                                     *waitSymptoms.begin() == symptoms::kPreparationHang))
+        res.waitStageHang = *waitSymptoms.begin();
     res.lostPeerRanks.assign(lostPeer.begin(), lostPeer.end());
     // A rank that lost its peer was inside a collective too (the peer it waited for went away
     // first): it is no more the rank that never arrived than one that timed out.

@@ -558,7 +558,7 @@ QList<Candidate> SymptomClassifier::rankLeaves(QByteArrayView text,
     // result does not depend on the order of a hash.
     QList<QString> pinnedLeaves;
     for (auto it = evidenced.cbegin(); it != evidenced.cend(); ++it)
-        if (it.value() > 0.0 && bySymptom.value(it.key()).pinned) pinnedLeaves.append(it.key());
+        if (bySymptom.value(it.key()).pinned) pinnedLeaves.append(it.key());
     std::stable_sort(pinnedLeaves.begin(), pinnedLeaves.end(),
                      [&](const QString& a, const QString& b) {
                          return evidenced.value(a) > evidenced.value(b);
