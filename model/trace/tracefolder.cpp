@@ -147,7 +147,11 @@ OpenedFile openInside(int rootFd, const QString& canonicalRoot, const QString& p
     Fd fd(::openat(dir.get(), name.constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
     struct stat opened {};
     if (fd.get() < 0) {
-        r.error = QStringLiteral("cannot open: %1").arg(errnoText(errno));
+        // O_NOFOLLOW refuses a link with ELOOP: a link put in the file's place since the lstat
+        // above is refused as the link it now is, not as an unreadable file.
+        const int code = errno;
+        r.error = code == ELOOP ? QStringLiteral("%1%2: not read").arg(via, fileTypeName(S_IFLNK))
+                                : QStringLiteral("cannot open: %1").arg(errnoText(code));
         return r;
     }
     if (::fstat(fd.get(), &opened) != 0 || !S_ISREG(opened.st_mode) || opened.st_dev != st.st_dev ||
