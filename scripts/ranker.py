@@ -20,7 +20,7 @@ itself and never re-implements the signatures, the cues, the tokenizer or the ne
   scripts/ranker.py fit   LABELLED... [--rankscope build/bin/rankscope] [--split S] [--write]
   scripts/ranker.py cv    LABELLED... [--rankscope build/bin/rankscope] [--folds 5]
   scripts/ranker.py calibrate LABELLED... [--raw DIR] [--calibrate SPLITS] [--write]
-  scripts/ranker.py eval  LABELLED... [--rankscope build/bin/rankscope] [--split dev]
+  scripts/ranker.py eval  LABELLED... [--rankscope build/bin/rankscope] [--split dev] [--aggregate]
   (fit, cv and eval also take --raw DIR [--summaries])
 
 The term model (model/kb/termmodel.h): per leaf, signed weights of words; a report's term score for
@@ -728,7 +728,7 @@ def reliability(scored):
     return rows
 
 
-def evaluate(rows, rankscope, label):
+def evaluate(rows, rankscope, label, aggregate):
     n = top1 = top3 = unsure = unsure_right = 0
     misses, scored = [], []
     with open(RANKER_JSON, encoding="utf-8") as f:
@@ -763,8 +763,9 @@ def evaluate(rows, rankscope, label):
     ece = sum(abs(c - r) for c, r in [(s, float(ok)) for s, ok in scored]) / n
     print("  mean |stated - right| per report %.2f; mean stated %.2f, top-1 %.2f" % (
         ece, sum(c for c, _ in scored) / n, top1 / n))
-    for link, leaf, got in misses:
-        print("  miss %s: %s, ranked %s" % (link, leaf, ", ".join(got)))
+    if not aggregate:
+        for link, leaf, got in misses:
+            print("  miss %s: %s, ranked %s" % (link, leaf, ", ".join(got)))
 
 
 def calibrate_only(rows, calibrate, current, args):
@@ -844,6 +845,8 @@ def main():
     parser.add_argument("--raw", metavar="DIR",
                         help="rank each row's raw first post DIR/OWNER_REPO_N.txt instead of its "
                         "summary; rows without one are left out (words: read the raw posts there)")
+    parser.add_argument("--aggregate", action="store_true",
+                        help="eval: figures only, no row named (for sealed sets)")
     parser.add_argument("--summaries", action="store_true",
                         help="with --raw: the same rows, ranked from their summaries")
     args = parser.parse_args()
@@ -879,7 +882,7 @@ def main():
     if args.action == "eval":
         splits = [args.split] if args.split else sorted({r[0] for r in rows})
         for split in splits:
-            evaluate([r for r in rows if r[0] == split], args.rankscope, split)
+            evaluate([r for r in rows if r[0] == split], args.rankscope, split, args.aggregate)
         return 0
     if args.action == "calibrate":
         with open(RANKER_JSON, encoding="utf-8") as f:
