@@ -730,6 +730,9 @@ def reliability(scored):
 
 def evaluate(rows, rankscope, label, aggregate):
     n = top1 = top3 = unsure = unsure_right = 0
+    # The labeller's first leaf alone: the study gives each issue one leaf, and a label of two
+    # leaves is right more easily.
+    top1_first = top3_first = several = 0
     misses, scored = [], []
     with open(RANKER_JSON, encoding="utf-8") as f:
         threshold = json.load(f)["unsure_below"]
@@ -745,6 +748,9 @@ def evaluate(rows, rankscope, label, aggregate):
         n += 1
         top1 += ranked[0] in leaves
         top3 += any(leaf in ranked[:3] for leaf in leaves)
+        top1_first += ranked[0] == leaves[0]
+        top3_first += leaves[0] in ranked[:3]
+        several += len(leaves) > 1
         scored.append((candidates[0]["probability"], ranked[0] in leaves))
         if candidates[0]["probability"] < threshold:
             unsure += 1
@@ -757,6 +763,9 @@ def evaluate(rows, rankscope, label, aggregate):
     print("%s: %d reports, top-1 %.1f %% (%d), top-3 %.1f %% (%d), unsure on %d (first guess "
           "wrong on %d of them)" % (label, n, 100.0 * top1 / n, top1, 100.0 * top3 / n, top3,
                                     unsure, unsure_right))
+    print("  the labeller's first leaf only (%d rows have more than one): top-1 %.1f %% (%d), "
+          "top-3 %.1f %% (%d)" % (several, 100.0 * top1_first / n, top1_first,
+                                  100.0 * top3_first / n, top3_first))
     print("  reliability (first candidate): bin, reports, mean stated, right")
     for name, count, stated, right in reliability(scored):
         print("  | %s | %d | %.2f | %.0f %% |" % (name, count, stated, 100.0 * right))
