@@ -101,8 +101,9 @@ def main():
                 f.writelines(kept)
             with tempfile.TemporaryDirectory() as folder:
                 files = [without(path, links, folder) for path in learned_from()]
-                subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "ranker.py"), "terms"] +
-                               files + ["--setting", setting, "--rankscope", binary, "--write"],
+                script = os.path.join(ROOT, "scripts", "ranker.py")
+                subprocess.run([sys.executable, script, "terms"] + files +
+                               ["--setting", setting, "--rankscope", binary, "--write"],
                                check=True, stdout=subprocess.DEVNULL)
             rebuild(args.build)
             for (split, link, leaves, _, _), (_, candidates, _) in zip(
