@@ -87,9 +87,12 @@ def used(folder):
             if k:
                 keys.add(k)
     os.makedirs(folder, exist_ok=True)
+    # Links already on the list stay: sealed sets and claims are not in the repository.
+    kept = read_used(folder) - keys if os.path.exists(used_path(folder)) else set()
     with open(used_path(folder), "w", encoding="utf-8") as f:
-        f.write("".join(k + "\n" for k in sorted(keys)))
-    print("%d links in %s" % (len(keys), used_path(folder)))
+        f.write("".join(k + "\n" for k in sorted(keys | kept)))
+    print("%d links in %s (%d of them only there)" % (len(keys | kept), used_path(folder),
+                                                      len(kept)))
 
 
 def claim(folder, link, who):
