@@ -235,6 +235,11 @@ void TestSignatures::linesNameTheirLeaf_data()
         << QStringLiteral("RuntimeError: Tensors must be CUDA and dense")
         << QStringLiteral("torch.tensors-not-cuda-dense")
         << QStringLiteral("training-and-evaluation/program-failure/device-error");
+    // torch's device guard (DataParallel, torch.cuda.set_device) for a GPU id the machine lacks:
+    // the same failure as CUDA's invalid device ordinal.
+    QTest::addRow("invalid-device-id") << QStringLiteral("AssertionError: Invalid device id")
+                                       << QStringLiteral("torch.device-ordinal")
+                                       << QStringLiteral("data-and-model-preparation/device-error");
     QTest::addRow("mpi-init-failed")
         << QStringLiteral("*** An error occurred in MPI_Init_thread")
         << QStringLiteral("mpi.init-failed") << QStringLiteral("communication-setup/setup-failure");
