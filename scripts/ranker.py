@@ -729,13 +729,6 @@ def reliability(scored):
 
 
 def evaluate(rows, rankscope, label, aggregate):
-    n = top1 = top3 = unsure = unsure_right = 0
-    # The labeller's first leaf alone: the study gives each issue one leaf, and a label of two
-    # leaves is right more easily.
-    top1_first = top3_first = several = 0
-    misses, scored = [], []
-    with open(RANKER_JSON, encoding="utf-8") as f:
-        threshold = json.load(f)["unsure_below"]
     voters = vote_links()
     known = sum(link in voters for _, link, _, _, _ in rows)
     if known:
@@ -743,7 +736,22 @@ def evaluate(rows, rankscope, label, aggregate):
               "reads (%s): their figures are in sample" % (
                   label, known, len(rows), os.path.relpath(NEIGHBOURS_TSV, ROOT)))
     read = features_of_all(rankscope, [text for _, _, _, text, _ in rows])
-    for (split, link, leaves, text, _), (_, candidates, _) in zip(rows, read):
+    report(label, [(link, leaves, candidates) for (_, link, leaves, _, _), (_, candidates, _)
+                   in zip(rows, read)], aggregate)
+
+
+def report(label, ranked_rows, aggregate):
+    """Prints top-1 / top-3 of (link, leaves, the program's candidates) rows, on any of the
+    labeller's leaves and on the first leaf alone, the unsure count and the reliability of the
+    first candidate; with aggregate, no row is named."""
+    n = top1 = top3 = unsure = unsure_right = 0
+    # The labeller's first leaf alone: the study gives each issue one leaf, and a label of two
+    # leaves is right more easily.
+    top1_first = top3_first = several = 0
+    misses, scored = [], []
+    with open(RANKER_JSON, encoding="utf-8") as f:
+        threshold = json.load(f)["unsure_below"]
+    for link, leaves, candidates in ranked_rows:
         ranked = [c["symptom"] for c in candidates]
         n += 1
         top1 += ranked[0] in leaves

@@ -118,6 +118,10 @@ def claim(folder, link, who):
 
 
 def assemble(folder, name, labellers):
+    # Imported here: claim runs from the labellers' copy of this script, outside the repository.
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import ranker  # the raw posts' file names (raw_file)
+
     known = leaves()
     rows, seen, dropped = [], set(), {}
     out = os.path.join(folder, name)
@@ -135,8 +139,7 @@ def assemble(folder, name, labellers):
             else:
                 split, link, leaf, text = fields
                 k = key(link)
-                raw = k and os.path.join(folder, labeller, "raw", "%s_%s_%s.txt" % tuple(
-                    LINK.match(link.strip()).groups()))
+                raw = ranker.raw_file(os.path.join(folder, labeller, "raw"), link.strip())
                 if split not in SPLITS or not k:
                     why = "split or link"
                 elif any(part not in known for part in leaf.split("|")):

@@ -9,7 +9,7 @@ fold's links out and the term model (taxonomy/terms.json) is relearned, at its c
 from the labelled files it was learned from without the fold's rows; the program is rebuilt and
 ranks the fold's posts. The two taxonomy files are restored at the end, and the program rebuilt.
 OUT.jsonl gets, per post, its link, split, leaves and the program's ranking; the figures are
-printed per split, on any of the labeller's leaves and on the first leaf alone.
+printed per split as `scripts/ranker.py eval` prints them (any leaf, first leaf, reliability).
 """
 
 import argparse
@@ -56,22 +56,6 @@ def rebuild(build):
                    stdout=subprocess.DEVNULL)
 
 
-def figures(ranked):
-    per_split = {}
-    for r in ranked:
-        n = per_split.setdefault(r["split"], [0, 0, 0, 0, 0])
-        first, leaves, got = r["leaves"][0], r["leaves"], r["ranked"]
-        n[0] += 1
-        n[1] += got[0] in leaves
-        n[2] += any(leaf in got[:3] for leaf in leaves)
-        n[3] += got[0] == first
-        n[4] += first in got[:3]
-    for split, (n, t1, t3, f1, f3) in sorted(per_split.items()):
-        print("%s: %d posts; any leaf top-1 %d (%.1f %%), top-3 %d (%.1f %%); first leaf top-1 %d "
-              "(%.1f %%), top-3 %d (%.1f %%)" % (split, n, t1, 100.0 * t1 / n, t3, 100.0 * t3 / n,
-                                                f1, 100.0 * f1 / n, f3, 100.0 * f3 / n))
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--raw", required=True)
@@ -88,7 +72,7 @@ def main():
         terms = json.load(f)
     setting = "%g,%d,%d" % (terms["l2"], terms["min_reports"], terms["max_terms_per_leaf"])
     binary = os.path.join(args.build, "bin", "rankscope")
-    ranked = []
+    ranked = []  # (split, link, leaves, candidates)
     try:
         for fold in range(args.folds):
             part = [r for r in rows if int(hashlib.md5(r[1].lower().encode()).hexdigest(), 16) %
@@ -108,17 +92,19 @@ def main():
             rebuild(args.build)
             for (split, link, leaves, _, _), (_, candidates, _) in zip(
                     part, ranker.features_of_all(binary, [r[3] for r in part])):
-                ranked.append({"link": link, "split": split, "leaves": list(leaves),
-                               "ranked": [c["symptom"] for c in candidates],
-                               "probability": candidates[0]["probability"]})
+                ranked.append((split, link, leaves, candidates))
             subprocess.run(["git", "-C", ROOT, "checkout", "--"] + TAXONOMY_FILES, check=True)
             print("fold %d: %d posts" % (fold, len(part)))
     finally:
         subprocess.run(["git", "-C", ROOT, "checkout", "--"] + TAXONOMY_FILES, check=True)
         rebuild(args.build)
     with open(args.out, "w", encoding="utf-8") as f:
-        f.writelines(json.dumps(r) + "\n" for r in ranked)
-    figures(ranked)
+        f.writelines(json.dumps({"link": link, "split": split, "leaves": list(leaves),
+                                 "ranked": [c["symptom"] for c in candidates],
+                                 "probability": candidates[0]["probability"]}) + "\n"
+                     for split, link, leaves, candidates in ranked)
+    for split in sorted({r[0] for r in ranked}):
+        ranker.report(split, [r[1:] for r in ranked if r[0] == split], aggregate=False)
 
 
 if __name__ == "__main__":
