@@ -227,7 +227,9 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
     Result res;
     std::stable_sort(items.begin(), items.end(), earlier);
     // Whatever a rank reports after its own cascade line (it was sent SIGTERM, its watchdog
-    // tore it down) is part of the teardown too.
+    // tore it down) is part of the teardown too. In one file the lines' order says what came
+    // after: the watchdog stamps its timeout and the teardown lines it prints right after with
+    // the same microsecond, and an equal stamp would make the timeout part of its own teardown.
     std::map<int, const Evidence*> firstCascade;
     for (const Evidence& e : items)
         if (e.cascade && e.rank >= 0) firstCascade.emplace(e.rank, &e);
@@ -235,9 +237,9 @@ LogTriage::Result LogTriage::triage(std::vector<Evidence> items, const std::vect
         const auto it = firstCascade.find(e.rank);
         if (e.cascade || it == firstCascade.end()) continue;
         const Evidence& c = *it->second;
-        const bool timedAfter = e.timeNs >= 0 && c.timeNs >= 0 && e.timeNs >= c.timeNs;
-        const bool linedAfter = e.path == c.path && e.line > c.line;
-        if (timedAfter || linedAfter) e.cascade = true;
+        const bool after = e.path == c.path ? e.line > c.line
+                                            : e.timeNs >= 0 && c.timeNs >= 0 && e.timeNs > c.timeNs;
+        if (after) e.cascade = true;
     }
     std::set<int> waiting, lostPeer;
     std::set<std::string> waitSymptoms; // the leaves the waits were read as

@@ -2425,19 +2425,26 @@ void TestAnalyzer::everySignatureOfTheRootLineChoosesTheFix()
 void TestAnalyzer::firstCollectiveTimeoutsAreARankNotDonePreparing_data()
 {
     QTest::addColumn<int>("seq");
-    QTest::addRow("first-broadcast") << 1;
-    QTest::addRow("fourth") << 4;
-    QTest::addRow("fifth") << 5;
-    QTest::addRow("mid-training") << 4117;
+    QTest::addColumn<bool>("teardown");
+    QTest::addRow("first-broadcast") << 1 << false;
+    QTest::addRow("fourth") << 4 << false;
+    QTest::addRow("fifth") << 5 << false;
+    QTest::addRow("mid-training") << 4117 << false;
+    QTest::addRow("first-broadcast-teardown") << 1 << true;
+    QTest::addRow("mid-training-teardown") << 4117 << true;
 }
 
 // Logs only: ranks 0-2 time out in the NCCL watchdog on one collective, rank 3 logs nothing
 // after loading its data. Rank 3 is the rank that never arrived whatever the sequence number;
 // the leaf follows the number written into the lines: one of the group's first four
 // collectives is rank 3 not done preparing (a preparation hang), a later one training stalling.
+// With `teardown`, each timeout is followed, as in every real log, by the lines the watchdog
+// prints as it takes the process down, stamped with the same microsecond: they come after the
+// timeout in the file, so they are its teardown, not a teardown the timeout followed.
 void TestAnalyzer::firstCollectiveTimeoutsAreARankNotDonePreparing()
 {
     QFETCH(int, seq);
+    QFETCH(bool, teardown);
     QTemporaryDir dir;
     for (int r = 0; r < 4; ++r) {
         QFile log(dir.filePath(QStringLiteral("rank%1.log").arg(r)));
@@ -2450,6 +2457,22 @@ void TestAnalyzer::firstCollectiveTimeoutsAreARankNotDonePreparing()
                                  "WorkNCCL(SeqNum=%2, OpType=BROADCAST, NumelIn=4096, "
                                  "NumelOut=4096, Timeout(ms)=1800000) ran for 1800094 "
                                  "milliseconds before timing out.\n")
+                      .arg(r)
+                      .arg(seq)
+                      .toUtf8());
+        if (!teardown) continue;
+        log.write(QStringLiteral(
+                      "[rank%1]:[E1201 10:30:01.482153821 ProcessGroupNCCL.cpp:630] [Rank %1] "
+                      "Some NCCL operations have failed or timed out. Due to the asynchronous "
+                      "nature of CUDA kernels, subsequent GPU operations might run on "
+                      "corrupted/incomplete data.\n"
+                      "[rank%1]:[E1201 10:30:01.482153821 ProcessGroupNCCL.cpp:636] [Rank %1] To "
+                      "avoid data inconsistency, we are taking the entire process down.\n"
+                      "[rank%1]:[F1201 10:30:01.482153821 ProcessGroupNCCL.cpp:1595] [PG ID 0 PG "
+                      "GUID 0(default_pg) Rank %1] Process group watchdog thread terminated with "
+                      "exception: [Rank %1] Watchdog caught collective operation timeout: "
+                      "WorkNCCL(SeqNum=%2, OpType=BROADCAST, NumelIn=4096, NumelOut=4096, "
+                      "Timeout(ms)=1800000) ran for 1800094 milliseconds before timing out.\n")
                       .arg(r)
                       .arg(seq)
                       .toUtf8());
