@@ -48,9 +48,22 @@ QString noFindings(const AnalysisResult& result)
         return QStringLiteral(
             "none; no collectives were read from the traces and no log lines were read, so the "
             "cross-rank checks had nothing to examine.");
-    return QStringLiteral("none: the %1 collectives and %2 log lines read point at no fault.")
+    // A cut trace holds nothing after the cut: "no fault" covers only what it recorded.
+    std::vector<int> cut;
+    for (const auto& [rank, files] : result.presence.files)
+        if (files & kCutTrace) cut.push_back(rank);
+    const QString cutNote =
+        cut.empty() ? QString()
+                    : QStringLiteral(" The trace%1 of %2 %3 cut short: what %4 did after the cut "
+                                     "is unknown.")
+                          .arg(cut.size() > 1 ? QStringLiteral("s") : QString(),
+                               QString::fromStdString(formatRanks(cut)),
+                               cut.size() > 1 ? QStringLiteral("are") : QStringLiteral("is"),
+                               cut.size() > 1 ? QStringLiteral("they") : QStringLiteral("it"));
+    return QStringLiteral("none: the %1 collectives and %2 log lines read point at no fault.%3")
         .arg(result.collectiveCount)
-        .arg(result.logLineCount);
+        .arg(result.logLineCount)
+        .arg(cutNote);
 }
 
 } // namespace

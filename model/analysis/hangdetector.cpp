@@ -365,14 +365,17 @@ void opMismatch(const AnalysisContext& ctx, const CollectiveGroup& g, std::size_
     out.push_back(std::move(f));
 }
 
+// `culprits`: the row's, less the ranks whose cut trace cannot show what it blames them for
+// (Cut); `cutWhy` names those cuts.
 void contentMismatch(const AnalysisContext& ctx, const CollectiveGroup& g, std::size_t k,
+                     const std::vector<int>& culprits, const std::string& cutWhy,
                      std::vector<Finding>& out)
 {
     const MatchedCollective& row = g.collectives[k];
     const RowFacts facts = factsOf(ctx, g, row);
     Finding f = base(g, row, facts);
-    f.ranks = row.culprits.size() < facts.present.size() ? row.culprits : std::vector<int>{};
-    if (f.ranks.empty()) f.ranks = row.culprits;
+    f.ranks = culprits.size() < facts.present.size() ? culprits : std::vector<int>{};
+    if (f.ranks.empty()) f.ranks = culprits;
     // A coalescing block is compared by its totals: say so, or "size" reads as one tensor's.
     const bool block = std::any_of(row.records.begin(), row.records.end(), [&](std::int32_t i) {
         return i >= 0 && ctx.store.collectives[std::size_t(i)].coalesced;
@@ -385,6 +388,8 @@ void contentMismatch(const AnalysisContext& ctx, const CollectiveGroup& g, std::
         f.severity = k + 1 == g.collectives.size() ? Severity::Error : Severity::Warning;
         f.confidence = 0.5;
         f.summary = where + " " + row.detail;
+        if (culprits != row.culprits)
+            f.summary += "; " + cutWhy + ", so whether its calls completed is unknown";
     } else {
         f.kind = FindingKind::CollectiveMismatch;
         f.symptom = symptoms::kTensorMismatch;
@@ -454,7 +459,10 @@ void stuckEverywhere(const AnalysisContext& ctx, const CollectiveGroup& g,
 }
 
 // A rank whose trace was cut short records nothing after the cut, whether it went on or not:
-// the rows after its last record are compared on the other ranks only.
+// the rows after its last record are compared on the other ranks only. Nor does it show whether
+// the calls it did record completed: a Kineto file lists the GPU kernels that end them after
+// the CPU ops that issue them, so a cut loses completions first, and "completed on the others
+// but not on this rank" would blame the cut, not the rank.
 struct Cut {
     std::size_t firstMismatch = SIZE_MAX; // the first row that still mismatches, SIZE_MAX if none
     std::vector<int> culprits;            // its culprits, less the ranks cut before it
@@ -484,8 +492,11 @@ Cut cutOf(const AnalysisContext& ctx, const CollectiveGroup& g)
         std::vector<int> culprits;
         for (int r : row.culprits) {
             const auto it = endOf.find(r);
-            if (row.mismatch != MismatchKind::Participation || it == endOf.end() || k < it->second)
-                culprits.push_back(r);
+            const bool afterCut =
+                row.mismatch == MismatchKind::Participation && it != endOf.end() && k >= it->second;
+            const bool completionLost =
+                row.mismatch == MismatchKind::State && ctx.cutTraces.count(r) != 0;
+            if (!afterCut && !completionLost) culprits.push_back(r);
         }
         if (culprits.empty()) continue;
         cut.firstMismatch = k;
@@ -580,7 +591,7 @@ HangDetector::Result HangDetector::detect(const AnalysisContext& ctx,
         case MismatchKind::GroupSize:
         case MismatchKind::ReduceOp:
         case MismatchKind::Root:
-            contentMismatch(ctx, g, k, res.findings);
+            contentMismatch(ctx, g, k, cut.culprits, cut.why, res.findings);
             break;
         case MismatchKind::None:
             break;

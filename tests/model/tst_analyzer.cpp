@@ -247,9 +247,8 @@ AnalysisResult run(Scenario& s)
     return Analyzer::run(s.job.store, s.job.sourcePaths(), ranks, s.logs);
 }
 
-// A gzipped trace of the test data, parsed here with zlib and nlohmann_json: the truth the
-// analysis is checked against.
-nlohmann::json readGzipJson(const QString& path)
+// A gzipped file of the test data, inflated here with zlib.
+std::string readGzipText(const QString& path)
 {
     gzFile f = gzopen(path.toLocal8Bit().constData(), "rb");
     if (!f) return {};
@@ -259,7 +258,14 @@ nlohmann::json readGzipJson(const QString& path)
     while ((n = gzread(f, buf, sizeof buf)) > 0)
         text.append(buf, std::size_t(n));
     gzclose(f);
-    return nlohmann::json::parse(text, nullptr, false);
+    return text;
+}
+
+// A gzipped trace of the test data, parsed here with zlib and nlohmann_json: the truth the
+// analysis is checked against.
+nlohmann::json readGzipJson(const QString& path)
+{
+    return nlohmann::json::parse(readGzipText(path), nullptr, false);
 }
 
 // Copies `files` (relative to the test data) into `dir` and loads that folder.
@@ -406,6 +412,7 @@ private Q_SLOTS:
     void everyRankWaitingToReceiveIsNoLinkFailure();
     void cutTraceIsNoCulprit_data();
     void cutTraceIsNoCulprit();
+    void cutGpuTraceLosesCompletionsNotARank();
     void hangWithARankThatLeftNothing();
     void logsNameTheRankThatLeftNoTrace();
     void logTimeoutTheTracesDoNotShow();
@@ -2210,6 +2217,54 @@ void TestAnalyzer::cutTraceIsNoCulprit_data()
     // The cut rank is the faulty one (it never arrived) and one that is not (its peer crashed).
     QTest::newRow("hang_timeout, rank 1 cut") << QStringLiteral("traces/hang_timeout") << 1;
     QTest::newRow("rank_crash, rank 0 cut") << QStringLiteral("traces/rank_crash") << 0;
+    QTest::newRow("healthy, rank 1 cut") << QStringLiteral("traces/healthy") << 1;
+}
+
+// A healthy 4-rank NCCL job's GPU traces (tests/data/kineto-gpu-job/healthy_w4), rank 2's
+// cut (a copy interrupted mid-file) where its first collective's GPU kernel begins. A Kineto
+// file lists the kernels that end the calls after the CPU ops that issue them, so a cut loses
+// the end of a call rank 2 issued: that is no hang, nor anything else pinned on rank 2. The
+// truth comes from the raw files: every rank issued and completed (ran an ncclDevKernel for)
+// every collective.
+void TestAnalyzer::cutGpuTraceLosesCompletionsNotARank()
+{
+    const QString from = QStringLiteral(RANKSCOPE_TEST_DATA "/kineto-gpu-job/healthy_w4");
+    QTemporaryDir dir;
+    for (int r = 0; r < 4; ++r) {
+        const QString name = QStringLiteral("rank%1.pt.trace.json").arg(r);
+        std::string text = readGzipText(from + QStringLiteral("/") + name + QStringLiteral(".gz"));
+        const nlohmann::json raw = nlohmann::json::parse(text);
+        int issued = 0, completed = 0;
+        for (const auto& e : raw["traceEvents"]) {
+            const std::string n = e.value("name", "");
+            issued += n == "record_param_comms";
+            completed += n.rfind("ncclDevKernel_", 0) == 0;
+        }
+        QVERIFY(issued > 1);
+        QCOMPARE(completed, issued);
+        if (r == 2) {
+            const std::size_t kernel = text.find("\"ncclDevKernel_");
+            QVERIFY(kernel != std::string::npos && kernel > text.find("record_param_comms"));
+            text.resize(kernel);
+        }
+        QFile out(dir.filePath(name));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        QCOMPARE(out.write(text.data(), qint64(text.size())), qint64(text.size()));
+    }
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    bool cutSeen = false;
+    for (const SourceFile& s : session->folder.sources())
+        if (s.rank == 2) cutSeen = s.status == SourceStatus::Truncated;
+    QVERIFY(cutSeen);
+    for (const Finding& f : session->analysis.findings) {
+        QVERIFY2(!isFault(f), f.summary.c_str());
+        QVERIFY2(std::find(f.ranks.begin(), f.ranks.end(), 2) == f.ranks.end(), f.summary.c_str());
+    }
+    // "No fault" covers what the cut trace recorded, and the report says so.
+    QVERIFY(session->analysis.findings.empty());
+    QVERIFY(AnalysisReport::toText(*session, session->analysis)
+                .contains(QStringLiteral("The trace of rank 2 is cut short")));
 }
 
 // A real run with one rank's trace cut in half (a copy interrupted mid-file): that trace records
