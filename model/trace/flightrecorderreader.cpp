@@ -4,6 +4,7 @@
 #include "model/trace/picklereader.h"
 
 #include <QRegularExpression>
+#include <algorithm>
 #include <cstdint>
 #include <map>
 
@@ -106,6 +107,17 @@ void parseProfilingName(FlightRecorderEntry& e)
     }
     const qsizetype space = rest.indexOf(QLatin1Char(' '));
     e.op = (space < 0 ? rest : rest.left(space)).toStdString();
+}
+
+// The global rank of a p2p entry's peer. ProcessGroupNCCL writes "send a->b" / "recv a<-b" with
+// ranks of the entry's process group, its place among the group's sorted members (the order
+// torch's own Flight Recorder analyzer maps them back by); in the default group, and when the
+// dump lists no members, that place is the global rank. -1 when the group has no such place.
+int globalPeer(int groupRank, std::vector<int> members)
+{
+    if (members.empty() || groupRank < 0) return groupRank;
+    std::sort(members.begin(), members.end());
+    return std::size_t(groupRank) < members.size() ? members[std::size_t(groupRank)] : -1;
 }
 
 FlightRecorderEntry::State entryStateOf(const std::string& text)
@@ -473,7 +485,7 @@ void FlightRecorderReader::appendCollectives(const FlightRecorderDump& dump, Eve
             const std::string op = collectiveOf(entry);
             if (!isPointToPointOp(op)) continue;
             CollectiveRecord c = record(entry, op);
-            c.root = entry.p2pPeer;
+            c.root = globalPeer(entry.p2pPeer, dump.groupRanks(entry.pgName));
             store.collectives.push_back(std::move(c));
             continue;
         }

@@ -39,7 +39,9 @@ struct FlightRecorderEntry {
     bool retired = false;
     std::int64_t timeoutMs = -1;
     bool isP2p = false;
-    int p2pPeer = -1; // the other rank of "send a->b" / "recv a<-b"
+    // The other rank of "send a->b" / "recv a<-b" as written: its place in the entry's process
+    // group (CollectiveRecord::root gets its global rank).
+    int p2pPeer = -1;
     std::int64_t threadId = -1;
     std::string threadName;
     struct Frame {

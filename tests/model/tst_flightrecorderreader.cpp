@@ -9,6 +9,8 @@
 #include <QTest>
 #include <algorithm>
 #include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 using namespace rankscope;
@@ -35,6 +37,8 @@ private Q_SLOTS:
     void scenarios();
     void absentRankIsNoCulprit_data();
     void absentRankIsNoCulprit();
+    void pointToPointRanksAreTheGroups_data();
+    void pointToPointRanksAreTheGroups();
 };
 
 static QString frDir()
@@ -473,6 +477,65 @@ void TestFlightRecorderReader::coalescedBlocksAreOneCollective()
     QCOMPARE(units[4].ops.size(), std::size_t(2));
     QVERIFY(units[4].end);
     QVERIFY(!units[5].end);
+}
+
+// Pipeline stages exchange activations over their own process groups, and ProcessGroupNCCL names
+// a p2p entry's ranks by their place in that group (fr_scenarios/p2p_subgroup). The truth, from
+// the JSON dumps: each send's and recv's global ranks through its group's sorted members, every
+// send paired with a recv. The records carry the peer's global rank, and nothing is blamed.
+void TestFlightRecorderReader::pointToPointRanksAreTheGroups_data()
+{
+    addDumpForms();
+}
+
+void TestFlightRecorderReader::pointToPointRanksAreTheGroups()
+{
+    QFETCH(QString, form);
+    const QString root = QStringLiteral(RANKSCOPE_TEST_DATA "/fr_scenarios/p2p_subgroup_");
+    std::multiset<std::pair<int, int>> sends, recvs; // (global from, global to)
+    std::map<std::pair<int, int>, int> peerOf;       // (rank, p2p_seq_id) -> global peer
+    for (int rank = 0; rank < 4; ++rank) {
+        QFile f(root + QStringLiteral("json/nccl_trace_rank_%1.json").arg(rank));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const nlohmann::json doc = nlohmann::json::parse(f.readAll().toStdString());
+        for (const auto& e : doc["entries"]) {
+            if (!e["is_p2p"].get<bool>()) continue;
+            const std::string group = e["process_group"][0].get<std::string>();
+            std::vector<int> members =
+                nlohmann::json::parse(doc["pg_config"][group]["ranks"].get<std::string>())
+                    .get<std::vector<int>>();
+            std::sort(members.begin(), members.end());
+            const std::string name = e["profiling_name"].get<std::string>();
+            const bool send = name.find("->") != std::string::npos;
+            const std::size_t at = name.find(send ? "->" : "<-");
+            const int self = std::stoi(name.substr(name.find(' ') + 1, at));
+            const int peer = std::stoi(name.substr(at + 2));
+            QCOMPARE(members[std::size_t(self)], rank);
+            const int globalPeer = members[std::size_t(peer)];
+            (send ? sends : recvs)
+                .insert(send ? std::pair{rank, globalPeer} : std::pair{globalPeer, rank});
+            peerOf[{rank, e["p2p_seq_id"].get<int>()}] = globalPeer;
+        }
+    }
+    QCOMPARE(sends.size(), std::size_t(4));
+    QCOMPARE(sends, recvs);
+
+    const SessionPtr session = loadSession(root + form);
+    QVERIFY(session);
+    std::size_t p2p = 0;
+    for (const CollectiveRecord& c : session->events.collectives) {
+        const auto it = peerOf.find({c.rank, int(c.seq)});
+        if (session->events.strings.view(c.op) != "send" &&
+            session->events.strings.view(c.op) != "recv")
+            continue;
+        ++p2p;
+        QVERIFY(it != peerOf.end());
+        QCOMPARE(c.root, it->second);
+    }
+    QCOMPARE(p2p, sends.size() + recvs.size());
+    for (const Finding& f : session->analysis.findings)
+        QVERIFY2(f.severity != Severity::Error && f.severity != Severity::Warning,
+                 f.summary.c_str());
 }
 
 // Entries that share a seq form a block only when an end entry closes it or when they are the

@@ -26,6 +26,10 @@ Every job runs all_reduce on the default group "0"; each kind breaks one thing:
   coalesced_size  as coalesced_ok, but rank 1's second broadcast of seq 4 is 5x5, not 4x4
   coalesced_order as coalesced_ok, but rank 2 broadcasts the 8-element tensor of seq 4 first:
                the block moves as many elements as the others' but pairs different tensors
+  p2p_subgroup two pipeline groups, "1" = ranks [0, 2] and "2" = [1, 3]: each first stage sends
+               its activations to its second stage twice, over its group. ProcessGroupNCCL names
+               the ranks of "send a->b" / "recv a<-b" by their place in the group (rank 2 writes
+               "recv 1<-0" for a recv from global rank 0); every send has its recv; no fault
 Run: python3 make_scenarios.py (from this folder). Output is committed with this script.
 """
 import json
@@ -107,6 +111,17 @@ def coalesced_job(first_shapes):
     return jobs
 
 
+def pipeline_p2p(rank, p2p_seq):
+    # The group of a 2-stage pipeline: global ranks r and r + 2; stage = place in the group.
+    group, members = ("1", [0, 2]) if rank % 2 == 0 else ("2", [1, 3])
+    stage = members.index(rank)
+    e = p2p(stage, 1 - stage, "send" if stage == 0 else "recv", p2p_seq, state="completed")
+    e["pg_id"] = int(group)
+    e["process_group"] = (group, "pp")
+    e["collective_seq_id"] = 4
+    return e
+
+
 def status(entries):
     entries = [e for e in entries if not e["is_p2p"]]
     done = [e["collective_seq_id"] for e in entries if e["state"] == "completed"]
@@ -117,10 +132,11 @@ def status(entries):
                   "last_completed_collective": max(done, default=-1)}}
 
 
-def dump(entries, version="2.5", pg_status=None):
-    return {"version": version, "comm_lib_version": "2.21.5",
-            "pg_config": {"0": {"name": "0", "desc": "default_pg",
-                                "ranks": str(list(range(WORLD)))}},
+def dump(entries, version="2.5", pg_status=None, groups=None):
+    config = {"0": {"name": "0", "desc": "default_pg", "ranks": str(list(range(WORLD)))}}
+    for name, (desc, members) in (groups or {}).items():
+        config[name] = {"name": name, "desc": desc, "ranks": str(members)}
+    return {"version": version, "comm_lib_version": "2.21.5", "pg_config": config,
             "pg_status": pg_status if pg_status is not None else status(entries),
             "entries": entries}
 
@@ -203,6 +219,14 @@ def scenarios():
     out["coalesced_ok"] = coalesced_job(lambda r: [[4, 4], [8]])
     out["coalesced_size"] = coalesced_job(lambda r: [[4, 4], [5, 5] if r == 1 else [8]])
     out["coalesced_order"] = coalesced_job(lambda r: [[8], [4, 4]] if r == 2 else [[4, 4], [8]])
+    jobs = {}
+    for r in range(WORLD):
+        e = healthy(r, 4) + [pipeline_p2p(r, 1), pipeline_p2p(r, 2)]
+        for i, x in enumerate(e):
+            x["record_id"] = i
+        group = {"1": ("pp", [0, 2])} if r % 2 == 0 else {"2": ("pp", [1, 3])}
+        jobs[r] = dump(e, groups=group)
+    out["p2p_subgroup"] = jobs
     return out
 
 
