@@ -66,6 +66,23 @@ void unite(Intervals& v)
     v.resize(out);
 }
 
+// `from` less what `less` covers; both united (unite()).
+Intervals subtract(const Intervals& from, const Intervals& less)
+{
+    Intervals out;
+    std::size_t j = 0;
+    for (Interval i : from) {
+        while (j < less.size() && less[j].second <= i.first)
+            ++j;
+        for (std::size_t k = j; k < less.size() && less[k].first < i.second; ++k) {
+            if (less[k].first > i.first) out.emplace_back(i.first, less[k].first);
+            i.first = std::max(i.first, less[k].second);
+        }
+        if (i.first < i.second) out.push_back(i);
+    }
+    return out;
+}
+
 // The busy states in ascending priority: HostBusy, Computing, Communicating, Waiting.
 constexpr std::size_t kBusy = 4;
 using BusyNs = std::array<std::int64_t, kBusy>;
@@ -334,9 +351,19 @@ RankActivity RankActivity::build(const EventStore& store, const LaneJobs& jobs)
         slotOfRecord[i] = slotOf(jobOfRecord(c), c.rank);
         groupRanks[groupOf(c)].insert(c.rank);
     }
+    // Per rank, when it issued each collective whose execution it never recorded (issued and
+    // never run: the rank sat in the call, the c10d op's span or its host code, waiting for a
+    // peer that never came).
+    std::vector<std::vector<std::int64_t>> neverRanOf(rankCount);
     for (std::size_t i = 0; i < store.collectives.size(); ++i) {
         const CollectiveRecord& c = store.collectives[i];
-        if (c.rank < 0 || !hasExecution(c)) continue;
+        if (c.rank < 0) continue;
+        if (!hasExecution(c)) {
+            if (!c.stateUnknown && c.issueStartNs >= 0 &&
+                c.state != CollectiveRecord::State::Completed)
+                neverRanOf[slotOfRecord[i]].push_back(c.issueStartNs);
+            continue;
+        }
         recordsOf[slotOfRecord[i]].push_back(std::uint32_t(i));
         if (!completedWithSeq(c)) continue;
         CollectiveSpan& s = spans[{groupOf(c), c.seq}];
@@ -421,6 +448,18 @@ RankActivity RankActivity::build(const EventStore& store, const LaneJobs& jobs)
         row.latenessSamples = int(lateness.size());
         for (Intervals& v : byState)
             unite(v);
+        // From its first collective that never ran on, the rank waits to the end of its trace,
+        // except while its GPU computes: a GPU that still runs the rank's own kernels is not
+        // waiting (the collective is queued behind them), and that is what the rank is doing.
+        // (Without GPU lanes the rank's CPU ops are the call it blocks in.)
+        const std::vector<std::int64_t>& neverRan = neverRanOf[std::size_t(rank)];
+        if (!neverRan.empty()) {
+            const std::int64_t from = *std::min_element(neverRan.begin(), neverRan.end());
+            Intervals waited{{from, last}};
+            if (hasGpu[std::size_t(rank)]) waited = subtract(waited, byState[1]);
+            byState[3].insert(byState[3].end(), waited.begin(), waited.end());
+            unite(byState[3]);
+        }
         partition(row, byState);
         row.startNs.shrink_to_fit();
         row.state.shrink_to_fit();

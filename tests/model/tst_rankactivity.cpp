@@ -75,6 +75,7 @@ private Q_SLOTS:
     void cpuOnlyRanksComputeOnTheirOps();
     void hostCodeIsNotIdle();
     void realHangShowsTheHungRankInItsOwnCode();
+    void collectiveThatNeverRanIsWaiting();
 };
 
 // Rank 0 computes 0-100 and enters the all_reduce at 100, rank 1 computes 0-200 and enters at
@@ -400,6 +401,38 @@ void TestRankActivity::realHangShowsTheHungRankInItsOwnCode()
             QCOMPARE(stateAt(r, t), RankState::Waiting);
             QCOMPARE(stateAt(1, t), RankState::HostBusy);
         }
+    }
+}
+
+// The real uneven-inputs run (tests/data/traces/uneven_inputs): rank 1 ran out of batches and
+// waits in a barrier; rank 0 issued the next gradient all_reduce (c10d::allreduce_) that rank 1
+// never joined, and gloo never ran it (no gloo:all_reduce span after the call). Truth from the
+// raw JSON: from that call to its last event rank 0 sits in the collective, which is waiting,
+// not its own host code (that is what a rank stuck in its own code looks like).
+void TestRankActivity::collectiveThatNeverRanIsWaiting()
+{
+    const QString dir = QStringLiteral(RANKSCOPE_TEST_DATA "/traces/uneven_inputs");
+    const TraceRead read = readFolder(dir);
+    const RankActivity a = RankActivity::build(read.events);
+    const std::vector<RawEvent> raw = rawEvents(dir + QStringLiteral("/rank0.pt.trace.json"));
+    QVERIFY(!raw.empty());
+    std::int64_t first = raw.front().startNs, last = 0, issued = -1;
+    for (const RawEvent& e : raw) {
+        first = std::min(first, e.startNs);
+        last = std::max(last, e.endNs);
+        if (e.name == QStringLiteral("c10d::allreduce_")) issued = std::max(issued, e.startNs);
+    }
+    QVERIFY(issued > 0);
+    for (const RawEvent& e : raw)
+        QVERIFY(!(e.name == QStringLiteral("gloo:all_reduce") && e.startNs >= issued));
+    QVERIFY(last - issued > 5'000'000'000); // it sat there until the 10 s timeout
+    const RankActivity::Row& row = a.rows()[std::size_t(a.rowOf(0))];
+    const std::int64_t base = row.firstNs - first;
+    for (int k = 1; k < 10; ++k) {
+        const std::int64_t t = issued + (last - issued) * k / 10;
+        RankState s;
+        a.rasterise(std::size_t(a.rowOf(0)), base + t, 1.0, 1, row.lastNs, false, &s);
+        QCOMPARE(s, RankState::Waiting);
     }
 }
 
