@@ -482,19 +482,18 @@ PerRank lastSteps(const Facts& facts)
     return fromTrace;
 }
 
-AutoCheckResult allRanksSameStepCount(const Facts& facts)
-{
-    return compareAcrossRanks(
-        facts, QStringLiteral("all_ranks_same_step_count"),
-        {{QStringLiteral("rank.step_count"), QStringLiteral("last step"), lastSteps(facts)}});
-}
-
 // A check about what a detector decides fails on the detector's findings of these kinds (the
-// first one's summary, every one's evidence); true when there is one.
-bool failOnFindings(AutoCheckResult& r, const Facts& facts, const std::set<FindingKind>& kinds)
+// first one's summary, every one's evidence), and with `conditions` only on those that hold one
+// of them; true when there is one.
+bool failOnFindings(AutoCheckResult& r, const Facts& facts, const std::set<FindingKind>& kinds,
+                    const std::set<std::string>& conditions = {})
 {
     for (const Finding& f : facts.analysis.findings) {
         if (!kinds.count(f.kind)) continue;
+        if (!conditions.empty() &&
+            std::none_of(f.conditions.begin(), f.conditions.end(),
+                         [&](const std::string& c) { return conditions.count(c) != 0; }))
+            continue;
         if (r.outcome != AutoCheckOutcome::Failed)
             r.summary = QStringLiteral("%1 (%2).").arg(qs(f.summary), qs(f.id));
         r.outcome = AutoCheckOutcome::Failed;
@@ -502,6 +501,23 @@ bool failOnFindings(AutoCheckResult& r, const Facts& facts, const std::set<Findi
             addEvidence(r, e);
     }
     return r.outcome == AutoCheckOutcome::Failed;
+}
+
+// The last steps the ranks reached can agree while a rank ran fewer batches: the job stops at
+// the step where its input ran out, every rank's last step that one. What the collectives show
+// decides first: a rank that never issued the others' collective after fewer steps, or left its
+// loop for a barrier while the others still trained (HangDetector's uneven-input findings).
+AutoCheckResult allRanksSameStepCount(const Facts& facts)
+{
+    AutoCheckResult r;
+    r.checkId = QStringLiteral("all_ranks_same_step_count");
+    if (failOnFindings(r, facts,
+                       {FindingKind::Hang, FindingKind::Desync, FindingKind::CollectiveMismatch},
+                       {"fewer_steps", "waits_in_barrier"}))
+        return r;
+    return compareAcrossRanks(
+        facts, r.checkId,
+        {{QStringLiteral("rank.step_count"), QStringLiteral("last step"), lastSteps(facts)}});
 }
 
 // A check whose fact some ranks lack (`without`; or there are no ranks) stays unknown with
@@ -715,11 +731,12 @@ QString autoCheckOutcomeLabel(AutoCheckOutcome outcome)
 
 std::optional<StepStatus> suggestedStepStatus(AutoCheckOutcome outcome)
 {
+    // A failed check found the problem the step addresses: the step is still to do, and
+    // "Failed" would read as a remedy the user tried without success.
     switch (outcome) {
     case AutoCheckOutcome::Passed:
         return StepStatus::Done;
     case AutoCheckOutcome::Failed:
-        return StepStatus::Failed;
     case AutoCheckOutcome::Unknown:
         break;
     }

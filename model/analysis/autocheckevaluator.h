@@ -29,8 +29,8 @@ struct AutoCheckResult {
 };
 
 QString autoCheckOutcomeLabel(AutoCheckOutcome outcome); // "Passed", "Failed", "Unknown"
-// The status a checklist step is pre-filled with: passed is done, failed is failed; nothing for
-// unknown (the user has to look).
+// The status a checklist step is pre-filled with: passed is done; nothing for failed (the check
+// found the problem the step addresses: still to do) or unknown (the user has to look).
 std::optional<StepStatus> suggestedStepStatus(AutoCheckOutcome outcome);
 
 // Evaluates the auto-checks over the facts a session actually has: each rank's log facts

@@ -377,6 +377,12 @@ void TestAutoCheckEvaluator::fixtures_data()
                                  << QStringLiteral("rendezvous_env_consistent") << P;
     QTest::newRow("gloo has no nccl version")
         << QStringLiteral("healthy") << QStringLiteral("same_framework_version") << U;
+    // Rank 1's shard had fewer batches: every rank's last step is the one where it ran out, but
+    // rank 1 left its loop for a barrier while the others trained on (ground_truth.json).
+    QTest::newRow("uneven inputs steps")
+        << QStringLiteral("uneven_inputs") << QStringLiteral("all_ranks_same_step_count") << F;
+    QTest::newRow("healthy step count")
+        << QStringLiteral("healthy") << QStringLiteral("all_ranks_same_step_count") << P;
 }
 
 void TestAutoCheckEvaluator::fixtures()

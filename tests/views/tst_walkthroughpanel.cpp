@@ -238,14 +238,19 @@ void TestWalkthroughPanel::autoChecksPrefillSteps()
     // Nothing was written: the store holds only what the user did.
     QVERIFY(!store.checklist(id, pattern).contains(envStep));
 
-    // A failed re-evaluation (the folder was reloaded) moves the untouched step.
+    // A failed re-evaluation (the folder was reloaded) moves the untouched step back to "To
+    // do": the check found the problem the step addresses, which the user has not fixed yet
+    // (a "Failed" step would read as a remedy tried in vain).
     AutoCheckResult failed;
     failed.checkId = QStringLiteral("rendezvous_env_consistent");
     failed.outcome = AutoCheckOutcome::Failed;
     failed.summary = QStringLiteral("MASTER_PORT differs");
     panel.setAutoCheckResults({failed});
-    QCOMPARE(panel.stepStatus(envStep), StepStatus::Failed);
-    QVERIFY(panel.statusButton(StepStatus::Failed)->isChecked());
+    QCOMPARE(panel.stepStatus(envStep), StepStatus::ToDo);
+    QVERIFY(!panel.isStepPrefilled(envStep));
+    QVERIFY(panel.statusButton(StepStatus::ToDo)->isChecked());
+    QVERIFY(panel.autoCheckLabel()->text().contains(QLatin1String("still to do")));
+    QVERIFY(panel.stepList()->item(envStep)->text().contains(QLatin1String("check failed")));
 
     // The user overrides; the override is stored and survives another evaluation.
     QTest::mouseClick(panel.statusButton(StepStatus::Skipped), Qt::LeftButton);

@@ -634,7 +634,8 @@ void WalkthroughPanel::refreshStep()
             const CheckResult r = m_checks.value(s.autoCheck);
             text += r.outcome == AutoCheckOutcome::Passed ? tr("<b>Passed</b>")
                     : r.outcome == AutoCheckOutcome::Failed
-                        ? tr("<b>Failed</b>")
+                        ? tr("<b>Failed</b>: the folder shows the problem this step addresses, "
+                             "so the step is still to do")
                         : tr("<b>Undecided</b> (the folder lacks the facts it needs)");
             if (isStepPrefilled(m_step))
                 text += tr(" — the step is pre-filled as “%1”; choose a status to override it.")
