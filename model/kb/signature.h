@@ -40,6 +40,10 @@ struct Signature {
     QString earlyField;
     qint64 earlyAtMost = -1;
     QString earlySymptom;
+    // "cascade_after": a taxonomy prefix. A timeout waiting for a peer follows from whatever
+    // stopped that peer: when the same text holds a root line of a leaf under the prefix (a rank's
+    // CUDA OOM, a crash), this rule's hits are that failure's cascade. Root rules only.
+    QString cascadeAfter;
     QStringList fields; // the regex's named groups, extracted into each hit
     QString positive;   // a line the rule must match (checked by the tests)
     QString negative;   // a near miss it must not match

@@ -179,6 +179,12 @@ SignatureSet SignatureSet::fromJson(const QByteArray& signaturesJson, const QByt
                     QStringLiteral("rule '%1': pins_stage on a rule that is not a root").arg(s.id);
                 return false;
             }
+            s.cascadeAfter = o.value(QLatin1String("cascade_after")).toString();
+            if (!s.cascadeAfter.isEmpty() && s.role != SignatureRole::Root) {
+                *error = QStringLiteral("rule '%1': cascade_after on a rule that is not a root")
+                             .arg(s.id);
+                return false;
+            }
             for (const QJsonValue& f : o.value(QLatin1String("frameworks")).toArray())
                 s.frameworks.append(f.toString());
             if (s.frameworks.isEmpty()) s.frameworks.append(QStringLiteral("any"));

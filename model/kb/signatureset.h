@@ -88,6 +88,13 @@ public:
 
     static QList<qsizetype> lineStartsOf(QByteArrayView text);
 
+    // Whether every match of `regex` in `line` (a hit's text) comes right after a negation
+    // (affirmedMatch): "there is no CUDA out of memory error" denies the message it names.
+    bool deniedIn(const QRegularExpression& regex, const QString& line) const
+    {
+        return !affirmedMatch(regex, line, true).hasMatch();
+    }
+
 private:
     // The first match of `regex` in `line` that is not negated: with readsNegation, a match
     // right after cues.json's "negation" ("no", "without any", "never got", "doesn't") is

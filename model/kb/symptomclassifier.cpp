@@ -261,7 +261,7 @@ QList<Candidate> SymptomClassifier::rankLeaves(QByteArrayView text,
 {
     const QList<qsizetype> starts =
         lineStarts.isEmpty() ? SignatureSet::lineStartsOf(text) : lineStarts;
-    const QList<SignatureHit> hits = m_set.scan(text, starts, options.useCues);
+    QList<SignatureHit> hits = m_set.scan(text, starts, options.useCues);
     if (hits.isEmpty() && (!options.ranked || text.trimmed().isEmpty())) return {};
 
     // Prose cues read the reporter's words and the program's output, not a pasted report's
@@ -269,6 +269,17 @@ QList<Candidate> SymptomClassifier::rankLeaves(QByteArrayView text,
     // commands (reporttext.h).
     const QList<ReportLine> lineKinds =
         options.useCues ? proseLineKinds(text, starts) : QList<ReportLine>{};
+    // No rule reads an issue template's scaffolding (its instructions, an HTML comment's example
+    // error): the template's words, not what the program printed. In the reporter's own words
+    // a log message can be denied ("there is no CUDA out of memory error"), read as the prose
+    // cues read negation.
+    hits.removeIf([&](const SignatureHit& h) {
+        if (h.line >= lineKinds.size()) return false;
+        const Signature& s = m_set.signatures()[h.rule];
+        return lineKinds[h.line] == ReportLine::Scaffold ||
+               (lineKinds[h.line] == ReportLine::Prose && s.role != SignatureRole::Cue &&
+                !s.readsNegation() && m_set.deniedIn(s.regex, h.text));
+    });
     const auto readsProse = [&](qsizetype line) {
         return line >= lineKinds.size() || readsAsProse(lineKinds[line]);
     };
@@ -327,9 +338,22 @@ QList<Candidate> SymptomClassifier::rankLeaves(QByteArrayView text,
         if (!text.sliced(starts[i], end - starts[i]).trimmed().isEmpty()) titleLine = i;
     }
 
+    // A timeout waiting for a peer beside a failure it follows from (Signature::cascadeAfter:
+    // one rank's CUDA OOM, the others' watchdog timeouts) is that failure's cascade.
+    QSet<QString> failures; // the leaves of root hits that follow from nothing else
+    for (const SignatureHit& h : hits)
+        if (const Signature& s = m_set.signatures()[h.rule];
+            s.role == SignatureRole::Root && s.cascadeAfter.isEmpty())
+            failures.insert(s.symptomOf(h.fields));
+    const auto roleOf = [&](const Signature& s) {
+        if (s.role != SignatureRole::Root || s.cascadeAfter.isEmpty()) return s.role;
+        for (const QString& leaf : failures)
+            if (leaf.startsWith(s.cascadeAfter)) return SignatureRole::Cascade;
+        return SignatureRole::Root;
+    };
     bool anyRoot = false;
     for (const SignatureHit& h : hits)
-        anyRoot = anyRoot || m_set.signatures()[h.rule].role == SignatureRole::Root;
+        anyRoot = anyRoot || roleOf(m_set.signatures()[h.rule]) == SignatureRole::Root;
     const QSet<qsizetype> logLines = signatureLinesOf(m_set, hits);
 
     QHash<QString, Accumulator> bySymptom;
@@ -356,8 +380,9 @@ QList<Candidate> SymptomClassifier::rankLeaves(QByteArrayView text,
         // opinion.
         if (s.role == SignatureRole::Cue && (logLines.contains(h.line) || !readsProse(h.line)))
             continue;
+        const SignatureRole role = roleOf(s);
         double w = s.weight;
-        if (s.role == SignatureRole::Cascade)
+        if (role == SignatureRole::Cascade)
             w *= kCascadeFactor * (anyRoot ? kCascadeWithRootFactor : 1.0);
         if (s.role == SignatureRole::Cue && h.line == titleLine)
             w = std::min(0.95, w * kTitleCueFactor);
@@ -370,9 +395,9 @@ QList<Candidate> SymptomClassifier::rankLeaves(QByteArrayView text,
         if (w <= 0.0) continue;
         evidenceIds.insert(s.id);
         Accumulator& acc = bySymptom[s.symptomOf(h.fields)];
-        acc.pinned = acc.pinned || s.pinsStageOf(h.fields);
+        acc.pinned = acc.pinned || (role == SignatureRole::Root && s.pinsStageOf(h.fields));
         add(acc,
-            CandidateEvidence{h.line + 1, h.text.left(kEvidenceChars), s.id, s.role, w, h.fields});
+            CandidateEvidence{h.line + 1, h.text.left(kEvidenceChars), s.id, role, w, h.fields});
     }
 
     // The report's stage: the strongest context, if it clearly leads.

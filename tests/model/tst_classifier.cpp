@@ -30,6 +30,8 @@ private Q_SLOTS:
     void statedProbabilitiesAreTheFittedOnes();
     void rootOutranksCascade();
     void cascadeAloneStillReported();
+    void timeoutsAfterAFailureAreItsCascade();
+    void deniedMessagesAndTemplateExamplesAreNoEvidence();
     void scoresAreBounded();
     void classifyLinesUsesCallerOffsets();
     void stageContextMovesHangToSetup();
@@ -563,6 +565,68 @@ void TestClassifier::rootOutranksCascade()
     QCOMPARE(c.first().evidence.first().line, qsizetype(1));
     for (int i = 1; i < c.size(); ++i)
         QVERIFY(c[i].score < c.first().score / 2);
+}
+
+// One rank's CUDA OOM and the others' watchdog timeouts (they waited for it): the timeouts are
+// the OOM's cascade (signatures.json cascade_after), in a pasted report and in a log alike. A
+// timeout alone is still the hang.
+void TestClassifier::timeoutsAfterAFailureAreItsCascade()
+{
+    const QByteArray oom =
+        "[rank3]: torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB.\n";
+    QByteArray timeouts;
+    for (int r = 0; r < 3; ++r)
+        timeouts +=
+            QStringLiteral("[rank%1]:[E ProcessGroupNCCL.cpp:616] [Rank %1] Watchdog caught "
+                           "collective operation timeout: WorkNCCL(SeqNum=812, OpType=ALLREDUCE, "
+                           "NumelIn=4096, NumelOut=4096, Timeout(ms)=600000) ran for 600087 "
+                           "milliseconds before timing out.\n")
+                .arg(r)
+                .toUtf8();
+    const QString oomLeaf = QStringLiteral("training-and-evaluation/program-failure/out-of-memory");
+    const QString hangLeaf = QStringLiteral("training-and-evaluation/unexpected-performance/hang");
+    SymptomClassifier::Options logOnly;
+    logOnly.useCues = false;
+    logOnly.ranked = false;
+    for (const QByteArray& text : {QByteArray(oom + timeouts), QByteArray(timeouts + oom)}) {
+        const QList<Candidate> ranked = SymptomClassifier::instance().classify(text);
+        QCOMPARE(ranked.first().symptom, oomLeaf);
+        for (const Candidate& c : SymptomClassifier::instance().classify(text, logOnly))
+            for (const CandidateEvidence& e : c.evidence)
+                if (e.signature == QLatin1String("torch.watchdog-timeout"))
+                    QCOMPARE(e.role, SignatureRole::Cascade);
+    }
+    const QList<Candidate> alone = SymptomClassifier::instance().classify(timeouts, logOnly);
+    QCOMPARE(alone.first().symptom, hangLeaf);
+    QCOMPARE(alone.first().evidence.first().role, SignatureRole::Root);
+}
+
+// Log messages the reporter denies ("there is no CUDA out of memory error") or that an issue
+// template's HTML comment gives as an example are no evidence of that message.
+void TestClassifier::deniedMessagesAndTemplateExamplesAreNoEvidence()
+{
+    const auto cites = [](const QList<Candidate>& ranked, const QString& prefix) {
+        for (const Candidate& c : ranked)
+            for (const CandidateEvidence& e : c.evidence)
+                if (e.signature.startsWith(prefix)) return true;
+        return false;
+    };
+    const QList<Candidate> denied = SymptomClassifier::instance().classify(
+        "Training hangs at step 300. There is no CUDA out of memory error in the logs.\n");
+    QVERIFY(!cites(denied, QStringLiteral("cuda.oom")));
+    QCOMPARE(denied.first().symptom,
+             QStringLiteral("training-and-evaluation/unexpected-performance/hang"));
+    // The same words as a line the program printed are the message.
+    QVERIFY(cites(SymptomClassifier::instance().classify(
+                      "Training hangs at step 300.\n```\nRuntimeError: CUDA out of memory. "
+                      "Tried to allocate 2.00 GiB\n```\n"),
+                  QStringLiteral("cuda.oom")));
+
+    const QList<Candidate> templated = SymptomClassifier::instance().classify(
+        "DDP training freezes after the first epoch\n"
+        "<!-- Paste the full error, e.g. torch.cuda.OutOfMemoryError: CUDA out of memory -->\n"
+        "All 8 GPUs sit at 100 % utilisation and nothing is printed any more.\n");
+    QVERIFY(!cites(templated, QStringLiteral("cuda.oom")));
 }
 
 void TestClassifier::cascadeAloneStillReported()

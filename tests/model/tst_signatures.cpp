@@ -240,6 +240,22 @@ void TestSignatures::linesNameTheirLeaf_data()
     QTest::addRow("invalid-device-id") << QStringLiteral("AssertionError: Invalid device id")
                                        << QStringLiteral("torch.device-ordinal")
                                        << QStringLiteral("data-and-model-preparation/device-error");
+    // The Hugging Face Hub unreachable (transformers, huggingface_hub): a download, not the
+    // rendezvous, whatever "connect" says.
+    QTest::addRow("hub-unreachable")
+        << QStringLiteral("OSError: We couldn't connect to 'https://huggingface.co' to load this "
+                          "file, couldn't find it in the cached files and it looks like "
+                          "meta-llama/Llama-2-7b-hf is not the path to a directory containing a "
+                          "file named config.json.")
+        << QStringLiteral("py.download")
+        << QStringLiteral("data-and-model-preparation/download-error");
+    QTest::addRow("hub-offline-cache-miss")
+        << QStringLiteral(
+               "huggingface_hub.utils._errors.LocalEntryNotFoundError: Connection error, "
+               "and we cannot find the requested files in the disk cache. Please try "
+               "again or make sure your Internet connection is on.")
+        << QStringLiteral("py.download")
+        << QStringLiteral("data-and-model-preparation/download-error");
     QTest::addRow("mpi-init-failed")
         << QStringLiteral("*** An error occurred in MPI_Init_thread")
         << QStringLiteral("mpi.init-failed") << QStringLiteral("communication-setup/setup-failure");
