@@ -71,23 +71,27 @@ Json classificationJson(const SymptomClassifier& classifier, const QList<Candida
 // --jsonl: many reports in one process (scripts/ranker.py ranks thousands; loading the rules and
 // the term model once per report costs more than ranking it). Every input line is one report as
 // a JSON string; every output line is its classification, compact, in the same order. A line
-// that is not a JSON string gets an error object in its place, so the lines stay aligned.
+// that is not a JSON string, a blank one too, gets an error object in its place, so that output
+// line N always answers input line N.
 int classifyJsonLines(QFile& file, const SymptomClassifier& classifier,
                       const SymptomClassifier::Options& options, QTextStream& out)
 {
+    const auto printError = [&out](const std::string& message) {
+        out << QString::fromStdString(Json{{"error", message}}.dump()) << "\n";
+    };
     int lineNumber = 0;
     for (;;) {
         const QByteArray line = file.readLine();
         if (line.isEmpty()) break; // the end of the input (a blank line still holds its '\n')
         ++lineNumber;
-        if (line.trimmed().isEmpty()) continue;
+        if (line.trimmed().isEmpty()) {
+            printError("line " + std::to_string(lineNumber) + " is blank, not a JSON string");
+            continue;
+        }
         const Json in = Json::parse(line.constData(), line.constData() + line.size(), nullptr,
                                     /*allow_exceptions=*/false);
         if (!in.is_string()) {
-            out << QString::fromStdString(Json{
-                       {"error", "line " + std::to_string(lineNumber) + " is not a JSON string"}}
-                                              .dump())
-                << "\n";
+            printError("line " + std::to_string(lineNumber) + " is not a JSON string");
             continue;
         }
         QStringList termTokens;
@@ -118,7 +122,8 @@ int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStre
     const QCommandLineOption jsonLines(
         QStringLiteral("jsonl"),
         QStringLiteral("Read one report per line, each a JSON string, and print one compact "
-                       "classification JSON per line, in order."));
+                       "classification JSON per line, in order; a line that is not a JSON "
+                       "string, a blank one too, gets {\"error\": ...} in its place."));
     parser.addOption(json);
     parser.addOption(jsonLines);
     parser.addOption(top);
@@ -131,6 +136,8 @@ int runClassifyCommand(const QStringList& arguments, QTextStream& out, QTextStre
     const QStringList positional = parser.positionalArguments();
     if (positional.size() > 1)
         return Cli::usageError(err, QStringLiteral("classify takes at most one file"));
+    if (parser.isSet(json) && parser.isSet(jsonLines))
+        return Cli::usageError(err, QStringLiteral("--json and --jsonl exclude each other"));
     bool ok = false;
     const int topN = parser.value(top).toInt(&ok);
     if (!ok || topN < 1)

@@ -102,8 +102,8 @@ void TestCliClassify::classifyJson()
 }
 
 // --jsonl ranks many reports in one process: one output line per input line, in order, each the
-// document --json prints for that report alone; a line that is not a JSON string gets an error
-// object in its place, and a blank line is skipped.
+// document --json prints for that report alone; a line that is not a JSON string, a blank one
+// too, gets an error object in its place, so output line N answers input line N.
 void TestCliClassify::classifyJsonLines()
 {
     const QList<QByteArray> reports = {
@@ -122,7 +122,7 @@ void TestCliClassify::classifyJsonLines()
                                 input);
     QCOMPARE(batch.exitCode, 0);
     const QList<QByteArray> lines = batch.out.trimmed().split('\n');
-    QCOMPARE(lines.size(), reports.size() + 1);
+    QCOMPARE(lines.size(), reports.size() + 2);
     for (qsizetype i = 0; i < reports.size(); ++i) {
         const CliRun single =
             runCli({QStringLiteral("classify"), QStringLiteral("-"), QStringLiteral("--json"),
@@ -135,6 +135,9 @@ void TestCliClassify::classifyJsonLines()
         QCOMPARE(many, one);
         QCOMPARE(many[QLatin1String("candidates")].toArray().size(), 4);
     }
+    const QJsonObject blank = QJsonDocument::fromJson(lines[reports.size()]).object();
+    QCOMPARE(blank[QLatin1String("error")].toString(),
+             QStringLiteral("line 4 is blank, not a JSON string"));
     const QJsonObject error = QJsonDocument::fromJson(lines.last()).object();
     QCOMPARE(error[QLatin1String("error")].toString(),
              QStringLiteral("line 5 is not a JSON string"));
@@ -172,6 +175,8 @@ void TestCliClassify::classifyErrors_data()
     QTest::addRow("two-files") << QStringList{QStringLiteral("a"), QStringLiteral("b")} << 2;
     QTest::addRow("bad-top") << QStringList{QStringLiteral("--top"), QStringLiteral("x")} << 2;
     QTest::addRow("unknown-option") << QStringList{QStringLiteral("--bogus")} << 2;
+    QTest::addRow("json-and-jsonl")
+        << QStringList{QStringLiteral("--json"), QStringLiteral("--jsonl")} << 2;
     QTest::addRow("missing-file") << QStringList{QStringLiteral("/nonexistent/report.md")} << 3;
 }
 
