@@ -136,12 +136,19 @@ QString stringMember(const nlohmann::json& o, const char* key)
                                             : QString();
 }
 
+// A local file as a link: file:// and its canonical path, so that importing it again by another
+// relative path, from another folder or through a link replaces the earlier copy.
+QUrl fileUrl(const QFileInfo& file)
+{
+    return QUrl::fromLocalFile(file.canonicalFilePath());
+}
+
 // A .md/.txt report: the first non-empty line (without a Markdown heading mark) is its title.
-Report textReport(const QString& file, const QString& text)
+Report textReport(const QFileInfo& file, const QString& text)
 {
     static const QRegularExpression heading(QStringLiteral("^#+\\s*"));
     Report r;
-    r.link = QUrl::fromLocalFile(file).toString();
+    r.link = fileUrl(file).toString();
     for (const QString& line : text.split(QLatin1Char('\n')))
         if (!line.trimmed().isEmpty()) {
             r.title = line.trimmed().remove(heading);
@@ -157,18 +164,28 @@ bool isTextReport(const QFileInfo& info)
     return suffix == QLatin1String("md") || suffix == QLatin1String("txt");
 }
 
+// The files of a folder that are read as reports: .json, .md and .txt.
+bool isReportFile(const QFileInfo& info)
+{
+    return isTextReport(info) || info.suffix().toLower() == QLatin1String("json");
+}
+
 // One GitHub issue object (REST or `gh issue view --json`); false with *why when it is not one.
-bool issueReport(const nlohmann::json& o, const QString& path, Report* r, QString* why)
+// An issue with only a number links to its entry in the file (file:///path/issues.json#6).
+bool issueReport(const nlohmann::json& o, const QUrl& file, Report* r, QString* why)
 {
     if (!o.is_object()) {
-        *why = QStringLiteral("an entry is not a JSON object");
+        *why = QStringLiteral("not a JSON object");
         return false;
     }
     r->link = stringMember(o, "html_url");
     if (r->link.isEmpty()) r->link = pageLink(stringMember(o, "url"));
     const auto number = o.find("number");
-    if (r->link.isEmpty() && number != o.end() && number->is_number_integer())
-        r->link = QStringLiteral("%1#%2").arg(path).arg(number->get<qint64>());
+    if (r->link.isEmpty() && number != o.end() && number->is_number_integer()) {
+        QUrl entry = file;
+        entry.setFragment(QString::number(number->get<qint64>()));
+        r->link = entry.toString();
+    }
     r->title = stringMember(o, "title");
     r->body = stringMember(o, "body");
     const auto list = o.find("labels");
@@ -186,20 +203,20 @@ bool issueReport(const nlohmann::json& o, const QString& path, Report* r, QStrin
 }
 
 // The issues of a JSON document: one issue object or an array of them.
-bool jsonReports(const QByteArray& utf8, const QString& path, QList<Report>* out, QString* why)
+bool jsonReports(const QByteArray& utf8, const QUrl& file, QList<Report>* out, QString* why)
 {
     nlohmann::json doc;
     try {
         doc = nlohmann::json::parse(utf8.constData(), utf8.constData() + utf8.size());
     } catch (const nlohmann::json::parse_error& e) {
-        *why = QStringLiteral("not valid JSON (offset %1): %2")
-                   .arg(e.byte)
-                   .arg(QString::fromUtf8(e.what()));
+        // The library's own text names its exception class and token names; the place is what
+        // a person needs.
+        *why = QStringLiteral("not valid JSON (error at byte %1)").arg(e.byte);
         return false;
     }
     if (doc.is_object()) {
         Report r;
-        if (!issueReport(doc, path, &r, why)) return false;
+        if (!issueReport(doc, file, &r, why)) return false;
         out->append(r);
         return true;
     }
@@ -211,11 +228,29 @@ bool jsonReports(const QByteArray& utf8, const QString& path, QList<Report>* out
         *why = QStringLiteral("an empty array");
         return false;
     }
-    for (const nlohmann::json& o : doc) {
+    // One bad entry refuses the whole file, as a failed import changes nothing: the message
+    // names the bad entries (the first few of many), so the file can be fixed and imported again.
+    constexpr qsizetype kBadEntriesNamed = 3;
+    QList<Report> reports;
+    QStringList bad;
+    qsizetype badCount = 0;
+    for (size_t i = 0; i < doc.size(); ++i) {
         Report r;
-        if (!issueReport(o, path, &r, why)) return false;
-        out->append(r);
+        QString entryWhy;
+        if (issueReport(doc[i], file, &r, &entryWhy))
+            reports.append(r);
+        else if (++badCount <= kBadEntriesNamed)
+            bad << QStringLiteral("entry %1 of %2: %3").arg(i + 1).arg(doc.size()).arg(entryWhy);
     }
+    if (badCount > 0) {
+        if (const qsizetype more = badCount - kBadEntriesNamed; more > 0)
+            bad << (more == 1 ? QStringLiteral("1 more bad entry")
+                              : QStringLiteral("%1 more bad entries").arg(more));
+        *why = bad.join(QLatin1String("; ")) +
+               QStringLiteral(" (none of its %1 entries was imported)").arg(doc.size());
+        return false;
+    }
+    out->append(reports);
     return true;
 }
 
@@ -397,7 +432,9 @@ bool IssueCorpus::retitleStudy()
 QString IssueCorpus::shortReference(const QString& link)
 {
     const QUrl url(link);
-    if (url.isLocalFile()) return QFileInfo(url.toLocalFile()).fileName();
+    if (url.isLocalFile())
+        return url.hasFragment() ? QStringLiteral("%1 #%2").arg(url.fileName(), url.fragment())
+                                 : url.fileName();
     const QStringList parts = url.path().split(QLatin1Char('/'), Qt::SkipEmptyParts);
     // The number is what tells the rows apart; "horovod/horovod #100" would elide it away.
     if (url.host() == QLatin1String("github.com") && parts.size() >= 4)
@@ -588,25 +625,36 @@ int IssueCorpus::importPath(const QString& path, const ImportProgress& progress)
     const auto readReports = [&](const QFileInfo& file) {
         QString text;
         if (!readUtf8(file.absoluteFilePath(), &text)) return false;
+        // A blank report would be a row with neither title nor body.
+        if (text.trimmed().isEmpty()) {
+            m_error = QStringLiteral("%1: empty file").arg(file.filePath());
+            return false;
+        }
         if (isTextReport(file)) {
-            reports << textReport(file.absoluteFilePath(), text);
+            reports << textReport(file, text);
             return true;
         }
         QString why;
-        if (jsonReports(text.toUtf8(), file.filePath(), &reports, &why)) return true;
+        if (jsonReports(text.toUtf8(), fileUrl(file), &reports, &why)) return true;
         m_error = QStringLiteral("%1: %2").arg(file.filePath(), why);
         return false;
     };
     m_skipped.clear();
     if (info.isDir()) {
-        // Links are not followed: they may lead out of the folder.
-        const QFileInfoList files = QDir(path).entryInfoList(
-            {QStringLiteral("*.json"), QStringLiteral("*.md"), QStringLiteral("*.txt")},
-            QDir::Files | QDir::NoSymLinks, QDir::Name);
-        for (const QFileInfo& file : files) {
-            if (cancelled(0, files.size())) return -1;
+        // Links are not followed (they may lead out of the folder) and subfolders not searched,
+        // but each is named, so that a folder of links does not look empty. Other files are
+        // not reports; System lists broken links too.
+        const QFileInfoList entries = QDir(path).entryInfoList(
+            QDir::AllEntries | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
+        for (const QFileInfo& entry : entries) {
+            if (cancelled(0, entries.size())) return -1;
+            if (entry.isSymLink())
+                m_skipped << QStringLiteral("%1: a link, not followed").arg(entry.filePath());
+            else if (entry.isDir())
+                m_skipped << QStringLiteral("%1: a folder, not searched").arg(entry.filePath());
             // One file that is not an issue does not stop the others; each is named once.
-            if (!readReports(file)) m_skipped << m_error;
+            else if (entry.isFile() && isReportFile(entry) && !readReports(entry))
+                m_skipped << m_error;
         }
         if (reports.isEmpty()) {
             m_error = m_skipped.isEmpty()

@@ -127,7 +127,8 @@ public:
     // Empty when it has no word.
     static QString matchExpression(const QString& text, bool anyWord = false);
     // "keras-team/keras #12" for a GitHub link ("horovod #100" when owner and repository share
-    // the name), "Stack Overflow #N", the file name for a local report, else the link.
+    // the name), "Stack Overflow #N", the file name for a local report ("issues.json #6" for
+    // an issue a JSON file gives only by number), else the link.
     static QString shortReference(const QString& link);
     // A study issue's title from its labels: "horovod #6 · hang · fix batch size/data partition".
     static QString studyTitle(const QString& link, const QStringList& leaves,

@@ -38,6 +38,12 @@ private Q_SLOTS:
     void importReportsProgressAndCancels();
     void importsOneTextReport();
     void importsWhatPeopleHave();
+    void numberOnlyIssueLinksTheFile();
+    void emptyReportIsRefused_data();
+    void emptyReportIsRefused();
+    void arrayWithABadEntryNamesIt();
+    void invalidJsonSaysWhere();
+    void folderNamesLinksAndSubfolders();
     void studyRowsHaveReadableTitles();
     void howToRowsHaveReadableTitles();
     void migratesSchemaThree();
@@ -425,6 +431,131 @@ void TestIssueCorpus::importsWhatPeopleHave()
              QStringList{QStringLiteral("TensorFlow")});
     QVERIFY(frameworks.value(QStringLiteral("notes.txt")).isEmpty());
     QVERIFY(frameworks.contains(QStringLiteral("77")));
+}
+
+// An issue with a number but no html_url/url links to its file by the file's absolute path, so
+// importing that file again from another folder, by another relative path, replaces it.
+void TestIssueCorpus::numberOnlyIssueLinksTheFile()
+{
+    QTemporaryDir dir;
+    IssueCorpus corpus;
+    QVERIFY(corpus.open(dir.filePath(QStringLiteral("db.sqlite"))));
+    QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("imp/sub")));
+    writeFile(dir.filePath(QStringLiteral("imp/numbered.json")),
+              R"({"title": "quuxnumbered", "body": "NCCL error", "number": 6})");
+    const QString previous = QDir::currentPath();
+    const auto importFrom = [&](const QString& folder, const QString& path) {
+        QDir::setCurrent(dir.filePath(folder));
+        const int n = corpus.importPath(path);
+        QDir::setCurrent(previous);
+        return n;
+    };
+    QCOMPARE(importFrom(QStringLiteral("imp"), QStringLiteral("numbered.json")), 1);
+    QCOMPARE(importFrom(QStringLiteral("imp"), QStringLiteral("./numbered.json")), 1);
+    QCOMPARE(importFrom(QStringLiteral("imp/sub"), QStringLiteral("../numbered.json")), 1);
+    QCOMPARE(importFrom(QStringLiteral("."), QStringLiteral("imp/sub/../numbered.json")), 1);
+    QCOMPARE(corpus.count(QStringLiteral("import")), 1);
+    const QList<IssueResult> found = corpus.search(QStringLiteral("quuxnumbered"));
+    QCOMPARE(found.size(), 1);
+    QCOMPARE(found.first().link, QStringLiteral("file://") + QDir(dir.path()).canonicalPath() +
+                                     QStringLiteral("/imp/numbered.json#6"));
+}
+
+void TestIssueCorpus::emptyReportIsRefused_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addRow("empty-md") << QStringLiteral("empty.md") << QByteArray();
+    QTest::addRow("blank-txt") << QStringLiteral("blank.txt") << QByteArray(" \n\r\n\t\n");
+    QTest::addRow("empty-json") << QStringLiteral("empty.json") << QByteArray();
+}
+
+// An empty or blank file holds no report: refused with one message, nothing imported; in a
+// folder it is skipped with the same reason.
+void TestIssueCorpus::emptyReportIsRefused()
+{
+    QFETCH(QString, name);
+    QFETCH(QByteArray, bytes);
+    QTemporaryDir dir;
+    IssueCorpus corpus;
+    QVERIFY(corpus.open(dir.filePath(QStringLiteral("db.sqlite"))));
+    QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("reports")));
+    const QString file = dir.filePath(QStringLiteral("reports/") + name);
+    writeFile(file, bytes);
+    QCOMPARE(corpus.importPath(file), -1);
+    QCOMPARE(corpus.error(), file + QStringLiteral(": empty file"));
+    QCOMPARE(corpus.count(QStringLiteral("import")), 0);
+    writeFile(dir.filePath(QStringLiteral("reports/real.md")), "# NCCL error\nat step 3\n");
+    QCOMPARE(corpus.importPath(dir.filePath(QStringLiteral("reports"))), 1);
+    QCOMPARE(corpus.skipped(), QStringList{file + QStringLiteral(": empty file")});
+}
+
+// An array is imported whole or not at all; the message names each bad entry by its place.
+void TestIssueCorpus::arrayWithABadEntryNamesIt()
+{
+    QTemporaryDir dir;
+    IssueCorpus corpus;
+    QVERIFY(corpus.open(dir.filePath(QStringLiteral("db.sqlite"))));
+    const QString file = dir.filePath(QStringLiteral("mixed.json"));
+    writeFile(file, R"([{"html_url": "https://github.com/acme/t/issues/1", "title": "quuxmixed",
+                         "body": "NCCL error"}, {"name": "x"}, 42])");
+    QCOMPARE(corpus.importPath(file), -1);
+    QVERIFY2(corpus.error().startsWith(file + QStringLiteral(": entry 2 of 3: not a GitHub issue")),
+             qPrintable(corpus.error()));
+    QVERIFY2(corpus.error().contains(QStringLiteral("; entry 3 of 3: not a JSON object")),
+             qPrintable(corpus.error()));
+    QVERIFY2(corpus.error().contains(QStringLiteral("none of its 3 entries was imported")),
+             qPrintable(corpus.error()));
+    QVERIFY(!corpus.error().contains(QStringLiteral("entry 1 ")));
+    QCOMPARE(corpus.count(QStringLiteral("import")), 0);
+    // Of many bad entries the first three are named and the rest counted.
+    const QString many = dir.filePath(QStringLiteral("many.json"));
+    writeFile(many, "[1, 2, 3, 4, 5]");
+    QCOMPARE(corpus.importPath(many), -1);
+    QVERIFY2(corpus.error().contains(QStringLiteral("entry 3 of 5: not a JSON object; 2 more bad "
+                                                    "entries (none of its 5 entries")),
+             qPrintable(corpus.error()));
+}
+
+// Invalid JSON is named with the byte where it breaks (counted from 1), not with the parser's
+// exception text.
+void TestIssueCorpus::invalidJsonSaysWhere()
+{
+    QTemporaryDir dir;
+    IssueCorpus corpus;
+    QVERIFY(corpus.open(dir.filePath(QStringLiteral("db.sqlite"))));
+    const QByteArray bytes = R"({"title": "x",, "body": "y"})";
+    const QString file = dir.filePath(QStringLiteral("invalid.json"));
+    writeFile(file, bytes);
+    QCOMPARE(corpus.importPath(file), -1);
+    QCOMPARE(corpus.error(), QStringLiteral("%1: not valid JSON (error at byte %2)")
+                                 .arg(file)
+                                 .arg(bytes.indexOf(",,") + 2));
+}
+
+// A folder's links are not followed nor its subfolders searched, and each is named with why.
+void TestIssueCorpus::folderNamesLinksAndSubfolders()
+{
+    QTemporaryDir dir;
+    IssueCorpus corpus;
+    QVERIFY(corpus.open(dir.filePath(QStringLiteral("db.sqlite"))));
+    const QString folder = dir.filePath(QStringLiteral("reports"));
+    QVERIFY(QDir(folder).mkpath(QStringLiteral("sub")));
+    writeFile(folder + QStringLiteral("/a.md"), "# NCCL error\nat step 3\n");
+    writeFile(folder + QStringLiteral("/sub/f.txt"), "Segmentation fault\n");
+    writeFile(folder + QStringLiteral("/notes.log"), "not a report type\n");
+    QVERIFY(QFile::link(folder + QStringLiteral("/a.md"), folder + QStringLiteral("/link.json")));
+    QCOMPARE(corpus.importPath(folder), 1);
+    QCOMPARE(corpus.skipped(),
+             (QStringList{folder + QStringLiteral("/link.json: a link, not followed"),
+                          folder + QStringLiteral("/sub: a folder, not searched")}));
+    // A folder holding only a link holds no issue, and says why.
+    const QString links = dir.filePath(QStringLiteral("links"));
+    QVERIFY(QDir().mkpath(links));
+    QVERIFY(QFile::link(folder + QStringLiteral("/a.md"), links + QStringLiteral("/l.json")));
+    QCOMPARE(corpus.importPath(links), -1);
+    QCOMPARE(corpus.error(), links + QStringLiteral(" holds no issue: ") + links +
+                                 QStringLiteral("/l.json: a link, not followed"));
 }
 
 // "horovod #100 · hang · fix batch size/data partition", built here from the sheet.

@@ -286,6 +286,8 @@ void TestIssueBrowser::shortReference_data()
         << QStringLiteral("Stack Overflow #5512");
     QTest::newRow("local") << QStringLiteral("file:///tmp/r/report.md")
                            << QStringLiteral("report.md");
+    QTest::newRow("local by number")
+        << QStringLiteral("file:///tmp/r/issues.json#6") << QStringLiteral("issues.json #6");
 }
 
 void TestIssueBrowser::shortReference()
