@@ -23,6 +23,8 @@ namespace rankscope {
 namespace {
 
 constexpr QLatin1Char kListSeparator('\n');
+// Between the parts of an issue's title: "horovod #6 · hang · fix batch size/data partition".
+const QString kTitleSeparator = QStringLiteral(" \u00b7 ");
 // SQLite's bound-parameter limit is far higher; this keeps one statement small.
 constexpr qsizetype kIdsPerStatement = 500;
 
@@ -31,6 +33,17 @@ QString linkWords(const QString& link)
 {
     static const QRegularExpression sep(QStringLiteral("[^A-Za-z0-9]+"));
     return QString(link).replace(sep, QStringLiteral(" ")).trimmed();
+}
+
+// "how-to · communication › synchronization": the part of a title that names a how-to topic.
+QString howToLabel(const QString& topic, const QString& subtopic)
+{
+    QStringList parts{QStringLiteral("how-to")};
+    QStringList about;
+    for (const QString& t : {topic, subtopic})
+        if (!t.trimmed().isEmpty()) about << t.trimmed();
+    if (!about.isEmpty()) parts << about.join(QStringLiteral(" \u203a "));
+    return parts.join(kTitleSeparator);
 }
 
 // The REST API's "url" of an issue (https://api.github.com/repos/O/R/issues/N) as the page a
@@ -376,7 +389,9 @@ bool IssueCorpus::migrate(int from)
     // 2 -> 3: the study's issues get titles from their labels (searchable).
     if (from < 3 && !retitleStudy()) return false;
     // 3 -> 4: the study's how-to questions get titles from their topics (searchable).
-    return from >= 4 || retitleHowTo();
+    if (from < 4 && !retitleHowTo()) return false;
+    // 4 -> 5: a how-to question that is also a labelled fault issue keeps its topic.
+    return from >= 5 || addHowToOfStudyIssues();
 }
 
 bool IssueCorpus::retitle(const QList<std::pair<qint64, QString>>& titles)
@@ -458,12 +473,7 @@ QString IssueCorpus::studyTitle(const QString& link, const QStringList& leaves,
 
 QString IssueCorpus::howToTitle(const QString& link, const QString& topic, const QString& subtopic)
 {
-    QStringList parts{shortReference(link), QStringLiteral("how-to")};
-    QStringList about;
-    for (const QString& t : {topic, subtopic})
-        if (!t.trimmed().isEmpty()) about << t.trimmed();
-    if (!about.isEmpty()) parts << about.join(QStringLiteral(" \u203a "));
-    return parts.join(QStringLiteral(" \u00b7 "));
+    return shortReference(link) + kTitleSeparator + howToLabel(topic, subtopic);
 }
 
 QStringList IssueCorpus::relatedLeaves(const QString& text, int n)
@@ -593,7 +603,45 @@ bool IssueCorpus::seed()
         t.bind(3, h[3]);
         sqlite3_step(t.s);
     }
-    return true;
+    return addHowToOfStudyIssues();
+}
+
+bool IssueCorpus::addHowToOfStudyIssues()
+{
+    const CsvTable howto = readCsv(QStringLiteral(":/taxonomy/tosem23_howto.csv"));
+    QHash<qint64, QString> titles; // of the issues that gain a topic
+    for (qsizetype i = 0; i < howto.rowCount(); ++i) {
+        const QStringList& h = howto.row(i);
+        if (h.size() < 4) continue;
+        Statement issue(m_db, "SELECT id, title FROM issue WHERE link = ?1 AND origin = 'study'");
+        issue.bind(1, h[1]);
+        if (sqlite3_step(issue.s) != SQLITE_ROW) continue;
+        const qint64 id = sqlite3_column_int64(issue.s, 0);
+        Statement known(m_db,
+                        "SELECT 1 FROM howto WHERE issue_id = ?1 AND topic = ?2 AND subtopic = ?3");
+        sqlite3_bind_int64(known.s, 1, id);
+        known.bind(2, h[2]);
+        known.bind(3, h[3]);
+        if (sqlite3_step(known.s) == SQLITE_ROW) continue;
+        Statement add(m_db, "INSERT INTO howto VALUES(?1, ?2, ?3)");
+        sqlite3_bind_int64(add.s, 1, id);
+        add.bind(2, h[2]);
+        add.bind(3, h[3]);
+        Statement words(m_db, "UPDATE issue_fts SET labels = labels || ' ' || ?2 WHERE rowid = ?1");
+        sqlite3_bind_int64(words.s, 1, id);
+        words.bind(2, QStringLiteral("how-to %1 %2").arg(h[2], h[3]));
+        if (sqlite3_step(add.s) != SQLITE_DONE || sqlite3_step(words.s) != SQLITE_DONE) {
+            m_error = QString::fromUtf8(sqlite3_errmsg(m_db));
+            return false;
+        }
+        QString& title = titles[id];
+        if (title.isEmpty()) title = issue.text(1);
+        title += kTitleSeparator + howToLabel(h[2], h[3]);
+    }
+    QList<std::pair<qint64, QString>> retitled;
+    for (auto it = titles.cbegin(); it != titles.cend(); ++it)
+        retitled.append({it.key(), it.value()});
+    return retitle(retitled);
 }
 
 int IssueCorpus::importPath(const QString& path, const ImportProgress& progress)
@@ -723,6 +771,13 @@ int IssueCorpus::count(const QString& origin) const
     return sqlite3_step(s.s) == SQLITE_ROW ? sqlite3_column_int(s.s, 0) : 0;
 }
 
+int IssueCorpus::howToQuestionCount() const
+{
+    if (!m_db) return 0;
+    Statement s(m_db, "SELECT count(DISTINCT issue_id) FROM howto");
+    return sqlite3_step(s.s) == SQLITE_ROW ? sqlite3_column_int(s.s, 0) : 0;
+}
+
 QString IssueCorpus::matchExpression(const QString& text, bool anyWord)
 {
     // A "quoted phrase" stays a phrase (its words in order); other words match as themselves or
@@ -766,7 +821,7 @@ QList<qint64> IssueCorpus::matchingIds(const IssueFilter& filter) const
         values << filter.source;
     }
     if (filter.stage == kHowToStage) {
-        where << QStringLiteral("i.origin = 'howto'");
+        where << QStringLiteral("EXISTS (SELECT 1 FROM howto h WHERE h.issue_id = i.id)");
     } else if (!filter.stage.isEmpty()) {
         where << QStringLiteral("instr(char(10) || i.symptoms, char(10) || ? || '/') > 0");
         values << filter.stage;

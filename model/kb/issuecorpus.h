@@ -22,7 +22,7 @@ struct IssueFilter {
     QString text; // full-text words, all required, each also matching as a prefix
     QString framework;
     QString source;
-    QString stage; // a stage id, or IssueCorpus::kHowToStage for the how-to questions
+    QString stage; // a stage id, or IssueCorpus::kHowToStage for the issues with a how-to topic
     QString leaf;
     QString fixPattern;
     Distributed distributed = Distributed::Any;
@@ -74,7 +74,7 @@ struct IssueFacets {
 // on the same file (another thread) sees committed imports.
 class IssueCorpus {
 public:
-    static constexpr int kSchemaVersion = 4;
+    static constexpr int kSchemaVersion = 5;
     static constexpr QChar kSnippetOpen = QChar(0x2);
     static constexpr QChar kSnippetClose = QChar(0x3);
     static inline const QString kHowToStage = QStringLiteral("how-to");
@@ -112,6 +112,8 @@ public:
     QList<IssueResult> search(const QString& query, int limit = 20) const;
 
     int count(const QString& origin) const; // "study", "howto" or "import"
+    // The study's how-to questions, those that are also fault issues (origin "study") included.
+    int howToQuestionCount() const;
 
     // The ids matching a filter: best match first when it has text, else corpus order.
     QList<qint64> matchingIds(const IssueFilter& filter) const;
@@ -146,6 +148,10 @@ private:
     bool migrate(int from);
     bool retitleStudy();
     bool retitleHowTo();
+    // The study's how-to questions that are also labelled fault issues (horovod #110, #187, ...)
+    // keep their fault labels and gain the topic: its row, its words in the search index and its
+    // part of the title. A topic the issue has already is not added twice.
+    bool addHowToOfStudyIssues();
     // Sets these issues' titles in the table and the search index.
     bool retitle(const QList<std::pair<qint64, QString>>& titles);
     // Ids of every issue matching the conditions and this MATCH expression, best match first.

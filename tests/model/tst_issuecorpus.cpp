@@ -46,6 +46,8 @@ private Q_SLOTS:
     void folderNamesLinksAndSubfolders();
     void studyRowsHaveReadableTitles();
     void howToRowsHaveReadableTitles();
+    void howToOfAFaultIssueIsKept();
+    void migratesSchemaFour();
     void migratesSchemaThree();
     void searchIsTheTablesQuery_data();
     void searchIsTheTablesQuery();
@@ -626,6 +628,7 @@ void TestIssueCorpus::howToRowsHaveReadableTitles()
     int checked = 0;
     for (const IssueRecord& r : corpus.records(corpus.matchingIds(howTo))) {
         QVERIFY2(topics.contains(r.link), qPrintable(r.link));
+        if (r.origin == QLatin1String("study")) continue; // howToOfAFaultIssueIsKept
         const QStringList& t = topics.value(r.link);
         const QStringList parts = r.title.split(QStringLiteral(" \u00b7 "));
         QCOMPARE(parts.value(0), IssueCorpus::shortReference(r.link));
@@ -641,6 +644,103 @@ void TestIssueCorpus::howToRowsHaveReadableTitles()
          corpus.search(QStringLiteral("how-to %1").arg(topics.value(link).value(1)), 100000))
         found << r.link;
     QVERIFY2(found.contains(link), qPrintable(link));
+}
+
+// The how-to questions whose link is also a labelled fault issue (found here from the two sheets)
+// keep both: the fault labels and every how-to topic, in the record, the title, the how-to filter
+// and a search by the topic's words.
+void TestIssueCorpus::howToOfAFaultIssueIsKept()
+{
+    QTemporaryDir dir;
+    IssueCorpus corpus;
+    QVERIFY(corpus.open(dir.filePath(QStringLiteral("db.sqlite"))));
+    QFile faultsCsv(QStringLiteral(":/taxonomy/tosem23_faults.csv"));
+    QFile howToCsv(QStringLiteral(":/taxonomy/tosem23_howto.csv"));
+    QVERIFY(faultsCsv.open(QIODevice::ReadOnly) && howToCsv.open(QIODevice::ReadOnly));
+    const CsvTable faults = CsvTable::parse(faultsCsv.readAll());
+    const CsvTable howTo = CsvTable::parse(howToCsv.readAll());
+    QSet<QString> faultLinks, howToLinks;
+    for (qsizetype i = 0; i < faults.rowCount(); ++i)
+        faultLinks.insert(faults.row(i)[1]);
+    QHash<QString, QStringList> bothTopics; // link -> "topic / subtopic" of each how-to row
+    for (qsizetype i = 0; i < howTo.rowCount(); ++i) {
+        const QStringList& h = howTo.row(i);
+        howToLinks.insert(h[1]);
+        if (faultLinks.contains(h[1])) bothTopics[h[1]] << h[2] + QStringLiteral(" / ") + h[3];
+    }
+    QCOMPARE(bothTopics.size(), 5);
+    QCOMPARE(corpus.howToQuestionCount(), int(howToLinks.size()));
+    IssueFilter howToFilter;
+    howToFilter.stage = IssueCorpus::kHowToStage;
+    QSet<QString> filtered;
+    for (const IssueRecord& r : corpus.records(corpus.matchingIds(howToFilter)))
+        filtered.insert(r.link);
+    for (auto it = bothTopics.cbegin(); it != bothTopics.cend(); ++it) {
+        QVERIFY2(filtered.contains(it.key()), qPrintable(it.key()));
+        IssueFilter byLink;
+        byLink.text = QStringLiteral("\"%1\"").arg(it.key());
+        const QList<IssueRecord> rows = corpus.records(corpus.matchingIds(byLink));
+        const auto found = std::find_if(rows.begin(), rows.end(),
+                                        [&](const IssueRecord& r) { return r.link == it.key(); });
+        QVERIFY2(found != rows.end(), qPrintable(it.key()));
+        const std::optional<IssueRecord> r = corpus.record(found->id);
+        QVERIFY(r);
+        QCOMPARE(r->origin, QStringLiteral("study"));
+        QVERIFY(!r->studyLabels.isEmpty());
+        QStringList expected = it.value();
+        expected.removeDuplicates();
+        QCOMPARE(r->howTo, expected);
+        for (const QString& topic : expected) {
+            const QString name = topic.section(QStringLiteral(" / "), 0, 0);
+            const QString sub = topic.section(QStringLiteral(" / "), 1);
+            const QString part = sub.isEmpty()
+                                     ? QStringLiteral("how-to \u00b7 %1").arg(name)
+                                     : QStringLiteral("how-to \u00b7 %1 \u203a %2").arg(name, sub);
+            QCOMPARE(r->title.count(part), 1);
+            QStringList links;
+            for (const IssueResult& hit :
+                 corpus.search(QStringLiteral("how-to %1 %2").arg(name, sub), 100000))
+                links << hit.link;
+            QVERIFY2(links.contains(it.key()), qPrintable(topic));
+        }
+    }
+}
+
+// A database of schema 4, whose fault issues lacked their how-to topics, gains them on open.
+void TestIssueCorpus::migratesSchemaFour()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("v4.sqlite"));
+    int topics = 0;
+    {
+        IssueCorpus current;
+        QVERIFY(current.open(path));
+        topics = current.howToQuestionCount();
+    }
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
+    // What schema 4 seeded: no how-to row of a fault issue, nor its part of the title.
+    QCOMPARE(
+        sqlite3_exec(db,
+                     "DELETE FROM howto WHERE issue_id IN "
+                     "(SELECT id FROM issue WHERE origin = 'study');"
+                     "UPDATE issue SET title = substr(title, 1, instr(title, ' \u00b7 how-to') "
+                     "- 1) WHERE origin = 'study' AND instr(title, ' \u00b7 how-to') > 0;"
+                     "UPDATE issue_fts SET title = (SELECT title FROM issue "
+                     "WHERE id = issue_fts.rowid);"
+                     "PRAGMA user_version=4;",
+                     nullptr, nullptr, nullptr),
+        SQLITE_OK);
+    sqlite3_close(db);
+    {
+        IssueCorpus old;
+        QVERIFY2(old.open(path), qPrintable(old.error()));
+        QCOMPARE(old.howToQuestionCount(), topics);
+        const QList<IssueResult> found = old.search(QStringLiteral("horovod #1555"), 1);
+        QCOMPARE(found.value(0).link,
+                 QStringLiteral("https://github.com/horovod/horovod/issues/1555"));
+        QCOMPARE(found.value(0).title.count(QStringLiteral("how-to")), 1);
+    }
 }
 
 // A database of schema 3 (how-to rows without titles) gets them on open.

@@ -23,6 +23,7 @@ struct SheetIssue {
     QSet<QString> symptoms, fixPatterns;
     QString words;        // the labels and link text full-text search sees
     int distributed = -1; // -1: not labelled (how-to)
+    bool howTo = false;   // a how-to question (a labelled fault issue may be one too)
 };
 
 inline QList<SheetIssue> sheetIssues()
@@ -59,13 +60,20 @@ inline QList<SheetIssue> sheetIssues()
     const CsvTable howto = CsvTable::parse(howtoFile.readAll());
     for (qsizetype i = 0; i < howto.rowCount(); ++i) {
         const QStringList& h = howto.row(i);
-        if (index.contains(h[1])) continue;
+        if (index.contains(h[1])) {
+            SheetIssue& s = out[index[h[1]]];
+            s.howTo = true;
+            if (s.origin == QLatin1String("study"))
+                s.words += QStringLiteral(" how-to %1 %2").arg(h[2], h[3]);
+            continue;
+        }
         index.insert(h[1], out.size());
         SheetIssue s;
         s.origin = QStringLiteral("howto");
         s.source = h[0];
         s.frameworks = Taxonomy::frameworksOfSource(h[0]);
         s.words = QStringLiteral("how-to %1 %2 %3").arg(h[1], h[2], h[3]);
+        s.howTo = true;
         out << s;
     }
     return out;
@@ -88,8 +96,7 @@ inline int expectedMatches(const IssueFilter& filter)
     for (const SheetIssue& s : sheetIssues()) {
         if (!filter.framework.isEmpty() && !s.frameworks.contains(filter.framework)) continue;
         if (!filter.source.isEmpty() && s.source != filter.source) continue;
-        if (filter.stage == IssueCorpus::kHowToStage && s.origin != QLatin1String("howto"))
-            continue;
+        if (filter.stage == IssueCorpus::kHowToStage && !s.howTo) continue;
         if (!filter.stage.isEmpty() && filter.stage != IssueCorpus::kHowToStage &&
             std::none_of(s.symptoms.begin(), s.symptoms.end(), [&](const QString& leaf) {
                 return leaf.startsWith(filter.stage + QLatin1Char('/'));

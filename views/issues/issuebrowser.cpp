@@ -546,7 +546,7 @@ void IssueBrowser::showIssue(qint64 id)
                "and the reports you import. Search and filter on the left; select an issue to "
                "read it here.</p>")
                 .arg(m_corpus.count(QStringLiteral("study")))
-                .arg(m_corpus.count(QStringLiteral("howto"))));
+                .arg(m_corpus.howToQuestionCount()));
         return;
     }
     const IssueRecord& r = *found;
