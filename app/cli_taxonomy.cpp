@@ -164,10 +164,12 @@ void printOutline(const Taxonomy& t, QTextStream& out)
     for (const FixPattern& p : t.fixPatterns())
         out << "  " << QString::number(p.count).rightJustified(3) << "  " << p.id
             << (t.walkthrough(p.id) ? " *" : "") << "\n";
-    out << "\nHow-to topics (" << t.howToRowCount() << " questions)\n";
+    // By name only: a bracketed id would read as one --node takes. The ids are in the JSON.
+    out << "\nHow-to topics (" << t.howToRowCount()
+        << " questions; not fault nodes: rankscope issues search how-to WORDS)\n";
     for (const HowToNode& n : t.howToNodes())
-        out << QString(n.parentId.isEmpty() ? 2 : 4, QLatin1Char(' ')) << n.name << "  [" << n.id
-            << "]  " << n.count << "\n";
+        out << QString(n.parentId.isEmpty() ? 2 : 4, QLatin1Char(' ')) << n.name << "  " << n.count
+            << "\n";
 }
 
 void printWalkthrough(const Taxonomy& t, const Walkthrough& w, QTextStream& out)
@@ -193,11 +195,14 @@ void printNode(const Taxonomy& t, const TaxonomyNode& n, QTextStream& out)
 {
     const NodeDescription& d = n.description;
     out << n.name << "  [" << n.id << "]\n" << d.summary << "\n\n";
-    out << n.issueCount << " fault rows (" << shareText(n.studyShare) << " of the study), "
-        << n.linkCount << " issues, " << shareText(n.distributedShare)
-        << " distributed-specific\nReported on:";
+    out << n.issueCount << (n.issueCount == 1 ? " fault row (" : " fault rows (")
+        << shareText(n.studyShare) << " of the study), " << n.linkCount
+        << (n.linkCount == 1 ? " issue, " : " issues, ") << shareText(n.distributedShare)
+        << " distributed-specific\nReported on: ";
+    QStringList frameworks;
     for (const KeyCount& f : n.frameworks)
-        out << " " << f.key << " " << f.count << ";";
+        frameworks << QStringLiteral("%1 %2").arg(f.key).arg(f.count);
+    out << frameworks.join(QStringLiteral("; "));
     out << "\n\nWhat you see: " << d.symptoms << "\n";
     if (!d.messages.isEmpty()) {
         out << "Typical messages:\n";
@@ -259,10 +264,13 @@ int runTaxonomyCommand(const QStringList& arguments, QTextStream& out, QTextStre
 
     const Taxonomy& t = Taxonomy::instance();
     if (parser.isSet(nodeOption)) {
-        const TaxonomyNode* n = t.node(parser.value(nodeOption));
-        if (!n)
-            return Cli::usageError(
-                err, QStringLiteral("unknown taxonomy node '%1'").arg(parser.value(nodeOption)));
+        const QString id = parser.value(nodeOption);
+        const TaxonomyNode* n = t.node(id);
+        if (const HowToNode* h = n ? nullptr : t.howToNode(id))
+            return Cli::usageError(err, QStringLiteral("'%1' is a how-to topic, not a fault node: "
+                                                       "rankscope issues search how-to %2")
+                                            .arg(id, h->name));
+        if (!n) return Cli::usageError(err, QStringLiteral("unknown taxonomy node '%1'").arg(id));
         if (parser.isSet(json)) {
             nlohmann::json doc = nodeJson(t, *n);
             doc["schema"] = "rankscope.taxonomy-node/1";

@@ -16,6 +16,8 @@ private Q_SLOTS:
     void walkthroughJson();
     void walkthroughText();
     void node();
+    void nodeOfOneRowSaysRow();
+    void howToTopicsAreNotNodes();
     void badUsageExitsTwo_data();
     void badUsageExitsTwo();
     void help();
@@ -108,7 +110,7 @@ void TestCliTaxonomy::text()
     QVERIFY(
         r.out.contains("      hang  [training-and-evaluation/unexpected-performance/hang]  44"));
     QVERIFY(r.out.contains("fix-communication-configuration *"));
-    QVERIFY(r.out.contains("How-to topics (494 questions)"));
+    QVERIFY(r.out.contains("How-to topics (494 questions; not fault nodes"));
 }
 
 void TestCliTaxonomy::walkthroughJson()
@@ -172,6 +174,57 @@ void TestCliTaxonomy::node()
     for (const char* f :
          {"Horovod", "Megatron-LM", "NCCL", "PyTorch", "TensorFlow", "torchrun/elastic"})
         QVERIFY2(setupFrameworks.contains(QLatin1String(f)), f);
+}
+
+// A leaf of one fault row on one issue: singulars, and the frameworks listed without a trailing
+// separator. The leaf is found in the JSON: the first with a count of 1.
+void TestCliTaxonomy::nodeOfOneRowSaysRow()
+{
+    const CliRun all = runCli({QStringLiteral("taxonomy"), QStringLiteral("--json")});
+    QHash<QString, QJsonObject> byId;
+    collect(QJsonDocument::fromJson(all.out).object().value(QLatin1String("nodes")).toArray(),
+            byId);
+    QString single;
+    for (const QJsonObject& n : std::as_const(byId))
+        if (n.value(QLatin1String("count")).toInt() == 1 &&
+            n.value(QLatin1String("links")).toInt() == 1)
+            single = n.value(QLatin1String("id")).toString();
+    QVERIFY(!single.isEmpty());
+    const CliRun r = runCli({QStringLiteral("taxonomy"), QStringLiteral("--node"), single});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("\n1 fault row ("), r.out.constData());
+    QVERIFY2(r.out.contains(" of the study), 1 issue, "), r.out.constData());
+    const QByteArray reported = r.out.mid(r.out.indexOf("Reported on: ")).split('\n').first();
+    QVERIFY2(reported.size() > int(qstrlen("Reported on: ")) && !reported.endsWith(';'),
+             reported.constData());
+    // Several frameworks are separated by "; ".
+    const CliRun many = runCli({QStringLiteral("taxonomy"), QStringLiteral("--node"),
+                                QStringLiteral("communication-setup")});
+    const QByteArray line = many.out.mid(many.out.indexOf("Reported on: ")).split('\n').first();
+    QVERIFY2(line.contains("; ") && !line.endsWith(';'), line.constData());
+}
+
+// How-to topics are listed by name, not with a bracketed id that reads as a node's, and --node
+// says what such an id is.
+void TestCliTaxonomy::howToTopicsAreNotNodes()
+{
+    const CliRun all = runCli({QStringLiteral("taxonomy"), QStringLiteral("--json")});
+    QHash<QString, QJsonObject> howTo;
+    collect(QJsonDocument::fromJson(all.out).object().value(QLatin1String("howto")).toArray(),
+            howTo);
+    QVERIFY(howTo.size() > 20);
+    const CliRun text = runCli({QStringLiteral("taxonomy")});
+    QCOMPARE(text.exitCode, 0);
+    for (auto it = howTo.cbegin(); it != howTo.cend(); ++it) {
+        QVERIFY2(!text.out.contains(QByteArray("[" + it.key().toUtf8() + "]")),
+                 qPrintable(it.key()));
+        QVERIFY2(text.out.contains(it.value().value(QLatin1String("name")).toString().toUtf8()),
+                 qPrintable(it.key()));
+        const CliRun node =
+            runCli({QStringLiteral("taxonomy"), QStringLiteral("--node"), it.key()});
+        QCOMPARE(node.exitCode, 2);
+        QVERIFY2(node.err.contains("is a how-to topic, not a fault node"), node.err.constData());
+    }
 }
 
 void TestCliTaxonomy::badUsageExitsTwo_data()
