@@ -20,7 +20,9 @@ int runIssuesCommand(const QStringList& arguments, QTextStream& out, QTextStream
         "                           folder of .json/.md/.txt files\n"
         "  issues search QUERY      full-text search, best match first: every word as a\n"
         "                           prefix, \"a phrase\" in quotes; when no issue has every\n"
-        "                           word, issues with any of them (the Issues tab's query)"));
+        "                           word, issues with any of them (the Issues tab's query);\n"
+        "                           a query starting with '-' follows '--':\n"
+        "                           issues search -- -hang"));
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("import or search"));
     parser.addPositionalArgument(QStringLiteral("argument"),
                                  QStringLiteral("The file or folder, or the query."));
@@ -79,6 +81,10 @@ int runIssuesCommand(const QStringList& arguments, QTextStream& out, QTextStream
 
     const QString query = positional.mid(1).join(QLatin1Char(' '));
     const QList<IssueResult> results = corpus.search(query, maxResults);
+    // What the text output suggests when nothing matched, and the JSON too; none for a query of
+    // no words (only punctuation), which was not searched.
+    const QStringList related =
+        results.isEmpty() ? IssueCorpus::relatedLeaves(query) : QStringList();
     if (parser.isSet(json)) {
         using Json = nlohmann::ordered_json;
         const auto strings = [](const QStringList& l) {
@@ -94,13 +100,16 @@ int runIssuesCommand(const QStringList& arguments, QTextStream& out, QTextStream
                             {"source", r.source.toStdString()},
                             {"symptoms", strings(r.symptoms)},
                             {"fix_patterns", strings(r.fixPatterns)}});
-        const Json doc = {{"schema", "rankscope.issues/1"}, {"results", list}};
+        const Json doc = {{"schema", "rankscope.issues/1"},
+                          {"results", list},
+                          {"likely_leaves", strings(related)}};
         out << QString::fromStdString(doc.dump(2)) << "\n";
         return Cli::Success;
     }
-    if (results.isEmpty()) {
+    if (IssueCorpus::matchExpression(query).isEmpty()) {
+        out << "The query '" << query << "' has no words (letters or digits) to search for.\n";
+    } else if (results.isEmpty()) {
         out << "No issue matched '" << query << "'.\n";
-        const QStringList related = IssueCorpus::relatedLeaves(query);
         if (!related.isEmpty())
             out << "Leaves these words are most likely about: " << related.join(QLatin1String(", "))
                 << "\n";

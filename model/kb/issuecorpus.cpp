@@ -478,6 +478,8 @@ QString IssueCorpus::howToTitle(const QString& link, const QString& topic, const
 
 QStringList IssueCorpus::relatedLeaves(const QString& text, int n)
 {
+    // Of a text of no words the classifier's ranking is only the base rates.
+    if (matchExpression(text).isEmpty()) return {};
     SymptomClassifier::Options options;
     options.maxCandidates = n;
     QStringList out;

@@ -139,7 +139,7 @@ public:
     // synchronization".
     static QString howToTitle(const QString& link, const QString& topic, const QString& subtopic);
     // The leaves a search text is most likely about (the symptom classifier's ranking): what the
-    // Issues tab and the CLI suggest when nothing matched.
+    // Issues tab and the CLI suggest when nothing matched; none for a text of no words.
     static QStringList relatedLeaves(const QString& text, int n = 3);
 
 private:

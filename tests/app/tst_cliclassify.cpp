@@ -19,6 +19,9 @@ private Q_SLOTS:
     void classifyStdinIsUnsure();
     void classifyJsonLines();
     void issuesSearchSuggestsLeaves();
+    void issuesSearchOfNoWordsSuggestsNothing_data();
+    void issuesSearchOfNoWordsSuggestsNothing();
+    void issuesSearchQueryAfterDoubleDash();
     void classifyText();
     void classifyErrors_data();
     void classifyErrors();
@@ -269,7 +272,68 @@ void TestCliClassify::issuesSearchSuggestsLeaves()
         dbEnv(dir));
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains("No issue matched"));
-    QVERIFY(r.out.contains("Leaves these words are most likely about: "));
+    const QByteArray prefix = "Leaves these words are most likely about: ";
+    QVERIFY(r.out.contains(prefix));
+    const QList<QByteArray> shown =
+        r.out.mid(r.out.indexOf(prefix) + prefix.size()).trimmed().split('\n').first().split(',');
+    // The JSON carries the same suggestions.
+    const CliRun json = runCli({QStringLiteral("issues"), QStringLiteral("search"),
+                                QStringLiteral("\"zzqx wwvy\""), QStringLiteral("--json")},
+                               {}, dbEnv(dir));
+    QCOMPARE(json.exitCode, 0);
+    const QJsonObject doc = QJsonDocument::fromJson(json.out).object();
+    QVERIFY(doc[QLatin1String("results")].toArray().isEmpty());
+    QStringList likely;
+    for (const QJsonValue& v : doc[QLatin1String("likely_leaves")].toArray())
+        likely << v.toString();
+    QStringList text;
+    for (const QByteArray& leaf : shown)
+        text << QString::fromUtf8(leaf.trimmed());
+    QCOMPARE(likely.size(), 3);
+    QCOMPARE(likely, text);
+}
+
+void TestCliClassify::issuesSearchOfNoWordsSuggestsNothing_data()
+{
+    QTest::addColumn<QString>("query");
+    for (const char* q : {"\"", "*", "()", "-- ..."})
+        QTest::addRow("%s", q) << QString::fromLatin1(q);
+}
+
+// A query of punctuation only is not searched, and the classifier's ranking of no words (the
+// base rates) is no suggestion.
+void TestCliClassify::issuesSearchOfNoWordsSuggestsNothing()
+{
+    QFETCH(QString, query);
+    QTemporaryDir dir;
+    const CliRun r =
+        runCli({QStringLiteral("issues"), QStringLiteral("search"), QStringLiteral("--"), query},
+               {}, dbEnv(dir));
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("has no words"), r.out.constData());
+    QVERIFY2(!r.out.contains("most likely about"), r.out.constData());
+    const CliRun json = runCli({QStringLiteral("issues"), QStringLiteral("search"),
+                                QStringLiteral("--json"), QStringLiteral("--"), query},
+                               {}, dbEnv(dir));
+    QCOMPARE(json.exitCode, 0);
+    const QJsonObject doc = QJsonDocument::fromJson(json.out).object();
+    QVERIFY(doc[QLatin1String("results")].toArray().isEmpty());
+    QVERIFY(doc[QLatin1String("likely_leaves")].toArray().isEmpty());
+}
+
+// A query starting with '-' follows "--", the Qt command line's end of options, and the help
+// says so.
+void TestCliClassify::issuesSearchQueryAfterDoubleDash()
+{
+    QTemporaryDir dir;
+    const CliRun help = runCli({QStringLiteral("issues"), QStringLiteral("--help")});
+    QVERIFY2(help.out.contains("issues search -- -hang"), help.out.constData());
+    const CliRun r =
+        runCli({QStringLiteral("issues"), QStringLiteral("search"), QStringLiteral("--json"),
+                QStringLiteral("--"), QStringLiteral("-hang")},
+               {}, dbEnv(dir));
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(!QJsonDocument::fromJson(r.out).object()[QLatin1String("results")].toArray().isEmpty());
 }
 
 void TestCliClassify::classifyAndAnalyzeAgree_data()
