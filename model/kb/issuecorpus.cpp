@@ -467,8 +467,14 @@ QString IssueCorpus::studyTitle(const QString& link, const QStringList& leaves,
 {
     QStringList parts{shortReference(link)};
     if (!leaves.isEmpty()) parts << leaves.join(QLatin1String(", "));
-    if (!fixLabels.isEmpty()) parts << fixLabels.join(QLatin1String(", "));
-    return parts.join(QStringLiteral(" \u00b7 "));
+    // A label of two fixes ("fix network setting & fix communication configuration") names each
+    // once among the issue's other labels.
+    QStringList fixes;
+    for (const QString& label : fixLabels)
+        for (const QString& part : label.split(QLatin1Char('&'), Qt::SkipEmptyParts))
+            if (!fixes.contains(part.trimmed())) fixes << part.trimmed();
+    if (!fixes.isEmpty()) parts << fixes.join(QLatin1String(", "));
+    return parts.join(kTitleSeparator);
 }
 
 QString IssueCorpus::howToTitle(const QString& link, const QString& topic, const QString& subtopic)
