@@ -309,6 +309,7 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
         else
             hang.progress.push_back(std::move(p));
     }
+    HangDetector::demoteWaitersElsewhere(res.groups, trace);
     std::vector<Finding> fromLogs = std::move(log.findings);
     if (std::optional<Finding> absent = absentRanks(*presence))
         fromLogs.push_back(std::move(*absent));

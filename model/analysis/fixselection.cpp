@@ -217,7 +217,16 @@ void chooseFixes(std::vector<Finding>& findings, const AnalysisContext& ctx,
         waitFound ? waitingToReceive(ctx, ranks) : std::vector<int>{};
     for (Finding& f : findings) {
         std::string where;
+        // A rank that only waited elsewhere keeps that reading: what the trace says of a rank
+        // that stopped ("fewer steps: its input ran out") is its cause's, not its own.
+        const std::vector<std::string> conditions0 = f.conditions;
+        const std::string detail0 = f.detail;
         traceConditions(f, ctx.store, groups, ctx.steps, where);
+        if (std::find(conditions0.begin(), conditions0.end(), "waiting_elsewhere") !=
+            conditions0.end()) {
+            f.conditions = conditions0;
+            f.detail = detail0;
+        }
         if (!receiving.empty() && (f.kind == FindingKind::Hang || f.kind == FindingKind::Desync) &&
             (f.ranks.empty() || f.ranks == receiving))
             add(f.conditions, "nobody_sends");

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <functional>
+#include <map>
 #include <set>
+#include <tuple>
 
 namespace rankscope {
 
@@ -524,7 +527,92 @@ void unpaired(const CollectiveGroup& g, std::vector<Finding>& out)
     out.push_back(std::move(f));
 }
 
+// A rank blamed for never reaching a group's collective may itself sit in another group's
+// collective, waiting for a rank blamed there (tensor- and data-parallel groups: rank 3 stalls
+// in its own code, rank 1 waits for it in their data-parallel all_reduce and so never issues its
+// next tensor-parallel one). That is a consequence: the finding that blames only such ranks
+// says where they waited and for whom, and no longer counts as an error; the chain ends at the
+// rank that waits nowhere.
 } // namespace
+
+void HangDetector::demoteWaitersElsewhere(const std::vector<CollectiveGroup>& groups,
+                                          std::vector<Finding>& findings)
+{
+    const auto isBlame = [](const Finding& f) {
+        return (f.kind == FindingKind::Hang || f.kind == FindingKind::Desync) &&
+               f.severity == Severity::Error && !f.ranks.empty() && !f.processGroup.empty();
+    };
+    // rank -> (group, seq, the ranks blamed there): the members that issued a collective an
+    // error finding says its blamed ranks never issued wait in it for them; where it blames
+    // nobody (the rank that kept them waiting left no record: "cannot compare"), for a rank
+    // that left no record.
+    using Wait = std::tuple<std::string, std::int64_t, std::vector<int>>;
+    std::map<int, std::vector<Wait>> waits;
+    for (const Finding& f : findings) {
+        const bool blamesNobody =
+            f.ranks.empty() && std::find(f.conditions.begin(), f.conditions.end(),
+                                         "peer_unrecorded") != f.conditions.end();
+        if (!(isBlame(f) || blamesNobody) || f.seq < 0 || f.processGroup.empty()) continue;
+        const auto g = std::find_if(groups.begin(), groups.end(), [&](const CollectiveGroup& x) {
+            return x.name == f.processGroup;
+        });
+        if (g == groups.end()) continue;
+        const auto row = std::find_if(g->collectives.begin(), g->collectives.end(),
+                                      [&](const MatchedCollective& c) { return c.seq == f.seq; });
+        if (row == g->collectives.end()) continue;
+        for (std::size_t m = 0; m < g->members.size(); ++m)
+            if (row->records[m] >= 0 &&
+                std::find(f.ranks.begin(), f.ranks.end(), g->members[m]) == f.ranks.end())
+                waits[g->members[m]].emplace_back(g->name, f.seq, f.ranks);
+    }
+    // Whether a rank's wait leads, through the ranks it waits for, to one that waits nowhere
+    // (the one to look at). Ranks that wait for each other (a deadlock across groups) lead to
+    // none, and their findings stay.
+    std::set<int> visiting;
+    std::function<bool(int)> leadsToCause;
+    const auto anyLeadsToCause = [&](const std::vector<int>& ranks) {
+        return ranks.empty() || std::any_of(ranks.begin(), ranks.end(), leadsToCause);
+    };
+    leadsToCause = [&](int rank) {
+        const auto it = waits.find(rank);
+        if (it == waits.end()) return true;
+        if (!visiting.insert(rank).second) return false;
+        bool found = false;
+        for (const auto& w : it->second)
+            found = found || anyLeadsToCause(std::get<2>(w));
+        visiting.erase(rank);
+        return found;
+    };
+    for (Finding& f : findings) {
+        if (!isBlame(f)) continue;
+        std::string where;
+        bool allWaitElsewhere = true;
+        for (int r : f.ranks) {
+            const Wait* elsewhere = nullptr;
+            if (const auto it = waits.find(r); it != waits.end())
+                for (const auto& w : it->second)
+                    if (std::get<0>(w) != f.processGroup) {
+                        elsewhere = &w;
+                        break;
+                    }
+            if (!elsewhere || !anyLeadsToCause(std::get<2>(*elsewhere))) {
+                allWaitElsewhere = false;
+                break;
+            }
+            const auto& [group, seq, forRanks] = *elsewhere;
+            where += (where.empty() ? "" : "; ") + formatRanks({r}) + " sat in collective #" +
+                     std::to_string(seq) + " of group " + group + ", waiting for " +
+                     (forRanks.empty() ? std::string("a rank that left no record of it")
+                                       : formatRanks(forRanks));
+        }
+        if (!allWaitElsewhere) continue;
+        f.severity = Severity::Warning;
+        f.confidence = std::min(f.confidence, 0.3);
+        f.conditions = {"waiting_elsewhere"};
+        f.detail = where;
+        f.summary += "; but " + where + ": a consequence of that wait, not a cause";
+    }
+}
 
 HangDetector::Result HangDetector::detect(const AnalysisContext& ctx,
                                           const std::vector<CollectiveGroup>& groups)

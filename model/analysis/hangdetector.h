@@ -35,6 +35,11 @@ public:
         std::vector<GroupProgress> progress;
     };
     static Result detect(const AnalysisContext& ctx, const std::vector<CollectiveGroup>& groups);
+    // Every source's findings on the groups' collectives (the traces', the Flight Recorder's):
+    // an error that blames only ranks which themselves issued another group's collective and
+    // waited in it for a rank blamed there becomes a warning that says so (hangdetector.cpp).
+    static void demoteWaitersElsewhere(const std::vector<CollectiveGroup>& groups,
+                                       std::vector<Finding>& findings);
 };
 
 } // namespace rankscope

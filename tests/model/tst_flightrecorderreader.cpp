@@ -39,6 +39,8 @@ private Q_SLOTS:
     void absentRankIsNoCulprit();
     void pointToPointRanksAreTheGroups_data();
     void pointToPointRanksAreTheGroups();
+    void aRankWaitingInAnotherGroupIsNoCulprit_data();
+    void aRankWaitingInAnotherGroupIsNoCulprit();
 };
 
 static QString frDir()
@@ -536,6 +538,65 @@ void TestFlightRecorderReader::pointToPointRanksAreTheGroups()
     for (const Finding& f : session->analysis.findings)
         QVERIFY2(f.severity != Severity::Error && f.severity != Severity::Warning,
                  f.summary.c_str());
+}
+
+// Tensor- and data-parallel groups (fr_scenarios/tp_dp_stall): rank 3 stalls before a DP
+// all_reduce that rank 1 then waits in, so rank 1 never issues the TP all_reduce rank 0 waits
+// in. The truth, from the JSON dumps: per rank, the groups where its newest entry never
+// completed (it waits there) and the (group, seq) entries others started that it lacks (it
+// kept them waiting). Rank 3 kept others waiting and waits nowhere: the one culprit. Rank 1
+// kept rank 0 waiting only while it waited for rank 3: no error blames it, and the finding
+// that names it says whom it waited for.
+void TestFlightRecorderReader::aRankWaitingInAnotherGroupIsNoCulprit_data()
+{
+    addDumpForms();
+}
+
+void TestFlightRecorderReader::aRankWaitingInAnotherGroupIsNoCulprit()
+{
+    QFETCH(QString, form);
+    const QString root = QStringLiteral(RANKSCOPE_TEST_DATA "/fr_scenarios/tp_dp_stall_");
+    std::map<int, std::set<std::string>> waitsIn;                   // rank -> groups
+    std::map<std::pair<std::string, int>, std::set<int>> startedBy; // (group, seq) -> ranks
+    std::map<std::string, std::set<int>> membersOf;
+    std::map<int, std::set<std::pair<std::string, int>>> issued;
+    for (int rank = 0; rank < 4; ++rank) {
+        QFile f(root + QStringLiteral("json/nccl_trace_rank_%1.json").arg(rank));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const nlohmann::json doc = nlohmann::json::parse(f.readAll().toStdString());
+        for (const auto& [name, pg] : doc["pg_config"].items())
+            for (int m : nlohmann::json::parse(pg["ranks"].get<std::string>()))
+                membersOf[name].insert(m);
+        std::map<std::string, std::string> newestState;
+        for (const auto& e : doc["entries"]) {
+            const std::string group = e["process_group"][0].get<std::string>();
+            const int seq = e["collective_seq_id"].get<int>();
+            issued[rank].insert({group, seq});
+            newestState[group] = e["state"].get<std::string>();
+            if (e["state"] != "completed") startedBy[{group, seq}].insert(rank);
+        }
+        for (const auto& [group, state] : newestState)
+            if (state != "completed") waitsIn[rank].insert(group);
+    }
+    std::set<int> keptWaiting;
+    for (const auto& [key, ranks] : startedBy)
+        for (int m : membersOf[key.first])
+            if (!issued[m].count(key)) keptWaiting.insert(m);
+    QCOMPARE(keptWaiting, (std::set<int>{1, 3}));
+    QVERIFY(waitsIn[3].empty());
+    QCOMPARE(waitsIn[1], (std::set<std::string>{"4"}));
+
+    const SessionPtr session = loadSession(root + form);
+    QVERIFY(session);
+    bool rank1Explained = false;
+    for (const Finding& f : session->analysis.findings) {
+        if (f.severity == Severity::Error && !f.ranks.empty())
+            QVERIFY2(f.ranks == std::vector<int>{3}, f.summary.c_str());
+        if (f.ranks == std::vector<int>{1})
+            rank1Explained =
+                rank1Explained || f.summary.find("waiting for rank 3") != std::string::npos;
+    }
+    QVERIFY(rank1Explained);
 }
 
 // Entries that share a seq form a block only when an end entry closes it or when they are the

@@ -30,6 +30,11 @@ Every job runs all_reduce on the default group "0"; each kind breaks one thing:
                its activations to its second stage twice, over its group. ProcessGroupNCCL names
                the ranks of "send a->b" / "recv a<-b" by their place in the group (rank 2 writes
                "recv 1<-0" for a recv from global rank 0); every send has its recv; no fault
+  tp_dp_stall  tensor-parallel groups "1" = [0, 1], "2" = [2, 3], data-parallel "3" = [0, 2],
+               "4" = [1, 3]; each step runs a TP then a DP all_reduce. In step 3 rank 3 stalls in
+               its own code before its DP all_reduce: rank 1 waits in it, so it never issues the
+               next TP all_reduce rank 0 waits in; rank 2 waits in the next TP all_reduce for rank
+               3. Rank 3 is the one cause; rank 1 only waited for it
 Run: python3 make_scenarios.py (from this folder). Output is committed with this script.
 """
 import json
@@ -120,6 +125,43 @@ def pipeline_p2p(rank, p2p_seq):
     e["process_group"] = (group, "pp")
     e["collective_seq_id"] = 4
     return e
+
+
+def tp_dp_stall(rank):
+    # (group, desc, members) of the rank's TP and DP groups; per group seq ids from 0.
+    tp = ("1", "tp", [0, 1]) if rank < 2 else ("2", "tp", [2, 3])
+    dp = ("3", "dp", [0, 2]) if rank % 2 == 0 else ("4", "dp", [1, 3])
+    out = []
+
+    def op(group, seq, state="completed"):
+        e = entry(rank, len(out), state=state, retired=True)
+        e["pg_id"] = int(group[0])
+        e["process_group"] = (group[0], group[1])
+        e["collective_seq_id"] = seq
+        out.append(e)
+
+    for step in range(3):
+        op(tp, step)
+        op(dp, step)
+    op(tp, 3)
+    if rank == 1:
+        op(dp, 3, state="started")  # waits for rank 3, which never issues it
+    elif rank != 3:
+        op(dp, 3)
+        op(tp, 4, state="started")  # rank 0 waits for rank 1, rank 2 for rank 3
+    for i, e in enumerate(out):
+        e["record_id"] = i
+        e["op_id"] = i
+    pg_status = {}
+    for group in (tp, dp):
+        mine = [e for e in out if e["process_group"][0] == group[0]]
+        pg_status[group[0]] = {
+            "last_enqueued_collective": max(e["collective_seq_id"] for e in mine),
+            "last_started_collective": max(e["collective_seq_id"] for e in mine),
+            "last_completed_collective": max(
+                e["collective_seq_id"] for e in mine if e["state"] == "completed")}
+    return dump(out, pg_status=pg_status,
+                groups={g[0]: (g[1], g[2]) for g in (tp, dp)})
 
 
 def status(entries):
@@ -227,6 +269,7 @@ def scenarios():
         group = {"1": ("pp", [0, 2])} if r % 2 == 0 else {"2": ("pp", [1, 3])}
         jobs[r] = dump(e, groups=group)
     out["p2p_subgroup"] = jobs
+    out["tp_dp_stall"] = {r: tp_dp_stall(r) for r in range(WORLD)}
     return out
 
 
