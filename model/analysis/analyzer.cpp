@@ -42,6 +42,19 @@ bool isWaitLikeSymptom(const std::string& s)
            s == symptoms::kSetupHang || s == symptoms::kPreparationHang;
 }
 
+// " (rank 2 left only a file that could not be read: see the Files list)" for the absent ranks
+// whose files could not be read; empty when there are none.
+std::string unreadableNote(const RankPresence& p)
+{
+    std::vector<int> unread;
+    for (const auto& [rank, kinds] : p.files)
+        if (kinds == kUnreadFile) unread.push_back(rank);
+    if (unread.empty()) return {};
+    return " (" + formatRanks(unread) + " left only " +
+           (unread.size() == 1 ? "a file that could not be read" : "files that could not be read") +
+           ": the Files list says why)";
+}
+
 // The ranks of the job that left no file (RankPresence::absent), unless ConfigCheck names them
 // as never started: one warning that names them and says what it rules out; they are nobody's
 // culprit (the matcher leaves them out of every row).
@@ -77,7 +90,8 @@ std::optional<Finding> absentRanks(const RankPresence& p)
                    " states)"
              : std::string(one ? " (listed as a member of a process group)"
                                : " (listed as members of a process group)")) +
-        " left no trace, log or dump" + setAsideNote + ", so whether " + (one ? "it" : "they") +
+        " left no readable trace, log or dump" + unreadableNote(p) + setAsideNote +
+        ", so whether " + (one ? "it" : "they") +
         " hung, crashed, lagged or issued other collectives is unknown: no finding blames " + them +
         " or counts " + them +
         " missing from a collective, and the cross-rank checks compare only the ranks present";
@@ -340,12 +354,22 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
             f.ranks = log.silentRanks;
             f.confidence = log.silentRanks.empty() ? 0.5 : 0.75;
             f.summary = formatRanks(log.waitingRanks) + " timed out waiting in a collective";
+            // Ranks of the job that left no readable file cannot be told apart from the one
+            // that never arrived: "every rank did" would acquit them.
+            const std::string unheard =
+                presence->absent.empty() || presence->neverStarted
+                    ? std::string()
+                    : "; " + formatRankRanges(presence->absent) +
+                          " left no readable log, so the logs cannot say whether " +
+                          (rankCount(presence->absent) == 1 ? "it" : "one of them") +
+                          " never arrived";
             f.summary +=
                 log.silentRanks.empty()
-                    ? "; every rank did, so the logs single out no rank (ranks may wait in "
-                      "different collectives)"
+                    ? (unheard.empty() ? "; every rank did, so the logs single out no rank "
+                                         "(ranks may wait in different collectives)"
+                                       : "; every rank that left a log did" + unheard)
                     : "; " + formatRanks(log.silentRanks) +
-                          " reported no such timeout: the likely rank that never arrived";
+                          " reported no such timeout: the likely rank that never arrived" + unheard;
             f.evidence = log.waitingEvidence;
             std::vector<int> logged = log.waitingRanks;
             logged.insert(logged.end(), log.silentRanks.begin(), log.silentRanks.end());

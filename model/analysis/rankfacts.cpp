@@ -83,9 +83,11 @@ std::string describeRankFiles(unsigned files)
 
 std::vector<int> RankPresence::present() const
 {
+    // A rank whose only files could not be read (empty, binary under a trace's name) told
+    // nothing: for the job it is as absent as one that left none.
     std::vector<int> out;
     for (const auto& [rank, kinds] : files)
-        out.push_back(rank);
+        if (kinds & ~kUnreadFile) out.push_back(rank);
     return out;
 }
 

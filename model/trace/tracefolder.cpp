@@ -352,6 +352,17 @@ QString TraceFolder::formatProblem(const QString& fileName, bool gzip, SourceKin
 
 namespace {
 
+// Whether a file name claims a kind of file RankScope reads (a trace or dump's JSON or pickle, a
+// log), so that an empty file of that name was meant as one.
+bool nameClaimsAFormatRead(const QString& fileName)
+{
+    const QString name = fileName.toLower();
+    for (const char* suffix :
+         {".json", ".json.gz", ".log", ".txt", ".out", ".err", ".pkl", ".pickle"})
+        if (name.endsWith(QLatin1String(suffix))) return true;
+    return name.contains(QLatin1String("nccl_trace_rank_"));
+}
+
 struct StatedInfo {
     bool found = false;
     std::optional<qint64> rank; // as written, range unchecked
@@ -767,6 +778,15 @@ TraceFolder TraceFolder::discover(const QString& dir, const std::function<bool()
             source.status = SourceStatus::Error;
             source.message = QStringLiteral("empty file");
             source.rankEvidence = QStringLiteral("no rank: an empty file");
+            // A name of a kind RankScope reads ("rank2.log", "rank2.pt.trace.json") still says
+            // whose file it was: rank 2 left it empty, which is not leaving nothing.
+            qint64 raw = -1;
+            if (nameClaimsAFormatRead(info.fileName()))
+                if (const auto r = nameRank(info.fileName(), &raw)) {
+                    source.rank = r;
+                    source.rankEvidence =
+                        QStringLiteral("file name '%1' (the file is empty)").arg(info.fileName());
+                }
         } else {
             QByteArray head = readAt(opened.fd, 0, kSniffBytes);
             const bool gzip = head.startsWith("\x1f\x8b");

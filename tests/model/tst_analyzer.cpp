@@ -413,6 +413,7 @@ private Q_SLOTS:
     void cutTraceIsNoCulprit_data();
     void cutTraceIsNoCulprit();
     void cutGpuTraceLosesCompletionsNotARank();
+    void emptyFileOfARankIsNamedNotAcquitted();
     void hangWithARankThatLeftNothing();
     void logsNameTheRankThatLeftNoTrace();
     void logTimeoutTheTracesDoNotShow();
@@ -2218,6 +2219,50 @@ void TestAnalyzer::cutTraceIsNoCulprit_data()
     QTest::newRow("hang_timeout, rank 1 cut") << QStringLiteral("traces/hang_timeout") << 1;
     QTest::newRow("rank_crash, rank 0 cut") << QStringLiteral("traces/rank_crash") << 0;
     QTest::newRow("healthy, rank 1 cut") << QStringLiteral("traces/healthy") << 1;
+}
+
+// Ranks 0, 1 and 3 of a 4-rank job log a training step and a watchdog timeout; rank 2's log is an
+// empty file (by construction). The file is rank 2's by its name, and unreadable; rank 2 left
+// nothing to read, so no finding says every rank timed out, and the missing-ranks warning says rank
+// 2 left only a file that could not be read.
+void TestAnalyzer::emptyFileOfARankIsNamedNotAcquitted()
+{
+    QTemporaryDir dir;
+    for (int r = 0; r < 4; ++r) {
+        QFile log(dir.filePath(QStringLiteral("rank%1.log").arg(r)));
+        QVERIFY(log.open(QIODevice::WriteOnly));
+        if (r == 2) continue;
+        log.write(
+            QStringLiteral(
+                "2026-12-01 10:00:0%1,000 [rank%1] INFO train: starting rank=%1 world_size=4\n"
+                "2026-12-01 10:00:1%1,000 [rank%1] INFO train: step 100 loss=2.0\n"
+                "[rank%1]:[E1201 10:30:01.482153821 ProcessGroupNCCL.cpp:616] "
+                "[Rank %1] Watchdog caught collective operation timeout: "
+                "WorkNCCL(SeqNum=4117, OpType=ALLREDUCE, NumelIn=4096, "
+                "NumelOut=4096, Timeout(ms)=1800000) ran for 1800094 "
+                "milliseconds before timing out.\n")
+                .arg(r)
+                .toUtf8());
+    }
+    const SessionPtr session = loadSession(dir.path());
+    QVERIFY(session);
+    bool named = false;
+    for (const SourceFile& s : session->folder.sources())
+        if (s.relativePath == QStringLiteral("rank2.log"))
+            named = s.rank == 2 && s.status == SourceStatus::Error;
+    QVERIFY(named);
+    QCOMPARE(session->analysis.presence.present(), (std::vector<int>{0, 1, 3}));
+    bool hang = false, missing = false;
+    for (const Finding& f : session->analysis.findings) {
+        QVERIFY2(f.summary.find("every rank did") == std::string::npos, f.summary.c_str());
+        if (f.kind == FindingKind::Hang)
+            hang = f.summary.find("rank 2 left no readable log") != std::string::npos;
+        if (f.kind == FindingKind::MissingRanks)
+            missing = f.summary.find("rank 2 left only a file that could not be read") !=
+                      std::string::npos;
+    }
+    QVERIFY(hang);
+    QVERIFY(missing);
 }
 
 // A healthy 4-rank NCCL job's GPU traces (tests/data/kineto-gpu-job/healthy_w4), rank 2's
