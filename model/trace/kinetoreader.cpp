@@ -925,6 +925,10 @@ Parser::NameKind Parser::kindOf(StringId nameId, const CategorySlot* cat)
     }
     k.category = cat->category;
     k.gpu = cat->gpu;
+    // gloo runs a collective on its own CPU thread and the profiler records that work as a
+    // span named after it, as a user annotation in Kineto traces: it is the collective's
+    // execution, as in the legacy format.
+    if (!k.gpu && startsWith(name, "gloo:")) k.category = EventCategory::CommKernel;
     if (k.category == EventCategory::Kernel) {
         // HTA's kernel types: collectives by library prefix (NCCL, RCCL keeps NCCL's names,
         // MTIA's HCCL), copies and DMA by name; the rest is computation.

@@ -2,6 +2,7 @@
 // the events and records each test builds.
 #include "model/overview/rankactivity.h"
 #include "model/trace/traceread.h"
+#include "tests/support/gzip.h"
 #include "tests/support/syntheticjob.h"
 
 #include <QFile>
@@ -76,6 +77,7 @@ private Q_SLOTS:
     void hostCodeIsNotIdle();
     void realHangShowsTheHungRankInItsOwnCode();
     void collectiveThatNeverRanIsWaiting();
+    void glooSpansAreCommunication();
 };
 
 // Rank 0 computes 0-100 and enters the all_reduce at 100, rank 1 computes 0-200 and enters at
@@ -433,6 +435,42 @@ void TestRankActivity::collectiveThatNeverRanIsWaiting()
         RankState s;
         a.rasterise(std::size_t(a.rowOf(0)), base + t, 1.0, 1, row.lastNs, false, &s);
         QCOMPARE(s, RankState::Waiting);
+    }
+}
+
+// A real CPU-only Kineto trace (HTA's cpu_only sample, rank 34 of a gloo job): gloo records each
+// collective's work on its own thread as a span named after it ("gloo:all_reduce", category
+// user_annotation). Truth from the raw JSON: in the middle of each such span the rank
+// communicates (or waits in the collective), not "in host code".
+void TestRankActivity::glooSpansAreCommunication()
+{
+    const QString dir = QStringLiteral(RANKSCOPE_TEST_DATA "/kineto-real-hta/cpu_only");
+    const QString file = dir + QStringLiteral("/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz");
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(inflate(file)));
+    std::int64_t first = INT64_MAX;
+    std::vector<std::pair<std::int64_t, std::int64_t>> gloo;
+    for (const QJsonValue& v : doc[QStringLiteral("traceEvents")].toArray()) {
+        const QJsonObject e = v.toObject();
+        if (e.value(QStringLiteral("ph")).toString() != QStringLiteral("X")) continue;
+        const std::int64_t ts = std::llround(e.value(QStringLiteral("ts")).toDouble() * 1000);
+        const std::int64_t end =
+            ts + std::llround(e.value(QStringLiteral("dur")).toDouble() * 1000);
+        first = std::min(first, ts);
+        if (e.value(QStringLiteral("name")).toString().startsWith(QStringLiteral("gloo:")) &&
+            e.value(QStringLiteral("cat")).toString() == QStringLiteral("user_annotation"))
+            gloo.emplace_back(ts, end);
+    }
+    QVERIFY(gloo.size() >= 5);
+    const TraceRead read = readFolder(dir);
+    const RankActivity a = RankActivity::build(read.events);
+    QVERIFY(a.rowOf(34) >= 0);
+    const RankActivity::Row& row = a.rows()[std::size_t(a.rowOf(34))];
+    for (const auto& [start, end] : gloo) {
+        RankState s;
+        a.rasterise(std::size_t(a.rowOf(34)), row.firstNs - first + (start + end) / 2, 1.0, 1,
+                    row.lastNs, false, &s);
+        QVERIFY2(s == RankState::Communicating || s == RankState::Waiting,
+                 qPrintable(QString::number(int(s))));
     }
 }
 
