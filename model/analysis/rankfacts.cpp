@@ -282,6 +282,9 @@ RankFacts RankFacts::build(const std::vector<RankLog>& allLogs, const QList<Sour
             }
             for (const LogFact* f : log->factsOfKind(LogFactKind::NcclInit))
                 if (f->value("status") == "complete") facts.pastRendezvous = true;
+            // A collective the watchdog timed out was issued on a process group, which exists
+            // only once every rank joined the rendezvous: no rank of the job failed to start.
+            if (!log->factsOfKind(LogFactKind::Watchdog).empty()) facts.pastRendezvous = true;
             if (!log->factsOfKind(LogFactKind::NcclColl).empty())
                 facts.files[rank] |= kCollectiveLog;
         }

@@ -114,8 +114,8 @@ struct RankFacts {
     std::map<int, unsigned> files;       // per rank, what it left (RankFile bits)
     std::map<int, std::string> setAside; // RankPresence::setAside, set by of()
     std::vector<int> groupMembers;       // ranks the collective records' process groups list
-    // Some rank got past the rendezvous: it recorded a collective, logged a training step or
-    // NCCL Init COMPLETE.
+    // Some rank got past the rendezvous: it recorded a collective, logged a training step, NCCL
+    // Init COMPLETE or a watchdog's collective timeout.
     bool pastRendezvous = false;
     RankPresence presence; // decided from the above by decidePresence(), at the end of build/of
     // What the launcher's own (rank-less) lines state, by lower-case key: torchrun's
