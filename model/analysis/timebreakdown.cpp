@@ -17,6 +17,14 @@ namespace {
 
 using Intervals = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
+// Whether event `i` of a lane (events in start order) has a CPU operator inside it.
+bool runsAnOperatorInside(const Lane& lane, std::size_t i)
+{
+    for (std::size_t j = i + 1; j < lane.size() && lane.startNs[j] < lane.endNs[i]; ++j)
+        if (lane.category[j] == EventCategory::CpuOp && lane.endNs[j] <= lane.endNs[i]) return true;
+    return false;
+}
+
 void unite(Intervals& v)
 {
     // Lanes are sorted by start, so one lane's intervals usually arrive in order.
@@ -120,6 +128,10 @@ RankTimeBreakdown rankBreakdown(const EventStore& store, int rank,
                 if (std::size_t(id) < commName.size() && commName[std::size_t(id)] < 0)
                     commName[std::size_t(id)] = isCommName(store.strings.view(id)) ? 1 : 0;
                 const bool c = std::size_t(id) < commName.size() && commName[std::size_t(id)] == 1;
+                // Computation is the operators that run no other inside: one that does (DDP's
+                // forward) is busy only in them, and where it ran none it waited (for a
+                // broadcast its peers were late to), which the rank overview shows as waiting.
+                if (!c && runsAnOperatorInside(*lane, i)) break;
                 into = c ? &comm : &compute;
                 break;
             }

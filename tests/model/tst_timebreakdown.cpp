@@ -176,11 +176,13 @@ void TestTimeBreakdown::windowSumsToItsLength()
     c.kind = LaneKind::GpuStream;
     add(s, c, 0, 300, "sgemm", EventCategory::Kernel);
     add(s, cpu1, 0, 1000, "aten::mm", EventCategory::CpuOp);
-    // Rank 2: CPU only, an all-reduce nested in a compute op that spans the whole window.
+    // Rank 2: CPU only, an op spanning the whole window (DDP's forward) that runs a matmul and
+    // an all-reduce and then waits: its own time is no computation, the matmul's is.
     Lane d;
     d.rank = 2;
-    add(s, d, 0, 500, "aten::linear", EventCategory::CpuOp);
-    add(s, d, 100, 200, "c10d::allreduce_", EventCategory::CpuOp, 1);
+    add(s, d, 0, 500, "DistributedDataParallel.forward", EventCategory::CpuOp);
+    add(s, d, 50, 150, "aten::mm", EventCategory::CpuOp, 1);
+    add(s, d, 150, 200, "c10d::allreduce_", EventCategory::CpuOp, 1);
     // Rank 3: GPU work only outside the window.
     Lane e;
     e.rank = 3;
@@ -212,10 +214,10 @@ void TestTimeBreakdown::windowSumsToItsLength()
     QCOMPARE(bd[1].computeNs, std::int64_t(300));
     QCOMPARE(bd[1].idleNs, std::int64_t(40));
     QVERIFY(!bd[2].gpu);
-    QCOMPARE(bd[2].computeNs, t1 - t0);
-    QCOMPARE(bd[2].commNs, std::int64_t(100));
-    QCOMPARE(bd[2].overlapNs, std::int64_t(100));
-    QCOMPARE(bd[2].idleNs, std::int64_t(0));
+    QCOMPARE(bd[2].computeNs, std::int64_t(70)); // the matmul's [80,150)
+    QCOMPARE(bd[2].commNs, std::int64_t(50));
+    QCOMPARE(bd[2].overlapNs, std::int64_t(0));
+    QCOMPARE(bd[2].idleNs, t1 - t0 - 120);
     QCOMPARE(bd[3].idleNs, t1 - t0);
     QCOMPARE(bd[3].largestGaps.size(), std::size_t(1));
     QCOMPARE(bd[3].largestGaps[0].startNs, t0);
