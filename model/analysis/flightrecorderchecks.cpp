@@ -109,6 +109,7 @@ void checkRetired(const std::vector<FlightRecorderDump>& dumps,
     struct First {
         std::int64_t seq = -1;
         std::string op;
+        bool pointToPoint = false; // a send or recv: its seq is the group's p2p counter
         std::vector<int> ranks;
         std::vector<Evidence> evidence;
     };
@@ -123,6 +124,7 @@ void checkRetired(const std::vector<FlightRecorderDump>& dumps,
                 f = First{};
                 f.seq = seq;
                 f.op = e.op;
+                f.pointToPoint = e.isP2p;
             }
             if (d.rank) f.ranks.push_back(*d.rank);
             f.evidence.push_back(dumpEvidence(
@@ -143,6 +145,8 @@ void checkRetired(const std::vector<FlightRecorderDump>& dumps,
         f.confidence = 0.5;
         f.processGroup = group;
         f.seq = first.seq;
+        // A send or recv is no row of the group's collectives.
+        if (first.pointToPoint) f.conditions = {"point_to_point"};
         // Those ranks waited; the rank they waited for is the participation finding's.
         f.summary = first.op + " #" + std::to_string(first.seq) + " timed out on " +
                     formatRanks(first.ranks) +

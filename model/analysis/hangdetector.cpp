@@ -542,17 +542,30 @@ void HangDetector::demoteWaitersElsewhere(const std::vector<CollectiveGroup>& gr
         return (f.kind == FindingKind::Hang || f.kind == FindingKind::Desync) &&
                f.severity == Severity::Error && !f.ranks.empty() && !f.processGroup.empty();
     };
-    // rank -> (group, seq, the ranks blamed there): the members that issued a collective an
-    // error finding says its blamed ranks never issued wait in it for them; where it blames
-    // nobody (the rank that kept them waiting left no record: "cannot compare"), for a rank
-    // that left no record.
-    using Wait = std::tuple<std::string, std::int64_t, std::vector<int>>;
+    const auto has = [](const Finding& f, const char* condition) {
+        return std::find(f.conditions.begin(), f.conditions.end(), condition) != f.conditions.end();
+    };
+    // rank -> (group, where it waits, the ranks it waits for): the members that issued a
+    // collective an error finding says its blamed ranks never issued wait in it for them; where
+    // it blames nobody (the rank that kept them waiting left no record: "cannot compare"), for a
+    // rank that left no record. A send or recv with no partner keeps the rank that posted it.
+    struct Wait {
+        std::string group;
+        bool pointToPoint = false; // a send or recv, not one of the group's collectives
+        std::string where;
+        std::vector<int> forRanks;
+    };
     std::map<int, std::vector<Wait>> waits;
     for (const Finding& f : findings) {
-        const bool blamesNobody =
-            f.ranks.empty() && std::find(f.conditions.begin(), f.conditions.end(),
-                                         "peer_unrecorded") != f.conditions.end();
+        const bool blamesNobody = f.ranks.empty() && has(f, "peer_unrecorded");
         if (!(isBlame(f) || blamesNobody) || f.seq < 0 || f.processGroup.empty()) continue;
+        if (has(f, "point_to_point")) {
+            // The unpaired op is the finding's first evidence, on the rank that posted it.
+            if (!f.evidence.empty() && f.evidence.front().rank >= 0 &&
+                std::find(f.ranks.begin(), f.ranks.end(), f.evidence.front().rank) == f.ranks.end())
+                waits[f.evidence.front().rank].push_back({f.processGroup, true, f.detail, f.ranks});
+            continue;
+        }
         const auto g = std::find_if(groups.begin(), groups.end(), [&](const CollectiveGroup& x) {
             return x.name == f.processGroup;
         });
@@ -563,7 +576,9 @@ void HangDetector::demoteWaitersElsewhere(const std::vector<CollectiveGroup>& gr
         for (std::size_t m = 0; m < g->members.size(); ++m)
             if (row->records[m] >= 0 &&
                 std::find(f.ranks.begin(), f.ranks.end(), g->members[m]) == f.ranks.end())
-                waits[g->members[m]].emplace_back(g->name, f.seq, f.ranks);
+                waits[g->members[m]].push_back(
+                    {g->name, false,
+                     "collective #" + std::to_string(f.seq) + " of group " + g->name, f.ranks});
     }
     // Whether a rank's wait leads, through the ranks it waits for, to one that waits nowhere
     // (the one to look at). Ranks that wait for each other (a deadlock across groups) lead to
@@ -578,34 +593,42 @@ void HangDetector::demoteWaitersElsewhere(const std::vector<CollectiveGroup>& gr
         if (it == waits.end()) return true;
         if (!visiting.insert(rank).second) return false;
         bool found = false;
-        for (const auto& w : it->second)
-            found = found || anyLeadsToCause(std::get<2>(w));
+        for (const Wait& w : it->second)
+            found = found || anyLeadsToCause(w.forRanks);
         visiting.erase(rank);
         return found;
     };
     for (Finding& f : findings) {
         if (!isBlame(f)) continue;
         std::string where;
-        bool allWaitElsewhere = true;
+        std::vector<int> waited, stayed;
         for (int r : f.ranks) {
             const Wait* elsewhere = nullptr;
             if (const auto it = waits.find(r); it != waits.end())
-                for (const auto& w : it->second)
-                    if (std::get<0>(w) != f.processGroup) {
+                for (const Wait& w : it->second)
+                    if ((w.pointToPoint || w.group != f.processGroup) &&
+                        anyLeadsToCause(w.forRanks)) {
                         elsewhere = &w;
                         break;
                     }
-            if (!elsewhere || !anyLeadsToCause(std::get<2>(*elsewhere))) {
-                allWaitElsewhere = false;
-                break;
+            if (!elsewhere) {
+                stayed.push_back(r);
+                continue;
             }
-            const auto& [group, seq, forRanks] = *elsewhere;
-            where += (where.empty() ? "" : "; ") + formatRanks({r}) + " sat in collective #" +
-                     std::to_string(seq) + " of group " + group + ", waiting for " +
-                     (forRanks.empty() ? std::string("a rank that left no record of it")
-                                       : formatRanks(forRanks));
+            waited.push_back(r);
+            where += (where.empty() ? "" : "; ") + formatRanks({r}) + " sat in " +
+                     elsewhere->where + ", waiting for " +
+                     (elsewhere->forRanks.empty() ? std::string("a rank that left no record of it")
+                                                  : formatRanks(elsewhere->forRanks));
         }
-        if (!allWaitElsewhere) continue;
+        if (waited.empty()) continue;
+        if (!stayed.empty()) {
+            // Of the ranks it blames, those that waited elsewhere only followed the others.
+            f.ranks = stayed;
+            f.summary += "; " + where + ": " + (waited.size() == 1 ? "it" : "they") +
+                         " only waited, which leaves " + formatRanks(stayed);
+            continue;
+        }
         f.severity = Severity::Warning;
         f.confidence = std::min(f.confidence, 0.3);
         f.conditions = {"waiting_elsewhere"};

@@ -476,6 +476,8 @@ void TestAnalyzerFixtures::flightRecorderCase_data()
         {"version", FindingKind::ConfigMismatch, {1}, "fix-framework-version"}, // 3.0 vs 2.5
         // rank 3 stalls before its DP all_reduce; rank 1 waits in it and so misses a TP one
         {"tp_dp_stall", FindingKind::Hang, {3}, "fix-behavior-logic"},
+        // rank 0 never sends a pipeline activation; rank 2 waits in that recv
+        {"pp_stall", FindingKind::Hang, {0}, "fix-behavior-logic"},
     };
     for (const Row& r : rows)
         for (const char* form : {"json", "pickle"})

@@ -35,6 +35,12 @@ Every job runs all_reduce on the default group "0"; each kind breaks one thing:
                its own code before its DP all_reduce: rank 1 waits in it, so it never issues the
                next TP all_reduce rank 0 waits in; rank 2 waits in the next TP all_reduce for rank
                3. Rank 3 is the one cause; rank 1 only waited for it
+  pp_stall     a 2-stage pipeline, stages [0, 1] and [2, 3] with TP groups "3" = [0, 1] and
+               "4" = [2, 3]; pipeline groups "1" = [0, 2], "2" = [1, 3] carry each step's
+               activations (send on stage 0, recv on stage 1, group-local ranks). In step 3 rank
+               0 stalls after its TP all_reduce and never sends: rank 2 waits in its recv, so it
+               never issues the TP all_reduce rank 3 waits in, and rank 1 waits for rank 0 in the
+               next TP all_reduce. Rank 0 is the one cause
 Run: python3 make_scenarios.py (from this folder). Output is committed with this script.
 """
 import json
@@ -164,6 +170,59 @@ def tp_dp_stall(rank):
                 groups={g[0]: (g[1], g[2]) for g in (tp, dp)})
 
 
+def pp_stall(rank):
+    stage = 0 if rank < 2 else 1
+    tp = ("3", "tp", [0, 1]) if stage == 0 else ("4", "tp", [2, 3])
+    pp = ("1", "pp", [0, 2]) if rank % 2 == 0 else ("2", "pp", [1, 3])
+    out = []
+    p2p_seq = [0]
+
+    def add(e, group):
+        e["pg_id"] = int(group[0])
+        e["process_group"] = (group[0], group[1])
+        out.append(e)
+
+    def tp_op(seq, state="completed"):
+        e = entry(rank, len(out), state=state, retired=True)
+        e["collective_seq_id"] = seq
+        add(e, tp)
+
+    def pp_op(state="completed"):
+        p2p_seq[0] += 1
+        me, peer = pp[2].index(rank), 1 - pp[2].index(rank)
+        e = p2p(me, peer, "send" if stage == 0 else "recv", p2p_seq[0], state=state)
+        e["collective_seq_id"] = 0
+        add(e, pp)
+
+    for step in range(4):
+        stalled = rank == 0 and step == 3
+        if stage == 0:
+            tp_op(step)
+            if stalled:
+                break
+            pp_op()
+        else:
+            waits = rank == 2 and step == 3
+            pp_op(state="started" if waits else "completed")
+            if waits:
+                break
+            tp_op(step, state="started" if rank == 3 and step == 3 else "completed")
+    if rank == 1:
+        tp_op(4, state="started")  # waits for rank 0
+    for i, e in enumerate(out):
+        e["record_id"] = i
+        e["op_id"] = i
+    pg_status = {}
+    for group in (tp, pp):
+        mine = [e for e in out if e["process_group"][0] == group[0] and not e["is_p2p"]]
+        done = [e["collective_seq_id"] for e in mine if e["state"] == "completed"]
+        pg_status[group[0]] = {
+            "last_enqueued_collective": max((e["collective_seq_id"] for e in mine), default=-1),
+            "last_started_collective": max((e["collective_seq_id"] for e in mine), default=-1),
+            "last_completed_collective": max(done, default=-1)}
+    return dump(out, pg_status=pg_status, groups={g[0]: (g[1], g[2]) for g in (tp, pp)})
+
+
 def status(entries):
     entries = [e for e in entries if not e["is_p2p"]]
     done = [e["collective_seq_id"] for e in entries if e["state"] == "completed"]
@@ -270,6 +329,7 @@ def scenarios():
         jobs[r] = dump(e, groups=group)
     out["p2p_subgroup"] = jobs
     out["tp_dp_stall"] = {r: tp_dp_stall(r) for r in range(WORLD)}
+    out["pp_stall"] = {r: pp_stall(r) for r in range(WORLD)}
     return out
 
 
