@@ -343,9 +343,10 @@ AnalysisResult Analyzer::run(const EventStore& store, std::vector<std::string> s
         if (f.severity == Severity::Error) rootRanks.insert(f.ranks.begin(), f.ranks.end());
     const bool anyTraceHang = std::any_of(trace.begin(), trace.end(), isTraceHang);
     if (!traceHang && !log.waitingRanks.empty()) {
-        const bool explained =
-            !rootRanks.empty() && std::all_of(log.silentRanks.begin(), log.silentRanks.end(),
-                                              [&](int r) { return rootRanks.count(r) != 0; });
+        // A silent rank the logs show failing (killed, crashed) is the one that never arrived;
+        // the other silent ranks went down with it (a launcher tears down a failed rank's node).
+        const bool explained = std::any_of(log.silentRanks.begin(), log.silentRanks.end(),
+                                           [&](int r) { return rootRanks.count(r) != 0; });
         if (!explained) {
             Finding f;
             f.kind = FindingKind::Hang;

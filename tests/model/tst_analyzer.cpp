@@ -414,6 +414,7 @@ private Q_SLOTS:
     void cutTraceIsNoCulprit();
     void cutGpuTraceLosesCompletionsNotARank();
     void emptyFileOfARankIsNamedNotAcquitted();
+    void ranksDownWithAKilledRanksNodeAreNotBlamed();
     void hangWithARankThatLeftNothing();
     void logsNameTheRankThatLeftNoTrace();
     void logTimeoutTheTracesDoNotShow();
@@ -2219,6 +2220,34 @@ void TestAnalyzer::cutTraceIsNoCulprit_data()
     QTest::newRow("hang_timeout, rank 1 cut") << QStringLiteral("traces/hang_timeout") << 1;
     QTest::newRow("rank_crash, rank 0 cut") << QStringLiteral("traces/rank_crash") << 0;
     QTest::newRow("healthy, rank 1 cut") << QStringLiteral("traces/healthy") << 1;
+}
+
+// tests/data/log_scenarios/multinode_sigkill_r5 (README there): rank 5 is killed, its node's
+// agent takes ranks 4, 6 and 7 down with it, and node 0's ranks time out waiting. The truth
+// from the raw logs: node 1's agent names rank 5 its root cause, and ranks 4, 6 and 7 log no
+// error. Only rank 5 is blamed: the silent ranks of a node that went down with a killed rank
+// are not "the likely rank that never arrived".
+void TestAnalyzer::ranksDownWithAKilledRanksNodeAreNotBlamed()
+{
+    const QString dir = QStringLiteral(RANKSCOPE_TEST_DATA "/log_scenarios/multinode_sigkill_r5");
+    QFile agent(dir + QStringLiteral("/node1_launcher.log"));
+    QVERIFY(agent.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(agent.readAll());
+    const qsizetype root = text.indexOf(QStringLiteral("Root Cause"));
+    QVERIFY(root >= 0);
+    QVERIFY(text.mid(root).contains(QStringLiteral("rank      : 5 ")));
+    for (int r : {4, 6, 7}) {
+        QFile log(dir + QStringLiteral("/rank%1.log").arg(r));
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        QVERIFY(!log.readAll().contains("Error"));
+    }
+    const SessionPtr session = loadSession(dir);
+    QVERIFY(session);
+    QVERIFY(!session->analysis.findings.empty());
+    QCOMPARE(session->analysis.findings.front().ranks, std::vector<int>{5});
+    for (const Finding& f : session->analysis.findings)
+        if (f.severity == Severity::Error)
+            QVERIFY2(f.ranks == std::vector<int>{5}, f.summary.c_str());
 }
 
 // Ranks 0, 1 and 3 of a 4-rank job log a watchdog timeout; rank 2's log is an empty file (by
