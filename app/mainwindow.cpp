@@ -50,6 +50,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QStackedWidget>
@@ -559,7 +560,24 @@ void MainWindow::showShortcuts()
     // Compact rows, and tall enough to show every row without scrolling where the screen allows.
     table->verticalHeader()->setDefaultSectionSize(dialog.fontMetrics().height() + 8);
     const int rowsHeight = (dialog.fontMetrics().height() + 8) * (int(rows.size()) + 1);
-    dialog.resize(dialog.fontMetrics().averageCharWidth() * 96,
+    // Wide enough for every column's longest text, so that no key is elided or behind a sideways
+    // scrollbar, within the screen (a fixed width in characters hid the Shortcut column).
+    table->resizeColumnsToContents();
+    int columnsWidth = 0;
+    for (int c = 0; c < table->columnCount(); ++c)
+        columnsWidth += table->columnWidth(c);
+    const QMargins margins = layout->contentsMargins();
+    const int wanted = columnsWidth + 2 * table->frameWidth() +
+                       table->verticalScrollBar()->sizeHint().width() + margins.left() +
+                       margins.right();
+    const int widest = screen()->availableGeometry().width() * 9 / 10;
+    if (wanted > widest) {
+        // A narrow screen: the actions wrap, so that the places and the keys stay whole.
+        table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Fixed);
+        table->setColumnWidth(1, table->columnWidth(1) - (wanted - widest));
+        table->resizeRowsToContents();
+    }
+    dialog.resize(std::min(wanted, widest),
                   std::min(rowsHeight + dialog.fontMetrics().height() * 5, height() * 9 / 10));
     dialog.exec();
 }

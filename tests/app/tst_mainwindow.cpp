@@ -31,6 +31,7 @@
 #include <QDropEvent>
 #include <QFile>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -39,6 +40,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScopeGuard>
+#include <QScreen>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
@@ -108,12 +110,19 @@ bool copyExample(const QTemporaryDir& dir)
            });
 }
 
-// The rows of the Help > Keyboard Shortcuts dialog as it shows them.
-QList<ShortcutRow> rowsShownByHelp(MainWindow& window)
+// Help > Keyboard Shortcuts (F1).
+QAction* shortcutsAction(const MainWindow& window)
 {
     QAction* help = nullptr;
     for (QAction* a : window.findChildren<QAction*>())
         if (a->shortcut() == QKeySequence(QKeySequence::HelpContents)) help = a;
+    return help;
+}
+
+// The rows of the Help > Keyboard Shortcuts dialog as it shows them.
+QList<ShortcutRow> rowsShownByHelp(MainWindow& window)
+{
+    QAction* help = shortcutsAction(window);
     if (!help) return {};
     QList<ShortcutRow> shown;
     QTimer::singleShot(0, &window, [&shown] {
@@ -144,6 +153,7 @@ private Q_SLOTS:
     void walkthroughStateSurvivesClosingTheWindow();
     void startPageListsRecentInvestigations();
     void shortcutsAreListed();
+    void shortcutDialogShowsEveryColumnWhole();
     void timelineKeysDoWhatTheListSays();
     void timelineBindingsAreInHelpAndTheHints();
     void taxonomyTabOpensAWalkthrough();
@@ -379,6 +389,71 @@ void TestMainWindow::shortcutsAreListed()
         QVERIFY2(names.contains(QString::fromUtf8(expected)),
                  qPrintable(QString::fromUtf8(expected) + QLatin1String(" not in\n") +
                             names.join(QLatin1Char('\n'))));
+}
+
+// The Keyboard Shortcuts dialog opened too narrow: the Shortcut column sat behind a horizontal
+// scrollbar and its keys were elided ("click / drag in…"). It opens on the screen, showing every
+// cell's whole text without sideways scrolling; the offscreen screen (800 x 600) is smaller than
+// the 1280 x 800 one the dialog was first seen on.
+void TestMainWindow::shortcutDialogShowsEveryColumnWhole()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QAction* help = shortcutsAction(window);
+    QVERIFY(help);
+    QStringList problems;
+    int rowsChecked = 0;
+    QTimer::singleShot(0, &window, [&] {
+        QWidget* dialog = QApplication::activeModalWidget();
+        auto* table =
+            dialog ? dialog->findChild<QTableWidget*>(QStringLiteral("shortcutTable")) : nullptr;
+        if (!table) {
+            problems << QStringLiteral("no shortcut table");
+            if (dialog) dialog->close();
+            return;
+        }
+        const QRect screen = dialog->screen()->availableGeometry();
+        if (dialog->frameGeometry().width() > screen.width())
+            problems << QStringLiteral("dialog %1 px wide on a %2 px screen")
+                            .arg(dialog->frameGeometry().width())
+                            .arg(screen.width());
+        if (table->horizontalScrollBar()->maximum() > 0)
+            problems << QStringLiteral("scrolls sideways by %1 px")
+                            .arg(table->horizontalScrollBar()->maximum());
+        // An item view elides a cell's text unless the cell holds its advance plus the style's
+        // text margin on each side.
+        const int margin =
+            2 * (table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table) + 1);
+        const QFontMetrics metrics(table->font());
+        // The places and the keys are whole on one line; an action may wrap onto more lines.
+        for (int r = 0; r < table->rowCount(); ++r, ++rowsChecked)
+            for (int c = 0; c < table->columnCount(); ++c) {
+                const QString text = table->item(r, c)->text();
+                const int needed = metrics.horizontalAdvance(text) + margin;
+                if (c != 1 && table->columnWidth(c) < needed)
+                    problems << QStringLiteral("\"%1\" needs %2 px, has %3")
+                                    .arg(text)
+                                    .arg(needed)
+                                    .arg(table->columnWidth(c));
+                const int lines =
+                    c == 1 ? metrics
+                                 .boundingRect(QRect(0, 0, table->columnWidth(c) - margin,
+                                                     table->rowHeight(r) * 10),
+                                               Qt::TextWordWrap, text)
+                                 .height()
+                           : metrics.height();
+                if (table->rowHeight(r) < lines)
+                    problems << QStringLiteral("\"%1\" needs %2 px of height, has %3")
+                                    .arg(text)
+                                    .arg(lines)
+                                    .arg(table->rowHeight(r));
+            }
+        dialog->close();
+    });
+    help->trigger();
+    QVERIFY2(rowsChecked >= 15, qPrintable(QString::number(rowsChecked)));
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
 }
 
 // Each key the shortcut list names for the timeline does what the list says there.
