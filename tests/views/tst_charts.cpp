@@ -20,6 +20,8 @@
 #include <QTextBrowser>
 #include <QValueAxis>
 #include <QtTest>
+#include <limits>
+#include <map>
 
 using namespace rankscope;
 
@@ -466,12 +468,64 @@ private Q_SLOTS:
         QCOMPARE(axis->titleText(), raw.unit.name + QStringLiteral(" (raw)"));
         // The details pane's enter times are the timeline's: raw, and say so.
         const QString details = panel.details()->toPlainText();
-        QVERIFY2(details.contains(QStringLiteral("Enter and exit on raw timestamps")),
-                 qPrintable(details));
+        QVERIFY2(details.contains(QStringLiteral("Times on raw timestamps")), qPrintable(details));
         const auto [enter, exit] = enterExit(c);
         Q_UNUSED(exit);
         QVERIFY(details.contains(ZoomState::formatNs(
             panel.view()->displayTimeNs(1, enter) - panel.view()->zoom().traceStartNs(), 1)));
+    }
+
+    // The collective table once headed its columns "enter" and "exit" and held each rank's call on
+    // the host, while the selected execution bar's Start is the execution's: the two disagreed,
+    // even in order. The table names the call and the execution's end, marks a rank whose record
+    // has no call, and the arrival skew spans the same times.
+    void collectiveTableNamesTheCallAndTheExecution()
+    {
+        TimelinePanel panel;
+        panel.resize(1100, 800);
+        const auto s = analysedSession();
+        const MatchedCollective& matched = s->analysis.groups[0].collectives[3];
+        QCOMPARE(matched.records.size(), std::size_t(4));
+        // Ranks 0-2 call it 300, 200 and 100 µs before their executions start: the later the
+        // rank, the earlier its call. Rank 3's record has no call.
+        std::map<int, std::int64_t> arrival;
+        for (std::int32_t rec : matched.records) {
+            CollectiveRecord& c = s->events.collectives[std::size_t(rec)];
+            QVERIFY(c.execStartNs >= 0 && c.issueStartNs < 0);
+            if (c.rank < 3) {
+                c.issueStartNs = c.execStartNs - (3 - c.rank) * 100'000;
+                c.issueEndNs = c.issueStartNs + 10'000;
+            }
+            arrival[c.rank] = c.rank < 3 ? c.issueStartNs : c.execStartNs;
+        }
+        panel.setSession(s);
+        const CollectiveRecord& selected = s->events.collectives[std::size_t(matched.records[0])];
+        panel.view()->select({selected.laneIndex, selected.eventIndex});
+        const QString html = panel.view()->selectionDetailsHtml();
+        const QString text = panel.details()->toPlainText();
+        const std::int64_t origin = panel.view()->zoom().traceStartNs();
+        const auto shown = [&](int rank, std::int64_t ns) {
+            return ZoomState::formatNs(panel.view()->displayTimeNs(rank, ns) - origin, 1);
+        };
+        QVERIFY2(html.contains(QStringLiteral("<th>called</th><th>execution ended</th>")),
+                 qPrintable(html));
+        QVERIFY2(text.contains(QStringLiteral("called: when each rank called it on the host")),
+                 qPrintable(text));
+        // The bar's Start is its execution's; the table's time for its rank is the earlier call.
+        QVERIFY(text.contains(shown(0, selected.execStartNs)));
+        for (const auto& [rank, ns] : arrival)
+            QVERIFY2(text.contains(shown(rank, ns)), qPrintable(shown(rank, ns)));
+        QVERIFY2(text.contains(shown(3, arrival[3]) +
+                               QStringLiteral(" (execution start: no call recorded)")),
+                 qPrintable(text));
+        std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = -1;
+        for (const auto& [rank, ns] : arrival) {
+            first = std::min(first, panel.view()->displayTimeNs(rank, ns));
+            last = std::max(last, panel.view()->displayTimeNs(rank, ns));
+        }
+        QVERIFY2(text.contains(QStringLiteral("Arrival skew (first to last rank to call it): ") +
+                               ZoomState::formatDuration(last - first)),
+                 qPrintable(text));
     }
 
     void breakdownFollowsTheVisibleWindow()

@@ -838,7 +838,14 @@ QString TimelineView::selectionDetailsHtml() const
                                                                : tr("group %1").arg(esc(groupName)))
                     .arg(mine.seq)
                     .arg(countText(qsizetype(details.rows.size()), tr("%1 rank"), tr("%1 ranks")));
-        html += tr("<p>Enter and exit on %1.</p>").arg(clock().name());
+        // A rank arrives at a collective when it calls it on the host; the execution (the bar on
+        // the collective's own thread or stream, whose Start is above) begins later, so the two
+        // times are named apart.
+        html += tr("<p><b>called</b>: when each rank called it on the host, its arrival; "
+                   "<b>execution ended</b>: when its execution finished. The execution starts "
+                   "after the call, so an execution bar's Start is later than its rank's call. "
+                   "Times on %1.</p>")
+                    .arg(clock().name());
         // The analysis may number the collective by issue order where the trace has its own
         // sequence numbers: name it as the Collective by rank tab (and the findings) do.
         if (match) {
@@ -852,7 +859,8 @@ QString TimelineView::selectionDetailsHtml() const
                 html += tr("<p>Mismatch: %1.</p>").arg(esc(QString::fromStdString(row.detail)));
         }
         html += tr("<table cellspacing=\"2\" cellpadding=\"4\"><tr><th>rank</th><th>op</th>"
-                   "<th>size</th><th>dtype</th><th>enter</th><th>exit</th><th>state</th></tr>");
+                   "<th>size</th><th>dtype</th><th>called</th><th>execution ended</th>"
+                   "<th>state</th></tr>");
         std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = -1;
         const auto fmt = [&](std::int64_t t) {
             return t < 0 ? tr("—") : ZoomState::formatNs(t - m_zoom.traceStartNs(), 1);
@@ -863,6 +871,15 @@ QString TimelineView::selectionDetailsHtml() const
         for (const CollectiveRankRow& r : details.rows) {
             const std::int64_t enter = r.enterNs < 0 ? -1 : displayTimeNs(r.rank, r.enterNs);
             const std::int64_t exit = r.exitNs < 0 ? -1 : displayTimeNs(r.rank, r.exitNs);
+            // A record without the call or without the execution has the other's time there
+            // (collectiveEnterExit): said in the cell, so that it is not read as the named one.
+            const CollectiveRecord* record =
+                r.record < 0 ? nullptr : &store.collectives[std::size_t(r.record)];
+            QString called = fmt(enter), ended = fmt(exit);
+            if (record && enter >= 0 && record->issueStartNs < 0)
+                called += tr(" (execution start: no call recorded)");
+            if (record && exit >= 0 && record->execEndNs < 0)
+                ended += tr(" (the call's return: no execution end recorded)");
             if (enter >= 0) {
                 first = std::min(first, enter);
                 last = std::max(last, enter);
@@ -909,7 +926,7 @@ QString TimelineView::selectionDetailsHtml() const
             html += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td>"
                                    "<td>%6</td><td>%7</td></tr>")
                         .arg(r.rank)
-                        .arg(text(r.op), size, text(r.dtype), fmt(enter), fmt(exit),
+                        .arg(text(r.op), size, text(r.dtype), esc(called), esc(ended),
                              strong ? QStringLiteral("<b>%1</b>").arg(esc(state)) : esc(state));
         }
         html += QStringLiteral("</table>");
@@ -918,11 +935,11 @@ QString TimelineView::selectionDetailsHtml() const
                         .arg(esc(QString::fromStdString(details.unnamedMembers)));
         // Raw timestamps mix the ranks' clocks, so the skew then includes their offsets.
         if (last >= first)
-            html +=
-                (m_useOffsets ? tr("<p>Arrival skew (first to last rank): <b>%1</b></p>")
-                              : tr("<p>Arrival skew (first to last rank, raw timestamps: includes "
-                                   "the clocks' offsets): <b>%1</b></p>"))
-                    .arg(ZoomState::formatDuration(last - first));
+            html += (m_useOffsets
+                         ? tr("<p>Arrival skew (first to last rank to call it): <b>%1</b></p>")
+                         : tr("<p>Arrival skew (first to last rank to call it, raw timestamps: "
+                              "includes the clocks' offsets): <b>%1</b></p>"))
+                        .arg(ZoomState::formatDuration(last - first));
     }
     return html;
 }
