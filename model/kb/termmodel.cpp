@@ -58,7 +58,33 @@ bool isToken(const QString& term)
     return !stopWords().contains(term);
 }
 
+// Adds the words of `text` (TermModel::words) to `out`.
+void addWords(QByteArrayView text, QSet<QString>& out)
+{
+    qsizetype p = 0;
+    while (p < text.size()) {
+        if (!isLetter(text[p])) {
+            ++p;
+            continue;
+        }
+        const qsizetype start = p;
+        while (p < text.size() && isLetter(text[p]))
+            ++p;
+        const qsizetype length = p - start;
+        if (length < kMinTermLetters || length > kMaxTermLetters) continue;
+        const QString word = QString::fromLatin1(text.sliced(start, length)).toLower();
+        if (!stopWords().contains(word)) out.insert(word);
+    }
+}
+
 } // namespace
+
+QSet<QString> TermModel::words(QByteArrayView text)
+{
+    QSet<QString> out;
+    addWords(text, out);
+    return out;
+}
 
 QString termListText(const QList<TermWeight>& terms)
 {
@@ -92,20 +118,7 @@ QStringList TermModel::tokens(QByteArrayView text, const QList<qsizetype>& lineS
         // A traceback frame's path says where Python keeps a file ("/usr/lib/python3/dist-
         // packages/torch/.../__init__.py"), not what went wrong: read from its line number on,
         // the function that ran.
-        qsizetype p = std::max<qsizetype>(0, tracebackFramePathEnd(line));
-        while (p < line.size()) {
-            if (!isLetter(line[p])) {
-                ++p;
-                continue;
-            }
-            const qsizetype start = p;
-            while (p < line.size() && isLetter(line[p]))
-                ++p;
-            const qsizetype length = p - start;
-            if (length < kMinTermLetters || length > kMaxTermLetters) continue;
-            const QString word = QString::fromLatin1(line.sliced(start, length)).toLower();
-            if (!stopWords().contains(word)) seen.insert(word);
-        }
+        addWords(line.sliced(std::max<qsizetype>(0, tracebackFramePathEnd(line))), seen);
     }
     QStringList out(seen.cbegin(), seen.cend());
     out.sort();

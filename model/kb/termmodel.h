@@ -57,6 +57,10 @@ public:
                               const QList<ReportLine>& lineKinds,
                               const QSet<qsizetype>& signatureLines);
 
+    // The words of `text` by the rule tokens() reads a line with: its runs of 3 to 24 ASCII
+    // letters, lower-cased, that are not stop words.
+    static QSet<QString> words(QByteArrayView text);
+
     // The token a rule (a signature, cue or frame id of taxonomy/signatures.json or cues.json)
     // that counted as evidence adds to a report's words: "@" and the id, e.g.
     // "@torch.unfinished-reduction". No word starts with "@", so a rule never meets a word.

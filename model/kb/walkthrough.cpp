@@ -1,8 +1,13 @@
 #include "model/kb/walkthrough.h"
 
+#include "model/kb/termmodel.h"
+
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSet>
+#include <algorithm>
 
 namespace rankscope {
 
@@ -66,6 +71,51 @@ WalkthroughBook WalkthroughBook::parse(const QByteArray& json, QString* error)
         book.walkthroughs.push_back(w);
     }
     return book;
+}
+
+int stepForEvidence(const Walkthrough& w, const QStringList& failedChecks, const QString& reason,
+                    const std::vector<Walkthrough>& book)
+{
+    for (std::size_t i = 0; i < w.steps.size(); ++i)
+        if (!w.steps[i].autoCheck.isEmpty() && failedChecks.contains(w.steps[i].autoCheck))
+            return int(i);
+    const QSet<QString> said = TermModel::words(reason.toUtf8());
+    if (said.isEmpty()) return -1;
+    const auto titleWords = [](const WalkthroughStep& step) {
+        return TermModel::words(step.title.toUtf8());
+    };
+    int titles = 0;
+    QHash<QString, int> titlesWith;
+    for (const Walkthrough& other : book)
+        for (const WalkthroughStep& step : other.steps) {
+            ++titles;
+            for (const QString& word : titleWords(step))
+                ++titlesWith[word];
+        }
+    std::vector<QSet<QString>> ownTitles;
+    for (const WalkthroughStep& step : w.steps)
+        ownTitles.push_back(titleWords(step));
+    const auto tells = [&](const QString& word) {
+        return titlesWith.value(word) * 10 <= titles &&
+               std::any_of(ownTitles.begin(), ownTitles.end(),
+                           [&](const QSet<QString>& t) { return !t.contains(word); });
+    };
+    int best = -1, bestShared = 0, runnerUpShared = 0;
+    for (std::size_t i = 0; i < ownTitles.size(); ++i) {
+        const int shared =
+            int(std::count_if(ownTitles[i].cbegin(), ownTitles[i].cend(), [&](const QString& word) {
+                return said.contains(word) && tells(word);
+            }));
+        if (shared > bestShared) {
+            runnerUpShared = bestShared;
+            bestShared = shared;
+            best = int(i);
+        } else {
+            runnerUpShared = std::max(runnerUpShared, shared);
+        }
+    }
+    constexpr int kMinSharedWords = 2;
+    return bestShared >= kMinSharedWords && bestShared > runnerUpShared ? best : -1;
 }
 
 } // namespace rankscope

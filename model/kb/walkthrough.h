@@ -56,4 +56,12 @@ struct WalkthroughBook {
     static WalkthroughBook parse(const QByteArray& json, QString* error);
 };
 
+// The step of `w` that a finding's evidence points at, or -1 when none stands out: the first
+// step whose auto-check found the problem it addresses (its id in `failedChecks`), else the
+// step whose title shares with `reason` (the finding's why) at least two telling words and more
+// than any other step's title does. A word tells only if some title of `w` lacks it and at most
+// a tenth of the titles in `book` have it ("rank", "every" and "check" are in many).
+int stepForEvidence(const Walkthrough& w, const QStringList& failedChecks, const QString& reason,
+                    const std::vector<Walkthrough>& book);
+
 } // namespace rankscope

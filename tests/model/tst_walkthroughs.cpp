@@ -29,6 +29,7 @@ private Q_SLOTS:
     void fixRulesNameKnownData();
     void fixRulesAgreeWithTheStudy();
     void fixRulesChooseByEvidence();
+    void evidencePointsAtAStep();
 };
 
 static QByteArray resource(const char* name)
@@ -355,6 +356,40 @@ void TestWalkthroughs::fixRulesChooseByEvidence()
     QVERIFY(plain.ruleId.isEmpty());
     QCOMPARE(plain.patternIds.value(0), node->fixPatterns.front().key);
     QVERIFY(plain.reason.contains(node->name));
+}
+
+// The step a finding's evidence points at: the first whose auto-check found its problem, else
+// the one whose title shares two telling words with the finding's why and more than any other.
+void TestWalkthroughs::evidencePointsAtAStep()
+{
+    const auto step = [](const char* title, const char* check = "") {
+        WalkthroughStep s;
+        s.title = QString::fromUtf8(title);
+        s.autoCheck = QString::fromUtf8(check);
+        return s;
+    };
+    Walkthrough w;
+    w.patternId = QStringLiteral("fix-test");
+    w.steps = {step("Check the rank's initialisation order"),
+               step("Make every rank issue the same collectives", "same_sequence"),
+               step("Handle unused parameters and uneven inputs")};
+    // Ten more titles that say "rank" and "check", as the real book's many do: those two words
+    // tell no step from another.
+    std::vector<Walkthrough> book{w, Walkthrough{}};
+    for (int i = 0; i < 10; ++i)
+        book.back().steps.push_back(step("Check the rank"));
+    const QString unused = QStringLiteral("DDP saw parameters that took no part in the loss: use "
+                                          "them, or pass find_unused_parameters=True.");
+    QCOMPARE(stepForEvidence(w, {}, unused, book), 2);
+    // A failed check found its step's problem in the folder: that step comes first.
+    QCOMPARE(stepForEvidence(w, {QStringLiteral("same_sequence")}, unused, book), 1);
+    QCOMPARE(stepForEvidence(w, {QStringLiteral("other_check")}, unused, book), 2);
+    // One shared word is not enough, nor words many titles have, nor a tie.
+    QCOMPARE(stepForEvidence(w, {}, QStringLiteral("some parameters were lost"), book), -1);
+    QCOMPARE(stepForEvidence(w, {}, QStringLiteral("check the rank's rank"), book), -1);
+    QCOMPARE(stepForEvidence(w, {}, QStringLiteral("initialisation order, uneven inputs"), book),
+             -1);
+    QCOMPARE(stepForEvidence(w, {}, QString(), book), -1);
 }
 
 QTEST_GUILESS_MAIN(TestWalkthroughs)

@@ -36,6 +36,7 @@ private Q_SLOTS:
     void frameworkSelectsTheCodeShown();
     void autoCheckShowsIdDescriptionAndEvidence();
     void fixItOpensTheMostUsedWalkthroughOfASymptom();
+    void fixItOpensTheStepTheEvidencePointsAt();
     void autoChecksPrefillSteps();
     void narrowPanelShowsEveryStep();
     void stepKeepsItsRoomBesideALongCheck();
@@ -201,6 +202,50 @@ void TestWalkthroughPanel::fixItOpensTheMostUsedWalkthroughOfASymptom()
     QVERIFY(panel.openWalkthrough(ws.at(1)->patternId));
     QVERIFY(!panel.alternativesLabel()->isVisible());
     QVERIFY(!panel.openForSymptom(QStringLiteral("no/such/node")));
+}
+
+// "Fix it" on unused_parameters' finding opened its checklist at step 1, "Check initialisation
+// order", though the finding's why (use the parameters in forward or pass
+// find_unused_parameters=True) is the subject of a later step: it opens at that step. A step
+// whose auto-check found its problem comes before it.
+void TestWalkthroughPanel::fixItOpensTheStepTheEvidencePointsAt()
+{
+    const SessionPtr session =
+        loadSession(QStringLiteral(RANKSCOPE_TEST_DATA "/traces/unused_parameters"));
+    QVERIFY(session && !session->analysis.findings.empty());
+    const Finding& finding = session->analysis.findings.front();
+    QVERIFY2(QString::fromStdString(finding.fixReason).contains(QLatin1String("find_unused_")),
+             finding.fixReason.c_str());
+    const Walkthrough* w =
+        Taxonomy::instance().walkthrough(QString::fromStdString(finding.fixPatterns.front()));
+    QVERIFY(w);
+    int unusedStep = -1;
+    for (int s = 0; s < int(w->steps.size()); ++s)
+        if (w->steps[size_t(s)].title.contains(QLatin1String("unused parameters"),
+                                               Qt::CaseInsensitive))
+            unusedStep = s;
+    QVERIFY2(unusedStep > 0, qPrintable(w->patternId));
+
+    WalkthroughPanel panel;
+    panel.show();
+    panel.setAutoCheckResults(session->autoChecks);
+    QVERIFY(panel.openForFinding(finding));
+    QCOMPARE(panel.patternId(), w->patternId);
+    QCOMPARE(panel.currentStep(), unusedStep);
+    QCOMPARE(panel.stepList()->currentRow(), unusedStep);
+
+    // Another checklist, then this one again with another step's check failed on the folder.
+    QVERIFY(panel.openWalkthrough(QStringLiteral("fix-communication-configuration")));
+    int checkedStep = -1;
+    for (int s = 0; s < int(w->steps.size()) && checkedStep < 0; ++s)
+        if (s != unusedStep && !w->steps[size_t(s)].autoCheck.isEmpty()) checkedStep = s;
+    QVERIFY(checkedStep >= 0);
+    AutoCheckResult failed;
+    failed.checkId = w->steps[size_t(checkedStep)].autoCheck;
+    failed.outcome = AutoCheckOutcome::Failed;
+    panel.setAutoCheckResults({failed});
+    QVERIFY(panel.openForFinding(finding));
+    QCOMPARE(panel.currentStep(), checkedStep);
 }
 
 // Steps whose auto-check decided are pre-filled from a real evaluation of a fixture folder; a

@@ -319,7 +319,17 @@ bool WalkthroughPanel::openForFinding(const Finding& finding, const QString& pat
     m_findingFixes = fixes;
     // The reason is about the finding's first fix, whichever of its fixes is open.
     m_reason = QString::fromStdString(finding.fixReason);
-    return open(target, symptom);
+    if (!open(target, symptom)) return false;
+    // The checklist opens at the step the evidence points at, where one stands out; the reason
+    // speaks for the first fix only.
+    QStringList failedChecks;
+    for (auto it = m_checks.cbegin(); it != m_checks.cend(); ++it)
+        if (it->outcome == AutoCheckOutcome::Failed) failedChecks << it.key();
+    const int step = stepForEvidence(*walkthrough(), failedChecks,
+                                     target == fixes.front() ? m_reason : QString(),
+                                     Taxonomy::instance().walkthroughs());
+    if (step >= 0) setCurrentStep(step);
+    return true;
 }
 
 void WalkthroughPanel::showAlternatives()

@@ -48,8 +48,9 @@ public:
     // walkthroughs as links; false when the node has none.
     bool openForSymptom(const QString& nodeId);
     // What "Fix it" on a finding does: opens `patternId` (empty: the finding's first fix that
-    // has a checklist), says why the evidence calls for the first fix (Finding::fixReason) and
-    // lists the finding's other fixes as links; without fixes, openForSymptom(its leaf).
+    // has a checklist) at the step the evidence points at (stepForEvidence), says why the
+    // evidence calls for the first fix (Finding::fixReason) and lists the finding's other fixes
+    // as links; without fixes, openForSymptom(its leaf).
     bool openForFinding(const Finding& finding, const QString& patternId = {});
     // "Why this fix: ..." while the finding's first fix is open, hidden otherwise.
     QLabel* reasonLabel() const { return m_reasonLabel; }
