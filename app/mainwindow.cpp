@@ -610,12 +610,12 @@ void MainWindow::createActions()
     QAction* exportTrace = file->addAction(tr("Export Merged &Chrome Trace…"), this,
                                            &MainWindow::chooseChromeTraceFile);
     exportTrace->setObjectName(QStringLiteral("actionExportChromeTrace"));
-    QAction* exportPng =
+    m_exportTimelinePng =
         file->addAction(tr("Export Timeline &PNG…"), this, &MainWindow::choosePngFile);
-    exportPng->setObjectName(QStringLiteral("actionExportTimelinePng"));
-    QAction* exportSvg =
+    m_exportTimelinePng->setObjectName(QStringLiteral("actionExportTimelinePng"));
+    m_exportTimelineSvg =
         file->addAction(tr("Export Timeline S&VG…"), this, &MainWindow::chooseSvgFile);
-    exportSvg->setObjectName(QStringLiteral("actionExportTimelineSvg"));
+    m_exportTimelineSvg->setObjectName(QStringLiteral("actionExportTimelineSvg"));
     QAction* exportReport =
         file->addAction(tr("Export &Report…"), this, &MainWindow::chooseReportFile);
     exportReport->setObjectName(QStringLiteral("actionExportReport"));
@@ -690,6 +690,8 @@ void MainWindow::onRead(const SessionPtr& session)
     m_overview->setSession(session, tr("Diagnosing… the findings appear here when the analysis "
                                        "ends."));
     m_timeline->setSession(session);
+    m_exportTimelinePng->setEnabled(m_timeline->hasTrace());
+    m_exportTimelineSvg->setEnabled(m_timeline->hasTrace());
     m_overviewStack->setCurrentWidget(m_overview);
     TimelineView* view = m_timeline->view();
     if (previous)

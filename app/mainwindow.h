@@ -155,6 +155,9 @@ private:
     FolderOverview* m_overview = nullptr;
     TimelinePanel* m_timeline = nullptr;
     QMenu* m_recentMenu = nullptr;
+    // File > Export Timeline PNG / SVG: disabled for a folder with no trace to draw.
+    QAction* m_exportTimelinePng = nullptr;
+    QAction* m_exportTimelineSvg = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     QLabel* m_statusLabel = nullptr;

@@ -170,6 +170,7 @@ private Q_SLOTS:
     void unattributedFilesSayWhyOnTheOverview();
     void skippedFilesAreGreyedOnTheOverview();
     void statusBarCountsTheAnalysedJobsRanks();
+    void timelineExportsNeedATrace();
 
 private:
     QTemporaryDir m_db;
@@ -1476,6 +1477,30 @@ void TestMainWindow::statusBarCountsTheAnalysedJobsRanks()
                                  .arg(analysedRanks)
                                  .arg(QDir(dir.path()).entryList(QDir::Files).size())),
              qPrintable(status));
+}
+
+// File > Export Timeline PNG / SVG on a folder of logs only wrote a picture of "Ranks (0)":
+// disabled there, enabled again for a folder with a trace.
+void TestMainWindow::timelineExportsNeedATrace()
+{
+    MainWindow window;
+    QVERIFY(showAndLoad(window, QStringLiteral(RANKSCOPE_TEST_DATA "/traces/setup_failure")));
+    QCOMPARE(window.session()->events.eventCount(), std::int64_t(0));
+    const QStringList names{QStringLiteral("actionExportTimelinePng"),
+                            QStringLiteral("actionExportTimelineSvg")};
+    for (const QString& name : names) {
+        auto* action = window.findChild<QAction*>(name);
+        QVERIFY(action);
+        QVERIFY2(!action->isEnabled(), qPrintable(name));
+    }
+    QTemporaryDir out;
+    QString error;
+    QVERIFY(!window.exportTimelinePng(out.filePath(QStringLiteral("t.png")), &error));
+    QVERIFY2(error.contains(QLatin1String("no profiler trace")), qPrintable(error));
+    QVERIFY(!QFile::exists(out.filePath(QStringLiteral("t.png"))));
+    QVERIFY(load(window, kExample));
+    for (const QString& name : names)
+        QVERIFY2(window.findChild<QAction*>(name)->isEnabled(), qPrintable(name));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -894,6 +894,45 @@ private Q_SLOTS:
         QVERIFY(!panel.exportPng(dir.filePath(QStringLiteral("no/such/dir.png")), &error));
     }
 
+    // A folder of logs only (setup_failure: two ranks that never got past the rendezvous) has
+    // no trace to draw: Export… once wrote a picture of "Ranks (0) … No profiler trace" for it.
+    // Fit, Align clocks and Export… are disabled, and the export refuses without writing a file.
+    void nothingToDrawDisablesExportFitAndAlign()
+    {
+        const SessionPtr logsOnly =
+            loadSession(QStringLiteral(RANKSCOPE_TEST_DATA "/traces/setup_failure"));
+        QVERIFY(logsOnly && logsOnly->events.eventCount() == 0);
+        QCOMPARE(logsOnly->folder.ranks().size(), qsizetype(2));
+        TimelinePanel panel;
+        const auto controls = [&panel] {
+            return QList<QWidget*>{
+                panel.findChild<QWidget*>(QStringLiteral("timelineFit")),
+                panel.findChild<QWidget*>(QStringLiteral("timelineExport")),
+                panel.findChild<QWidget*>(QStringLiteral("timelineAlignClocks"))};
+        };
+        for (QWidget* control : controls()) {
+            QVERIFY(control);
+            QVERIFY2(!control->isEnabled(), qPrintable(control->objectName())); // no session yet
+        }
+        panel.setSession(logsOnly);
+        for (QWidget* control : controls())
+            QVERIFY2(!control->isEnabled(), qPrintable(control->objectName()));
+        QTemporaryDir dir;
+        for (const char* name : {"timeline.png", "timeline.svg"}) {
+            const QString path = dir.filePath(QLatin1String(name));
+            QString error;
+            const bool written = QByteArray(name).endsWith(".svg") ? panel.exportSvg(path, &error)
+                                                                   : panel.exportPng(path, &error);
+            QVERIFY(!written);
+            QVERIFY2(error.contains(QStringLiteral("no profiler trace")), qPrintable(error));
+            QVERIFY(!QFile::exists(path));
+        }
+        // A folder with a trace: all three back.
+        panel.setSession(pixelSession());
+        for (QWidget* control : controls())
+            QVERIFY2(control->isEnabled(), qPrintable(control->objectName()));
+    }
+
     // The Timeline tab of a 1280x800 window (docks beside it, menu, tabs and status bar around
     // it): with nothing selected the pane under the lanes is its tab row, with the pane's text on
     // one line beside the tabs, and the lanes get the height. A click on an event unfolds it with

@@ -152,9 +152,11 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     m_aligned = new QCheckBox(tr("Align clocks"), this);
     m_aligned->setChecked(true);
     m_aligned->setToolTip(tr("Apply each rank's clock offset; off shows raw timestamps"));
-    auto* fit = new QPushButton(tr("Fit (F)"), this);
-    auto* png = new QPushButton(tr("Export…"), this);
-    png->setToolTip(tr("The whole timeline, every rank and lane, as PNG or SVG"));
+    m_aligned->setObjectName(QStringLiteral("timelineAlignClocks"));
+    m_fit = new QPushButton(tr("Fit (F)"), this);
+    m_fit->setObjectName(QStringLiteral("timelineFit"));
+    m_export = new QPushButton(tr("Export…"), this);
+    m_export->setObjectName(QStringLiteral("timelineExport"));
     QStringList viewHints, findHints;
     for (const TimelineBinding& b : bindings())
         (b.place == TimelineBinding::Place::View ? viewHints : findHints) << b.hintText();
@@ -167,8 +169,9 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     m_jobBox->hide();
     toolbar->addWidget(m_jobBox);
     toolbar->addWidget(m_aligned);
-    toolbar->addWidget(fit);
-    toolbar->addWidget(png);
+    toolbar->addWidget(m_fit);
+    toolbar->addWidget(m_export);
+    enableTraceControls();
     toolbar->addWidget(m_keyHints, 1);
 
     m_findBar = new QWidget(this);
@@ -240,11 +243,11 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), m_view(new Time
     connect(m_aligned, &QCheckBox::toggled, m_view, &TimelineView::setUseClockOffsets);
     connect(m_jobBox, &QComboBox::currentIndexChanged, this,
             [this](int index) { showJob(index - 1); });
-    connect(fit, &QPushButton::clicked, m_view, [this] {
+    connect(m_fit, &QPushButton::clicked, m_view, [this] {
         m_view->zoom().clearSelection();
         m_view->setVisibleRange(m_view->zoom().traceStartNs(), m_view->zoom().traceEndNs());
     });
-    connect(png, &QPushButton::clicked, this, [this] {
+    connect(m_export, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getSaveFileName(
             this, tr("Export Timeline"), ExportPath::defaultPath(QStringLiteral("timeline.png")),
             tr("PNG images (*.png);;SVG drawings (*.svg)"));
@@ -296,6 +299,7 @@ void TimelinePanel::setSession(SessionPtr session)
     m_overview->setSession(session);
     // Its rows would show every rank idle where no trace says what the ranks did.
     m_overview->setVisible(!session || !session->events.lanes.empty());
+    enableTraceControls();
     {
         // One job at a time where the folder mixes them, the analysed one first.
         const QSignalBlocker quiet(m_jobBox);
@@ -488,14 +492,38 @@ QImage TimelinePanel::exportedOverview() const
                                              m_view->wholeTimelineLabelWidth());
 }
 
+void TimelinePanel::enableTraceControls()
+{
+    // An export of no trace once wrote a picture of "Ranks (0)" for a job of several ranks.
+    const bool drawn = hasTrace();
+    for (QWidget* control : {static_cast<QWidget*>(m_aligned), static_cast<QWidget*>(m_fit),
+                             static_cast<QWidget*>(m_export)})
+        control->setEnabled(drawn);
+    m_export->setToolTip(drawn ? tr("The whole timeline, every rank and lane, as PNG or SVG")
+                               : tr("No profiler trace to draw: nothing to export"));
+}
+
+bool TimelinePanel::hasTrace() const
+{
+    const SessionPtr session = m_view->session();
+    return session && !session->events.lanes.empty();
+}
+
 bool TimelinePanel::exportPng(const QString& path, QString* error)
 {
-    return m_view->exportPng(path, error, exportedOverview());
+    return mayExport(error) && m_view->exportPng(path, error, exportedOverview());
 }
 
 bool TimelinePanel::exportSvg(const QString& path, QString* error)
 {
-    return m_view->exportSvg(path, error, exportedOverview());
+    return mayExport(error) && m_view->exportSvg(path, error, exportedOverview());
+}
+
+bool TimelinePanel::mayExport(QString* error) const
+{
+    if (hasTrace()) return true;
+    if (error) *error = tr("The folder holds no profiler trace: there is no timeline to export.");
+    return false;
 }
 
 void TimelinePanel::showFindBar()

@@ -7,6 +7,7 @@
 #include <QWidget>
 
 class QCheckBox;
+class QPushButton;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -86,9 +87,12 @@ public:
     CollectiveChart* collectiveChart() const { return m_collective; }
     // Raises the time-per-rank chart under the view.
     void showCharts();
+    // Whether the session holds trace events: without them there is nothing to draw, so Fit,
+    // Align clocks and Export… are disabled and the exports refuse.
+    bool hasTrace() const;
     // Saves the whole timeline: the rank overview, then every rank and lane, over the whole
-    // trace (TimelineView::exportPng); false (with the reason in `error`) when the file cannot
-    // be written.
+    // trace (TimelineView::exportPng); false (with the reason in `error`) when there is no trace
+    // or the file cannot be written.
     bool exportPng(const QString& path, QString* error = nullptr);
     bool exportSvg(const QString& path, QString* error = nullptr);
     // Ctrl+F: the main window's Find action calls this while the Timeline tab is current.
@@ -104,6 +108,10 @@ protected:
 
 private:
     void sizeOverview();
+    // Fit, Align clocks and Export… enabled while there is a trace to draw (hasTrace).
+    void enableTraceControls();
+    // True with a trace to export; false with the reason in `error` without one.
+    bool mayExport(QString* error) const;
     // The rank overview on the whole-timeline picture's time axis (null until it is read).
     QImage exportedOverview() const;
     void updateFindStatus(int count, int current);
@@ -131,6 +139,8 @@ private:
     QLineEdit* m_find = nullptr;
     QLabel* m_findStatus = nullptr;
     QCheckBox* m_aligned = nullptr;
+    QPushButton* m_fit = nullptr;
+    QPushButton* m_export = nullptr;
     QComboBox* m_jobBox = nullptr;
     KeyHintLabel* m_keyHints = nullptr;
     QTextBrowser* m_details = nullptr;
