@@ -80,7 +80,8 @@ int runIssuesCommand(const QStringList& arguments, QTextStream& out, QTextStream
     }
 
     const QString query = positional.mid(1).join(QLatin1Char(' '));
-    const QList<IssueResult> results = corpus.search(query, maxResults);
+    bool anyWord = false;
+    const QList<IssueResult> results = corpus.search(query, maxResults, &anyWord);
     // What the text output suggests when nothing matched, and the JSON too; none for a query of
     // no words (only punctuation), which was not searched.
     const QStringList related =
@@ -101,6 +102,7 @@ int runIssuesCommand(const QStringList& arguments, QTextStream& out, QTextStream
                             {"symptoms", strings(r.symptoms)},
                             {"fix_patterns", strings(r.fixPatterns)}});
         const Json doc = {{"schema", "rankscope.issues/1"},
+                          {"any_word", anyWord},
                           {"results", list},
                           {"likely_leaves", strings(related)}};
         out << QString::fromStdString(doc.dump(2)) << "\n";
@@ -114,6 +116,7 @@ int runIssuesCommand(const QStringList& arguments, QTextStream& out, QTextStream
             out << "Leaves these words are most likely about: " << related.join(QLatin1String(", "))
                 << "\n";
     }
+    if (anyWord) out << IssueCorpus::anyWordNotice() << "\n";
     for (const IssueResult& r : results) {
         out << r.link << "  [" << r.source << "]\n";
         if (!r.title.isEmpty()) out << "    " << r.title << "\n";

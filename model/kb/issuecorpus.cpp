@@ -760,13 +760,14 @@ int IssueCorpus::importPath(const QString& path, const ImportProgress& progress)
     return int(reports.size());
 }
 
-QList<IssueResult> IssueCorpus::search(const QString& query, int limit) const
+QList<IssueResult> IssueCorpus::search(const QString& query, int limit, bool* anyWord) const
 {
     QList<IssueResult> results;
+    if (anyWord) *anyWord = false;
     if (matchExpression(query).isEmpty()) return results; // no word to search for
     IssueFilter filter;
     filter.text = query;
-    for (const IssueRecord& r : records(matchingIds(filter).mid(0, limit)))
+    for (const IssueRecord& r : records(matchingIds(filter, anyWord).mid(0, limit)))
         results << IssueResult{r.link, r.title, r.source, r.symptoms, r.fixPatterns};
     return results;
 }
@@ -812,9 +813,15 @@ QString IssueCorpus::matchExpression(const QString& text, bool anyWord)
     return terms.join(anyWord ? QStringLiteral(" OR ") : QStringLiteral(" AND "));
 }
 
-QList<qint64> IssueCorpus::matchingIds(const IssueFilter& filter) const
+QString IssueCorpus::anyWordNotice()
+{
+    return QStringLiteral("No issue has all the words; showing the issues with any of them.");
+}
+
+QList<qint64> IssueCorpus::matchingIds(const IssueFilter& filter, bool* anyWord) const
 {
     QList<qint64> ids;
+    if (anyWord) *anyWord = false;
     if (!m_db) return ids;
     const QString match = matchExpression(filter.text);
     if (!filter.text.trimmed().isEmpty() && match.isEmpty()) return ids; // only punctuation
@@ -845,7 +852,10 @@ QList<qint64> IssueCorpus::matchingIds(const IssueFilter& filter) const
     ids = idsMatching(match, where, values);
     if (ids.isEmpty() && !match.isEmpty()) {
         const QString any = matchExpression(filter.text, true);
-        if (any != match) ids = idsMatching(any, where, values);
+        if (any != match) {
+            ids = idsMatching(any, where, values);
+            if (anyWord) *anyWord = !ids.isEmpty();
+        }
     }
     return ids;
 }

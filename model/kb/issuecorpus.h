@@ -108,15 +108,20 @@ public:
     QStringList skipped() const { return m_skipped; }
 
     // Full-text search over titles, bodies, labels and link words; best match first. The same
-    // query as matchingIds() with only a text (the Issues tab runs that one).
-    QList<IssueResult> search(const QString& query, int limit = 20) const;
+    // query as matchingIds() with only a text (the Issues tab runs that one), `anyWord` too.
+    QList<IssueResult> search(const QString& query, int limit = 20, bool* anyWord = nullptr) const;
 
     int count(const QString& origin) const; // "study", "howto" or "import"
     // The study's how-to questions, those that are also fault issues (origin "study") included.
     int howToQuestionCount() const;
 
-    // The ids matching a filter: best match first when it has text, else corpus order.
-    QList<qint64> matchingIds(const IssueFilter& filter) const;
+    // The ids matching a filter: best match first when it has text, else corpus order. Issues
+    // with every word of the text first; when none has them all, those with any of them, and
+    // *anyWord is set (anyWordNotice() says so).
+    QList<qint64> matchingIds(const IssueFilter& filter, bool* anyWord = nullptr) const;
+    // What the Issues tab and `issues search` say above results that have only some of the
+    // words.
+    static QString anyWordNotice();
     // The table's fields of these issues, in the order given; with `text`, each carries the
     // snippet of its best match.
     QList<IssueRecord> records(const QList<qint64>& ids, const QString& text = {}) const;

@@ -22,6 +22,7 @@ private Q_SLOTS:
     void issuesSearchOfNoWordsSuggestsNothing_data();
     void issuesSearchOfNoWordsSuggestsNothing();
     void issuesSearchQueryAfterDoubleDash();
+    void issuesSearchJsonSaysWhenSomeWordsMatched();
     void classifyText();
     void classifyErrors_data();
     void classifyErrors();
@@ -334,6 +335,25 @@ void TestCliClassify::issuesSearchQueryAfterDoubleDash()
                {}, dbEnv(dir));
     QCOMPARE(r.exitCode, 0);
     QVERIFY(!QJsonDocument::fromJson(r.out).object()[QLatin1String("results")].toArray().isEmpty());
+}
+
+// The JSON says what the text says above the results: no issue had every word ("NCCL" is in no
+// study title), so the results have some of them.
+void TestCliClassify::issuesSearchJsonSaysWhenSomeWordsMatched()
+{
+    QTemporaryDir dir;
+    const auto search = [&dir](const char* query) {
+        const CliRun r = runCli({QStringLiteral("issues"), QStringLiteral("search"),
+                                 QStringLiteral("--json"), QString::fromLatin1(query)},
+                                {}, dbEnv(dir));
+        return QJsonDocument::fromJson(r.out).object();
+    };
+    QVERIFY(search("NCCL")[QLatin1String("results")].toArray().isEmpty());
+    const QJsonObject some = search("NCCL timeout");
+    QVERIFY(!some[QLatin1String("results")].toArray().isEmpty());
+    QVERIFY(some[QLatin1String("any_word")].isBool());
+    QCOMPARE(some[QLatin1String("any_word")].toBool(), true);
+    QCOMPARE(search("timeout")[QLatin1String("any_word")].toBool(true), false);
 }
 
 void TestCliClassify::classifyAndAnalyzeAgree_data()

@@ -1,3 +1,4 @@
+#include "app/cli.h"
 #include "app/mainwindow.h"
 #include "model/kb/issueimporter.h"
 #include "model/kb/symptomclassifier.h"
@@ -26,6 +27,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTextStream>
 #include <QTreeView>
 #include <cmath>
 #include <limits>
@@ -58,6 +60,8 @@ private Q_SLOTS:
     void noMatchSaysWhy();
     void searchFindsWhatTheCliFinds_data();
     void searchFindsWhatTheCliFinds();
+    void someWordsOnlySaySoAsTheCliDoes_data();
+    void someWordsOnlySaySoAsTheCliDoes();
     void detailShowsTheIssueAndLinksItsLeaf();
     void classifyBoxRanksTheKnownSymptom_data();
     void classifyBoxRanksTheKnownSymptom();
@@ -693,6 +697,54 @@ void TestIssueBrowser::searchFindsWhatTheCliFinds()
         QVERIFY(browser.detail()->toPlainText().contains(QLatin1String("most likely about")));
     if (text == QLatin1String("horovod #6"))
         QCOMPARE(shown.first(), QStringLiteral("https://github.com/horovod/horovod/issues/6"));
+}
+
+// "NCCL timeout" listed the issues that mention only "timeout" (the study's titles never say
+// "NCCL") as if they matched both words, and said nothing. The tab says so above the rows, in
+// the words `rankscope issues search` prints; a query whose every word matches says nothing.
+void TestIssueBrowser::someWordsOnlySaySoAsTheCliDoes_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("alone"); // the one word of `text` that issues have
+    QTest::addRow("NCCL timeout") << QStringLiteral("NCCL timeout") << QStringLiteral("timeout");
+    QTest::addRow("timeout") << QStringLiteral("timeout") << QString();
+}
+
+void TestIssueBrowser::someWordsOnlySaySoAsTheCliDoes()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, alone);
+    const QString path = m_dir.filePath(QStringLiteral("anyword.sqlite"));
+    IssueBrowser browser;
+    QVERIFY(browser.openCorpus(path));
+    browser.setSearchText(text);
+    fetchAll(browser.model());
+    QStringList shown;
+    for (int row = 0; row < browser.model()->rowCount(); ++row)
+        shown << browser.model()->recordAt(row)->link;
+    QVERIFY(!shown.isEmpty());
+    const bool someWords = !alone.isEmpty();
+    if (someWords) {
+        // No issue has the other word at all: the rows are the ones word's issues.
+        const QString other = QString(text).remove(alone).trimmed();
+        QVERIFY(browser.corpus().search(other, 100000).isEmpty());
+        QStringList withAlone;
+        for (const IssueResult& r : browser.corpus().search(alone, 100000))
+            withAlone << r.link;
+        QCOMPARE(QSet<QString>(shown.cbegin(), shown.cend()),
+                 QSet<QString>(withAlone.cbegin(), withAlone.cend()));
+    }
+    QCOMPARE(!browser.anyWordNote()->isHidden(), someWords);
+
+    qputenv("RANKSCOPE_DB", path.toUtf8());
+    const auto unset = qScopeGuard([] { qunsetenv("RANKSCOPE_DB"); });
+    QString out, err;
+    QTextStream outStream(&out), errStream(&err);
+    QCOMPARE(runIssuesCommand({QStringLiteral("issues"), QStringLiteral("search"), text}, outStream,
+                              errStream),
+             0);
+    outStream.flush();
+    QCOMPARE(out.split(QLatin1Char('\n')).contains(browser.anyWordNote()->text()), someWords);
 }
 
 void TestIssueBrowser::detailShowsTheIssueAndLinksItsLeaf()

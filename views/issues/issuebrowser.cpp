@@ -218,8 +218,16 @@ IssueBrowser::IssueBrowser(QWidget* parent)
         else if (index.column() == IssueTableModel::IssueColumn)
             QDesktopServices::openUrl(QUrl(r->link));
     });
-    connect(m_model, &IssueTableModel::matchCountChanged, this,
-            [this](int n) { m_count->setText(countText(n, tr("%1 issue"), tr("%1 issues"))); });
+    // Said above the results, as `rankscope issues search` says it: "NCCL timeout" once listed
+    // issues that mention only "timeout" as if they matched both words.
+    m_anyWordNote = new QLabel(IssueCorpus::anyWordNotice(), this);
+    m_anyWordNote->setObjectName(QStringLiteral("issueAnyWordNote"));
+    m_anyWordNote->setWordWrap(true);
+    m_anyWordNote->hide();
+    connect(m_model, &IssueTableModel::matchCountChanged, this, [this](int n) {
+        m_count->setText(countText(n, tr("%1 issue"), tr("%1 issues")));
+        m_anyWordNote->setVisible(m_model->matchesAnyWord());
+    });
 
     m_detail = new QTextBrowser(this);
     m_detail->setObjectName(QStringLiteral("issueDetail"));
@@ -306,6 +314,7 @@ IssueBrowser::IssueBrowser(QWidget* parent)
     leftLayout->setContentsMargins(0, 0, 0, 0);
     leftLayout->addWidget(m_search);
     leftLayout->addLayout(filters);
+    leftLayout->addWidget(m_anyWordNote);
     leftLayout->addWidget(m_table, 1);
     leftLayout->addLayout(bottom);
 

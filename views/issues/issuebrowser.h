@@ -77,6 +77,8 @@ public:
     QTableView* table() const { return m_table; }
     IssueTableModel* model() const { return m_model; }
     QLabel* countLabel() const { return m_count; }
+    // Above the table while no issue has every word of the search and the rows have some.
+    QLabel* anyWordNote() const { return m_anyWordNote; }
     QTextBrowser* detail() const { return m_detail; }
     QComboBox* filterCombo(Filter filter) const { return m_filters[filter]; }
     QPlainTextEdit* classifyEdit() const { return m_classifyEdit; }
@@ -124,6 +126,7 @@ private:
     QLineEdit* m_search = nullptr;
     QTimer* m_searchTimer = nullptr;
     QLabel* m_count = nullptr;
+    QLabel* m_anyWordNote = nullptr;
     std::array<QComboBox*, FilterCount> m_filters{};
     QTableView* m_table = nullptr;
     QTextBrowser* m_detail = nullptr;

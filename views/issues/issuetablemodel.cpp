@@ -49,7 +49,9 @@ void IssueTableModel::readMatches()
     m_changing = true;
     beginResetModel();
     m_rows.clear();
-    m_ids = m_corpus && m_corpus->isOpen() ? m_corpus->matchingIds(m_filter) : QList<qint64>{};
+    m_anyWord = false;
+    m_ids = m_corpus && m_corpus->isOpen() ? m_corpus->matchingIds(m_filter, &m_anyWord)
+                                           : QList<qint64>{};
     sortIds();
     endResetModel();
     m_changing = false;

@@ -56,6 +56,9 @@ public:
 
     // Issues that match, fetched or not.
     int matchCount() const { return int(m_ids.size()); }
+    // No issue has every word of the search: the matches have some of them
+    // (IssueCorpus::matchingIds).
+    bool matchesAnyWord() const { return m_anyWord; }
     qint64 idAt(int row) const;
     const IssueRecord* recordAt(int row) const;
     // Row of an id among the fetched rows, fetching further batches as needed; -1 if no match.
@@ -91,6 +94,7 @@ private:
     const IssueCorpus* m_corpus = nullptr;
     IssueFilter m_filter;
     QList<qint64> m_ids;
+    bool m_anyWord = false;
     QList<IssueRecord> m_rows;
     // Per column, empty until a sort needs it; dropped when the corpus changes.
     std::array<QHash<qint64, int>, ColumnCount> m_ranks;
