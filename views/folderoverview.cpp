@@ -28,10 +28,13 @@ QString FolderOverview::diagnosisHtml(const TraceSession& session)
     for (const Finding& f : session.analysis.findings) {
         if (f.severity == Severity::Info) continue;
         const QString ranks = FindingsModel::ranksText(f.ranks);
+        // A fact about the folder (missing ranks) has no symptom: its kind says what it is.
+        const QString what = f.symptom.empty() ? QString::fromStdString(findingKindName(f.kind))
+                                                     .replace(QLatin1Char('_'), QLatin1Char(' '))
+                                               : FindingsModel::findingSymptom(f);
         items += QStringLiteral("<li><b><font color=\"%1\">%2</font></b> %3%4 — %5</li>")
                      .arg(FindingsModel::severityColor(f.severity).name(),
-                          esc(QString::fromStdString(severityName(f.severity))),
-                          esc(FindingsModel::findingSymptom(f)),
+                          esc(QString::fromStdString(severityName(f.severity))), esc(what),
                           ranks.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(esc(ranks)),
                           esc(QString::fromStdString(f.summary)));
     }

@@ -317,7 +317,8 @@ std::string nothingReadableReason(const TraceRead& read)
     const std::string count =
         std::to_string(sources.size()) + (sources.size() == 1 ? " file" : " files");
     if (broken == int(sources.size())) return "none of its " + count + " could be read: " + failed;
-    return "its " + count + " hold no trace events, log lines or dumps RankScope reads" +
+    return "its " + count + (sources.size() == 1 ? " holds" : " hold") +
+           " no trace events, log lines or dumps RankScope reads" +
            (failed.empty() ? std::string() : " (" + failed + ")");
 }
 

@@ -18,6 +18,7 @@ private Q_SLOTS:
     void aRunSetAsideIsNoRankOfTheJob_data();
     void aRunSetAsideIsNoRankOfTheJob();
     void oneRunIsOneTable();
+    void factsReadAsWhatTheyAre();
 };
 
 namespace {
@@ -177,6 +178,27 @@ void TestFolderOverview::oneRunIsOneTable()
     const QString page = overview.toPlainText();
     QVERIFY2(page.contains(QLatin1String("3 ranks found, world size 3")), qPrintable(page));
     QVERIFY2(!page.contains(QLatin1String("analysed")), qPrintable(page));
+}
+
+// The real HTA cpu_only trace states world size 300 and is rank 34's: the diagnosis lists the
+// missing-ranks warning by what it is, not as a symptom "none (a fact …)"; and a folder of one
+// file RankScope does not read says the file "holds" nothing it reads.
+void TestFolderOverview::factsReadAsWhatTheyAre()
+{
+    const SessionPtr session =
+        loadSession(QStringLiteral(RANKSCOPE_TEST_DATA "/kineto-real-hta/cpu_only"));
+    QVERIFY(session);
+    const QString html = FolderOverview::diagnosisHtml(*session);
+    QVERIFY2(html.contains(QStringLiteral("missing ranks")), qPrintable(html));
+    QVERIFY2(!html.contains(QStringLiteral("a fact about")), qPrintable(html));
+
+    QTemporaryDir dir;
+    writeFile(dir.filePath(QStringLiteral("plot.png")),
+              QByteArray("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16));
+    const SessionPtr one = loadSession(dir.path());
+    QVERIFY(one);
+    const QString none = FolderOverview::diagnosisHtml(*one);
+    QVERIFY2(none.contains(QStringLiteral("its 1 file holds no trace events")), qPrintable(none));
 }
 
 QTEST_MAIN(TestFolderOverview)
