@@ -87,6 +87,11 @@ void traceConditions(Finding& f, const EventStore& store,
     if (!row || !g) return;
     where = std::string(store.strings.view(row->op)) + (g->byOrdinal ? " (collective " : " #") +
             std::to_string(row->seq) + (g->byOrdinal ? " in issue order)" : "");
+    // A rank that only waited elsewhere keeps that reading: what the row says of a rank that
+    // stopped ("fewer steps: its input ran out") is its cause's, not its own.
+    if (std::find(f.conditions.begin(), f.conditions.end(), "waiting_elsewhere") !=
+        f.conditions.end())
+        return;
     if (const char* c = mismatchCondition(row->mismatch)) add(f.conditions, c);
     bool anyBlamedMissing = false, allBlamedMissing = !f.ranks.empty();
     bool anyCompleted = false, everyoneIssued = true;
@@ -217,16 +222,7 @@ void chooseFixes(std::vector<Finding>& findings, const AnalysisContext& ctx,
         waitFound ? waitingToReceive(ctx, ranks) : std::vector<int>{};
     for (Finding& f : findings) {
         std::string where;
-        // A rank that only waited elsewhere keeps that reading: what the trace says of a rank
-        // that stopped ("fewer steps: its input ran out") is its cause's, not its own.
-        const std::vector<std::string> conditions0 = f.conditions;
-        const std::string detail0 = f.detail;
         traceConditions(f, ctx.store, groups, ctx.steps, where);
-        if (std::find(conditions0.begin(), conditions0.end(), "waiting_elsewhere") !=
-            conditions0.end()) {
-            f.conditions = conditions0;
-            f.detail = detail0;
-        }
         if (!receiving.empty() && (f.kind == FindingKind::Hang || f.kind == FindingKind::Desync) &&
             (f.ranks.empty() || f.ranks == receiving))
             add(f.conditions, "nobody_sends");

@@ -584,6 +584,7 @@ void HangDetector::demoteWaitersElsewhere(const std::vector<CollectiveGroup>& gr
     // (the one to look at). Ranks that wait for each other (a deadlock across groups) lead to
     // none, and their findings stay.
     std::set<int> visiting;
+    std::map<int, bool> decided; // a rank's answer once known: jobs of many ranks share chains
     std::function<bool(int)> leadsToCause;
     const auto anyLeadsToCause = [&](const std::vector<int>& ranks) {
         return ranks.empty() || std::any_of(ranks.begin(), ranks.end(), leadsToCause);
@@ -591,11 +592,13 @@ void HangDetector::demoteWaitersElsewhere(const std::vector<CollectiveGroup>& gr
     leadsToCause = [&](int rank) {
         const auto it = waits.find(rank);
         if (it == waits.end()) return true;
+        if (const auto known = decided.find(rank); known != decided.end()) return known->second;
         if (!visiting.insert(rank).second) return false;
         bool found = false;
         for (const Wait& w : it->second)
             found = found || anyLeadsToCause(w.forRanks);
         visiting.erase(rank);
+        decided[rank] = found;
         return found;
     };
     for (Finding& f : findings) {
